@@ -1,0 +1,63 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Mechanical transmissions from URDF ``<transmission>`` tags, as ROS 2 plugins.
+
+The public names below are the package's contract (see DESIGN.md).
+"""
+
+from transmission_plugins.exceptions import BadValueError
+from transmission_plugins.exceptions import BrokenReferenceError
+from transmission_plugins.exceptions import IncompleteTransmissionError
+from transmission_plugins.exceptions import TransmissionConfigurationError
+from transmission_plugins.exceptions import TransmissionError
+from transmission_plugins.exceptions import TransmissionInputError
+from transmission_plugins.exceptions import TransmissionLoadError
+from transmission_plugins.exceptions import TransmissionValueError
+from transmission_plugins.exceptions import UnknownTransmissionTypeError
+from transmission_plugins.exceptions import UrdfTransmissionError
+from transmission_plugins.handles import ActuatorHandle
+from transmission_plugins.handles import INTERFACES
+from transmission_plugins.handles import JointHandle
+from transmission_plugins.linear_transmission import LinearMap
+from transmission_plugins.linear_transmission import LinearTransmission
+from transmission_plugins.transmission import Transmission
+from transmission_plugins.transmissions import DifferentialTransmission
+from transmission_plugins.transmissions import FourBarLinkageTransmission
+from transmission_plugins.transmissions import SimpleTransmission
+
+__version__ = '0.1.0'
+
+__all__ = [
+    'ActuatorHandle',
+    'BadValueError',
+    'BrokenReferenceError',
+    'DifferentialTransmission',
+    'FourBarLinkageTransmission',
+    'INTERFACES',
+    'IncompleteTransmissionError',
+    'JointHandle',
+    'LinearMap',
+    'LinearTransmission',
+    'SimpleTransmission',
+    'Transmission',
+    'TransmissionConfigurationError',
+    'TransmissionError',
+    'TransmissionInputError',
+    'TransmissionLoadError',
+    'TransmissionValueError',
+    'UnknownTransmissionTypeError',
+    'UrdfTransmissionError',
+]

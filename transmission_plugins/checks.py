@@ -1,0 +1,76 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Validation helpers for numeric transmission parameters."""
+
+import math
+import numbers
+from typing import Any
+from typing import List
+from typing import Sequence
+
+import numpy as np
+
+from transmission_plugins.exceptions import TransmissionValueError
+
+
+def check_finite(value: Any, parameter: str, where: str = '') -> float:
+    """
+    Return ``value`` as a float, rejecting non-numbers, booleans, NaN and infinities.
+
+    :raises TransmissionValueError: naming ``parameter`` and the value
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TransmissionValueError(parameter, value, 'a real number', where)
+    x = float(value)
+    if not math.isfinite(x):
+        raise TransmissionValueError(parameter, value, 'a finite number', where)
+    return x
+
+
+def check_reduction(value: Any, parameter: str, where: str = '') -> float:
+    """
+    Return a reduction ratio as a float: finite and non-zero (negative flips the direction).
+
+    :raises TransmissionValueError: for zero, NaN, infinite or non-numeric values
+    """
+    x = check_finite(value, parameter, where)
+    if x == 0.0:
+        raise TransmissionValueError(
+            parameter, value, 'a non-zero number (a transmission reduction ratio cannot be zero)',
+            where)
+    return x
+
+
+def check_positive(value: Any, parameter: str, where: str = '') -> float:
+    """Return ``value`` as a float that is finite and strictly positive."""
+    x = check_finite(value, parameter, where)
+    if x <= 0.0:
+        raise TransmissionValueError(parameter, value, 'a finite number > 0', where)
+    return x
+
+
+def check_sequence(value: Any, length: int, parameter: str, where: str = '') -> List[Any]:
+    """
+    Return ``value`` as a list of exactly ``length`` items.
+
+    :raises TransmissionValueError: for scalars, strings and sequences of another length
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+        raise TransmissionValueError(parameter, value, f'a sequence of {length} numbers', where)
+    items = list(value)
+    if len(items) != length:
+        raise TransmissionValueError(
+            parameter, value, f'exactly {length} values, got {len(items)}', where)
+    return items

@@ -1,0 +1,135 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The one exception tree of transmission_plugins.
+
+Every error the package raises derives from :class:`TransmissionError`.  Each class keeps the
+structured facts (element path, parameter, offending value, expectation) as attributes and builds
+its message from them, so callers can both print and inspect an error::
+
+    TransmissionError
+    |-- TransmissionValueError          (also a ValueError) a bad numeric parameter
+    |-- TransmissionInputError          (also a ValueError) bad arrays/mappings given to a map
+    |-- TransmissionConfigurationError  handles that cannot be wired to a transmission
+    |-- UrdfTransmissionError           a URDF element is wrong (carries ``path``)
+    |   |-- IncompleteTransmissionError a required element or attribute is missing
+    |   |-- BadValueError               a value cannot be used (not a number, zero, ...)
+    |   `-- BrokenReferenceError        a name refers to nothing, or to something used twice
+    `-- TransmissionLoadError           a plugin could not be found or imported
+        `-- UnknownTransmissionTypeError
+"""
+
+from typing import Any
+from typing import Iterable
+from typing import Optional
+
+
+class TransmissionError(Exception):
+    """Root of every error raised by transmission_plugins."""
+
+
+class TransmissionValueError(TransmissionError, ValueError):
+    """
+    A numeric parameter of a transmission is unusable.
+
+    :param parameter: name of the parameter, e.g. ``'actuator_reduction[1]'``
+    :param value: the offending value, reported with ``repr``
+    :param expected: what a valid value looks like, e.g. ``'a finite, non-zero number'``
+    :param where: optional owner of the parameter (a transmission name or URDF element path)
+    """
+
+    def __init__(self, parameter: str, value: Any, expected: str, where: str = '') -> None:
+        self.parameter = parameter
+        self.value = value
+        self.expected = expected
+        self.where = where
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        prefix = f'{self.where}: ' if self.where else ''
+        return f'{prefix}{self.parameter}: expected {self.expected}, got {self.value!r}'
+
+
+class TransmissionInputError(TransmissionError, ValueError):
+    """Values handed to a conversion have the wrong interface name, shape or type."""
+
+
+class TransmissionConfigurationError(TransmissionError):
+    """Joint or actuator handles cannot be wired to a transmission."""
+
+
+class UrdfTransmissionError(TransmissionError):
+    """
+    A URDF element describing a transmission is wrong.
+
+    :param path: element path, e.g. ``/robot[@name='r']/transmission[@name='t']/actuator``
+    :param message: what is wrong and what was expected
+    :param line: source line of the element, when known
+    """
+
+    def __init__(self, path: str, message: str, line: Optional[int] = None) -> None:
+        self.path = path
+        self.message = message
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f' (line {self.line})' if self.line else ''
+        return f'{self.path}{where}: {self.message}'
+
+
+class IncompleteTransmissionError(UrdfTransmissionError):
+    """A required element or attribute is missing or empty."""
+
+
+class BadValueError(UrdfTransmissionError):
+    """A value in the URDF cannot be used (not a number, NaN, infinite, zero, unknown role)."""
+
+
+class BrokenReferenceError(UrdfTransmissionError):
+    """A name refers to no joint, or a joint or actuator is claimed twice inconsistently."""
+
+
+class TransmissionLoadError(TransmissionError):
+    """
+    The plugin a URDF asked for could not be found or loaded.
+
+    :param plugin_name: the requested type, e.g. ``transmission_interface/SimpleTransmission``
+    :param reason: what went wrong
+    :param original_exception: the exception that caused it, if any
+    :param where: the transmission (name or element path) that requested the plugin
+    """
+
+    def __init__(self, plugin_name: str, reason: str,
+                 original_exception: Optional[BaseException] = None, where: str = '') -> None:
+        self.plugin_name = plugin_name
+        self.reason = reason
+        self.original_exception = original_exception
+        self.where = where
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        prefix = f'{self.where}: ' if self.where else ''
+        return f"{prefix}cannot load transmission plugin '{self.plugin_name}': {self.reason}"
+
+
+class UnknownTransmissionTypeError(TransmissionLoadError):
+    """No installed plugin is registered under the requested type name."""
+
+    def __init__(self, plugin_name: str, known: Iterable[str], where: str = '') -> None:
+        self.known = sorted(known)
+        super().__init__(
+            plugin_name, 'no such plugin is installed; known types: ' + ', '.join(self.known),
+            where=where)

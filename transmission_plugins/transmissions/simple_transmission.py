@@ -1,0 +1,72 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+SimpleTransmission: one actuator drives one joint through a gear or belt of ratio ``n``.
+
+Lookup names: ``transmission_interface/SimpleTransmission`` (also the PR2 one).
+"""
+
+from typing import Any
+
+from transmission_plugins.checks import check_finite
+from transmission_plugins.checks import check_reduction
+from transmission_plugins.linear_transmission import LinearTransmission
+
+
+class SimpleTransmission(LinearTransmission):
+    r"""
+    Implement a simple reducer: one actuator, one joint.
+
+    .. math::
+
+        q = \theta / n + q_0, \quad \dot q = \dot\theta / n, \quad \tau = n\,u
+
+        \theta = n\,(q - q_0), \quad \dot\theta = n\,\dot q, \quad u = \tau / n
+
+    where :math:`n` is the reduction (actuator turns per joint turn, negative when the joint
+    turns the other way), :math:`q_0` the joint offset, :math:`\theta, u` the actuator position
+    and effort and :math:`q, \tau` the joint's.  Power is conserved:
+    :math:`\tau \dot q = u \dot\theta`.
+
+    :param reduction: the reduction :math:`n`; finite and non-zero
+    :param joint_offset: :math:`q_0` in joint units; finite
+    :raises TransmissionValueError: zero, NaN, infinite or non-numeric values
+    """
+
+    JOINT_ROLES = ('joint1',)
+    ACTUATOR_ROLES = ('actuator1',)
+
+    def __init__(self, reduction: Any, joint_offset: Any = 0.0) -> None:
+        super().__init__()
+        self._reduction = check_reduction(reduction, 'reduction', 'SimpleTransmission')
+        self._joint_offset = check_finite(joint_offset, 'joint_offset', 'SimpleTransmission')
+        n = self._reduction
+        self._set_linear_map([[1.0 / n]], [[n]], [self._joint_offset])
+
+    def get_actuator_reduction(self) -> float:
+        """Return the reduction :math:`n`."""
+        return self._reduction
+
+    def get_joint_offset(self) -> float:
+        """Return the joint offset :math:`q_0`."""
+        return self._joint_offset
+
+    def __repr__(self) -> str:
+        return f'SimpleTransmission(reduction={self._reduction!r}, ' \
+               f'joint_offset={self._joint_offset!r})'
+
+    def __str__(self) -> str:
+        return (f'SimpleTransmission: 1 actuator -> 1 joint, reduction {self._reduction:g}, '
+                f'joint offset {self._joint_offset:g}')

@@ -51,6 +51,8 @@ class JointInfo:
     path: str = ''
     line: Optional[int] = None
     element: Any = field(default=None, compare=False, repr=False)
+    #: ros2_control ``read_only="true"``
+    read_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,11 @@ class ActuatorInfo:
     path: str = ''
     line: Optional[int] = None
     element: Any = field(default=None, compare=False, repr=False)
+    #: ros2_control ``read_only="true"``
+    read_only: bool = False
+    #: True for the actuator the parser adds to a transmission of a ros2_control
+    #: ``type="actuator"`` block that declares none (named after the block, role ``actuator1``)
+    implicit: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,11 @@ class TransmissionInfo:
     element: Any = field(default=None, compare=False, repr=False)
     #: True when the parser may fall back to defaults for ill-defined values (lenient mode)
     lenient: bool = field(default=False, compare=False)
+    #: ``<mechanicalReduction>`` written directly under ``<transmission>`` (PR2, old diffbot)
+    mechanical_reduction: Optional[float] = None
+    #: name and type of the enclosing ``<ros2_control>`` block (ros2_control dialect only)
+    block: Optional[str] = None
+    block_type: Optional[str] = None
 
 
 class TransmissionWiring(NamedTuple):

@@ -1,0 +1,109 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Small rclpy helpers shared by the nodes: QoS profiles, message packing, the spin loop.
+
+``EventsExecutor.spin()`` hangs with the PyPI wheels, so :func:`run_node` spins with
+``spin_once(timeout_sec)`` in a loop, which works with every executor.
+"""
+
+from array import array
+import os
+from typing import Any
+from typing import Callable
+from typing import List
+from typing import Optional
+
+import numpy as np
+import rclpy
+from rclpy.executors import ExternalShutdownException
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import DurabilityPolicy
+from rclpy.qos import HistoryPolicy
+from rclpy.qos import QoSProfile
+from rclpy.qos import ReliabilityPolicy
+
+
+def description_qos() -> QoSProfile:
+    """Return the ``robot_description`` QoS (reliable, transient local, depth 1)."""
+    return QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
+                      reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+def state_qos(depth: int) -> QoSProfile:
+    """Return a best-effort subscription QoS: it matches reliable and best-effort publishers."""
+    return QoSProfile(depth=depth, history=HistoryPolicy.KEEP_LAST,
+                      reliability=ReliabilityPolicy.BEST_EFFORT,
+                      durability=DurabilityPolicy.VOLATILE)
+
+
+def reliable_qos(depth: int) -> QoSProfile:
+    """Return a reliable, volatile QoS (matches reliable and best-effort subscribers)."""
+    return QoSProfile(depth=depth, history=HistoryPolicy.KEEP_LAST,
+                      reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.VOLATILE)
+
+
+def to_msg_array(x: Optional[np.ndarray]) -> Any:
+    """Return ``x`` as ``array('d')``, the fast path of rosidl float64 sequences."""
+    if x is None:
+        return array('d')
+    return array('d', np.ascontiguousarray(x, dtype=np.float64).tobytes())
+
+
+def make_executor() -> Any:
+    """
+    Return the executor the nodes spin with.
+
+    ``TP_EXECUTOR=events`` selects rclpy's experimental EventsExecutor (lower CPU, spun with
+    ``spin_once`` only); the default is the SingleThreadedExecutor.
+    """
+    if os.environ.get('TP_EXECUTOR', '').lower() == 'events':
+        from rclpy.experimental import EventsExecutor
+        return EventsExecutor()
+    return SingleThreadedExecutor()
+
+
+def run_node(factory: Callable[[List[str]], Any], args: Optional[List[str]] = None) -> int:
+    """
+    Run ``factory(args)``'s node until Ctrl-C or an external shutdown; return an exit code.
+
+    :param factory: builds the node; called after ``rclpy.init``
+    :param args: command line (``--ros-args`` included); default ``sys.argv``
+    """
+    rclpy.init(args=args)
+    node = None
+    code = 0
+    try:
+        node = factory(args)
+        executor = make_executor()
+        executor.add_node(node)
+        while rclpy.ok():
+            executor.spin_once(timeout_sec=0.1)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except Exception as e:  # noqa: B902 - report, then exit non-zero instead of a traceback
+        if node is not None:
+            node.get_logger().fatal(f'{type(e).__name__}: {e}')
+        else:
+            print(f'error: {type(e).__name__}: {e}', flush=True)
+        code = 1
+    finally:
+        if node is not None:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.try_shutdown()
+    return code

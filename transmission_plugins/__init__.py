@@ -36,7 +36,9 @@ from transmission_plugins.linear_transmission import LinearTransmission
 from transmission_plugins.transmission import Transmission
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import FourBarLinkageTransmission
+from transmission_plugins.transmissions import PR2GripperTransmission
 from transmission_plugins.transmissions import SimpleTransmission
+from transmission_plugins.transmissions import WristTransmission
 
 __version__ = '0.1.0'
 
@@ -51,6 +53,7 @@ __all__ = [
     'JointHandle',
     'LinearMap',
     'LinearTransmission',
+    'PR2GripperTransmission',
     'SimpleTransmission',
     'Transmission',
     'TransmissionConfigurationError',
@@ -60,4 +63,5 @@ __all__ = [
     'TransmissionValueError',
     'UnknownTransmissionTypeError',
     'UrdfTransmissionError',
+    'WristTransmission',
 ]

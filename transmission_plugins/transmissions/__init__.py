@@ -18,10 +18,15 @@ from transmission_plugins.transmissions.differential_transmission import \
     DifferentialTransmission
 from transmission_plugins.transmissions.four_bar_linkage_transmission import \
     FourBarLinkageTransmission
+from transmission_plugins.transmissions.pr2_gripper_transmission import \
+    PR2GripperTransmission
 from transmission_plugins.transmissions.simple_transmission import SimpleTransmission
+from transmission_plugins.transmissions.wrist_transmission import WristTransmission
 
 __all__ = [
     'DifferentialTransmission',
     'FourBarLinkageTransmission',
+    'PR2GripperTransmission',
     'SimpleTransmission',
+    'WristTransmission',
 ]

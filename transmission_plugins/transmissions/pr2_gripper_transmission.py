@@ -1,0 +1,383 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+PR2GripperTransmission: one motor opens the PR2 gripper through a screw and a linkage.
+
+Lookup names: ``pr2_mechanism_model/PR2GripperTransmission`` and the 2010 name
+``PR2GripperTransmission``.  The maths follows the behaviour of
+``pr2_mechanism_model/src/pr2_gripper_transmission.cpp`` (PR2/pr2_mechanism), clamps included;
+the URDF reading lives in :mod:`transmission_plugins.transmissions._pr2_urdf`.
+"""
+
+import math
+from typing import Any
+from typing import Dict
+from typing import Optional
+from typing import Tuple
+
+import numpy as np
+
+from transmission_plugins.checks import check_finite
+from transmission_plugins.checks import check_positive
+from transmission_plugins.checks import check_reduction
+from transmission_plugins.exceptions import TransmissionInputError
+from transmission_plugins.exceptions import TransmissionValueError
+from transmission_plugins.transmission import Transmission
+from transmission_plugins.transmissions._pr2_urdf import gripper_from_info
+
+#: Motor revolutions per radian (the C++ ``RAD2MR``).
+RAD2MR = 1.0 / (2.0 * math.pi)
+#: Floor of the ``1 - u^2`` terms under the Jacobians' square roots (the C++ ``TOL``).
+TOL = 1e-5
+
+#: The linkage coefficients, in the order of the constructor (URDF ``gap_joint`` attributes).
+COEFFICIENTS = ('screw_reduction', 'gear_ratio', 'theta0', 'phi0', 't0', 'L0', 'h', 'a', 'b', 'r')
+
+
+class PR2GripperTransmission(Transmission):
+    r"""
+    Implement the PR2 gripper: a motor, a lead screw and a four-bar linkage open a gap.
+
+    Actuator to joint, with :math:`P_a, V_a, E_a` the motor position, velocity and effort:
+
+    .. math::
+
+        M = \frac{P_a}{2\pi m}, \quad
+        u = \operatorname{clamp}_{[-1,1]}
+            \frac{a^2 + b^2 - h^2 - (L_0 + M s/g)^2}{2ab}, \quad
+        \theta = \theta_0 - \phi_0 + \arccos u, \quad
+        t = t_0 + r(\sin\theta - \sin\theta_0)
+
+        \frac{d\theta}{dM} = \frac{-1}{\sqrt{\max(1 - u_+^2, 10^{-5})}}
+            \left(-\frac{L_0 s}{g a b} - \frac{M_+}{ab}\frac{s^2}{g^2}\right), \quad
+        \frac{dt}{dM} = r \cos\theta_+ \frac{d\theta}{dM}
+
+        q_{gap} = 2t, \quad \dot q_{gap} = 2 \frac{dt}{dM} \frac{V_a}{2\pi m}, \quad
+        \tau_{gap} = \frac{1}{2} \frac{2\pi E_a / m}{dt/dM}
+
+        q_{p} = \theta - \theta_0, \quad \dot q_{p} = \frac{d\theta}{dM}\frac{V_a}{2\pi m}, \quad
+        \tau_{p} = \frac{2\pi E_a / m}{d\theta/dM}
+
+    where :math:`m` is ``mechanical_reduction``, :math:`M` the motor revolutions, :math:`s` the
+    screw lead (m/rev), :math:`g` the gear ratio, :math:`t` the *half* gap, :math:`q_p` every
+    passive finger joint, and :math:`u_+, \theta_+` are :math:`u, \theta` recomputed at
+    :math:`M_+ = \max(M, 0)`: the Jacobians are evaluated at :math:`M \ge 0` while the position
+    is not clamped, so squeezing past closed reports a negative gap.
+
+    Joint to actuator (only the gap joint is read; passive joints cannot be commanded):
+
+    .. math::
+
+        \theta = \arcsin \operatorname{clamp}_{[-1,1]}
+            \left(\frac{q_{gap}/2 - t_0}{r} + \sin\theta_0\right), \quad
+        A = a^2 + b^2 - h^2 - 2ab\cos(\theta - \theta_0 + \phi_0)
+
+        M = \frac{g}{s}(\sqrt{A} - L_0), \quad
+        \frac{dM}{d\theta} = \frac{g}{2s}\frac{2ab\sin(\theta + \phi_0 - \theta_0)}{\sqrt A},
+        \quad \frac{d\theta}{dt} = \frac{1}{r\sqrt{\max(1 - \sin^2\theta, 10^{-5})}}
+
+        P_a = 2\pi m M, \quad
+        V_a = 2\pi m \frac{dM}{d\theta}\frac{d\theta}{dt}\frac{\dot q_{gap}}{2}, \quad
+        E_a = \frac{2\tau_{gap} m}{2\pi\,|dM/d\theta|\,d\theta/dt}
+
+    (for :math:`A \le 0`, :math:`M = -gL_0/s` and :math:`dM/d\theta = 0`, as in the C++).  With
+    :math:`m = 1` power is conserved on the gap joint, :math:`\tau_{gap}\dot q_{gap} = E_a V_a`;
+    like the C++, the efforts divide by :math:`m` where the positions do (both directions stay
+    inverse to each other, power scales by :math:`1/m^2`).  Each passive joint reports the full
+    motor torque seen through :math:`d\theta/dM`, as the C++ does.
+
+    Joints, in map order: the gap joint, ``num_passive_joints`` passive joints, then
+    ``num_simulated_joints`` (0, 1 or 2) simulated screw/slider joints whose position, velocity
+    and effort are always 0 (the C++ fills them with zeros too).
+
+    Non-finite inputs never raise: NaN propagates to every output that depends on it (unlike the
+    C++, where ``NaN >= 0`` is false and the Jacobian silently falls back to :math:`M = 0`);
+    infinite positions saturate through the clamps, and infinite Jacobians give inf or NaN.
+
+    :param screw_reduction: screw lead :math:`s` in m per revolution; finite, non-zero
+    :param gear_ratio: motor gearbox ratio :math:`g`; finite, non-zero
+    :param theta0: :math:`\theta_0`, linkage angle when closed (rad); finite
+    :param phi0: :math:`\phi_0` (rad); finite
+    :param t0: :math:`t_0`, half gap when closed (m); finite
+    :param L0: :math:`L_0`, screw nut distance when closed (m); finite
+    :param h: :math:`h`, linkage offset (m); finite, >= 0
+    :param a: :math:`a` (m); finite, > 0
+    :param b: :math:`b` (m); finite, > 0
+    :param r: :math:`r`, finger length (m); finite, > 0
+    :param mechanical_reduction: :math:`m`, encoder units per motor radian; finite, non-zero
+    :param num_passive_joints: number of passive finger joints; an int >= 0
+    :param num_simulated_joints: 0, 1 (screw) or 2 (screw and slider) simulation-only joints
+    :param simulated_reduction: the URDF ``simulated_reduction`` (kept, not used by the maps);
+        None or finite and > 0
+    :raises TransmissionValueError: for any value outside these ranges
+    """
+
+    ACTUATOR_ROLES = ('actuator1',)
+    COEFFICIENTS = COEFFICIENTS
+
+    #: The PR2 alpha2 values the C++ falls back to when a coefficient is missing (see
+    #: ``from_info``; SI units).
+    ALPHA2_DEFAULTS = {
+        'screw_reduction': 2.0 / 1000.0,
+        'gear_ratio': 29.16,
+        'theta0': 2.97571 * math.pi / 180.0,
+        'phi0': 29.98717 * math.pi / 180.0,
+        't0': -0.19543 / 1000.0,
+        'L0': 34.70821 / 1000.0,
+        'h': 5.200 / 1000.0,
+        'a': 67.56801 / 1000.0,
+        'b': 48.97193 / 1000.0,
+        'r': 91.50000 / 1000.0,
+    }
+
+    def __init__(self, screw_reduction: Any, gear_ratio: Any, theta0: Any, phi0: Any, t0: Any,
+                 L0: Any, h: Any, a: Any, b: Any, r: Any,  # noqa: N803
+                 mechanical_reduction: Any = 1.0, num_passive_joints: Any = 4,
+                 num_simulated_joints: Any = 0, simulated_reduction: Any = None) -> None:
+        super().__init__()
+        w = 'PR2GripperTransmission'
+        self._s = check_reduction(screw_reduction, 'screw_reduction', w)
+        self._g = check_reduction(gear_ratio, 'gear_ratio', w)
+        self._theta0 = check_finite(theta0, 'theta0', w)
+        self._phi0 = check_finite(phi0, 'phi0', w)
+        self._t0 = check_finite(t0, 't0', w)
+        self._L0 = check_finite(L0, 'L0', w)
+        self._h = check_finite(h, 'h', w)
+        if self._h < 0.0:
+            raise TransmissionValueError('h', h, 'a finite number >= 0 (a length)', w)
+        self._a = check_positive(a, 'a', w)
+        self._b = check_positive(b, 'b', w)
+        self._r = check_positive(r, 'r', w)
+        self._mr = check_reduction(mechanical_reduction, 'mechanical_reduction', w)
+        self._num_passive = _check_count(num_passive_joints, 'num_passive_joints', 0, None)
+        self._num_simulated = _check_count(num_simulated_joints, 'num_simulated_joints', 0, 2)
+        self._simulated_reduction = (None if simulated_reduction is None else check_positive(
+            simulated_reduction, 'simulated_reduction', w))
+        sim_roles = ('simulated_actuated_joint', 'passive_actuated_joint')
+        self.JOINT_ROLES = (('gap_joint',)
+                            + tuple(f'passive_joint{i + 1}' for i in range(self._num_passive))
+                            + sim_roles[:self._num_simulated])
+        # constants of the closed-form maps
+        self._sin_theta0 = math.sin(self._theta0)
+        self._k = self._s / self._g
+        self._c0 = self._a ** 2 + self._b ** 2 - self._h ** 2
+        self._two_ab = 2.0 * self._a * self._b
+
+    # ------------------------------------------------------------------ queries
+    def num_actuators(self) -> int:
+        """Return 1: the gripper motor."""
+        return 1
+
+    def num_joints(self) -> int:
+        """Return 1 (gap) + passive joints + simulated joints."""
+        return 1 + self._num_passive + self._num_simulated
+
+    def num_passive_joints(self) -> int:
+        """Return the number of passive finger joints."""
+        return self._num_passive
+
+    def num_simulated_joints(self) -> int:
+        """Return the number of simulation-only screw/slider joints (always reported as 0)."""
+        return self._num_simulated
+
+    def requires_position_state(self) -> bool:
+        """Return True: velocity and effort maps depend on the gap."""
+        return True
+
+    def get_actuator_reduction(self) -> float:
+        """Return the mechanical reduction :math:`m`."""
+        return self._mr
+
+    def get_simulated_reduction(self) -> Optional[float]:
+        """Return the URDF ``simulated_reduction``, or None."""
+        return self._simulated_reduction
+
+    def parameters(self) -> Dict[str, float]:
+        """Return the linkage coefficients and ``mechanical_reduction`` by keyword name."""
+        values = (self._s, self._g, self._theta0, self._phi0, self._t0, self._L0, self._h,
+                  self._a, self._b, self._r)
+        out = dict(zip(COEFFICIENTS, values))
+        out['mechanical_reduction'] = self._mr
+        return out
+
+    # ------------------------------------------------------------------ scalar-field helpers
+    def _u(self, mrev: np.ndarray) -> np.ndarray:
+        length = self._L0 + mrev * self._k
+        return np.clip((self._c0 - length * length) / self._two_ab, -1.0, 1.0)
+
+    def _forward(self, position: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return theta, dtheta/dM and dt/dM (all ``(...)``) at actuator ``position[..., 0]``."""
+        mrev = position[..., 0] / self._mr * RAD2MR
+        theta = self._theta0 - self._phi0 + np.arccos(self._u(mrev))
+        m_plus = np.maximum(mrev, 0.0)  # NaN-propagating, unlike the C++ ternary
+        u_plus = self._u(m_plus)
+        arg = np.maximum(1.0 - u_plus * u_plus, TOL)
+        du_dm = (-(self._L0 * self._s) / (self._g * self._a * self._b)
+                 - m_plus / (self._a * self._b) * self._k ** 2)
+        dtheta_dm = -1.0 / np.sqrt(arg) * du_dm
+        theta_plus = self._theta0 - self._phi0 + np.arccos(u_plus)
+        dt_dm = self._r * np.cos(theta_plus) * dtheta_dm
+        return theta, dtheta_dm, dt_dm
+
+    def _inverse(self, position: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return M, dM/dtheta and dtheta/dt (all ``(...)``) at joint ``position[..., 0]``."""
+        half_gap = position[..., 0] / 2.0
+        sin_theta = np.clip((half_gap - self._t0) / self._r + self._sin_theta0, -1.0, 1.0)
+        theta = np.arcsin(sin_theta)
+        arg = self._c0 - self._two_ab * np.cos(theta - self._theta0 + self._phi0)
+        real = ~(arg <= 0.0)  # NaN stays on the computed branch so that it propagates
+        root = np.sqrt(np.where(real, arg, 1.0))
+        mrev = np.where(real, (root - self._L0) / self._k, -self._L0 / self._k)
+        dm_dtheta = np.where(real, self._g / (2.0 * self._s) / root * self._two_ab
+                             * np.sin(theta + self._phi0 - self._theta0), 0.0)
+        u = (self._r * (np.sin(theta) - self._sin_theta0)) / self._r + self._sin_theta0
+        arg2 = np.maximum(1.0 - u * u, TOL)
+        dtheta_dt = 1.0 / np.sqrt(arg2) / self._r
+        return mrev, dm_dtheta, dtheta_dt
+
+    def _joint_array(self, gap: np.ndarray, passive: np.ndarray) -> np.ndarray:
+        out = np.zeros(gap.shape + (self.num_joints(),))
+        out[..., 0] = gap
+        out[..., 1:1 + self._num_passive] = passive[..., None]
+        return out
+
+    def _state(self, position: Optional[np.ndarray], side: str, size: int) -> np.ndarray:
+        if position is None:
+            raise TransmissionInputError(
+                f'PR2GripperTransmission is nonlinear: the {side} position is needed')
+        x = np.asarray(position, dtype=np.float64)
+        if x.ndim == 0 or x.shape[-1] != size:
+            raise TransmissionInputError(
+                f'PR2GripperTransmission: {side} positions must have {size} entries on the last '
+                f'axis, got shape {x.shape}')
+        return x
+
+    # ------------------------------------------------------------------ kernels
+    def _actuator_to_joint_position(self, position: np.ndarray) -> np.ndarray:
+        with np.errstate(all='ignore'):
+            mrev = position[..., 0] / self._mr * RAD2MR
+            theta = self._theta0 - self._phi0 + np.arccos(self._u(mrev))
+            half_gap = self._t0 + self._r * (np.sin(theta) - self._sin_theta0)
+            return self._joint_array(2.0 * half_gap, theta - self._theta0)
+
+    def _actuator_to_joint_velocity(self, velocity: np.ndarray,
+                                    position: Optional[np.ndarray]) -> np.ndarray:
+        state = self._state(position, 'actuator', 1)
+        with np.errstate(all='ignore'):
+            _, dtheta_dm, dt_dm = self._forward(state)
+            mrev_dot = velocity[..., 0] / self._mr * RAD2MR
+            return self._joint_array(2.0 * mrev_dot * dt_dm, dtheta_dm * mrev_dot)
+
+    def _actuator_to_joint_effort(self, effort: np.ndarray,
+                                  position: Optional[np.ndarray]) -> np.ndarray:
+        state = self._state(position, 'actuator', 1)
+        with np.errstate(all='ignore'):
+            _, dtheta_dm, dt_dm = self._forward(state)
+            motor_torque = effort[..., 0] / self._mr
+            return self._joint_array(motor_torque / dt_dm / RAD2MR / 2.0,
+                                     motor_torque / dtheta_dm / RAD2MR)
+
+    def _joint_to_actuator_position(self, position: np.ndarray) -> np.ndarray:
+        with np.errstate(all='ignore'):
+            mrev, _, _ = self._inverse(position)
+            return (mrev * self._mr / RAD2MR)[..., None]
+
+    def _joint_to_actuator_velocity(self, velocity: np.ndarray,
+                                    position: Optional[np.ndarray]) -> np.ndarray:
+        state = self._state(position, 'joint', self.num_joints())
+        with np.errstate(all='ignore'):
+            _, dm_dtheta, dtheta_dt = self._inverse(state)
+            theta_dot = velocity[..., 0] / 2.0 * dtheta_dt
+            return (theta_dot * dm_dtheta * self._mr / RAD2MR)[..., None]
+
+    def _joint_to_actuator_effort(self, effort: np.ndarray,
+                                  position: Optional[np.ndarray]) -> np.ndarray:
+        state = self._state(position, 'joint', self.num_joints())
+        with np.errstate(all='ignore'):
+            _, dm_dtheta, dtheta_dt = self._inverse(state)
+            dm_dt = np.abs(dm_dtheta) * dtheta_dt
+            return (2.0 * effort[..., 0] / dm_dt * RAD2MR * self._mr)[..., None]
+
+    # ------------------------------------------------------------------ Jacobians
+    def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> np.ndarray:
+        r"""
+        Return :math:`\partial q / \partial P_a` used by the velocity map, shape ``(..., M, 1)``.
+
+        Row 0 is :math:`2\,(dt/dM)/(2\pi m)`, passive rows :math:`(d\theta/dM)/(2\pi m)`,
+        simulated rows 0; evaluated at :math:`\max(M, 0)` with the C++ clamps.
+
+        :param actuator_position: motor positions ``(..., 1)``
+        :raises TransmissionInputError: when the position is missing or has the wrong shape
+        """
+        state = self._state(actuator_position, 'actuator', 1)
+        with np.errstate(all='ignore'):
+            _, dtheta_dm, dt_dm = self._forward(state)
+            scale = RAD2MR / self._mr
+            return self._joint_array(2.0 * dt_dm * scale, dtheta_dm * scale)[..., None]
+
+    def joint_to_actuator_jacobian(self, joint_position: Any = None) -> np.ndarray:
+        r"""
+        Return :math:`\partial P_a / \partial q` used by the velocity map, shape ``(..., 1, M)``.
+
+        Only the gap column is non-zero: :math:`2\pi m\,(dM/d\theta)(d\theta/dt)/2`.
+
+        :param joint_position: joint positions ``(..., M)`` (only the gap is read)
+        :raises TransmissionInputError: when the position is missing or has the wrong shape
+        """
+        state = self._state(joint_position, 'joint', self.num_joints())
+        with np.errstate(all='ignore'):
+            _, dm_dtheta, dtheta_dt = self._inverse(state)
+            out = np.zeros(state.shape[:-1] + (1, self.num_joints()))
+            out[..., 0, 0] = dm_dtheta * dtheta_dt / 2.0 * self._mr / RAD2MR
+            return out
+
+    # ------------------------------------------------------------------ URDF and reports
+    @classmethod
+    def from_info(cls, info: Any) -> Any:
+        """
+        Build the transmission and its wiring from a ``<transmission>`` record.
+
+        See :func:`transmission_plugins.transmissions._pr2_urdf.gripper_from_info` for the
+        accepted XML and the missing-coefficient policy.
+
+        :param info: a :class:`~transmission_plugins.transmission_info.TransmissionInfo`
+        :returns: a :class:`~transmission_plugins.transmission_info.TransmissionWiring`
+        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+        """
+        return gripper_from_info(cls, info)
+
+    def __repr__(self) -> str:
+        args = ', '.join(f'{k}={v!r}' for k, v in self.parameters().items())
+        extra = ''
+        if self._num_simulated:
+            extra = (f', num_simulated_joints={self._num_simulated}, '
+                     f'simulated_reduction={self._simulated_reduction!r}')
+        return f'PR2GripperTransmission({args}, num_passive_joints={self._num_passive}{extra})'
+
+    def __str__(self) -> str:
+        p = self.parameters()
+        return (f'PR2GripperTransmission: 1 actuator -> gap joint + {self._num_passive} passive '
+                f'+ {self._num_simulated} simulated joints, mechanical reduction {self._mr:g}, '
+                f'screw {p["screw_reduction"]:g} m/rev, gear ratio {p["gear_ratio"]:g}, '
+                f'linkage a={p["a"]:g} b={p["b"]:g} r={p["r"]:g} h={p["h"]:g} L0={p["L0"]:g} '
+                f't0={p["t0"]:g} theta0={p["theta0"]:g} phi0={p["phi0"]:g}')
+
+
+def _check_count(value: Any, parameter: str, low: int, high: Optional[int]) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low \
+            or (high is not None and value > high):
+        expected = f'an int >= {low}' if high is None else f'an int in {low}..{high}'
+        raise TransmissionValueError(parameter, value, expected, 'PR2GripperTransmission')
+    return int(value)

@@ -237,11 +237,16 @@ class HardwareInterface:
         commandable = np.zeros(len(self.joint_names), dtype=bool)
         pos = {n: i for i, n in enumerate(self.joint_names)}
         apos = {n: i for i, n in enumerate(self.actuator_names)}
+        default = getattr(self.robot, 'default_joint_position', None)
+        q0 = np.asarray(default()) if default is not None else np.zeros(len(pos))
         for t in self.robot.transmissions:
             joints = np.array([pos[n] for n in t.joint_names], dtype=np.intp)
             actuators = np.array([apos[n] for n in t.actuator_names], dtype=np.intp)
-            # joints beyond the transmission's own count are passive (PR2 gripper fingers)
-            active = joints[:t.transmission.num_joints()]
+            # joints the joint-to-actuator map ignores (PR2 gripper passive joints) have a zero
+            # column in d(actuator)/d(joint): they cannot be commanded
+            jac = np.asarray(t.transmission.joint_to_actuator_jacobian(q0[joints]))
+            used = np.any(jac.reshape(len(actuators), len(joints)) != 0.0, axis=0)
+            active = joints[used]
             commandable[active] = True
             self._groups.append((t, joints, actuators, active))
         self._commandable = commandable

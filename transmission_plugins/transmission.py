@@ -222,7 +222,10 @@ class Transmission(ABC):
                     f'{type(self).__name__}: unknown interface {name!r}; expected one of '
                     f'{", ".join(self.supported_interfaces())}')
             try:
-                x = np.asarray(raw, dtype=np.float64)
+                x = np.asarray(raw)
+                if x.dtype.kind not in 'iuf':
+                    raise TypeError(f'dtype {x.dtype} is not a real number type')
+                x = x.astype(np.float64, copy=False)
             except (TypeError, ValueError) as e:
                 raise TransmissionInputError(
                     f'{type(self).__name__}: {side} {name!r} values are not numbers: {e}') from e
@@ -324,7 +327,7 @@ class Transmission(ABC):
             raise TransmissionConfigurationError(
                 f'{name}: expected exactly {count} {side} name(s), got {order}')
         given = [role_of[n] for n in order]
-        if count > 1 and any(r is not None for r in given):
+        if any(r is not None for r in given):
             if any(r is None for r in given) or sorted(given) != sorted(roles):
                 raise TransmissionConfigurationError(
                     f'{name}: {side} roles must be exactly {list(roles)}, got '

@@ -12,14 +12,14 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""
+r"""
 The node set of ``transmission_hardware.launch.py``, and a launcher that runs it without ROS.
 
 :func:`node_specs` computes what to start from the launch arguments (``description_file``,
 ``config_file``, ``use_mock_actuators``); the launch file turns the specs into ``launch_ros``
 actions and ``transmission_hardware_launch`` (:func:`main`) starts them as subprocesses::
 
-    transmission_hardware_launch description_file:=robot.urdf.xacro use_mock_actuators:=true \\
+    transmission_hardware_launch description_file:=robot.urdf.xacro use_mock_actuators:=true \
         --ros-args -r __ns:=/robot1
 
 Both write one parameters file per run (:func:`write_params_file`): the config YAML's sections

@@ -40,6 +40,9 @@ from transmission_plugins.checks import check_finite
 from transmission_plugins.checks import check_reduction
 from transmission_plugins.checks import check_sequence
 from transmission_plugins.transmission import Transmission
+from transmission_plugins.transmission_info import TransmissionInfo
+from transmission_plugins.transmission_info import TransmissionWiring
+from transmission_plugins.urdf_reading import read_coupled
 
 
 class LinearMap(NamedTuple):
@@ -155,6 +158,21 @@ class CoupledTransmission(LinearTransmission):
     @abstractmethod
     def _build(self) -> None:
         """Set the linear map from the validated reductions and offsets."""
+
+    @classmethod
+    def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
+        """
+        Build from a parsed ``<transmission>`` with two joints and two actuators, any dialect.
+
+        Joints and actuators are put in role order (:attr:`JOINT_ROLES`, :attr:`ACTUATOR_ROLES`;
+        XML order when no role is given); actuator and joint reductions and joint offsets are
+        read as :func:`transmission_plugins.urdf_reading.read_coupled` documents.
+
+        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+        """
+        r = read_coupled(info, cls.JOINT_ROLES, cls.ACTUATOR_ROLES)
+        return TransmissionWiring(cls(r.actuator_reduction, r.joint_reduction, r.joint_offset),
+                                  r.joint_names, r.actuator_names)
 
     def get_actuator_reduction(self) -> List[float]:
         """Return :math:`[n_{a1}, n_{a2}]`."""

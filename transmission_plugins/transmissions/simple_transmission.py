@@ -23,6 +23,9 @@ from typing import Any
 from transmission_plugins.checks import check_finite
 from transmission_plugins.checks import check_reduction
 from transmission_plugins.linear_transmission import LinearTransmission
+from transmission_plugins.transmission_info import TransmissionInfo
+from transmission_plugins.transmission_info import TransmissionWiring
+from transmission_plugins.urdf_reading import read_simple
 
 
 class SimpleTransmission(LinearTransmission):
@@ -54,6 +57,21 @@ class SimpleTransmission(LinearTransmission):
         self._joint_offset = check_finite(joint_offset, 'joint_offset', 'SimpleTransmission')
         n = self._reduction
         self._set_linear_map([[1.0 / n]], [[n]], [self._joint_offset])
+
+    @classmethod
+    def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
+        """
+        Build from a parsed ``<transmission>`` of any dialect (see :mod:`.urdf_reading`).
+
+        ros2_control reads only the joint-side ``<mechanical_reduction>`` (default 1), like its
+        ``SimpleTransmissionLoader``; ROS 1 needs the actuator ``<mechanicalReduction>`` and PR2
+        puts it under ``<transmission>``; the offset is the joint's ``<offset>`` (default 0).
+
+        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+        """
+        r = read_simple(info)
+        return TransmissionWiring(cls(r.reduction, r.joint_offset), r.joint_names,
+                                  r.actuator_names)
 
     def get_actuator_reduction(self) -> float:
         """Return the reduction :math:`n`."""

@@ -1,0 +1,596 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Robot-level wiring: name-keyed and fused array maps, limits, inertia, wiring errors."""
+
+import json
+import math
+from pathlib import Path
+import textwrap
+
+import numpy as np
+import pytest
+
+from transmission_plugins import BrokenReferenceError
+from transmission_plugins import DifferentialTransmission
+from transmission_plugins import FourBarLinkageTransmission
+from transmission_plugins import SimpleTransmission
+from transmission_plugins import Transmission
+from transmission_plugins import TransmissionInputError
+from transmission_plugins.robot_model import read_robot_model
+from transmission_plugins.robot_model import UrdfJoint
+from transmission_plugins.robot_report import report_dict
+from transmission_plugins.robot_transmissions import load_robot_transmissions
+from transmission_plugins.robot_transmissions import RobotTransmission
+from transmission_plugins.robot_transmissions import RobotTransmissions
+from transmission_plugins.transmission_info import ActuatorInfo
+from transmission_plugins.transmissions.pr2_gripper_transmission import PR2GripperTransmission
+
+CORPUS = Path(__file__).resolve().parents[2] / 'shared' / 'urdf_corpus'
+PR2 = CORPUS / 'pr2.urdf'
+needs_pr2 = pytest.mark.skipif(not PR2.is_file(), reason=f'URDF corpus not found at {PR2}')
+
+INTERFACES_A = ('position', 'velocity', 'effort', 'absolute_position', 'torque')
+GRIPPER = {'screw_reduction': 0.004, 'gear_ratio': 40.095, 'theta0': 0.0628824676201037,
+           'phi0': 0.5185181221457433, 't0': -0.0001914, 'L0': 0.0375528, 'h': 0.0,
+           'a': 0.0683698, 'b': 0.043384900000000004, 'r': 0.0915}
+
+
+class SinhTransmission(Transmission):
+    """Drive two joints nonlinearly from one actuator: q1 = sinh(theta), q2 = 2 sinh(theta)."""
+
+    def num_actuators(self):
+        return 1
+
+    def num_joints(self):
+        return 2
+
+    def requires_position_state(self):
+        return True
+
+    def _actuator_to_joint_position(self, position):
+        s = np.sinh(position[..., 0])
+        return np.stack([s, 2.0 * s], axis=-1)
+
+    def _actuator_to_joint_velocity(self, velocity, position):
+        c = np.cosh(position[..., 0]) * velocity[..., 0]
+        return np.stack([c, 2.0 * c], axis=-1)
+
+    def _actuator_to_joint_effort(self, effort, position):
+        return np.stack([effort[..., 0] / np.cosh(position[..., 0]),
+                         np.zeros_like(effort[..., 0])], axis=-1)
+
+    def _joint_to_actuator_position(self, position):
+        return np.arcsinh(position[..., :1])
+
+    def _joint_to_actuator_velocity(self, velocity, position):
+        return velocity[..., :1] / np.sqrt(1.0 + position[..., :1] ** 2)
+
+    def _joint_to_actuator_effort(self, effort, position):
+        c = np.sqrt(1.0 + position[..., 0] ** 2)
+        return (c * effort[..., 0] + 2.0 * c * effort[..., 1])[..., None]
+
+    def actuator_to_joint_jacobian(self, actuator_position=None):
+        c = np.cosh(np.asarray(actuator_position)[..., 0])
+        return np.stack([c, 2.0 * c], axis=-1)[..., None]
+
+    def joint_to_actuator_jacobian(self, joint_position=None):
+        q = np.asarray(joint_position)
+        out = np.zeros(q.shape[:-1] + (1, 2))
+        out[..., 0, 0] = 1.0 / np.sqrt(1.0 + q[..., 0] ** 2)
+        return out
+
+
+def _t(name, tr, joints, actuators):
+    return RobotTransmission(name, type(tr).__name__, tr, tuple(joints), tuple(actuators))
+
+
+def _transmissions():
+    return [
+        _t('simple', SimpleTransmission(10.0, 0.5), ['j1'], ['m1']),
+        _t('diff', DifferentialTransmission((2.0, 3.0), (1.0, -1.5), (0.1, 0.2)),
+           ['j2', 'j3'], ['m2', 'm3']),
+        _t('gripper', PR2GripperTransmission(**GRIPPER), ['gap', 'p1', 'p2', 'p3', 'p4'],
+           ['gm']),
+        _t('four_bar', FourBarLinkageTransmission((2.0, -3.0), (1.5, 2.0), (0.0, 0.3)),
+           ['j4', 'j5'], ['m4', 'm5']),
+        _t('sinh', SinhTransmission(), ['s1', 's2'], ['sm']),
+    ]
+
+
+def _joints():
+    return [
+        UrdfJoint('j1', 'revolute', -1.0, 1.0, 2.0, 10.0),
+        UrdfJoint('j2', 'continuous', velocity=3.0, effort=5.0),
+        UrdfJoint('j3', 'revolute', -2.0, 2.0, 1.0, 4.0),
+        UrdfJoint('gap', 'prismatic', 0.0, 0.09, 0.2, 1000.0),
+        UrdfJoint('p1', 'revolute', 0.0, 0.548, 0.5, 1000.0),
+        UrdfJoint('p2', 'revolute', 0.0, 0.548, 0.5, 1000.0, mimic='p1'),
+        UrdfJoint('p3', 'revolute', 0.0, 0.548, 0.5, 1000.0, mimic='p1'),
+        UrdfJoint('p4', 'revolute', 0.0, 0.548, 0.5, 1000.0, mimic='p1'),
+        UrdfJoint('j4', 'revolute', -1.0, 1.0, 1.0, 2.0),
+        UrdfJoint('j5', 'prismatic', -0.5, 0.5, 0.1, 30.0),
+        UrdfJoint('s1', 'revolute', -1.0, 1.0, 1.0, 1.0),
+        UrdfJoint('s2', 'revolute', -2.0, 2.0),
+        UrdfJoint('free', 'revolute', -1.0, 1.0, 1.0, 1.0),
+        UrdfJoint('follower', 'revolute', -1.0, 1.0, 1.0, 1.0, mimic='j1'),
+        UrdfJoint('welded', 'fixed'),
+    ]
+
+
+@pytest.fixture
+def robot():
+    info = {'m1': ActuatorInfo('m1', rotor_inertia=2e-5, gear_ratio=3.0),
+            'm2': ActuatorInfo('m2', effort_limit=7.0, rotor_inertia=1e-4)}
+    return RobotTransmissions(_transmissions(), _joints(), actuator_info=info, robot_name='r')
+
+
+def _actuator_values(rng, shape):
+    pos = rng.uniform(-2.0, 2.0, shape + (7,))
+    pos[..., 3] = rng.uniform(0.0, 1200.0, shape)  # gripper motor: closed to open
+    return {name: (pos if 'position' in name else rng.normal(size=shape + (7,)))
+            for name in INTERFACES_A}
+
+
+def _joint_values(rng, shape):
+    q = rng.uniform(-0.9, 0.9, shape + (12,))
+    q[..., 3] = rng.uniform(0.0, 0.08, shape)
+    return {name: (q if 'position' in name else rng.normal(size=shape + (12,)))
+            for name in INTERFACES_A}
+
+
+def _by_name(names, values):
+    return {i: dict(zip(names, np.asarray(v).tolist())) for i, v in values.items()}
+
+
+def _loop(robot, values, to_joint):
+    """Return the reference result: each transmission's functional map, full width."""
+    size = len(robot.joint_names) if to_joint else len(robot.actuator_names)
+    any_array = next(iter(values.values()))
+    out = {i: np.full(any_array.shape[:-1] + (size,), np.nan) for i in values}
+    done = set()
+    for t in robot.transmissions:
+        src, dst = ((t.actuator_names, t.joint_names) if to_joint
+                    else (t.joint_names, t.actuator_names))
+        src_index = robot.actuator_index if to_joint else robot.joint_index
+        dst_index = robot.joint_index if to_joint else robot.actuator_index
+        sub = {i: v[..., [src_index[n] for n in src]] for i, v in values.items()}
+        fn = t.transmission.actuator_to_joint if to_joint else t.transmission.joint_to_actuator
+        for i, y in fn(sub).items():
+            for k, n in enumerate(dst):
+                if (i, n) not in done:
+                    out[i][..., dst_index[n]] = y[..., k]
+                    done.add((i, n))
+    return out
+
+
+# ---------------------------------------------------------------------------- names and order
+def test_names_follow_transmission_order(robot):
+    assert robot.joint_names == ['j1', 'j2', 'j3', 'gap', 'p1', 'p2', 'p3', 'p4', 'j4', 'j5',
+                                 's1', 's2']
+    assert robot.actuator_names == ['m1', 'm2', 'm3', 'gm', 'm4', 'm5', 'sm']
+    assert [t.name for t in robot.transmissions] == ['simple', 'diff', 'gripper', 'four_bar',
+                                                     'sinh']
+    assert robot.transmission('diff').joint_names == ('j2', 'j3')
+    assert robot.transmission_of_joint('p3').name == 'gripper'
+    with pytest.raises(KeyError, match='no transmission'):
+        robot.transmission('nope')
+
+
+def test_untransmitted_and_mimic_joints_are_reported(robot):
+    assert robot.untransmitted_joints == ['free']
+    assert robot.mimic_joints == ['follower']
+
+
+# ---------------------------------------------------------------------------- name-keyed maps
+def test_name_keyed_maps_agree_with_each_transmission(robot):
+    rng = np.random.default_rng(1234)
+    for _ in range(5):
+        a = _actuator_values(rng, ())
+        out = robot.actuator_to_joint(_by_name(robot.actuator_names, a))
+        j = _joint_values(rng, ())
+        back = robot.joint_to_actuator(_by_name(robot.joint_names, j))
+        for t in robot.transmissions:
+            sub = {i: v[[robot.actuator_index[n] for n in t.actuator_names]] for i, v in a.items()}
+            ref = t.transmission.actuator_to_joint(sub)
+            for i in INTERFACES_A:
+                assert [out[i][n] for n in t.joint_names] == pytest.approx(ref[i].tolist())
+            sub = {i: v[[robot.joint_index[n] for n in t.joint_names]] for i, v in j.items()}
+            ref = t.transmission.joint_to_actuator(sub)
+            for i in INTERFACES_A:
+                assert [back[i][n] for n in t.actuator_names] == pytest.approx(ref[i].tolist())
+
+
+def test_name_keyed_converts_only_complete_transmissions(robot):
+    out = robot.actuator_to_joint({'position': {'m1': 5.0, 'm2': 1.0, 'unknown': 3.0},
+                                   'velocity': {'m1': 10.0, 'gm': 1.0}})
+    assert out == {'position': {'j1': pytest.approx(1.0)},
+                   'velocity': {'j1': pytest.approx(1.0)}}  # gripper velocity needs position
+    out = robot.joint_to_actuator({'effort': {'j2': 1.0, 'j3': 2.0}, 'position': {}})
+    assert set(out['effort']) == {'m2', 'm3'} and out['position'] == {}
+
+
+def test_name_keyed_rejects_bad_input(robot):
+    with pytest.raises(TransmissionInputError, match="unknown interface 'speed'"):
+        robot.actuator_to_joint({'speed': {'m1': 1.0}})
+    with pytest.raises(TransmissionInputError, match='must be numbers'):
+        robot.actuator_to_joint({'position': {'m1': 'fast'}})
+
+
+# ---------------------------------------------------------------------------- array maps
+@pytest.mark.parametrize('shape', [(), (1,), (7,), (3, 4)])
+def test_arrays_equal_name_keyed_and_loop(robot, shape):
+    rng = np.random.default_rng(1234)
+    a = _actuator_values(rng, shape)
+    fused = robot.actuator_to_joint_arrays(a)
+    ref = _loop(robot, a, to_joint=True)
+    j = _joint_values(rng, shape)
+    fused_back = robot.joint_to_actuator_arrays(j)
+    ref_back = _loop(robot, j, to_joint=False)
+    for i in INTERFACES_A:
+        assert fused[i].shape == shape + (12,)
+        np.testing.assert_allclose(fused[i], ref[i], rtol=1e-12, atol=1e-12)
+        assert fused_back[i].shape == shape + (7,)
+        np.testing.assert_allclose(fused_back[i], ref_back[i], rtol=1e-12, atol=1e-12)
+    if shape == ():
+        named = robot.actuator_to_joint(_by_name(robot.actuator_names, a))
+        for i in INTERFACES_A:
+            assert [named[i][n] for n in robot.joint_names] == pytest.approx(fused[i].tolist())
+
+
+def test_arrays_round_trip(robot):
+    rng = np.random.default_rng(1234)
+    a = _actuator_values(rng, (50,))
+    a['position'][..., 3] = rng.uniform(10.0, 1000.0, 50)  # inside the gripper's range
+    joints = robot.actuator_to_joint_arrays(a)
+    a_buffer = {i: np.full_like(v, 1e9) for i, v in a.items()}  # overwritten, never read
+    a_buffer.update(robot.joint_to_actuator_arrays(joints))
+    for i in INTERFACES_A:
+        np.testing.assert_allclose(a_buffer[i], a[i], rtol=1e-9, atol=1e-9)
+
+
+def test_fused_matrices_are_the_block_diagonal_of_the_transmissions(robot):
+    def block_diag(blocks):
+        rows = sum(b.shape[0] for b in blocks)
+        cols = sum(b.shape[1] for b in blocks)
+        out = np.zeros((rows, cols))
+        r = c = 0
+        for b in blocks:
+            out[r:r + b.shape[0], c:c + b.shape[1]] = b
+            r, c = r + b.shape[0], c + b.shape[1]
+        return out
+
+    def maps(t):
+        if t.transmission.is_linear():
+            return t.transmission.linear_map()
+        m, n = t.transmission.num_joints(), t.transmission.num_actuators()
+        return np.zeros((m, n)), np.zeros((n, m)), np.zeros(m)
+
+    lm = [maps(t) for t in robot.transmissions]
+    f = robot.fused
+    np.testing.assert_array_equal(f.actuator_to_joint_position, block_diag([x[0] for x in lm]))
+    np.testing.assert_array_equal(f.joint_to_actuator_position, block_diag([x[1] for x in lm]))
+    np.testing.assert_array_equal(f.actuator_to_joint_effort, block_diag([x[1].T for x in lm]))
+    np.testing.assert_array_equal(f.joint_to_actuator_effort, block_diag([x[0].T for x in lm]))
+    np.testing.assert_array_equal(f.joint_offset, np.concatenate([x[2] for x in lm]))
+    assert [type(b.transmission).__name__ for b in f.nonlinear] == ['PR2GripperTransmission',
+                                                                    'SinhTransmission']
+
+
+def test_nan_reaches_only_dependent_outputs(robot):
+    q = np.zeros((2, 12))
+    q[:, 3] = 0.05
+    q[0, robot.joint_index['j2']] = np.nan   # coupled: both differential motors
+    q[1, robot.joint_index['j4']] = np.inf   # four-bar: both motors depend on j4
+    out = robot.joint_to_actuator_arrays({'position': q})['position']
+    bad = {name for name, v in zip(robot.actuator_names, out[0]) if np.isnan(v)}
+    assert bad == {'m2', 'm3'}
+    assert np.isfinite(out[1, [0, 1, 2, 3, 6]]).all()
+    assert np.isinf(out[1, robot.actuator_index['m4']])
+    # passive gripper joints are not commanded: NaN there does not matter
+    q = np.zeros(12)
+    q[3] = 0.05
+    q[4:8] = np.nan
+    assert np.isfinite(robot.joint_to_actuator_arrays({'position': q})['position']).all()
+
+
+def test_nonlinear_velocity_without_position_is_nan(robot):
+    out = robot.actuator_to_joint_arrays({'velocity': np.ones(7)})['velocity']
+    nonlinear = [robot.joint_index[n] for n in ('gap', 'p1', 'p2', 'p3', 'p4', 's1', 's2')]
+    assert np.isnan(out[nonlinear]).all()
+    assert out[robot.joint_index['j1']] == pytest.approx(0.1)
+
+
+def test_array_input_errors(robot):
+    with pytest.raises(TransmissionInputError, match='7 entries on the last axis'):
+        robot.actuator_to_joint_arrays({'position': np.zeros(12)})
+    with pytest.raises(TransmissionInputError, match="unknown interface 'pos'"):
+        robot.joint_to_actuator_arrays({'pos': np.zeros(12)})
+    with pytest.raises(TransmissionInputError, match='not numbers'):
+        robot.joint_to_actuator_arrays({'position': ['a'] * 12})
+
+
+def test_power_is_conserved_robot_wide_for_linear_transmissions():
+    robot = RobotTransmissions([t for t in _transmissions() if t.transmission.is_linear()])
+    rng = np.random.default_rng(1234)
+    for _ in range(20):
+        u = rng.normal(size=5)
+        v = rng.normal(size=5)
+        j = robot.actuator_to_joint_arrays({'effort': u, 'velocity': v})
+        assert np.dot(j['effort'], j['velocity']) == pytest.approx(np.dot(u, v), rel=1e-12)
+
+
+# ---------------------------------------------------------------------------- limits
+def test_joint_limits_follow_the_names(robot):
+    i = robot.joint_index
+    assert robot.joint_lower[i['j1']] == -1.0 and robot.joint_upper[i['j1']] == 1.0
+    assert robot.joint_lower[i['j2']] == -math.inf and robot.joint_upper[i['j2']] == math.inf
+    assert robot.joint_velocity_limit[i['j2']] == 3.0
+    assert robot.joint_effort_limit[i['s2']] == math.inf
+    assert robot.joint_effort_limit[i['gap']] == 1000.0
+
+
+def test_actuator_limits_are_joint_limits_mapped(robot):
+    a = robot.actuator_index
+    # simple: u = tau / n, theta_dot = n q_dot, theta = n (q - q0)
+    assert robot.actuator_effort_limit[a['m1']] == pytest.approx(10.0 / 10.0)
+    assert robot.actuator_velocity_limit[a['m1']] == pytest.approx(2.0 * 10.0)
+    assert robot.actuator_lower[a['m1']] == pytest.approx(-15.0)
+    assert robot.actuator_upper[a['m1']] == pytest.approx(5.0)
+    # coupled: |u_a| <= sum_j |J[j, a]| tau_j
+    jac, inv, _ = robot.transmission('four_bar').transmission.linear_map()
+    lim = np.abs(jac).T @ np.array([2.0, 30.0])
+    np.testing.assert_allclose(robot.actuator_effort_limit[[a['m4'], a['m5']]], lim)
+    vel = np.abs(inv) @ np.array([1.0, 0.1])
+    np.testing.assert_allclose(robot.actuator_velocity_limit[[a['m4'], a['m5']]], vel)
+    # the continuous joint j2 makes the differential's position range infinite
+    assert np.isinf(robot.actuator_lower[a['m3']]) and np.isinf(robot.actuator_upper[a['m2']])
+    # m2 has an effort limit in its actuator data; m3 gets the mapped joint limit
+    jac = robot.transmission('diff').transmission.linear_map()[0]
+    assert robot.actuator_effort_limit[a['m2']] == 7.0
+    assert robot.actuator_effort_limit[a['m3']] == pytest.approx(abs(jac[0, 1]) * 5.0
+                                                                 + abs(jac[1, 1]) * 4.0)
+    assert robot.actuator_effort_limit_source[:3] == ['mapped', 'data', 'mapped']
+    assert robot.actuator_models['m3'].effort_limit == robot.actuator_effort_limit[a['m3']]
+    # nonlinear: finite, positive, and sampled over the gap range
+    assert 0.0 < robot.actuator_effort_limit[a['gm']] < math.inf
+    assert robot.actuator_lower[a['gm']] < robot.actuator_upper[a['gm']]
+    # joint efforts reachable with the actuator data limits: m3 has none, so j2, j3 are free;
+    # the sinh transmission's second joint takes no effort at all
+    assert np.isinf(robot.joint_effort_limit_from_actuators[:-1]).all()
+    assert robot.joint_effort_limit_from_actuators[-1] == 0.0
+
+
+def test_actuator_data_effort_limit_mapped_to_the_joint():
+    t = _t('s', SimpleTransmission(-10.0), ['j'], ['m'])
+    robot = RobotTransmissions([t], [UrdfJoint('j', 'revolute', -1, 1, 1, 50.0)],
+                               actuator_info={'m': ActuatorInfo('m', effort_limit=3.0)})
+    assert robot.joint_effort_limit_from_actuators.tolist() == [30.0]
+    assert robot.actuator_effort_limit.tolist() == [3.0]
+
+
+def test_effort_limit_box_for_inf_joint_limits():
+    tr = _t('d', DifferentialTransmission((1.0, 1.0), (1.0, 1.0)), ['a', 'b'], ['m', 'n'])
+    robot = RobotTransmissions([tr], [UrdfJoint('a', 'revolute', -1, 1, 1, 2),
+                                      UrdfJoint('b', 'revolute', -1, 1)])
+    assert np.isinf(robot.actuator_effort_limit).all()
+    tr = _t('f', FourBarLinkageTransmission((1.0, 1.0), (1.0, 1.0)), ['a', 'b'], ['m', 'n'])
+    robot = RobotTransmissions([tr], [UrdfJoint('a', 'revolute', -1, 1, 1, math.inf),
+                                      UrdfJoint('b', 'revolute', -1, 1, 3, 2)])
+    # u_m = tau_a + ... depends on both; u_n = tau_b / (n_j2 n_a2) only on b (0 * inf = 0)
+    assert robot.actuator_effort_limit.tolist() == [math.inf, 2.0]
+
+
+# ---------------------------------------------------------------------------- inertia
+def test_reflected_inertia_of_a_simple_transmission_is_rho_squared_i(robot):
+    inertia = robot.reflected_inertia()
+    i = robot.joint_index['j1']
+    # reduction 10, gear ratio 3: (10 * 3)^2 * 2e-5
+    assert inertia[i, i] == pytest.approx(10.0 ** 2 * 3.0 ** 2 * 2e-5)
+    d = [robot.joint_index['j2'], robot.joint_index['j3']]
+    inv = robot.transmission('diff').transmission.linear_map()[1]
+    np.testing.assert_allclose(inertia[np.ix_(d, d)],
+                               inv.T @ np.diag([1e-4, 0.0]) @ inv)
+    assert np.count_nonzero(inertia) == 1 + 4
+    np.testing.assert_allclose(inertia, inertia.T)
+
+
+def test_reflected_inertia_of_the_gripper_depends_on_the_gap():
+    t = _t('g', PR2GripperTransmission(**GRIPPER), ['gap', 'p1', 'p2', 'p3', 'p4'], ['gm'])
+    robot = RobotTransmissions([t], _joints()[3:8],
+                               actuator_info={'gm': ActuatorInfo('gm', rotor_inertia=1e-5)})
+    q = np.zeros(5)
+    small = robot.reflected_inertia(np.r_[0.01, q[1:]])[0, 0]
+    large = robot.reflected_inertia(np.r_[0.08, q[1:]])[0, 0]
+    assert small > 0.0 and large > 0.0 and small != pytest.approx(large)
+    assert robot.reflected_inertia()[1:, :].any() == np.False_
+    with pytest.raises(TransmissionInputError, match='shape'):
+        robot.reflected_inertia(np.zeros(3))
+
+
+# ---------------------------------------------------------------------------- wiring errors
+def test_joint_driven_twice_is_an_error():
+    ts = [_t('a', SimpleTransmission(2.0), ['j'], ['m1']),
+          _t('b', SimpleTransmission(3.0), ['j'], ['m2'])]
+    with pytest.raises(BrokenReferenceError, match=r"transmission\[@name='b'\].*'j' is already "
+                                                   r"driven by transmission\[@name='a'\]"):
+        RobotTransmissions(ts)
+    robot = RobotTransmissions(ts, lenient=True)
+    assert [t.name for t in robot.transmissions] == ['a']
+    assert 'skipped' in robot.warnings[0] and "'j' is already driven" in robot.warnings[0]
+
+
+def test_exact_duplicates_are_merged_with_a_warning():
+    ts = [_t('a', SimpleTransmission(2.0), ['j'], ['m']),
+          _t('a', SimpleTransmission(2.0), ['j'], ['m'])]
+    robot = RobotTransmissions(ts)
+    assert len(robot.transmissions) == 1 and robot.joint_names == ['j']
+    assert 'exact duplicate' in robot.warnings[0]
+
+
+def test_shared_actuator_with_a_conflicting_map_is_an_error():
+    ts = [_t('a', SimpleTransmission(2.0), ['j1'], ['m']),
+          _t('b', SimpleTransmission(4.0), ['j2'], ['m'])]
+    with pytest.raises(BrokenReferenceError, match="actuator 'm' is also driven by .*'a'.* "
+                                                   'different map'):
+        RobotTransmissions(ts)
+
+
+def test_shared_actuator_with_identical_maps_drives_every_joint():
+    ts = [_t('a', SimpleTransmission(2.0), ['j1'], ['m']),
+          _t('b', SimpleTransmission(2.0), ['j2'], ['m']),
+          _t('c', SimpleTransmission(5.0), ['j3'], ['n'])]
+    robot = RobotTransmissions(ts)
+    assert robot.actuator_names == ['m', 'n'] and robot.joint_names == ['j1', 'j2', 'j3']
+    assert "shared with transmission[@name='a']" in robot.warnings[0]
+    out = robot.actuator_to_joint_arrays({'position': [4.0, 5.0], 'effort': [1.0, 1.0]})
+    assert out['position'].tolist() == [2.0, 2.0, 1.0]
+    assert out['effort'].tolist() == [2.0, 2.0, 5.0]
+    back = robot.joint_to_actuator_arrays({'position': [2.0, 7.0, 1.0]})['position']
+    assert back.tolist() == [4.0, 5.0]  # the owner 'a' decides
+    assert robot.joint_to_actuator({'position': {'j2': 3.0}})['position'] == {'m': 6.0}
+
+
+def test_wiring_must_match_the_transmission_size():
+    with pytest.raises(BrokenReferenceError, match='maps 2 actuator'):
+        RobotTransmissions([_t('d', DifferentialTransmission((1, 1), (1, 1)), ['a'], ['m'])])
+    with pytest.raises(BrokenReferenceError, match="joint 'a' is listed twice"):
+        RobotTransmissions([_t('d', DifferentialTransmission((1, 1), (1, 1)), ['a', 'a'],
+                               ['m', 'n'])])
+
+
+def test_unknown_joint_is_an_error_when_the_model_has_joints():
+    ts = [_t('a', SimpleTransmission(2.0), ['ghost'], ['m'])]
+    with pytest.raises(BrokenReferenceError, match=r"\['ghost'\] are not joints"):
+        RobotTransmissions(ts, [UrdfJoint('j', 'revolute')])
+    assert RobotTransmissions(ts).joint_names == ['ghost']
+
+
+# ---------------------------------------------------------------------------- reports
+def test_summary_and_report(robot):
+    text = robot.summary()
+    assert str(robot) == text
+    assert "robot 'r': 5 transmissions, 12 joints, 7 actuators" in text
+    for word in ('simple', 'reduction 10', 'nonlinear', 'free', 'follower', 'REFL. INERTIA'):
+        assert word in text
+    data = json.loads(json.dumps(report_dict(robot), allow_nan=False))
+    assert [t['name'] for t in data['transmissions']][:2] == ['simple', 'diff']
+    assert data['joints'][1]['lower'] is None  # continuous: no limit
+    assert data['actuators'][1]['effort_limit_source'] == 'data'
+    assert repr(robot) == "<RobotTransmissions 'r': 5 transmissions, 12 joints, 7 actuators>"
+
+
+# ---------------------------------------------------------------------------- URDF snippets
+URDF = textwrap.dedent("""\
+    <?xml version="1.0" encoding="utf-8"?>
+    <robot name="snippet">
+      <link name="base"/><link name="l1"/><link name="l2"/><link name="l3"/><link name="l4"/>
+      <joint name="j1" type="revolute">
+        <parent link="base"/><child link="l1"/>
+        <limit lower="-1.5" upper="1.5" velocity="2.0" effort="20.0"/>
+      </joint>
+      <joint name="wheel" type="continuous">
+        <parent link="base"/><child link="l2"/><limit velocity="10.0" effort="4.0"/>
+      </joint>
+      <joint name="loose" type="prismatic">
+        <parent link="base"/><child link="l3"/>
+        <limit lower="0" upper="0.1" velocity="1" effort="1"/>
+      </joint>
+      <joint name="copy" type="revolute">
+        <parent link="base"/><child link="l4"/><mimic joint="j1"/>
+        <limit lower="-1.5" upper="1.5" velocity="2.0" effort="20.0"/>
+      </joint>
+      <gazebo><joint name="j1" type="fixed"/></gazebo>
+      <transmission name="t1">
+        <type>transmission_interface/SimpleTransmission</type>
+        <joint name="j1"><hardwareInterface>hardware_interface/EffortJointInterface
+        </hardwareInterface></joint>
+        <actuator name="m1"><mechanicalReduction>50</mechanicalReduction></actuator>
+      </transmission>
+      <transmission name="t2">
+        <type>transmission_interface/SimpleTransmission</type>
+        <joint name="wheel"><hardwareInterface>VelocityJointInterface</hardwareInterface>
+        </joint>
+        <actuator name="m2"><mechanicalReduction>-2</mechanicalReduction></actuator>
+      </transmission>
+    </robot>
+    """)
+
+
+def test_read_robot_model_keeps_top_level_joints_only():
+    model = read_robot_model(URDF)
+    assert model.name == 'snippet'
+    assert list(model.joints) == ['j1', 'wheel', 'loose', 'copy']
+    assert model.joints['j1'].type == 'revolute'
+    wheel = model.joints['wheel']
+    assert (wheel.lower, wheel.upper, wheel.velocity) == (-math.inf, math.inf, 10.0)
+    assert model.joints['copy'].mimic == 'j1'
+
+
+def test_load_a_urdf_snippet():
+    robot = load_robot_transmissions(URDF)
+    assert robot.robot_name == 'snippet'
+    assert robot.joint_names == ['j1', 'wheel'] and robot.actuator_names == ['m1', 'm2']
+    assert robot.untransmitted_joints == ['loose'] and robot.mimic_joints == ['copy']
+    assert robot.joint_lower.tolist() == [-1.5, -math.inf]
+    assert robot.actuator_effort_limit.tolist() == [pytest.approx(20.0 / 50), 2.0]
+    assert robot.actuator_velocity_limit.tolist() == [100.0, 20.0]
+    out = robot.actuator_to_joint({'position': {'m1': 50.0, 'm2': 4.0}})
+    assert out == {'position': {'j1': 1.0, 'wheel': -2.0}}
+    assert robot.transmissions[0].info.name == 't1'
+
+
+# ---------------------------------------------------------------------------- the PR2
+@pytest.fixture(scope='module')
+def pr2():
+    if not PR2.is_file():
+        pytest.skip(f'URDF corpus not found at {PR2}')
+    return load_robot_transmissions(PR2)
+
+
+@needs_pr2
+def test_pr2_loads(pr2):
+    assert len(pr2.transmissions) == 30
+    # 26 simple + 2 x 2 wrist + 2 x (gap, 4 passive, screw and slider) gripper joints
+    assert len(pr2.joint_names) == 26 + 4 + 14 and len(pr2.actuator_names) == 32
+    assert [t.type for t in pr2.transmissions].count(
+        'pr2_mechanism_model/PR2GripperTransmission') == 2
+    assert pr2.transmission('r_gripper_trans').joint_names[:2] == ('r_gripper_joint',
+                                                                   'r_gripper_l_finger_joint')
+    assert pr2.untransmitted_joints == ['torso_lift_motor_screw_joint']
+    assert pr2.mimic_joints == [] and pr2.warnings == []
+    assert np.isfinite(pr2.actuator_effort_limit).all()
+    gripper = pr2.actuator_index['r_gripper_motor']
+    assert pr2.actuator_lower[gripper] < pr2.actuator_upper[gripper] < math.inf
+    roll = pr2.joint_index['r_wrist_roll_joint']
+    assert math.isinf(pr2.joint_lower[roll])  # continuous
+
+
+@needs_pr2
+def test_pr2_round_trip(pr2):
+    rng = np.random.default_rng(1234)
+    gripper = [pr2.actuator_index[n] for n in ('r_gripper_motor', 'l_gripper_motor')]
+    for shape in [(), (200,)]:
+        a = {i: rng.uniform(-3.0, 3.0, shape + (32,)) for i in ('position', 'velocity', 'effort')}
+        a['position'][..., gripper] = rng.uniform(5.0, 1500.0, shape + (2,))
+        joints = pr2.actuator_to_joint_arrays(a)
+        assert np.isfinite(joints['position']).all()
+        back = pr2.joint_to_actuator_arrays(joints)
+        for i in a:
+            np.testing.assert_allclose(back[i], a[i], rtol=1e-7, atol=1e-9)
+    a = {i: dict(zip(pr2.actuator_names, v.tolist())) for i, v in
+         {i: x[0] for i, x in a.items()}.items()}
+    named = pr2.joint_to_actuator(pr2.actuator_to_joint(a))
+    for i in a:
+        assert named[i] == pytest.approx(a[i], rel=1e-7, abs=1e-9)

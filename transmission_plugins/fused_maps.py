@@ -1,0 +1,241 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+r"""
+Robot-wide array maps: every linear transmission fused into one matrix per map.
+
+With :math:`\theta` all actuator positions and :math:`q` all joint positions of a robot, the
+linear transmissions together are one affine map with a block-structured Jacobian:
+
+.. math::
+
+    q = J\theta + q_0, \quad \dot q = J\dot\theta, \quad \tau = K^T u
+
+    \theta = K(q - q_0), \quad \dot\theta = K\dot q, \quad u = J^T\tau
+
+where :math:`J` (``nj x na``) holds each transmission's :math:`\partial q/\partial\theta` block
+and :math:`K` (``na x nj``) each :math:`J^{-1}` block.  One matrix product per interface kind
+then converts the whole robot; rows and columns of nonlinear transmissions are zero in these
+matrices and are filled by their own (vectorised) kernels afterwards.
+
+Dense products mix every input into every output, so a non-finite input (NaN = "no value")
+would spoil outputs that do not depend on it (``0 * nan = nan``).  Rows with a non-finite entry
+are therefore evaluated on the sparsity pattern only, so NaN reaches exactly the outputs that
+depend on it.
+"""
+
+from typing import Any
+from typing import Dict
+from typing import List
+from typing import Mapping
+from typing import NamedTuple
+from typing import Optional
+
+import numpy as np
+
+from transmission_plugins.exceptions import TransmissionInputError
+from transmission_plugins.handles import ABSOLUTE_POSITION
+from transmission_plugins.handles import EFFORT
+from transmission_plugins.handles import INTERFACE_KIND
+from transmission_plugins.handles import POSITION
+from transmission_plugins.handles import VELOCITY
+from transmission_plugins.transmission import Transmission
+
+
+class Block(NamedTuple):
+    """One transmission placed in the robot-wide vectors."""
+
+    transmission: Transmission
+    #: indices of its joints in the robot joint vector, in map order
+    joints: np.ndarray
+    #: indices of its actuators in the robot actuator vector, in map order
+    actuators: np.ndarray
+    #: False when an earlier, identical transmission already drives its actuators; only owners
+    #: write actuator values in ``joint_to_actuator``
+    owner: bool = True
+
+
+class _Product:
+    """``x @ m.T`` for a fixed matrix ``m``, exact on the sparsity pattern for non-finite x."""
+
+    def __init__(self, m: np.ndarray) -> None:
+        self.m = m
+        self.m.setflags(write=False)
+        self._mt = np.ascontiguousarray(m.T)
+        self._pattern = m != 0.0
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        finite = np.isfinite(x)
+        if finite.all():
+            return x @ self._mt
+        with np.errstate(invalid='ignore', over='ignore'):
+            y = x @ self._mt
+            rows = ~finite.all(axis=-1)
+            prod = x[rows][..., None, :] * self.m
+            y[rows] = np.where(self._pattern, prod, 0.0).sum(axis=-1)
+        return y
+
+
+def _check(values: Mapping[str, Any], size: int, side: str) -> Dict[str, np.ndarray]:
+    arrays = {}
+    for name, raw in values.items():
+        if name not in INTERFACE_KIND:
+            raise TransmissionInputError(
+                f'unknown interface {name!r}; expected one of {", ".join(INTERFACE_KIND)}')
+        try:
+            x = np.asarray(raw, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise TransmissionInputError(f'{side} {name!r} values are not numbers: {e}') from e
+        if x.ndim == 0 or x.shape[-1] != size:
+            raise TransmissionInputError(
+                f'{side} {name!r} values must have {size} entries on the last axis (one per '
+                f'{side} name), got shape {x.shape}')
+        arrays[name] = x
+    return arrays
+
+
+def _state(arrays: Dict[str, np.ndarray]) -> Optional[np.ndarray]:
+    state = arrays.get(POSITION)
+    return arrays.get(ABSOLUTE_POSITION) if state is None else state
+
+
+class FusedMaps:
+    """
+    Convert whole-robot arrays: fused linear products plus nonlinear kernels beside them.
+
+    :param blocks: the transmissions with their joint and actuator indices; every joint index
+        appears in exactly one block, every actuator index in at least one owner block
+    :param num_joints: length of the robot joint vector
+    :param num_actuators: length of the robot actuator vector
+    """
+
+    def __init__(self, blocks: List[Block], num_joints: int, num_actuators: int) -> None:
+        nj, na = num_joints, num_actuators
+        self.num_joints = nj
+        self.num_actuators = na
+        a2j_pos = np.zeros((nj, na))
+        a2j_eff = np.zeros((nj, na))
+        j2a_pos = np.zeros((na, nj))
+        j2a_eff = np.zeros((na, nj))
+        offset = np.zeros(nj)
+        self.linear: List[Block] = []
+        self.nonlinear: List[Block] = []
+        for b in blocks:
+            tr = b.transmission
+            if not tr.is_linear():
+                self.nonlinear.append(b)
+                continue
+            self.linear.append(b)
+            jac, inv, q0 = tr.linear_map()  # type: ignore[attr-defined]
+            rows, cols = np.ix_(b.joints, b.actuators)
+            a2j_pos[rows, cols] = jac
+            a2j_eff[rows, cols] = inv.T
+            offset[b.joints] = q0
+            if b.owner:
+                rows, cols = np.ix_(b.actuators, b.joints)
+                j2a_pos[rows, cols] = inv
+                j2a_eff[rows, cols] = jac.T
+        self.joint_offset = offset
+        self.joint_offset.setflags(write=False)
+        self._a2j = {POSITION: _Product(a2j_pos), VELOCITY: None, EFFORT: _Product(a2j_eff)}
+        self._a2j[VELOCITY] = self._a2j[POSITION]
+        self._j2a = {POSITION: _Product(j2a_pos), VELOCITY: None, EFFORT: _Product(j2a_eff)}
+        self._j2a[VELOCITY] = self._j2a[POSITION]
+        self._nl_owners = [b for b in self.nonlinear if b.owner]
+
+    # ------------------------------------------------------------------ the fused matrices
+    @property
+    def actuator_to_joint_position(self) -> np.ndarray:
+        r"""Return :math:`J` (``nj x na``): joint positions and velocities from actuators."""
+        return self._a2j[POSITION].m
+
+    @property
+    def actuator_to_joint_effort(self) -> np.ndarray:
+        r"""Return :math:`K^T` (``nj x na``): joint efforts from actuator efforts."""
+        return self._a2j[EFFORT].m
+
+    @property
+    def joint_to_actuator_position(self) -> np.ndarray:
+        r"""Return :math:`K` (``na x nj``): actuator positions and velocities from joints."""
+        return self._j2a[POSITION].m
+
+    @property
+    def joint_to_actuator_effort(self) -> np.ndarray:
+        r"""Return :math:`J^T` (``na x nj``): actuator efforts from joint efforts."""
+        return self._j2a[EFFORT].m
+
+    # ------------------------------------------------------------------ conversions
+    def actuator_to_joint(self, values: Mapping[str, Any]) -> Dict[str, np.ndarray]:
+        """
+        Map actuator arrays ``(..., na)`` per interface to joint arrays ``(..., nj)``.
+
+        Joints of nonlinear transmissions get NaN velocity and effort when no ``position`` (or
+        ``absolute_position``) is given in the same call.
+
+        :raises TransmissionInputError: unknown interface, non-numeric values or wrong shape
+        """
+        arrays = _check(values, self.num_actuators, 'actuator')
+        state = _state(arrays)
+        out = {}
+        for name, x in arrays.items():
+            kind = INTERFACE_KIND[name]
+            y = self._a2j[kind](x)  # type: ignore[misc]
+            if kind == POSITION:
+                y += self.joint_offset
+            for b in self.nonlinear:
+                tr = b.transmission
+                xs = x[..., b.actuators]
+                if kind == POSITION:
+                    y[..., b.joints] = tr._actuator_to_joint_position(xs)
+                elif state is None:
+                    y[..., b.joints] = np.nan
+                elif kind == VELOCITY:
+                    y[..., b.joints] = tr._actuator_to_joint_velocity(xs, state[..., b.actuators])
+                else:
+                    y[..., b.joints] = tr._actuator_to_joint_effort(xs, state[..., b.actuators])
+            out[name] = y
+        return out
+
+    def joint_to_actuator(self, values: Mapping[str, Any]) -> Dict[str, np.ndarray]:
+        """
+        Map joint arrays ``(..., nj)`` per interface to actuator arrays ``(..., na)``.
+
+        Use NaN for joints without a command: the actuators that depend on them get NaN.
+        Actuators of nonlinear transmissions get NaN velocity and effort when no ``position`` is
+        given in the same call.
+
+        :raises TransmissionInputError: unknown interface, non-numeric values or wrong shape
+        """
+        arrays = _check(values, self.num_joints, 'joint')
+        state = _state(arrays)
+        out = {}
+        for name, x in arrays.items():
+            kind = INTERFACE_KIND[name]
+            if kind == POSITION:
+                y = self._j2a[POSITION](x - self.joint_offset)
+            else:
+                y = self._j2a[kind](x)  # type: ignore[misc]
+            for b in self._nl_owners:
+                tr = b.transmission
+                xs = x[..., b.joints]
+                if kind == POSITION:
+                    y[..., b.actuators] = tr._joint_to_actuator_position(xs)
+                elif state is None:
+                    y[..., b.actuators] = np.nan
+                elif kind == VELOCITY:
+                    y[..., b.actuators] = tr._joint_to_actuator_velocity(xs, state[..., b.joints])
+                else:
+                    y[..., b.actuators] = tr._joint_to_actuator_effort(xs, state[..., b.joints])
+            out[name] = y
+        return out

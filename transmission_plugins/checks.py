@@ -72,5 +72,5 @@ def check_sequence(value: Any, length: int, parameter: str, where: str = '') -> 
     items = list(value)
     if len(items) != length:
         raise TransmissionValueError(
-            parameter, value, f'exactly {length} values, got {len(items)}', where)
+            parameter, value, f'a sequence of exactly {length} values', where)
     return items

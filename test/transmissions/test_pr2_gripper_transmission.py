@@ -45,9 +45,9 @@ PR2_URDF = Path(__file__).resolve().parents[2] / '..' / 'shared' / 'urdf_corpus'
 CTURTLE_URDF = PR2_URDF.with_name('pr2_cturtle_pr2_mechanism_model.urdf')
 
 #: The r_gripper_trans / l_gripper_trans coefficients of pr2.urdf.
-PR2 = dict(screw_reduction=0.004, gear_ratio=40.095, theta0=0.0628824676201037,
-           phi0=0.5185181221457433, t0=-0.0001914, L0=0.0375528, h=0.0, a=0.0683698,
-           b=0.043384900000000004, r=0.0915)
+PR2 = {'screw_reduction': 0.004, 'gear_ratio': 40.095, 'theta0': 0.0628824676201037,
+       'phi0': 0.5185181221457433, 't0': -0.0001914, 'L0': 0.0375528, 'h': 0.0, 'a': 0.0683698,
+       'b': 0.043384900000000004, 'r': 0.0915}
 OPEN_GAP = 0.09
 OPEN_MOTOR = 1405.7  # rad, from the issue
 RAD2MR = 1.0 / (2.0 * math.pi)
@@ -69,7 +69,7 @@ def _joints(gap, width):
 
 # ------------------------------------------------------------------------------ reference
 def _reference_forward(pa, va, ea, p, mr):
-    """Return (gap pos, vel, eff, passive pos, vel, eff) computed like the C++ propagatePosition."""
+    """Return gap and passive (position, velocity, effort) like the C++ propagatePosition."""
     s, g, th0, ph0, t0, L0, h, a, b, r = (p[k] for k in (
         'screw_reduction', 'gear_ratio', 'theta0', 'phi0', 't0', 'L0', 'h', 'a', 'b', 'r'))
     MR = pa / mr * RAD2MR  # noqa: N806

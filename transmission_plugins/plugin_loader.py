@@ -37,6 +37,7 @@ from typing import Collection
 from typing import Dict
 from typing import Iterable
 from typing import List
+from typing import Mapping
 from typing import NamedTuple
 from typing import Optional
 from typing import Sequence
@@ -120,19 +121,26 @@ def find_transmission_plugins(
 
 def load_transmission_class(type_name: str, *,
                             plugins: Optional[Sequence[TransmissionPlugin]] = None,
-                            where: str = '') -> Type[Transmission]:
+                            where: str = '',
+                            aliases: Optional[Mapping[str, str]] = None) -> Type[Transmission]:
     """
     Import the plugin registered under ``type_name`` (exact match) and return its class.
 
     :param type_name: the pluginlib lookup name written in the URDF
     :param plugins: the registry to search (default: :func:`find_transmission_plugins`)
     :param where: the requesting transmission (name or element path), for messages
+    :param aliases: opt-in renaming applied first, e.g.
+        ``{'sr_mechanism_model/SimpleTransmission': 'transmission_interface/SimpleTransmission'}``
+        for a vendor type whose map is the standard one
     :raises UnknownTransmissionTypeError: no plugin has that name; the message lists the known
     :raises TransmissionLoadError: the import failed (chained) or the target is not a
         Transmission subclass
     """
     if plugins is None:
         plugins = find_transmission_plugins()
+    if aliases and type_name in aliases:
+        where = f'{where}: {type_name!r} aliased to' if where else f'{type_name!r} aliased to'
+        type_name = aliases[type_name]
     matches = [p for p in plugins if p.name == type_name]
     if not matches:
         raise UnknownTransmissionTypeError(type_name, sorted({p.name for p in plugins}), where)
@@ -155,7 +163,8 @@ def load_transmission_class(type_name: str, *,
 
 def build_transmission(info: TransmissionInfo,
                        plugins: Optional[Sequence[TransmissionPlugin]] = None, *,
-                       record: Optional[List[str]] = None) -> TransmissionWiring:
+                       record: Optional[List[str]] = None,
+                       aliases: Optional[Mapping[str, str]] = None) -> TransmissionWiring:
     """
     Build one transmission from its parsed record through the plugin of its type.
 
@@ -163,13 +172,14 @@ def build_transmission(info: TransmissionInfo,
     :param plugins: the registry (default: :func:`find_transmission_plugins`)
     :param record: when given, the plugin's user warnings (lenient-mode replacements) are
         appended to it as strings instead of being issued
+    :param aliases: see :func:`load_transmission_class`
     :returns: the transmission and its joint and actuator names in map order
     :raises UrdfTransmissionError: (a subclass) the plugin rejects the element; a constructor
         ``TransmissionValueError`` is re-raised as ``BadValueError`` naming ``info.path``
     :raises TransmissionLoadError: the plugin is unknown, fails to import or breaks the protocol
     """
     where = info.path or info.name
-    cls = load_transmission_class(info.type, plugins=plugins, where=where)
+    cls = load_transmission_class(info.type, plugins=plugins, where=where, aliases=aliases)
     from_info = getattr(cls, 'from_info', None)
     if from_info is None:
         raise TransmissionLoadError(info.type, f'{cls.__module__}.{cls.__qualname__} has no '
@@ -229,8 +239,12 @@ def _where(info: TransmissionInfo) -> str:
 
 def _check_references(info: TransmissionInfo, wiring: TransmissionWiring,
                       known_joints: Optional[Collection[str]],
+                      named: Dict[str, TransmissionInfo],
                       driven: Dict[str, TransmissionInfo],
                       used: Dict[str, TransmissionInfo]) -> None:
+    if info.name in named:
+        raise BrokenReferenceError(info.path or info.name, f'transmission name {info.name!r} is '
+                                   f'already used by {_where(named[info.name])}', info.line)
     for name in wiring.joint_names:
         path = _end_path(info, name, 'joint')
         if known_joints is not None and name not in known_joints:
@@ -249,13 +263,15 @@ def _check_references(info: TransmissionInfo, wiring: TransmissionWiring,
 
 def build_transmissions(infos: Iterable[TransmissionInfo], *,
                         joint_names: Optional[Collection[str]] = None, lenient: bool = False,
-                        plugins: Optional[Sequence[TransmissionPlugin]] = None) -> BuildResult:
+                        plugins: Optional[Sequence[TransmissionPlugin]] = None,
+                        aliases: Optional[Mapping[str, str]] = None) -> BuildResult:
     """
     Build every transmission of a robot and check the wiring across them.
 
-    Checks, in record order: each joint a transmission drives is a ``<joint>`` of the robot
-    (when ``joint_names`` is non-empty; actuator names are a separate namespace and are not
-    checked), no joint is driven by two transmissions, no actuator is used by two.
+    Checks, in record order: no two transmissions share a name (the parser merges exact
+    duplicates), each joint a transmission drives is a ``<joint>`` of the robot (when
+    ``joint_names`` is non-empty; actuator names are a separate namespace and are not checked),
+    no joint is driven by two transmissions, no actuator is used by two.
 
     :param infos: the records, e.g. ``parse_transmissions(...).transmissions``
     :param joint_names: the robot's joints, e.g. ``ParseResult.joint_names``; empty or None
@@ -264,6 +280,7 @@ def build_transmissions(infos: Iterable[TransmissionInfo], *,
         reference) with a warning instead of raising; the first one to claim a joint or an
         actuator keeps it
     :param plugins: the registry (default: :func:`find_transmission_plugins`, computed once)
+    :param aliases: opt-in type renaming, see :func:`load_transmission_class`
     :raises TransmissionError: in strict mode, the first failure
     """
     if plugins is None:
@@ -271,12 +288,13 @@ def build_transmissions(infos: Iterable[TransmissionInfo], *,
     known = set(joint_names) if joint_names else None
     built: List[BuiltTransmission] = []
     notes: List[str] = []
+    named: Dict[str, TransmissionInfo] = {}
     driven: Dict[str, TransmissionInfo] = {}
     used: Dict[str, TransmissionInfo] = {}
     for info in infos:
         try:
-            wiring = build_transmission(info, plugins, record=notes)
-            _check_references(info, wiring, known, driven, used)
+            wiring = build_transmission(info, plugins, record=notes, aliases=aliases)
+            _check_references(info, wiring, known, named, driven, used)
         except TransmissionError as e:
             if not lenient:
                 raise
@@ -286,6 +304,7 @@ def build_transmissions(infos: Iterable[TransmissionInfo], *,
             else:
                 notes.append(f'skipped (lenient mode): {e}')
             continue
+        named[info.name] = info
         for name in wiring.joint_names:
             driven[name] = info
         for name in wiring.actuator_names:

@@ -46,7 +46,9 @@ subclass naming the element path and the bad value for: a missing or empty name 
 non-numeric, NaN, infinite or zero reduction, a bad offset, an empty ``<hardwareInterface>``, a
 value given twice, a ros2_control joint that is not in its block, and a transmission name used
 again with a different mapping.  Lenient mode replaces an ill-defined reduction by 1.0 and an
-ill-defined offset by 0.0, skips a transmission it cannot read, and records a warning for each.
+ill-defined offset by 0.0, skips a transmission it cannot read, and records a warning for each;
+it keeps records that reuse a name, and :func:`~.plugin_loader.build_transmissions` keeps the
+first of them that builds (so an unknown type does not shadow a good transmission).
 Exact duplicates (same name and mapping, e.g. Franka's one per hardware interface) are merged with
 a warning in both modes.
 """
@@ -583,12 +585,12 @@ def _merge_duplicates(infos: List[TransmissionInfo], ctx: _Context) -> List[Tran
         first = out[index[info.name]]
         where = f'{first.path}' + (f' (line {first.line})' if first.line else '')
         if mapping_key(first) != mapping_key(info):
-            error = BrokenReferenceError(
-                info.path, f'transmission name {info.name!r} is already used by {where} with a '
-                'different mapping', info.line)
             if not ctx.lenient:
-                raise error
-            ctx.warnings.append(f'skipped (lenient mode): {error}')
+                raise BrokenReferenceError(
+                    info.path, f'transmission name {info.name!r} is already used by {where} '
+                    'with a different mapping', info.line)
+            # lenient: keep both; build_transmissions keeps the first one that builds
+            out.append(info)
             continue
         out[index[info.name]] = replace(first, joints=_merge_ends(first.joints, info.joints),
                                         actuators=_merge_ends(first.actuators, info.actuators))

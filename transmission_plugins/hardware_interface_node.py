@@ -40,9 +40,11 @@ from diagnostic_msgs.msg import DiagnosticStatus
 from diagnostic_msgs.msg import KeyValue
 from rcl_interfaces.msg import ParameterDescriptor
 from rcl_interfaces.msg import ParameterType
+from rclpy.exceptions import ParameterUninitializedException
 from rclpy.lifecycle import LifecycleNode
 from rclpy.lifecycle import LifecycleState
 from rclpy.lifecycle import TransitionCallbackReturn
+from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_msgs.msg import String
@@ -98,7 +100,20 @@ def declare_parameters(node: Any, parameters: dict) -> None:
                                          dynamic_typing=kind is float)
         if kind is float:
             descriptor.type = ParameterType.PARAMETER_NOT_SET
-        node.declare_parameter(name, default, descriptor)
+        if kind is list and not default:
+            # an empty list would be typed BYTE_ARRAY: declare the type, read None as []
+            node.declare_parameter(name, Parameter.Type.STRING_ARRAY, descriptor)
+        else:
+            node.declare_parameter(name, default, descriptor)
+
+
+def parameter_value(node: Any, name: str) -> Any:
+    """Return a parameter's value; an uninitialised string array reads as ``[]``."""
+    try:
+        value = node.get_parameter(name).value
+    except ParameterUninitializedException:
+        return []
+    return [] if value is None else value
 
 
 class HardwareInterfaceNode(LifecycleNode):
@@ -118,12 +133,12 @@ class HardwareInterfaceNode(LifecycleNode):
         self._command_pub = None
         self._diag_pub = None
         self._last_cycle_start = 0.0
-        if not self.get_parameter('robot_description').value:
+        if not self._param('robot_description'):
             self._description_sub = self.create_subscription(
                 String, 'robot_description', self._on_description, description_qos())
             self.get_logger().info('robot_description parameter empty: waiting for the '
                                    'robot_description topic')
-        elif self.get_parameter('autostart').value:
+        elif self._param('autostart'):
             self._autostart()
 
     # ------------------------------------------------------------------ start-up
@@ -137,11 +152,11 @@ class HardwareInterfaceNode(LifecycleNode):
         if self.core is not None:
             self.get_logger().info('new robot_description received; it is used at the next '
                                    'configure (cleanup, then configure)')
-        elif first and self.get_parameter('autostart').value:
+        elif first and self._param('autostart'):
             self._autostart()
 
     def _param(self, name: str) -> Any:
-        return self.get_parameter(name).value
+        return parameter_value(self, name)
 
     # ------------------------------------------------------------------ lifecycle
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:

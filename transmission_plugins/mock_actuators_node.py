@@ -33,10 +33,12 @@ from typing import Optional
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
 from transmission_plugins.hardware_interface_node import declare_parameters
+from transmission_plugins.hardware_interface_node import parameter_value
 from transmission_plugins.ros_common import description_qos
 from transmission_plugins.ros_common import reliable_qos
 from transmission_plugins.ros_common import run_node
@@ -66,7 +68,7 @@ class MockActuatorsNode(Node):
         super().__init__(node_name, **kwargs)
         declare_parameters(self, PARAMETERS)
         self.declare_parameter(
-            'initial_joint_positions', [0.0],
+            'initial_joint_positions', Parameter.Type.DOUBLE_ARRAY,
             ParameterDescriptor(description='initial positions of initial_joint_names (rad or '
                                             'm), same order'))
         self.sim = None
@@ -74,7 +76,7 @@ class MockActuatorsNode(Node):
         self._timer = None
         self._last = 0.0
         self._sub_description = None
-        description = self.get_parameter('robot_description').value
+        description = self._p('robot_description')
         if description:
             self._build(description)
         else:
@@ -83,19 +85,24 @@ class MockActuatorsNode(Node):
                 description_qos())
             self.get_logger().info('waiting for the robot_description topic')
 
+    def _p(self, name: str) -> Any:
+        return parameter_value(self, name)
+
     def _build(self, description: str) -> None:
         if self.sim is not None:
             return
         from transmission_plugins.actuator import ActuatorSimulator
         from transmission_plugins.robot_transmissions import load_robot_transmissions
         robot = load_robot_transmissions(description,
-                                         lenient=bool(self.get_parameter('lenient').value))
+                                         lenient=bool(self._p('lenient')))
         models = [robot.actuator_models[n] for n in robot.actuator_names]
-        sim = ActuatorSimulator(models, min_inertia=1e-7, damping=float(self.get_parameter('damping').value),
-                                bandwidth=float(self.get_parameter('bandwidth').value))
+        # min_inertia: let small rotors (the gripper's) keep their real inertia
+        sim = ActuatorSimulator(models, min_inertia=1e-7,
+                                damping=float(self._p('damping')),
+                                bandwidth=float(self._p('bandwidth')))
         q = robot.default_joint_position()
-        names = list(self.get_parameter('initial_joint_names').value or [])
-        values = list(self.get_parameter('initial_joint_positions').value or [])
+        names = list(parameter_value(self, 'initial_joint_names'))
+        values = list(self._p('initial_joint_positions'))
         if names:
             if len(values) != len(names):
                 raise ValueError(f'initial_joint_positions has {len(values)} values for '
@@ -111,11 +118,11 @@ class MockActuatorsNode(Node):
         self.robot, self.sim = robot, sim
         self._index = {n: i for i, n in enumerate(robot.actuator_names)}
         self._names = list(robot.actuator_names)
-        depth = max(1, int(self.get_parameter('qos_depth').value))
+        depth = max(1, int(self._p('qos_depth')))
         self._pub = self.create_publisher(JointState, 'actuator_states', reliable_qos(depth))
         self.create_subscription(JointState, 'actuator_commands', self._on_command,
                                  reliable_qos(depth))
-        rate = float(self.get_parameter('rate').value)
+        rate = float(self._p('rate'))
         if not rate > 0.0:
             raise ValueError(f'rate must be > 0 Hz, got {rate}')
         self._max_dt = 5.0 / rate

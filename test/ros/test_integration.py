@@ -1,0 +1,570 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Multi-process tests: the nodes in subprocesses, real rclpy and DDS, a test client here.
+
+Three node sets share this module (started once, killed at teardown), each in its own
+namespace of a ROS domain private to this process:
+
+* ``/robot1``: hardware interface + mock actuators, started with ``-r __ns:=/robot1`` (closed
+  loop, namespaces);
+* ``/open``: hardware interface alone, its ``actuator_states`` remapped to
+  ``/open/motor_feedback``; the client plays the motors (maths, limits, watchdogs, garbage);
+* ``/lc``: hardware interface with ``autostart: false`` and a broken description (lifecycle).
+"""
+
+import math
+import os
+import subprocess
+import sys
+import time
+
+from diagnostic_msgs.msg import DiagnosticArray
+from lifecycle_msgs.msg import State
+from lifecycle_msgs.msg import Transition
+from lifecycle_msgs.srv import ChangeState
+from lifecycle_msgs.srv import GetState
+import numpy as np
+import pytest
+from rcl_interfaces.msg import Parameter
+from rcl_interfaces.msg import ParameterType
+from rcl_interfaces.msg import ParameterValue
+from rcl_interfaces.srv import SetParameters
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+import yaml
+
+from transmission_plugins.launcher import default_description_file
+from transmission_plugins.launcher import read_description
+from transmission_plugins.robot_transmissions import load_robot_transmissions
+
+pytestmark = pytest.mark.ros
+
+HW = 'transmission_plugins.hardware_interface_node'
+MOCK = 'transmission_plugins.mock_actuators_node'
+OPEN_RATE = 50.0          # Hz of the /open node: one period is 20 ms
+OPEN_STATE_TIMEOUT = 0.2
+OPEN_COMMAND_TIMEOUT = 0.3
+SLACK = 0.03              # DDS delivery and scheduling on a loaded 2-core machine
+BAD_URDF = ('<robot name="broken"><joint name="j" type="revolute"><parent link="a"/>'
+            '<child link="b"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+            '<link name="a"/><link name="b"/><transmission name="t">'
+            '<type>transmission_interface/SimpleTransmission</type><joint name="j"/>'
+            '<actuator name="m"><mechanicalReduction>0</mechanicalReduction></actuator>'
+            '</transmission></robot>')
+
+
+# ---------------------------------------------------------------------- fixtures
+@pytest.fixture(scope='module')
+def urdf():
+    return read_description(default_description_file())
+
+
+@pytest.fixture(scope='module')
+def robot(urdf):
+    return load_robot_transmissions(urdf)
+
+
+@pytest.fixture(scope='module')
+def ros_env():
+    """Give this module its own ROS domain, on localhost only."""
+    saved = {k: os.environ.get(k) for k in ('ROS_DOMAIN_ID', 'ROS_AUTOMATIC_DISCOVERY_RANGE')}
+    os.environ['ROS_DOMAIN_ID'] = str(os.getpid() % 100 + 100)
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    yield dict(os.environ)
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(scope='module')
+def processes(ros_env, urdf, tmp_path_factory):
+    """Start the three node sets; kill them at teardown."""
+    tmp = tmp_path_factory.mktemp('nodes')
+    hw = 'transmission_hardware_interface'
+    params = {
+        f'/robot1/{hw}': {'ros__parameters': {
+            'robot_description': urdf, 'update_rate': 100.0, 'command_timeout': 1.0,
+            'state_timeout': 0.2}},
+        '/robot1/mock_actuators': {'ros__parameters': {'robot_description': urdf,
+                                                       'rate': 200.0}},
+        f'/open/{hw}': {'ros__parameters': {
+            'robot_description': urdf, 'update_rate': OPEN_RATE,
+            'state_timeout': OPEN_STATE_TIMEOUT, 'command_timeout': OPEN_COMMAND_TIMEOUT,
+            'diagnostic_period': 0.2, 'joints': ['gripper_joint', 'pan_joint']}},
+        f'/lc/{hw}': {'ros__parameters': {
+            'robot_description': BAD_URDF, 'autostart': False, 'update_rate': 50.0,
+            'state_timeout': 0.5}},
+    }
+    params_file = tmp / 'params.yaml'
+    params_file.write_text(yaml.safe_dump(params))
+    common = ['--ros-args', '--params-file', str(params_file)]
+    commands = {
+        'robot1_hw': [HW] + common + ['-r', '__ns:=/robot1'],
+        'robot1_mock': [MOCK] + common + ['-r', '__ns:=/robot1'],
+        'open_hw': [HW] + common + ['-r', '__ns:=/open', '-r',
+                                    'actuator_states:=/open/motor_feedback'],
+        'lc_hw': [HW] + common + ['-r', '__ns:=/lc'],
+    }
+    procs = {}
+    try:
+        for name, argv in commands.items():
+            log = open(tmp / f'{name}.log', 'w')
+            procs[name] = subprocess.Popen([sys.executable, '-m'] + argv, env=ros_env,
+                                           stdout=log, stderr=subprocess.STDOUT)
+            log.close()
+        yield procs
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.send_signal(2)
+        for p in procs.values():
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        for name in procs:
+            text = (tmp / f'{name}.log').read_text()
+            if 'Traceback' in text:
+                print(f'--- {name} log ---\n{text}')
+
+
+class Client:
+    """The test's own node: publishers, recorders and service calls."""
+
+    def __init__(self) -> None:
+        self.node = Node('integration_client')
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(self.node)
+        self.records = {}
+        self.pubs = {}
+
+    def record(self, topic, msg_type=JointState):
+        """Subscribe to ``topic`` and keep (arrival time, message) pairs."""
+        if topic not in self.records:
+            self.records[topic] = []
+            self.node.create_subscription(
+                msg_type, topic,
+                lambda m, t=topic: self.records[t].append((time.monotonic(), m)), 50)
+        return self.records[topic]
+
+    def pub(self, topic, msg_type=JointState):
+        if topic not in self.pubs:
+            self.pubs[topic] = self.node.create_publisher(msg_type, topic, 10)
+        return self.pubs[topic]
+
+    def spin(self, seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.executor.spin_once(timeout_sec=min(0.01, max(0.0, end - time.monotonic())))
+
+    def spin_until(self, predicate, timeout, what='condition'):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if predicate():
+                return
+            self.executor.spin_once(timeout_sec=0.01)
+        assert predicate(), f'timed out after {timeout} s waiting for {what}'
+
+    def call(self, srv_type, name, request, timeout=10.0):
+        cli = self.node.create_client(srv_type, name)
+        assert cli.wait_for_service(timeout_sec=timeout), f'service {name} not available'
+        future = cli.call_async(request)
+        self.spin_until(future.done, timeout, f'reply of {name}')
+        self.node.destroy_client(cli)
+        return future.result()
+
+
+@pytest.fixture(scope='module')
+def client(processes):
+    rclpy.init()
+    c = Client()
+    c.record('/diagnostics', DiagnosticArray)
+    yield c
+    c.node.destroy_node()
+    rclpy.try_shutdown()
+
+
+def _state_msg(names, position, velocity=(), effort=()):
+    msg = JointState()
+    msg.name = list(names)
+    msg.position = [float(x) for x in position]
+    msg.velocity = [float(x) for x in velocity]
+    msg.effort = [float(x) for x in effort]
+    return msg
+
+
+def _latest(records, since=0.0):
+    fresh = [m for t, m in records if t >= since]
+    return fresh[-1] if fresh else None
+
+
+def _alive(processes):
+    dead = {n: p.returncode for n, p in processes.items() if p.poll() is not None}
+    assert not dead, f'node processes died: {dead}'
+
+
+def _diag(client, name):
+    """Return the latest DiagnosticStatus list of the node named ``name``."""
+    recs = client.record('/diagnostics', DiagnosticArray)
+    for _, msg in reversed(recs):
+        if msg.status and msg.status[0].name == name:
+            return msg.status
+    return None
+
+
+def _feed(client, robot, q_act, seconds, v_act=None, e_act=None):
+    """Publish motor states on /open at 100 Hz for ``seconds``."""
+    pub = client.pub('/open/motor_feedback')
+    end = time.monotonic() + seconds
+    n = len(robot.actuator_names)
+    while time.monotonic() < end:
+        pub.publish(_state_msg(robot.actuator_names, q_act,
+                               np.zeros(n) if v_act is None else v_act,
+                               np.zeros(n) if e_act is None else e_act))
+        client.spin(0.01)
+
+
+def _open_ready(client, robot, q_act):
+    js = client.record('/open/joint_states')
+    pub = client.pub('/open/motor_feedback')
+    msg = _state_msg(robot.actuator_names, q_act)
+    end = time.monotonic() + 20.0
+    while not js and time.monotonic() < end:
+        pub.publish(msg)
+        client.spin(0.02)
+    assert js, '/open node never published joint_states'
+
+
+def _j2a(robot, values):
+    """Name-keyed joint_to_actuator; passive joints (ignored by their maps) filled with 0."""
+    full = {}
+    for interface, by_name in values.items():
+        full[interface] = dict.fromkeys(robot.joint_names, 0.0)
+        full[interface].update(by_name)
+    out = robot.joint_to_actuator(full)
+    return {k: {a: v for a, v in by_act.items() if _drives(robot, a, values[k])}
+            for k, by_act in out.items()}
+
+
+def _drives(robot, actuator, joints):
+    """Return True when ``actuator``'s transmission has a commanded joint."""
+    for t in robot.transmissions:
+        if actuator in t.actuator_names:
+            return any(j in joints for j in t.joint_names)
+    return False
+
+
+def _mid_actuators(robot):
+    q = robot.default_joint_position()
+    return np.asarray(robot.joint_to_actuator_arrays({'position': q})['position'])
+
+
+# ---------------------------------------------------------------------- joint_states maths
+def test_joint_states_match_the_transmission_maths(client, processes, robot):
+    rng = np.random.default_rng(1234)
+    _open_ready(client, robot, _mid_actuators(robot))
+    js = client.record('/open/joint_states')
+    lo, hi = robot.joint_lower, robot.joint_upper
+    kinds = {t.type for t in robot.transmissions}
+    assert len(kinds) == 4
+    for _ in range(3):
+        q = lo + (hi - lo) * rng.uniform(0.1, 0.9, len(lo))
+        act = {'position': dict(zip(robot.joint_names, q))}
+        a = robot.joint_to_actuator(act)['position']
+        q_act = [a[n] for n in robot.actuator_names]
+        v_act = rng.uniform(-1.0, 1.0, len(q_act))
+        e_act = rng.uniform(-0.1, 0.1, len(q_act))
+        expected = robot.actuator_to_joint({
+            'position': dict(zip(robot.actuator_names, q_act)),
+            'velocity': dict(zip(robot.actuator_names, v_act)),
+            'effort': dict(zip(robot.actuator_names, e_act))})
+        start = time.monotonic()
+        _feed(client, robot, q_act, 0.15, v_act, e_act)
+        msg = _latest(js, start + 0.1)
+        assert msg is not None
+        assert list(msg.name) == robot.joint_names
+        for field in ('position', 'velocity', 'effort'):
+            got = dict(zip(msg.name, getattr(msg, field)))
+            for joint, value in expected[field].items():
+                assert got[joint] == pytest.approx(value, rel=1e-9, abs=1e-9), (field, joint)
+        assert msg.header.stamp.sec > 0
+    _alive(processes)
+
+
+# ---------------------------------------------------------------------- commands
+def test_commands_reach_motors_in_actuator_units(client, robot):
+    q_act = _mid_actuators(robot)
+    _open_ready(client, robot, q_act)
+    cmds = client.record('/open/actuator_commands')
+    joints = [n for n in robot.joint_names if not n.startswith('gripper_') or n == 'gripper_joint']
+    target = {'pan_joint': 0.4, 'shoulder_joint': -0.3, 'elbow_joint': 0.8,
+              'wrist_pitch_joint': 0.2, 'wrist_roll_joint': -1.0, 'gripper_joint': 0.06}
+    velocity = {n: 0.1 for n in joints}
+    expected = _j2a(robot, {'position': target, 'velocity': velocity})
+    msg = _state_msg(joints, [target[n] for n in joints], [velocity[n] for n in joints])
+    start = time.monotonic()
+    client.pub('/open/joint_commands').publish(msg)
+    _feed(client, robot, q_act, 0.15)
+    got = _latest(cmds, start)
+    assert got is not None, 'no actuator_commands'
+    assert list(got.name) == robot.actuator_names
+    assert set(expected['position']) == set(robot.actuator_names)
+    for field in ('position', 'velocity'):
+        values = dict(zip(got.name, getattr(got, field)))
+        for name, value in expected[field].items():
+            assert values[name] == pytest.approx(value, rel=1e-9), (field, name)
+    assert len(got.effort) == 0
+
+
+def test_array_command_topics_follow_the_joints_parameter(client, robot):
+    q_act = _mid_actuators(robot)
+    _open_ready(client, robot, q_act)
+    cmds = client.record('/open/actuator_commands')
+    start = time.monotonic()
+    client.pub('/open/position_commands', Float64MultiArray).publish(
+        Float64MultiArray(data=[0.03, -0.5]))  # joints: [gripper_joint, pan_joint]
+    _feed(client, robot, q_act, 0.15)
+    got = _latest(cmds, start)
+    expected = _j2a(robot, {'position': {'gripper_joint': 0.03, 'pan_joint': -0.5}})['position']
+    values = dict(zip(got.name, got.position))
+    assert set(values) == {'pan_motor', 'gripper_motor'}
+    for name in values:
+        assert values[name] == pytest.approx(expected[name], rel=1e-9)
+
+
+def test_limits_clamp_commands_and_count(client, robot):
+    q_act = _mid_actuators(robot)
+    _open_ready(client, robot, q_act)
+    cmds = client.record('/open/actuator_commands')
+    start = time.monotonic()
+    client.pub('/open/joint_commands').publish(
+        _state_msg(['pan_joint', 'gripper_joint'], [10.0, 0.5]))
+    _feed(client, robot, q_act, 0.15)
+    got = _latest(cmds, start)
+    upper = dict(zip(robot.joint_names, robot.joint_upper))
+    expected = _j2a(robot, {'position': {'pan_joint': upper['pan_joint'],
+                                         'gripper_joint': upper['gripper_joint']}})
+    values = dict(zip(got.name, got.position))
+    assert values['pan_motor'] == pytest.approx(expected['position']['pan_motor'])
+    assert values['gripper_motor'] == pytest.approx(expected['position']['gripper_motor'])
+    # effort commands are clamped to the actuator effort limits
+    start = time.monotonic()
+    client.pub('/open/joint_commands').publish(_state_msg(['pan_joint'], [], [], [1e4]))
+    _feed(client, robot, q_act, 0.15)
+    got = _latest(cmds, start)
+    limit = dict(zip(robot.actuator_names, robot.actuator_effort_limit))['pan_motor']
+    joint_limit = dict(zip(robot.joint_names, robot.joint_effort_limit))['pan_joint']
+    # the joint limit (100 N m -> 50 N m at the motor) and then the motor's own 45 N m apply
+    assert _j2a(robot, {'effort': {'pan_joint': joint_limit}})['effort']['pan_motor'] > limit
+    assert dict(zip(got.name, got.effort))['pan_motor'] == pytest.approx(limit)
+    client.spin_until(lambda: _diag(client, '/open/transmission_hardware_interface')
+                      is not None, 5.0, 'diagnostics')
+    _feed(client, robot, q_act, 0.3)
+    top = {kv.key: kv.value for kv in _diag(client, '/open/transmission_hardware_interface')[0]
+           .values}
+    assert int(top['clamped.joint_position']) >= 2
+    assert int(top['clamped.joint_effort']) >= 1
+    assert int(top['clamped.actuator_effort']) >= 1
+
+
+# ---------------------------------------------------------------------- watchdogs
+def test_state_watchdog_fires_within_one_period(client, processes, robot):
+    q_act = _mid_actuators(robot)
+    _open_ready(client, robot, q_act)
+    js = client.record('/open/joint_states')
+    _feed(client, robot, q_act, 0.3)
+    t0 = time.monotonic()   # the last state was published just before t0
+    client.spin(OPEN_STATE_TIMEOUT + 0.3)
+    last = max(t for t, _ in js)
+    period = 1.0 / OPEN_RATE
+    assert OPEN_STATE_TIMEOUT - period - 0.012 <= last - t0 <= \
+        OPEN_STATE_TIMEOUT + period + SLACK, last - t0
+    client.spin(0.3)
+    status = _diag(client, '/open/transmission_hardware_interface')
+    assert status[0].level == bytes([3])
+    assert all(s.level == bytes([3]) for s in status[1:])
+    assert 'stale' in status[1].message
+    _alive(processes)
+
+
+def test_command_watchdog_fires_within_one_period(client, robot):
+    q_act = _mid_actuators(robot)
+    _open_ready(client, robot, q_act)
+    cmds = client.record('/open/actuator_commands')
+    client.pub('/open/joint_commands').publish(_state_msg(['pan_joint'], [0.3]))
+    t0 = time.monotonic()
+    _feed(client, robot, q_act, OPEN_COMMAND_TIMEOUT + 0.3)
+    sent = [t for t, m in cmds if t >= t0 and 'pan_motor' in m.name]
+    assert sent, 'the command never reached actuator_commands'
+    period = 1.0 / OPEN_RATE
+    assert OPEN_COMMAND_TIMEOUT - period - 0.012 <= sent[-1] - t0 <= \
+        OPEN_COMMAND_TIMEOUT + period + SLACK, sent[-1] - t0
+
+
+# ---------------------------------------------------------------------- garbage
+def test_garbage_leaves_the_node_alive_and_outputs_finite(client, processes, robot):
+    q_act = _mid_actuators(robot)
+    _open_ready(client, robot, q_act)
+    js = client.record('/open/joint_states')
+    cmds = client.record('/open/actuator_commands')
+    names = robot.actuator_names
+    garbage = [
+        _state_msg(names, [math.nan] * len(names)),
+        _state_msg(names, [math.inf] * len(names)),
+        _state_msg(names, [1.0]),
+        _state_msg(names + ['ghost'], [0.0] * (len(names) + 1)),
+        _state_msg([names[0], names[0]], [0.0, 1.0]),
+        _state_msg([], []),
+        _state_msg(names, [], [], []),
+    ]
+    commands = [
+        _state_msg(['pan_joint'], [math.nan]),
+        _state_msg(['pan_joint', 'nope'], [0.1, 0.2]),
+        _state_msg(['gripper_l_finger_joint'], [0.1]),
+        _state_msg(['pan_joint', 'pan_joint'], [0.1, 0.2]),
+        _state_msg(['pan_joint'], [0.1, 0.2]),
+    ]
+    start = time.monotonic()
+    for _ in range(5):
+        for g in garbage:
+            client.pub('/open/motor_feedback').publish(g)
+        for c in commands:
+            client.pub('/open/joint_commands').publish(c)
+        client.pub('/open/velocity_commands', Float64MultiArray).publish(
+            Float64MultiArray(data=[1.0, 2.0, 3.0]))
+        client.pub('/open/effort_commands', Float64MultiArray).publish(
+            Float64MultiArray(data=[math.nan, 1.0]))
+        _feed(client, robot, q_act, 0.05)
+    _feed(client, robot, q_act, 0.5)
+    _alive(processes)
+    recent = [m for t, m in js if t > start]
+    assert len(recent) > 10
+    for m in recent + [m for t, m in cmds if t > start]:
+        for field in (m.position, m.velocity, m.effort):
+            assert np.isfinite(np.asarray(field)).all()
+    top = {kv.key: kv.value for kv in _diag(client, '/open/transmission_hardware_interface')[0]
+           .values}
+    assert int(top['dropped.actuator_states.non_finite']) >= 10
+    for key in ('dropped.actuator_states.length_mismatch', 'dropped.actuator_states.unknown_names',
+                'dropped.actuator_states.duplicate_names', 'dropped.joint_commands.not_commandable',
+                'dropped.velocity_commands.length_mismatch',
+                'dropped.effort_commands.non_finite'):
+        assert int(top[key]) >= 1, key
+
+
+# ---------------------------------------------------------------------- closed loop
+def test_closed_loop_moves_joints_to_target(client, processes, robot):
+    js = client.record('/robot1/joint_states')
+    motors = client.record('/robot1/actuator_states')
+    client.spin_until(lambda: js and motors, 20.0, '/robot1 joint_states')
+    target = {'pan_joint': 0.5, 'shoulder_joint': -0.4, 'elbow_joint': 0.6,
+              'wrist_pitch_joint': 0.3, 'wrist_roll_joint': -0.8, 'gripper_joint': 0.07}
+    msg = _state_msg(list(target), list(target.values()))
+    pub = client.pub('/robot1/joint_commands')
+
+    def reached():
+        pub.publish(msg)
+        m = _latest(js)
+        got = dict(zip(m.name, m.position))
+        return all(abs(got[n] - v) < 2e-3 for n, v in target.items())
+
+    end = time.monotonic() + 8.0
+    settled = 0
+    while time.monotonic() < end and settled < 10:   # on target for 10 checks in a row
+        settled = settled + 1 if reached() else 0
+        client.spin(0.05)
+    m = _latest(js)
+    assert reached(), dict(zip(m.name, m.position))
+    expected = _j2a(robot, {'position': target})['position']
+    a = dict(zip(_latest(motors).name, _latest(motors).position))
+    for name, value in expected.items():
+        assert a[name] == pytest.approx(value, rel=5e-3, abs=5e-3), name
+    # passive finger joints follow the gap
+    got = dict(zip(m.name, m.position))
+    assert got['gripper_l_finger_joint'] > 0.3
+    _alive(processes)
+
+
+def test_namespace_applies_to_every_topic(client):
+    client.spin(0.2)
+    names = {n for n, _ in client.node.get_topic_names_and_types()}
+    for topic in ('joint_states', 'actuator_states', 'actuator_commands', 'joint_commands'):
+        assert f'/robot1/{topic}' in names
+    assert '/open/motor_feedback' in names
+    assert '/open/actuator_states' not in names
+    assert '/joint_states' not in names
+
+
+# ---------------------------------------------------------------------- lifecycle
+def _lc_state(client):
+    return client.call(GetState, '/lc/transmission_hardware_interface/get_state',
+                       GetState.Request()).current_state.id
+
+
+def _lc_change(client, transition):
+    req = ChangeState.Request()
+    req.transition.id = transition
+    return client.call(ChangeState, '/lc/transmission_hardware_interface/change_state',
+                       req).success
+
+
+def test_lifecycle_transitions(client, processes, robot, urdf):
+    assert _lc_state(client) == State.PRIMARY_STATE_UNCONFIGURED
+    # a broken description fails configure; the node stays alive and unconfigured
+    assert not _lc_change(client, Transition.TRANSITION_CONFIGURE)
+    assert _lc_state(client) == State.PRIMARY_STATE_UNCONFIGURED
+    _alive(processes)
+    req = SetParameters.Request()
+    req.parameters = [Parameter(name='robot_description', value=ParameterValue(
+        type=ParameterType.PARAMETER_STRING, string_value=urdf))]
+    res = client.call(SetParameters, '/lc/transmission_hardware_interface/set_parameters', req)
+    assert res.results[0].successful
+    assert _lc_change(client, Transition.TRANSITION_CONFIGURE)
+    assert _lc_state(client) == State.PRIMARY_STATE_INACTIVE
+
+    js = client.record('/lc/joint_states')
+    pub = client.pub('/lc/actuator_states')
+    state = _state_msg(robot.actuator_names, _mid_actuators(robot))
+
+    def feed(seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            pub.publish(state)
+            client.spin(0.02)
+
+    feed(0.3)
+    assert not js, 'an inactive node published joint_states'
+    assert _lc_change(client, Transition.TRANSITION_ACTIVATE)
+    client.spin_until(lambda: (pub.publish(state), bool(js))[1], 5.0, 'joint_states')
+    assert _lc_change(client, Transition.TRANSITION_DEACTIVATE)
+    feed(0.1)
+    count = len(js)
+    feed(0.4)
+    assert len(js) == count, 'joint_states continued after deactivate'
+    assert _lc_change(client, Transition.TRANSITION_CLEANUP)
+    assert _lc_state(client) == State.PRIMARY_STATE_UNCONFIGURED
+    assert _lc_change(client, Transition.TRANSITION_CONFIGURE)
+    assert _lc_change(client, Transition.TRANSITION_ACTIVATE)
+    assert _lc_state(client) == State.PRIMARY_STATE_ACTIVE
+    client.spin_until(lambda: (pub.publish(state), len(js) > count)[1], 5.0,
+                      'joint_states after reconfigure')
+    _alive(processes)

@@ -47,11 +47,10 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-import yaml
-
 from transmission_plugins.launcher import default_description_file
 from transmission_plugins.launcher import read_description
 from transmission_plugins.robot_transmissions import load_robot_transmissions
+import yaml
 
 pytestmark = pytest.mark.ros
 
@@ -318,7 +317,7 @@ def test_commands_reach_motors_in_actuator_units(client, robot):
     joints = [n for n in robot.joint_names if not n.startswith('gripper_') or n == 'gripper_joint']
     target = {'pan_joint': 0.4, 'shoulder_joint': -0.3, 'elbow_joint': 0.8,
               'wrist_pitch_joint': 0.2, 'wrist_roll_joint': -1.0, 'gripper_joint': 0.06}
-    velocity = {n: 0.1 for n in joints}
+    velocity = dict.fromkeys(joints, 0.1)
     expected = _j2a(robot, {'position': target, 'velocity': velocity})
     msg = _state_msg(joints, [target[n] for n in joints], [velocity[n] for n in joints])
     start = time.monotonic()
@@ -464,8 +463,10 @@ def test_garbage_leaves_the_node_alive_and_outputs_finite(client, processes, rob
     top = {kv.key: kv.value for kv in _diag(client, '/open/transmission_hardware_interface')[0]
            .values}
     assert int(top['dropped.actuator_states.non_finite']) >= 10
-    for key in ('dropped.actuator_states.length_mismatch', 'dropped.actuator_states.unknown_names',
-                'dropped.actuator_states.duplicate_names', 'dropped.joint_commands.not_commandable',
+    for key in ('dropped.actuator_states.length_mismatch',
+                'dropped.actuator_states.unknown_names',
+                'dropped.actuator_states.duplicate_names',
+                'dropped.joint_commands.not_commandable',
                 'dropped.velocity_commands.length_mismatch',
                 'dropped.effort_commands.non_finite'):
         assert int(top[key]) >= 1, key

@@ -569,3 +569,26 @@ def test_lifecycle_transitions(client, processes, robot, urdf):
     client.spin_until(lambda: (pub.publish(state), len(js) > count)[1], 5.0,
                       'joint_states after reconfigure')
     _alive(processes)
+
+
+# ---------------------------------------------------------------------- launcher
+def test_launcher_runs_the_node_set_and_forwards_ctrl_c(client, ros_env, tmp_path):
+    log = open(tmp_path / 'launcher.log', 'w')
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'transmission_plugins.launcher', 'use_mock_actuators:=true',
+         '--ros-args', '-r', '__ns:=/launched'], env=ros_env, stdout=log,
+        stderr=subprocess.STDOUT)
+    try:
+        js = client.record('/launched/joint_states')
+        client.spin_until(lambda: len(js) > 5, 20.0, '/launched/joint_states')
+        assert proc.poll() is None
+        proc.send_signal(2)
+        assert proc.wait(15) == 0
+        count = len(js)
+        client.spin(0.5)
+        assert len(js) <= count + 1, 'nodes still publishing after the launcher stopped'
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()

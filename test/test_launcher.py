@@ -1,0 +1,171 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The launch file's node set, the config YAML and the launcher's process handling."""
+
+import sys
+import textwrap
+import time
+
+import pytest
+from transmission_plugins import launcher
+from transmission_plugins.hardware_interface_node import PARAMETERS as HW_PARAMETERS
+from transmission_plugins.launcher import LaunchConfigError
+from transmission_plugins.mock_actuators_node import PARAMETERS as MOCK_PARAMETERS
+import yaml
+
+
+@pytest.fixture(autouse=True)
+def no_robot_state_publisher(monkeypatch, tmp_path):
+    monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path / 'empty_prefix'))
+
+
+def test_default_node_set():
+    specs = launcher.node_specs()
+    assert [s.name for s in specs] == ['transmission_hardware_interface', 'mock_actuators']
+    hw, mock = specs
+    assert hw.executable == 'hardware_interface_node'
+    assert mock.executable == 'mock_actuators_node'
+    assert hw.module == 'transmission_plugins.hardware_interface_node'
+    for s in specs:
+        assert s.package == 'transmission_plugins'
+        assert s.parameters['robot_description'].lstrip().startswith('<?xml')
+        assert '<transmission name="gripper_trans"' in s.parameters['robot_description']
+    assert hw.parameters['update_rate'] == 100.0
+    assert mock.parameters['rate'] == 200.0
+
+
+def test_bundled_config_documents_every_parameter_it_sets():
+    config = launcher.load_config(launcher.default_config_file())
+    assert set(config['transmission_hardware_interface']) <= set(HW_PARAMETERS)
+    assert set(config['mock_actuators']) <= set(MOCK_PARAMETERS) | {'initial_joint_positions'}
+    text = launcher.default_config_file().read_text()
+    for name in config['transmission_hardware_interface']:
+        before = text[:text.index(f'    {name}:')].rstrip().splitlines()[-1]
+        assert before.strip().startswith('#'), f'{name} has no comment'
+
+
+def test_without_mock_actuators_and_with_robot_state_publisher():
+    specs = launcher.node_specs(use_mock_actuators='false', robot_state_publisher=True)
+    assert [s.name for s in specs] == ['transmission_hardware_interface', 'robot_state_publisher']
+    rsp = specs[1]
+    assert rsp.module is None and rsp.package == 'robot_state_publisher'
+    assert rsp.parameters['publish_frequency'] == 50.0
+    assert 'robot_description' in rsp.parameters
+
+
+def test_robot_state_publisher_is_started_when_installed(monkeypatch, tmp_path):
+    exe = tmp_path / 'lib' / 'robot_state_publisher' / 'robot_state_publisher'
+    exe.parent.mkdir(parents=True)
+    exe.write_text('#!/bin/sh\n')
+    exe.chmod(0o755)
+    monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
+    assert launcher.robot_state_publisher_executable() == str(exe)
+    assert launcher.node_specs()[-1].name == 'robot_state_publisher'
+    cmd = launcher.command(launcher.node_specs()[-1], '/tmp/p.yaml')
+    assert cmd[0] == str(exe)
+
+
+def test_plain_urdf_and_custom_config(tmp_path):
+    urdf = tmp_path / 'r.urdf'
+    urdf.write_text('<robot name="r"/>')
+    cfg = tmp_path / 'c.yaml'
+    cfg.write_text(textwrap.dedent("""\
+        /**/transmission_hardware_interface:
+          ros__parameters:
+            update_rate: 1000
+        """))
+    hw = launcher.node_specs(str(urdf), str(cfg), False)[0]
+    assert hw.parameters == {'update_rate': 1000, 'robot_description': '<robot name="r"/>'}
+
+
+@pytest.mark.parametrize('text,match', [
+    ('[1, 2]', 'mapping of node names'),
+    ('node: {x: 1}', 'ros__parameters'),
+    ('node: {ros__parameters: 3}', 'ros__parameters'),
+    ('a: [', 'cannot read'),
+])
+def test_bad_config_files(tmp_path, text, match):
+    cfg = tmp_path / 'c.yaml'
+    cfg.write_text(text)
+    with pytest.raises(LaunchConfigError, match=match):
+        launcher.load_config(cfg)
+
+
+def test_bad_arguments(tmp_path):
+    with pytest.raises(LaunchConfigError, match='does not exist'):
+        launcher.node_specs(str(tmp_path / 'missing.urdf'))
+    with pytest.raises(LaunchConfigError, match='cannot read'):
+        launcher.node_specs('', str(tmp_path / 'missing.yaml'))
+    with pytest.raises(LaunchConfigError, match='true or false'):
+        launcher.node_specs(use_mock_actuators='maybe')
+    bad = tmp_path / 'bad.urdf.xacro'
+    bad.write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:nope/></robot>')
+    with pytest.raises(LaunchConfigError, match='xacro failed'):
+        launcher.node_specs(str(bad))
+
+
+def test_params_file_applies_in_any_namespace(tmp_path):
+    specs = launcher.node_specs()
+    path = launcher.write_params_file(specs, str(tmp_path))
+    doc = yaml.safe_load(open(path))
+    assert list(doc) == ['/**/transmission_hardware_interface', '/**/mock_actuators']
+    urdf = doc['/**/mock_actuators']['ros__parameters']['robot_description']
+    assert urdf == specs[1].parameters['robot_description']
+    cmd = launcher.command(specs[0], path, ['-r', '__ns:=/robot1'])
+    assert cmd[:3] == [sys.executable, '-m', 'transmission_plugins.hardware_interface_node']
+    assert cmd[3:] == ['--ros-args', '-r', '__node:=transmission_hardware_interface',
+                       '--params-file', path, '-r', '__ns:=/robot1']
+
+
+def test_argument_parsing():
+    values, ros = launcher.parse_arguments(
+        ['description_file:=a.urdf', '--config-file', 'c.yaml', '--ros-args', '-r',
+         '__ns:=/x', '-p', 'update_rate:=5.0'])
+    assert values == {'description_file': 'a.urdf', 'config_file': 'c.yaml',
+                      'use_mock_actuators': 'true'}
+    assert ros == ['-r', '__ns:=/x', '-p', 'update_rate:=5.0']
+    with pytest.raises(SystemExit):
+        launcher.parse_arguments(['nonsense:=1'])
+
+
+def test_main_reports_bad_files(tmp_path, capsys):
+    assert launcher.main([f'description_file:={tmp_path}/none.urdf']) == 2
+    assert 'does not exist' in capsys.readouterr().err
+
+
+def test_node_set_exits_non_zero_when_a_node_dies():
+    nodes = launcher.NodeSet([
+        ('sleeper', [sys.executable, '-c', 'import time; time.sleep(30)']),
+        ('crasher', [sys.executable, '-c', 'import sys; sys.exit(3)'])], quiet=True)
+    nodes.start()
+    start = time.monotonic()
+    assert nodes.wait() == 1
+    assert time.monotonic() - start < 10.0
+    assert all(p.poll() is not None for _, p in nodes.processes)
+
+
+def test_node_set_stop_interrupts_then_kills():
+    nodes = launcher.NodeSet([
+        ('polite', [sys.executable, '-c', 'import time; time.sleep(30)']),
+        ('stubborn', [sys.executable, '-c',
+                      'import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); '
+                      'print("ready", flush=True); time.sleep(30)'])], quiet=True)
+    nodes.start()
+    time.sleep(0.5)
+    start = time.monotonic()
+    nodes.stop(timeout=1.0)
+    assert time.monotonic() - start < 5.0
+    codes = dict(nodes.dead())
+    assert codes['polite'] != 0 and codes['stubborn'] == -9

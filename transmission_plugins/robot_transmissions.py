@@ -57,6 +57,7 @@ from transmission_plugins.actuator import reflected_inertia as transmission_refl
 from transmission_plugins.exceptions import BrokenReferenceError
 from transmission_plugins.exceptions import TransmissionError
 from transmission_plugins.exceptions import TransmissionInputError
+from transmission_plugins.exceptions import UnknownTransmissionTypeError
 from transmission_plugins.fused_maps import Block
 from transmission_plugins.fused_maps import FusedMaps
 from transmission_plugins.handles import ABSOLUTE_POSITION
@@ -160,7 +161,7 @@ class RobotTransmissions:
             except BrokenReferenceError as e:
                 if not lenient:
                     raise
-                self.warnings.append(f'skipped: {e}')
+                self.warnings.append(f'skipped (lenient mode): {e}')
                 continue
             if role == _DUPLICATE:
                 continue
@@ -465,21 +466,28 @@ def load_robot_transmissions(urdf: Union[str, os.PathLike], *, lenient: bool = F
     :raises TransmissionError: (a subclass) naming the element path and the bad value
     """
     from transmission_plugins.plugin_loader import build_transmission
+    from transmission_plugins.plugin_loader import find_transmission_plugins
     from transmission_plugins.urdf_parser import parse_transmissions
     from transmission_plugins.urdf_parser import read_urdf_text
 
     xml_text = read_urdf_text(urdf)
+    if plugins is None:
+        plugins = find_transmission_plugins()  # once: it scans every installed distribution
     parsed = parse_transmissions(xml_text, lenient=lenient, source=source)
     warnings = list(parsed.warnings)
     records = []
     actuators: Dict[str, ActuatorInfo] = {}
     for info in parsed.transmissions:
         try:
-            wiring = build_transmission(info, plugins)
+            wiring = build_transmission(info, plugins, record=warnings)
         except TransmissionError as e:
             if not lenient:
                 raise
-            warnings.append(f'skipped: {e}')
+            if isinstance(e, UnknownTransmissionTypeError):  # the known types would be noise
+                warnings.append(f'skipped (lenient mode): {e.where}: no plugin is installed for '
+                                f'type {e.plugin_name!r}')
+            else:
+                warnings.append(f'skipped (lenient mode): {e}')
             continue
         records.append(RobotTransmission(info.name, info.type, wiring.transmission,
                                          tuple(wiring.joint_names), tuple(wiring.actuator_names),

@@ -1,0 +1,157 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Property-based fuzzing of URDF loading with mutated corpus descriptions.
+
+Elements of transmissions, ``<ros2_control>`` blocks and top-level joints are dropped,
+duplicated, swapped, renamed, stripped of attributes or given garbage values; loading (strict
+and lenient) must then succeed or raise a ``TransmissionError``, never anything else.  Bounded
+(150 examples in all, derandomised) so that it stays a few seconds.
+"""
+
+import copy
+import importlib.util
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import HealthCheck
+from hypothesis import settings
+from hypothesis import strategies as st
+from lxml import etree
+import pytest
+
+from transmission_plugins.exceptions import TransmissionError
+from transmission_plugins.plugin_loader import build_transmissions
+from transmission_plugins.plugin_loader import find_transmission_plugins
+from transmission_plugins.urdf_parser import parse_transmissions
+from transmission_plugins.urdf_values import local_name
+
+CORPUS = Path(__file__).resolve().parents[2] / '..' / 'shared' / 'urdf_corpus'
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(),
+                                reason=f'the shared URDF corpus is not at {CORPUS}')
+
+DOCUMENTS = (
+    'pr2.urdf', 'pr2_cturtle_pr2_mechanism_model.urdf', 'franka_panda.urdf', 'husky.urdf',
+    'tiago_humble.urdf', 'ros2_control_demos_example8_rrbot.urdf', 'shadow_hand_e.urdf',
+    'fixtures/ros2_control_test_assets_minimal_robot.urdf',
+    'fixtures/ros2_control_test_assets_diffbot.urdf',
+    'fixtures/ros_control_differential_transmission_loader_full.urdf',
+    'fixtures/ros_control_four_bar_linkage_transmission_loader_full.urdf',
+)
+GARBAGE = ('', ' ', 'nan', '-inf', '1e400', '1e-320', '0', '-0', '0.0', '50', '-1', 'fifty',
+           '1,5', '0x10', '\u0663', ' 7 ', 'true', 'maybe', '<', 'joint1', 'joint2', 'actuator1',
+           'actuator2', 'role1', 'j', 'transmission_interface/SimpleTransmission',
+           'transmission_interface/DifferentialTransmission',
+           'transmission_interface/FourBarLinkageTransmission',
+           'pr2_mechanism_model/WristTransmission', 'PR2GripperTransmission', 'system',
+           'actuator')
+TAGS = ('joint', 'actuator', 'type', 'plugin', 'role', 'offset', 'mechanicalReduction',
+        'mechanical_reduction', 'hardwareInterface', 'param', 'transmission', 'ros2_control',
+        'gap_joint', 'passive_joint', 'flexJoint', 'rightActuator', 'simulated_actuated_joint',
+        'compensator', 'foo', '{http://drake.mit.edu}rotor_inertia')
+ATTRIBUTES = ('name', 'type', 'role', 'read_only', 'mechanicalReduction',
+              'mechanical_reduction', 'value', 'screw_reduction', 'theta0', 'L0', 'r',
+              'simulated_reduction', 'passive_actuated_joint', 'p', 'd')
+OPERATIONS = ('drop', 'duplicate', 'swap', 'retype', 'drop_attribute', 'set_attribute',
+              'set_text')
+
+_PARSED = {}
+_PLUGINS = []
+
+
+def _document(name):
+    if name not in _PARSED:
+        _PARSED[name] = etree.parse(str(CORPUS / name)).getroot()
+    return copy.deepcopy(_PARSED[name])
+
+
+def _plugins():
+    if not _PLUGINS:
+        _PLUGINS.extend(find_transmission_plugins())
+    return _PLUGINS
+
+
+def _candidates(root):
+    """Return the root, top-level joints and everything inside transmissions and blocks."""
+    found = [root]
+    for child in root:
+        tag = local_name(child)
+        if tag == 'joint':
+            found.append(child)
+        elif tag in ('transmission', 'ros2_control'):
+            found.extend(e for e in child.iter() if local_name(e))
+    return found
+
+
+def _mutate(root, operation, index, tag, attribute, value):
+    elements = _candidates(root)
+    element = elements[index % len(elements)]
+    parent = element.getparent()
+    if operation == 'drop' and parent is not None:
+        parent.remove(element)
+    elif operation == 'duplicate' and parent is not None:
+        element.addnext(copy.deepcopy(element))
+    elif operation == 'swap' and parent is not None and element.getnext() is not None:
+        element.getnext().addnext(element)
+    elif operation == 'retype':
+        namespace = etree.QName(element).namespace
+        element.tag = tag if tag.startswith('{') or not namespace else f'{{{namespace}}}{tag}'
+    elif operation == 'drop_attribute' and element.attrib:
+        del element.attrib[sorted(element.attrib)[index % len(element.attrib)]]
+    elif operation == 'set_attribute':
+        element.set(attribute, value)
+    elif operation == 'set_text':
+        element.text = value
+
+
+MUTATION = st.tuples(st.sampled_from(OPERATIONS), st.integers(0, 10_000),
+                     st.sampled_from(TAGS), st.sampled_from(ATTRIBUTES),
+                     st.sampled_from(GARBAGE))
+FUZZ = settings(max_examples=100, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _mutated(name, mutations):
+    root = _document(name)
+    for mutation in mutations:
+        _mutate(root, *mutation)
+    return etree.tostring(root, encoding='unicode')
+
+
+@FUZZ
+@given(st.sampled_from(DOCUMENTS), st.lists(MUTATION, min_size=1, max_size=4),
+       st.booleans())
+def test_parse_and_build_raise_only_transmission_errors(name, mutations, lenient):
+    text = _mutated(name, mutations)
+    try:
+        parsed = parse_transmissions(text, lenient=lenient, source='all')
+        build_transmissions(parsed.transmissions, joint_names=parsed.joint_names,
+                            lenient=lenient, plugins=_plugins())
+    except TransmissionError:
+        pass
+
+
+@pytest.mark.skipif(importlib.util.find_spec('transmission_plugins.robot_transmissions') is None,
+                    reason='robot_transmissions.py is not there yet')
+@settings(FUZZ, max_examples=50)
+@given(st.sampled_from(DOCUMENTS), st.lists(MUTATION, min_size=1, max_size=3),
+       st.booleans())
+def test_load_robot_transmissions_raises_only_transmission_errors(name, mutations, lenient):
+    from transmission_plugins.robot_transmissions import load_robot_transmissions
+    text = _mutated(name, mutations)
+    try:
+        load_robot_transmissions(text, lenient=lenient, plugins=_plugins())
+    except TransmissionError:
+        pass

@@ -264,18 +264,22 @@ class NodeSet:
 
     :param commands: (name, argv) per process
     :param env: environment of the children (default: this one)
+    :param quiet: discard the children's output
+    :param log: a file that receives the children's output (instead of this terminal)
     """
 
     def __init__(self, commands: Sequence[Tuple[str, List[str]]],
-                 env: Optional[Dict[str, str]] = None, quiet: bool = False) -> None:
+                 env: Optional[Dict[str, str]] = None, quiet: bool = False,
+                 log: Any = None) -> None:
         self.commands = list(commands)
         self.env = env
         self.quiet = quiet
+        self.log = log
         self.processes: List[Tuple[str, subprocess.Popen]] = []
 
     def start(self) -> None:
         """Start every process, each in its own process group (Ctrl-C is forwarded)."""
-        out = subprocess.DEVNULL if self.quiet else None
+        out = subprocess.DEVNULL if self.quiet else self.log
         for name, argv in self.commands:
             p = subprocess.Popen(argv, env=self.env, stdout=out, stderr=out,
                                  start_new_session=True)

@@ -289,16 +289,16 @@ def _plot(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------- demo
 def _add_demo(sub: Any) -> None:
-    demo = sub.add_parser('demo', help='print the transmissions of the bundled example')
+    from transmission_plugins.demo import add_arguments
+    demo = sub.add_parser('demo', help='run the hardware interface and mock actuators on the '
+                                       'bundled example robot with scripted joint commands')
+    add_arguments(demo)
     demo.set_defaults(func=_demo)
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from importlib.metadata import entry_points
-    for ep in sorted(entry_points(group='transmission_plugins.transmissions'),
-                     key=lambda e: e.name):
-        print(f'{ep.name:48s} {ep.value}')
-    return 0
+    from transmission_plugins.demo import run
+    return run(args)
 
 
 # ---------------------------------------------------------------------------------- main

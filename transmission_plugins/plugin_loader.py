@@ -44,6 +44,8 @@ from typing import Sequence
 from typing import Type
 import warnings
 
+import numpy as np
+
 from transmission_plugins.exceptions import BadValueError
 from transmission_plugins.exceptions import BrokenReferenceError
 from transmission_plugins.exceptions import TransmissionError
@@ -237,11 +239,22 @@ def _where(info: TransmissionInfo) -> str:
     return f'{info.name!r} ({info.path}' + (f', line {info.line})' if info.line else ')')
 
 
+def same_map(a: Transmission, b: Transmission) -> bool:
+    """Return True when two transmissions have the same type and the same maps."""
+    if type(a) is not type(b):
+        return False
+    linear_map = getattr(a, 'linear_map', None)
+    if a.is_linear() and linear_map is not None:
+        return all(np.array_equal(x, y) for x, y in zip(linear_map(), b.linear_map()))
+    return repr(a) == repr(b)
+
+
 def _check_references(info: TransmissionInfo, wiring: TransmissionWiring,
                       known_joints: Optional[Collection[str]],
                       named: Dict[str, TransmissionInfo],
                       driven: Dict[str, TransmissionInfo],
-                      used: Dict[str, TransmissionInfo]) -> None:
+                      used: Dict[str, BuiltTransmission]) -> Optional[str]:
+    """Raise BrokenReferenceError on a wiring conflict; return a note for a shared actuator."""
     if info.name in named:
         raise BrokenReferenceError(info.path or info.name, f'transmission name {info.name!r} is '
                                    f'already used by {_where(named[info.name])}', info.line)
@@ -253,12 +266,19 @@ def _check_references(info: TransmissionInfo, wiring: TransmissionWiring,
         if name in driven:
             raise BrokenReferenceError(path, f'joint {name!r} is already driven by transmission '
                                        f'{_where(driven[name])}', info.line)
-    for name in wiring.actuator_names:
-        if name in used:
-            raise BrokenReferenceError(
-                _end_path(info, name, 'actuator'), f'actuator {name!r} is already used by '
-                f'transmission {_where(used[name])}; two transmissions cannot share an actuator '
-                '(their joint-to-actuator maps would conflict)', info.line)
+    shared = [name for name in wiring.actuator_names if name in used]
+    if not shared:
+        return None
+    owner = used[shared[0]]
+    if owner.wiring.actuator_names == wiring.actuator_names and \
+            same_map(owner.wiring.transmission, wiring.transmission):
+        return (f'{info.path}: actuator(s) {shared} shared with transmission '
+                f'{_where(owner.info)}, which has the same map')
+    raise BrokenReferenceError(
+        _end_path(info, shared[0], 'actuator'), f'actuator {shared[0]!r} is already used by '
+        f'transmission {_where(owner.info)} with a different map; an actuator can only be '
+        'shared by transmissions with identical maps (their joint-to-actuator maps would '
+        'conflict)', info.line)
 
 
 def build_transmissions(infos: Iterable[TransmissionInfo], *,
@@ -271,7 +291,9 @@ def build_transmissions(infos: Iterable[TransmissionInfo], *,
     Checks, in record order: no two transmissions share a name (the parser merges exact
     duplicates), each joint a transmission drives is a ``<joint>`` of the robot (when
     ``joint_names`` is non-empty; actuator names are a separate namespace and are not checked),
-    no joint is driven by two transmissions, no actuator is used by two.
+    no joint is driven by two transmissions, and an actuator is shared only by transmissions
+    with the same actuator list and identical maps (recorded as a note; the first one owns
+    it).
 
     :param infos: the records, e.g. ``parse_transmissions(...).transmissions``
     :param joint_names: the robot's joints, e.g. ``ParseResult.joint_names``; empty or None
@@ -290,11 +312,11 @@ def build_transmissions(infos: Iterable[TransmissionInfo], *,
     notes: List[str] = []
     named: Dict[str, TransmissionInfo] = {}
     driven: Dict[str, TransmissionInfo] = {}
-    used: Dict[str, TransmissionInfo] = {}
+    used: Dict[str, BuiltTransmission] = {}
     for info in infos:
         try:
             wiring = build_transmission(info, plugins, record=notes, aliases=aliases)
-            _check_references(info, wiring, known, named, driven, used)
+            note = _check_references(info, wiring, known, named, driven, used)
         except TransmissionError as e:
             if not lenient:
                 raise
@@ -304,10 +326,13 @@ def build_transmissions(infos: Iterable[TransmissionInfo], *,
             else:
                 notes.append(f'skipped (lenient mode): {e}')
             continue
+        if note:
+            notes.append(note)
         named[info.name] = info
         for name in wiring.joint_names:
             driven[name] = info
+        item = BuiltTransmission(info, wiring)
         for name in wiring.actuator_names:
-            used[name] = info
-        built.append(BuiltTransmission(info, wiring))
+            used.setdefault(name, item)
+        built.append(item)
     return BuildResult(built, notes)

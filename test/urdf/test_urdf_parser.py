@@ -310,10 +310,21 @@ def test_joint_driven_twice_keeps_the_first_in_lenient_mode():
     assert any('t2' in w and 'already driven' in w for w in built.warnings)
 
 
-def test_actuator_shared_by_two_transmissions():
-    text = urdf(simple() + simple(name='t2', joint='j2').replace('m_t2', 'm_t1'))
-    with pytest.raises(BrokenReferenceError, match="actuator 'm_t1' is already used"):
+def test_actuator_shared_with_a_different_map():
+    text = urdf(simple() + simple(name='t2', joint='j2', reduction='60').replace('m_t2', 'm_t1'))
+    with pytest.raises(BrokenReferenceError) as e:
         load(text)
+    assert "transmission[@name='t2']/actuator[@name='m_t1']" in str(e.value)
+    assert "actuator 'm_t1' is already used by transmission 't1'" in str(e.value)
+    assert 'different map' in str(e.value)
+
+
+def test_actuator_shared_with_the_same_map():
+    # one motor, two identical belts (TIAGo's hand motors drive several joints)
+    text = urdf(simple() + simple(name='t2', joint='j2').replace('m_t2', 'm_t1'))
+    _, built = load(text)
+    assert [b.wiring.actuator_names for b in built.transmissions] == [('m_t1',), ('m_t1',)]
+    assert any('shared with transmission' in w for w in built.warnings)
 
 
 def test_joint_listed_twice_in_one_transmission():

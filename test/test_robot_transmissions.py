@@ -25,6 +25,7 @@ import pytest
 from transmission_plugins import BrokenReferenceError
 from transmission_plugins import DifferentialTransmission
 from transmission_plugins import FourBarLinkageTransmission
+from transmission_plugins import LinearTransmission
 from transmission_plugins import SimpleTransmission
 from transmission_plugins import Transmission
 from transmission_plugins import TransmissionInputError
@@ -49,6 +50,9 @@ GRIPPER = {'screw_reduction': 0.004, 'gear_ratio': 40.095, 'theta0': 0.062882467
 
 class SinhTransmission(Transmission):
     """Drive two joints nonlinearly from one actuator: q1 = sinh(theta), q2 = 2 sinh(theta)."""
+
+    def __repr__(self):
+        return 'SinhTransmission()'
 
     def num_actuators(self):
         return 1
@@ -90,6 +94,14 @@ class SinhTransmission(Transmission):
         out = np.zeros(q.shape[:-1] + (1, 2))
         out[..., 0, 0] = 1.0 / np.sqrt(1.0 + q[..., 0] ** 2)
         return out
+
+
+class MatrixTransmission(LinearTransmission):
+    """Map N actuators to N joints through any invertible matrix (a dense coupled drive)."""
+
+    def __init__(self, jacobian, offset):
+        super().__init__()
+        self._set_linear_map(jacobian, np.linalg.inv(jacobian), offset)
 
 
 def _t(name, tr, joints, actuators):
@@ -319,6 +331,55 @@ def test_array_input_errors(robot):
         robot.joint_to_actuator_arrays({'pos': np.zeros(12)})
     with pytest.raises(TransmissionInputError, match='not numbers'):
         robot.joint_to_actuator_arrays({'position': ['a'] * 12})
+
+
+def test_identical_nonlinear_transmissions_share_one_kernel_call():
+    ts = [_t('s1', SinhTransmission(), ['a1', 'a2'], ['m1']),
+          _t('lin', SimpleTransmission(3.0), ['b'], ['n']),
+          _t('s2', SinhTransmission(), ['c1', 'c2'], ['m2']),
+          _t('g1', PR2GripperTransmission(**GRIPPER), ['g1', 'p1'], ['gm1']),
+          _t('g2', PR2GripperTransmission(**GRIPPER), ['g2', 'p2'], ['gm2'])]
+    with pytest.raises(BrokenReferenceError, match='maps 1 actuator'):
+        RobotTransmissions(ts)  # the grippers have 4 passive joints by default
+    gripper = {**GRIPPER, 'num_passive_joints': 1}
+    ts[3:] = [_t('g1', PR2GripperTransmission(**gripper), ['g1', 'p1'], ['gm1']),
+              _t('g2', PR2GripperTransmission(**gripper), ['g2', 'p2'], ['gm2'])]
+    robot = RobotTransmissions(ts)
+    groups = robot.fused._nl_a2j
+    assert [b.actuators.shape for b in groups] == [(2, 1), (2, 1)]
+    rng = np.random.default_rng(1234)
+    a = {i: rng.uniform(-1.0, 1.0, (6, 5)) for i in INTERFACES_A}
+    a['position'][:, [3, 4]] = rng.uniform(10.0, 1000.0, (6, 2))
+    fused, ref = robot.actuator_to_joint_arrays(a), _loop(robot, a, to_joint=True)
+    back, ref_back = robot.joint_to_actuator_arrays(fused), _loop(robot, fused, to_joint=False)
+    for i in INTERFACES_A:
+        np.testing.assert_allclose(fused[i], ref[i], rtol=1e-12)
+        np.testing.assert_allclose(back[i], ref_back[i], rtol=1e-12)
+        np.testing.assert_allclose(back[i], a[i], rtol=1e-9, atol=1e-9)
+
+
+def test_dense_coupling_uses_the_dense_product_and_keeps_nan_local():
+    rng = np.random.default_rng(1234)
+    jac = rng.normal(size=(6, 6)) + 6.0 * np.eye(6)
+    dense = MatrixTransmission(jac, rng.normal(size=6))
+    robot = RobotTransmissions([_t('dense', dense, [f'j{k}' for k in range(6)],
+                                   [f'm{k}' for k in range(6)]),
+                                _t('simple', SimpleTransmission(2.0), ['s'], ['n'])])
+    assert robot.fused._a2j['position']._layers is None  # 6 non-zeros per row: dense
+    a = {i: rng.normal(size=(4, 7)) for i in ('position', 'velocity', 'effort')}
+    ref = _loop(robot, a, to_joint=True)
+    out = robot.actuator_to_joint_arrays(a)
+    for i in a:
+        np.testing.assert_allclose(out[i], ref[i], rtol=1e-12)
+    back = robot.joint_to_actuator_arrays(out)
+    for i in a:
+        np.testing.assert_allclose(back[i], a[i], rtol=1e-9, atol=1e-12)
+    a['position'][1, 6] = np.nan   # the simple motor: only joint s
+    a['position'][2, 0] = np.inf   # a dense motor: every dense joint, not s
+    q = robot.actuator_to_joint_arrays(a)['position']
+    assert np.isnan(q[1]).tolist() == [False] * 6 + [True]
+    assert np.isfinite(q[2]).tolist() == [False] * 6 + [True]
+    assert np.isfinite(q[[0, 3]]).all()
 
 
 def test_power_is_conserved_robot_wide_for_linear_transmissions():

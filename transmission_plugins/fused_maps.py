@@ -29,10 +29,9 @@ and :math:`K` (``na x nj``) each :math:`J^{-1}` block.  One matrix product per i
 then converts the whole robot; rows and columns of nonlinear transmissions are zero in these
 matrices and are filled by their own (vectorised) kernels afterwards.
 
-Dense products mix every input into every output, so a non-finite input (NaN = "no value")
-would spoil outputs that do not depend on it (``0 * nan = nan``).  Rows with a non-finite entry
-are therefore evaluated on the sparsity pattern only, so NaN reaches exactly the outputs that
-depend on it.
+The products only ever multiply structural non-zeros (see :class:`_Product`): a dense product
+would let a non-finite input (NaN = "no value") spoil outputs that do not depend on it
+(``0 * nan = nan``); here NaN reaches exactly the outputs that depend on it.
 """
 
 from typing import Any
@@ -41,6 +40,7 @@ from typing import List
 from typing import Mapping
 from typing import NamedTuple
 from typing import Optional
+from typing import Tuple
 
 import numpy as np
 
@@ -66,16 +66,48 @@ class Block(NamedTuple):
     owner: bool = True
 
 
+#: Largest number of non-zeros per row for which the sparse product is used.
+SPARSE_MAX_ROW_NONZEROS = 4
+
+
 class _Product:
-    """``x @ m.T`` for a fixed matrix ``m``, exact on the sparsity pattern for non-finite x."""
+    """
+    ``x @ m.T`` for a fixed matrix ``m``, exact on the sparsity pattern for non-finite ``x``.
+
+    Robot matrices are very sparse (the PR2's 44 x 32 position matrix has 36 non-zeros, at most 2
+    per row), so when no row has more than :data:`SPARSE_MAX_ROW_NONZEROS` non-zeros the product
+    is computed as a few *layers*, layer ``k`` holding the ``k``-th non-zero of every row that has
+    one: ``y[..., rows_k] += x[..., cols_k] * vals_k``.  Only structural non-zeros are
+    multiplied, so NaN or inf reaches exactly the outputs that depend on it, and batches avoid a
+    dense BLAS call.  Denser matrices use ``x @ m.T``, with rows holding a non-finite input
+    recomputed on the sparsity pattern.
+    """
 
     def __init__(self, m: np.ndarray) -> None:
         self.m = m
         self.m.setflags(write=False)
+        pattern = m != 0.0
+        widths = pattern.sum(axis=1)
+        self._layers: Optional[List[Tuple[np.ndarray, np.ndarray, np.ndarray]]] = None
+        if widths.size == 0 or widths.max() <= SPARSE_MAX_ROW_NONZEROS:
+            columns = [np.flatnonzero(row) for row in pattern]
+            self._layers = []
+            for k in range(int(widths.max()) if widths.size else 0):
+                rows = np.flatnonzero(widths > k)
+                cols = np.array([columns[r][k] for r in rows], dtype=np.intp)
+                self._layers.append((rows, cols, m[rows, cols].copy()))
         self._mt = np.ascontiguousarray(m.T)
-        self._pattern = m != 0.0
+        self._pattern = pattern
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
+        if self._layers is not None:
+            y = np.zeros(x.shape[:-1] + (self.m.shape[0],))
+            for k, (rows, cols, vals) in enumerate(self._layers):
+                if k == 0:
+                    y[..., rows] = x[..., cols] * vals
+                else:
+                    y[..., rows] += x[..., cols] * vals
+            return y
         finite = np.isfinite(x)
         if finite.all():
             return x @ self._mt
@@ -103,6 +135,31 @@ def _check(values: Mapping[str, Any], size: int, side: str) -> Dict[str, np.ndar
                 f'{side} name), got shape {x.shape}')
         arrays[name] = x
     return arrays
+
+
+def _group(blocks: List[Block]) -> List[Block]:
+    """
+    Merge nonlinear blocks with identical maps into one block with a group axis.
+
+    Two PR2 grippers with the same parameters become one block whose ``actuators`` and
+    ``joints`` are ``(2, N)`` and ``(2, M)`` index arrays: ``x[..., actuators]`` has shape
+    ``(..., 2, N)``, one kernel call converts both (kernels accept leading batch axes), and
+    ``y[..., joints] = ...`` scatters the result.
+    """
+    groups: Dict[Any, List[Block]] = {}
+    for b in blocks:
+        tr = b.transmission
+        groups.setdefault((type(tr), repr(tr)), []).append(b)
+    out = []
+    for members in groups.values():
+        if len(members) == 1:
+            out.append(members[0])
+        else:
+            out.append(Block(members[0].transmission,
+                             np.stack([m.joints for m in members]),
+                             np.stack([m.actuators for m in members]),
+                             all(m.owner for m in members)))
+    return out
 
 
 def _state(arrays: Dict[str, np.ndarray]) -> Optional[np.ndarray]:
@@ -152,7 +209,8 @@ class FusedMaps:
         self._a2j[VELOCITY] = self._a2j[POSITION]
         self._j2a = {POSITION: _Product(j2a_pos), VELOCITY: None, EFFORT: _Product(j2a_eff)}
         self._j2a[VELOCITY] = self._j2a[POSITION]
-        self._nl_owners = [b for b in self.nonlinear if b.owner]
+        self._nl_a2j = _group(self.nonlinear)
+        self._nl_j2a = _group([b for b in self.nonlinear if b.owner])
 
     # ------------------------------------------------------------------ the fused matrices
     @property
@@ -193,7 +251,7 @@ class FusedMaps:
             y = self._a2j[kind](x)  # type: ignore[misc]
             if kind == POSITION:
                 y += self.joint_offset
-            for b in self.nonlinear:
+            for b in self._nl_a2j:
                 tr = b.transmission
                 xs = x[..., b.actuators]
                 if kind == POSITION:
@@ -226,7 +284,7 @@ class FusedMaps:
                 y = self._j2a[POSITION](x - self.joint_offset)
             else:
                 y = self._j2a[kind](x)  # type: ignore[misc]
-            for b in self._nl_owners:
+            for b in self._nl_j2a:
                 tr = b.transmission
                 xs = x[..., b.joints]
                 if kind == POSITION:

@@ -310,6 +310,9 @@ def test_nan_reaches_only_dependent_outputs(robot):
     assert bad == {'m2', 'm3'}
     assert np.isfinite(out[1, [0, 1, 2, 3, 6]]).all()
     assert np.isinf(out[1, robot.actuator_index['m4']])
+    for row in range(2):  # single samples: same result
+        single = robot.joint_to_actuator_arrays({'position': q[row]})['position']
+        np.testing.assert_allclose(single, out[row], rtol=1e-15, atol=1e-15)
     # passive gripper joints are not commanded: NaN there does not matter
     q = np.zeros(12)
     q[3] = 0.05
@@ -358,14 +361,14 @@ def test_identical_nonlinear_transmissions_share_one_kernel_call():
         np.testing.assert_allclose(back[i], a[i], rtol=1e-9, atol=1e-9)
 
 
-def test_dense_coupling_uses_the_dense_product_and_keeps_nan_local():
+def test_dense_coupling_keeps_nan_and_inf_local():
     rng = np.random.default_rng(1234)
     jac = rng.normal(size=(6, 6)) + 6.0 * np.eye(6)
     dense = MatrixTransmission(jac, rng.normal(size=6))
     robot = RobotTransmissions([_t('dense', dense, [f'j{k}' for k in range(6)],
                                    [f'm{k}' for k in range(6)]),
                                 _t('simple', SimpleTransmission(2.0), ['s'], ['n'])])
-    assert robot.fused._a2j['position']._layers is None  # 6 non-zeros per row: dense
+    assert robot.fused._a2j['position']._layers is None  # 6 non-zeros per row: dense product
     a = {i: rng.normal(size=(4, 7)) for i in ('position', 'velocity', 'effort')}
     ref = _loop(robot, a, to_joint=True)
     out = robot.actuator_to_joint_arrays(a)
@@ -376,10 +379,16 @@ def test_dense_coupling_uses_the_dense_product_and_keeps_nan_local():
         np.testing.assert_allclose(back[i], a[i], rtol=1e-9, atol=1e-12)
     a['position'][1, 6] = np.nan   # the simple motor: only joint s
     a['position'][2, 0] = np.inf   # a dense motor: every dense joint, not s
+    a['position'][3, 6] = -np.inf  # the simple motor, reduction 2: joint s at -inf
     q = robot.actuator_to_joint_arrays(a)['position']
     assert np.isnan(q[1]).tolist() == [False] * 6 + [True]
-    assert np.isfinite(q[2]).tolist() == [False] * 6 + [True]
-    assert np.isfinite(q[[0, 3]]).all()
+    np.testing.assert_array_equal(q[2, :6], np.where(jac[:, 0] > 0, np.inf, -np.inf))
+    assert np.isfinite(q[2, 6]) and q[3, 6] == -np.inf and np.isfinite(q[3, :6]).all()
+    assert np.isfinite(q[0]).all()
+    a['position'][0, [0, 1]] = [np.inf, -np.inf]  # opposite infinities meet: NaN
+    q = robot.actuator_to_joint_arrays(a)['position']
+    both = (jac[:, 0] != 0) & (jac[:, 1] != 0) & (np.sign(jac[:, 0]) != -np.sign(jac[:, 1]))
+    assert np.isnan(q[0, :6][both]).all() and np.isfinite(q[0, 6])
 
 
 def test_power_is_conserved_robot_wide_for_linear_transmissions():

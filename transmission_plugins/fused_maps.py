@@ -29,11 +29,12 @@ and :math:`K` (``na x nj``) each :math:`J^{-1}` block.  One matrix product per i
 then converts the whole robot; rows and columns of nonlinear transmissions are zero in these
 matrices and are filled by their own (vectorised) kernels afterwards.
 
-The products only ever multiply structural non-zeros (see :class:`_Product`): a dense product
-would let a non-finite input (NaN = "no value") spoil outputs that do not depend on it
-(``0 * nan = nan``); here NaN reaches exactly the outputs that depend on it.
+A plain dense product would let a non-finite input (NaN = "no value") spoil outputs that do not
+depend on it (``0 * nan = nan``); :class:`_Product` fixes such rows up on the sparsity pattern, so
+NaN (and inf) reaches exactly the outputs that depend on it.
 """
 
+import math
 from typing import Any
 from typing import Dict
 from typing import List
@@ -66,7 +67,7 @@ class Block(NamedTuple):
     owner: bool = True
 
 
-#: Largest number of non-zeros per row for which the sparse product is used.
+#: Largest number of non-zeros per row for which batches use the layered sparse product.
 SPARSE_MAX_ROW_NONZEROS = 4
 
 
@@ -75,12 +76,16 @@ class _Product:
     ``x @ m.T`` for a fixed matrix ``m``, exact on the sparsity pattern for non-finite ``x``.
 
     Robot matrices are very sparse (the PR2's 44 x 32 position matrix has 36 non-zeros, at most 2
-    per row), so when no row has more than :data:`SPARSE_MAX_ROW_NONZEROS` non-zeros the product
-    is computed as a few *layers*, layer ``k`` holding the ``k``-th non-zero of every row that has
-    one: ``y[..., rows_k] += x[..., cols_k] * vals_k``.  Only structural non-zeros are
-    multiplied, so NaN or inf reaches exactly the outputs that depend on it, and batches avoid a
-    dense BLAS call.  Denser matrices use ``x @ m.T``, with rows holding a non-finite input
-    recomputed on the sparsity pattern.
+    per row).  Batches then use *layers*, layer ``k`` holding the ``k``-th non-zero of every row
+    that has one: ``y[..., rows_k] += x[..., cols_k] * vals_k``.  Only structural non-zeros are
+    multiplied, so NaN and inf reach exactly the outputs that depend on them, and no
+    multithreaded BLAS call is made (its run time varies wildly on a loaded machine).
+
+    Single samples and denser matrices use one dense product when every input is finite
+    (checked with one cheap ``sum``).  Rows holding NaN or inf are then fixed up on the sparsity
+    pattern with products of indicator matrices (memory linear in the rows): an output is NaN
+    when it depends on a NaN or on infinities of both signs, ``+-inf`` when it depends on
+    infinities of one sign, else the product of the finite inputs.
     """
 
     def __init__(self, m: np.ndarray) -> None:
@@ -89,33 +94,55 @@ class _Product:
         pattern = m != 0.0
         widths = pattern.sum(axis=1)
         self._layers: Optional[List[Tuple[np.ndarray, np.ndarray, np.ndarray]]] = None
-        if widths.size == 0 or widths.max() <= SPARSE_MAX_ROW_NONZEROS:
+        if widths.size and widths.max() <= SPARSE_MAX_ROW_NONZEROS:
             columns = [np.flatnonzero(row) for row in pattern]
             self._layers = []
-            for k in range(int(widths.max()) if widths.size else 0):
+            for k in range(int(widths.max())):
                 rows = np.flatnonzero(widths > k)
                 cols = np.array([columns[r][k] for r in rows], dtype=np.intp)
                 self._layers.append((rows, cols, m[rows, cols].copy()))
+            # layer 0 as a full-width gather (a scatter costs more): empty rows read column 0
+            # with a zero weight and are zeroed afterwards, so a NaN there cannot leak
+            self._first = np.zeros(m.shape[0], dtype=np.intp)
+            self._first_vals = np.zeros(m.shape[0])
+            if self._layers:
+                rows, cols, vals = self._layers[0]
+                self._first[rows] = cols
+                self._first_vals[rows] = vals
+            self._empty = np.flatnonzero(widths == 0)
         self._mt = np.ascontiguousarray(m.T)
-        self._pattern = pattern
+        self._pattern_t = pattern.T.astype(np.float64)
+        self._positive_t = (m > 0.0).T.astype(np.float64)
+        self._negative_t = (m < 0.0).T.astype(np.float64)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        if self._layers is not None:
-            y = np.zeros(x.shape[:-1] + (self.m.shape[0],))
-            for k, (rows, cols, vals) in enumerate(self._layers):
-                if k == 0:
-                    y[..., rows] = x[..., cols] * vals
-                else:
-                    y[..., rows] += x[..., cols] * vals
+        if self._layers is not None and x.ndim > 1:
+            if x.shape[-1] == 0:
+                return np.zeros(x.shape[:-1] + (self.m.shape[0],))
+            y = x[..., self._first] * self._first_vals
+            if self._empty.size:
+                y[..., self._empty] = 0.0
+            for rows, cols, vals in self._layers[1:]:
+                y[..., rows] += x[..., cols] * vals
             return y
+        with np.errstate(over='ignore', invalid='ignore'):
+            if math.isfinite(x.sum()):  # overflow to inf only takes the exact path
+                return x @ self._mt
         finite = np.isfinite(x)
-        if finite.all():
-            return x @ self._mt
-        with np.errstate(invalid='ignore', over='ignore'):
-            y = x @ self._mt
-            rows = ~finite.all(axis=-1)
-            prod = x[rows][..., None, :] * self.m
-            y[rows] = np.where(self._pattern, prod, 0.0).sum(axis=-1)
+        rows = ~finite.all(axis=-1)
+        y = np.where(finite, x, 0.0) @ self._mt
+        bad = x[rows]
+        up = (bad == math.inf).astype(np.float64)
+        down = (bad == -math.inf).astype(np.float64)
+        to_plus = (up @ self._positive_t + down @ self._negative_t) > 0.0
+        to_minus = (up @ self._negative_t + down @ self._positive_t) > 0.0
+        to_nan = (np.isnan(bad).astype(np.float64) @ self._pattern_t > 0.0) \
+            | (to_plus & to_minus)
+        fixed = y[rows]
+        fixed[to_plus] = math.inf
+        fixed[to_minus] = -math.inf
+        fixed[to_nan] = math.nan
+        y[rows] = fixed
         return y
 
 

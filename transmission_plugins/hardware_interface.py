@@ -250,6 +250,18 @@ class HardwareInterface:
             commandable[active] = True
             self._groups.append((t, joints, actuators, active))
         self._commandable = commandable
+        # incidence matrices, so that per-transmission checks are one product per cycle
+        nj, na, nt = len(self.joint_names), len(self.actuator_names), len(self._groups)
+        self._joint_actuators = np.zeros((nj, na))     # joint j <- actuators of its transmission
+        self._tr_active = np.zeros((nt, nj))           # transmission -> its commandable joints
+        self._tr_actuators = np.zeros((nt, na))        # transmission -> its actuators
+        for k, (_, jidx, aidx, active) in enumerate(self._groups):
+            self._joint_actuators[np.ix_(jidx, aidx)] = 1.0
+            self._tr_active[k, active] = 1.0
+            self._tr_actuators[k, aidx] = 1.0
+        self._joint_tr = self._tr_active.T.copy()          # commandable joint -> transmission
+        self._actuator_tr = (self._tr_actuators.T > 0).astype(float)
+        self._tr_has_active = self._tr_active.sum(axis=1) > 0
 
     def _limit(self, attribute: str, size: int, default: float) -> np.ndarray:
         x = getattr(self.robot, attribute, None)
@@ -378,38 +390,49 @@ class HardwareInterface:
         if not fresh.any():
             return None
         inputs = {}
-        known = {}
+        unknown = {}
         for field in FIELDS:
             x = self.state[field]
             ok = fresh & np.isfinite(x)
-            if ok.any():
+            if ok.all():
+                inputs[field] = x
+                unknown[field] = None
+            elif ok.any():
                 inputs[field] = np.where(ok, x, 0.0)
-                known[field] = ok
+                unknown[field] = (~ok).astype(float)
         if 'position' not in inputs:
             return None
         out = self.robot.actuator_to_joint_arrays(inputs)
         valid = {}
-        for field, ok in known.items():
-            # a joint is known when every actuator of its transmission is
-            v = np.zeros(len(self.joint_names), dtype=bool)
-            for _, jidx, aidx, _ in self._groups:
-                v[jidx] = bool(ok[aidx].all())
-            y = np.asarray(out.get(field, np.full(len(self.joint_names), np.nan)))
+        for field in inputs:
+            y = out[field]
             finite = np.isfinite(y)
-            self.non_finite_outputs += int((v & ~finite).sum())
-            valid[field] = v & finite
+            if unknown[field] is None:
+                v = finite
+                if not finite.all():
+                    self.non_finite_outputs += int((~finite).sum())
+            else:
+                # a joint is known when every actuator of its transmission is
+                known = (self._joint_actuators @ unknown[field]) == 0.0
+                self.non_finite_outputs += int((known & ~finite).sum())
+                v = known & finite
+            valid[field] = v
         include = valid['position']
+        if include.all():
+            self._last_joint_position = out['position']
+            return JointOutput(self.joint_names, out['position'],
+                               out['velocity'] if 'velocity' in valid
+                               and valid['velocity'].all() else None,
+                               out['effort'] if 'effort' in valid
+                               and valid['effort'].all() else None)
         if not include.any():
             return None
         self._last_joint_position = np.where(include, out['position'], np.nan)
-        all_in = bool(include.all())
-        names = self.joint_names if all_in else [n for n, k in zip(self.joint_names, include)
-                                                 if k]
+        names = [n for n, k in zip(self.joint_names, include) if k]
         fields: Dict[str, Optional[np.ndarray]] = {}
         for field in FIELDS:
             if field in valid and valid[field][include].all():
-                y = np.asarray(out[field], dtype=np.float64)
-                fields[field] = y if all_in else y[include]
+                fields[field] = np.asarray(out[field], dtype=np.float64)[include]
             else:
                 fields[field] = None
         return JointOutput(names, fields['position'], fields['velocity'], fields['effort'])
@@ -498,16 +521,15 @@ class HardwareInterface:
         """Map joint commands to actuators, transmission by transmission (complete ones only)."""
         nj = len(self.joint_names)
         complete = {}
+        actuator_complete = {}
         for field, c in cmd.items():
-            ok = np.isfinite(c)
-            full = np.zeros(nj, dtype=bool)
-            for _, jidx, aidx, active in self._groups:
-                flags = ok[active]
-                if flags.all():
-                    full[active] = True
-                elif flags.any():
-                    self.incomplete_commands += 1
-            complete[field] = full
+            missing_j = (~np.isfinite(c) & self._commandable).astype(float)
+            missing = self._tr_active @ missing_j            # per transmission
+            full = (missing == 0.0) & self._tr_has_active
+            commanded = self._tr_active @ np.isfinite(c).astype(float)
+            self.incomplete_commands += int(((missing > 0.0) & (commanded > 0.0)).sum())
+            complete[field] = (self._joint_tr @ full.astype(float)) > 0.0
+            actuator_complete[field] = (self._actuator_tr @ full.astype(float)) > 0.0
         # linearisation point of nonlinear maps: commanded position, else measured position
         lin = np.where(complete.get('position', np.zeros(nj, dtype=bool)),
                        cmd.get('position', np.zeros(nj)), self._last_joint_position)
@@ -521,13 +543,14 @@ class HardwareInterface:
             if field not in cmd or not complete[field].any():
                 continue
             y = np.asarray(out[field], dtype=np.float64)
-            for _, jidx, aidx, active in self._groups:
-                if complete[field][active].all():
-                    vals = y[aidx]
-                    if np.isfinite(vals).all():
-                        act[field][aidx] = vals
-                    else:
-                        self.non_finite_outputs += 1
+            use = actuator_complete[field]
+            bad = use & ~np.isfinite(y)
+            if bad.any():
+                # a transmission with any non-finite actuator output sends nothing
+                bad_tr = (self._tr_actuators @ bad.astype(float)) > 0.0
+                use = use & ~((self._actuator_tr @ bad_tr.astype(float)) > 0.0)
+                self.non_finite_outputs += int(bad_tr.sum())
+            act[field] = np.where(use, y, act[field])
 
     def _group_commands(self, act: Dict[str, np.ndarray]) -> List[CommandOutput]:
         masks = np.stack([np.isfinite(act[f]) for f in FIELDS], axis=1)

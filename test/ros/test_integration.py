@@ -337,6 +337,7 @@ def test_commands_reach_motors_in_actuator_units(client, robot):
 def test_array_command_topics_follow_the_joints_parameter(client, robot):
     q_act = _mid_actuators(robot)
     _open_ready(client, robot, q_act)
+    _feed(client, robot, q_act, OPEN_COMMAND_TIMEOUT + 0.05)  # earlier commands expire
     cmds = client.record('/open/actuator_commands')
     start = time.monotonic()
     client.pub('/open/position_commands', Float64MultiArray).publish(
@@ -584,6 +585,7 @@ def test_launcher_runs_the_node_set_and_forwards_ctrl_c(client, ros_env, tmp_pat
         assert proc.poll() is None
         proc.send_signal(2)
         assert proc.wait(15) == 0
+        client.spin(0.3)   # drain what was already on its way
         count = len(js)
         client.spin(0.5)
         assert len(js) <= count + 1, 'nodes still publishing after the launcher stopped'

@@ -31,7 +31,7 @@ once per control period.  Three ways are timed:
 For single samples and batches of 1000 samples it prints the median microseconds per cycle over
 several repeats and the loop/fused ratio, for the whole robot and again for its linear
 transmissions alone (the part that is fused; the grippers' kernels cost the same either way).
-Runtime is about 20 s.
+Runtime is about 15 s.
 """
 
 import platform
@@ -50,7 +50,7 @@ REPEATS = 7
 BATCH = 1000
 
 
-def time_call(fn, budget=0.3, repeats=REPEATS):
+def time_call(fn, budget=0.2, repeats=REPEATS):
     """
     Return the median time of one call to ``fn``, in seconds.
 

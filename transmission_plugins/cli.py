@@ -168,8 +168,8 @@ def _add_convert(sub: Any) -> None:
     p.add_argument('output', metavar='OUT.csv', help='output CSV file, or - for stdout')
     p.add_argument('--to', required=True, choices=('joint', 'actuator'),
                    help='the space to convert to')
-    p.add_argument('--chunk-size', type=_positive_int, default=10000, metavar='N',
-                   help='rows converted at a time (default 10000); memory does not grow with '
+    p.add_argument('--chunk-size', type=_positive_int, default=1000, metavar='N',
+                   help='rows converted at a time (default 1000); memory does not grow with '
                         'the file')
     p.add_argument('--keep-unknown', action='store_true',
                    help='copy <name>/<interface> columns of unknown names instead of failing')
@@ -236,6 +236,9 @@ def _convert(args: argparse.Namespace) -> int:
             if dst is not sys.stdout:
                 dst.close()
         if tmp is not None:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # mkstemp made it private
             os.replace(tmp, args.output)
             tmp = None
     except _load_errors() as e:

@@ -29,7 +29,6 @@ array maps and written ``chunk_size`` at a time, so memory does not grow with th
 """
 
 import csv
-import math
 from typing import Callable
 from typing import Dict
 from typing import Iterable
@@ -159,10 +158,6 @@ def _floats(rows: List[List[str]], columns: List[int], first_line: int,
         raise
 
 
-def _text(x: float) -> str:
-    return repr(x) if not math.isnan(x) else ''
-
-
 def _counted(lines: Iterable[str], counter: List[int]) -> Iterator[str]:
     for line in lines:
         counter[0] += len(line)
@@ -170,7 +165,7 @@ def _counted(lines: Iterable[str], counter: List[int]) -> Iterator[str]:
 
 
 def convert_csv(robot: RobotTransmissions, src: TextIO, dst: TextIO, to: str, *,
-                chunk_size: int = 10000, keep_unknown: bool = False,
+                chunk_size: int = 1000, keep_unknown: bool = False,
                 progress: Optional[Callable[[int, int], None]] = None) -> ConvertStats:
     """
     Convert a CSV file between actuator and joint space, ``chunk_size`` rows at a time.
@@ -227,8 +222,15 @@ def convert_csv(robot: RobotTransmissions, src: TextIO, dst: TextIO, to: str, *,
         block = np.empty((len(rows), len(plan.outputs)))
         for j, (interface, index) in enumerate(plan.outputs):
             block[:, j] = out[interface][:, index]
-        for row, numbers in zip(rows, block.tolist()):
-            writer.writerow([row[k] for k in plan.passed] + [_text(x) for x in numbers])
+        nan = np.isnan(block)
+        if nan.any():  # the csv module writes None as an empty cell, floats with repr()
+            cells = block.astype(object)
+            cells[nan] = None
+            numbers = cells.tolist()
+        else:
+            numbers = block.tolist()
+        passed = plan.passed
+        writer.writerows([row[k] for k in passed] + values for row, values in zip(rows, numbers))
         rows_done += len(rows)
         if progress is not None:
             progress(rows_done, counter[0])

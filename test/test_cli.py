@@ -18,6 +18,7 @@ import csv
 from importlib.metadata import EntryPoint
 import io
 import json
+import os
 from pathlib import Path
 import textwrap
 
@@ -216,6 +217,9 @@ def test_convert_round_trip_with_pass_through(urdf, tmp_path, capsys):
     a, j, b = (str(tmp_path / n) for n in ('a.csv', 'j.csv', 'b.csv'))
     assert main(['convert', urdf, a, j, '--to', 'joint', '--chunk-size', '7']) == 0
     assert '50 rows' in capsys.readouterr().err
+    umask = os.umask(0)
+    os.umask(umask)
+    assert os.stat(j).st_mode & 0o777 == 0o666 & ~umask
     jh, jrows = _read_csv(j)
     assert jh == ['time', 'note'] + [f'{n}/{i}' for i in INTERFACES for n in JOINTS]
     assert len(jrows) == 50 and jrows[3][:2] == ['0.03', 'a, "quoted" note']

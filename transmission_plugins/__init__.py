@@ -33,6 +33,9 @@ from transmission_plugins.handles import INTERFACES
 from transmission_plugins.handles import JointHandle
 from transmission_plugins.linear_transmission import LinearMap
 from transmission_plugins.linear_transmission import LinearTransmission
+from transmission_plugins.robot_transmissions import load_robot_transmissions
+from transmission_plugins.robot_transmissions import RobotTransmission
+from transmission_plugins.robot_transmissions import RobotTransmissions
 from transmission_plugins.transmission import Transmission
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import FourBarLinkageTransmission
@@ -54,6 +57,8 @@ __all__ = [
     'LinearMap',
     'LinearTransmission',
     'PR2GripperTransmission',
+    'RobotTransmission',
+    'RobotTransmissions',
     'SimpleTransmission',
     'Transmission',
     'TransmissionConfigurationError',
@@ -64,4 +69,5 @@ __all__ = [
     'UnknownTransmissionTypeError',
     'UrdfTransmissionError',
     'WristTransmission',
+    'load_robot_transmissions',
 ]

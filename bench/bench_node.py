@@ -245,6 +245,7 @@ def main() -> int:
     parser.add_argument('--executor', choices=('single', 'events'), default='events',
                         help='executor of both contenders (TP_EXECUTOR)')
     parser.add_argument('--json', help='also write the results to this file')
+    parser.add_argument('--profile', help='cProfile the hardware interface into this file')
     args = parser.parse_args()
     if args.relay:
         return relay_main()
@@ -264,11 +265,13 @@ def main() -> int:
         params.write_text(yaml.safe_dump({'/**/transmission_hardware_interface': {
             'ros__parameters': {'robot_description': urdf, 'update_rate': args.update_rate,
                                 'state_timeout': 0.1, 'diagnostic_period': 1.0}}}))
+        profile = ['-m', 'cProfile', '-o', args.profile] if args.profile else []
+        node = [sys.executable] + profile + [
+            '-m', 'transmission_plugins.hardware_interface_node', '--ros-args',
+            '--params-file', str(params)]
         contenders = [
             ('bare relay', [sys.executable, str(Path(__file__).resolve()), '--relay'], False),
-            ('hardware interface', [sys.executable, '-m',
-                                    'transmission_plugins.hardware_interface_node',
-                                    '--ros-args', '--params-file', str(params)], True),
+            ('hardware interface', node, True),
         ]
         results = [run_contender(label, argv, env, robot, node_mode, args)
                    for label, argv, node_mode in contenders]

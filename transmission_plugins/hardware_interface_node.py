@@ -57,6 +57,7 @@ from transmission_plugins.ros_common import description_qos
 from transmission_plugins.ros_common import reliable_qos
 from transmission_plugins.ros_common import run_node
 from transmission_plugins.ros_common import state_qos
+from transmission_plugins.ros_common import timer_callback
 from transmission_plugins.ros_common import to_msg_array
 
 NODE_NAME = 'transmission_hardware_interface'
@@ -190,6 +191,7 @@ class HardwareInterfaceNode(LifecycleNode):
         self.core = core
         self._period = 1.0 / rate
         depth = max(1, int(self._param('qos_depth')))
+        self._joint_msg = JointState()   # reused every cycle: publish() serialises at once
         self._joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
                                                           reliable_qos(depth))
         self._command_pub = self.create_lifecycle_publisher(JointState, 'actuator_commands',
@@ -208,7 +210,7 @@ class HardwareInterfaceNode(LifecycleNode):
                 lambda msg, f=field: self._on_array_command(f, msg), reliable_qos(depth)))
         period = float(self._param('diagnostic_period'))
         if period > 0.0:
-            self._diag_timer = self.create_timer(period, self._publish_diagnostics)
+            self._diag_timer = self.create_timer(period, timer_callback(self._publish_diagnostics))
         log.info(f'configured: {len(robot.transmissions)} transmissions, '
                  f'{len(robot.joint_names)} joints, {len(robot.actuator_names)} actuators, '
                  f'{rate:g} Hz')
@@ -218,7 +220,7 @@ class HardwareInterfaceNode(LifecycleNode):
         """Start the update timer; commands received while inactive are discarded."""
         assert self.core is not None
         self.core.reset_commands()
-        self._timer = self.create_timer(self._period, self._update)
+        self._timer = self.create_timer(self._period, timer_callback(self._update))
         self._active = True
         self.get_logger().info('active')
         return super().on_activate(state)
@@ -310,28 +312,21 @@ class HardwareInterfaceNode(LifecycleNode):
         stamp = self.get_clock().now().to_msg()
         js = out.joint_states
         if js is not None:
-            msg = JointState()
-            msg.header.stamp = stamp
-            msg.name = js.names
-            if js.position is not None:
-                msg.position = to_msg_array(js.position)
-            if js.velocity is not None:
-                msg.velocity = to_msg_array(js.velocity)
-            if js.effort is not None:
-                msg.effort = to_msg_array(js.effort)
-            self._joint_pub.publish(msg)
+            self._joint_pub.publish(self._fill(self._joint_msg, js, stamp))
         for group in out.actuator_commands:
-            msg = JointState()
-            msg.header.stamp = stamp
-            msg.name = group.names
-            if group.position is not None:
-                msg.position = to_msg_array(group.position)
-            if group.velocity is not None:
-                msg.velocity = to_msg_array(group.velocity)
-            if group.effort is not None:
-                msg.effort = to_msg_array(group.effort)
-            self._command_pub.publish(msg)
+            self._command_pub.publish(self._fill(JointState(), group, stamp))
         core.record_cycle(start, time.monotonic())
+
+    @staticmethod
+    def _fill(msg: JointState, values: Any, stamp: Any) -> JointState:
+        """Write names and fields into ``msg`` (names only when they changed)."""
+        msg.header.stamp = stamp
+        if msg.name is not values.names:
+            msg.name = values.names
+        msg.position = to_msg_array(values.position)
+        msg.velocity = to_msg_array(values.velocity)
+        msg.effort = to_msg_array(values.effort)
+        return msg
 
     def _publish_diagnostics(self) -> None:
         core = self.core

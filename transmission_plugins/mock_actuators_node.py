@@ -42,6 +42,7 @@ from transmission_plugins.hardware_interface_node import parameter_value
 from transmission_plugins.ros_common import description_qos
 from transmission_plugins.ros_common import reliable_qos
 from transmission_plugins.ros_common import run_node
+from transmission_plugins.ros_common import timer_callback
 from transmission_plugins.ros_common import to_msg_array
 
 NODE_NAME = 'mock_actuators'
@@ -127,7 +128,7 @@ class MockActuatorsNode(Node):
             raise ValueError(f'rate must be > 0 Hz, got {rate}')
         self._max_dt = 5.0 / rate
         self._last = time.monotonic()
-        self._timer = self.create_timer(1.0 / rate, self._step)
+        self._timer = self.create_timer(1.0 / rate, timer_callback(self._step))
         self.get_logger().info(f'simulating {len(models)} actuators at {rate:g} Hz: '
                                f'{", ".join(self._names)}')
 

@@ -22,7 +22,9 @@ namespace of a ROS domain private to this process:
   loop, namespaces);
 * ``/open``: hardware interface alone, its ``actuator_states`` remapped to
   ``/open/motor_feedback``; the client plays the motors (maths, limits, watchdogs, garbage);
-* ``/lc``: hardware interface with ``autostart: false`` and a broken description (lifecycle).
+* ``/lc``: hardware interface with ``autostart: false`` and a broken description (lifecycle);
+* ``/topic``: hardware interface + mock actuators without ``robot_description``: both wait for
+  the ``robot_description`` topic (transient local), which the test publishes.
 """
 
 import math
@@ -108,6 +110,8 @@ def processes(ros_env, urdf, tmp_path_factory):
             'robot_description': urdf, 'update_rate': OPEN_RATE,
             'state_timeout': OPEN_STATE_TIMEOUT, 'command_timeout': OPEN_COMMAND_TIMEOUT,
             'diagnostic_period': 0.2, 'joints': ['gripper_joint', 'pan_joint']}},
+        f'/topic/{hw}': {'ros__parameters': {'update_rate': 50.0}},
+        '/topic/mock_actuators': {'ros__parameters': {'rate': 100.0}},
         f'/lc/{hw}': {'ros__parameters': {
             'robot_description': BAD_URDF, 'autostart': False, 'update_rate': 50.0,
             'state_timeout': 0.5}},
@@ -121,6 +125,8 @@ def processes(ros_env, urdf, tmp_path_factory):
         'open_hw': [HW] + common + ['-r', '__ns:=/open', '-r',
                                     'actuator_states:=/open/motor_feedback'],
         'lc_hw': [HW] + common + ['-r', '__ns:=/lc'],
+        'topic_hw': [HW] + common + ['-r', '__ns:=/topic'],
+        'topic_mock': [MOCK] + common + ['-r', '__ns:=/topic'],
     }
     procs = {}
     try:
@@ -514,6 +520,21 @@ def test_namespace_applies_to_every_topic(client):
     assert '/open/motor_feedback' in names
     assert '/open/actuator_states' not in names
     assert '/joint_states' not in names
+
+
+def test_description_from_the_transient_local_topic(client, processes, urdf, robot):
+    from rclpy.qos import DurabilityPolicy
+    from rclpy.qos import QoSProfile
+    from std_msgs.msg import String
+    js = client.record('/topic/joint_states')
+    client.spin(0.5)
+    assert not js, 'published before any description arrived'
+    qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    pub = client.node.create_publisher(String, '/topic/robot_description', qos)
+    pub.publish(String(data=urdf))   # once: late joiners get it from the durable history
+    client.spin_until(lambda: len(js) > 3, 15.0, '/topic/joint_states')
+    assert list(_latest(js).name) == robot.joint_names
+    _alive(processes)
 
 
 # ---------------------------------------------------------------------- lifecycle

@@ -491,6 +491,8 @@ class HardwareInterface:
                 self._held[aidx] = pos[aidx]
 
     def _apply_timeout_action(self, alive: np.ndarray, act: Dict[str, np.ndarray]) -> None:
+        if self.timeout_action == 'stop':
+            return
         expired = self._expired & ~alive
         if not expired.any():
             self._held[:] = np.nan
@@ -498,8 +500,6 @@ class HardwareInterface:
         for _, jidx, aidx, active in self._groups:
             if not expired[active].any():
                 self._held[aidx] = np.nan
-                continue
-            if self.timeout_action == 'stop':
                 continue
             commanded = np.zeros(len(aidx), dtype=bool)
             for f in FIELDS:

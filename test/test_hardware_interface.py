@@ -25,6 +25,9 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
+from transmission_plugins.exceptions import TransmissionError
+from transmission_plugins.exceptions import TransmissionInputError
+from transmission_plugins.exceptions import TransmissionValueError
 from transmission_plugins.hardware_interface import HardwareInterface
 from transmission_plugins.hardware_interface import InputRejected
 from transmission_plugins.hardware_interface import OK
@@ -400,6 +403,18 @@ def test_bad_constructor_arguments(clock):
         HardwareInterface(FakeRobot(), timeout_action='explode')
     with pytest.raises(InputRejected):
         HardwareInterface(FakeRobot(), command_joints=['nope'])
+
+
+def test_every_error_belongs_to_the_package_exception_tree(hw):
+    """Callers catch ``TransmissionError``; ``ValueError`` keeps working too."""
+    assert issubclass(InputRejected, TransmissionInputError)
+    with pytest.raises(TransmissionValueError, match='timeout_action.*explode'):
+        HardwareInterface(FakeRobot(), timeout_action='explode')
+    with pytest.raises(TransmissionError) as e:
+        hw.set_joint_command(['j_simple'], [math.nan])
+    assert isinstance(e.value, ValueError) and e.value.reason == 'non_finite'
+    with pytest.raises(TransmissionValueError, match='interface.*torque'):
+        hw.set_interface_command('torque', [1.0])
 
 
 def test_activation_reset_forgets_commands(hw):

@@ -20,6 +20,7 @@ import time
 
 import pytest
 from transmission_plugins import launcher
+from transmission_plugins.exceptions import TransmissionError
 from transmission_plugins.hardware_interface_node import PARAMETERS as HW_PARAMETERS
 from transmission_plugins.launcher import LaunchConfigError
 from transmission_plugins.mock_actuators_node import PARAMETERS as MOCK_PARAMETERS
@@ -138,6 +139,13 @@ def test_argument_parsing():
     assert ros == ['-r', '__ns:=/x', '-p', 'update_rate:=5.0']
     with pytest.raises(SystemExit):
         launcher.parse_arguments(['nonsense:=1'])
+
+
+def test_launch_config_error_is_a_transmission_error(tmp_path):
+    assert issubclass(LaunchConfigError, TransmissionError)
+    assert issubclass(LaunchConfigError, ValueError)
+    with pytest.raises(TransmissionError, match='does not exist'):
+        launcher.node_specs(str(tmp_path / 'missing.urdf'))
 
 
 def test_main_reports_bad_files(tmp_path, capsys):

@@ -44,6 +44,9 @@ from typing import Tuple
 
 import numpy as np
 
+from transmission_plugins.exceptions import TransmissionInputError
+from transmission_plugins.exceptions import TransmissionValueError
+
 #: The JointState fields, in message order.
 FIELDS = ('position', 'velocity', 'effort')
 
@@ -64,8 +67,13 @@ ERROR = 2
 STALE = 3
 
 
-class InputRejected(ValueError):
-    """A message failed validation; ``reason`` is one of :data:`DROP_REASONS`."""
+class InputRejected(TransmissionInputError):
+    """
+    A message failed validation; ``reason`` is one of :data:`DROP_REASONS`.
+
+    A :class:`~transmission_plugins.exceptions.TransmissionInputError`, hence also a
+    ``TransmissionError`` and a ``ValueError``.
+    """
 
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(f'{reason}: {detail}')
@@ -177,8 +185,8 @@ class HardwareInterface:
                  timeout_action: str = 'stop',
                  clock: Callable[[], float] = time.monotonic) -> None:
         if timeout_action not in TIMEOUT_ACTIONS:
-            raise ValueError(f'timeout_action must be one of {TIMEOUT_ACTIONS}, '
-                             f'got {timeout_action!r}')
+            raise TransmissionValueError('timeout_action', timeout_action,
+                                         f'one of {TIMEOUT_ACTIONS}')
         self.robot = robot
         self.clock = clock
         self.state_timeout = float(state_timeout)
@@ -195,7 +203,8 @@ class HardwareInterface:
             idx = self._joints.lookup(command_joints)
             bad = [self.joint_names[i] for i in idx if not self._commandable[i]]
             if bad:
-                raise ValueError(f'joints {bad} are passive and cannot be commanded')
+                raise TransmissionValueError('joints', bad, 'joints that are not passive '
+                                             '(passive joints cannot be commanded)')
             self.command_joints = list(command_joints)
         else:
             self.command_joints = [n for i, n in enumerate(self.joint_names)
@@ -346,7 +355,7 @@ class HardwareInterface:
         :raises InputRejected: the message is dropped (and counted); buffers are unchanged
         """
         if interface not in FIELDS:
-            raise ValueError(f'interface must be one of {FIELDS}, got {interface!r}')
+            raise TransmissionValueError('interface', interface, f'one of {FIELDS}')
         topic = topic or f'{interface}_commands'
         try:
             x = _as_array(data, len(self.command_joints), interface)

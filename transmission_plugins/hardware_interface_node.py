@@ -49,6 +49,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_msgs.msg import String
 
+from transmission_plugins.exceptions import TransmissionValueError
 from transmission_plugins.hardware_interface import FIELDS
 from transmission_plugins.hardware_interface import HardwareInterface
 from transmission_plugins.hardware_interface import InputRejected
@@ -173,7 +174,7 @@ class HardwareInterfaceNode(LifecycleNode):
             robot = load_robot_transmissions(description, lenient=bool(self._param('lenient')))
             rate = float(self._param('update_rate'))
             if not rate > 0.0:
-                raise ValueError(f'update_rate must be > 0 Hz, got {rate}')
+                raise TransmissionValueError('update_rate', rate, 'a rate > 0 Hz')
             core = HardwareInterface(
                 robot,
                 state_timeout=float(self._param('state_timeout')),

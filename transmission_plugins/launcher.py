@@ -43,6 +43,7 @@ from typing import Optional
 from typing import Sequence
 from typing import Tuple
 
+from transmission_plugins.exceptions import TransmissionError
 import yaml
 
 PACKAGE = 'transmission_plugins'
@@ -60,8 +61,8 @@ LAUNCH_ARGUMENTS = {
 }
 
 
-class LaunchConfigError(ValueError):
-    """A launch argument or the config file is unusable."""
+class LaunchConfigError(TransmissionError, ValueError):
+    """A launch argument or the config file is unusable (a TransmissionError and a ValueError)."""
 
 
 class NodeSpec(NamedTuple):

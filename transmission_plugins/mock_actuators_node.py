@@ -37,6 +37,7 @@ from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
+from transmission_plugins.exceptions import TransmissionValueError
 from transmission_plugins.hardware_interface_node import declare_parameters
 from transmission_plugins.hardware_interface_node import parameter_value
 from transmission_plugins.ros_common import description_qos
@@ -106,11 +107,13 @@ class MockActuatorsNode(Node):
         values = list(self._p('initial_joint_positions'))
         if names:
             if len(values) != len(names):
-                raise ValueError(f'initial_joint_positions has {len(values)} values for '
-                                 f'{len(names)} initial_joint_names')
+                raise TransmissionValueError(
+                    'initial_joint_positions', values,
+                    f'one value per initial_joint_names entry ({len(names)})')
             for n, v in zip(names, values):
                 if n not in robot.joint_names:
-                    raise ValueError(f'initial_joint_names: unknown joint {n!r}')
+                    raise TransmissionValueError('initial_joint_names', n,
+                                                 'a joint driven by a transmission')
                 q[robot.joint_names.index(n)] = v
         a0 = np.asarray(robot.joint_to_actuator_arrays({'position': q})['position'])
         a0 = np.where(np.isfinite(a0), a0, 0.0)
@@ -125,7 +128,7 @@ class MockActuatorsNode(Node):
                                  reliable_qos(depth))
         rate = float(self._p('rate'))
         if not rate > 0.0:
-            raise ValueError(f'rate must be > 0 Hz, got {rate}')
+            raise TransmissionValueError('rate', rate, 'a rate > 0 Hz')
         self._max_dt = 5.0 / rate
         self._last = time.monotonic()
         self._timer = self.create_timer(1.0 / rate, timer_callback(self._step))

@@ -22,6 +22,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from transmission_plugins import BadValueError
 from transmission_plugins import BrokenReferenceError
 from transmission_plugins import DifferentialTransmission
 from transmission_plugins import FourBarLinkageTransmission
@@ -29,6 +30,7 @@ from transmission_plugins import LinearTransmission
 from transmission_plugins import SimpleTransmission
 from transmission_plugins import Transmission
 from transmission_plugins import TransmissionInputError
+from transmission_plugins import UrdfTransmissionError
 from transmission_plugins.robot_model import read_robot_model
 from transmission_plugins.robot_model import UrdfJoint
 from transmission_plugins.robot_report import report_dict
@@ -664,3 +666,101 @@ def test_pr2_round_trip(pr2):
     named = pr2.joint_to_actuator(pr2.actuator_to_joint(a))
     for i in a:
         assert named[i] == pytest.approx(a[i], rel=1e-7, abs=1e-9)
+
+
+# ---------------------------------------------------------------------------- URDF joint limits
+LIMIT_URDF = textwrap.dedent("""\
+    <robot name="r">
+      <link name="a"/><link name="b"/><link name="c"/>
+      <joint name="j" type="revolute">
+        <parent link="a"/><child link="b"/>
+        <limit {limit}/>
+      </joint>
+      <joint name="free" type="revolute">
+        <parent link="a"/><child link="c"/>
+        <limit {free}/>
+      </joint>
+      <transmission name="t">
+        <type>transmission_interface/SimpleTransmission</type>
+        <joint name="j"/>
+        <actuator name="m"><mechanicalReduction>10</mechanicalReduction></actuator>
+      </transmission>
+    </robot>
+    """)
+GOOD_LIMIT = 'lower="-1" upper="1" velocity="2" effort="5"'
+LIMIT_PATH = "/robot[@name='r']/joint[@name='j']/limit"
+BAD_LIMITS = [
+    ('lower="-1" upper="1" velocity="2" effort="-5"', '/@effort',
+     "number >= 0 (0 = no limit), got '-5'"),
+    ('lower="1" upper="-1" velocity="2" effort="5"', '',
+     "expected lower <= upper, got lower='1' and upper='-1'"),
+    ('lower="-1" upper="nan" velocity="2" effort="5"', '/@upper', "finite number, got 'nan'"),
+    ('lower="-inf" upper="1" velocity="2" effort="5"', '/@lower', "finite number, got '-inf'"),
+    ('lower="-1" upper="1" velocity="abc" effort="5"', '/@velocity', "got 'abc'"),
+    ('lower="-1" upper="1" velocity="2" effort="nan"', '/@effort', "got 'nan'"),
+    ('lower="-1" upper="1" velocity="-2" effort="5"', '/@velocity', "got '-2'"),
+    ('lower="-1" upper="1" velocity="2"', '/@effort', "'effort' is missing"),
+]
+
+
+def _limit_urdf(limit, free=GOOD_LIMIT):
+    return LIMIT_URDF.format(limit=limit, free=free)
+
+
+@pytest.mark.parametrize('limit, where, fragment', BAD_LIMITS)
+def test_bad_limits_of_a_driven_joint_name_the_attribute(limit, where, fragment):
+    with pytest.raises(UrdfTransmissionError) as info:
+        load_robot_transmissions(_limit_urdf(limit))
+    assert info.value.path == LIMIT_PATH + where
+    assert fragment in str(info.value)
+    assert info.value.line == 5
+
+
+@pytest.mark.parametrize('limit, where, fragment', BAD_LIMITS)
+def test_bad_limits_are_no_limits_with_a_warning_in_lenient_mode(limit, where, fragment):
+    robot = load_robot_transmissions(_limit_urdf(limit), lenient=True)
+    assert len(robot.warnings) == 1
+    assert robot.warnings[0].startswith(f'{LIMIT_PATH}{where} (line 5): ')
+    assert fragment in robot.warnings[0] and 'lenient mode' in robot.warnings[0]
+    attribute = where[2:]
+    if attribute in ('effort', 'velocity'):
+        assert getattr(robot.urdf_joints['j'], attribute) == math.inf
+    elif attribute == 'lower':
+        assert robot.joint_lower.tolist() == [-math.inf] and robot.joint_upper.tolist() == [1.0]
+    elif attribute == 'upper':
+        assert robot.joint_lower.tolist() == [-1.0] and robot.joint_upper.tolist() == [math.inf]
+    else:  # lower > upper: a command of 0.5 must not be clamped to -1
+        assert robot.joint_lower.tolist() == [-math.inf]
+        assert robot.joint_upper.tolist() == [math.inf]
+    assert math.isfinite(robot.actuator_velocity_limit[0]) == (attribute != 'velocity')
+
+
+def test_limits_of_joints_without_a_transmission_are_not_checked():
+    robot = load_robot_transmissions(_limit_urdf(GOOD_LIMIT, free='velocity="abc" effort="-1"'))
+    assert robot.warnings == [] and robot.untransmitted_joints == ['free']
+    free = robot.urdf_joints['free']
+    assert (free.velocity, free.effort) == (math.inf, math.inf)
+    model = read_robot_model(_limit_urdf(GOOD_LIMIT, free='velocity="abc" effort="-1"'))
+    assert any("joint[@name='free']/limit/@velocity" in w for w in model.warnings)
+    with pytest.raises(BadValueError, match=r"joint\[@name='free'\]/limit/@velocity"):
+        read_robot_model(_limit_urdf(GOOD_LIMIT, free='velocity="abc" effort="1"'),
+                         check=['free'])
+
+
+def test_zero_effort_and_velocity_limits_mean_no_limit_with_a_warning():
+    robot = load_robot_transmissions(_limit_urdf('lower="-1" upper="1" velocity="0" effort="0"'))
+    assert robot.joint_effort_limit.tolist() == [math.inf]
+    assert robot.joint_velocity_limit.tolist() == [math.inf]
+    assert robot.actuator_effort_limit.tolist() == [math.inf]
+    assert robot.actuator_velocity_limit.tolist() == [math.inf]
+    assert robot.actuator_models['m'].effort_limit == math.inf
+    where = [w.split(' (line')[0] for w in robot.warnings]
+    assert where == [f'{LIMIT_PATH}/@velocity', f'{LIMIT_PATH}/@effort']
+    assert all('read as no limit' in w for w in robot.warnings)
+
+
+def test_continuous_joints_ignore_lower_and_upper():
+    text = _limit_urdf('lower="x" upper="y" velocity="2" effort="5"').replace(
+        'name="j" type="revolute"', 'name="j" type="continuous"')
+    robot = load_robot_transmissions(text)
+    assert robot.joint_lower.tolist() == [-math.inf] and robot.warnings == []

@@ -20,25 +20,52 @@ urdf_parser_py chokes on transmissions it does not know (PR2 wrists, ros2_contro
 **top-level** ``<link>`` and ``<joint>`` elements are handed to it (a ``<joint>`` nested inside
 ``<gazebo>``, as in the PR2 file, is not a joint of the model), with XML namespaces stripped, and
 its warnings are collected instead of printed.
+
+Joint limits are read from the raw XML (not through urdf_parser_py, which coerces ``nan`` and
+negative values silently and stops at the first non-numeric one), so that a bad limit is reported
+with its attribute path and line.  The limits of the joints named in ``check`` (the joints driven
+by transmissions) are validated:
+
+* ``lower`` and ``upper`` (revolute and prismatic joints only; 0 when absent, as in the URDF
+  spec and urdfdom) must be finite numbers with ``lower <= upper``;
+* ``effort`` and ``velocity`` must be given (the URDF spec requires both in ``<limit>``) and be
+  finite numbers >= 0.  **0 means "no limit"** (``inf``), with a warning: the attributes are
+  required, so 0 is the usual placeholder of descriptions written for simulators, and a literal
+  zero limit would clamp every command to 0.  gazebo_ros_control reads 0 the same way;
+  ros2_control's ``joint_limits::getJointLimits`` takes it as a zero limit (and the absolute value
+  of a negative one), and Drake skips the transmission of a joint with a zero effort limit.
+
+A bad value raises :class:`~transmission_plugins.exceptions.BadValueError` (a missing
+``effort``/``velocity``: :class:`~transmission_plugins.exceptions.IncompleteTransmissionError`) at
+e.g. ``/robot[@name='r']/joint[@name='j']/limit/@effort`` with the value and what was expected; in
+lenient mode it is recorded in ``limit_warnings`` and that limit is taken as absent (both position
+limits when ``lower > upper``).  Limits of other joints are read the same way, but bad ones are
+only noted in ``warnings`` and taken as absent.
 """
 
 from dataclasses import dataclass
 import math
 from typing import Any
 from typing import Dict
+from typing import Iterable
 from typing import List
 from typing import NamedTuple
 from typing import Optional
+from typing import Tuple
 
 from lxml import etree
 
 from transmission_plugins.exceptions import BadValueError
+from transmission_plugins.exceptions import IncompleteTransmissionError
 from transmission_plugins.urdf_parser import parse_xml
 
 #: Joint types that move (``fixed`` does not).
 MOVABLE_TYPES = ('revolute', 'continuous', 'prismatic', 'planar', 'floating')
 
 _KEPT_TAGS = ('link', 'joint')
+_LIMIT_TAG = 'limit'
+#: joint types whose ``<limit lower upper>`` are position limits
+_POSITION_LIMITED = ('revolute', 'prismatic')
 
 
 @dataclass(frozen=True)
@@ -70,8 +97,12 @@ class RobotModel(NamedTuple):
 
     name: str
     joints: Dict[str, UrdfJoint]
-    #: urdf_parser_py's complaints (unknown tags, attributes), for reports
+    #: urdf_parser_py's complaints (unknown tags, attributes) and unusable limits of joints
+    #: that were not checked, for reports
     warnings: List[str]
+    #: for the checked joints: zero effort/velocity limits read as "no limit", and (lenient
+    #: mode) bad limits taken as absent
+    limit_warnings: List[str]
 
 
 def _local(tag: object) -> str:
@@ -90,28 +121,136 @@ def _strip(element: etree._Element) -> etree._Element:
     return out
 
 
-def _value(x: Optional[float], default: float) -> float:
-    return default if x is None else float(x)
+def _quoted(name: str) -> str:
+    quote = "'" if "'" not in name else '"'
+    return f'{quote}{name}{quote}'
 
 
-def read_robot_model(urdf: Any) -> RobotModel:
+class _LimitReader:
+    """Read the ``<limit>`` of one joint strictly, leniently or quietly (unchecked joints)."""
+
+    def __init__(self, limit: Any, path: str, checked: bool, lenient: bool,
+                 model: RobotModel) -> None:
+        self.limit = limit
+        self.path = path
+        self.line = getattr(limit, 'sourceline', None)
+        self.checked = checked
+        self.lenient = lenient
+        self.model = model
+
+    def problem(self, where: str, message: str, error: type = BadValueError) -> None:
+        """Raise (checked, strict) or record that a limit is unusable and taken as absent."""
+        if self.checked and not self.lenient:
+            raise error(where, message, self.line)
+        line = f' (line {self.line})' if self.line else ''
+        text = f'{where}{line}: {message}; taken as no limit'
+        if self.checked:
+            self.model.limit_warnings.append(text + ' (lenient mode)')
+        else:
+            self.model.warnings.append(text)
+
+    def number(self, attribute: str) -> Optional[float]:
+        """Return the finite value of ``attribute``, or None (problem recorded) when unusable."""
+        raw = self.limit.get(attribute)
+        where = f'{self.path}/@{attribute}'
+        try:
+            x = float(raw.strip())
+        except ValueError:
+            x = math.nan
+        if not math.isfinite(x):
+            expected = ('a finite number >= 0 (0 = no limit)'
+                        if attribute in ('effort', 'velocity') else 'a finite number')
+            self.problem(where, f'expected {expected}, got {raw!r}')
+            return None
+        return x
+
+    def rate(self, attribute: str) -> float:
+        """Return an effort or velocity limit: finite and > 0, or ``inf`` for none."""
+        where = f'{self.path}/@{attribute}'
+        if self.limit.get(attribute) is None:
+            self.problem(where, f"attribute '{attribute}' is missing (the URDF spec requires "
+                         'effort and velocity in <limit>; 0 means no limit)',
+                         IncompleteTransmissionError)
+            return math.inf
+        x = self.number(attribute)
+        if x is None:
+            return math.inf
+        if x < 0.0:
+            self.problem(where, f'expected a finite number >= 0 (0 = no limit), got '
+                         f'{self.limit.get(attribute)!r}')
+            return math.inf
+        if x == 0.0:
+            if self.checked:
+                line = f' (line {self.line})' if self.line else ''
+                self.model.limit_warnings.append(
+                    f'{where}{line}: {attribute} 0 read as no limit (the URDF requires the '
+                    'attribute, 0 is its placeholder; ros2_control would clamp to 0)')
+            return math.inf
+        return x
+
+    def position(self) -> Tuple[float, float]:
+        """Return ``(lower, upper)``; 0 for an absent bound, ``-inf``/``inf`` for a bad one."""
+        bounds = []
+        for attribute, none in (('lower', -math.inf), ('upper', math.inf)):
+            if self.limit.get(attribute) is None:
+                bounds.append(0.0)
+                continue
+            x = self.number(attribute)
+            bounds.append(none if x is None else x)
+        lower, upper = bounds
+        if lower > upper:
+            self.problem(self.path, f'expected lower <= upper, got lower='
+                         f'{self.limit.get("lower", "0")!r} and upper='
+                         f'{self.limit.get("upper", "0")!r}')
+            return -math.inf, math.inf
+        return lower, upper
+
+
+def _joint_limits(element: Any, jtype: str, path: str, checked: bool, lenient: bool,
+                  model: RobotModel) -> Tuple[float, float, float, float]:
+    """Return ``(lower, upper, velocity, effort)`` of a raw top-level ``<joint>`` element."""
+    limits = [c for c in element if _local(c.tag) == _LIMIT_TAG]
+    if not limits:
+        return -math.inf, math.inf, math.inf, math.inf
+    reader = _LimitReader(limits[0], f'{path}/{_LIMIT_TAG}', checked, lenient, model)
+    lower, upper = (reader.position() if jtype in _POSITION_LIMITED
+                    else (-math.inf, math.inf))
+    return lower, upper, reader.rate('velocity'), reader.rate('effort')
+
+
+def read_robot_model(urdf: Any, *, check: Iterable[str] = (),
+                     lenient: bool = False) -> RobotModel:
     """
     Read the joints of a URDF robot description.
 
     :param urdf: the URDF as XML text (xacro already expanded) or as a parsed lxml element
+    :param check: names of the joints whose limits must be valid (those driven by
+        transmissions); see the module docstring
+    :param lenient: take a bad limit of a checked joint as absent, with a warning in
+        ``limit_warnings``, instead of raising
     :returns: the robot name and its top-level joints, keyed by name in URDF order
-    :raises BadValueError: the XML is not well formed or urdf_parser_py rejects a link or joint
+    :raises BadValueError: the XML is not well formed, urdf_parser_py rejects a link or joint,
+        or a checked joint has a bad limit (path of the attribute, value, expectation)
+    :raises IncompleteTransmissionError: a checked joint's ``<limit>`` lacks effort or velocity
     """
     from urdf_parser_py import urdf as upp
     import urdf_parser_py.xml_reflection.core as upp_core
 
     root = parse_xml(urdf) if isinstance(urdf, (str, bytes)) else urdf
     name = root.get('name', '')
-    path = f"/robot[@name='{name}']"
+    path = f'/robot[@name={_quoted(name)}]'
     robot = etree.Element('robot', name=name)
+    raw_joints: Dict[str, Any] = {}
     for child in root:
-        if _local(child.tag) in _KEPT_TAGS:
-            robot.append(_strip(child))
+        tag = _local(child.tag)
+        if tag not in _KEPT_TAGS:
+            continue
+        copy = _strip(child)
+        if tag == 'joint':
+            raw_joints[child.get('name', '')] = child
+            for limit in [c for c in copy if c.tag == _LIMIT_TAG]:
+                copy.remove(limit)  # read from the raw XML below
+        robot.append(copy)
     messages: List[str] = []
     saved = upp_core.on_error
     upp_core.on_error = messages.append
@@ -121,17 +260,12 @@ def read_robot_model(urdf: Any) -> RobotModel:
         raise BadValueError(path, f'urdf_parser_py cannot read the links and joints: {e}') from e
     finally:
         upp_core.on_error = saved
-    joints: Dict[str, UrdfJoint] = {}
+    out = RobotModel(name, {}, messages, [])
+    checked = set(check)
     for j in model.joints:
-        limit = j.limit
-        lower, upper = -math.inf, math.inf
-        velocity = effort = math.inf
-        if limit is not None:
-            velocity = _value(limit.velocity, math.inf)
-            effort = _value(limit.effort, math.inf)
-            if j.type in ('revolute', 'prismatic'):
-                lower = _value(limit.lower, 0.0)
-                upper = _value(limit.upper, 0.0)
+        lower, upper, velocity, effort = _joint_limits(
+            raw_joints[j.name], j.type, f'{path}/joint[@name={_quoted(j.name)}]',
+            j.name in checked, lenient, out)
         mimic = j.mimic.joint if j.mimic is not None else None
-        joints[j.name] = UrdfJoint(j.name, j.type, lower, upper, velocity, effort, mimic)
-    return RobotModel(name, joints, messages)
+        out.joints[j.name] = UrdfJoint(j.name, j.type, lower, upper, velocity, effort, mimic)
+    return out

@@ -494,6 +494,9 @@ def load_robot_transmissions(urdf: Union[str, os.PathLike], *, lenient: bool = F
                                          info))
         for a in info.actuators:
             actuators.setdefault(a.name, a)
-    model = read_robot_model(parsed.root if parsed.root is not None else xml_text)
+    # the limits of the driven joints are validated (bad ones raise, or warn in lenient mode)
+    model = read_robot_model(parsed.root if parsed.root is not None else xml_text,
+                             check=[j for r in records for j in r.joint_names], lenient=lenient)
     return RobotTransmissions(records, model.joints.values(), actuator_info=actuators,
-                              warnings=warnings, robot_name=model.name, lenient=lenient)
+                              warnings=warnings + model.limit_warnings, robot_name=model.name,
+                              lenient=lenient)

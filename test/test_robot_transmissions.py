@@ -30,6 +30,7 @@ from transmission_plugins import LinearTransmission
 from transmission_plugins import SimpleTransmission
 from transmission_plugins import Transmission
 from transmission_plugins import TransmissionInputError
+from transmission_plugins import TransmissionValueError
 from transmission_plugins import UrdfTransmissionError
 from transmission_plugins.robot_model import read_robot_model
 from transmission_plugins.robot_model import UrdfJoint
@@ -764,3 +765,32 @@ def test_continuous_joints_ignore_lower_and_upper():
         'name="j" type="revolute"', 'name="j" type="continuous"')
     robot = load_robot_transmissions(text)
     assert robot.joint_lower.tolist() == [-math.inf] and robot.warnings == []
+
+
+def test_zero_effort_limit_is_no_limit_everywhere():
+    t = _t('s', SimpleTransmission(10.0), ['j'], ['m'])
+    joint = UrdfJoint('j', 'revolute', -1.0, 1.0, 0.0, 0.0)
+    assert (joint.velocity, joint.effort) == (math.inf, math.inf)
+    for info in ({}, {'m': ActuatorInfo('m', rotor_inertia=1e-5)}):
+        robot = RobotTransmissions([t], [joint], actuator_info=info)
+        assert robot.joint_effort_limit.tolist() == [math.inf]
+        assert robot.actuator_effort_limit.tolist() == [math.inf]
+        assert robot.actuator_models['m'].effort_limit == math.inf
+        assert robot.actuator_velocity_limit.tolist() == [math.inf]
+        assert robot.actuator_effort_limit_source == ['none']
+
+
+def test_actuator_effort_limits_always_equal_the_actuator_models(robot):
+    models = [robot.actuator_models[n].effort_limit for n in robot.actuator_names]
+    assert robot.actuator_effort_limit.tolist() == models
+    assert robot.actuator_effort_limit_source[:2] == ['mapped', 'data']
+
+
+@pytest.mark.parametrize('kwargs, parameter', [
+    ({'effort': -1.0}, 'effort'), ({'velocity': math.nan}, 'velocity'),
+    ({'effort': 'big'}, 'effort'), ({'lower': 1.0, 'upper': -1.0}, 'lower, upper'),
+    ({'lower': math.nan}, 'lower')])
+def test_urdf_joint_rejects_unusable_limits(kwargs, parameter):
+    with pytest.raises(TransmissionValueError) as info:
+        UrdfJoint('j', 'revolute', **kwargs)
+    assert info.value.parameter == parameter and "joint 'j'" in str(info.value)

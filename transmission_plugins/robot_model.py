@@ -45,6 +45,7 @@ only noted in ``warnings`` and taken as absent.
 
 from dataclasses import dataclass
 import math
+from numbers import Real
 from typing import Any
 from typing import Dict
 from typing import Iterable
@@ -57,6 +58,7 @@ from lxml import etree
 
 from transmission_plugins.exceptions import BadValueError
 from transmission_plugins.exceptions import IncompleteTransmissionError
+from transmission_plugins.exceptions import TransmissionValueError
 from transmission_plugins.urdf_parser import parse_xml
 
 #: Joint types that move (``fixed`` does not).
@@ -74,7 +76,12 @@ class UrdfJoint:
     One top-level ``<joint>`` of the robot model.
 
     Limits are ``-inf``/``inf`` when the URDF declares none; a ``continuous`` joint never has
-    position limits (urdf_parser_py reports 0, 0 for them).
+    position limits (urdf_parser_py reports 0, 0 for them).  A ``velocity`` or ``effort`` of 0
+    means "no limit" and is stored as ``inf`` (the policy of the module docstring), so that
+    every limit derived from it (actuator arrays, actuator models) agrees.
+
+    :raises TransmissionValueError: a NaN or negative velocity or effort, a NaN position limit
+        or ``lower > upper``
     """
 
     name: str
@@ -85,6 +92,24 @@ class UrdfJoint:
     effort: float = math.inf
     #: name of the joint this one mimics, or None
     mimic: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        where = f'joint {self.name!r}'
+        for attribute in ('velocity', 'effort'):
+            value = getattr(self, attribute)
+            if isinstance(value, bool) or not isinstance(value, Real) \
+                    or math.isnan(value) or value < 0.0:
+                raise TransmissionValueError(attribute, value, 'a number >= 0 (0 or inf = no '
+                                             'limit)', where)
+            object.__setattr__(self, attribute, math.inf if value == 0.0 else float(value))
+        lower, upper = self.lower, self.upper
+        for attribute, value in (('lower', lower), ('upper', upper)):
+            if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value):
+                raise TransmissionValueError(attribute, value, 'a number (-inf/inf for none)',
+                                             where)
+            object.__setattr__(self, attribute, float(value))
+        if lower > upper:
+            raise TransmissionValueError('lower, upper', (lower, upper), 'lower <= upper', where)
 
     @property
     def movable(self) -> bool:

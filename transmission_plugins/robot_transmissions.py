@@ -273,12 +273,14 @@ class RobotTransmissions:
                                       else fallback)
             self.actuator_models[name] = model
         #: actuator effort limits: from actuator data, else the joint effort limits mapped
-        #: through the transmission (see :mod:`transmission_plugins.robot_limits`)
-        self.actuator_effort_limit = np.where(np.isfinite(data_effort), data_effort,
-                                              mapped_effort)
+        #: through the transmission (see :mod:`transmission_plugins.robot_limits`); always
+        #: ``actuator_models[name].effort_limit``, so a mapped limit that is not finite and > 0
+        #: is ``inf`` (no limit) in both
+        self.actuator_effort_limit = np.array(
+            [self.actuator_models[n].effort_limit for n in self.actuator_names], dtype=np.float64)
         #: where each actuator effort limit comes from: ``'data'``, ``'mapped'`` or ``'none'``
         self.actuator_effort_limit_source: List[str] = [
-            'data' if math.isfinite(d) else 'mapped' if math.isfinite(m) else 'none'
+            'data' if math.isfinite(d) else 'mapped' if math.isfinite(m) and m > 0.0 else 'none'
             for d, m in zip(data_effort, mapped_effort)]
         #: joint efforts reachable with the actuator-data effort limits (``inf`` without data)
         self.joint_effort_limit_from_actuators = np.full(len(self.joint_names), math.inf)

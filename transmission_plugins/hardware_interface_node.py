@@ -38,26 +38,24 @@ from typing import Optional
 from diagnostic_msgs.msg import DiagnosticArray
 from diagnostic_msgs.msg import DiagnosticStatus
 from diagnostic_msgs.msg import KeyValue
-from rcl_interfaces.msg import ParameterDescriptor
-from rcl_interfaces.msg import ParameterType
-from rclpy.exceptions import ParameterUninitializedException
 from rclpy.lifecycle import LifecycleNode
 from rclpy.lifecycle import LifecycleState
 from rclpy.lifecycle import TransitionCallbackReturn
-from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from std_msgs.msg import String
 
 from transmission_plugins.exceptions import TransmissionValueError
 from transmission_plugins.hardware_interface import FIELDS
 from transmission_plugins.hardware_interface import HardwareInterface
 from transmission_plugins.hardware_interface import InputRejected
 from transmission_plugins.hardware_interface import TIMEOUT_ACTIONS
-from transmission_plugins.ros_common import description_qos
+from transmission_plugins.ros_common import declare_parameters
+from transmission_plugins.ros_common import parameter_value
 from transmission_plugins.ros_common import reliable_qos
+from transmission_plugins.ros_common import ROBOT_DESCRIPTION_PARAMETER
 from transmission_plugins.ros_common import run_node
 from transmission_plugins.ros_common import state_qos
+from transmission_plugins.ros_common import subscribe_description
 from transmission_plugins.ros_common import timer_callback
 from transmission_plugins.ros_common import to_msg_array
 
@@ -65,8 +63,7 @@ NODE_NAME = 'transmission_hardware_interface'
 
 #: name -> (default, description); the node's parameter contract (README table).
 PARAMETERS = {
-    'robot_description': ('', 'URDF (XML text); when empty, listen on the robot_description '
-                              'topic (transient local)'),
+    'robot_description': ROBOT_DESCRIPTION_PARAMETER,
     'autostart': (True, 'configure and activate by itself at start-up'),
     'update_rate': (100.0, 'cycle rate in Hz of joint_states and actuator_commands'),
     'state_timeout': (0.1, 'seconds without actuator state after which joints are stale and '
@@ -83,39 +80,6 @@ PARAMETERS = {
                    'commandable joint in URDF order'),
     'diagnostic_period': (1.0, 'seconds between /diagnostics messages'),
 }
-
-_TYPES = {
-    bool: ParameterType.PARAMETER_BOOL,
-    int: ParameterType.PARAMETER_INTEGER,
-    float: ParameterType.PARAMETER_DOUBLE,
-    str: ParameterType.PARAMETER_STRING,
-    list: ParameterType.PARAMETER_STRING_ARRAY,
-}
-
-
-def declare_parameters(node: Any, parameters: dict) -> None:
-    """Declare ``parameters`` (name -> (default, description)) with descriptors."""
-    for name, (default, text) in parameters.items():
-        kind = type(default)
-        # doubles accept integers too (``-p update_rate:=1000``): dynamic typing, cast on read
-        descriptor = ParameterDescriptor(description=text, type=_TYPES[kind],
-                                         dynamic_typing=kind is float)
-        if kind is float:
-            descriptor.type = ParameterType.PARAMETER_NOT_SET
-        if kind is list and not default:
-            # an empty list would be typed BYTE_ARRAY: declare the type, read None as []
-            node.declare_parameter(name, Parameter.Type.STRING_ARRAY, descriptor)
-        else:
-            node.declare_parameter(name, default, descriptor)
-
-
-def parameter_value(node: Any, name: str) -> Any:
-    """Return a parameter's value; an uninitialised string array reads as ``[]``."""
-    try:
-        value = node.get_parameter(name).value
-    except ParameterUninitializedException:
-        return []
-    return [] if value is None else value
 
 
 class HardwareInterfaceNode(LifecycleNode):
@@ -136,10 +100,7 @@ class HardwareInterfaceNode(LifecycleNode):
         self._diag_pub = None
         self._last_cycle_start = 0.0
         if not self._param('robot_description'):
-            self._description_sub = self.create_subscription(
-                String, 'robot_description', self._on_description, description_qos())
-            self.get_logger().info('robot_description parameter empty: waiting for the '
-                                   'robot_description topic')
+            self._description_sub = subscribe_description(self, self._on_description)
         elif self._param('autostart'):
             self._autostart()
 
@@ -148,9 +109,9 @@ class HardwareInterfaceNode(LifecycleNode):
         if self.trigger_configure() == TransitionCallbackReturn.SUCCESS:
             self.trigger_activate()
 
-    def _on_description(self, msg: String) -> None:
+    def _on_description(self, description: str) -> None:
         first = self._topic_description is None
-        self._topic_description = msg.data
+        self._topic_description = description
         if self.core is not None:
             self.get_logger().info('new robot_description received; it is used at the next '
                                    'configure (cleanup, then configure)')

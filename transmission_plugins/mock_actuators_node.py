@@ -35,14 +35,14 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
-from std_msgs.msg import String
 
 from transmission_plugins.exceptions import TransmissionValueError
-from transmission_plugins.hardware_interface_node import declare_parameters
-from transmission_plugins.hardware_interface_node import parameter_value
-from transmission_plugins.ros_common import description_qos
+from transmission_plugins.ros_common import declare_parameters
+from transmission_plugins.ros_common import parameter_value
 from transmission_plugins.ros_common import reliable_qos
+from transmission_plugins.ros_common import ROBOT_DESCRIPTION_PARAMETER
 from transmission_plugins.ros_common import run_node
+from transmission_plugins.ros_common import subscribe_description
 from transmission_plugins.ros_common import timer_callback
 from transmission_plugins.ros_common import to_msg_array
 
@@ -50,8 +50,7 @@ NODE_NAME = 'mock_actuators'
 
 #: name -> (default, description); the node's parameter contract (README table).
 PARAMETERS = {
-    'robot_description': ('', 'URDF (XML text); when empty, listen on the robot_description '
-                              'topic (transient local)'),
+    'robot_description': ROBOT_DESCRIPTION_PARAMETER,
     'lenient': (False, 'load the URDF in lenient mode'),
     'rate': (200.0, 'simulation and actuator_states rate in Hz'),
     'damping': (0.0, 'viscous damping of every rotor, N m s/rad at the actuator'),
@@ -82,10 +81,7 @@ class MockActuatorsNode(Node):
         if description:
             self._build(description)
         else:
-            self._sub_description = self.create_subscription(
-                String, 'robot_description', lambda msg: self._build(msg.data),
-                description_qos())
-            self.get_logger().info('waiting for the robot_description topic')
+            self._sub_description = subscribe_description(self, self._build)
 
     def _p(self, name: str) -> Any:
         return parameter_value(self, name)

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Small rclpy helpers shared by the nodes: QoS profiles, message packing, the spin loop.
+Small rclpy helpers shared by the nodes: parameters, QoS profiles, message packing, the spin loop.
 
 ``EventsExecutor.spin()`` hangs with the PyPI wheels, so :func:`run_node` spins with
 ``spin_once(timeout_sec)`` in a loop, which works with every executor.
@@ -28,13 +28,69 @@ from typing import List
 from typing import Optional
 
 import numpy as np
+from rcl_interfaces.msg import ParameterDescriptor
+from rcl_interfaces.msg import ParameterType
 import rclpy
+from rclpy.exceptions import ParameterUninitializedException
 from rclpy.executors import ExternalShutdownException
 from rclpy.executors import SingleThreadedExecutor
+from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy
 from rclpy.qos import HistoryPolicy
 from rclpy.qos import QoSProfile
 from rclpy.qos import ReliabilityPolicy
+from std_msgs.msg import String
+
+#: The ``robot_description`` parameter of both nodes: (default, description).
+ROBOT_DESCRIPTION_PARAMETER = ('', 'URDF (XML text); when empty, listen on the '
+                                   'robot_description topic (transient local)')
+
+_TYPES = {
+    bool: ParameterType.PARAMETER_BOOL,
+    int: ParameterType.PARAMETER_INTEGER,
+    float: ParameterType.PARAMETER_DOUBLE,
+    str: ParameterType.PARAMETER_STRING,
+    list: ParameterType.PARAMETER_STRING_ARRAY,
+}
+
+
+def declare_parameters(node: Any, parameters: dict) -> None:
+    """Declare ``parameters`` (name -> (default, description)) with descriptors."""
+    for name, (default, text) in parameters.items():
+        kind = type(default)
+        # doubles accept integers too (``-p update_rate:=1000``): dynamic typing, cast on read
+        descriptor = ParameterDescriptor(description=text, type=_TYPES[kind],
+                                         dynamic_typing=kind is float)
+        if kind is float:
+            descriptor.type = ParameterType.PARAMETER_NOT_SET
+        if kind is list and not default:
+            # an empty list would be typed BYTE_ARRAY: declare the type, read None as []
+            node.declare_parameter(name, Parameter.Type.STRING_ARRAY, descriptor)
+        else:
+            node.declare_parameter(name, default, descriptor)
+
+
+def parameter_value(node: Any, name: str) -> Any:
+    """Return a parameter's value; an uninitialised string array reads as ``[]``."""
+    try:
+        value = node.get_parameter(name).value
+    except ParameterUninitializedException:
+        return []
+    return [] if value is None else value
+
+
+def subscribe_description(node: Any, callback: Callable[[str], None]) -> Any:
+    """
+    Listen on the ``robot_description`` topic (transient local); return the subscription.
+
+    For nodes whose ``robot_description`` parameter is empty: ``callback`` receives the URDF
+    text of every message (the last one published before the node started included).
+    """
+    sub = node.create_subscription(String, 'robot_description',
+                                   lambda msg: callback(msg.data), description_qos())
+    node.get_logger().info('robot_description parameter empty: waiting for the '
+                           'robot_description topic')
+    return sub
 
 
 def description_qos() -> QoSProfile:

@@ -18,13 +18,55 @@ import sys
 import textwrap
 import time
 
+import numpy as np
 import pytest
 from transmission_plugins import launcher
 from transmission_plugins.exceptions import TransmissionError
+from transmission_plugins.hardware_interface import HardwareInterface
 from transmission_plugins.hardware_interface_node import PARAMETERS as HW_PARAMETERS
 from transmission_plugins.launcher import LaunchConfigError
+from transmission_plugins.mock_actuators_node import initial_joint_positions
 from transmission_plugins.mock_actuators_node import PARAMETERS as MOCK_PARAMETERS
+from transmission_plugins.robot_transmissions import load_robot_transmissions
 import yaml
+
+#: A robot unrelated to the bundled example (RRBot-like): two joints, two simple transmissions.
+GENERIC_URDF = """<?xml version="1.0"?>
+<robot name="generic_arm">
+  <link name="base"/><link name="link1"/><link name="link2"/>
+  <joint name="joint1" type="revolute">
+    <parent link="base"/><child link="link1"/><axis xyz="0 0 1"/>
+    <limit lower="-1.5" upper="1.5" effort="10" velocity="2"/>
+  </joint>
+  <joint name="joint2" type="revolute">
+    <parent link="link1"/><child link="link2"/><axis xyz="0 1 0"/>
+    <limit lower="-2.0" upper="1.0" effort="10" velocity="2"/>
+  </joint>
+  <transmission name="trans1">
+    <type>transmission_interface/SimpleTransmission</type>
+    <joint name="joint1"><hardwareInterface>EffortJointInterface</hardwareInterface></joint>
+    <actuator name="motor1"><mechanicalReduction>50</mechanicalReduction></actuator>
+  </transmission>
+  <transmission name="trans2">
+    <type>transmission_interface/SimpleTransmission</type>
+    <joint name="joint2"><hardwareInterface>EffortJointInterface</hardwareInterface></joint>
+    <actuator name="motor2"><mechanicalReduction>-20</mechanicalReduction></actuator>
+  </transmission>
+</robot>
+"""
+
+
+def _check_node_parameters(specs):
+    """Apply the specs' parameters the way the nodes do; raise what the nodes would raise."""
+    by_name = {s.name: s.parameters for s in specs}
+    hw = by_name['transmission_hardware_interface']
+    robot = load_robot_transmissions(hw['robot_description'])
+    # as HardwareInterfaceNode.on_configure and MockActuatorsNode._build
+    core = HardwareInterface(robot, command_joints=list(hw.get('joints') or []))
+    mock = by_name['mock_actuators']
+    q = initial_joint_positions(robot, mock.get('initial_joint_names') or [],
+                                mock.get('initial_joint_positions') or [])
+    return robot, core, q
 
 
 @pytest.fixture(autouse=True)
@@ -45,6 +87,29 @@ def test_default_node_set():
         assert '<transmission name="gripper_trans"' in s.parameters['robot_description']
     assert hw.parameters['update_rate'] == 100.0
     assert mock.parameters['rate'] == 200.0
+
+
+def test_default_config_fits_any_robot(tmp_path):
+    """The default config names no joint, so a robot other than the example starts."""
+    urdf = tmp_path / 'generic_arm.urdf'
+    urdf.write_text(GENERIC_URDF)
+    specs = launcher.node_specs(str(urdf))
+    assert [s.name for s in specs] == ['transmission_hardware_interface', 'mock_actuators']
+    robot, core, q = _check_node_parameters(specs)
+    assert core.command_joints == ['joint1', 'joint2']
+    assert q == pytest.approx([0.0, -0.5])   # the centre of each range
+
+
+def test_example_config_fits_the_example_robot():
+    specs = launcher.node_specs('', str(launcher.example_config_file()))
+    robot, core, q = _check_node_parameters(specs)
+    assert core.command_joints == ['pan_joint', 'shoulder_joint', 'elbow_joint',
+                                   'wrist_pitch_joint', 'wrist_roll_joint', 'gripper_joint']
+    assert q[robot.joint_names.index('gripper_joint')] == 0.08
+    assert np.isfinite(q).all()
+    config = launcher.load_config(launcher.example_config_file())
+    assert set(config['transmission_hardware_interface']) <= set(HW_PARAMETERS)
+    assert set(config['mock_actuators']) <= set(MOCK_PARAMETERS) | {'initial_joint_positions'}
 
 
 def test_bundled_config_documents_every_parameter_it_sets():

@@ -223,9 +223,12 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     from transmission_plugins.launcher import NodeSet
     from transmission_plugins.launcher import read_description
     from transmission_plugins.launcher import default_description_file
+    from transmission_plugins.launcher import example_config_file
     from transmission_plugins.robot_transmissions import load_robot_transmissions
     workdir = tempfile.mkdtemp(prefix='transmission_demo_')
-    values = {'description_file': args.description_file, 'config_file': '',
+    # the bundled robot runs with its own parameters; any other with the generic defaults
+    config = '' if args.description_file else str(example_config_file())
+    values = {'description_file': args.description_file, 'config_file': config,
               'use_mock_actuators': 'true'}
     try:
         commands, _ = build_commands(values, ['-r', f'__ns:={namespace}'], workdir)

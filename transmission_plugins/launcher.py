@@ -94,8 +94,13 @@ def default_description_file() -> Path:
 
 
 def default_config_file() -> Path:
-    """Return the bundled parameters file."""
+    """Return the bundled parameters file: generic, it names no joint."""
     return package_file('config', 'transmission_hardware.yaml')
+
+
+def example_config_file() -> Path:
+    """Return the parameters of the bundled example robot (joint order, initial positions)."""
+    return package_file('config', 'example_robot.yaml')
 
 
 def read_description(path: os.PathLike) -> str:

@@ -29,6 +29,7 @@ import time
 from typing import Any
 from typing import List
 from typing import Optional
+from typing import Sequence
 
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
@@ -60,6 +61,29 @@ PARAMETERS = {
     'initial_joint_names': ([], 'joints given an initial position (others start at the centre '
                                 'of their range)'),
 }
+
+
+def initial_joint_positions(robot: Any, names: Sequence[str],
+                            values: Sequence[float]) -> np.ndarray:
+    """
+    Return the motors' initial joint positions, aligned with ``robot.joint_names``.
+
+    Joints start at the centre of their range, except ``names``, which start at ``values``.
+
+    :raises TransmissionValueError: the lengths differ, or a name is not a transmission joint
+    """
+    q = robot.default_joint_position()
+    names, values = list(names), list(values)
+    if len(values) != len(names):
+        raise TransmissionValueError(
+            'initial_joint_positions', values,
+            f'one value per initial_joint_names entry ({len(names)})')
+    for n, v in zip(names, values):
+        if n not in robot.joint_names:
+            raise TransmissionValueError('initial_joint_names', n,
+                                         f'one of the transmission joints {robot.joint_names}')
+        q[robot.joint_names.index(n)] = v
+    return q
 
 
 class MockActuatorsNode(Node):
@@ -98,19 +122,8 @@ class MockActuatorsNode(Node):
         sim = ActuatorSimulator(models, min_inertia=1e-7,
                                 damping=float(self._p('damping')),
                                 bandwidth=float(self._p('bandwidth')))
-        q = robot.default_joint_position()
-        names = list(parameter_value(self, 'initial_joint_names'))
-        values = list(self._p('initial_joint_positions'))
-        if names:
-            if len(values) != len(names):
-                raise TransmissionValueError(
-                    'initial_joint_positions', values,
-                    f'one value per initial_joint_names entry ({len(names)})')
-            for n, v in zip(names, values):
-                if n not in robot.joint_names:
-                    raise TransmissionValueError('initial_joint_names', n,
-                                                 'a joint driven by a transmission')
-                q[robot.joint_names.index(n)] = v
+        q = initial_joint_positions(robot, self._p('initial_joint_names'),
+                                    self._p('initial_joint_positions'))
         a0 = np.asarray(robot.joint_to_actuator_arrays({'position': q})['position'])
         a0 = np.where(np.isfinite(a0), a0, 0.0)
         sim.reset(position=a0)

@@ -57,6 +57,7 @@ from transmission_plugins.actuator import reflected_inertia as transmission_refl
 from transmission_plugins.exceptions import BrokenReferenceError
 from transmission_plugins.exceptions import TransmissionError
 from transmission_plugins.exceptions import TransmissionInputError
+from transmission_plugins.exceptions import UnknownNameError
 from transmission_plugins.exceptions import UnknownTransmissionTypeError
 from transmission_plugins.fused_maps import Block
 from transmission_plugins.fused_maps import FusedMaps
@@ -414,20 +415,20 @@ class RobotTransmissions:
         """
         Return the transmission called ``name``.
 
-        :raises KeyError: no such transmission
+        :raises UnknownNameError: (also a ``KeyError``) no such transmission
         """
         for t in self.transmissions:
             if t.name == name:
                 return t
-        raise KeyError(f'no transmission {name!r}; transmissions: '
-                       + ', '.join(t.name for t in self.transmissions))
+        raise UnknownNameError(f'no transmission {name!r}; transmissions: '
+                               + ', '.join(t.name for t in self.transmissions))
 
     def transmission_of_joint(self, joint: str) -> RobotTransmission:
-        """Return the transmission driving ``joint`` (KeyError when none)."""
+        """Return the transmission driving ``joint`` (:class:`UnknownNameError` when none)."""
         for t in self.transmissions:
             if joint in t.joint_names:
                 return t
-        raise KeyError(f'no transmission drives joint {joint!r}')
+        raise UnknownNameError(f'no transmission drives joint {joint!r}')
 
     def summary(self) -> str:
         """Return a text report: transmissions, joints, actuators, leftovers and warnings."""

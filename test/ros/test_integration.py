@@ -594,24 +594,51 @@ def test_lifecycle_transitions(client, processes, robot, urdf):
 
 
 # ---------------------------------------------------------------------- launcher
+#: A robot unrelated to the bundled example: the launcher's default config must fit it too.
+GENERIC_URDF = (
+    '<robot name="generic_arm"><link name="base"/><link name="link1"/><link name="link2"/>'
+    '<joint name="joint1" type="revolute"><parent link="base"/><child link="link1"/>'
+    '<limit lower="-1.5" upper="1.5" effort="10" velocity="2"/></joint>'
+    '<joint name="joint2" type="revolute"><parent link="link1"/><child link="link2"/>'
+    '<limit lower="-2" upper="1" effort="10" velocity="2"/></joint>'
+    '<transmission name="trans1"><type>transmission_interface/SimpleTransmission</type>'
+    '<joint name="joint1"/><actuator name="motor1"><mechanicalReduction>50'
+    '</mechanicalReduction></actuator></transmission>'
+    '<transmission name="trans2"><type>transmission_interface/SimpleTransmission</type>'
+    '<joint name="joint2"/><actuator name="motor2"><mechanicalReduction>-20'
+    '</mechanicalReduction></actuator></transmission></robot>')
+
+
 def test_launcher_runs_the_node_set_and_forwards_ctrl_c(client, ros_env, tmp_path):
+    """The bundled example robot, and a generic robot with the default config, side by side."""
+    generic = tmp_path / 'generic_arm.urdf'
+    generic.write_text(GENERIC_URDF)
+    runs = {'/launched': [], '/generic': [f'description_file:={generic}']}
+    procs = {}
     log = open(tmp_path / 'launcher.log', 'w')
-    proc = subprocess.Popen(
-        [sys.executable, '-m', 'transmission_plugins.launcher', 'use_mock_actuators:=true',
-         '--ros-args', '-r', '__ns:=/launched'], env=ros_env, stdout=log,
-        stderr=subprocess.STDOUT)
     try:
-        js = client.record('/launched/joint_states')
-        client.spin_until(lambda: len(js) > 5, 20.0, '/launched/joint_states')
-        assert proc.poll() is None
-        proc.send_signal(2)
-        assert proc.wait(15) == 0
+        for ns, args in runs.items():
+            procs[ns] = subprocess.Popen(
+                [sys.executable, '-m', 'transmission_plugins.launcher',
+                 'use_mock_actuators:=true', *args, '--ros-args', '-r', f'__ns:={ns}'],
+                env=ros_env, stdout=log, stderr=subprocess.STDOUT)
+        js = {ns: client.record(f'{ns}/joint_states') for ns in runs}
+        for ns in runs:
+            client.spin_until(lambda: len(js[ns]) > 5, 20.0, f'{ns}/joint_states')
+        assert list(_latest(js['/generic']).name) == ['joint1', 'joint2']
+        assert all(p.poll() is None for p in procs.values())
+        for p in procs.values():
+            p.send_signal(2)
+        for ns, p in procs.items():
+            assert p.wait(15) == 0, ns
         client.spin(0.3)   # drain what was already on its way
-        count = len(js)
+        count = {ns: len(m) for ns, m in js.items()}
         client.spin(0.5)
-        assert len(js) <= count + 1, 'nodes still publishing after the launcher stopped'
+        for ns in runs:
+            assert len(js[ns]) <= count[ns] + 1, f'{ns} nodes still publishing after Ctrl-C'
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         log.close()

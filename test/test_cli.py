@@ -382,3 +382,40 @@ def test_plot_errors(urdf, tmp_path, capsys):
     assert main(['plot', urdf, 'elbow_trans', str(tmp_path / 'no' / 'dir' / 'x.png')]) == 1
     assert 'cannot write' in capsys.readouterr().err
     assert main(['plot', str(tmp_path / 'none.urdf'), 'elbow_trans', 'x.png']) == 1
+
+
+def test_plot_api_errors_are_transmission_errors(urdf, tmp_path):
+    from transmission_plugins import TransmissionError
+    from transmission_plugins import TransmissionFileError
+    from transmission_plugins import TransmissionValueError
+    from transmission_plugins import UnknownNameError
+    from transmission_plugins.plotting import plot_transmission
+    from transmission_plugins.robot_transmissions import load_robot_transmissions
+    robot = load_robot_transmissions(urdf)
+    out = str(tmp_path / 'x.png')
+    with pytest.raises(UnknownNameError, match="no transmission 'nope'"):
+        plot_transmission(robot, 'nope', out)
+    with pytest.raises(TransmissionValueError, match=r'value_range: expected two finite '
+                                                     r'numbers \(lo, hi\) with lo < hi'):
+        plot_transmission(robot, 'elbow_trans', out, (2.0, 1.0))
+    with pytest.raises(TransmissionFileError, match='x.png: cannot write the plot: No such'):
+        plot_transmission(robot, 'elbow_trans', str(tmp_path / 'no' / 'x.png'))
+    with pytest.raises(TransmissionError, match=r'path: expected a file type matplotlib can '
+                                                r"write .*got '.*x\.nope'"):
+        plot_transmission(robot, 'elbow_trans', str(tmp_path / 'x.nope'))
+
+
+def test_unreadable_urdf_arguments_exit_1(tmp_path, capsys):
+    assert main(['inspect', '']) == 1
+    assert capsys.readouterr().err == ("transmission_plugins inspect: error: '': the URDF is "
+                                       "empty: expected XML text (starting with '<') or a file "
+                                       'path\n')
+    assert main(['inspect', str(tmp_path)]) == 1
+    assert f'cannot read {tmp_path}: Is a directory' in capsys.readouterr().err
+    assert main(['inspect', str(tmp_path / 'nope.urdf.xacro')]) == 1
+    assert 'nope.urdf.xacro: No such file' in capsys.readouterr().err
+
+
+def test_plot_unknown_file_type_exits_1(urdf, tmp_path, capsys):
+    assert main(['plot', urdf, 'elbow_trans', str(tmp_path / 'x.nope')]) == 1
+    assert 'a file type matplotlib can write' in capsys.readouterr().err

@@ -29,8 +29,11 @@ from transmission_plugins import FourBarLinkageTransmission
 from transmission_plugins import LinearTransmission
 from transmission_plugins import SimpleTransmission
 from transmission_plugins import Transmission
+from transmission_plugins import TransmissionError
+from transmission_plugins import TransmissionFileError
 from transmission_plugins import TransmissionInputError
 from transmission_plugins import TransmissionValueError
+from transmission_plugins import UnknownNameError
 from transmission_plugins import UrdfTransmissionError
 from transmission_plugins.robot_model import read_robot_model
 from transmission_plugins.robot_model import UrdfJoint
@@ -794,3 +797,25 @@ def test_urdf_joint_rejects_unusable_limits(kwargs, parameter):
     with pytest.raises(TransmissionValueError) as info:
         UrdfJoint('j', 'revolute', **kwargs)
     assert info.value.parameter == parameter and "joint 'j'" in str(info.value)
+
+
+# ---------------------------------------------------------------------------- one exception tree
+@pytest.mark.parametrize('urdf', ['/nonexistent.urdf', '', '/', '/nonexistent.urdf.xacro'])
+def test_unreadable_urdf_is_a_transmission_error(urdf):
+    with pytest.raises(TransmissionFileError) as info:
+        load_robot_transmissions(urdf)
+    assert isinstance(info.value, OSError)  # what callers caught before
+    assert info.value.filename == urdf and str(info.value).startswith(urdf or "''")
+
+
+def test_unknown_names_are_transmission_errors_and_key_errors(robot):
+    with pytest.raises(UnknownNameError) as info:
+        robot.transmission('nope')
+    assert isinstance(info.value, KeyError) and isinstance(info.value, TransmissionError)
+    assert str(info.value) == "no transmission 'nope'; transmissions: simple, diff, gripper, " \
+                              'four_bar, sinh'
+    with pytest.raises(KeyError, match="no transmission drives joint 'free'"):
+        robot.transmission_of_joint('free')
+    with pytest.raises(TransmissionError):
+        robot.transmission_of_joint('free')
+

@@ -23,9 +23,11 @@ from transmission_plugins.exceptions import BrokenReferenceError
 from transmission_plugins.exceptions import IncompleteTransmissionError
 from transmission_plugins.exceptions import TransmissionConfigurationError
 from transmission_plugins.exceptions import TransmissionError
+from transmission_plugins.exceptions import TransmissionFileError
 from transmission_plugins.exceptions import TransmissionInputError
 from transmission_plugins.exceptions import TransmissionLoadError
 from transmission_plugins.exceptions import TransmissionValueError
+from transmission_plugins.exceptions import UnknownNameError
 from transmission_plugins.exceptions import UnknownTransmissionTypeError
 from transmission_plugins.exceptions import UrdfTransmissionError
 from transmission_plugins.handles import ActuatorHandle
@@ -63,9 +65,11 @@ __all__ = [
     'Transmission',
     'TransmissionConfigurationError',
     'TransmissionError',
+    'TransmissionFileError',
     'TransmissionInputError',
     'TransmissionLoadError',
     'TransmissionValueError',
+    'UnknownNameError',
     'UnknownTransmissionTypeError',
     'UrdfTransmissionError',
     'WristTransmission',

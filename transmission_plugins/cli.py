@@ -70,9 +70,13 @@ def _load(args: argparse.Namespace) -> Any:
 def _describe(e: BaseException, args: argparse.Namespace) -> str:
     """Return an error message; suggest --lenient for plugin and URDF problems."""
     from transmission_plugins.exceptions import TransmissionError
-    if isinstance(e, OSError) and e.filename is not None:
+    from transmission_plugins.exceptions import TransmissionFileError
+    if isinstance(e, OSError) and e.filename and (
+            not isinstance(e, TransmissionFileError) or e.errno is not None):
         return f'cannot read {e.filename}: {e.strerror or e}'
     text = str(e)
+    if isinstance(e, TransmissionFileError):
+        return text  # --lenient does not help
     if isinstance(e, TransmissionError) and not getattr(args, 'lenient', True):
         text += ' (--lenient skips transmissions that cannot be loaded)'
     return text
@@ -269,6 +273,7 @@ def _add_plot(sub: Any) -> None:
 
 
 def _plot(args: argparse.Namespace) -> int:
+    from transmission_plugins.exceptions import TransmissionError
     from transmission_plugins.plotting import plot_transmission
     if args.value_range is not None and not args.value_range[0] < args.value_range[1]:
         return _error('plot', f'--range needs LO < HI, got {args.value_range}', EXIT_USAGE)
@@ -284,8 +289,8 @@ def _plot(args: argparse.Namespace) -> int:
                       f'transmissions: {", ".join(names)}', EXIT_USAGE)
     try:
         plot_transmission(robot, args.transmission, args.output, args.value_range)
-    except (OSError, ValueError) as e:
-        return _error('plot', f'cannot write {args.output}: {e}')
+    except TransmissionError as e:  # the file or its type (a name or range was checked above)
+        return _error('plot', str(e))
     print(f'wrote {args.output}')
     return EXIT_OK
 

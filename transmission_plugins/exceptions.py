@@ -23,6 +23,8 @@ its message from them, so callers can both print and inspect an error::
     |-- TransmissionValueError          (also a ValueError) a bad numeric parameter
     |-- TransmissionInputError          (also a ValueError) bad arrays/mappings given to a map
     |-- TransmissionConfigurationError  handles that cannot be wired to a transmission
+    |-- TransmissionFileError           (also an OSError) a file cannot be read or written
+    |-- UnknownNameError                (also a KeyError) no transmission/joint of that name
     |-- UrdfTransmissionError           a URDF element is wrong (carries ``path``)
     |   |-- IncompleteTransmissionError a required element or attribute is missing
     |   |-- BadValueError               a value cannot be used (not a number, zero, ...)
@@ -68,6 +70,50 @@ class TransmissionInputError(TransmissionError, ValueError):
 
 class TransmissionConfigurationError(TransmissionError):
     """Joint or actuator handles cannot be wired to a transmission."""
+
+
+class TransmissionFileError(TransmissionError, OSError):
+    """
+    A file cannot be read or written: a URDF or xacro file, a plot.
+
+    Also an :class:`OSError`, so ``except OSError`` keeps working; ``filename``, ``errno`` and
+    ``strerror`` are set as for one (``errno`` None when no system call failed, e.g. an empty
+    path).
+
+    :param filename: the file as given
+    :param message: what went wrong, e.g. ``'cannot read the URDF file: No such file or
+        directory'``
+    :param errno: the system error number, when there is one
+    :param strerror: the system error text, when there is one (default: ``message``)
+    """
+
+    def __init__(self, filename: str, message: str, errno: Optional[int] = None,
+                 strerror: Optional[str] = None) -> None:
+        super().__init__(filename, message)
+        self.filename = filename
+        self.message = message
+        self.errno = errno
+        self.strerror = strerror if strerror is not None else message
+
+    def __str__(self) -> str:
+        name = self.filename if str(self.filename).strip() else repr(self.filename)
+        return f'{name}: {self.message}'
+
+
+class UnknownNameError(TransmissionError, KeyError):
+    """
+    No transmission, joint or actuator has the requested name.
+
+    Also a :class:`KeyError` (lookups by name raised one before); the message lists the known
+    names.
+    """
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class UrdfTransmissionError(TransmissionError):

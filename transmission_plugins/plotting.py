@@ -35,6 +35,8 @@ from typing import Tuple
 
 import numpy as np
 
+from transmission_plugins.exceptions import TransmissionFileError
+from transmission_plugins.exceptions import TransmissionValueError
 from transmission_plugins.robot_limits import actuator_position_range
 from transmission_plugins.robot_transmissions import RobotTransmission
 from transmission_plugins.robot_transmissions import RobotTransmissions
@@ -90,8 +92,10 @@ def plot_transmission(robot: RobotTransmissions, name: str, path: str,
     Draw the maps of transmission ``name`` and save the figure to ``path`` (PNG, SVG, PDF).
 
     :param value_range: actuator position sweep ``(lo, hi)``; default :func:`default_range`
-    :raises KeyError: no such transmission
-    :raises ValueError: ``lo >= hi``
+    :raises UnknownNameError: (also a ``KeyError``) no such transmission
+    :raises TransmissionValueError: ``lo >= hi`` or not numbers, or a file type matplotlib
+        cannot write
+    :raises TransmissionFileError: (also an ``OSError``) the file cannot be written
     """
     import matplotlib
     matplotlib.use('Agg')
@@ -101,9 +105,14 @@ def plot_transmission(robot: RobotTransmissions, name: str, path: str,
     tr = t.transmission
     n = tr.num_actuators()
     if value_range is not None:
-        if not value_range[0] < value_range[1]:
-            raise ValueError(f'the range must have lo < hi, got {value_range}')
-        lo, hi = np.full(n, float(value_range[0])), np.full(n, float(value_range[1]))
+        try:
+            lo, hi = np.full(n, float(value_range[0])), np.full(n, float(value_range[1]))
+        except (TypeError, ValueError, IndexError):
+            lo = hi = np.full(n, math.nan)
+        if not (np.isfinite(lo).all() and np.isfinite(hi).all() and lo[0] < hi[0]):
+            raise TransmissionValueError('value_range', value_range,
+                                         'two finite numbers (lo, hi) with lo < hi',
+                                         f'plot of {t.path}')
     else:
         lo, hi = default_range(robot, t)
     title = f'{t.name} ({t.type})'
@@ -113,8 +122,16 @@ def plot_transmission(robot: RobotTransmissions, name: str, path: str,
         fig = _plot_sweeps(plt, robot, t, lo, hi)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=100)
+    except OSError as e:
+        raise TransmissionFileError(str(path), f'cannot write the plot: {e.strerror or e}',
+                                    e.errno, e.strerror) from e
+    except ValueError as e:  # matplotlib: unsupported file type
+        raise TransmissionValueError('path', str(path), f'a file type matplotlib can write '
+                                     f'({e})', f'plot of {t.path}') from e
+    finally:
+        plt.close(fig)
 
 
 def _plot_nonlinear(plt: Any, robot: RobotTransmissions, t: RobotTransmission,

@@ -72,6 +72,8 @@ from lxml import etree
 from transmission_plugins.exceptions import BadValueError
 from transmission_plugins.exceptions import BrokenReferenceError
 from transmission_plugins.exceptions import IncompleteTransmissionError
+from transmission_plugins.exceptions import TransmissionFileError
+from transmission_plugins.exceptions import TransmissionValueError
 from transmission_plugins.exceptions import UrdfTransmissionError
 from transmission_plugins.transmission_info import ActuatorInfo
 from transmission_plugins.transmission_info import DIALECT_PR2
@@ -176,17 +178,32 @@ def read_urdf_text(urdf: Union[str, bytes, 'os.PathLike[str]'],
     A path ending in ``.xacro`` is expanded with the xacro package (``xacro_mappings`` are its
     ``name:=value`` arguments).
 
-    :raises OSError: the file cannot be read
+    :raises TransmissionFileError: (also an ``OSError``) the path is empty, the file is missing,
+        a directory or unreadable, or the xacro package is not installed
     :raises BadValueError: the bytes cannot be decoded or xacro fails
     """
     if isinstance(urdf, bytes):
         return _decode(urdf, '<bytes>')
     if isinstance(urdf, str) and urdf.lstrip('\ufeff \t\r\n').startswith('<'):
         return urdf
+    if isinstance(urdf, str) and not urdf.strip():
+        raise TransmissionFileError(urdf, 'the URDF is empty: expected XML text (starting with '
+                                    "'<') or a file path")
     path = Path(os.fspath(urdf))
     if path.suffix == '.xacro':
         return _expand_xacro(path, xacro_mappings)
-    return _decode(path.read_bytes(), str(path))
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise _file_error(str(path), 'cannot read the URDF file', e) from e
+    return _decode(data, str(path))
+
+
+def _file_error(filename: str, what: str, e: OSError) -> TransmissionFileError:
+    reason = e.strerror or str(e)
+    hint = (" (a URDF given as text must start with '<')"
+            if isinstance(e, FileNotFoundError) and not filename.endswith('.xacro') else '')
+    return TransmissionFileError(filename, f'{what}: {reason}{hint}', e.errno, e.strerror)
 
 
 def _decode(data: bytes, where: str) -> str:
@@ -204,9 +221,16 @@ def _decode(data: bytes, where: str) -> str:
 
 
 def _expand_xacro(path: Path, mappings: Optional[Dict[str, str]]) -> str:
-    if not path.is_file():
-        raise FileNotFoundError(f'no such xacro file: {path}')
-    import xacro
+    try:
+        with open(path, 'rb'):  # the reasons xacro would give less clearly
+            pass
+    except OSError as e:
+        raise _file_error(str(path), 'cannot read the xacro file', e) from e
+    try:
+        import xacro
+    except ImportError as e:
+        raise TransmissionFileError(str(path), f'cannot expand the xacro file: the xacro package '
+                                    f'is not installed ({e})') from e
     try:
         document = xacro.process_file(str(path), mappings=dict(mappings or {}))
         return document.toxml()
@@ -253,7 +277,8 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """
     if source not in SOURCES:
-        raise ValueError(f'source must be one of {SOURCES}, got {source!r}')
+        raise TransmissionValueError('source', source, f'one of {", ".join(SOURCES)}',
+                                     'parse_transmissions')
     root = parse_xml(xml_text)
     ctx = _Context(lenient, namespace(root))
     if local_name(root) != ROBOT_TAG:

@@ -21,6 +21,9 @@ import pytest
 from transmission_plugins.exceptions import BadValueError
 from transmission_plugins.exceptions import BrokenReferenceError
 from transmission_plugins.exceptions import IncompleteTransmissionError
+from transmission_plugins.exceptions import TransmissionError
+from transmission_plugins.exceptions import TransmissionFileError
+from transmission_plugins.exceptions import TransmissionValueError
 from transmission_plugins.exceptions import UnknownTransmissionTypeError
 from transmission_plugins.plugin_loader import build_transmissions
 from transmission_plugins.plugin_loader import find_transmission_plugins
@@ -665,3 +668,27 @@ def test_ros2_control_transmissions_win_when_present():
 def test_source_option(source, names):
     parsed, built = load(MIXED, source=source)
     assert [b.info.name for b in built.transmissions] == names
+
+
+# ------------------------------------------------------------------------------ unreadable input
+@pytest.mark.parametrize('name, fragment', [
+    ('', "'': the URDF is empty"), ('  \n', 'the URDF is empty'),
+    ('missing.urdf', 'missing.urdf: cannot read the URDF file: No such file'),
+    ('missing.urdf.xacro', 'missing.urdf.xacro: cannot read the xacro file: No such file'),
+    ('.', '.: cannot read the URDF file: Is a directory'),
+    ('folder.xacro', 'folder.xacro: cannot read the xacro file: Is a directory')])
+def test_unreadable_paths_are_transmission_file_errors(tmp_path, monkeypatch, name, fragment):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'folder.xacro').mkdir()
+    with pytest.raises(TransmissionFileError) as info:
+        read_urdf_text(name)
+    assert isinstance(info.value, TransmissionError) and isinstance(info.value, OSError)
+    assert info.value.filename == name.strip() or info.value.filename == name
+    assert fragment in str(info.value)
+    assert (info.value.errno is None) == (not name.strip())
+
+
+def test_unknown_source_is_a_transmission_value_error():
+    with pytest.raises(TransmissionValueError,
+                       match="expected one of auto, ros2_control, robot, all, got 'blocks'"):
+        parse_transmissions(urdf(simple()), source='blocks')

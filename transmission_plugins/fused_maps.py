@@ -27,7 +27,8 @@ linear transmissions together are one affine map with a block-structured Jacobia
 where :math:`J` (``nj x na``) holds each transmission's :math:`\partial q/\partial\theta` block
 and :math:`K` (``na x nj``) each :math:`J^{-1}` block.  One matrix product per interface kind
 then converts the whole robot; rows and columns of nonlinear transmissions are zero in these
-matrices and are filled by their own (vectorised) kernels afterwards.
+matrices and are filled by their own (vectorised) kernels afterwards; their position-dependent
+state is prepared once per call for the velocity and effort kernels.
 
 A plain dense product would let a non-finite input (NaN = "no value") spoil outputs that do not
 depend on it (``0 * nan = nan``); :class:`_Product` fixes such rows up on the sparsity pattern, so
@@ -82,10 +83,10 @@ class _Product:
     multithreaded BLAS call is made (its run time varies wildly on a loaded machine).
 
     Single samples and denser matrices use one dense product when every input is finite
-    (checked with one cheap ``sum``).  Rows holding NaN or inf are then fixed up on the sparsity
-    pattern with products of indicator matrices (memory linear in the rows): an output is NaN
-    when it depends on a NaN or on infinities of both signs, ``+-inf`` when it depends on
-    infinities of one sign, else the product of the finite inputs.
+    (checked with one cheap ``x @ 0``, a ``sum`` for batches).  Rows holding NaN or inf are
+    then fixed up on the sparsity pattern with products of indicator matrices (memory linear in
+    the rows): an output is NaN when it depends on a NaN or on infinities of both signs,
+    ``+-inf`` when it depends on infinities of one sign, else the product of the finite inputs.
     """
 
     def __init__(self, m: np.ndarray) -> None:
@@ -111,11 +112,13 @@ class _Product:
                 self._first_vals[rows] = vals
             self._empty = np.flatnonzero(widths == 0)
         self._mt = np.ascontiguousarray(m.T)
+        self._zeros = np.zeros(m.shape[1])
         self._pattern_t = pattern.T.astype(np.float64)
         self._positive_t = (m > 0.0).T.astype(np.float64)
         self._negative_t = (m < 0.0).T.astype(np.float64)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
+        """Return ``x @ m.T``; call inside ``np.errstate(over='ignore', invalid='ignore')``."""
         if self._layers is not None and x.ndim > 1:
             if x.shape[-1] == 0:
                 return np.zeros(x.shape[:-1] + (self.m.shape[0],))
@@ -125,9 +128,10 @@ class _Product:
             for rows, cols, vals in self._layers[1:]:
                 y[..., rows] += x[..., cols] * vals
             return y
-        with np.errstate(over='ignore', invalid='ignore'):
-            if math.isfinite(x.sum()):  # overflow to inf only takes the exact path
-                return x @ self._mt
+        # any NaN or inf makes x @ 0 NaN (a single sample); a sum overflowing to inf only takes
+        # the exact path
+        if math.isfinite(x.dot(self._zeros) if x.ndim == 1 else x.sum()):
+            return x @ self._mt
         finite = np.isfinite(x)
         rows = ~finite.all(axis=-1)
         y = np.where(finite, x, 0.0) @ self._mt
@@ -271,25 +275,16 @@ class FusedMaps:
         :raises TransmissionInputError: unknown interface, non-numeric values or wrong shape
         """
         arrays = _check(values, self.num_actuators, 'actuator')
-        state = _state(arrays)
+        states = self._states(arrays, self._nl_a2j, to_joint=True)
         out = {}
-        for name, x in arrays.items():
-            kind = INTERFACE_KIND[name]
-            y = self._a2j[kind](x)  # type: ignore[misc]
-            if kind == POSITION:
-                y += self.joint_offset
-            for b in self._nl_a2j:
-                tr = b.transmission
-                xs = x[..., b.actuators]
+        with np.errstate(over='ignore', invalid='ignore'):  # once for every product
+            for name, x in arrays.items():
+                kind = INTERFACE_KIND[name]
+                y = self._a2j[kind](x)  # type: ignore[misc]
                 if kind == POSITION:
-                    y[..., b.joints] = tr._actuator_to_joint_position(xs)
-                elif state is None:
-                    y[..., b.joints] = np.nan
-                elif kind == VELOCITY:
-                    y[..., b.joints] = tr._actuator_to_joint_velocity(xs, state[..., b.actuators])
-                else:
-                    y[..., b.joints] = tr._actuator_to_joint_effort(xs, state[..., b.actuators])
-            out[name] = y
+                    y += self.joint_offset
+                out[name] = y
+        self._nonlinear(arrays, out, self._nl_a2j, states, to_joint=True)
         return out
 
     def joint_to_actuator(self, values: Mapping[str, Any]) -> Dict[str, np.ndarray]:
@@ -303,24 +298,65 @@ class FusedMaps:
         :raises TransmissionInputError: unknown interface, non-numeric values or wrong shape
         """
         arrays = _check(values, self.num_joints, 'joint')
-        state = _state(arrays)
+        states = self._states(arrays, self._nl_j2a, to_joint=False)
         out = {}
+        with np.errstate(over='ignore', invalid='ignore'):  # once for every product
+            for name, x in arrays.items():
+                kind = INTERFACE_KIND[name]
+                if kind == POSITION:
+                    out[name] = self._j2a[POSITION](x - self.joint_offset)
+                else:
+                    out[name] = self._j2a[kind](x)  # type: ignore[misc]
+        self._nonlinear(arrays, out, self._nl_j2a, states, to_joint=False)
+        return out
+
+    @staticmethod
+    def _states(arrays: Dict[str, np.ndarray], blocks: List[Block], to_joint: bool) -> List[Any]:
+        """
+        Return each nonlinear block's prepared position state, None where there is none.
+
+        Prepared once per call (see :meth:`Transmission._prepare_actuator_state`) and shared by
+        the velocity and effort kernels; not computed when only positions are converted.
+        """
+        state = _state(arrays)
+        if state is None or not blocks \
+                or all(INTERFACE_KIND[name] == POSITION for name in arrays):
+            return [None] * len(blocks)
+        if to_joint:
+            return [b.transmission._prepare_actuator_state(_take(state, b.actuators))
+                    for b in blocks]
+        return [b.transmission._prepare_joint_state(_take(state, b.joints)) for b in blocks]
+
+    @staticmethod
+    def _nonlinear(arrays: Dict[str, np.ndarray], out: Dict[str, np.ndarray],
+                   blocks: List[Block], states: List[Any], to_joint: bool) -> None:
+        """Overwrite the outputs of the nonlinear blocks with their kernels' values."""
         for name, x in arrays.items():
             kind = INTERFACE_KIND[name]
-            if kind == POSITION:
-                y = self._j2a[POSITION](x - self.joint_offset)
-            else:
-                y = self._j2a[kind](x)  # type: ignore[misc]
-            for b in self._nl_j2a:
+            y = out[name]
+            one = x.ndim == 1
+            for b, state in zip(blocks, states):
                 tr = b.transmission
-                xs = x[..., b.joints]
-                if kind == POSITION:
-                    y[..., b.actuators] = tr._joint_to_actuator_position(xs)
-                elif state is None:
-                    y[..., b.actuators] = np.nan
-                elif kind == VELOCITY:
-                    y[..., b.actuators] = tr._joint_to_actuator_velocity(xs, state[..., b.joints])
+                if to_joint:
+                    xs = _take(x, b.actuators)
+                    dst = b.joints
+                    v = (tr._actuator_to_joint_position(xs) if kind == POSITION else
+                         np.nan if state is None else
+                         tr._actuator_to_joint_velocity(xs, state) if kind == VELOCITY else
+                         tr._actuator_to_joint_effort(xs, state))
                 else:
-                    y[..., b.actuators] = tr._joint_to_actuator_effort(xs, state[..., b.joints])
-            out[name] = y
-        return out
+                    xs = _take(x, b.joints)
+                    dst = b.actuators
+                    v = (tr._joint_to_actuator_position(xs) if kind == POSITION else
+                         np.nan if state is None else
+                         tr._joint_to_actuator_velocity(xs, state) if kind == VELOCITY else
+                         tr._joint_to_actuator_effort(xs, state))
+                if one:
+                    y[dst] = v
+                else:
+                    y[..., dst] = v
+
+
+def _take(x: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Return ``x[..., index]`` (plain indexing for one sample: several times cheaper)."""
+    return x[index] if x.ndim == 1 else x[..., index]

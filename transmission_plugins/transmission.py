@@ -37,8 +37,11 @@ A plugin must define :meth:`num_actuators`, :meth:`num_joints` and the six kerne
 ``_actuator_to_joint_<kind>`` / ``_joint_to_actuator_<kind>`` (kind = position, velocity,
 effort), each vectorised over leading batch axes, plus the two Jacobians.  It may override
 :meth:`requires_position_state` (nonlinear maps need the current position to map velocity and
-effort), the role names and the report methods.  :class:`LinearTransmission` implements all of
-that from a constant matrix and an offset vector.
+effort), :meth:`joint_to_actuator_inputs` (joints the joint-to-actuator maps ignore), the
+state hooks :meth:`_prepare_actuator_state` / :meth:`_prepare_joint_state` (compute
+position-dependent quantities once per call for every interface), the role names and the report
+methods.  :class:`LinearTransmission` implements all of that from a constant matrix and an
+offset vector.
 """
 
 from abc import ABC
@@ -112,19 +115,62 @@ class Transmission(ABC):
         """Return the interface names this transmission converts."""
         return INTERFACES
 
+    def joint_to_actuator_inputs(self) -> Tuple[int, ...]:
+        """
+        Return the indices (map order) of the joints the joint-to-actuator maps read.
+
+        Every ``_joint_to_actuator_<kind>`` kernel and :meth:`joint_to_actuator_jacobian` ignore
+        the values of the other joints (e.g. the PR2 gripper's passive finger joints), so
+        callers need not supply them: any value, NaN included, gives the same actuator values.
+        Default: every joint.
+        """
+        return tuple(range(self.num_joints()))
+
+    # ------------------------------------------------------------------ state hooks
+    def _prepare_actuator_state(self, position: np.ndarray) -> Any:
+        """
+        Return what the actuator-side velocity and effort kernels get as their ``position``.
+
+        Called once per conversion (functional call, handle conversion, fused robot map) with
+        the actuator positions ``(..., N)``, before the velocity and effort kernels of that
+        conversion; the result is passed unchanged to each of them.  A nonlinear transmission
+        may override it to compute its position-dependent quantities (Jacobian factors) once for
+        every interface and return an opaque object; its kernels must then accept both that
+        object and a plain position array (direct callers pass arrays).  The default returns
+        ``position`` unchanged.
+
+        :param position: actuator positions ``(..., N)`` as float64
+        """
+        return position
+
+    def _prepare_joint_state(self, position: np.ndarray) -> Any:
+        """
+        Return what the joint-side velocity and effort kernels get as their ``position``.
+
+        The joint-space counterpart of :meth:`_prepare_actuator_state`, called with the joint
+        positions ``(..., M)``; the default returns ``position`` unchanged.
+
+        :param position: joint positions ``(..., M)`` as float64
+        """
+        return position
+
     # ------------------------------------------------------------------ kernels
     @abstractmethod
     def _actuator_to_joint_position(self, position: np.ndarray) -> np.ndarray:
         """Map actuator positions ``(..., N)`` to joint positions ``(..., M)``."""
 
     @abstractmethod
-    def _actuator_to_joint_velocity(self, velocity: np.ndarray,
-                                    position: Optional[np.ndarray]) -> np.ndarray:
-        """Map actuator velocities to joint velocities at actuator ``position``."""
+    def _actuator_to_joint_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
+        """
+        Map actuator velocities to joint velocities at actuator ``position``.
+
+        ``position`` is None (linear maps), an actuator position array ``(..., N)`` or what
+        :meth:`_prepare_actuator_state` returned for it; likewise for the other velocity and
+        effort kernels.
+        """
 
     @abstractmethod
-    def _actuator_to_joint_effort(self, effort: np.ndarray,
-                                  position: Optional[np.ndarray]) -> np.ndarray:
+    def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
         """Map actuator efforts to joint efforts at actuator ``position``."""
 
     @abstractmethod
@@ -132,14 +178,12 @@ class Transmission(ABC):
         """Map joint positions ``(..., M)`` to actuator positions ``(..., N)``."""
 
     @abstractmethod
-    def _joint_to_actuator_velocity(self, velocity: np.ndarray,
-                                    position: Optional[np.ndarray]) -> np.ndarray:
-        """Map joint velocities to actuator velocities at joint ``position``."""
+    def _joint_to_actuator_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
+        """Map joint velocities to actuator velocities at joint ``position`` (or its state)."""
 
     @abstractmethod
-    def _joint_to_actuator_effort(self, effort: np.ndarray,
-                                  position: Optional[np.ndarray]) -> np.ndarray:
-        """Map joint efforts to actuator efforts at joint ``position``."""
+    def _joint_to_actuator_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
+        """Map joint efforts to actuator efforts at joint ``position`` (or its state)."""
 
     @abstractmethod
     def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> np.ndarray:
@@ -173,6 +217,8 @@ class Transmission(ABC):
             return None
         arrays = self._check_values(values, self.num_actuators(), 'actuator')
         state = self._position_state(arrays)
+        if state is not None and any(INTERFACE_KIND[n] != POSITION for n in arrays):
+            state = self._prepare_actuator_state(state)  # once for velocity and effort
         out: ArrayMap = {}
         for name, x in arrays.items():
             kind = INTERFACE_KIND[name]
@@ -199,6 +245,8 @@ class Transmission(ABC):
             return None
         arrays = self._check_values(values, self.num_joints(), 'joint')
         state = self._position_state(arrays)
+        if state is not None and any(INTERFACE_KIND[n] != POSITION for n in arrays):
+            state = self._prepare_joint_state(state)  # once for velocity and effort
         out: ArrayMap = {}
         for name, x in arrays.items():
             kind = INTERFACE_KIND[name]
@@ -243,7 +291,7 @@ class Transmission(ABC):
             return arrays[POSITION]
         return arrays.get('absolute_position')
 
-    def _need(self, state: Optional[np.ndarray], name: str) -> Optional[np.ndarray]:
+    def _need(self, state: Any, name: str) -> Any:
         if state is None and self.requires_position_state():
             raise TransmissionInputError(
                 f'{type(self).__name__} is nonlinear: mapping {name!r} needs the current '
@@ -360,8 +408,11 @@ class Transmission(ABC):
         else:
             src_pos = self._joint_position_handles
         state = None
-        if src_pos is not None and self.requires_position_state():
+        if src_pos is not None and self.requires_position_state() \
+                and any(INTERFACE_KIND[i] != POSITION for i, _, _ in self._pairs):
             state = np.array([h.value for h in src_pos])
+            state = (self._prepare_actuator_state(state) if to_joint
+                     else self._prepare_joint_state(state))
         results = []
         for interface, joints, actuators in self._pairs:
             src, dst = (actuators, joints) if to_joint else (joints, actuators)

@@ -40,6 +40,7 @@ from transmission_plugins import TransmissionInputError
 from transmission_plugins import TransmissionValueError
 from transmission_plugins import UrdfTransmissionError
 from transmission_plugins.transmission_info import TransmissionInfo
+from transmission_plugins.transmissions import pr2_gripper_transmission as gripper_module
 
 PR2_URDF = Path(__file__).resolve().parents[2] / '..' / 'shared' / 'urdf_corpus' / 'pr2.urdf'
 CTURTLE_URDF = PR2_URDF.with_name('pr2_cturtle_pr2_mechanism_model.urdf')
@@ -639,3 +640,134 @@ def test_record_without_element():
                             path='/robot/transmission')
     with pytest.raises(UrdfTransmissionError, match='raw <transmission> element'):
         PR2GripperTransmission.from_info(info)
+
+
+# ------------------------------------------------------------------------------ per-call state
+#: Motor positions and gaps at and past the ends of the linkage, non-finite ones included.
+EDGE_MOTOR = [0.0, -0.0, OPEN_MOTOR, -100.0, -3000.0, 6000.0, 1e308, -1e308, math.nan, math.inf,
+              -math.inf]
+EDGE_GAP = [0.0, -0.0, OPEN_GAP, -0.01, 0.4, -0.4, 1e308, -1e308, math.nan, math.inf, -math.inf]
+
+
+def _assert_paths_agree(small, large):
+    for key in large:
+        # inf and NaN must match exactly, finite values to 1e-12 relative
+        np.testing.assert_allclose(small[key], large[key], rtol=1e-12, atol=0.0, err_msg=key)
+
+
+def _sprinkled(rng, n):
+    x = rng.normal(scale=100.0, size=n)
+    x[::7] = math.nan
+    x[::11] = math.inf
+    x[::13] = -math.inf
+    x[::17] = 0.0
+    return x
+
+
+@pytest.mark.parametrize('mr', [1.0, -3.5])
+def test_one_sample_path_agrees_with_the_numpy_path(mr):
+    t = _gripper(mr, passive=4, simulated=2)
+    rng = np.random.default_rng(1234)
+    pa = np.concatenate([rng.uniform(-3000.0, 9000.0, 200), EDGE_MOTOR])[:, None]
+    n = len(pa)
+    a = {'position': pa, 'velocity': _sprinkled(rng, n)[:, None],
+         'effort': _sprinkled(rng, n)[:, None]}
+    gap = np.concatenate([rng.uniform(-0.05, 0.2, 200), EDGE_GAP])
+    j = {'position': _joints(gap, 7), 'velocity': _joints(_sprinkled(rng, n), 7),
+         'effort': _joints(_sprinkled(rng, n), 7)}
+    assert n > gripper_module.SMALL_BATCH  # the whole batch takes the numpy path
+    assert not t._prepare_actuator_state(pa).small and t._prepare_actuator_state(pa[0]).small
+    forward, inverse = t.actuator_to_joint(a), t.joint_to_actuator(j)
+    jac_a, jac_j = t.actuator_to_joint_jacobian(pa), t.joint_to_actuator_jacobian(j['position'])
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        for i in range(n):
+            # one sample (batch shape ()) and two (two identical grippers stacked by the robot)
+            for rows in (i, slice(i, i + 2)):
+                _assert_paths_agree(t.actuator_to_joint({k: v[rows] for k, v in a.items()}),
+                                    {k: v[rows] for k, v in forward.items()})
+                _assert_paths_agree(t.joint_to_actuator({k: v[rows] for k, v in j.items()}),
+                                    {k: v[rows] for k, v in inverse.items()})
+                _assert_paths_agree({'a': t.actuator_to_joint_jacobian(pa[rows]),
+                                     'j': t.joint_to_actuator_jacobian(j['position'][rows])},
+                                    {'a': jac_a[rows], 'j': jac_j[rows]})
+
+
+def test_one_sample_path_divides_by_zero_like_numpy():
+    # L0 = 0: dtheta/dM and dt/dM are 0 at M <= 0; h > a + b: no real linkage, dM/dtheta = 0
+    for t in (_gripper(L0=0.0, passive=2), _gripper(h=0.2, passive=2)):
+        pa = np.array([[-1.0], [0.0], [-5.0], [1.0]])
+        effort = np.array([[1.0], [-1.0], [0.0], [math.nan]])
+        q = _joints([0.01, 0.02, 0.03, 0.04], 3)
+        je = _joints([1.0, -1.0, 0.0, math.nan], 3)
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            large = t.actuator_to_joint({'position': np.tile(pa, (3, 1)),
+                                         'effort': np.tile(effort, (3, 1))})['effort'][:4]
+            large_back = t.joint_to_actuator({'position': np.tile(q, (3, 1)),
+                                              'effort': np.tile(je, (3, 1))})['effort'][:4]
+            for i in range(4):
+                small = t.actuator_to_joint({'position': pa[i], 'effort': effort[i]})['effort']
+                np.testing.assert_array_equal(small, large[i])
+                back = t.joint_to_actuator({'position': q[i], 'effort': je[i]})['effort']
+                np.testing.assert_array_equal(back, large_back[i])
+    assert not np.isfinite(large_back).any()  # the h = 0.2 gripper: x / 0 everywhere
+
+
+def test_the_linkage_is_computed_once_per_call_for_all_interfaces(monkeypatch):
+    calls = []
+    for name in ('_forward', '_forward_sample', '_inverse', '_inverse_sample'):
+        original = getattr(PR2GripperTransmission, name)
+
+        def spy(self, *args, _original=original, _name=name, **kwargs):
+            calls.append(_name)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(PR2GripperTransmission, name, spy)
+    t = _gripper()
+    for shape in [(), (50,)]:  # one-sample path and numpy path
+        pa = np.full(shape + (1,), 700.0)
+        calls.clear()
+        out = t.actuator_to_joint({'position': pa, 'velocity': pa, 'effort': pa})
+        assert calls == (['_forward'] if shape else ['_forward_sample'])
+        calls.clear()
+        t.joint_to_actuator(out)
+        # the position map needs M, the velocity and effort maps share one state
+        assert calls == (['_inverse', '_inverse'] if shape else ['_inverse_sample'] * 2)
+    calls.clear()
+    t.configure([JointHandle('gap', i, 0.05) for i in ('position', 'velocity', 'effort')]
+                + [JointHandle(f'p{k}', i) for k in range(4)
+                   for i in ('position', 'velocity', 'effort')],
+                [ActuatorHandle('m', i, 700.0) for i in ('position', 'velocity', 'effort')])
+    t.actuator_to_joint()
+    assert calls.count('_forward_sample') == 1
+    calls.clear()
+    t.joint_to_actuator()
+    assert calls == ['_inverse_sample'] * 2
+
+
+def test_kernels_take_positions_or_prepared_states():
+    t = _gripper(passive=2, simulated=1)
+    pa = np.array([[700.0]])
+    v = np.array([[1.0], [2.0], [-3.0]])
+    for kernel in (t._actuator_to_joint_velocity, t._actuator_to_joint_effort):
+        ref = kernel(v, pa)  # a (1,) state broadcast against 3 values, as before
+        assert ref.shape == (3, 4)
+        np.testing.assert_array_equal(kernel(v, t._prepare_actuator_state(pa)), ref)
+        for i in range(3):
+            np.testing.assert_allclose(kernel(v[i], pa[0]), ref[i], rtol=1e-12)
+    q = _joints([0.04], 4)
+    jv = _joints([1.0, 2.0, -3.0], 4)
+    for kernel in (t._joint_to_actuator_velocity, t._joint_to_actuator_effort):
+        ref = kernel(jv, q)
+        assert ref.shape == (3, 1)
+        np.testing.assert_array_equal(kernel(jv, t._prepare_joint_state(q)), ref)
+    with pytest.raises(TransmissionInputError, match='4 entries'):
+        t._prepare_joint_state([0.04])
+
+
+def test_joint_to_actuator_reads_the_gap_joint_only():
+    t = _gripper(passive=4, simulated=2)
+    assert t.joint_to_actuator_inputs() == (0,)
+    jac = t.joint_to_actuator_jacobian(_joints([0.03], 7))
+    assert np.flatnonzero(jac[0, 0]).tolist() == [0]

@@ -24,6 +24,8 @@ the URDF reading lives in :mod:`transmission_plugins.transmissions._pr2_urdf`.
 import math
 from typing import Any
 from typing import Dict
+from typing import List
+from typing import NamedTuple
 from typing import Optional
 from typing import Tuple
 
@@ -44,6 +46,54 @@ TOL = 1e-5
 
 #: The linkage coefficients, in the order of the constructor (URDF ``gap_joint`` attributes).
 COEFFICIENTS = ('screw_reduction', 'gear_ratio', 'theta0', 'phi0', 't0', 'L0', 'h', 'a', 'b', 'r')
+
+#: Batches of at most this many samples are converted one sample at a time with :mod:`math`:
+#: on such tiny arrays each numpy call costs more than the arithmetic it does (a hardware
+#: interface converts one sample per cycle; a robot's identical grippers are stacked into one
+#: call).  Larger batches use numpy.  Both give the same results (to the last bit of libm).
+SMALL_BATCH = 8
+
+#: What the one-sample path may raise where numpy returns inf or NaN (x / 0, math domain
+#: errors); the call is then redone with numpy.
+_SCALAR_ERRORS = (ArithmeticError, ValueError)
+
+
+class _ForwardState(NamedTuple):
+    """
+    Per-call actuator-side state of the gripper: dtheta/dM and dt/dM for every sample.
+
+    Made by :meth:`PR2GripperTransmission._prepare_actuator_state`; ``shape`` is the batch
+    shape; a ``small`` state holds lists of floats (samples in C order), else arrays of
+    ``shape``.
+    """
+
+    shape: Tuple[int, ...]
+    dtheta_dm: Any
+    dt_dm: Any
+    small: bool
+
+    def arrays(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Return dtheta/dM and dt/dM as arrays of the batch shape."""
+        if not self.small:
+            return self.dtheta_dm, self.dt_dm
+        return (np.array(self.dtheta_dm).reshape(self.shape),
+                np.array(self.dt_dm).reshape(self.shape))
+
+
+class _InverseState(NamedTuple):
+    """Per-call joint-side state of the gripper: dM/dtheta and dtheta/dt for every sample."""
+
+    shape: Tuple[int, ...]
+    dm_dtheta: Any
+    dtheta_dt: Any
+    small: bool
+
+    def arrays(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Return dM/dtheta and dtheta/dt as arrays of the batch shape."""
+        if not self.small:
+            return self.dm_dtheta, self.dtheta_dt
+        return (np.array(self.dm_dtheta).reshape(self.shape),
+                np.array(self.dtheta_dt).reshape(self.shape))
 
 
 class PR2GripperTransmission(Transmission):
@@ -169,11 +219,20 @@ class PR2GripperTransmission(Transmission):
         self.JOINT_ROLES = (('gap_joint',)
                             + tuple(f'passive_joint{i + 1}' for i in range(self._num_passive))
                             + sim_roles[:self._num_simulated])
-        # constants of the closed-form maps
+        self._nj = 1 + self._num_passive + self._num_simulated
+        self._sim_zeros = [0.0] * self._num_simulated
+        # constants of the closed-form maps (each written as the expression it replaces, so
+        # that the results do not change by a bit)
         self._sin_theta0 = math.sin(self._theta0)
         self._k = self._s / self._g
         self._c0 = self._a ** 2 + self._b ** 2 - self._h ** 2
         self._two_ab = 2.0 * self._a * self._b
+        self._theta_offset = self._theta0 - self._phi0
+        self._ab = self._a * self._b
+        self._k2 = self._k ** 2
+        self._du0 = -(self._L0 * self._s) / (self._g * self._a * self._b)  # du/dM at M = 0
+        self._dm0 = self._g / (2.0 * self._s)
+        self._m_closed = -self._L0 / self._k  # M where the linkage has no real solution
 
     # ------------------------------------------------------------------ queries
     def num_actuators(self) -> int:
@@ -182,7 +241,7 @@ class PR2GripperTransmission(Transmission):
 
     def num_joints(self) -> int:
         """Return 1 (gap) + passive joints + simulated joints."""
-        return 1 + self._num_passive + self._num_simulated
+        return self._nj
 
     def num_passive_joints(self) -> int:
         """Return the number of passive finger joints."""
@@ -195,6 +254,10 @@ class PR2GripperTransmission(Transmission):
     def requires_position_state(self) -> bool:
         """Return True: velocity and effort maps depend on the gap."""
         return True
+
+    def joint_to_actuator_inputs(self) -> Tuple[int, ...]:
+        """Return ``(0,)``: joint to actuator maps read the gap joint only."""
+        return (0,)
 
     def get_actuator_reduction(self) -> float:
         """Return the mechanical reduction :math:`m`."""
@@ -212,35 +275,92 @@ class PR2GripperTransmission(Transmission):
         out['mechanical_reduction'] = self._mr
         return out
 
-    # ------------------------------------------------------------------ scalar-field helpers
+    # ------------------------------------------------------------------ one sample (math)
+    # The scalar functions below repeat the numpy expressions of the array path operation by
+    # operation (same order, same constants), so that both give the same numbers up to the last
+    # bit of the libm functions; comparisons written as ``x < c`` let NaN through like np.clip
+    # and np.maximum do.  Python raises where numpy returns inf or NaN (division by zero,
+    # domain errors): callers then redo the call with numpy (:data:`_SCALAR_ERRORS`).
+    def _position_sample(self, p: float) -> Tuple[float, float]:
+        """Return (gap, passive angle) at motor position ``p``."""
+        mrev = p / self._mr * RAD2MR
+        length = self._L0 + mrev * self._k
+        u = (self._c0 - length * length) / self._two_ab
+        u = -1.0 if u < -1.0 else 1.0 if u > 1.0 else u
+        theta = self._theta_offset + math.acos(u)
+        half_gap = self._t0 + self._r * (math.sin(theta) - self._sin_theta0)
+        return 2.0 * half_gap, theta - self._theta0
+
+    def _forward_sample(self, p: float) -> Tuple[float, float]:
+        """Return (dtheta/dM, dt/dM) at motor position ``p`` (evaluated at max(M, 0))."""
+        m_plus = p / self._mr * RAD2MR
+        if m_plus < 0.0:
+            m_plus = 0.0
+        length = self._L0 + m_plus * self._k
+        u = (self._c0 - length * length) / self._two_ab
+        u = -1.0 if u < -1.0 else 1.0 if u > 1.0 else u
+        arg = 1.0 - u * u
+        if arg < TOL:
+            arg = TOL
+        dtheta_dm = -1.0 / math.sqrt(arg) * (self._du0 - m_plus / self._ab * self._k2)
+        dt_dm = self._r * math.cos(self._theta_offset + math.acos(u)) * dtheta_dm
+        return dtheta_dm, dt_dm
+
+    def _inverse_sample(self, q: float) -> Tuple[float, float, float]:
+        """Return (M, dM/dtheta, dtheta/dt) at gap ``q``."""
+        sin_theta = (q / 2.0 - self._t0) / self._r + self._sin_theta0
+        sin_theta = -1.0 if sin_theta < -1.0 else 1.0 if sin_theta > 1.0 else sin_theta
+        theta = math.asin(sin_theta)
+        arg = self._c0 - self._two_ab * math.cos(theta - self._theta0 + self._phi0)
+        if arg <= 0.0:
+            mrev = self._m_closed
+            dm_dtheta = 0.0
+        else:  # NaN included, so that it propagates
+            root = math.sqrt(arg)
+            mrev = (root - self._L0) / self._k
+            dm_dtheta = (self._dm0 / root * self._two_ab
+                         * math.sin(theta + self._phi0 - self._theta0))
+        u = (self._r * (math.sin(theta) - self._sin_theta0)) / self._r + self._sin_theta0
+        arg2 = 1.0 - u * u
+        if arg2 < TOL:
+            arg2 = TOL
+        return mrev, dm_dtheta, 1.0 / math.sqrt(arg2) / self._r
+
+    def _rows(self, rows: List[List[float]], shape: Tuple[int, ...]) -> np.ndarray:
+        return np.array(rows).reshape(shape + (self._nj,))
+
+    def _row(self, gap: float, passive: float) -> List[float]:
+        return [gap] + [passive] * self._num_passive + self._sim_zeros
+
+    # ------------------------------------------------------------------ arrays (numpy)
     def _u(self, mrev: np.ndarray) -> np.ndarray:
         length = self._L0 + mrev * self._k
         return np.clip((self._c0 - length * length) / self._two_ab, -1.0, 1.0)
 
-    def _forward(self, position: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return theta, dtheta/dM and dt/dM (all ``(...)``) at actuator ``position[..., 0]``."""
-        mrev = position[..., 0] / self._mr * RAD2MR
-        theta = self._theta0 - self._phi0 + np.arccos(self._u(mrev))
-        m_plus = np.maximum(mrev, 0.0)  # NaN-propagating, unlike the C++ ternary
-        u_plus = self._u(m_plus)
+    def _forward(self, position: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """Return dtheta/dM and dt/dM (both ``(...)``) at actuator ``position[..., 0]``."""
+        m_plus = np.maximum(position[..., 0] / self._mr * RAD2MR, 0.0)  # NaN-propagating,
+        u_plus = self._u(m_plus)                                          # unlike the C++
         arg = np.maximum(1.0 - u_plus * u_plus, TOL)
-        du_dm = (-(self._L0 * self._s) / (self._g * self._a * self._b)
-                 - m_plus / (self._a * self._b) * self._k ** 2)
+        du_dm = self._du0 - m_plus / self._ab * self._k2
         dtheta_dm = -1.0 / np.sqrt(arg) * du_dm
-        theta_plus = self._theta0 - self._phi0 + np.arccos(u_plus)
+        theta_plus = self._theta_offset + np.arccos(u_plus)
         dt_dm = self._r * np.cos(theta_plus) * dtheta_dm
-        return theta, dtheta_dm, dt_dm
+        return dtheta_dm, dt_dm
 
-    def _inverse(self, position: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return M, dM/dtheta and dtheta/dt (all ``(...)``) at joint ``position[..., 0]``."""
+    def _inverse(self, position: np.ndarray, derivatives: bool = True
+                 ) -> Tuple[np.ndarray, Any, Any]:
+        """Return M, dM/dtheta and dtheta/dt (``(...)``; None, None without ``derivatives``)."""
         half_gap = position[..., 0] / 2.0
         sin_theta = np.clip((half_gap - self._t0) / self._r + self._sin_theta0, -1.0, 1.0)
         theta = np.arcsin(sin_theta)
         arg = self._c0 - self._two_ab * np.cos(theta - self._theta0 + self._phi0)
         real = ~(arg <= 0.0)  # NaN stays on the computed branch so that it propagates
         root = np.sqrt(np.where(real, arg, 1.0))
-        mrev = np.where(real, (root - self._L0) / self._k, -self._L0 / self._k)
-        dm_dtheta = np.where(real, self._g / (2.0 * self._s) / root * self._two_ab
+        mrev = np.where(real, (root - self._L0) / self._k, self._m_closed)
+        if not derivatives:
+            return mrev, None, None
+        dm_dtheta = np.where(real, self._dm0 / root * self._two_ab
                              * np.sin(theta + self._phi0 - self._theta0), 0.0)
         u = (self._r * (np.sin(theta) - self._sin_theta0)) / self._r + self._sin_theta0
         arg2 = np.maximum(1.0 - u * u, TOL)
@@ -248,12 +368,12 @@ class PR2GripperTransmission(Transmission):
         return mrev, dm_dtheta, dtheta_dt
 
     def _joint_array(self, gap: np.ndarray, passive: np.ndarray) -> np.ndarray:
-        out = np.zeros(gap.shape + (self.num_joints(),))
+        out = np.zeros(np.shape(gap) + (self._nj,))
         out[..., 0] = gap
-        out[..., 1:1 + self._num_passive] = passive[..., None]
+        out[..., 1:1 + self._num_passive] = np.asarray(passive)[..., None]
         return out
 
-    def _state(self, position: Optional[np.ndarray], side: str, size: int) -> np.ndarray:
+    def _state(self, position: Any, side: str, size: int) -> np.ndarray:
         if position is None:
             raise TransmissionInputError(
                 f'PR2GripperTransmission is nonlinear: the {side} position is needed')
@@ -264,51 +384,158 @@ class PR2GripperTransmission(Transmission):
                 f'axis, got shape {x.shape}')
         return x
 
+    # ------------------------------------------------------------------ per-call states
+    def _prepare_actuator_state(self, position: Any) -> '_ForwardState':
+        """
+        Return dtheta/dM and dt/dM at the actuator ``position``, for the velocity/effort maps.
+
+        Computed once per conversion and shared by the velocity and effort kernels (see
+        :meth:`Transmission._prepare_actuator_state`); batches of at most
+        :data:`SMALL_BATCH` samples are computed sample by sample with :mod:`math`.
+
+        :raises TransmissionInputError: when the position is missing or has the wrong shape
+        """
+        x = self._state(position, 'actuator', 1)
+        shape = x.shape[:-1]
+        if 0 < x.size <= SMALL_BATCH:
+            try:
+                pairs = [self._forward_sample(p) for p in x.ravel().tolist()]
+                return _ForwardState(shape, [d[0] for d in pairs], [d[1] for d in pairs], True)
+            except _SCALAR_ERRORS:
+                pass
+        with np.errstate(all='ignore'):
+            dtheta_dm, dt_dm = self._forward(x)
+        return _ForwardState(shape, dtheta_dm, dt_dm, False)
+
+    def _prepare_joint_state(self, position: Any) -> '_InverseState':
+        """
+        Return dM/dtheta and dtheta/dt at the joint ``position`` (only the gap is read).
+
+        The joint-side counterpart of :meth:`_prepare_actuator_state`.
+
+        :raises TransmissionInputError: when the position is missing or has the wrong shape
+        """
+        x = self._state(position, 'joint', self._nj)
+        gap = x[..., 0]
+        if 0 < gap.size <= SMALL_BATCH:
+            try:
+                triples = [self._inverse_sample(q) for q in gap.ravel().tolist()]
+                return _InverseState(gap.shape, [d[1] for d in triples],
+                                     [d[2] for d in triples], True)
+            except _SCALAR_ERRORS:
+                pass
+        with np.errstate(all='ignore'):
+            _, dm_dtheta, dtheta_dt = self._inverse(x)
+        return _InverseState(gap.shape, dm_dtheta, dtheta_dt, False)
+
+    def _forward_state(self, position: Any) -> '_ForwardState':
+        if isinstance(position, _ForwardState):
+            return position
+        return self._prepare_actuator_state(position)
+
+    def _inverse_state(self, position: Any) -> '_InverseState':
+        if isinstance(position, _InverseState):
+            return position
+        return self._prepare_joint_state(position)
+
     # ------------------------------------------------------------------ kernels
     def _actuator_to_joint_position(self, position: np.ndarray) -> np.ndarray:
+        if 0 < position.size <= SMALL_BATCH:
+            try:
+                return self._rows([self._row(*self._position_sample(p))
+                                   for p in position.ravel().tolist()], position.shape[:-1])
+            except _SCALAR_ERRORS:
+                pass
         with np.errstate(all='ignore'):
             mrev = position[..., 0] / self._mr * RAD2MR
-            theta = self._theta0 - self._phi0 + np.arccos(self._u(mrev))
+            theta = self._theta_offset + np.arccos(self._u(mrev))
             half_gap = self._t0 + self._r * (np.sin(theta) - self._sin_theta0)
             return self._joint_array(2.0 * half_gap, theta - self._theta0)
 
-    def _actuator_to_joint_velocity(self, velocity: np.ndarray,
-                                    position: Optional[np.ndarray]) -> np.ndarray:
-        state = self._state(position, 'actuator', 1)
+    def _actuator_to_joint_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
+        state = self._forward_state(position)
+        mr = self._mr
+        if state.small and velocity.shape[:-1] == state.shape:
+            try:
+                rows = []
+                for v, dtheta_dm, dt_dm in zip(velocity.ravel().tolist(), state.dtheta_dm,
+                                               state.dt_dm):
+                    mrev_dot = v / mr * RAD2MR
+                    rows.append(self._row(2.0 * mrev_dot * dt_dm, dtheta_dm * mrev_dot))
+                return self._rows(rows, state.shape)
+            except _SCALAR_ERRORS:
+                pass
+        dtheta_dm, dt_dm = state.arrays()
         with np.errstate(all='ignore'):
-            _, dtheta_dm, dt_dm = self._forward(state)
-            mrev_dot = velocity[..., 0] / self._mr * RAD2MR
+            mrev_dot = velocity[..., 0] / mr * RAD2MR
             return self._joint_array(2.0 * mrev_dot * dt_dm, dtheta_dm * mrev_dot)
 
-    def _actuator_to_joint_effort(self, effort: np.ndarray,
-                                  position: Optional[np.ndarray]) -> np.ndarray:
-        state = self._state(position, 'actuator', 1)
+    def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
+        state = self._forward_state(position)
+        mr = self._mr
+        if state.small and effort.shape[:-1] == state.shape:
+            try:
+                rows = []
+                for e, dtheta_dm, dt_dm in zip(effort.ravel().tolist(), state.dtheta_dm,
+                                               state.dt_dm):
+                    motor_torque = e / mr
+                    rows.append(self._row(motor_torque / dt_dm / RAD2MR / 2.0,
+                                          motor_torque / dtheta_dm / RAD2MR))
+                return self._rows(rows, state.shape)
+            except _SCALAR_ERRORS:
+                pass
+        dtheta_dm, dt_dm = state.arrays()
         with np.errstate(all='ignore'):
-            _, dtheta_dm, dt_dm = self._forward(state)
-            motor_torque = effort[..., 0] / self._mr
+            motor_torque = effort[..., 0] / mr
             return self._joint_array(motor_torque / dt_dm / RAD2MR / 2.0,
                                      motor_torque / dtheta_dm / RAD2MR)
 
     def _joint_to_actuator_position(self, position: np.ndarray) -> np.ndarray:
+        gap = position[..., 0]
+        if 0 < gap.size <= SMALL_BATCH:
+            try:
+                values = [self._inverse_sample(q)[0] * self._mr / RAD2MR
+                          for q in gap.ravel().tolist()]
+                return np.array(values).reshape(gap.shape + (1,))
+            except _SCALAR_ERRORS:
+                pass
         with np.errstate(all='ignore'):
-            mrev, _, _ = self._inverse(position)
+            mrev, _, _ = self._inverse(position, derivatives=False)
             return (mrev * self._mr / RAD2MR)[..., None]
 
-    def _joint_to_actuator_velocity(self, velocity: np.ndarray,
-                                    position: Optional[np.ndarray]) -> np.ndarray:
-        state = self._state(position, 'joint', self.num_joints())
+    def _joint_to_actuator_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
+        state = self._inverse_state(position)
+        mr = self._mr
+        if state.small and velocity.shape[:-1] == state.shape:
+            try:
+                values = [v / 2.0 * dtheta_dt * dm_dtheta * mr / RAD2MR
+                          for v, dm_dtheta, dtheta_dt in zip(
+                              velocity[..., 0].ravel().tolist(), state.dm_dtheta,
+                              state.dtheta_dt)]
+                return np.array(values).reshape(state.shape + (1,))
+            except _SCALAR_ERRORS:
+                pass
+        dm_dtheta, dtheta_dt = state.arrays()
         with np.errstate(all='ignore'):
-            _, dm_dtheta, dtheta_dt = self._inverse(state)
             theta_dot = velocity[..., 0] / 2.0 * dtheta_dt
-            return (theta_dot * dm_dtheta * self._mr / RAD2MR)[..., None]
+            return (theta_dot * dm_dtheta * mr / RAD2MR)[..., None]
 
-    def _joint_to_actuator_effort(self, effort: np.ndarray,
-                                  position: Optional[np.ndarray]) -> np.ndarray:
-        state = self._state(position, 'joint', self.num_joints())
+    def _joint_to_actuator_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
+        state = self._inverse_state(position)
+        mr = self._mr
+        if state.small and effort.shape[:-1] == state.shape:
+            try:
+                values = [2.0 * e / (abs(dm_dtheta) * dtheta_dt) * RAD2MR * mr
+                          for e, dm_dtheta, dtheta_dt in zip(
+                              effort[..., 0].ravel().tolist(), state.dm_dtheta,
+                              state.dtheta_dt)]
+                return np.array(values).reshape(state.shape + (1,))
+            except _SCALAR_ERRORS:
+                pass
+        dm_dtheta, dtheta_dt = state.arrays()
         with np.errstate(all='ignore'):
-            _, dm_dtheta, dtheta_dt = self._inverse(state)
             dm_dt = np.abs(dm_dtheta) * dtheta_dt
-            return (2.0 * effort[..., 0] / dm_dt * RAD2MR * self._mr)[..., None]
+            return (2.0 * effort[..., 0] / dm_dt * RAD2MR * mr)[..., None]
 
     # ------------------------------------------------------------------ Jacobians
     def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> np.ndarray:
@@ -321,9 +548,8 @@ class PR2GripperTransmission(Transmission):
         :param actuator_position: motor positions ``(..., 1)``
         :raises TransmissionInputError: when the position is missing or has the wrong shape
         """
-        state = self._state(actuator_position, 'actuator', 1)
+        dtheta_dm, dt_dm = self._forward_state(actuator_position).arrays()
         with np.errstate(all='ignore'):
-            _, dtheta_dm, dt_dm = self._forward(state)
             scale = RAD2MR / self._mr
             return self._joint_array(2.0 * dt_dm * scale, dtheta_dm * scale)[..., None]
 
@@ -336,10 +562,10 @@ class PR2GripperTransmission(Transmission):
         :param joint_position: joint positions ``(..., M)`` (only the gap is read)
         :raises TransmissionInputError: when the position is missing or has the wrong shape
         """
-        state = self._state(joint_position, 'joint', self.num_joints())
+        state = self._inverse_state(joint_position)
+        dm_dtheta, dtheta_dt = state.arrays()
         with np.errstate(all='ignore'):
-            _, dm_dtheta, dtheta_dt = self._inverse(state)
-            out = np.zeros(state.shape[:-1] + (1, self.num_joints()))
+            out = np.zeros(state.shape + (1, self._nj))
             out[..., 0, 0] = dm_dtheta * dtheta_dt / 2.0 * self._mr / RAD2MR
             return out
 

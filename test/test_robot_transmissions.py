@@ -819,3 +819,35 @@ def test_unknown_names_are_transmission_errors_and_key_errors(robot):
     with pytest.raises(TransmissionError):
         robot.transmission_of_joint('free')
 
+
+def test_name_keyed_joint_to_actuator_needs_only_the_joints_the_maps_read(robot):
+    assert robot.transmission('gripper').transmission.joint_to_actuator_inputs() == (0,)
+    assert robot.transmission('sinh').transmission.joint_to_actuator_inputs() == (0, 1)
+    gap_only = {'position': {'gap': 0.05}, 'velocity': {'gap': 0.1}, 'effort': {'gap': 2.0}}
+    with_passive = {i: {**v, 'p1': 0.3, 'p2': 0.3, 'p3': 0.3, 'p4': 0.3}
+                    for i, v in gap_only.items()}
+    out = robot.joint_to_actuator(gap_only)
+    assert out == robot.joint_to_actuator(with_passive)  # the passive joints are never read
+    assert all(set(v) == {'gm'} for v in out.values())
+    j = np.zeros(12)
+    j[3] = 0.05
+    arrays = robot.joint_to_actuator_arrays({'position': j, 'velocity': 2.0 * j,
+                                             'effort': 40.0 * j})
+    for i in out:
+        assert out[i]['gm'] == arrays[i][robot.actuator_index['gm']]
+    # the default (every joint) still applies to other transmissions: s2 is read by the effort map
+    assert robot.joint_to_actuator({'position': {'s1': 0.5}}) == {'position': {}}
+
+
+@needs_pr2
+def test_pr2_gripper_commands_by_name_need_the_gap_joint_only(pr2):
+    out = pr2.joint_to_actuator({'position': {'r_gripper_joint': 0.05},
+                                 'effort': {'r_gripper_joint': 10.0}})
+    assert set(out['position']) == set(out['effort']) == {'r_gripper_motor'}
+    q = np.full(len(pr2.joint_names), np.nan)
+    q[pr2.joint_index['r_gripper_joint']] = 0.05
+    e = np.where(np.isnan(q), np.nan, 10.0)
+    arrays = pr2.joint_to_actuator_arrays({'position': q, 'effort': e})
+    k = pr2.actuator_index['r_gripper_motor']
+    assert out['position']['r_gripper_motor'] == arrays['position'][k]
+    assert out['effort']['r_gripper_motor'] == arrays['effort'][k]

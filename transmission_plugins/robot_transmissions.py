@@ -309,8 +309,12 @@ class RobotTransmissions:
         """
         Map joint values, by interface then joint name, to actuator values.
 
-        Same rules as :meth:`actuator_to_joint`; a shared actuator takes the value of the
-        first transmission (in URDF order) whose joints are all given.
+        Same rules as :meth:`actuator_to_joint`, except that only the joints the transmission's
+        joint-to-actuator maps read are needed
+        (:meth:`~transmission_plugins.transmission.Transmission.joint_to_actuator_inputs`: the
+        gap joint alone for a PR2 gripper, whose passive finger joints cannot be commanded);
+        the others may be left out (they are ignored either way).  A shared actuator takes the
+        value of the first transmission (in URDF order) whose needed joints are all given.
 
         :returns: ``{interface: {actuator: value}}`` for every interface given
         :raises TransmissionInputError: unknown interface or a value that is not a number
@@ -325,13 +329,16 @@ class RobotTransmissions:
                     f'{", ".join(INTERFACE_KIND)}')
         out: NameMap = {interface: {} for interface in values}
         for t in self.transmissions:
-            src, dst = ((t.actuator_names, t.joint_names) if to_joint
-                        else (t.joint_names, t.actuator_names))
+            tr = t.transmission
+            if to_joint:
+                src, dst, needed = t.actuator_names, t.joint_names, t.actuator_names
+            else:
+                src, dst = t.joint_names, t.actuator_names
+                needed = [src[i] for i in tr.joint_to_actuator_inputs()]
             arrays = {}
             for interface, by_name in values.items():
-                if all(n in by_name for n in src):
+                if all(n in by_name for n in needed):
                     arrays[interface] = _numbers(by_name, src, interface)
-            tr = t.transmission
             if tr.requires_position_state() and POSITION not in arrays \
                     and ABSOLUTE_POSITION not in arrays:
                 arrays = {k: v for k, v in arrays.items() if INTERFACE_KIND[k] == POSITION}
@@ -445,8 +452,9 @@ class RobotTransmissions:
 
 
 def _numbers(by_name: Mapping[str, Any], names: Sequence[str], interface: str) -> np.ndarray:
+    """Return the values of ``names`` as an array, NaN for names not given (unread joints)."""
     try:
-        return np.array([float(by_name[n]) for n in names])
+        return np.array([float(by_name[n]) if n in by_name else math.nan for n in names])
     except (TypeError, ValueError) as e:
         raise TransmissionInputError(
             f'{interface!r} values of {list(names)} must be numbers: {e}') from e

@@ -31,7 +31,7 @@ from launch_ros.actions import Node
 
 from transmission_plugins.launcher import LAUNCH_ARGUMENTS
 from transmission_plugins.launcher import node_specs
-from transmission_plugins.launcher import write_params_file
+from transmission_plugins.launcher import temporary_params_file
 
 
 def _nodes(context, *args, **kwargs):
@@ -39,7 +39,7 @@ def _nodes(context, *args, **kwargs):
     values = {name: LaunchConfiguration(name).perform(context) for name in LAUNCH_ARGUMENTS}
     specs = node_specs(values['description_file'], values['config_file'],
                        values['use_mock_actuators'])
-    params_file = write_params_file(specs)
+    params_file = temporary_params_file(specs)   # removed when ros2 launch exits
     return [Node(package=spec.package, executable=spec.executable, name=spec.name,
                  parameters=[params_file], output='screen')
             for spec in specs]

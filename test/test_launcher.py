@@ -14,8 +14,15 @@
 
 """The launch file's node set, the config YAML and the launcher's process handling."""
 
+import ast
+import os
+import signal
+import stat
+import subprocess
 import sys
+import tempfile
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -195,6 +202,94 @@ def test_params_file_applies_in_any_namespace(tmp_path):
                        '--params-file', path, '-r', '__ns:=/robot1']
 
 
+def test_main_removes_its_parameters_file(tmp_path, monkeypatch):
+    """The parameters file (the whole URDF) lives in a private directory removed at exit."""
+    tmp = tmp_path / 'tmp'
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp))
+    urdf = tmp_path / 'generic_arm.urdf'
+    urdf.write_text(GENERIC_URDF)
+    seen = []
+
+    class FakeNodeSet:
+        def __init__(self, commands):
+            self.commands = commands
+
+        def start(self):
+            path = self.commands[0][1][self.commands[0][1].index('--params-file') + 1]
+            seen.append((path, os.path.isfile(path), os.stat(os.path.dirname(path)).st_mode))
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr(launcher, 'NodeSet', FakeNodeSet)
+    assert launcher.main([f'description_file:={urdf}']) == 0
+    (path, existed, mode), = seen
+    assert existed and path.startswith(str(tmp))
+    assert stat.S_IMODE(mode) == 0o700
+    assert list(tmp.iterdir()) == []
+
+
+def test_temporary_params_file_is_removed_when_the_process_exits(tmp_path):
+    """What the launch file uses: ros2 launch has no end-of-launch hook, so atexit cleans up."""
+    code = textwrap.dedent("""\
+        import os, sys
+        from transmission_plugins import launcher
+        spec = launcher.NodeSpec('n', 'p', 'e', None, {'robot_description': '<robot/>'})
+        path = launcher.temporary_params_file([spec])
+        print(path, os.path.isfile(path), flush=True)
+        """)
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True,
+                         text=True, timeout=60, check=True).stdout.split()
+    assert out[1] == 'True' and out[0].startswith(str(tmp_path))
+    assert not os.path.exists(out[0])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_launch_file_declares_the_launcher_arguments_and_cleans_up():
+    """
+    Check ``launch/transmission_hardware.launch.py`` without importing ``launch``.
+
+    Its ``DeclareLaunchArgument`` names (literal, or iterated from ``LAUNCH_ARGUMENTS``) must be
+    the launcher's, and its parameters file must be the self-removing one.
+    """
+    path = launcher.package_file('launch', 'transmission_hardware.launch.py')
+    tree = ast.parse(path.read_text())
+    imported = {a.asname or a.name: n.module for n in ast.walk(tree)
+                if isinstance(n, ast.ImportFrom) for a in n.names}
+    assert imported.get('LAUNCH_ARGUMENTS') == 'transmission_plugins.launcher'
+    declared = []
+    loops = {}   # comprehension variable -> the name it iterates over
+    for node in ast.walk(tree):
+        if isinstance(node, ast.comprehension):
+            it = node.iter
+            if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute):
+                it = it.func.value          # LAUNCH_ARGUMENTS.items() / .keys()
+            targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+            if isinstance(it, ast.Name) and isinstance(targets[0], ast.Name):
+                loops[targets[0].id] = it.id
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, 'id', '') == 'DeclareLaunchArgument':
+            first = node.args[0]
+            if isinstance(first, ast.Constant):
+                declared.append(first.value)
+            else:
+                assert loops.get(first.id) == 'LAUNCH_ARGUMENTS', ast.dump(first)
+                declared.extend(launcher.LAUNCH_ARGUMENTS)
+    assert sorted(declared) == sorted(launcher.LAUNCH_ARGUMENTS)
+    assert list(launcher.LAUNCH_ARGUMENTS) == ['description_file', 'config_file',
+                                               'use_mock_actuators']
+    # the values it reads are launch arguments
+    used = {n.slice.value for n in ast.walk(tree) if isinstance(n, ast.Subscript)
+            and isinstance(n.slice, ast.Constant) and getattr(n.value, 'id', '') == 'values'}
+    assert used == set(launcher.LAUNCH_ARGUMENTS)
+    calls = {n.func.id for n in ast.walk(tree)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    assert 'temporary_params_file' in calls and 'write_params_file' not in calls
+    assert imported['temporary_params_file'] == 'transmission_plugins.launcher'
+
+
 def test_argument_parsing():
     values, ros = launcher.parse_arguments(
         ['description_file:=a.urdf', '--config-file', 'c.yaml', '--ros-args', '-r',
@@ -227,6 +322,24 @@ def test_node_set_exits_non_zero_when_a_node_dies():
     assert nodes.wait() == 1
     assert time.monotonic() - start < 10.0
     assert all(p.poll() is not None for _, p in nodes.processes)
+
+
+def test_node_set_stops_the_nodes_on_sighup():
+    """A closed terminal must not leave the nodes (in sessions of their own) running."""
+    nodes = launcher.NodeSet([
+        ('sleeper', [sys.executable, '-c', 'import time; time.sleep(30)'])], quiet=True)
+    nodes.start()
+    before = signal.getsignal(signal.SIGHUP)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGHUP))
+    timer.start()
+    start = time.monotonic()
+    try:
+        assert nodes.wait() == 0
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 10.0
+    assert all(p.poll() is not None for _, p in nodes.processes)
+    assert signal.getsignal(signal.SIGHUP) == before
 
 
 def test_node_set_stop_interrupts_then_kills():

@@ -26,6 +26,7 @@ behind them.  Runs until Ctrl-C or ``--duration`` seconds (default: until Ctrl-C
 import argparse
 import math
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -235,6 +236,7 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
         robot = load_robot_transmissions(
             read_description(args.description_file or default_description_file()))
     except (LaunchConfigError, Exception) as e:  # noqa: B902 - report any loading error
+        shutil.rmtree(workdir, ignore_errors=True)
         out.write(f'demo: error: {e}\n')
         return 1
     log_path = os.path.join(workdir, 'nodes.log')
@@ -251,7 +253,8 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
         joints = HardwareInterface(robot).commandable_joints()
         demo = Demo(robot, joints, out)
         out.write(f'demo: starting {", ".join(n for n, _ in commands)} (ROS_DOMAIN_ID='
-                  f'{os.environ["ROS_DOMAIN_ID"]}, namespace {namespace}, logs in {log_path})\n')
+                  f'{os.environ["ROS_DOMAIN_ID"]}, namespace {namespace}, logs in {log_path}, '
+                  'kept if the demo fails)\n')
         out.flush()
         if not demo.wait_ready(30.0, lambda: not nodes.dead()):
             out.write(f'demo: the nodes did not come up; see {log_path}\n')
@@ -285,4 +288,16 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
         rclpy.try_shutdown()
         nodes.stop()
         log.close()
+        _clean_up(workdir, keep_log=code != 0, out=out)
     return code
+
+
+def _clean_up(workdir: str, keep_log: bool, out: TextIO) -> None:
+    """Remove the run's directory (its parameters file holds the URDF); keep a failed run's log."""
+    if not keep_log:
+        shutil.rmtree(workdir, ignore_errors=True)
+        return
+    for name in os.listdir(workdir):
+        if name != 'nodes.log':
+            os.unlink(os.path.join(workdir, name))
+    out.write(f'demo: node logs kept in {os.path.join(workdir, "nodes.log")}\n')

@@ -24,12 +24,16 @@ actions and ``transmission_hardware_launch`` (:func:`main`) starts them as subpr
 
 Both write one parameters file per run (:func:`write_params_file`): the config YAML's sections
 with ``robot_description`` added, keyed ``/**/<node_name>`` so that they also apply under a
-namespace.  Everything after ``--ros-args`` is passed to every node.
+namespace.  The file lives in a private temporary directory that is removed when the launcher
+(or ``ros2 launch``, see :func:`temporary_params_file`) exits.  Everything after ``--ros-args``
+is passed to every node.
 """
 
 import argparse
+import atexit
 import os
 from pathlib import Path
+import shutil
 import signal
 import subprocess
 import sys
@@ -213,6 +217,19 @@ def write_params_file(specs: Sequence[NodeSpec], directory: Optional[str] = None
     return path
 
 
+def temporary_params_file(specs: Sequence[NodeSpec]) -> str:
+    """
+    Write :func:`params_document` in a new private directory removed when this process exits.
+
+    For the launch file: ``ros2 launch`` gives no hook at the end of a launch, so the directory
+    (it holds the whole URDF) is removed by an ``atexit`` handler.  The nodes read the file
+    only when they start.
+    """
+    directory = tempfile.mkdtemp(prefix='transmission_hardware_')
+    atexit.register(shutil.rmtree, directory, True)
+    return write_params_file(specs, directory)
+
+
 def command(spec: NodeSpec, params_file: str, ros_args: Sequence[str] = ()) -> List[str]:
     """Return the command line that starts ``spec`` with ``params_file`` and ``ros_args``."""
     if spec.module is not None:
@@ -319,7 +336,9 @@ class NodeSet:
             nonlocal interrupted
             interrupted = True
 
-        old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+        # SIGHUP too: the nodes run in sessions of their own and would outlive a closed terminal
+        old = {s: signal.signal(s, on_signal)
+               for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
         try:
             while not interrupted:
                 gone = self.dead()
@@ -349,19 +368,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the node set until Ctrl-C; exit non-zero when a node dies or the arguments are bad."""
     argv = sys.argv[1:] if argv is None else list(argv)
     values, ros_args = parse_arguments(argv)
-    try:
-        commands, params_file = build_commands(values, ros_args)
-    except LaunchConfigError as e:
-        print(f'transmission_hardware_launch: error: {e}', file=sys.stderr)
-        return 2
-    try:
+    # the parameters file holds the whole URDF: a private directory, removed however we exit
+    with tempfile.TemporaryDirectory(prefix='transmission_hardware_') as directory:
+        try:
+            commands, _ = build_commands(values, ros_args, directory)
+        except LaunchConfigError as e:
+            print(f'transmission_hardware_launch: error: {e}', file=sys.stderr)
+            return 2
         nodes = NodeSet(commands)
         for name, argv_ in commands:
             print(f'[launcher] starting {name}: {" ".join(argv_[:3])} ...', flush=True)
         nodes.start()
         return nodes.wait()
-    finally:
-        os.unlink(params_file)
 
 
 if __name__ == '__main__':

@@ -15,6 +15,7 @@
 """The README's main command: ``transmission_plugins demo`` tracks its scripted targets."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -35,3 +36,7 @@ def test_demo_tracks_the_targets_and_exits_zero():
     for name in ('pan_joint', 'wrist_roll_joint', 'gripper_joint', 'gripper_motor',
                  'shoulder_motor'):
         assert name in out
+    # a successful run leaves nothing behind (its parameters file holds the whole URDF)
+    log = re.search(r'logs in (\S+)/nodes\.log', out)
+    assert log, out
+    assert not os.path.exists(log.group(1))

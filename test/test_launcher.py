@@ -16,6 +16,7 @@
 
 import ast
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -117,6 +118,20 @@ def test_example_config_fits_the_example_robot():
     config = launcher.load_config(launcher.example_config_file())
     assert set(config['transmission_hardware_interface']) <= set(HW_PARAMETERS)
     assert set(config['mock_actuators']) <= set(MOCK_PARAMETERS) | {'initial_joint_positions'}
+
+
+def test_example_urdf_is_a_plain_yaml_string():
+    """
+    ``-p robot_description:="$(xacro ...)"`` needs a plain YAML scalar.
+
+    rcl parses the value of ``-p`` as YAML: a ': ' (or ' #') anywhere, comments included, makes
+    it a mapping (or cuts it) and the node does not start.
+    """
+    text = launcher.read_description(launcher.default_description_file())
+    comments = re.findall(r'<!--(.*?)-->', text, re.S)
+    assert len(comments) > 3
+    assert [c for c in comments if ': ' in c or ' #' in c] == []
+    assert isinstance(yaml.safe_load(text), str)
 
 
 def test_bundled_config_documents_every_parameter_it_sets():

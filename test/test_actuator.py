@@ -35,10 +35,12 @@ from transmission_plugins.actuator import actuator_to_joint_effort_limit
 from transmission_plugins.actuator import ActuatorModel
 from transmission_plugins.actuator import ActuatorSimulator
 from transmission_plugins.actuator import check_gains
+from transmission_plugins.actuator import duplicated_reduction
 from transmission_plugins.actuator import joint_to_actuator_effort_limit
 from transmission_plugins.actuator import pd_effort
 from transmission_plugins.actuator import read_actuator_extensions
 from transmission_plugins.actuator import reflected_inertia
+from transmission_plugins.robot_transmissions import load_robot_transmissions
 from transmission_plugins.transmission_info import ActuatorInfo
 
 PR2_GRIPPER = {'screw_reduction': 0.004, 'gear_ratio': 40.095, 'theta0': 0.0628824676201037,
@@ -377,3 +379,92 @@ def test_simulator_rejects_bad_calls(call):
 def test_simulator_rejects_bad_options(kwargs):
     with pytest.raises(TransmissionValueError, match=next(iter(kwargs))):
         ActuatorSimulator([ActuatorModel('a')], **kwargs)
+
+
+# ------------------------------------------------------------------- gear ratio vs reduction
+GEARED_URDF = textwrap.dedent("""\
+    <robot name="r" xmlns:drake="http://drake.mit.edu">
+      <link name="a"/><link name="b"/><link name="c"/><link name="d"/>
+      <joint name="j" type="revolute">
+        <parent link="a"/><child link="b"/>
+        <limit lower="-1" upper="1" velocity="2" effort="50"/>
+      </joint>
+      <joint name="k1" type="revolute">
+        <parent link="a"/><child link="c"/>
+        <limit lower="-1" upper="1" velocity="2" effort="50"/>
+      </joint>
+      <joint name="k2" type="revolute">
+        <parent link="a"/><child link="d"/>
+        <limit lower="-1" upper="1" velocity="2" effort="50"/>
+      </joint>
+      <transmission name="t">
+        <type>transmission_interface/SimpleTransmission</type>
+        <joint name="j"/>
+        <actuator name="m">
+          <mechanicalReduction>{reduction}</mechanicalReduction>{data}
+        </actuator>
+      </transmission>
+      <transmission name="diff">
+        <type>transmission_interface/DifferentialTransmission</type>
+        <actuator name="m1"><role>actuator1</role>
+          <mechanicalReduction>{reduction}</mechanicalReduction>{data}</actuator>
+        <actuator name="m2"><role>actuator2</role>
+          <mechanicalReduction>3</mechanicalReduction>{data}</actuator>
+        <joint name="k1"><role>joint1</role></joint>
+        <joint name="k2"><role>joint2</role></joint>
+      </transmission>
+    </robot>
+    """)
+ROTOR = 2e-5
+
+
+def _geared(reduction, gear_ratio=None):
+    data = f'<drake:rotor_inertia value="{ROTOR}"/>'
+    if gear_ratio is not None:
+        data += f'<drake:gear_ratio value="{gear_ratio}"/>'
+    return load_robot_transmissions(GEARED_URDF.format(reduction=reduction, data=data))
+
+
+def test_drake_style_urdf_reflects_exactly_rho_squared_rotor_inertia():
+    robot = _geared(1, gear_ratio=100)  # Drake writes <mechanicalReduction>1</...>
+    assert robot.actuator_models['m'].reflected_inertia() == pytest.approx(100 ** 2 * ROTOR)
+    i = robot.joint_index['j']
+    assert robot.reflected_inertia()[i, i] == pytest.approx(100 ** 2 * ROTOR, rel=1e-12)
+    assert robot.warnings == []
+
+
+def test_ros_style_urdf_reflects_n_squared_rotor_inertia():
+    robot = _geared(-80)
+    i = robot.joint_index['j']
+    assert robot.reflected_inertia()[i, i] == pytest.approx(80 ** 2 * ROTOR, rel=1e-12)
+    assert robot.warnings == []
+
+
+def test_gear_ratio_and_reduction_of_the_same_size_warn_and_count_in_series():
+    robot = _geared(-80, gear_ratio=80)
+    i = robot.joint_index['j']
+    # the documented model: rotor -> rho -> actuator coordinate -> n -> joint
+    assert robot.reflected_inertia()[i, i] == pytest.approx(80 ** 4 * ROTOR, rel=1e-12)
+    simple = [w for w in robot.warnings if "actuator[@name='m']" in w]
+    assert len(simple) == 1
+    assert "actuator 'm' has gear ratio 80 and its transmission reduction is -80" in simple[0]
+    assert 'described twice' in simple[0] and '4.096e+07 times' in simple[0]
+    # coupled: compared per actuator (m1 has reduction 80, m2 has 3)
+    assert [w.split(': ')[0] for w in robot.warnings] == [
+        "/robot[@name='r']/transmission[@name='t']/actuator[@name='m']",
+        "/robot[@name='r']/transmission[@name='diff']/actuator[@name='m1']"]
+    assert _geared(-80, gear_ratio=40).warnings == []
+
+
+def test_duplicated_reduction_helper():
+    geared = ActuatorModel('m', gear_ratio=-50.0)
+    assert duplicated_reduction(geared, SimpleTransmission(50.0), 0) == 50.0
+    assert duplicated_reduction(geared, SimpleTransmission(49.0), 0) is None
+    assert duplicated_reduction(ActuatorModel('m', gear_ratio=-1.0), SimpleTransmission(1.0),
+                                0) is None
+    wrist = WristTransmission((60.0, 50.0), (1.0, 1.0))
+    assert duplicated_reduction(geared, wrist, 0) is None
+    assert duplicated_reduction(geared, wrist, 1) == 50.0
+    assert duplicated_reduction(ActuatorModel('m', gear_ratio=2.0),
+                                PR2GripperTransmission(**PR2_GRIPPER, mechanical_reduction=2.0),
+                                0) == 2.0

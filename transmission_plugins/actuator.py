@@ -15,19 +15,37 @@
 r"""
 The actuator model: effort limit, rotor inertia, gear ratio, PD gains, and a rotor simulator.
 
-After Drake's ``JointActuator``.  An actuator here is the motor-side coordinate of a
-transmission (what ``actuator_to_joint`` reads).  Its rotor, of inertia :math:`I_r` behind a
-gear of ratio :math:`\rho`, has the inertia :math:`\rho^2 I_r` at that coordinate
-(:meth:`ActuatorModel.reflected_inertia`), and a transmission with
-:math:`J = \partial\theta/\partial q` (actuator positions over joint positions) reflects the
-rotors into joint space as
+After Drake's ``JointActuator``.  An actuator here is the motor-side coordinate :math:`\theta`
+of a transmission (what ``actuator_to_joint`` reads, e.g. the motor position the drive reports).
+The chain modelled is
+
+.. code-block:: text
+
+    rotor --(gear ratio rho: a gearhead)--> actuator coordinate theta --(transmission)--> joint q
+
+so the Drake gear ratio :math:`\rho` (``<drake:gear_ratio>``, rotor speed over actuator-coordinate
+speed) is a stage **between the rotor and the actuator coordinate**, in series with (not instead
+of) the transmission's reduction.  The rotor of inertia :math:`I_r` has the inertia
+:math:`\rho^2 I_r` at the actuator coordinate (:meth:`ActuatorModel.reflected_inertia`), and a
+transmission with :math:`J = \partial\theta/\partial q` (actuator positions over joint
+positions) reflects the rotors into joint space as
 
 .. math::
 
     M_r(q) = J^T \operatorname{diag}(\rho_i^2 I_{r,i}) J
 
-which is Drake's :math:`\rho^2 I_r` for a simple transmission, a full matrix for coupled ones and
-depends on the gap for the PR2 gripper (:func:`reflected_inertia`).  Effort limits are symmetric
+(:func:`reflected_inertia`): a full matrix for coupled transmissions, gap-dependent for the PR2
+gripper.  For a simple transmission of reduction :math:`n` it is :math:`n^2 \rho^2 I_r`, hence
+
+* a Drake-style URDF (the gear in ``<drake:gear_ratio value="rho">``, reduction 1: Drake's own
+  models write ``<mechanicalReduction>1</mechanicalReduction>``, Drake ignores the element) gets
+  exactly Drake's :math:`\rho^2 I_r`;
+* a ROS-style URDF (``<mechanicalReduction>n</mechanicalReduction>``, no gear ratio) gets
+  :math:`n^2 I_r`;
+* a URDF that gives the same gearbox both ways (:math:`|\rho| = |n| \ne 1`) would count it
+  squared, :math:`n^4 I_r`; the loader warns about it (:func:`duplicated_reduction`).
+
+Effort limits are symmetric
 and map through the transmission's effort map (:func:`joint_to_actuator_effort_limit`,
 :func:`actuator_to_joint_effort_limit`).  :func:`pd_effort` is Drake's PD actuator law and
 :class:`ActuatorSimulator` integrates N rotors for the mock actuators node.
@@ -78,7 +96,9 @@ class ActuatorModel:
     :param effort_limit: symmetric limit :math:`|u| \le u_{max}` in actuator units; > 0,
         ``inf`` (the default) for none
     :param rotor_inertia: :math:`I_r` of the rotor (kg m^2); finite, >= 0; 0 = not modelled
-    :param gear_ratio: :math:`\rho` = rotor speed / actuator speed; finite, non-zero
+    :param gear_ratio: :math:`\rho` = rotor speed / actuator-coordinate speed, a gearhead
+        between the rotor and the coordinate the transmission reads (in series with the
+        transmission's reduction, see the module docstring); finite, non-zero
     :param kp: proportional gain; None or finite and > 0 (Drake rejects :math:`K_p \le 0`)
     :param kd: derivative gain; None or finite and >= 0; defaults to 0 when ``kp`` is given,
         and cannot be given without ``kp``
@@ -116,7 +136,13 @@ class ActuatorModel:
         object.__setattr__(self, 'kd', kd)
 
     def reflected_inertia(self) -> float:
-        r"""Return :math:`\rho^2 I_r`, the rotor inertia seen at the actuator coordinate."""
+        r"""
+        Return :math:`\rho^2 I_r`, the rotor inertia seen at the actuator coordinate.
+
+        This is Drake's reflected inertia; the transmission then maps it to the joints
+        (:func:`reflected_inertia`), so a simple transmission of reduction :math:`n` adds a
+        factor :math:`n^2`.
+        """
         return self.gear_ratio ** 2 * self.rotor_inertia
 
     def has_pd_gains(self) -> bool:
@@ -265,10 +291,58 @@ def _state_for(transmission: Any, position: Any, what: str) -> Any:
     return position
 
 
+def duplicated_reduction(model: ActuatorModel, transmission: Any,
+                         index: int) -> Optional[float]:
+    r"""
+    Return the transmission's reduction of actuator ``index`` if it looks like the gear ratio.
+
+    A gear ratio :math:`|\rho| \ne 1` equal in magnitude to the transmission's actuator
+    reduction :math:`n` (``get_actuator_reduction()``, per actuator for coupled transmissions)
+    is most likely the same gearbox described twice (Drake's ``<drake:gear_ratio>`` and ROS's
+    ``<mechanicalReduction>``), which the model counts in series: :math:`n^2\rho^2 I_r`.
+
+    :returns: the reduction :math:`n`, or None when there is no such coincidence
+    """
+    if math.isclose(abs(model.gear_ratio), 1.0):
+        return None
+    getter = getattr(transmission, 'get_actuator_reduction', None)
+    if getter is None:
+        return None
+    try:
+        reductions = np.atleast_1d(np.asarray(getter(), dtype=np.float64))
+    except (TypeError, ValueError):
+        return None
+    if reductions.ndim != 1 or not reductions.size:
+        return None
+    n = float(reductions[0] if reductions.size == 1 else
+              reductions[index] if index < reductions.size else math.nan)
+    return n if math.isclose(abs(n), abs(model.gear_ratio), rel_tol=1e-9) else None
+
+
+def duplicated_reduction_warning(model: ActuatorModel, transmission: Any, index: int,
+                                 where: str) -> Optional[str]:
+    """Return the loader warning for :func:`duplicated_reduction`, or None."""
+    n = duplicated_reduction(model, transmission, index)
+    if n is None:
+        return None
+    rho = model.gear_ratio
+    return (f'{where}: actuator {model.name!r} has gear ratio {rho:g} and its transmission '
+            f'reduction is {n:g}: the same gearbox described twice? Both count, in series '
+            f'(rotor -> gear ratio -> actuator coordinate -> reduction -> joint), so the rotor '
+            f'inertia is reflected {(n * rho) ** 2:g} times (n^2 rho^2), not {rho ** 2:g}; set '
+            'the one that does not describe a separate stage to 1')
+
+
 def reflected_inertia(transmission: Any, rotor_inertias: Any,
                       joint_position: Any = None) -> np.ndarray:
     r"""
     Return the rotors' inertia in joint space, :math:`J^T \operatorname{diag}(I) J`.
+
+    :math:`J = \partial\theta/\partial q` is the transmission's joint-to-actuator Jacobian and
+    :math:`I` the inertias at the actuator coordinates; with :class:`ActuatorModel` s that is
+    :math:`\rho^2 I_r`, so a simple transmission of reduction :math:`n` gives
+    :math:`n^2\rho^2 I_r` (the gear ratio is a stage before the transmission, see the module
+    docstring).
 
     :param transmission: any :class:`~transmission_plugins.transmission.Transmission`
     :param rotor_inertias: inertias at the actuator coordinates, ``(..., N)``, i.e.

@@ -53,6 +53,7 @@ import numpy as np
 
 from transmission_plugins.actuator import actuator_model_from_info
 from transmission_plugins.actuator import ActuatorModel
+from transmission_plugins.actuator import duplicated_reduction_warning
 from transmission_plugins.actuator import reflected_inertia as transmission_reflected_inertia
 from transmission_plugins.exceptions import BrokenReferenceError
 from transmission_plugins.exceptions import TransmissionError
@@ -273,6 +274,12 @@ class RobotTransmissions:
                 model = ActuatorModel(name, effort_limit=math.inf if fallback is None
                                       else fallback)
             self.actuator_models[name] = model
+            owner = self._owner[name]
+            note = duplicated_reduction_warning(  # gear ratio == reduction: counted twice?
+                model, owner.transmission, owner.actuator_names.index(name),
+                info.path if info is not None and info.path else owner.path)
+            if note is not None:
+                self.warnings.append(note)
         #: actuator effort limits: from actuator data, else the joint effort limits mapped
         #: through the transmission (see :mod:`transmission_plugins.robot_limits`); always
         #: ``actuator_models[name].effort_limit``, so a mapped limit that is not finite and > 0

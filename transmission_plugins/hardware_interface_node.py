@@ -49,6 +49,7 @@ from transmission_plugins.hardware_interface import FIELDS
 from transmission_plugins.hardware_interface import HardwareInterface
 from transmission_plugins.hardware_interface import InputRejected
 from transmission_plugins.hardware_interface import TIMEOUT_ACTIONS
+from transmission_plugins.joint_state_serializer import JointStateSerializer
 from transmission_plugins.ros_common import declare_parameters
 from transmission_plugins.ros_common import parameter_value
 from transmission_plugins.ros_common import reliable_qos
@@ -154,6 +155,7 @@ class HardwareInterfaceNode(LifecycleNode):
         self._period = 1.0 / rate
         depth = max(1, int(self._param('qos_depth')))
         self._joint_msg = JointState()   # reused every cycle: publish() serialises at once
+        self._joint_bytes = JointStateSerializer()  # joint_states from a template, as bytes
         self._joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
                                                           reliable_qos(depth))
         self._command_pub = self.create_lifecycle_publisher(JointState, 'actuator_commands',
@@ -271,12 +273,17 @@ class HardwareInterfaceNode(LifecycleNode):
                                     throttle_duration_sec=1.0)
             core.record_cycle(start, time.monotonic())
             return
-        stamp = self.get_clock().now().to_msg()
+        now = self.get_clock().now()
         js = out.joint_states
         if js is not None:
-            self._joint_pub.publish(self._fill(self._joint_msg, js, stamp))
-        for group in out.actuator_commands:
-            self._command_pub.publish(self._fill(JointState(), group, stamp))
+            data = self._joint_bytes(js.names, js.position, js.velocity, js.effort,
+                                     now.nanoseconds)
+            self._joint_pub.publish(data if data is not None
+                                    else self._fill(self._joint_msg, js, now.to_msg()))
+        if out.actuator_commands:
+            stamp = now.to_msg()
+            for group in out.actuator_commands:
+                self._command_pub.publish(self._fill(JointState(), group, stamp))
         core.record_cycle(start, time.monotonic())
 
     @staticmethod

@@ -17,6 +17,7 @@
 import json
 import math
 from pathlib import Path
+import re
 import textwrap
 
 import numpy as np
@@ -851,3 +852,20 @@ def test_pr2_gripper_commands_by_name_need_the_gap_joint_only(pr2):
     k = pr2.actuator_index['r_gripper_motor']
     assert out['position']['r_gripper_motor'] == arrays['position'][k]
     assert out['effort']['r_gripper_motor'] == arrays['effort'][k]
+
+
+# ---------------------------------------------------------------------------- name-keyed numbers
+@pytest.mark.parametrize('value', ['1.5', True, np.bool_(False), None, 1 + 2j, b'1', [1.0]])
+def test_name_keyed_maps_reject_values_that_are_not_numbers(robot, value):
+    shown = re.escape(repr(value))
+    with pytest.raises(TransmissionInputError,
+                       match=rf"'velocity' values must be numbers .*'m1' is {shown}"):
+        robot.actuator_to_joint({'velocity': {'m1': value}})
+    with pytest.raises(TransmissionInputError, match=r"'effort' values must be numbers .*'j1'"):
+        robot.joint_to_actuator({'effort': {'j1': value}})
+
+
+def test_name_keyed_maps_take_python_and_numpy_real_scalars(robot):
+    for value in (2, 2.0, np.float32(2.0), np.int64(2), np.array(2.0)):
+        out = robot.actuator_to_joint({'position': {'m1': value}})
+        assert out['position']['j1'] == pytest.approx(2.0 / 10.0 + 0.5)

@@ -459,12 +459,24 @@ class RobotTransmissions:
 
 
 def _numbers(by_name: Mapping[str, Any], names: Sequence[str], interface: str) -> np.ndarray:
-    """Return the values of ``names`` as an array, NaN for names not given (unread joints)."""
-    try:
-        return np.array([float(by_name[n]) if n in by_name else math.nan for n in names])
-    except (TypeError, ValueError) as e:
+    """
+    Return the values of ``names`` as an array, NaN for names not given (unread joints).
+
+    As in the transmissions' functional API, only real numbers are accepted (int, float, numpy
+    integer or floating scalars): not ``'1.5'`` or ``True``, which ``float()`` would take.
+    """
+    return np.array([_number(by_name[n], n, interface) if n in by_name else math.nan
+                     for n in names], dtype=np.float64)
+
+
+def _number(value: Any, name: str, interface: str) -> float:
+    if type(value) is float or type(value) is int:  # the common case, fast
+        return value
+    x = np.asarray(value)
+    if x.ndim != 0 or x.dtype.kind not in 'iuf':  # bool, str, None, complex, arrays
         raise TransmissionInputError(
-            f'{interface!r} values of {list(names)} must be numbers: {e}') from e
+            f'{interface!r} values must be numbers (int or float): {name!r} is {value!r}')
+    return float(x)
 
 
 def load_robot_transmissions(urdf: Union[str, os.PathLike], *, lenient: bool = False,

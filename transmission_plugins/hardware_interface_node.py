@@ -36,7 +36,6 @@ from typing import List
 from typing import Optional
 
 from diagnostic_msgs.msg import DiagnosticArray
-from diagnostic_msgs.msg import DiagnosticStatus
 from diagnostic_msgs.msg import KeyValue
 from rclpy.lifecycle import LifecycleNode
 from rclpy.lifecycle import LifecycleState
@@ -51,6 +50,7 @@ from transmission_plugins.hardware_interface import InputRejected
 from transmission_plugins.hardware_interface import TIMEOUT_ACTIONS
 from transmission_plugins.joint_state_serializer import JointStateSerializer
 from transmission_plugins.ros_common import declare_parameters
+from transmission_plugins.ros_common import diagnostic_status
 from transmission_plugins.ros_common import parameter_value
 from transmission_plugins.ros_common import reliable_qos
 from transmission_plugins.ros_common import ROBOT_DESCRIPTION_PARAMETER
@@ -305,9 +305,8 @@ class HardwareInterfaceNode(LifecycleNode):
         msg.header.stamp = self.get_clock().now().to_msg()
         name = self.get_fully_qualified_name()
         for rec in core.diagnostics(name):
-            status = DiagnosticStatus(level=bytes([rec.level]), name=rec.name,
-                                      message=rec.message, hardware_id=rec.hardware_id)
-            status.values = [KeyValue(key=k, value=v) for k, v in rec.values]
+            status = diagnostic_status(rec.name, rec.level, rec.message, rec.hardware_id,
+                                       rec.values)
             if not self._active:
                 status.values.append(KeyValue(key='lifecycle', value='inactive'))
             msg.status.append(status)

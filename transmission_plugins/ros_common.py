@@ -24,8 +24,13 @@ import inspect
 import os
 from typing import Any
 from typing import Callable
+from typing import Iterable
 from typing import List
 from typing import Optional
+from typing import Tuple
+
+from diagnostic_msgs.msg import DiagnosticStatus
+from diagnostic_msgs.msg import KeyValue
 
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
@@ -40,6 +45,8 @@ from rclpy.qos import HistoryPolicy
 from rclpy.qos import QoSProfile
 from rclpy.qos import ReliabilityPolicy
 from std_msgs.msg import String
+
+from transmission_plugins.exceptions import TransmissionError
 
 #: The ``robot_description`` parameter of both nodes: (default, description).
 ROBOT_DESCRIPTION_PARAMETER = ('', 'URDF (XML text); when empty, listen on the '
@@ -91,6 +98,19 @@ def subscribe_description(node: Any, callback: Callable[[str], None]) -> Any:
     node.get_logger().info('robot_description parameter empty: waiting for the '
                            'robot_description topic')
     return sub
+
+
+class StartupFailed(TransmissionError):
+    """A node cannot start; it has logged why.  :func:`run_node` exits 1 without a traceback."""
+
+
+def diagnostic_status(name: str, level: int, message: str, hardware_id: str,
+                      values: Iterable[Tuple[str, str]]) -> DiagnosticStatus:
+    """Return a ``diagnostic_msgs/DiagnosticStatus`` (``level``: 0 OK ... 3 STALE)."""
+    status = DiagnosticStatus(level=bytes([level]), name=name, message=message,
+                              hardware_id=hardware_id)
+    status.values = [KeyValue(key=k, value=v) for k, v in values]
+    return status
 
 
 def description_qos() -> QoSProfile:
@@ -173,6 +193,8 @@ def run_node(factory: Callable[[List[str]], Any], args: Optional[List[str]] = No
             executor.spin_once(timeout_sec=0.1)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except StartupFailed:
+        code = 1
     except Exception as e:  # noqa: B902 - report, then exit non-zero instead of a traceback
         if node is not None:
             node.get_logger().fatal(f'{type(e).__name__}: {e}')

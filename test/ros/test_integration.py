@@ -24,7 +24,9 @@ namespace of a ROS domain private to this process:
   ``/open/motor_feedback``; the client plays the motors (maths, limits, watchdogs, garbage);
 * ``/lc``: hardware interface with ``autostart: false`` and a broken description (lifecycle);
 * ``/topic``: hardware interface + mock actuators without ``robot_description``: both wait for
-  the ``robot_description`` topic (transient local), which the test publishes.
+  the ``robot_description`` topic (transient local), which the test publishes;
+* ``/mock``: mock actuators alone, without ``robot_description``: unusable descriptions on the
+  topic, then a good one, then garbage commands.
 """
 
 import math
@@ -69,6 +71,20 @@ BAD_URDF = ('<robot name="broken"><joint name="j" type="revolute"><parent link="
             '<actuator name="m"><mechanicalReduction>0</mechanicalReduction></actuator>'
             '</transmission></robot>')
 
+#: A robot unrelated to the bundled example: the launcher's default config must fit it too.
+GENERIC_URDF = (
+    '<robot name="generic_arm"><link name="base"/><link name="link1"/><link name="link2"/>'
+    '<joint name="joint1" type="revolute"><parent link="base"/><child link="link1"/>'
+    '<limit lower="-1.5" upper="1.5" effort="10" velocity="2"/></joint>'
+    '<joint name="joint2" type="revolute"><parent link="link1"/><child link="link2"/>'
+    '<limit lower="-2" upper="1" effort="10" velocity="2"/></joint>'
+    '<transmission name="trans1"><type>transmission_interface/SimpleTransmission</type>'
+    '<joint name="joint1"/><actuator name="motor1"><mechanicalReduction>50'
+    '</mechanicalReduction></actuator></transmission>'
+    '<transmission name="trans2"><type>transmission_interface/SimpleTransmission</type>'
+    '<joint name="joint2"/><actuator name="motor2"><mechanicalReduction>-20'
+    '</mechanicalReduction></actuator></transmission></robot>')
+
 
 # ---------------------------------------------------------------------- fixtures
 @pytest.fixture(scope='module')
@@ -112,6 +128,9 @@ def processes(ros_env, urdf, tmp_path_factory):
             'diagnostic_period': 0.2, 'joints': ['gripper_joint', 'pan_joint']}},
         f'/topic/{hw}': {'ros__parameters': {'update_rate': 50.0}},
         '/topic/mock_actuators': {'ros__parameters': {'rate': 100.0}},
+        '/mock/mock_actuators': {'ros__parameters': {
+            'rate': 100.0, 'diagnostic_period': 0.2, 'initial_joint_names': ['gripper_joint'],
+            'initial_joint_positions': [0.08]}},
         f'/lc/{hw}': {'ros__parameters': {
             'robot_description': BAD_URDF, 'autostart': False, 'update_rate': 50.0,
             'state_timeout': 0.5}},
@@ -127,6 +146,7 @@ def processes(ros_env, urdf, tmp_path_factory):
         'lc_hw': [HW] + common + ['-r', '__ns:=/lc'],
         'topic_hw': [HW] + common + ['-r', '__ns:=/topic'],
         'topic_mock': [MOCK] + common + ['-r', '__ns:=/topic'],
+        'mock': [MOCK] + common + ['-r', '__ns:=/mock'],
     }
     procs = {}
     try:
@@ -537,6 +557,95 @@ def test_description_from_the_transient_local_topic(client, processes, urdf, rob
     _alive(processes)
 
 
+# ---------------------------------------------------------------------- mock actuators
+def _mock_status(client):
+    status = _diag(client, '/mock/mock_actuators')
+    return None if status is None else (status[0], {kv.key: kv.value for kv in status[0].values})
+
+
+def test_mock_actuators_survive_bad_descriptions_and_garbage(client, processes, urdf, robot):
+    from rclpy.qos import DurabilityPolicy
+    from rclpy.qos import QoSProfile
+    from std_msgs.msg import String
+    client.spin_until(lambda: _mock_status(client) is not None, 10.0, '/mock diagnostics')
+    status, values = _mock_status(client)
+    assert status.level == bytes([1]) and 'waiting' in status.message
+    qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    pub = client.node.create_publisher(String, '/mock/robot_description', qos)
+    # a robot without gripper_joint (initial_joint_names), then a reduction of 0 (loader error)
+    for count, (text, words) in enumerate([(GENERIC_URDF, ['initial_joint_names', 'gripper']),
+                                           (BAD_URDF, ['BadValueError', 'mechanicalReduction'])],
+                                          start=1):
+        pub.publish(String(data=text))
+        client.spin_until(
+            lambda: int(_mock_status(client)[1]['rejected_descriptions']) == count, 10.0,
+            f'rejected description {count}')
+        status, values = _mock_status(client)
+        assert status.level == bytes([2])
+        for word in words:
+            assert word in values['description_error'], values['description_error']
+        _alive(processes)
+    states = client.record('/mock/actuator_states')
+    assert not states
+    pub.publish(String(data=urdf))
+    client.spin_until(lambda: len(states) > 3, 10.0, '/mock/actuator_states')
+    gripper = robot.actuator_names.index('gripper_motor')
+    q0 = robot.joint_to_actuator_arrays({'position': robot.default_joint_position()})
+    assert _latest(states).position[gripper] != pytest.approx(q0['position'][gripper])
+
+    names = robot.actuator_names
+    garbage = [
+        _state_msg(names, [math.nan] * len(names)),
+        _state_msg(names, [], [math.inf] * len(names)),
+        _state_msg(names, [1.0]),
+        _state_msg(['ghost'], [0.0]),
+        _state_msg([names[0], names[0]], [0.0, 1.0]),
+        _state_msg(names, [], [], []),
+        _state_msg([], [1.0]),
+    ]
+    cmd = client.pub('/mock/actuator_commands')
+    start = time.monotonic()
+    for _ in range(3):
+        for g in garbage:
+            cmd.publish(g)
+        client.spin(0.05)
+    # extreme but finite commands are obeyed within the effort limits
+    cmd.publish(_state_msg(names[:1], [], [1e300]))
+    cmd.publish(_state_msg(names[1:2], [1e300]))
+    client.spin(0.5)
+    _alive(processes)
+    recent = [m for t, m in states if t > start]
+    assert len(recent) > 20
+    for m in recent:
+        for field in (m.position, m.velocity, m.effort):
+            assert np.isfinite(np.asarray(field)).all()
+    client.spin_until(lambda: int(_mock_status(client)[1]['dropped_messages']) >= 21, 5.0,
+                      'drop counters')
+    status, values = _mock_status(client)
+    assert status.level == bytes([0])
+    assert 'dropped' in status.message
+    for reason, least in (('non_finite', 6), ('length_mismatch', 6), ('unknown_names', 3),
+                          ('duplicate_names', 3), ('empty', 3)):
+        assert int(values[f'dropped.actuator_commands.{reason}']) >= least, reason
+
+
+def test_mock_actuators_exit_cleanly_on_a_bad_parameter(ros_env, tmp_path):
+    """A bad parameter cannot change while the node runs: exit 1 with a message, no traceback."""
+    params = tmp_path / 'bad.yaml'
+    params.write_text(yaml.safe_dump({'/**/mock_actuators': {'ros__parameters': {
+        'robot_description': GENERIC_URDF, 'initial_joint_names': ['nope'],
+        'initial_joint_positions': [0.0]}}}))
+    proc = subprocess.run([sys.executable, '-m', MOCK, '--ros-args', '--params-file',
+                           str(params), '-r', '__ns:=/badparam'], env=ros_env,
+                          capture_output=True, text=True, timeout=30)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert 'cannot simulate the robot_description parameter' in out
+    assert "initial_joint_names: expected one of the transmission joints ['joint1', 'joint2'], " \
+           "got 'nope'" in out
+    assert 'Traceback' not in out
+
+
 # ---------------------------------------------------------------------- lifecycle
 def _lc_state(client):
     return client.call(GetState, '/lc/transmission_hardware_interface/get_state',
@@ -594,21 +703,6 @@ def test_lifecycle_transitions(client, processes, robot, urdf):
 
 
 # ---------------------------------------------------------------------- launcher
-#: A robot unrelated to the bundled example: the launcher's default config must fit it too.
-GENERIC_URDF = (
-    '<robot name="generic_arm"><link name="base"/><link name="link1"/><link name="link2"/>'
-    '<joint name="joint1" type="revolute"><parent link="base"/><child link="link1"/>'
-    '<limit lower="-1.5" upper="1.5" effort="10" velocity="2"/></joint>'
-    '<joint name="joint2" type="revolute"><parent link="link1"/><child link="link2"/>'
-    '<limit lower="-2" upper="1" effort="10" velocity="2"/></joint>'
-    '<transmission name="trans1"><type>transmission_interface/SimpleTransmission</type>'
-    '<joint name="joint1"/><actuator name="motor1"><mechanicalReduction>50'
-    '</mechanicalReduction></actuator></transmission>'
-    '<transmission name="trans2"><type>transmission_interface/SimpleTransmission</type>'
-    '<joint name="joint2"/><actuator name="motor2"><mechanicalReduction>-20'
-    '</mechanicalReduction></actuator></transmission></robot>')
-
-
 def test_launcher_runs_the_node_set_and_forwards_ctrl_c(client, ros_env, tmp_path):
     """The bundled example robot, and a generic robot with the default config, side by side."""
     generic = tmp_path / 'generic_arm.urdf'

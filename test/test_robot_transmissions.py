@@ -19,6 +19,7 @@ import math
 from pathlib import Path
 import re
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -869,3 +870,44 @@ def test_name_keyed_maps_take_python_and_numpy_real_scalars(robot):
     for value in (2, 2.0, np.float32(2.0), np.int64(2), np.array(2.0)):
         out = robot.actuator_to_joint({'position': {'m1': value}})
         assert out['position']['j1'] == pytest.approx(2.0 / 10.0 + 0.5)
+
+
+# ---------------------------------------------------------------- urdf_parser_py warnings
+def _model_with_unknown_tag(name):
+    return (f'<robot name="{name}"><link name="a"/><link name="b"/>'
+            f'<joint name="{name}_joint" type="fixed"><parent link="a"/><child link="b"/>'
+            f'<{name}_tag/></joint></robot>')
+
+
+def test_robot_models_read_in_parallel_keep_their_own_warnings(monkeypatch):
+    from urdf_parser_py import urdf as upp
+    import urdf_parser_py.xml_reflection.core as upp_core
+    from transmission_plugins import robot_model
+    monkeypatch.setattr(robot_model, '_fallback', getattr(robot_model, '_fallback', None),
+                        raising=False)
+    outside = []
+    monkeypatch.setattr(upp_core, 'on_error', outside.append)
+    original = upp.URDF.from_xml_string
+    both_parsing = threading.Barrier(2, timeout=10)
+
+    def parse_together(xml):  # both threads are inside urdf_parser_py at the same time
+        both_parsing.wait()
+        return original(xml)
+
+    monkeypatch.setattr(upp.URDF, 'from_xml_string', parse_together)
+    models = {}
+
+    def read(name):
+        models[name] = read_robot_model(_model_with_unknown_tag(name))
+
+    threads = [threading.Thread(target=read, args=(n,)) for n in ('left', 'right')]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    for name in ('left', 'right'):
+        assert len(models[name].warnings) == 1
+        assert f'{name}_tag' in models[name].warnings[0]
+    assert outside == []
+    upp_core.on_error('from another user of urdf_parser_py')  # not parsing here: passed on
+    assert outside == ['from another user of urdf_parser_py']

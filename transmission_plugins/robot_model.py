@@ -19,7 +19,8 @@ urdf_parser_py chokes on transmissions it does not know (PR2 wrists, ros2_contro
 ``<transmission>`` at robot level) and on unknown tags it prints warnings to stderr.  So only the
 **top-level** ``<link>`` and ``<joint>`` elements are handed to it (a ``<joint>`` nested inside
 ``<gazebo>``, as in the PR2 file, is not a joint of the model), with XML namespaces stripped, and
-its warnings are collected instead of printed.
+its warnings are collected instead of printed, thread-safely: its module-global ``on_error`` is
+not swapped per call but routed once to a per-thread collector (see ``_install_router``).
 
 Joint limits are read from the raw XML (not through urdf_parser_py, which coerces ``nan`` and
 negative values silently and stops at the first non-numeric one), so that a bad limit is reported
@@ -46,7 +47,9 @@ only noted in ``warnings`` and taken as absent.
 from dataclasses import dataclass
 import math
 from numbers import Real
+import threading
 from typing import Any
+from typing import Callable
 from typing import Dict
 from typing import Iterable
 from typing import List
@@ -144,6 +147,37 @@ def _strip(element: etree._Element) -> etree._Element:
         if isinstance(child.tag, str):
             out.append(_strip(child))
     return out
+
+
+# urdf_parser_py reports unknown tags through the module-global function
+# ``urdf_parser_py.xml_reflection.core.on_error`` (default: print to stderr).  Swapping that
+# global around each parse is not thread-safe: two threads reading robot models at once would
+# send each other's messages to the wrong list and could leave a dead list's ``append``
+# installed for good.  Instead a router is installed once (under a lock) that hands a message to
+# the collecting list of the calling thread (thread-local), and to the handler it replaced when
+# the thread is not reading a model here, so other users of urdf_parser_py see no change.  A
+# program that installs its own ``on_error`` later simply gets the router back, wrapping its
+# handler, at our next parse.
+_router_lock = threading.Lock()
+_collector = threading.local()
+_fallback: Callable[[str], Any] = print
+
+
+def _route(message: str) -> None:
+    """Collect ``message`` for this thread's parse, else pass it to the replaced handler."""
+    messages = getattr(_collector, 'messages', None)
+    if messages is not None:
+        messages.append(str(message))
+    else:
+        _fallback(message)
+
+
+def _install_router(core: Any) -> None:
+    global _fallback
+    with _router_lock:
+        if core.on_error is not _route:
+            _fallback = core.on_error
+            core.on_error = _route
 
 
 def _quoted(name: str) -> str:
@@ -277,14 +311,14 @@ def read_robot_model(urdf: Any, *, check: Iterable[str] = (),
                 copy.remove(limit)  # read from the raw XML below
         robot.append(copy)
     messages: List[str] = []
-    saved = upp_core.on_error
-    upp_core.on_error = messages.append
+    _install_router(upp_core)
+    _collector.messages = messages
     try:
         model = upp.URDF.from_xml_string(etree.tostring(robot))
     except Exception as e:  # urdf_parser_py raises plain Exception subclasses
         raise BadValueError(path, f'urdf_parser_py cannot read the links and joints: {e}') from e
     finally:
-        upp_core.on_error = saved
+        _collector.messages = None
     out = RobotModel(name, {}, messages, [])
     checked = set(check)
     for j in model.joints:

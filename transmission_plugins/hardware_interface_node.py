@@ -111,12 +111,15 @@ class HardwareInterfaceNode(LifecycleNode):
             self.trigger_activate()
 
     def _on_description(self, description: str) -> None:
-        first = self._topic_description is None
+        """Keep the latest description; with ``autostart``, start on it while unconfigured."""
         self._topic_description = description
         if self.core is not None:
             self.get_logger().info('new robot_description received; it is used at the next '
                                    'configure (cleanup, then configure)')
-        elif first and self._param('autostart'):
+        elif self._param('autostart'):
+            # every description while unconfigured: a corrected one follows a rejected one
+            self.get_logger().info('robot_description received while unconfigured: '
+                                   'configuring and activating (autostart)')
             self._autostart()
 
     def _param(self, name: str) -> Any:

@@ -112,9 +112,15 @@ def ros_env():
 
 
 @pytest.fixture(scope='module')
-def processes(ros_env, urdf, tmp_path_factory):
-    """Start the three node sets; kill them at teardown."""
-    tmp = tmp_path_factory.mktemp('nodes')
+def log_dir(tmp_path_factory):
+    """Directory of the node processes' logs (``<name>.log``)."""
+    return tmp_path_factory.mktemp('nodes')
+
+
+@pytest.fixture(scope='module')
+def processes(ros_env, urdf, log_dir):
+    """Start the node sets; kill them at teardown."""
+    tmp = log_dir
     hw = 'transmission_hardware_interface'
     params = {
         f'/robot1/{hw}': {'ros__parameters': {
@@ -542,7 +548,8 @@ def test_namespace_applies_to_every_topic(client):
     assert '/joint_states' not in names
 
 
-def test_description_from_the_transient_local_topic(client, processes, urdf, robot):
+def test_description_from_the_transient_local_topic(client, processes, urdf, robot, log_dir):
+    """A bad description first: with autostart, the corrected one still starts both nodes."""
     from rclpy.qos import DurabilityPolicy
     from rclpy.qos import QoSProfile
     from std_msgs.msg import String
@@ -551,9 +558,17 @@ def test_description_from_the_transient_local_topic(client, processes, urdf, rob
     assert not js, 'published before any description arrived'
     qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
     pub = client.node.create_publisher(String, '/topic/robot_description', qos)
+    pub.publish(String(data=BAD_URDF))
+    hw_log = log_dir / 'topic_hw.log'
+    client.spin_until(lambda: 'cannot configure: BadValueError' in hw_log.read_text(), 10.0,
+                      'the hardware interface rejecting the bad description')
+    client.spin(0.3)
+    assert not js
+    _alive(processes)
     pub.publish(String(data=urdf))   # once: late joiners get it from the durable history
     client.spin_until(lambda: len(js) > 3, 15.0, '/topic/joint_states')
     assert list(_latest(js).name) == robot.joint_names
+    assert hw_log.read_text().count('received while unconfigured: configuring') == 2
     _alive(processes)
 
 

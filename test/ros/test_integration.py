@@ -26,7 +26,10 @@ namespace of a ROS domain private to this process:
 * ``/topic``: hardware interface + mock actuators without ``robot_description``: both wait for
   the ``robot_description`` topic (transient local), which the test publishes;
 * ``/mock``: mock actuators alone, without ``robot_description``: unusable descriptions on the
-  topic, then a good one, then garbage commands.
+  topic, then a good one, then garbage commands;
+* ``/sim``: hardware interface alone with ``use_sim_time``, its ``/clock`` remapped to
+  ``/sim/clock`` (``/clock`` is absolute, so it ignores namespaces) so that the test's clock
+  reaches no other node.
 """
 
 import math
@@ -134,6 +137,9 @@ def processes(ros_env, urdf, log_dir):
             'diagnostic_period': 0.2, 'joints': ['gripper_joint', 'pan_joint']}},
         f'/topic/{hw}': {'ros__parameters': {'update_rate': 50.0}},
         '/topic/mock_actuators': {'ros__parameters': {'rate': 100.0}},
+        f'/sim/{hw}': {'ros__parameters': {
+            'robot_description': GENERIC_URDF, 'use_sim_time': True, 'update_rate': 50.0,
+            'state_timeout': 0.5}},
         '/mock/mock_actuators': {'ros__parameters': {
             'rate': 100.0, 'diagnostic_period': 0.2, 'initial_joint_names': ['gripper_joint'],
             'initial_joint_positions': [0.08]}},
@@ -153,6 +159,7 @@ def processes(ros_env, urdf, log_dir):
         'topic_hw': [HW] + common + ['-r', '__ns:=/topic'],
         'topic_mock': [MOCK] + common + ['-r', '__ns:=/topic'],
         'mock': [MOCK] + common + ['-r', '__ns:=/mock'],
+        'sim_hw': [HW] + common + ['-r', '__ns:=/sim', '-r', '/clock:=/sim/clock'],
     }
     procs = {}
     try:
@@ -569,6 +576,42 @@ def test_description_from_the_transient_local_topic(client, processes, urdf, rob
     client.spin_until(lambda: len(js) > 3, 15.0, '/topic/joint_states')
     assert list(_latest(js).name) == robot.joint_names
     assert hw_log.read_text().count('received while unconfigured: configuring') == 2
+    _alive(processes)
+
+
+# ---------------------------------------------------------------------- sim time
+def test_joint_states_are_stamped_with_sim_time(client, processes):
+    """With ``use_sim_time``, joint_states carry the time of the last ``/clock`` message."""
+    from builtin_interfaces.msg import Time
+    from rosgraph_msgs.msg import Clock
+    js = client.record('/sim/joint_states')
+    clock = client.pub('/sim/clock', Clock)
+    state = client.pub('/sim/actuator_states')
+    sent = set()
+    t = 1000.0
+
+    def tick(steps):
+        nonlocal t
+        for _ in range(steps):
+            t += 0.005
+            ns = int(round(t * 1e9))
+            sent.add(ns)
+            clock.publish(Clock(clock=Time(sec=ns // 10**9, nanosec=ns % 10**9)))
+            state.publish(_state_msg(['motor1', 'motor2'], [0.5, -0.4]))
+            client.spin(0.005)
+
+    end = time.monotonic() + 20.0
+    while time.monotonic() < end and not js:   # until the node is up and publishing
+        tick(10)
+    assert js, '/sim/joint_states never arrived'
+    first = time.monotonic()
+    tick(120)   # 0.6 s of simulated time
+    stamped = [m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for tm, m in js
+               if tm > first + 0.1]
+    assert len(stamped) > 10
+    assert set(stamped) <= sent, 'a joint_states stamp is not a /clock time'
+    assert stamped == sorted(stamped)
+    assert stamped[-1] >= max(sent) - 0.2e9          # the stamps keep up with the clock
     _alive(processes)
 
 

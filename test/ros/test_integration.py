@@ -662,6 +662,8 @@ def test_mock_actuators_survive_bad_descriptions_and_garbage(client, processes, 
         _state_msg([], [1.0]),
     ]
     cmd = client.pub('/mock/actuator_commands')
+    # a message sent before discovery matched the publisher would be lost, not dropped
+    client.spin_until(lambda: cmd.get_subscription_count() > 0, 10.0, 'the mock subscribing')
     start = time.monotonic()
     for _ in range(3):
         for g in garbage:
@@ -678,7 +680,7 @@ def test_mock_actuators_survive_bad_descriptions_and_garbage(client, processes, 
         for field in (m.position, m.velocity, m.effort):
             assert np.isfinite(np.asarray(field)).all()
     client.spin_until(lambda: int(_mock_status(client)[1]['dropped_messages']) >= 21, 5.0,
-                      'drop counters')
+                      f'drop counters, got {_mock_status(client)[1]}')
     status, values = _mock_status(client)
     assert status.level == bytes([0])
     assert 'dropped' in status.message

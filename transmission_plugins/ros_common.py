@@ -196,11 +196,14 @@ def run_node(factory: Callable[[List[str]], Any], args: Optional[List[str]] = No
     except StartupFailed:
         code = 1
     except Exception as e:  # noqa: B902 - report, then exit non-zero instead of a traceback
-        if node is not None:
+        if node is not None and not rclpy.ok():
+            pass   # Ctrl-C shut the context down while a callback was publishing: a clean stop
+        elif node is not None:
             node.get_logger().fatal(f'{type(e).__name__}: {e}')
+            code = 1
         else:
             print(f'error: {type(e).__name__}: {e}', flush=True)
-        code = 1
+            code = 1
     finally:
         if node is not None:
             node.destroy_node()

@@ -235,6 +235,9 @@ class HardwareInterface:
         self.command = {f: np.full(nj, np.nan) for f in FIELDS}
         self.command_time = np.full(nj, -np.inf)
         self._held = np.full(na, np.nan)
+        # False while no command was stored since the last reset: then no command time is
+        # finite and nothing is held, and a cycle has no actuator command to work out
+        self._commanded = False
         self._expired = np.zeros(nj, dtype=bool)
         self._last_joint_position = np.full(nj, np.nan)
         self.drops: Dict[str, Dict[str, int]] = {}
@@ -383,6 +386,7 @@ class HardwareInterface:
         self.command_time[:] = -np.inf
         self._expired[:] = False
         self._held[:] = np.nan
+        self._commanded = False
 
     def _store_command(self, idx: np.ndarray, values: Dict[str, np.ndarray]) -> None:
         for field in FIELDS:
@@ -390,6 +394,7 @@ class HardwareInterface:
             self.command[field][idx] = np.nan if x is None else x
         self.command_time[idx] = self.clock()
         self._expired[idx] = False
+        self._commanded = True
 
     # ------------------------------------------------------------------ cycle
     def update(self) -> CycleOutput:
@@ -472,6 +477,8 @@ class HardwareInterface:
         return JointOutput(names, fields['position'], fields['velocity'], fields['effort'])
 
     def _actuator_commands(self, now: float) -> List[CommandOutput]:
+        if not self._commanded:
+            return []
         na = len(self.actuator_names)
         has_cmd = np.isfinite(self.command_time)
         if not _any(has_cmd) and not _any(np.isfinite(self._held)):

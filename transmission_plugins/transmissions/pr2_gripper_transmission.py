@@ -327,6 +327,8 @@ class PR2GripperTransmission(Transmission):
         return mrev, dm_dtheta, 1.0 / math.sqrt(arg2) / self._r
 
     def _rows(self, rows: List[List[float]], shape: Tuple[int, ...]) -> np.ndarray:
+        if len(shape) == 1:
+            return np.array(rows)
         return np.array(rows).reshape(shape + (self._nj,))
 
     def _row(self, gap: float, passive: float) -> List[float]:

@@ -155,12 +155,13 @@ def run_contender(label: str, argv, env, robot, node_mode: bool, args) -> dict:
     from rclpy.executors import SingleThreadedExecutor
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
-    rclpy.init()
-    feeder = Feeder(robot, node_mode)
-    executor = SingleThreadedExecutor()
-    executor.add_node(feeder.node)
-    period = 1.0 / args.state_rate
-    try:
+    feeder = None
+    try:  # from here on the contender is stopped whatever happens
+        rclpy.init()
+        feeder = Feeder(robot, node_mode)
+        executor = SingleThreadedExecutor()
+        executor.add_node(feeder.node)
+        period = 1.0 / args.state_rate
         # wait for the contender to answer
         deadline = time.monotonic() + 30.0
         while not feeder.received and time.monotonic() < deadline:
@@ -223,7 +224,8 @@ def run_contender(label: str, argv, env, robot, node_mode: bool, args) -> dict:
                 result['node_cycles'] = int(feeder.diag['cycles'])
         return result
     finally:
-        feeder.node.destroy_node()
+        if feeder is not None:
+            feeder.node.destroy_node()
         rclpy.try_shutdown()
         proc.send_signal(2)
         try:

@@ -342,6 +342,10 @@ def test_array_input_errors(robot):
         robot.joint_to_actuator_arrays({'pos': np.zeros(12)})
     with pytest.raises(TransmissionInputError, match='not numbers'):
         robot.joint_to_actuator_arrays({'position': ['a'] * 12})
+    # numeric-looking strings, booleans and None are not silently coerced either
+    for bad in (['1.5'] * 7, [True] * 7, [None] * 7):
+        with pytest.raises(TransmissionInputError, match='not numbers'):
+            robot.actuator_to_joint_arrays({'position': bad})
 
 
 def test_identical_nonlinear_transmissions_share_one_kernel_call():

@@ -17,11 +17,14 @@
 import math
 import numbers
 from typing import Any
+from typing import Dict
 from typing import List
+from typing import Mapping
 from typing import Sequence
 
 import numpy as np
 
+from transmission_plugins.exceptions import TransmissionInputError
 from transmission_plugins.exceptions import TransmissionValueError
 
 
@@ -74,3 +77,43 @@ def check_sequence(value: Any, length: int, parameter: str, where: str = '') -> 
         raise TransmissionValueError(
             parameter, value, f'a sequence of exactly {length} values', where)
     return items
+
+
+def check_value_arrays(values: Any, size: int, side: str, interfaces: Sequence[str],
+                       owner: str) -> Dict[str, np.ndarray]:
+    """
+    Validate a mapping of interface name to values and return float64 arrays.
+
+    Each array must hold real numbers (integer or float dtype: strings, booleans, None and
+    objects are rejected) with ``size`` entries on its last axis; leading axes are a batch.
+
+    :param values: mapping from interface name to array-like
+    :param size: number of joints or actuators on the last axis
+    :param side: ``'joint'`` or ``'actuator'``, for messages
+    :param interfaces: the interface names accepted
+    :param owner: who is converting (a transmission or robot name), for messages
+    :raises TransmissionInputError: not a mapping, unknown interface, non-numbers, wrong shape
+    """
+    if not isinstance(values, Mapping):
+        raise TransmissionInputError(
+            f'{owner}: expected a mapping from interface name to array, got '
+            f'{type(values).__name__}')
+    arrays: Dict[str, np.ndarray] = {}
+    for name, raw in values.items():
+        if name not in interfaces:
+            raise TransmissionInputError(
+                f'{owner}: unknown interface {name!r}; expected one of {", ".join(interfaces)}')
+        try:
+            x = np.asarray(raw)
+            if x.dtype.kind not in 'iuf':
+                raise TypeError(f'dtype {x.dtype} is not a real number type')
+            x = x.astype(np.float64, copy=False)
+        except (TypeError, ValueError) as e:
+            raise TransmissionInputError(
+                f'{owner}: {side} {name!r} values are not numbers: {e}') from e
+        if x.ndim == 0 or x.shape[-1] != size:
+            raise TransmissionInputError(
+                f'{owner}: {side} {name!r} values must have {size} entries on the last axis, '
+                f'got shape {x.shape}')
+        arrays[name] = x
+    return arrays

@@ -46,7 +46,7 @@ from typing import Tuple
 
 import numpy as np
 
-from transmission_plugins.exceptions import TransmissionInputError
+from transmission_plugins.checks import check_value_arrays
 from transmission_plugins.handles import ABSOLUTE_POSITION
 from transmission_plugins.handles import EFFORT
 from transmission_plugins.handles import INTERFACE_KIND
@@ -151,21 +151,7 @@ class _Product:
 
 
 def _check(values: Mapping[str, Any], size: int, side: str) -> Dict[str, np.ndarray]:
-    arrays = {}
-    for name, raw in values.items():
-        if name not in INTERFACE_KIND:
-            raise TransmissionInputError(
-                f'unknown interface {name!r}; expected one of {", ".join(INTERFACE_KIND)}')
-        try:
-            x = np.asarray(raw, dtype=np.float64)
-        except (TypeError, ValueError) as e:
-            raise TransmissionInputError(f'{side} {name!r} values are not numbers: {e}') from e
-        if x.ndim == 0 or x.shape[-1] != size:
-            raise TransmissionInputError(
-                f'{side} {name!r} values must have {size} entries on the last axis (one per '
-                f'{side} name), got shape {x.shape}')
-        arrays[name] = x
-    return arrays
+    return check_value_arrays(values, size, side, tuple(INTERFACE_KIND), 'RobotTransmissions')
 
 
 def _group(blocks: List[Block]) -> List[Block]:

@@ -56,6 +56,7 @@ from typing import Tuple
 
 import numpy as np
 
+from transmission_plugins.checks import check_value_arrays
 from transmission_plugins.exceptions import TransmissionConfigurationError
 from transmission_plugins.exceptions import TransmissionInputError
 from transmission_plugins.handles import ActuatorHandle
@@ -259,30 +260,8 @@ class Transmission(ABC):
         return out
 
     def _check_values(self, values: Mapping[str, Any], size: int, side: str) -> ArrayMap:
-        if not isinstance(values, Mapping):
-            raise TransmissionInputError(
-                f'{type(self).__name__}: expected a mapping from interface name to array, '
-                f'got {type(values).__name__}')
-        arrays: ArrayMap = {}
-        for name, raw in values.items():
-            if name not in INTERFACE_KIND or name not in self.supported_interfaces():
-                raise TransmissionInputError(
-                    f'{type(self).__name__}: unknown interface {name!r}; expected one of '
-                    f'{", ".join(self.supported_interfaces())}')
-            try:
-                x = np.asarray(raw)
-                if x.dtype.kind not in 'iuf':
-                    raise TypeError(f'dtype {x.dtype} is not a real number type')
-                x = x.astype(np.float64, copy=False)
-            except (TypeError, ValueError) as e:
-                raise TransmissionInputError(
-                    f'{type(self).__name__}: {side} {name!r} values are not numbers: {e}') from e
-            if x.ndim == 0 or x.shape[-1] != size:
-                raise TransmissionInputError(
-                    f'{type(self).__name__}: {side} {name!r} values must have {size} entries '
-                    f'on the last axis, got shape {x.shape}')
-            arrays[name] = x
-        return arrays
+        supported = [i for i in self.supported_interfaces() if i in INTERFACE_KIND]
+        return check_value_arrays(values, size, side, supported, type(self).__name__)
 
     def _position_state(self, arrays: ArrayMap) -> Optional[np.ndarray]:
         if not self.requires_position_state():

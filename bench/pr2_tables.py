@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Print the PR2 figures of doc/readme/pr2_and_actuators.md.
+Print the PR2 figures of the README (section "PR2 tables").
 
 * the reflected-inertia matrix of a PR2 wrist (rotor inertia assumed, see ``WRIST_ROTOR``);
 * the gripper's gap-to-motor table with the real PR2 parameters;

@@ -67,6 +67,19 @@ def _load(args: argparse.Namespace) -> Any:
     return load_robot_transmissions(args.urdf, lenient=args.lenient, source=args.source)
 
 
+def _load_or_report(args: argparse.Namespace, command: str, warn: bool = True) -> Any:
+    """Return the robot's transmissions, or None after printing why they cannot be loaded."""
+    try:
+        robot = _load(args)
+    except _load_errors() as e:
+        _error(command, _describe(e, args))
+        return None
+    if warn:
+        for w in robot.warnings:
+            print(f'{PROG} {command}: warning: {w}', file=sys.stderr)
+    return robot
+
+
 def _describe(e: BaseException, args: argparse.Namespace) -> str:
     """Return an error message; suggest --lenient for plugin and URDF problems."""
     from transmission_plugins.exceptions import TransmissionError
@@ -139,10 +152,9 @@ def _add_inspect(sub: Any) -> None:
 
 def _inspect(args: argparse.Namespace) -> int:
     from transmission_plugins.robot_report import report_dict
-    try:
-        robot = _load(args)
-    except _load_errors() as e:
-        return _error('inspect', _describe(e, args))
+    robot = _load_or_report(args, 'inspect', warn=False)
+    if robot is None:
+        return EXIT_ERROR
     if args.json:
         print(json.dumps(report_dict(robot), indent=2, allow_nan=False))
     else:
@@ -207,12 +219,9 @@ class ProgressBar:
 
 def _convert(args: argparse.Namespace) -> int:
     from transmission_plugins.csv_convert import convert_csv
-    try:
-        robot = _load(args)
-    except _load_errors() as e:
-        return _error('convert', _describe(e, args))
-    for w in robot.warnings:
-        print(f'{PROG} convert: warning: {w}', file=sys.stderr)
+    robot = _load_or_report(args, 'convert')
+    if robot is None:
+        return EXIT_ERROR
     total = None
     try:
         if args.input == '-':
@@ -277,12 +286,9 @@ def _plot(args: argparse.Namespace) -> int:
     from transmission_plugins.plotting import plot_transmission
     if args.value_range is not None and not args.value_range[0] < args.value_range[1]:
         return _error('plot', f'--range needs LO < HI, got {args.value_range}', EXIT_USAGE)
-    try:
-        robot = _load(args)
-    except _load_errors() as e:
-        return _error('plot', _describe(e, args))
-    for w in robot.warnings:
-        print(f'{PROG} plot: warning: {w}', file=sys.stderr)
+    robot = _load_or_report(args, 'plot')
+    if robot is None:
+        return EXIT_ERROR
     names = [t.name for t in robot.transmissions]
     if args.transmission not in names:
         return _error('plot', f'no transmission {args.transmission!r} in {args.urdf}; '

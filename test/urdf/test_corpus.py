@@ -17,7 +17,8 @@ The shared URDF corpus (``../shared/urdf_corpus``, see its INDEX.md): robots, fi
 
 Real robots load with the transmission counts of INDEX.md (leniently where they carry vendor
 types); every fixture loads; every malformed description is rejected with a message naming the
-element path and the bad value, or handled as documented in ``doc/readme/urdf_loading.md``.
+element path and the bad value, or handled as documented in the README (section
+"Strict and lenient").
 """
 
 import copy

@@ -13,139 +13,23 @@
 # limitations under the License.
 
 """
-Tests of FourBarLinkageTransmission: preconditions, white-box values and black-box round trips.
+Tests of FourBarLinkageTransmission: white-box values and the closed form.
 
 The published cases come from ros2_control ``transmission_interface/test/
-four_bar_linkage_transmission_test.cpp``; they are re-stated here, not copied.
+four_bar_linkage_transmission_test.cpp``; they are re-stated here, not copied.  The preconditions,
+accessors, handle sets and black-box round trips it shares with the other coupled transmission
+are in test_coupled_transmission.py.
 """
 
-import re
-
+from coupled_cases import check_closed_form
+from coupled_cases import check_white_box_functional
+from coupled_cases import check_white_box_handles
 import numpy as np
 import pytest
 
-from transmission_plugins import ActuatorHandle
 from transmission_plugins import FourBarLinkageTransmission
-from transmission_plugins import INTERFACES
-from transmission_plugins import JointHandle
-from transmission_plugins import TransmissionConfigurationError
-from transmission_plugins import TransmissionValueError
 
 CLS = FourBarLinkageTransmission
-GOOD = [1.0, 1.0]
-GARBAGE = 1337.1337
-KIND_INTERFACES = {
-    'position': ('position', 'absolute_position'),
-    'velocity': ('velocity',),
-    'effort': ('effort', 'torque', 'force'),
-}
-
-
-def _value_error(parameter, value):
-    """Return the ``match=`` pattern naming a parameter and its offending value."""
-    return re.escape(f'{parameter}: expected') + '.*' + re.escape(f'got {value!r}')
-
-
-def _args(parameter, value):
-    """Return constructor arguments with ``parameter`` set to ``value``, the others valid."""
-    args = {'actuator_reduction': GOOD, 'joint_reduction': GOOD, 'joint_offset': [0.0, 0.0]}
-    args[parameter] = value
-    return args
-
-
-# ------------------------------------------------------------------------------ preconditions
-# Upstream: a zero in either slot (or both) of either reduction, with and without offsets.
-@pytest.mark.parametrize('parameter', ['actuator_reduction', 'joint_reduction'])
-@pytest.mark.parametrize('bad, slot', [([0.0, 0.0], 0), ([1.0, 0.0], 1), ([0.0, 1.0], 0),
-                                       ([1.0, -0.0], 1), ([0, 3], 0)])
-@pytest.mark.parametrize('offset', [None, [1.0, 1.0]])
-def test_zero_reduction_is_rejected(parameter, bad, slot, offset):
-    args = _args(parameter, bad)
-    if offset is None:
-        del args['joint_offset']
-    else:
-        args['joint_offset'] = offset
-    with pytest.raises(TransmissionValueError,
-                       match=_value_error(f'{parameter}[{slot}]', bad[slot])) as e:
-        CLS(**args)
-    assert 'cannot be zero' in str(e.value)
-    assert CLS.__name__ in str(e.value)
-    assert e.value.parameter == f'{parameter}[{slot}]'
-
-
-# Upstream: wrong parameter sizes; here also too long, scalars, strings and None.
-@pytest.mark.parametrize('parameter', ['actuator_reduction', 'joint_reduction', 'joint_offset'])
-@pytest.mark.parametrize('bad', [[1.0], [1.0, 1.0, 1.0], [], 1.0, 'ab', None, {'a': 1.0},
-                                 np.ones(3)])
-def test_wrong_size_is_rejected(parameter, bad):
-    with pytest.raises(TransmissionValueError, match=_value_error(parameter, bad)) as e:
-        CLS(**_args(parameter, bad))
-    assert e.value.parameter == parameter
-
-
-@pytest.mark.parametrize('parameter', ['actuator_reduction', 'joint_reduction', 'joint_offset'])
-@pytest.mark.parametrize('slot', [0, 1])
-@pytest.mark.parametrize('bad', [float('nan'), float('inf'), -float('inf'), '1.0', None, [1.0],
-                                 True, np.bool_(False), 2j])
-def test_bad_value_in_each_slot_is_rejected(parameter, slot, bad):
-    value = [1.0, 1.0]
-    value[slot] = bad
-    with pytest.raises(TransmissionValueError,
-                       match=_value_error(f'{parameter}[{slot}]', bad)) as e:
-        CLS(**_args(parameter, value))
-    assert isinstance(e.value, ValueError)
-
-
-@pytest.mark.parametrize('actuator_reduction, joint_reduction, joint_offset', [
-    (GOOD, GOOD, None), (GOOD, GOOD, [1.0, 1.0]), ((-2, 3), (0.5, -7), (0, 0)),
-    (np.array([2.0, 3.0]), np.array([1, 2]), np.zeros(2)), ([1e-6, 1e6], [1e3, -1e-3], [1, -1])])
-def test_valid_parameters_construct(actuator_reduction, joint_reduction, joint_offset):
-    args = {} if joint_offset is None else {'joint_offset': joint_offset}
-    t = CLS(actuator_reduction, joint_reduction, **args)
-    assert t.get_actuator_reduction() == [float(x) for x in actuator_reduction]
-    assert t.get_joint_reduction() == [float(x) for x in joint_reduction]
-    expected_offset = [0.0, 0.0] if joint_offset is None else joint_offset
-    assert t.get_joint_offset() == [float(x) for x in expected_offset]
-
-
-def test_accessors():
-    t = CLS([2.0, -2.0], [4.0, -4.0], [1.0, -1.0])
-    assert t.num_actuators() == 2
-    assert t.num_joints() == 2
-    assert t.get_actuator_reduction() == [2.0, -2.0]
-    assert t.get_joint_reduction() == [4.0, -4.0]
-    assert t.get_joint_offset() == [1.0, -1.0]
-    t.get_actuator_reduction()[0] = 99.0  # a copy: the transmission cannot be changed
-    assert t.get_actuator_reduction() == [2.0, -2.0]
-    assert t.is_linear() and not t.requires_position_state()
-    assert set(t.supported_interfaces()) == set(INTERFACES)
-
-
-@pytest.mark.parametrize('interface', INTERFACES)
-def test_configure_rejects_upstream_bad_handle_sets(interface):
-    # The upstream null-pointer cases have no Python equivalent: values live on the handles.
-    t = CLS(GOOD, GOOD)
-    a1, a2, a3 = (ActuatorHandle(f'act{i}', interface) for i in (1, 2, 3))
-    j1, j2, j3 = (JointHandle(f'joint{i}', interface) for i in (1, 2, 3))
-    for joints, actuators in [([], []), ([j1], []), ([j1], [a1]), ([], [a1]), ([j1, j2], [a1]),
-                              ([j1], [a1, a2]), ([j1, j2, j3], [a1, a2]),
-                              ([j1, j2], [a1, a2, a3]), ([j1, j2, j3], [a1, a2, a3])]:
-        with pytest.raises(TransmissionConfigurationError):
-            t.configure(joints, actuators)
-    t.configure([j1, j2], [a1, a2])
-    assert t.converted_interfaces() == (interface,)
-
-
-def test_configure_with_one_matching_interface():
-    t = CLS(GOOD, GOOD)
-    joints = [JointHandle('joint1', 'position'), JointHandle('joint2', 'position')]
-    forces = [ActuatorHandle('act1', 'force'), ActuatorHandle('act2', 'force')]
-    positions = [ActuatorHandle('act1', 'position'), ActuatorHandle('act2', 'position')]
-    t.configure(joints, positions + forces)  # force has no joint counterpart: skipped
-    assert t.converted_interfaces() == ('position',)
-    assert t.skipped_interfaces() == ('force (only on the actuator side)',)
-    with pytest.raises(TransmissionConfigurationError, match='nothing to convert'):
-        t.configure(joints, forces)
 
 
 # ------------------------------------------------------------------------------ white box
@@ -183,29 +67,12 @@ CASES = [
 
 @pytest.mark.parametrize('ar, jr, off, kind, a, j', CASES)
 def test_white_box_functional(ar, jr, off, kind, a, j):
-    t = CLS(ar, jr, off)
-    for interface in KIND_INTERFACES[kind]:
-        out = t.actuator_to_joint({interface: a})[interface]
-        np.testing.assert_allclose(out, j, rtol=1e-12, atol=1e-12, err_msg=interface)
-        back = t.joint_to_actuator({interface: j})[interface]
-        np.testing.assert_allclose(back, a, rtol=1e-12, atol=1e-12, err_msg=interface)
+    check_white_box_functional(CLS, ar, jr, off, kind, a, j)
 
 
 @pytest.mark.parametrize('ar, jr, off, kind, a, j', CASES)
 def test_white_box_handles(ar, jr, off, kind, a, j):
-    t = CLS(ar, jr, off)
-    for interface in KIND_INTERFACES[kind]:
-        acts = [ActuatorHandle(f'act{i + 1}', interface, a[i]) for i in range(2)]
-        joints = [JointHandle(f'joint{i + 1}', interface, GARBAGE) for i in range(2)]
-        t.configure(joints, acts)
-        t.actuator_to_joint()
-        np.testing.assert_allclose([h.value for h in joints], j, rtol=1e-12, atol=1e-12)
-        for h, v in zip(joints, j):
-            h.value = v
-        for h in acts:
-            h.value = GARBAGE
-        t.joint_to_actuator()
-        np.testing.assert_allclose([h.value for h in acts], a, rtol=1e-12, atol=1e-12)
+    check_white_box_handles(CLS, ar, jr, off, kind, a, j)
 
 
 def _closed_form_actuator_to_joint(t, a):
@@ -220,144 +87,5 @@ def _closed_form_actuator_to_joint(t, a):
     return vel + [o1, o2], vel, np.stack([e1, e2], axis=-1)
 
 
-# ------------------------------------------------------------------------------ black box
-def _random_instances(rng, count):
-    """Return signed log-uniform instances, then upstream-style uniform(-1000, 1000) ones."""
-    out = []
-    for _ in range(count // 2):
-        ar, jr = rng.choice([-1.0, 1.0], (2, 2)) * 10.0 ** rng.uniform(-2.0, 2.0, (2, 2))
-        out.append(CLS(ar.tolist(), jr.tolist(), rng.uniform(-10.0, 10.0, 2).tolist()))
-    while len(out) < count:
-        out.append(CLS(*rng.uniform(-1000.0, 1000.0, (3, 2)).tolist()))
-    return out
-
-
-@pytest.fixture(scope='module')
-def instances():
-    return _random_instances(np.random.default_rng(1234), 100)
-
-
-def _tol(t, scale):
-    """
-    Return an absolute tolerance for a round trip through ``t`` at magnitude ``scale``.
-
-    Rounding in ``J x + q_0`` is amplified by ``|J^-1|``; with a large offset and a small ``J``
-    (upstream-style uniform(-1000, 1000) parameters) the offset term dominates.
-    """
-    a2j, j2a, offset = (np.linalg.norm(m) for m in t.linear_map())
-    return 1e-13 * (a2j * j2a * (scale + offset) + j2a * offset)
-
-
-def test_closed_form(instances):
-    rng = np.random.default_rng(1234)
-    for t in instances:
-        a = rng.uniform(-1000.0, 1000.0, (20, 2))
-        pos, vel, eff = _closed_form_actuator_to_joint(t, a)
-        out = t.actuator_to_joint({'position': a, 'velocity': a, 'effort': a})
-        np.testing.assert_allclose(out['position'], pos, rtol=1e-12, atol=_tol(t, 1e3))
-        np.testing.assert_allclose(out['velocity'], vel, rtol=1e-12, atol=_tol(t, 1e3))
-        np.testing.assert_allclose(out['effort'], eff, rtol=1e-12, atol=_tol(t, 1e3))
-
-
-def test_round_trips_functional(instances):
-    rng = np.random.default_rng(1234)
-    for t in instances:
-        a = rng.uniform(-1000.0, 1000.0, (100, 2))
-        j = rng.uniform(-1000.0, 1000.0, (100, 2))
-        for interface in INTERFACES:
-            buf = a.copy()
-            joint = t.actuator_to_joint({interface: buf})[interface]
-            buf[...] = GARBAGE  # overwrite the source so the inverse cannot be a no-op
-            back = t.joint_to_actuator({interface: joint})[interface]
-            np.testing.assert_allclose(back, a, rtol=1e-10, atol=_tol(t, 1e3))
-            buf = j.copy()
-            act = t.joint_to_actuator({interface: buf})[interface]
-            buf[...] = GARBAGE
-            back = t.actuator_to_joint({interface: act})[interface]
-            np.testing.assert_allclose(back, j, rtol=1e-10, atol=_tol(t, 1e3))
-
-
-def test_round_trips_handles(instances):
-    rng = np.random.default_rng(1234)
-    for t in instances[::5]:
-        for interface in INTERFACES:
-            ref = rng.uniform(-1000.0, 1000.0, 2)
-            acts = [ActuatorHandle(f'act{i}', interface, ref[i]) for i in range(2)]
-            joints = [JointHandle(f'joint{i}', interface, GARBAGE) for i in range(2)]
-            t.configure(joints, acts)
-            t.actuator_to_joint()
-            assert not np.allclose([h.value for h in joints], ref)
-            for h in acts:
-                h.value = GARBAGE  # the inverse must really write the actuators
-            t.joint_to_actuator()
-            np.testing.assert_allclose([h.value for h in acts], ref, rtol=1e-10,
-                                       atol=_tol(t, 1e3))
-            for h, v in zip(joints, ref):
-                h.value = v
-            t.joint_to_actuator()
-            for h in joints:
-                h.value = GARBAGE
-            t.actuator_to_joint()
-            np.testing.assert_allclose([h.value for h in joints], ref, rtol=1e-10,
-                                       atol=_tol(t, 1e3))
-
-
-def test_power_is_conserved(instances):
-    rng = np.random.default_rng(1234)
-    for t in instances:
-        u, theta_dot = rng.uniform(-100.0, 100.0, (2, 50, 2))
-        joint = t.actuator_to_joint({'effort': u, 'velocity': theta_dot})
-        np.testing.assert_allclose(np.sum(joint['effort'] * joint['velocity'], axis=-1),
-                                   np.sum(u * theta_dot, axis=-1), rtol=1e-9,
-                                   atol=_tol(t, 1e4))
-        tau, q_dot = rng.uniform(-100.0, 100.0, (2, 50, 2))
-        act = t.joint_to_actuator({'force': tau, 'velocity': q_dot})
-        np.testing.assert_allclose(np.sum(act['force'] * act['velocity'], axis=-1),
-                                   np.sum(tau * q_dot, axis=-1), rtol=1e-9, atol=_tol(t, 1e4))
-
-
-def _central_difference(f, x, h):
-    """
-    Return the Jacobian of ``f`` at ``x`` by central differences, shape (M, N).
-
-    :returns: the Jacobian and the rounding error to expect (the maps being affine, there is
-        no truncation error)
-    """
-    steps = h * np.eye(x.size)
-    plus, minus = f(x + steps), f(x - steps)
-    error = 1e-13 * max(np.abs(plus).max(), np.abs(minus).max()) / h
-    return ((plus - minus) / (2.0 * h)).T, error
-
-
-def test_linear_map_matches_finite_differences(instances):
-    rng = np.random.default_rng(1234)
-    for t in instances:
-        a2j, j2a, offset = t.linear_map()
-        assert a2j.shape == (2, 2) and j2a.shape == (2, 2)
-        np.testing.assert_array_equal(offset, t.get_joint_offset())
-        eye_tol = 1e-13 * np.linalg.norm(a2j) * np.linalg.norm(j2a)
-        np.testing.assert_allclose(a2j @ j2a, np.eye(2), atol=eye_tol)
-        np.testing.assert_allclose(j2a @ a2j, np.eye(2), atol=eye_tol)
-        x = rng.uniform(-10.0, 10.0, 2)
-        fd, error = _central_difference(
-            lambda p: t.actuator_to_joint({'position': p})['position'], x, 0.1)
-        np.testing.assert_allclose(fd, a2j, rtol=1e-9, atol=error)
-        fd, error = _central_difference(
-            lambda p: t.joint_to_actuator({'position': p})['position'], x, 0.1)
-        np.testing.assert_allclose(fd, j2a, rtol=1e-9, atol=error)
-        # velocity and effort use the same matrices: qdot = J thetadot, tau = J^-T u
-        v = rng.uniform(-10.0, 10.0, 2)
-        out = t.actuator_to_joint({'velocity': v, 'effort': v})
-        np.testing.assert_allclose(out['velocity'], a2j @ v, rtol=1e-12, atol=_tol(t, 10.0))
-        np.testing.assert_allclose(out['effort'], j2a.T @ v, rtol=1e-12, atol=_tol(t, 10.0))
-        out = t.joint_to_actuator({'velocity': v, 'effort': v})
-        np.testing.assert_allclose(out['velocity'], j2a @ v, rtol=1e-12, atol=_tol(t, 10.0))
-        np.testing.assert_allclose(out['effort'], a2j.T @ v, rtol=1e-12, atol=_tol(t, 10.0))
-        assert t.actuator_to_joint_jacobian() is a2j
-        assert t.joint_to_actuator_jacobian() is j2a
-
-
-def test_linear_map_is_read_only():
-    for m in CLS(GOOD, GOOD).linear_map():
-        with pytest.raises(ValueError):
-            m[...] = 0.0
+def test_closed_form():
+    check_closed_form(CLS, _closed_form_actuator_to_joint)

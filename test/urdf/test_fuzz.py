@@ -22,7 +22,6 @@ and lenient) must then succeed or raise a ``TransmissionError``, never anything 
 """
 
 import copy
-import importlib.util
 from pathlib import Path
 
 from hypothesis import given
@@ -143,8 +142,6 @@ def test_parse_and_build_raise_only_transmission_errors(name, mutations, lenient
         pass
 
 
-@pytest.mark.skipif(importlib.util.find_spec('transmission_plugins.robot_transmissions') is None,
-                    reason='robot_transmissions.py is not there yet')
 @settings(FUZZ, max_examples=50)
 @given(st.sampled_from(DOCUMENTS), st.lists(MUTATION, min_size=1, max_size=3),
        st.booleans())

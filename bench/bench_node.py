@@ -257,7 +257,7 @@ def main() -> int:
     urdf = Path(args.urdf).read_text()
     robot = load_robot_transmissions(urdf)
     env = dict(os.environ)
-    env.setdefault('ROS_DOMAIN_ID', str(os.getpid() % 100 + 130))
+    env.setdefault('ROS_DOMAIN_ID', str(os.getpid() % 90 + 130))
     env.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     env['TP_EXECUTOR'] = args.executor
     env['PYTHONPATH'] = str(ROOT) + os.pathsep + env.get('PYTHONPATH', '')

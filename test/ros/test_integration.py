@@ -104,7 +104,8 @@ def robot(urdf):
 def ros_env():
     """Give this module its own ROS domain, on localhost only."""
     saved = {k: os.environ.get(k) for k in ('ROS_DOMAIN_ID', 'ROS_AUTOMATIC_DISCOVERY_RANGE')}
-    os.environ['ROS_DOMAIN_ID'] = str(os.getpid() % 100 + 100)
+    # a domain of this module's own; Fast DDS ends the process above 232
+    os.environ['ROS_DOMAIN_ID'] = str(os.getpid() % 40 + 100)
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     yield dict(os.environ)
     for k, v in saved.items():

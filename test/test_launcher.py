@@ -345,13 +345,21 @@ def test_node_set_stops_the_nodes_on_sighup():
         ('sleeper', [sys.executable, '-c', 'import time; time.sleep(30)'])], quiet=True)
     nodes.start()
     before = signal.getsignal(signal.SIGHUP)
-    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGHUP))
-    timer.start()
+
+    def hang_up_once_handled():
+        # never hang up on pytest itself: only once wait() has installed its handler
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline:
+            if signal.getsignal(signal.SIGHUP) != before:
+                os.kill(os.getpid(), signal.SIGHUP)
+                return
+            time.sleep(0.01)
+
+    sender = threading.Thread(target=hang_up_once_handled, daemon=True)
+    sender.start()
     start = time.monotonic()
-    try:
-        assert nodes.wait() == 0
-    finally:
-        timer.cancel()
+    assert nodes.wait() == 0
+    sender.join(1.0)
     assert time.monotonic() - start < 10.0
     assert all(p.poll() is not None for _, p in nodes.processes)
     assert signal.getsignal(signal.SIGHUP) == before

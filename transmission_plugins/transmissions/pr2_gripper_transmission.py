@@ -58,6 +58,14 @@ SMALL_BATCH = 8
 _SCALAR_ERRORS = (ArithmeticError, ValueError)
 
 
+def _batch_arrays(shape: Tuple[int, ...], small: bool, first: Any,
+                  second: Any) -> Tuple[np.ndarray, np.ndarray]:
+    """Return two per-sample factors as arrays of ``shape`` (small states hold float lists)."""
+    if not small:
+        return first, second
+    return np.array(first).reshape(shape), np.array(second).reshape(shape)
+
+
 class _ForwardState(NamedTuple):
     """
     Per-call actuator-side state of the gripper: dtheta/dM and dt/dM for every sample.
@@ -74,10 +82,7 @@ class _ForwardState(NamedTuple):
 
     def arrays(self) -> Tuple[np.ndarray, np.ndarray]:
         """Return dtheta/dM and dt/dM as arrays of the batch shape."""
-        if not self.small:
-            return self.dtheta_dm, self.dt_dm
-        return (np.array(self.dtheta_dm).reshape(self.shape),
-                np.array(self.dt_dm).reshape(self.shape))
+        return _batch_arrays(self.shape, self.small, self.dtheta_dm, self.dt_dm)
 
 
 class _InverseState(NamedTuple):
@@ -90,10 +95,7 @@ class _InverseState(NamedTuple):
 
     def arrays(self) -> Tuple[np.ndarray, np.ndarray]:
         """Return dM/dtheta and dtheta/dt as arrays of the batch shape."""
-        if not self.small:
-            return self.dm_dtheta, self.dtheta_dt
-        return (np.array(self.dm_dtheta).reshape(self.shape),
-                np.array(self.dtheta_dt).reshape(self.shape))
+        return _batch_arrays(self.shape, self.small, self.dm_dtheta, self.dtheta_dt)
 
 
 class PR2GripperTransmission(Transmission):

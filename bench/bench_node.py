@@ -54,9 +54,9 @@ def relay_main() -> int:
     sys.path.insert(0, str(ROOT))
     from rclpy.node import Node
     from sensor_msgs.msg import JointState
-    from transmission_plugins.ros_common import reliable_qos
-    from transmission_plugins.ros_common import run_node
-    from transmission_plugins.ros_common import state_qos
+    from transmission_plugins.ros.common import reliable_qos
+    from transmission_plugins.ros.common import run_node
+    from transmission_plugins.ros.common import state_qos
 
     class Relay(Node):
         def __init__(self) -> None:
@@ -90,7 +90,7 @@ class Feeder:
         from diagnostic_msgs.msg import DiagnosticArray
         from rclpy.node import Node
         from sensor_msgs.msg import JointState
-        from transmission_plugins.ros_common import reliable_qos
+        from transmission_plugins.ros.common import reliable_qos
         self.JointState = JointState
         self.node = Node('bench_feeder')
         self.pub = self.node.create_publisher(JointState, 'actuator_states', reliable_qos(10))
@@ -253,7 +253,7 @@ def main() -> int:
         return relay_main()
     sys.path.insert(0, str(ROOT))
     import yaml
-    from transmission_plugins.robot_transmissions import load_robot_transmissions
+    from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
     urdf = Path(args.urdf).read_text()
     robot = load_robot_transmissions(urdf)
     env = dict(os.environ)
@@ -269,7 +269,7 @@ def main() -> int:
                                 'state_timeout': 0.1, 'diagnostic_period': 1.0}}}))
         profile = ['-m', 'cProfile', '-o', args.profile] if args.profile else []
         node = [sys.executable] + profile + [
-            '-m', 'transmission_plugins.hardware_interface_node', '--ros-args',
+            '-m', 'transmission_plugins.ros.hardware_interface_node', '--ros-args',
             '--params-file', str(params)]
         contenders = [
             ('bare relay', [sys.executable, str(Path(__file__).resolve()), '--relay'], False),

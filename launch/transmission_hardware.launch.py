@@ -16,7 +16,7 @@ r"""
 Start the transmission hardware interface, mock actuators and robot_state_publisher.
 
 A thin declarative layer: which nodes start and with which parameters is computed by
-:func:`transmission_plugins.launcher.node_specs`, the same function the launcher
+:func:`transmission_plugins.tools.launcher.node_specs`, the same function the launcher
 (``transmission_hardware_launch``, for machines without ``ros2 launch``) uses::
 
     ros2 launch transmission_plugins transmission_hardware.launch.py \
@@ -29,9 +29,9 @@ from launch.actions import OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from transmission_plugins.launcher import LAUNCH_ARGUMENTS
-from transmission_plugins.launcher import node_specs
-from transmission_plugins.launcher import temporary_params_file
+from transmission_plugins.tools.launcher import LAUNCH_ARGUMENTS
+from transmission_plugins.tools.launcher import node_specs
+from transmission_plugins.tools.launcher import temporary_params_file
 
 
 def _nodes(context, *args, **kwargs):
@@ -51,7 +51,7 @@ def generate_launch_description():
 
     :returns: the launch description: arguments ``description_file``, ``config_file``,
         ``use_mock_actuators``, then the nodes of
-        :func:`~transmission_plugins.launcher.node_specs`
+        :func:`~transmission_plugins.tools.launcher.node_specs`
     """
     arguments = [DeclareLaunchArgument(name, default_value=default, description=text)
                  for name, (default, text) in LAUNCH_ARGUMENTS.items()]

@@ -16,6 +16,6 @@
 
 import sys
 
-from transmission_plugins.cli import main
+from transmission_plugins.tools.cli import main
 
 sys.exit(main())

@@ -19,10 +19,10 @@ import os
 import pytest
 from rclpy.context import Context
 from rclpy.lifecycle import TransitionCallbackReturn
-from transmission_plugins.hardware_interface_node import HardwareInterfaceNode
-from transmission_plugins.launcher import default_description_file
-from transmission_plugins.launcher import read_description
-from transmission_plugins.robot_transmissions import load_robot_transmissions
+from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
+from transmission_plugins.tools.launcher import default_description_file
+from transmission_plugins.tools.launcher import read_description
 
 pytestmark = pytest.mark.ros
 

@@ -54,15 +54,15 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from transmission_plugins.launcher import default_description_file
-from transmission_plugins.launcher import read_description
-from transmission_plugins.robot_transmissions import load_robot_transmissions
+from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+from transmission_plugins.tools.launcher import default_description_file
+from transmission_plugins.tools.launcher import read_description
 import yaml
 
 pytestmark = pytest.mark.ros
 
-HW = 'transmission_plugins.hardware_interface_node'
-MOCK = 'transmission_plugins.mock_actuators_node'
+HW = 'transmission_plugins.ros.hardware_interface_node'
+MOCK = 'transmission_plugins.ros.mock_actuators_node'
 OPEN_RATE = 50.0          # Hz of the /open node: one period is 20 ms
 OPEN_STATE_TIMEOUT = 0.2
 OPEN_COMMAND_TIMEOUT = 0.3
@@ -792,7 +792,7 @@ def test_launcher_runs_the_node_set_and_forwards_ctrl_c(client, ros_env, tmp_pat
     try:
         for ns, args in runs.items():
             procs[ns] = subprocess.Popen(
-                [sys.executable, '-m', 'transmission_plugins.launcher',
+                [sys.executable, '-m', 'transmission_plugins.tools.launcher',
                  'use_mock_actuators:=true', *args, '--ros-args', '-r', f'__ns:={ns}'],
                 env=ros_env, stdout=log, stderr=subprocess.STDOUT)
         js = {ns: client.record(f'{ns}/joint_states') for ns in runs}

@@ -19,7 +19,7 @@ import os
 import pytest
 import rclpy
 from rclpy.node import Node
-from transmission_plugins.ros_common import run_node
+from transmission_plugins.ros.common import run_node
 
 pytestmark = pytest.mark.ros
 

@@ -21,7 +21,6 @@ module, as plainly as possible; the vectorised class must agree with them to 1e-
 """
 
 import math
-from pathlib import Path
 import textwrap
 import time
 import warnings
@@ -30,6 +29,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
+from tp_support import PR2_URDF
 from transmission_plugins import ActuatorHandle
 from transmission_plugins import BadValueError
 from transmission_plugins import BrokenReferenceError
@@ -39,10 +39,10 @@ from transmission_plugins import PR2GripperTransmission
 from transmission_plugins import TransmissionInputError
 from transmission_plugins import TransmissionValueError
 from transmission_plugins import UrdfTransmissionError
-from transmission_plugins.transmission_info import TransmissionInfo
+from transmission_plugins.core.info import TransmissionInfo
 from transmission_plugins.transmissions import pr2_gripper_transmission as gripper_module
 
-PR2_URDF = Path(__file__).resolve().parents[2] / '..' / 'shared' / 'urdf_corpus' / 'pr2.urdf'
+
 CTURTLE_URDF = PR2_URDF.with_name('pr2_cturtle_pr2_mechanism_model.urdf')
 
 #: The r_gripper_trans / l_gripper_trans coefficients of pr2.urdf.

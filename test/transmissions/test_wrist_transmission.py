@@ -14,22 +14,22 @@
 
 """Tests of WristTransmission (the PR2 wrist): white box, round trips, power, URDF reading."""
 
-from pathlib import Path
 import textwrap
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
 
+from tp_support import PR2_URDF
 from transmission_plugins import BadValueError
 from transmission_plugins import BrokenReferenceError
 from transmission_plugins import IncompleteTransmissionError
 from transmission_plugins import LinearTransmission
 from transmission_plugins import TransmissionValueError
 from transmission_plugins import WristTransmission
-from transmission_plugins.transmission_info import TransmissionInfo
+from transmission_plugins.core.info import TransmissionInfo
 
-PR2_URDF = Path(__file__).resolve().parents[2] / '..' / 'shared' / 'urdf_corpus' / 'pr2.urdf'
+
 PR2_REDUCTION = 60.17142857142857
 
 

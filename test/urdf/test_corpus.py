@@ -22,22 +22,22 @@ element path and the bad value, or handled as documented in the README (section
 """
 
 import copy
-from pathlib import Path
 
 from lxml import etree
 import pytest
 
-from transmission_plugins.exceptions import BadValueError
-from transmission_plugins.exceptions import BrokenReferenceError
-from transmission_plugins.exceptions import IncompleteTransmissionError
-from transmission_plugins.exceptions import UnknownTransmissionTypeError
-from transmission_plugins.plugin_loader import build_transmissions
-from transmission_plugins.plugin_loader import find_transmission_plugins
-from transmission_plugins.urdf_parser import parse_transmissions
-from transmission_plugins.urdf_parser import read_urdf_text
-from transmission_plugins.urdf_values import local_name
+from tp_support import CORPUS
+from transmission_plugins.core.elements import local_name
+from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import BrokenReferenceError
+from transmission_plugins.core.exceptions import IncompleteTransmissionError
+from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
+from transmission_plugins.plugins.registry import build_transmissions
+from transmission_plugins.plugins.registry import find_transmission_plugins
+from transmission_plugins.urdf.parser import parse_transmissions
+from transmission_plugins.urdf.parser import read_urdf_text
 
-CORPUS = Path(__file__).resolve().parents[2] / '..' / 'shared' / 'urdf_corpus'
+
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(),
                                 reason=f'the shared URDF corpus is not at {CORPUS}')
 PLUGINS = find_transmission_plugins()

@@ -22,7 +22,6 @@ and lenient) must then succeed or raise a ``TransmissionError``, never anything 
 """
 
 import copy
-from pathlib import Path
 
 from hypothesis import given
 from hypothesis import HealthCheck
@@ -31,13 +30,14 @@ from hypothesis import strategies as st
 from lxml import etree
 import pytest
 
-from transmission_plugins.exceptions import TransmissionError
-from transmission_plugins.plugin_loader import build_transmissions
-from transmission_plugins.plugin_loader import find_transmission_plugins
-from transmission_plugins.urdf_parser import parse_transmissions
-from transmission_plugins.urdf_values import local_name
+from tp_support import CORPUS
+from transmission_plugins.core.elements import local_name
+from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.plugins.registry import build_transmissions
+from transmission_plugins.plugins.registry import find_transmission_plugins
+from transmission_plugins.urdf.parser import parse_transmissions
 
-CORPUS = Path(__file__).resolve().parents[2] / '..' / 'shared' / 'urdf_corpus'
+
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(),
                                 reason=f'the shared URDF corpus is not at {CORPUS}')
 
@@ -146,7 +146,7 @@ def test_parse_and_build_raise_only_transmission_errors(name, mutations, lenient
 @given(st.sampled_from(DOCUMENTS), st.lists(MUTATION, min_size=1, max_size=3),
        st.booleans())
 def test_load_robot_transmissions_raises_only_transmission_errors(name, mutations, lenient):
-    from transmission_plugins.robot_transmissions import load_robot_transmissions
+    from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
     text = _mutated(name, mutations)
     try:
         load_robot_transmissions(text, lenient=lenient, plugins=_plugins())

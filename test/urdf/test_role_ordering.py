@@ -24,10 +24,10 @@ would produce different numbers.
 import numpy as np
 import pytest
 
-from transmission_plugins.plugin_loader import build_transmissions
+from transmission_plugins.plugins.registry import build_transmissions
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import FourBarLinkageTransmission
-from transmission_plugins.urdf_parser import parse_transmissions
+from transmission_plugins.urdf.parser import parse_transmissions
 
 URDF = """
 <robot name="wrist">

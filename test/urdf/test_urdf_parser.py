@@ -18,22 +18,22 @@ import textwrap
 
 import pytest
 
-from transmission_plugins.exceptions import BadValueError
-from transmission_plugins.exceptions import BrokenReferenceError
-from transmission_plugins.exceptions import IncompleteTransmissionError
-from transmission_plugins.exceptions import TransmissionError
-from transmission_plugins.exceptions import TransmissionFileError
-from transmission_plugins.exceptions import TransmissionValueError
-from transmission_plugins.exceptions import UnknownTransmissionTypeError
-from transmission_plugins.plugin_loader import build_transmissions
-from transmission_plugins.plugin_loader import find_transmission_plugins
-from transmission_plugins.transmission_info import DIALECT_PR2
-from transmission_plugins.transmission_info import DIALECT_ROS1
-from transmission_plugins.transmission_info import DIALECT_ROS2_CONTROL
+from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import BrokenReferenceError
+from transmission_plugins.core.exceptions import IncompleteTransmissionError
+from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.core.exceptions import TransmissionFileError
+from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
+from transmission_plugins.core.info import DIALECT_PR2
+from transmission_plugins.core.info import DIALECT_ROS1
+from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
+from transmission_plugins.plugins.registry import build_transmissions
+from transmission_plugins.plugins.registry import find_transmission_plugins
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import SimpleTransmission
-from transmission_plugins.urdf_parser import parse_transmissions
-from transmission_plugins.urdf_parser import read_urdf_text
+from transmission_plugins.urdf.parser import parse_transmissions
+from transmission_plugins.urdf.parser import read_urdf_text
 
 PLUGINS = find_transmission_plugins()
 T1 = "/robot[@name='r']/transmission[@name='t1']"

@@ -18,7 +18,7 @@ PR2GripperTransmission: one motor opens the PR2 gripper through a screw and a li
 Lookup names: ``pr2_mechanism_model/PR2GripperTransmission`` and the 2010 name
 ``PR2GripperTransmission``.  The maths follows the behaviour of
 ``pr2_mechanism_model/src/pr2_gripper_transmission.cpp`` (PR2/pr2_mechanism), clamps included;
-the URDF reading lives in :mod:`transmission_plugins.transmissions._pr2_urdf`.
+the URDF reading lives in :mod:`transmission_plugins.transmissions.pr2_elements`.
 """
 
 import math
@@ -31,13 +31,13 @@ from typing import Tuple
 
 import numpy as np
 
-from transmission_plugins.checks import check_finite
-from transmission_plugins.checks import check_positive
-from transmission_plugins.checks import check_reduction
-from transmission_plugins.exceptions import TransmissionInputError
-from transmission_plugins.exceptions import TransmissionValueError
-from transmission_plugins.transmission import Transmission
-from transmission_plugins.transmissions._pr2_urdf import gripper_from_info
+from transmission_plugins.core.checks import check_finite
+from transmission_plugins.core.checks import check_positive
+from transmission_plugins.core.checks import check_reduction
+from transmission_plugins.core.exceptions import TransmissionInputError
+from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.core.transmission import Transmission
+from transmission_plugins.transmissions.pr2_elements import gripper_from_info
 
 #: Motor revolutions per radian (the C++ ``RAD2MR``).
 RAD2MR = 1.0 / (2.0 * math.pi)
@@ -579,11 +579,11 @@ class PR2GripperTransmission(Transmission):
         """
         Build the transmission and its wiring from a ``<transmission>`` record.
 
-        See :func:`transmission_plugins.transmissions._pr2_urdf.gripper_from_info` for the
+        See :func:`transmission_plugins.transmissions.pr2_elements.gripper_from_info` for the
         accepted XML and the missing-coefficient policy.
 
-        :param info: a :class:`~transmission_plugins.transmission_info.TransmissionInfo`
-        :returns: a :class:`~transmission_plugins.transmission_info.TransmissionWiring`
+        :param info: a :class:`~transmission_plugins.core.info.TransmissionInfo`
+        :returns: a :class:`~transmission_plugins.core.info.TransmissionWiring`
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """
         return gripper_from_info(cls, info)

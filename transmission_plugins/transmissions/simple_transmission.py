@@ -20,12 +20,12 @@ Lookup names: ``transmission_interface/SimpleTransmission`` (also the PR2 one).
 
 from typing import Any
 
-from transmission_plugins.checks import check_finite
-from transmission_plugins.checks import check_reduction
-from transmission_plugins.linear_transmission import LinearTransmission
-from transmission_plugins.transmission_info import TransmissionInfo
-from transmission_plugins.transmission_info import TransmissionWiring
-from transmission_plugins.urdf_reading import read_simple
+from transmission_plugins.core.checks import check_finite
+from transmission_plugins.core.checks import check_reduction
+from transmission_plugins.core.info import TransmissionInfo
+from transmission_plugins.core.info import TransmissionWiring
+from transmission_plugins.core.linear import LinearTransmission
+from transmission_plugins.core.records import read_simple
 
 
 class SimpleTransmission(LinearTransmission):

@@ -21,8 +21,8 @@ The maps are those of ``pr2_mechanism_model/src/wrist_transmission.cpp`` (PR2/pr
 
 from typing import Any
 
-from transmission_plugins.linear_transmission import CoupledTransmission
-from transmission_plugins.transmissions._pr2_urdf import wrist_from_info
+from transmission_plugins.core.linear import CoupledTransmission
+from transmission_plugins.transmissions.pr2_elements import wrist_from_info
 
 
 class WristTransmission(CoupledTransmission):
@@ -80,7 +80,7 @@ class WristTransmission(CoupledTransmission):
         Reads ``<rightActuator>``, ``<leftActuator>``, ``<flexJoint>`` and ``<rollJoint>``, each
         with ``name`` and a required ``mechanicalReduction`` attribute; anything else is an error.
 
-        :param info: a :class:`~transmission_plugins.transmission_info.TransmissionInfo`
+        :param info: a :class:`~transmission_plugins.core.info.TransmissionInfo`
         :returns: a ``TransmissionWiring`` with joints [flex, roll] and actuators [right, left]
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """

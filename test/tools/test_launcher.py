@@ -1,0 +1,380 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The launch file's node set, the config YAML and the launcher's process handling."""
+
+import ast
+import os
+import re
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+from transmission_plugins.ros.hardware_interface_node import PARAMETERS as HW_PARAMETERS
+from transmission_plugins.ros.mock_actuators_node import initial_joint_positions
+from transmission_plugins.ros.mock_actuators_node import PARAMETERS as MOCK_PARAMETERS
+from transmission_plugins.runtime.hardware_interface import HardwareInterface
+from transmission_plugins.tools import launcher
+from transmission_plugins.tools.launcher import LaunchConfigError
+import yaml
+
+#: A robot unrelated to the bundled example (RRBot-like): two joints, two simple transmissions.
+GENERIC_URDF = """<?xml version="1.0"?>
+<robot name="generic_arm">
+  <link name="base"/><link name="link1"/><link name="link2"/>
+  <joint name="joint1" type="revolute">
+    <parent link="base"/><child link="link1"/><axis xyz="0 0 1"/>
+    <limit lower="-1.5" upper="1.5" effort="10" velocity="2"/>
+  </joint>
+  <joint name="joint2" type="revolute">
+    <parent link="link1"/><child link="link2"/><axis xyz="0 1 0"/>
+    <limit lower="-2.0" upper="1.0" effort="10" velocity="2"/>
+  </joint>
+  <transmission name="trans1">
+    <type>transmission_interface/SimpleTransmission</type>
+    <joint name="joint1"><hardwareInterface>EffortJointInterface</hardwareInterface></joint>
+    <actuator name="motor1"><mechanicalReduction>50</mechanicalReduction></actuator>
+  </transmission>
+  <transmission name="trans2">
+    <type>transmission_interface/SimpleTransmission</type>
+    <joint name="joint2"><hardwareInterface>EffortJointInterface</hardwareInterface></joint>
+    <actuator name="motor2"><mechanicalReduction>-20</mechanicalReduction></actuator>
+  </transmission>
+</robot>
+"""
+
+
+def _check_node_parameters(specs):
+    """Apply the specs' parameters the way the nodes do; raise what the nodes would raise."""
+    by_name = {s.name: s.parameters for s in specs}
+    hw = by_name['transmission_hardware_interface']
+    robot = load_robot_transmissions(hw['robot_description'])
+    # as HardwareInterfaceNode.on_configure and MockActuatorsNode._build
+    core = HardwareInterface(robot, command_joints=list(hw.get('joints') or []))
+    mock = by_name['mock_actuators']
+    q = initial_joint_positions(robot, mock.get('initial_joint_names') or [],
+                                mock.get('initial_joint_positions') or [])
+    return robot, core, q
+
+
+@pytest.fixture(autouse=True)
+def no_robot_state_publisher(monkeypatch, tmp_path):
+    monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path / 'empty_prefix'))
+
+
+def test_default_node_set():
+    specs = launcher.node_specs()
+    assert [s.name for s in specs] == ['transmission_hardware_interface', 'mock_actuators']
+    hw, mock = specs
+    assert hw.executable == 'hardware_interface_node'
+    assert mock.executable == 'mock_actuators_node'
+    assert hw.module == 'transmission_plugins.ros.hardware_interface_node'
+    for s in specs:
+        assert s.package == 'transmission_plugins'
+        assert s.parameters['robot_description'].lstrip().startswith('<?xml')
+        assert '<transmission name="gripper_trans"' in s.parameters['robot_description']
+    assert hw.parameters['update_rate'] == 100.0
+    assert mock.parameters['rate'] == 200.0
+
+
+def test_default_config_fits_any_robot(tmp_path):
+    """The default config names no joint, so a robot other than the example starts."""
+    urdf = tmp_path / 'generic_arm.urdf'
+    urdf.write_text(GENERIC_URDF)
+    specs = launcher.node_specs(str(urdf))
+    assert [s.name for s in specs] == ['transmission_hardware_interface', 'mock_actuators']
+    robot, core, q = _check_node_parameters(specs)
+    assert core.command_joints == ['joint1', 'joint2']
+    assert q == pytest.approx([0.0, -0.5])   # the centre of each range
+
+
+def test_example_config_fits_the_example_robot():
+    specs = launcher.node_specs('', str(launcher.example_config_file()))
+    robot, core, q = _check_node_parameters(specs)
+    assert core.command_joints == ['pan_joint', 'shoulder_joint', 'elbow_joint',
+                                   'wrist_pitch_joint', 'wrist_roll_joint', 'gripper_joint']
+    assert q[robot.joint_names.index('gripper_joint')] == 0.08
+    assert np.isfinite(q).all()
+    config = launcher.load_config(launcher.example_config_file())
+    assert set(config['transmission_hardware_interface']) <= set(HW_PARAMETERS)
+    assert set(config['mock_actuators']) <= set(MOCK_PARAMETERS) | {'initial_joint_positions'}
+
+
+def test_example_urdf_is_a_plain_yaml_string():
+    """
+    ``-p robot_description:="$(xacro ...)"`` needs a plain YAML scalar.
+
+    rcl parses the value of ``-p`` as YAML: a ': ' (or ' #') anywhere, comments included, makes
+    it a mapping (or cuts it) and the node does not start.
+    """
+    text = launcher.read_description(launcher.default_description_file())
+    comments = re.findall(r'<!--(.*?)-->', text, re.S)
+    assert len(comments) > 3
+    assert [c for c in comments if ': ' in c or ' #' in c] == []
+    assert isinstance(yaml.safe_load(text), str)
+
+
+def test_bundled_config_documents_every_parameter_it_sets():
+    config = launcher.load_config(launcher.default_config_file())
+    assert set(config['transmission_hardware_interface']) <= set(HW_PARAMETERS)
+    assert set(config['mock_actuators']) <= set(MOCK_PARAMETERS) | {'initial_joint_positions'}
+    text = launcher.default_config_file().read_text()
+    for name in config['transmission_hardware_interface']:
+        before = text[:text.index(f'    {name}:')].rstrip().splitlines()[-1]
+        assert before.strip().startswith('#'), f'{name} has no comment'
+
+
+def test_without_mock_actuators_and_with_robot_state_publisher():
+    specs = launcher.node_specs(use_mock_actuators='false', robot_state_publisher=True)
+    assert [s.name for s in specs] == ['transmission_hardware_interface', 'robot_state_publisher']
+    rsp = specs[1]
+    assert rsp.module is None and rsp.package == 'robot_state_publisher'
+    assert rsp.parameters['publish_frequency'] == 50.0
+    assert 'robot_description' in rsp.parameters
+
+
+def test_robot_state_publisher_is_started_when_installed(monkeypatch, tmp_path):
+    exe = tmp_path / 'lib' / 'robot_state_publisher' / 'robot_state_publisher'
+    exe.parent.mkdir(parents=True)
+    exe.write_text('#!/bin/sh\n')
+    exe.chmod(0o755)
+    monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
+    assert launcher.robot_state_publisher_executable() == str(exe)
+    assert launcher.node_specs()[-1].name == 'robot_state_publisher'
+    cmd = launcher.command(launcher.node_specs()[-1], '/tmp/p.yaml')
+    assert cmd[0] == str(exe)
+
+
+def test_plain_urdf_and_custom_config(tmp_path):
+    urdf = tmp_path / 'r.urdf'
+    urdf.write_text('<robot name="r"/>')
+    cfg = tmp_path / 'c.yaml'
+    cfg.write_text(textwrap.dedent("""\
+        /**/transmission_hardware_interface:
+          ros__parameters:
+            update_rate: 1000
+        """))
+    hw = launcher.node_specs(str(urdf), str(cfg), False)[0]
+    assert hw.parameters == {'update_rate': 1000, 'robot_description': '<robot name="r"/>'}
+
+
+@pytest.mark.parametrize('text,match', [
+    ('[1, 2]', 'mapping of node names'),
+    ('node: {x: 1}', 'ros__parameters'),
+    ('node: {ros__parameters: 3}', 'ros__parameters'),
+    ('a: [', 'cannot read'),
+])
+def test_bad_config_files(tmp_path, text, match):
+    cfg = tmp_path / 'c.yaml'
+    cfg.write_text(text)
+    with pytest.raises(LaunchConfigError, match=match):
+        launcher.load_config(cfg)
+
+
+def test_bad_arguments(tmp_path):
+    with pytest.raises(LaunchConfigError, match='does not exist'):
+        launcher.node_specs(str(tmp_path / 'missing.urdf'))
+    with pytest.raises(LaunchConfigError, match='cannot read'):
+        launcher.node_specs('', str(tmp_path / 'missing.yaml'))
+    with pytest.raises(LaunchConfigError, match='true or false'):
+        launcher.node_specs(use_mock_actuators='maybe')
+    bad = tmp_path / 'bad.urdf.xacro'
+    bad.write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:nope/></robot>')
+    with pytest.raises(LaunchConfigError, match='xacro failed'):
+        launcher.node_specs(str(bad))
+
+
+def test_params_file_applies_in_any_namespace(tmp_path):
+    specs = launcher.node_specs()
+    path = launcher.write_params_file(specs, str(tmp_path))
+    doc = yaml.safe_load(open(path))
+    assert list(doc) == ['/**/transmission_hardware_interface', '/**/mock_actuators']
+    urdf = doc['/**/mock_actuators']['ros__parameters']['robot_description']
+    assert urdf == specs[1].parameters['robot_description']
+    cmd = launcher.command(specs[0], path, ['-r', '__ns:=/robot1'])
+    assert cmd[:3] == [sys.executable, '-m', 'transmission_plugins.ros.hardware_interface_node']
+    assert cmd[3:] == ['--ros-args', '-r', '__node:=transmission_hardware_interface',
+                       '--params-file', path, '-r', '__ns:=/robot1']
+
+
+def test_main_removes_its_parameters_file(tmp_path, monkeypatch):
+    """The parameters file (the whole URDF) lives in a private directory removed at exit."""
+    tmp = tmp_path / 'tmp'
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp))
+    urdf = tmp_path / 'generic_arm.urdf'
+    urdf.write_text(GENERIC_URDF)
+    seen = []
+
+    class FakeNodeSet:
+        def __init__(self, commands):
+            self.commands = commands
+
+        def start(self):
+            path = self.commands[0][1][self.commands[0][1].index('--params-file') + 1]
+            seen.append((path, os.path.isfile(path), os.stat(os.path.dirname(path)).st_mode))
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr(launcher, 'NodeSet', FakeNodeSet)
+    assert launcher.main([f'description_file:={urdf}']) == 0
+    (path, existed, mode), = seen
+    assert existed and path.startswith(str(tmp))
+    assert stat.S_IMODE(mode) == 0o700
+    assert list(tmp.iterdir()) == []
+
+
+def test_temporary_params_file_is_removed_when_the_process_exits(tmp_path):
+    """What the launch file uses: ros2 launch has no end-of-launch hook, so atexit cleans up."""
+    code = textwrap.dedent("""\
+        import os, sys
+        from transmission_plugins.tools import launcher
+        spec = launcher.NodeSpec('n', 'p', 'e', None, {'robot_description': '<robot/>'})
+        path = launcher.temporary_params_file([spec])
+        print(path, os.path.isfile(path), flush=True)
+        """)
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True,
+                         text=True, timeout=60, check=True).stdout.split()
+    assert out[1] == 'True' and out[0].startswith(str(tmp_path))
+    assert not os.path.exists(out[0])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_launch_file_declares_the_launcher_arguments_and_cleans_up():
+    """
+    Check ``launch/transmission_hardware.launch.py`` without importing ``launch``.
+
+    Its ``DeclareLaunchArgument`` names (literal, or iterated from ``LAUNCH_ARGUMENTS``) must be
+    the launcher's, and its parameters file must be the self-removing one.
+    """
+    path = launcher.package_file('launch', 'transmission_hardware.launch.py')
+    tree = ast.parse(path.read_text())
+    imported = {a.asname or a.name: n.module for n in ast.walk(tree)
+                if isinstance(n, ast.ImportFrom) for a in n.names}
+    assert imported.get('LAUNCH_ARGUMENTS') == 'transmission_plugins.tools.launcher'
+    declared = []
+    loops = {}   # comprehension variable -> the name it iterates over
+    for node in ast.walk(tree):
+        if isinstance(node, ast.comprehension):
+            it = node.iter
+            if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute):
+                it = it.func.value          # LAUNCH_ARGUMENTS.items() / .keys()
+            targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+            if isinstance(it, ast.Name) and isinstance(targets[0], ast.Name):
+                loops[targets[0].id] = it.id
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, 'id', '') == 'DeclareLaunchArgument':
+            first = node.args[0]
+            if isinstance(first, ast.Constant):
+                declared.append(first.value)
+            else:
+                assert loops.get(first.id) == 'LAUNCH_ARGUMENTS', ast.dump(first)
+                declared.extend(launcher.LAUNCH_ARGUMENTS)
+    assert sorted(declared) == sorted(launcher.LAUNCH_ARGUMENTS)
+    assert list(launcher.LAUNCH_ARGUMENTS) == ['description_file', 'config_file',
+                                               'use_mock_actuators']
+    # the values it reads are launch arguments
+    used = {n.slice.value for n in ast.walk(tree) if isinstance(n, ast.Subscript)
+            and isinstance(n.slice, ast.Constant) and getattr(n.value, 'id', '') == 'values'}
+    assert used == set(launcher.LAUNCH_ARGUMENTS)
+    calls = {n.func.id for n in ast.walk(tree)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    assert 'temporary_params_file' in calls and 'write_params_file' not in calls
+    assert imported['temporary_params_file'] == 'transmission_plugins.tools.launcher'
+
+
+def test_argument_parsing():
+    values, ros = launcher.parse_arguments(
+        ['description_file:=a.urdf', '--config-file', 'c.yaml', '--ros-args', '-r',
+         '__ns:=/x', '-p', 'update_rate:=5.0'])
+    assert values == {'description_file': 'a.urdf', 'config_file': 'c.yaml',
+                      'use_mock_actuators': 'true'}
+    assert ros == ['-r', '__ns:=/x', '-p', 'update_rate:=5.0']
+    with pytest.raises(SystemExit):
+        launcher.parse_arguments(['nonsense:=1'])
+
+
+def test_launch_config_error_is_a_transmission_error(tmp_path):
+    assert issubclass(LaunchConfigError, TransmissionError)
+    assert issubclass(LaunchConfigError, ValueError)
+    with pytest.raises(TransmissionError, match='does not exist'):
+        launcher.node_specs(str(tmp_path / 'missing.urdf'))
+
+
+def test_main_reports_bad_files(tmp_path, capsys):
+    assert launcher.main([f'description_file:={tmp_path}/none.urdf']) == 2
+    assert 'does not exist' in capsys.readouterr().err
+
+
+def test_node_set_exits_non_zero_when_a_node_dies():
+    nodes = launcher.NodeSet([
+        ('sleeper', [sys.executable, '-c', 'import time; time.sleep(30)']),
+        ('crasher', [sys.executable, '-c', 'import sys; sys.exit(3)'])], quiet=True)
+    nodes.start()
+    start = time.monotonic()
+    assert nodes.wait() == 1
+    assert time.monotonic() - start < 10.0
+    assert all(p.poll() is not None for _, p in nodes.processes)
+
+
+def test_node_set_stops_the_nodes_on_sighup():
+    """A closed terminal must not leave the nodes (in sessions of their own) running."""
+    nodes = launcher.NodeSet([
+        ('sleeper', [sys.executable, '-c', 'import time; time.sleep(30)'])], quiet=True)
+    nodes.start()
+    before = signal.getsignal(signal.SIGHUP)
+
+    def hang_up_once_handled():
+        # never hang up on pytest itself: only once wait() has installed its handler
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline:
+            if signal.getsignal(signal.SIGHUP) != before:
+                os.kill(os.getpid(), signal.SIGHUP)
+                return
+            time.sleep(0.01)
+
+    sender = threading.Thread(target=hang_up_once_handled, daemon=True)
+    sender.start()
+    start = time.monotonic()
+    assert nodes.wait() == 0
+    sender.join(1.0)
+    assert time.monotonic() - start < 10.0
+    assert all(p.poll() is not None for _, p in nodes.processes)
+    assert signal.getsignal(signal.SIGHUP) == before
+
+
+def test_node_set_stop_interrupts_then_kills():
+    nodes = launcher.NodeSet([
+        ('polite', [sys.executable, '-c', 'import time; time.sleep(30)']),
+        ('stubborn', [sys.executable, '-c',
+                      'import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); '
+                      'print("ready", flush=True); time.sleep(30)'])], quiet=True)
+    nodes.start()
+    time.sleep(0.5)
+    start = time.monotonic()
+    nodes.stop(timeout=1.0)
+    assert time.monotonic() - start < 5.0
+    codes = dict(nodes.dead())
+    assert codes['polite'] != 0 and codes['stubborn'] == -9

@@ -1,0 +1,118 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Small helpers to read URDF XML strictly, shared by the parser and by plugins.
+
+They work on ``xml.etree.ElementTree`` and ``lxml`` elements alike, match tags by namespace and
+local name, skip comments, and raise :class:`~transmission_plugins.BadValueError` or
+:class:`~transmission_plugins.IncompleteTransmissionError` naming the element path.
+"""
+
+import math
+from typing import Any
+from typing import Iterator
+from typing import List
+from typing import Optional
+
+from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import IncompleteTransmissionError
+
+
+def local_name(element: Any) -> str:
+    """Return the tag without its ``{namespace}``; '' for comments and processing instructions."""
+    tag = element.tag
+    if not isinstance(tag, str):
+        return ''
+    return tag.rsplit('}', 1)[-1]
+
+
+def namespace(element: Any) -> str:
+    """Return the ``{namespace}`` URI of the tag, or ''."""
+    tag = element.tag
+    if isinstance(tag, str) and tag.startswith('{'):
+        return tag[1:tag.index('}')]
+    return ''
+
+
+def children(element: Any, name: Optional[str] = None) -> List[Any]:
+    """Return the child elements, comments skipped, optionally only those named ``name``."""
+    return [c for c in element if local_name(c) and (name is None or local_name(c) == name)]
+
+
+def iter_children(element: Any) -> Iterator[Any]:
+    """Yield the element children, skipping comments."""
+    return iter(children(element))
+
+
+def child_path(parent_path: str, element: Any) -> str:
+    """Return ``parent_path/tag[@name='...']`` for ``element``."""
+    name = element.get('name')
+    tag = local_name(element)
+    return f"{parent_path}/{tag}[@name='{name}']" if name is not None else f'{parent_path}/{tag}'
+
+
+def source_line(element: Any) -> Optional[int]:
+    """Return the element's source line (lxml only), or None."""
+    return getattr(element, 'sourceline', None)
+
+
+def child_text(element: Any, name: str) -> Optional[str]:
+    """Return the stripped text of the first child with local ``name``, or None if absent."""
+    found = children(element, name)
+    if not found:
+        return None
+    return (found[0].text or '').strip()
+
+
+def parse_float(text: Optional[str], path: str, *, nonzero: bool = False,
+                positive: bool = False, line: Optional[int] = None) -> float:
+    """
+    Parse a URDF number strictly.
+
+    :param text: the text as written (stripped here)
+    :param path: element path for the message, including the attribute or child name
+    :param nonzero: reject 0 (reductions)
+    :param positive: reject values <= 0
+    :raises BadValueError: empty, non-numeric, NaN, infinite, zero or non-positive values
+    """
+    raw = '' if text is None else str(text).strip()
+    if raw == '':
+        raise BadValueError(path, 'expected a number, got an empty value', line)
+    try:
+        x = float(raw)
+    except ValueError:
+        raise BadValueError(path, f'expected a number, got {raw!r}', line) from None
+    if not math.isfinite(x):
+        raise BadValueError(path, f'expected a finite number, got {raw!r}', line)
+    if nonzero and x == 0.0:
+        raise BadValueError(path, f'expected a non-zero number (a reduction ratio cannot be '
+                                  f'zero), got {raw!r}', line)
+    if positive and x <= 0.0:
+        raise BadValueError(path, f'expected a number > 0, got {raw!r}', line)
+    return x
+
+
+def require_attribute(element: Any, attribute: str, path: str) -> str:
+    """
+    Return a non-empty attribute value.
+
+    :raises IncompleteTransmissionError: when it is missing or empty
+    """
+    value = element.get(attribute)
+    if value is None or not value.strip():
+        state = 'missing' if value is None else 'empty'
+        raise IncompleteTransmissionError(
+            path, f"attribute '{attribute}' is {state}", source_line(element))
+    return value.strip()

@@ -1,0 +1,115 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the URDF parser hands to transmission plugins, and what plugins hand back.
+
+The parser (:mod:`transmission_plugins.urdf.parser`) reads every dialect into
+:class:`TransmissionInfo` records: the standard ``<joint>`` and ``<actuator>`` children with
+their role, reduction, offset and interfaces, plus the raw element so that a plugin can read its
+own vendor tags (PR2 ``<gap_joint>``, ``<flexJoint>``...).  A plugin class turns one record into
+a :class:`TransmissionWiring` through its ``from_info`` classmethod.
+"""
+
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import Mapping
+from typing import NamedTuple
+from typing import Optional
+from typing import Tuple
+
+#: Dialects the parser recognises.
+DIALECT_ROS2_CONTROL = 'ros2_control'
+DIALECT_ROS1 = 'ros1'
+DIALECT_PR2 = 'pr2'
+
+
+@dataclass(frozen=True)
+class JointInfo:
+    """One ``<joint>`` child of a ``<transmission>``."""
+
+    name: str
+    role: Optional[str] = None
+    #: ``mechanicalReduction`` / ``mechanical_reduction``; None when not given
+    mechanical_reduction: Optional[float] = None
+    #: ``<offset>``; None when not given
+    offset: Optional[float] = None
+    #: normalised ``hardwareInterface`` names (ROS 1) or interface names (ros2_control)
+    interfaces: Tuple[str, ...] = ()
+    path: str = ''
+    line: Optional[int] = None
+    element: Any = field(default=None, compare=False, repr=False)
+    #: ros2_control ``read_only="true"``
+    read_only: bool = False
+
+
+@dataclass(frozen=True)
+class ActuatorInfo:
+    """One ``<actuator>`` child of a ``<transmission>``."""
+
+    name: str
+    role: Optional[str] = None
+    mechanical_reduction: Optional[float] = None
+    offset: Optional[float] = None
+    interfaces: Tuple[str, ...] = ()
+    #: Drake ``<drake:rotor_inertia value>`` or ros2_control ``<param name="rotor_inertia">``
+    rotor_inertia: Optional[float] = None
+    #: Drake ``<drake:gear_ratio value>`` or ``<param name="gear_ratio">``
+    gear_ratio: Optional[float] = None
+    #: ``<param name="effort_limit">`` / ``<drake:effort_limit value>`` (actuator units)
+    effort_limit: Optional[float] = None
+    #: Drake ``<drake:controller_gains p d>`` or params ``kp``/``kd``: (p, d)
+    controller_gains: Optional[Tuple[float, float]] = None
+    path: str = ''
+    line: Optional[int] = None
+    element: Any = field(default=None, compare=False, repr=False)
+    #: ros2_control ``read_only="true"``
+    read_only: bool = False
+    #: True for the actuator the parser adds to a transmission of a ros2_control
+    #: ``type="actuator"`` block that declares none (named after the block, role ``actuator1``)
+    implicit: bool = False
+
+
+@dataclass(frozen=True)
+class TransmissionInfo:
+    """One ``<transmission>`` element, whatever its dialect."""
+
+    name: str
+    #: the type as written (``<plugin>``, ``<type>`` or ``type=`` attribute)
+    type: str  # noqa: A003
+    joints: Tuple[JointInfo, ...] = ()
+    actuators: Tuple[ActuatorInfo, ...] = ()
+    dialect: str = DIALECT_ROS1
+    #: ``<param name=...>`` values (ros2_control)
+    params: Mapping[str, str] = field(default_factory=dict)
+    #: element path, e.g. ``/robot[@name='r']/transmission[@name='t']``
+    path: str = ''
+    line: Optional[int] = None
+    element: Any = field(default=None, compare=False, repr=False)
+    #: True when the parser may fall back to defaults for ill-defined values (lenient mode)
+    lenient: bool = field(default=False, compare=False)
+    #: ``<mechanicalReduction>`` written directly under ``<transmission>`` (PR2, old diffbot)
+    mechanical_reduction: Optional[float] = None
+    #: name and type of the enclosing ``<ros2_control>`` block (ros2_control dialect only)
+    block: Optional[str] = None
+    block_type: Optional[str] = None
+
+
+class TransmissionWiring(NamedTuple):
+    """A transmission and the names of its joints and actuators, in map order."""
+
+    transmission: Any
+    joint_names: Tuple[str, ...]
+    actuator_names: Tuple[str, ...]

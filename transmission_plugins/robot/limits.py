@@ -1,0 +1,147 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+r"""
+Joint limits seen from the actuators (and actuator effort limits seen from the joints).
+
+At a given position, velocity and effort maps are linear in the velocity or effort.  For an
+actuator :math:`a` whose velocity is :math:`\dot\theta_a = \sum_j K_{aj}\dot q_j`
+(:math:`K = \partial\theta/\partial q`), the largest :math:`|\dot\theta_a|` over the box
+:math:`|\dot q_j| \le \bar v_j` is
+
+.. math::
+
+    \bar{\dot\theta}_a = \sum_j |K_{aj}|\,\bar v_j
+
+(a corner of the box), and likewise :math:`\bar u_a = \sum_j |J_{ja}|\,\bar\tau_j` for efforts,
+since :math:`u = J^T\tau` (:func:`~.actuators.joint_to_actuator_effort_limit`).
+A zero coefficient contributes nothing even when the joint has no limit (:math:`0 \cdot \infty =
+0` here).  For nonlinear transmissions the coefficients depend on the position: they are
+evaluated at :data:`SAMPLES` joint positions spread along the diagonal of the joint position box
+and the **largest** bound is kept (samples where the map is not finite are ignored).  The result
+is the largest actuator velocity or effort that a motion or load inside the joint limits can
+demand; it does not guarantee that the joint limits hold.
+"""
+
+import math
+from typing import Tuple
+
+import numpy as np
+
+from transmission_plugins.core.transmission import Transmission
+from transmission_plugins.robot.actuators import actuator_to_joint_effort_limit
+from transmission_plugins.robot.actuators import joint_to_actuator_effort_limit
+
+#: Number of joint positions at which nonlinear maps are evaluated.
+SAMPLES = 33
+
+
+def joint_samples(tr: Transmission, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """
+    Return joint positions ``(S, M)`` at which to evaluate a transmission's maps.
+
+    Linear maps do not depend on the position: one sample (the box centre).  Nonlinear ones get
+    :data:`SAMPLES` points from ``lower`` to ``upper``; an infinite bound is replaced by the
+    other bound, or by 0 when both are infinite.
+    """
+    lo = np.where(np.isfinite(lower), lower, np.where(np.isfinite(upper), upper, 0.0))
+    hi = np.where(np.isfinite(upper), upper, lo)
+    if tr.is_linear():
+        return ((lo + hi) / 2.0)[None, :]
+    s = np.linspace(0.0, 1.0, SAMPLES)[:, None]
+    return lo + s * (hi - lo)
+
+
+def largest(samples: np.ndarray) -> np.ndarray:
+    """Return the largest value over the first axis of ``(S, n)`` (or ``(n,)``), NaN ignored."""
+    x = np.asarray(samples, dtype=np.float64)
+    if x.ndim == 1:
+        return np.where(np.isnan(x), math.inf, x)
+    ok = ~np.isnan(x)
+    out = np.where(ok, x, -math.inf).max(axis=0)
+    return np.where(ok.any(axis=0), out, math.inf)
+
+
+def _box(matrix: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    a = np.abs(matrix)
+    with np.errstate(invalid='ignore'):
+        return np.where(a == 0.0, 0.0, a * limit).sum(axis=-1)
+
+
+def actuator_limits(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
+                    velocity: np.ndarray,
+                    effort: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """
+    Map one transmission's joint limits to its actuators.
+
+    :param lower: joint lower position limits ``(M,)``
+    :param upper: joint upper position limits ``(M,)``
+    :param velocity: joint velocity limits ``(M,)``, >= 0, ``inf`` for none
+    :param effort: joint effort limits ``(M,)``, >= 0, ``inf`` for none
+    :returns: ``(actuator_lower, actuator_upper, velocity_limit, effort_limit)``, each ``(N,)``
+    """
+    q = None if tr.is_linear() else joint_samples(tr, lower, upper)
+    with np.errstate(all='ignore'):
+        jac = np.asarray(tr.joint_to_actuator_jacobian(q), dtype=np.float64)
+        vel = largest(_box(jac, velocity))
+        eff = largest(joint_to_actuator_effort_limit(tr, effort, q))
+    lo, hi = actuator_position_range(tr, lower, upper)
+    return lo, hi, vel, eff
+
+
+def actuator_position_range(tr: Transmission, lower: np.ndarray,
+                            upper: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    r"""
+    Return the actuator position range ``(lo, hi)`` reached inside the joint position box.
+
+    Linear: :math:`\theta = K(q - q_0)` is extremal at the box corners, so
+    :math:`\theta_a \in \sum_j [\min, \max](K_{aj}(l_j - q_{0j}), K_{aj}(u_j - q_{0j}))`.
+    Nonlinear: the extremes of the joint samples mapped through the transmission; ``-inf,
+    inf`` for an actuator whose position depends (non-zero Jacobian column at some sample) on a
+    joint with an infinite bound.
+    """
+    if tr.is_linear():
+        _, inv, q0 = tr.linear_map()  # type: ignore[attr-defined]
+        with np.errstate(invalid='ignore'):
+            a = np.where(inv == 0.0, 0.0, inv * (lower - q0)[None, :])
+            b = np.where(inv == 0.0, 0.0, inv * (upper - q0)[None, :])
+        return np.minimum(a, b).sum(axis=1), np.maximum(a, b).sum(axis=1)
+    q = joint_samples(tr, lower, upper)
+    with np.errstate(all='ignore'):
+        theta = tr.joint_to_actuator({'position': q})['position']  # type: ignore[index]
+        jac = np.asarray(tr.joint_to_actuator_jacobian(q), dtype=np.float64)
+    unbounded = ~(np.isfinite(lower) & np.isfinite(upper))
+    free = (jac[..., unbounded] != 0.0).any(axis=(0, -1)) | np.isnan(theta).all(axis=0)
+    ok = ~np.isnan(theta)
+    lo = np.where(ok, theta, math.inf).min(axis=0)
+    hi = np.where(ok, theta, -math.inf).max(axis=0)
+    return np.where(free, -math.inf, lo), np.where(free, math.inf, hi)
+
+
+def joint_effort_bound(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
+                       actuator_effort: np.ndarray) -> np.ndarray:
+    r"""
+    Return the joint efforts reachable with the actuator effort limits, ``(M,)``.
+
+    :math:`\bar\tau_j = \sum_a |B_{ja}|\,\bar u_a` with :math:`B` the actuator-to-joint effort
+    map (:func:`transmission_plugins.robot.actuators.actuator_to_joint_effort_limit`), taken at the
+    actuator positions of the joint samples for nonlinear transmissions.
+    """
+    theta = None
+    if not tr.is_linear():
+        with np.errstate(all='ignore'):
+            out = tr.joint_to_actuator({'position': joint_samples(tr, lower, upper)})
+        theta = out['position'] if out is not None else None
+    with np.errstate(all='ignore'):
+        return largest(actuator_to_joint_effort_limit(tr, actuator_effort, theta))

@@ -1,0 +1,294 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Node ``mock_actuators``: one simulated motor per actuator of the robot's transmissions.
+
+Each motor is an :class:`~transmission_plugins.robot.actuators.ActuatorSimulator` rotor: Drake's PD
+actuator with the URDF's rotor inertia, gear ratio, gains and effort limit.  The node publishes
+``actuator_states`` (position, velocity, applied effort) at ``rate`` and obeys
+``actuator_commands``.  The mode of each actuator named by a command follows the fields the
+message carries: **position** when it has positions, else **velocity** when it has velocities,
+else **effort**; velocity and effort values beside positions are ignored.  An actuator keeps
+its last command until a new one names it; at start every motor holds its initial position.
+
+Bad input never stops the node:
+
+* a ``robot_description`` message it cannot simulate (a loader error, or parameters such as
+  ``initial_joint_names`` that do not fit it) is logged and reported on ``/diagnostics``, and
+  the node waits for the next message;
+* a bad ``actuator_commands`` message is dropped, counted per reason and logged (throttled).
+
+A bad ``robot_description`` *parameter* cannot change while the node runs: the node logs why and
+exits with code 1.
+"""
+
+from collections import Counter
+import math
+import time
+from typing import Any
+from typing import List
+from typing import Optional
+from typing import Sequence
+
+from diagnostic_msgs.msg import DiagnosticArray
+import numpy as np
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from sensor_msgs.msg import JointState
+
+from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.ros.common import declare_parameters
+from transmission_plugins.ros.common import diagnostic_status
+from transmission_plugins.ros.common import parameter_value
+from transmission_plugins.ros.common import reliable_qos
+from transmission_plugins.ros.common import ROBOT_DESCRIPTION_PARAMETER
+from transmission_plugins.ros.common import run_node
+from transmission_plugins.ros.common import StartupFailed
+from transmission_plugins.ros.common import subscribe_description
+from transmission_plugins.ros.common import timer_callback
+from transmission_plugins.ros.common import to_msg_array
+
+NODE_NAME = 'mock_actuators'
+
+#: name -> (default, description); the node's parameter contract (README table).
+PARAMETERS = {
+    'robot_description': ROBOT_DESCRIPTION_PARAMETER,
+    'lenient': (False, 'load the URDF in lenient mode'),
+    'rate': (200.0, 'simulation and actuator_states rate in Hz'),
+    'damping': (0.0, 'viscous damping of every rotor, N m s/rad at the actuator'),
+    'bandwidth': (2.0 * math.pi * 10.0, 'rad/s; PD gains for actuators without '
+                                        'drake:controller_gains are critically damped at it'),
+    'qos_depth': (10, 'history depth of every topic'),
+    'initial_joint_names': ([], 'joints given an initial position (others start at the centre '
+                                'of their range)'),
+    'diagnostic_period': (1.0, 'seconds between /diagnostics messages; <= 0 disables them'),
+}
+
+#: Why an ``actuator_commands`` message is dropped; ``dropped.actuator_commands.<reason>``.
+DROP_REASONS = ('empty', 'unknown_names', 'duplicate_names', 'length_mismatch', 'non_finite')
+
+# diagnostic_msgs/DiagnosticStatus levels
+OK = 0
+WARN = 1
+ERROR = 2
+
+
+def initial_joint_positions(robot: Any, names: Sequence[str],
+                            values: Sequence[float]) -> np.ndarray:
+    """
+    Return the motors' initial joint positions, aligned with ``robot.joint_names``.
+
+    Joints start at the centre of their range, except ``names``, which start at ``values``.
+
+    :raises TransmissionValueError: the lengths differ, or a name is not a transmission joint
+    """
+    q = robot.default_joint_position()
+    names, values = list(names), list(values)
+    if len(values) != len(names):
+        raise TransmissionValueError(
+            'initial_joint_positions', values,
+            f'one value per initial_joint_names entry ({len(names)})')
+    for n, v in zip(names, values):
+        if n not in robot.joint_names:
+            raise TransmissionValueError('initial_joint_names', n,
+                                         f'one of the transmission joints {robot.joint_names}')
+        q[robot.joint_names.index(n)] = v
+    return q
+
+
+class MockActuatorsNode(Node):
+    """Simulate the robot's actuators and close the loop for the hardware interface."""
+
+    def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
+        super().__init__(node_name, **kwargs)
+        declare_parameters(self, PARAMETERS)
+        self.declare_parameter(
+            'initial_joint_positions', Parameter.Type.DOUBLE_ARRAY,
+            ParameterDescriptor(description='initial positions of initial_joint_names (rad or '
+                                            'm), same order'))
+        self.sim = None
+        self.robot = None
+        self._timer = None
+        self._last = 0.0
+        self._sub_description = None
+        #: drop reason -> count of dropped ``actuator_commands`` messages
+        self.dropped: Counter = Counter()
+        self.rejected_descriptions = 0
+        self.description_error = ''
+        self._depth = max(1, int(self._p('qos_depth')))
+        self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
+                                               reliable_qos(self._depth))
+        period = float(self._p('diagnostic_period'))
+        self._diag_timer = (self.create_timer(period, timer_callback(self._publish_diagnostics))
+                            if period > 0.0 else None)
+        description = self._p('robot_description')
+        if description:
+            try:
+                self._build(description)
+            except (TransmissionError, ValueError) as e:
+                self.get_logger().error(
+                    f'cannot simulate the robot_description parameter: {type(e).__name__}: {e}. '
+                    'Exiting; fix it, or leave it empty to wait for the robot_description topic')
+                raise StartupFailed(str(e)) from e
+        else:
+            self._sub_description = subscribe_description(self, self._on_description)
+
+    def _p(self, name: str) -> Any:
+        return parameter_value(self, name)
+
+    def _on_description(self, description: str) -> None:
+        """Build the simulation from a topic message; a bad one is logged, not fatal."""
+        if self.sim is not None:
+            self.get_logger().info('new robot_description ignored: the actuators are already '
+                                   'simulated (restart the node to change the robot)')
+            return
+        try:
+            self._build(description)
+        except (TransmissionError, ValueError) as e:
+            self.rejected_descriptions += 1
+            self.description_error = f'{type(e).__name__}: {e}'
+            self.get_logger().error(f'cannot simulate the robot_description received: '
+                                    f'{self.description_error}; waiting for the next one')
+            self._publish_diagnostics()
+            return
+        self.description_error = ''
+
+    def _build(self, description: str) -> None:
+        """
+        Load the transmissions and start the simulation.
+
+        Everything is validated before any publisher, subscription or timer is created, so a
+        failure leaves the node as it was.
+
+        :raises TransmissionError: the description or a parameter is unusable
+        """
+        from transmission_plugins.robot.actuators import ActuatorSimulator
+        from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+        robot = load_robot_transmissions(description, lenient=bool(self._p('lenient')))
+        if not robot.actuator_names:
+            raise TransmissionValueError('robot_description', 'no actuators',
+                                         'a URDF with at least one transmission')
+        rate = float(self._p('rate'))
+        if not rate > 0.0:
+            raise TransmissionValueError('rate', rate, 'a rate > 0 Hz')
+        models = [robot.actuator_models[n] for n in robot.actuator_names]
+        # min_inertia: let small rotors (the gripper's) keep their real inertia
+        sim = ActuatorSimulator(models, min_inertia=1e-7,
+                                damping=float(self._p('damping')),
+                                bandwidth=float(self._p('bandwidth')))
+        q = initial_joint_positions(robot, self._p('initial_joint_names'),
+                                    self._p('initial_joint_positions'))
+        a0 = np.asarray(robot.joint_to_actuator_arrays({'position': q})['position'])
+        a0 = np.where(np.isfinite(a0), a0, 0.0)
+        sim.reset(position=a0)
+        sim.set_command('position', a0)
+        self.robot, self.sim = robot, sim
+        self._index = {n: i for i, n in enumerate(robot.actuator_names)}
+        self._names = list(robot.actuator_names)
+        self._pub = self.create_publisher(JointState, 'actuator_states',
+                                          reliable_qos(self._depth))
+        self.create_subscription(JointState, 'actuator_commands', self._on_command,
+                                 reliable_qos(self._depth))
+        self._max_dt = 5.0 / rate
+        self._rate = rate
+        self._last = time.monotonic()
+        self._timer = self.create_timer(1.0 / rate, timer_callback(self._step))
+        self.get_logger().info(f'simulating {len(models)} actuators at {rate:g} Hz: '
+                               f'{", ".join(self._names)}')
+
+    def _drop(self, reason: str, detail: str) -> None:
+        self.dropped[reason] += 1
+        self.get_logger().warning(
+            f'dropped a message on actuator_commands ({reason}: {detail}); '
+            f'{sum(self.dropped.values())} dropped so far', throttle_duration_sec=1.0)
+
+    def _on_command(self, msg: JointState) -> None:
+        n = len(msg.name)
+        for mode, values in (('position', msg.position), ('velocity', msg.velocity),
+                             ('effort', msg.effort)):
+            if len(values):
+                break
+        else:
+            self._drop('empty', 'no position, velocity or effort values')
+            return
+        unknown = [name for name in msg.name if name not in self._index]
+        if unknown:
+            self._drop('unknown_names', f'unknown actuators {unknown[:5]}')
+            return
+        idx = [self._index[name] for name in msg.name]
+        if len(set(idx)) != n:
+            self._drop('duplicate_names', 'an actuator is named twice')
+            return
+        if len(values) != n or n == 0:
+            self._drop('length_mismatch', f'{len(values)} {mode} values for {n} names')
+            return
+        target = np.asarray(values, dtype=np.float64)
+        if not np.isfinite(target).all():
+            self._drop('non_finite', f'{mode} contains NaN or infinity')
+            return
+        full = np.full(len(self._names), np.nan)
+        full[idx] = target
+        self.sim.set_command(mode, full)
+
+    def _step(self) -> None:
+        now = time.monotonic()
+        dt = min(now - self._last, self._max_dt)
+        self._last = now
+        if dt > 0.0:
+            self.sim.step(dt)
+        s = self.sim.state()
+        msg = JointState()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.name = self._names
+        msg.position = to_msg_array(s['position'])
+        msg.velocity = to_msg_array(s['velocity'])
+        msg.effort = to_msg_array(s['effort'])
+        self._pub.publish(msg)
+
+    def _publish_diagnostics(self) -> None:
+        """Publish the node's status: what it simulates, rejected descriptions, drop counters."""
+        dropped = sum(self.dropped.values())
+        values = [('dropped_messages', str(dropped))]
+        values += [(f'dropped.actuator_commands.{r}', str(self.dropped[r]))
+                   for r in DROP_REASONS]
+        values.append(('rejected_descriptions', str(self.rejected_descriptions)))
+        if self.sim is not None:
+            level, message = OK, f'simulating {len(self._names)} actuators'
+            values += [('actuators', ', '.join(self._names)), ('rate', f'{self._rate:g}')]
+        elif self.description_error:
+            level = ERROR
+            message = f'robot_description rejected, waiting for the next one: ' \
+                      f'{self.description_error}'
+            values.append(('description_error', self.description_error))
+        else:
+            level, message = WARN, 'waiting for robot_description'
+        if self.sim is not None and dropped:
+            message += f'; {dropped} bad actuator_commands dropped'
+        msg = DiagnosticArray()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.status = [diagnostic_status(self.get_fully_qualified_name(), level, message,
+                                        NODE_NAME, values)]
+        self._diag_pub.publish(msg)
+
+
+def main(args: Optional[List[str]] = None) -> int:
+    """Run the node (``mock_actuators_node`` executable)."""
+    return run_node(lambda a: MockActuatorsNode(), args)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

@@ -1,0 +1,185 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+r"""
+Plot a transmission's maps to an image file with matplotlib (Agg backend, no display needed).
+
+* A nonlinear transmission with one actuator (the PR2 gripper) is swept over its actuator
+  position: panel 1 shows the first joint (the gap), panel 2 the other joints (finger angles;
+  identical curves are drawn once, joints that stay at 0 are left out), panel 3 the effort ratio
+  :math:`\tau_j / u` of the first joint (joint effort per unit actuator effort).
+* Any other transmission gets one panel per actuator: that actuator is swept with the others at
+  0, and every joint position is drawn against it.
+
+The default sweep is the actuator position range reached inside the joint limits, with
+unbounded joints limited to +-pi (rad) or +-1 (m).
+"""
+
+import math
+from typing import Any
+from typing import List
+from typing import Optional
+from typing import Sequence
+from typing import Tuple
+
+import numpy as np
+
+from transmission_plugins.core.exceptions import TransmissionFileError
+from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.robot.limits import actuator_position_range
+from transmission_plugins.robot.robot_transmissions import RobotTransmission
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+
+#: Points per sweep.
+POINTS = 400
+
+
+def _unit(robot: RobotTransmissions, joint: str, effort: bool = False) -> str:
+    j = robot.urdf_joints.get(joint)
+    if j is None:
+        return ''
+    if j.type == 'prismatic':
+        return 'N' if effort else 'm'
+    return 'N m' if effort else 'rad'
+
+
+def default_range(robot: RobotTransmissions,
+                  t: RobotTransmission) -> Tuple[np.ndarray, np.ndarray]:
+    """Return the actuator sweep ``(lo, hi)`` per actuator of ``t`` (see the module doc)."""
+    idx = [robot.joint_index[n] for n in t.joint_names]
+    lower, upper = robot.joint_lower[idx], robot.joint_upper[idx]
+    span = np.array([1.0 if _unit(robot, n) == 'm' else math.pi for n in t.joint_names])
+    lower = np.where(np.isfinite(lower), lower, -span)
+    upper = np.where(np.isfinite(upper), upper, span)
+    lo, hi = actuator_position_range(t.transmission, lower, upper)
+    lo = np.where(np.isfinite(lo), lo, -math.pi)
+    hi = np.where(np.isfinite(hi), hi, math.pi)
+    hi = np.where(hi > lo, hi, lo + 1.0)
+    return lo, hi
+
+
+def _groups(names: Sequence[str], curves: np.ndarray) -> List[Tuple[str, np.ndarray]]:
+    """Return (label, curve) with identical curves merged and all-zero curves dropped."""
+    out: List[Tuple[List[str], np.ndarray]] = []
+    for k, name in enumerate(names):
+        y = curves[:, k]
+        if not np.any(y):
+            continue
+        for labels, other in out:
+            if np.array_equal(y, other, equal_nan=True):
+                labels.append(name)
+                break
+        else:
+            out.append(([name], y))
+    return [(labels[0] if len(labels) == 1 else f'{labels[0]} (and {len(labels) - 1} more, '
+             'identical)', y) for labels, y in out]
+
+
+def plot_transmission(robot: RobotTransmissions, name: str, path: str,
+                      value_range: Optional[Tuple[float, float]] = None) -> None:
+    """
+    Draw the maps of transmission ``name`` and save the figure to ``path`` (PNG, SVG, PDF).
+
+    :param value_range: actuator position sweep ``(lo, hi)``; default :func:`default_range`
+    :raises UnknownNameError: (also a ``KeyError``) no such transmission
+    :raises TransmissionValueError: ``lo >= hi`` or not numbers, or a file type matplotlib
+        cannot write
+    :raises TransmissionFileError: (also an ``OSError``) the file cannot be written
+    """
+    import matplotlib
+    matplotlib.use('Agg')
+    from matplotlib import pyplot as plt
+
+    t = robot.transmission(name)
+    tr = t.transmission
+    n = tr.num_actuators()
+    if value_range is not None:
+        try:
+            lo, hi = np.full(n, float(value_range[0])), np.full(n, float(value_range[1]))
+        except (TypeError, ValueError, IndexError):
+            lo = hi = np.full(n, math.nan)
+        if not (np.isfinite(lo).all() and np.isfinite(hi).all() and lo[0] < hi[0]):
+            raise TransmissionValueError('value_range', value_range,
+                                         'two finite numbers (lo, hi) with lo < hi',
+                                         f'plot of {t.path}')
+    else:
+        lo, hi = default_range(robot, t)
+    title = f'{t.name} ({t.type})'
+    if not tr.is_linear() and n == 1:
+        fig = _plot_nonlinear(plt, robot, t, np.linspace(lo[0], hi[0], POINTS))
+    else:
+        fig = _plot_sweeps(plt, robot, t, lo, hi)
+    fig.suptitle(title)
+    fig.tight_layout()
+    try:
+        fig.savefig(path, dpi=100)
+    except OSError as e:
+        raise TransmissionFileError(str(path), f'cannot write the plot: {e.strerror or e}',
+                                    e.errno, e.strerror) from e
+    except ValueError as e:  # matplotlib: unsupported file type
+        raise TransmissionValueError('path', str(path), f'a file type matplotlib can write '
+                                     f'({e})', f'plot of {t.path}') from e
+    finally:
+        plt.close(fig)
+
+
+def _plot_nonlinear(plt: Any, robot: RobotTransmissions, t: RobotTransmission,
+                    theta: np.ndarray) -> Any:
+    tr = t.transmission
+    a = theta[:, None]
+    with np.errstate(all='ignore'):
+        out = tr.actuator_to_joint({'position': a, 'effort': np.ones_like(a)})
+    q, ratio = out['position'], out['effort']
+    motor = t.actuator_names[0]
+    fig, axes = plt.subplots(3, 1, figsize=(7, 8.5), sharex=True)
+    first = t.joint_names[0]
+    axes[0].plot(theta, q[:, 0], color='tab:blue')
+    axes[0].set_ylabel(f'{first} [{_unit(robot, first)}]')
+    axes[0].grid(True, alpha=0.3)
+    others = _groups(t.joint_names[1:], q[:, 1:])
+    for label, y in others:
+        axes[1].plot(theta, y, label=label)
+    unit = _unit(robot, t.joint_names[1]) if len(t.joint_names) > 1 else ''
+    axes[1].set_ylabel(f'other joints [{unit}]' if unit else 'other joints')
+    if others:
+        axes[1].legend(fontsize='small', loc='best')
+    axes[1].grid(True, alpha=0.3)
+    axes[2].plot(theta, ratio[:, 0], color='tab:red')
+    unit = _unit(robot, first, effort=True)
+    axes[2].set_ylabel(f'{first} effort{f" [{unit}]" if unit else ""}\nper unit {motor} effort')
+    axes[2].grid(True, alpha=0.3)
+    axes[2].set_xlabel(f'{motor} position')
+    return fig
+
+
+def _plot_sweeps(plt: Any, robot: RobotTransmissions, t: RobotTransmission, lo: np.ndarray,
+                 hi: np.ndarray) -> Any:
+    tr = t.transmission
+    n = tr.num_actuators()
+    fig, axes = plt.subplots(n, 1, figsize=(7, 3.2 * n + 0.6), squeeze=False)
+    for k, motor in enumerate(t.actuator_names):
+        sweep = np.linspace(lo[k], hi[k], POINTS)
+        a = np.zeros((POINTS, n))
+        a[:, k] = sweep
+        with np.errstate(all='ignore'):
+            q = tr.actuator_to_joint({'position': a})['position']
+        ax = axes[k, 0]
+        for j, joint in enumerate(t.joint_names):
+            unit = _unit(robot, joint)
+            ax.plot(sweep, q[:, j], label=f'{joint} [{unit}]' if unit else joint)
+        ax.set_xlabel(f'{motor} position (other actuators at 0)')
+        ax.set_ylabel('joint position')
+        ax.legend(fontsize='small')
+        ax.grid(True, alpha=0.3)
+    return fig

@@ -1,0 +1,248 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Strict readers of the PR2 ``pr2_mechanism_model`` vendor elements (gripper and wrist).
+
+Both read ``info.element`` (the raw ``<transmission>``), reject children and attributes they do
+not understand, and raise :class:`~transmission_plugins.UrdfTransmissionError`
+subclasses whose path names the element and, for attributes, ``/@attribute``.
+"""
+
+from typing import Any
+from typing import Dict
+from typing import List
+from typing import Sequence
+import warnings
+
+from transmission_plugins.core.elements import child_path
+from transmission_plugins.core.elements import children
+from transmission_plugins.core.elements import local_name
+from transmission_plugins.core.elements import parse_float
+from transmission_plugins.core.elements import require_attribute
+from transmission_plugins.core.elements import source_line
+from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import BrokenReferenceError
+from transmission_plugins.core.exceptions import IncompleteTransmissionError
+from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.core.info import TransmissionWiring
+
+#: Children of ``<transmission>`` consumed by the parser itself (ROS 1 ``<type>`` form).
+_PARSER_CHILDREN = ('type',)
+
+_GAP_JOINT_TAG = 'gap_joint'
+_PASSIVE_JOINT_TAG = 'passive_joint'
+_SIMULATED_JOINT_TAG = 'simulated_actuated_joint'
+_USE_SIMULATED_GRIPPER_TAG = 'use_simulated_gripper_joint'
+_ACTUATOR_TAG = 'actuator'
+_GAP_REDUCTION_ATTRIBUTE = 'mechanical_reduction'
+_SIMULATED_REDUCTION_ATTRIBUTE = 'simulated_reduction'
+_PASSIVE_ACTUATED_ATTRIBUTE = 'passive_actuated_joint'
+
+_WRIST_TAGS = ('rightActuator', 'leftActuator', 'flexJoint', 'rollJoint')
+_WRIST_REDUCTION_ATTRIBUTE = 'mechanicalReduction'
+
+
+def transmission_element(info: Any) -> Any:
+    """Return ``info.element`` or raise when the record carries no XML."""
+    if getattr(info, 'element', None) is None:
+        raise IncompleteTransmissionError(
+            info.path or info.name, f'the {info.type} plugin reads its vendor elements from the '
+            'raw <transmission> element, and this record has none', info.line)
+    return info.element
+
+
+def check_children(element: Any, path: str, allowed: Sequence[str]) -> None:
+    """
+    Reject child elements whose local name is not in ``allowed`` (comments are skipped).
+
+    :raises BadValueError: naming the unexpected child and the accepted ones
+    """
+    for child in children(element):
+        if local_name(child) not in allowed:
+            raise BadValueError(
+                child_path(path, child), f'unexpected element <{local_name(child)}>; '
+                f'expected only {", ".join("<" + a + ">" for a in allowed)}', source_line(child))
+
+
+def check_attributes(element: Any, path: str, allowed: Sequence[str]) -> None:
+    """
+    Reject attributes not in ``allowed``.
+
+    :raises BadValueError: naming the unexpected attribute and the accepted ones
+    """
+    for attribute in element.attrib:
+        if attribute not in allowed:
+            raise BadValueError(
+                f'{path}/@{attribute}', f'unexpected attribute {attribute!r}; expected only '
+                f'{", ".join(allowed)}', source_line(element))
+
+
+def one_child(element: Any, path: str, tag: str) -> Any:
+    """
+    Return the single child named ``tag``.
+
+    :raises IncompleteTransmissionError: when it is missing
+    :raises BadValueError: when it is given more than once
+    """
+    found = children(element, tag)
+    if not found:
+        raise IncompleteTransmissionError(path, f'missing <{tag}> element', source_line(element))
+    if len(found) > 1:
+        raise BadValueError(child_path(path, found[1]), f'<{tag}> is given {len(found)} times; '
+                            'expected exactly once', source_line(found[1]))
+    return found[0]
+
+
+def number(element: Any, path: str, attribute: str, *, nonzero: bool = False,
+           positive: bool = False) -> float:
+    """Return a required numeric attribute, parsed strictly."""
+    text = require_attribute(element, attribute, path)
+    return parse_float(text, f'{path}/@{attribute}', nonzero=nonzero, positive=positive,
+                       line=source_line(element))
+
+
+def _unique(names: List[str], paths: List[str], what: str) -> None:
+    seen: Dict[str, str] = {}
+    for name, path in zip(names, paths):
+        if name in seen:
+            raise BrokenReferenceError(
+                path, f'{what} {name!r} is already used by {seen[name]}')
+        seen[name] = path
+
+
+def _build(cls: Any, path: str, kwargs: Dict[str, Any]) -> Any:
+    try:
+        return cls(**kwargs)
+    except TransmissionValueError as e:
+        raise BadValueError(f'{path}/@{e.parameter}',
+                            f'expected {e.expected}, got {e.value!r}') from e
+
+
+def gripper_from_info(cls: Any, info: Any) -> TransmissionWiring:
+    """
+    Read a ``pr2_mechanism_model/PR2GripperTransmission`` element.
+
+    Accepted children: one ``<actuator name>``, one ``<gap_joint name mechanical_reduction
+    screw_reduction gear_ratio theta0 phi0 t0 L0 h a b r/>``, any number of ``<passive_joint
+    name/>``, at most one ``<simulated_actuated_joint name simulated_reduction
+    [passive_actuated_joint]/>`` and ``<use_simulated_gripper_joint/>`` (ignored, as in
+    diamondback and later).  Joint order: gap, passive joints in document order, then the
+    simulated screw joint and its slider when given.
+
+    Missing coefficients: ``mechanical_reduction`` is always required (the C++ fails without
+    it).  The C++ replaces each other missing coefficient by a PR2 alpha2 value with a warning;
+    a URDF that relies on that is almost surely describing a different gripper, so by default a
+    missing coefficient is an :class:`IncompleteTransmissionError` naming it and the value the
+    C++ would use.  With ``info.lenient`` the alpha2 value is used and a ``UserWarning`` naming
+    the attribute path is issued (the parser records it).
+
+    :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+    """
+    element = transmission_element(info)
+    path = info.path or f"transmission[@name='{info.name}']"
+    check_children(element, path, (_ACTUATOR_TAG, _GAP_JOINT_TAG, _PASSIVE_JOINT_TAG,
+                                   _SIMULATED_JOINT_TAG, _USE_SIMULATED_GRIPPER_TAG)
+                   + _PARSER_CHILDREN)
+
+    actuator = one_child(element, path, _ACTUATOR_TAG)
+    actuator_path = child_path(path, actuator)
+    actuator_name = require_attribute(actuator, 'name', actuator_path)
+    for child in children(actuator):
+        if local_name(child) in ('mechanicalReduction', 'mechanical_reduction'):
+            raise BadValueError(
+                child_path(actuator_path, child), f'<{local_name(child)}> is not read by the '
+                "PR2 gripper; put the reduction in <gap_joint mechanical_reduction='...'>",
+                source_line(child))
+
+    gap = one_child(element, path, _GAP_JOINT_TAG)
+    gap_path = child_path(path, gap)
+    check_attributes(gap, gap_path, ('name', _GAP_REDUCTION_ATTRIBUTE) + cls.COEFFICIENTS)
+    check_children(gap, gap_path, ())
+    gap_name = require_attribute(gap, 'name', gap_path)
+    kwargs: Dict[str, Any] = {
+        'mechanical_reduction': number(gap, gap_path, _GAP_REDUCTION_ATTRIBUTE, nonzero=True)}
+    for coefficient in cls.COEFFICIENTS:
+        if gap.get(coefficient) is None:
+            default = cls.ALPHA2_DEFAULTS[coefficient]
+            if not info.lenient:
+                raise IncompleteTransmissionError(
+                    f'{gap_path}/@{coefficient}', f'attribute {coefficient!r} is missing; the '
+                    f'C++ plugin would silently use the PR2 alpha2 value {default!r}, give it '
+                    'explicitly (or load leniently to accept that default)', source_line(gap))
+            warnings.warn(f'{gap_path}/@{coefficient}: attribute missing, using the PR2 alpha2 '
+                          f'value {default!r}', UserWarning, stacklevel=3)
+            kwargs[coefficient] = default
+        else:
+            kwargs[coefficient] = number(gap, gap_path, coefficient)
+
+    joint_names = [gap_name]
+    joint_paths = [gap_path]
+    for passive in children(element, _PASSIVE_JOINT_TAG):
+        passive_path = child_path(path, passive)
+        check_attributes(passive, passive_path, ('name',))
+        check_children(passive, passive_path, ())
+        joint_names.append(require_attribute(passive, 'name', passive_path))
+        joint_paths.append(passive_path)
+    kwargs['num_passive_joints'] = len(joint_names) - 1
+
+    simulated = children(element, _SIMULATED_JOINT_TAG)
+    if simulated:
+        sim = one_child(element, path, _SIMULATED_JOINT_TAG)
+        sim_path = child_path(path, sim)
+        check_attributes(sim, sim_path, ('name', _SIMULATED_REDUCTION_ATTRIBUTE,
+                                         _PASSIVE_ACTUATED_ATTRIBUTE))
+        check_children(sim, sim_path, ())
+        joint_names.append(require_attribute(sim, 'name', sim_path))
+        joint_paths.append(sim_path)
+        kwargs['simulated_reduction'] = number(sim, sim_path, _SIMULATED_REDUCTION_ATTRIBUTE,
+                                               positive=True)
+        if sim.get(_PASSIVE_ACTUATED_ATTRIBUTE) is not None:
+            joint_names.append(require_attribute(sim, _PASSIVE_ACTUATED_ATTRIBUTE, sim_path))
+            joint_paths.append(f'{sim_path}/@{_PASSIVE_ACTUATED_ATTRIBUTE}')
+        kwargs['num_simulated_joints'] = len(joint_names) - 1 - kwargs['num_passive_joints']
+    _unique(joint_names, joint_paths, 'joint')
+    transmission = _build(cls, gap_path, kwargs)
+    return TransmissionWiring(transmission, tuple(joint_names), (actuator_name,))
+
+
+def wrist_from_info(cls: Any, info: Any) -> TransmissionWiring:
+    """
+    Read a ``pr2_mechanism_model/WristTransmission`` element.
+
+    Accepted children, each exactly once with attributes ``name`` and ``mechanicalReduction``
+    (required, finite, non-zero): ``<rightActuator>``, ``<leftActuator>``, ``<flexJoint>``,
+    ``<rollJoint>``.  Joint order [flex, roll], actuator order [right, left].
+
+    :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+    """
+    element = transmission_element(info)
+    path = info.path or f"transmission[@name='{info.name}']"
+    check_children(element, path, _WRIST_TAGS + _PARSER_CHILDREN)
+    names: List[str] = []
+    paths: List[str] = []
+    reductions: List[float] = []
+    for tag in _WRIST_TAGS:
+        child = one_child(element, path, tag)
+        child_p = child_path(path, child)
+        check_attributes(child, child_p, ('name', _WRIST_REDUCTION_ATTRIBUTE))
+        check_children(child, child_p, ())
+        names.append(require_attribute(child, 'name', child_p))
+        paths.append(child_p)
+        reductions.append(number(child, child_p, _WRIST_REDUCTION_ATTRIBUTE, nonzero=True))
+    _unique(names[:2], paths[:2], 'actuator')
+    _unique(names[2:], paths[2:], 'joint')
+    transmission = _build(cls, path, {'actuator_reduction': reductions[:2],
+                                      'joint_reduction': reductions[2:]})
+    return TransmissionWiring(transmission, tuple(names[2:]), tuple(names[:2]))

@@ -1,0 +1,628 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Read the ``<transmission>`` elements of a URDF, whatever their dialect, into records.
+
+:func:`read_urdf_text` turns XML text, a file or a ``.xacro`` file into XML text;
+:func:`parse_transmissions` turns that text into :class:`ParseResult` with one
+:class:`~transmission_plugins.core.info.TransmissionInfo` per transmission.  Turning a
+record into a working transmission is the plugins' job (:mod:`~transmission_plugins.plugins`).
+
+Dialects, told apart per transmission:
+
+* ``ros2_control``: a ``<transmission>`` inside a ``<ros2_control>`` block; type in ``<plugin>``,
+  ``role`` attributes, ``<mechanical_reduction>``/``<offset>`` on joints and actuators,
+  ``<param name>`` children, ``read_only`` attributes.  Its joints must be ``<joint>``s of the
+  block; in a ``type="actuator"`` block it drives exactly one joint and, when it names no
+  ``<actuator>``, gets an implicit one named after the block with role ``actuator1``.
+* ``ros1``: a robot-level ``<transmission>`` with a ``<type>`` element (it wins over a ``type``
+  attribute that disagrees, as in the Husky description); ``<hardwareInterface>`` names are
+  normalised to carry the ``hardware_interface/`` prefix; ``<role>`` child elements.
+* ``pr2``: a robot-level ``<transmission>`` typed only by its ``type`` attribute (with or without
+  the ``pr2_mechanism_model/`` prefix); ``<mechanicalReduction>`` may sit directly under the
+  ``<transmission>``; vendor children (``<gap_joint>``, ``<flexJoint>``...) stay in
+  ``info.element`` for the plugin.
+
+Which transmissions are read (``source``): ``'auto'`` (default) reads the ``<ros2_control>``
+transmissions when at least one block has some, like ros2_control does, and the robot-level ones
+otherwise, like ROS 1 and gazebo_ros_control do; ``'ros2_control'``, ``'robot'`` and ``'all'``
+force a choice.  Only top-level ``<joint>`` elements of the URDF namespace are joints of the
+robot (not the Gazebo ``<joint:slider>`` of the PR2 or a ``<joint>`` nested in ``<gazebo>``).
+
+Strict mode (default) raises an :class:`~transmission_plugins.UrdfTransmissionError`
+subclass naming the element path and the bad value for: a missing or empty name or type, a
+non-numeric, NaN, infinite or zero reduction, a bad offset, an empty ``<hardwareInterface>``, a
+value given twice, a ros2_control joint that is not in its block, and a transmission name used
+again with a different mapping.  Lenient mode replaces an ill-defined reduction by 1.0 and an
+ill-defined offset by 0.0, skips a transmission it cannot read, and records a warning for each;
+it keeps records that reuse a name, and :func:`~.plugin_loader.build_transmissions` keeps the
+first of them that builds (so an unknown type does not shadow a good transmission).
+Exact duplicates (same name and mapping, e.g. Franka's one per hardware interface) are merged with
+a warning in both modes.
+"""
+
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+import os
+from pathlib import Path
+import re
+from typing import Any
+from typing import Dict
+from typing import List
+from typing import Optional
+from typing import Sequence
+from typing import Tuple
+from typing import Union
+
+from lxml import etree
+
+from transmission_plugins.core.elements import local_name
+from transmission_plugins.core.elements import namespace
+from transmission_plugins.core.elements import parse_float
+from transmission_plugins.core.elements import require_attribute
+from transmission_plugins.core.elements import source_line
+from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import BrokenReferenceError
+from transmission_plugins.core.exceptions import IncompleteTransmissionError
+from transmission_plugins.core.exceptions import TransmissionFileError
+from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.core.exceptions import UrdfTransmissionError
+from transmission_plugins.core.info import ActuatorInfo
+from transmission_plugins.core.info import DIALECT_PR2
+from transmission_plugins.core.info import DIALECT_ROS1
+from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
+from transmission_plugins.core.info import JointInfo
+from transmission_plugins.core.info import TransmissionInfo
+
+#: ``source`` values of :func:`parse_transmissions`.
+SOURCE_AUTO = 'auto'
+SOURCE_ROS2_CONTROL = 'ros2_control'
+SOURCE_ROBOT = 'robot'
+SOURCE_ALL = 'all'
+SOURCES = (SOURCE_AUTO, SOURCE_ROS2_CONTROL, SOURCE_ROBOT, SOURCE_ALL)
+
+#: Defaults that lenient mode puts in place of ill-defined values (ros2_control's defaults).
+DEFAULT_REDUCTION = 1.0
+DEFAULT_OFFSET = 0.0
+
+ROBOT_TAG = 'robot'
+ROS2_CONTROL_TAG = 'ros2_control'
+TRANSMISSION_TAG = 'transmission'
+JOINT_TAG = 'joint'
+ACTUATOR_TAG = 'actuator'
+TYPE_TAG = 'type'
+PLUGIN_TAG = 'plugin'
+PARAM_TAG = 'param'
+ROLE_TAG = 'role'
+OFFSET_TAG = 'offset'
+HARDWARE_INTERFACE_TAG = 'hardwareInterface'
+#: ROS 1 spelling first, ros2_control spelling second; both are read in every dialect.
+REDUCTION_TAGS = ('mechanicalReduction', 'mechanical_reduction')
+HARDWARE_INTERFACE_PREFIX = 'hardware_interface/'
+
+#: Children and attributes of ``<joint>`` / ``<actuator>`` that the parser reads itself.
+JOINT_CHILDREN = (ROLE_TAG, OFFSET_TAG, HARDWARE_INTERFACE_TAG) + REDUCTION_TAGS
+JOINT_ATTRIBUTES = ('name', 'role', 'read_only')
+#: Drake actuator tags (``<drake:rotor_inertia value>``..., matched by local name) and
+#: ros2_control ``<param>`` names of an ``<actuator>``, read by
+#: :func:`~.actuators.read_actuator_extensions` into :class:`ActuatorInfo`.
+DRAKE_ACTUATOR_TAGS = ('rotor_inertia', 'gear_ratio', 'controller_gains', 'effort_limit')
+ACTUATOR_PARAMS = ('rotor_inertia', 'gear_ratio', 'effort_limit', 'kp', 'kd')
+
+_XML_DECLARATION_ENCODING = re.compile(
+    r'^(<\?xml[^>]*?)\s+encoding\s*=\s*(["\'])[^"\']*\2', re.DOTALL)
+_XML_DECLARATION_ENCODING_BYTES = re.compile(
+    rb'^\s*<\?xml[^>]*?encoding\s*=\s*["\']([A-Za-z0-9._-]+)["\']', re.DOTALL)
+
+
+@dataclass
+class ParseResult:
+    """What :func:`parse_transmissions` found in a URDF."""
+
+    #: the transmissions read, in document order (exact duplicates merged)
+    transmissions: List[TransmissionInfo]
+    #: merged duplicates, ignored robot-level transmissions, lenient-mode replacements and skips
+    warnings: List[str]
+    #: ``<robot name>`` ('' when absent)
+    robot_name: str
+    #: names of the top-level ``<joint>`` elements, in document order
+    joint_names: List[str]
+    #: where the transmissions came from: ``'ros2_control'``, ``'robot'`` or ``'all'``
+    source: str
+    lenient: bool = False
+    #: all ``<transmission>`` elements of the document, robot level and ros2_control blocks
+    element_count: int = 0
+    #: the parsed ``<robot>`` element (lxml)
+    root: Any = field(default=None, repr=False, compare=False)
+
+
+class _Context:
+    """Parse-wide state: lenient flag, warnings, the URDF namespace."""
+
+    def __init__(self, lenient: bool, urdf_namespace: str) -> None:
+        self.lenient = lenient
+        self.ns = urdf_namespace
+        self.warnings: List[str] = []
+
+    def warn(self, path: str, message: str, line: Optional[int] = None) -> None:
+        where = f' (line {line})' if line else ''
+        self.warnings.append(f'{path}{where}: {message}')
+
+    def children(self, element: Any, name: Optional[str] = None) -> List[Any]:
+        """Return the URDF-namespace child elements, optionally only those named ``name``."""
+        return [c for c in element if local_name(c) and namespace(c) == self.ns
+                and (name is None or local_name(c) == name)]
+
+
+# ---------------------------------------------------------------------------------- input
+def read_urdf_text(urdf: Union[str, bytes, 'os.PathLike[str]'],
+                   xacro_mappings: Optional[Dict[str, str]] = None) -> str:
+    """
+    Return the XML text of a URDF given as text, as a file path or as a ``.xacro`` file path.
+
+    A ``str`` whose first non-blank character is ``<`` is XML text and returned unchanged;
+    ``bytes`` are decoded (BOM or XML declaration encoding, else UTF-8); anything else is a path.
+    A path ending in ``.xacro`` is expanded with the xacro package (``xacro_mappings`` are its
+    ``name:=value`` arguments).
+
+    :raises TransmissionFileError: (also an ``OSError``) the path is empty, the file is missing,
+        a directory or unreadable, or the xacro package is not installed
+    :raises BadValueError: the bytes cannot be decoded or xacro fails
+    """
+    if isinstance(urdf, bytes):
+        return _decode(urdf, '<bytes>')
+    if isinstance(urdf, str) and urdf.lstrip('\ufeff \t\r\n').startswith('<'):
+        return urdf
+    if isinstance(urdf, str) and not urdf.strip():
+        raise TransmissionFileError(urdf, 'the URDF is empty: expected XML text (starting with '
+                                    "'<') or a file path")
+    path = Path(os.fspath(urdf))
+    if path.suffix == '.xacro':
+        return _expand_xacro(path, xacro_mappings)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise _file_error(str(path), 'cannot read the URDF file', e) from e
+    return _decode(data, str(path))
+
+
+def _file_error(filename: str, what: str, e: OSError) -> TransmissionFileError:
+    reason = e.strerror or str(e)
+    hint = (" (a URDF given as text must start with '<')"
+            if isinstance(e, FileNotFoundError) and not filename.endswith('.xacro') else '')
+    return TransmissionFileError(filename, f'{what}: {reason}{hint}', e.errno, e.strerror)
+
+
+def _decode(data: bytes, where: str) -> str:
+    if data.startswith(b'\xef\xbb\xbf'):
+        encoding = 'utf-8-sig'
+    elif data.startswith((b'\xff\xfe', b'\xfe\xff')):
+        encoding = 'utf-16'
+    else:
+        match = _XML_DECLARATION_ENCODING_BYTES.match(data)
+        encoding = match.group(1).decode('ascii') if match else 'utf-8'
+    try:
+        return data.decode(encoding)
+    except (LookupError, UnicodeDecodeError) as e:
+        raise BadValueError(where, f'cannot decode the URDF as {encoding}: {e}') from e
+
+
+def _expand_xacro(path: Path, mappings: Optional[Dict[str, str]]) -> str:
+    try:
+        with open(path, 'rb'):  # the reasons xacro would give less clearly
+            pass
+    except OSError as e:
+        raise _file_error(str(path), 'cannot read the xacro file', e) from e
+    try:
+        import xacro
+    except ImportError as e:
+        raise TransmissionFileError(str(path), f'cannot expand the xacro file: the xacro package '
+                                    f'is not installed ({e})') from e
+    try:
+        document = xacro.process_file(str(path), mappings=dict(mappings or {}))
+        return document.toxml()
+    except Exception as e:  # xacro raises XacroException, NameError, expat errors...
+        raise BadValueError(str(path), f'xacro cannot expand the file: {e}') from e
+
+
+def parse_xml(xml_text: Union[str, bytes]) -> Any:
+    """
+    Parse URDF text into an lxml element, safely (no entity expansion, no network).
+
+    A ``str`` may carry an XML declaration with an ``encoding`` (it is ignored: the text is
+    already decoded); blanks before the declaration are tolerated.
+
+    :raises BadValueError: the text is not well-formed XML
+    """
+    if isinstance(xml_text, str):
+        text = _XML_DECLARATION_ENCODING.sub(r'\1', xml_text.lstrip('\ufeff \t\r\n'), count=1)
+        data = text.encode('utf-8')
+    elif isinstance(xml_text, bytes):
+        data = xml_text.lstrip()
+    else:
+        raise TypeError(f'expected URDF text (str or bytes), got {type(xml_text).__name__}')
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
+                             huge_tree=False)
+    try:
+        return etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as e:
+        raise BadValueError('/', f'the URDF is not well-formed XML: {e}',
+                            getattr(e, 'lineno', None)) from e
+
+
+# ---------------------------------------------------------------------------------- parsing
+def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
+                        source: str = SOURCE_AUTO) -> ParseResult:
+    """
+    Read every ``<transmission>`` of a URDF into :class:`TransmissionInfo` records.
+
+    :param xml_text: the URDF XML (see :func:`read_urdf_text` for files and xacro)
+    :param lenient: replace ill-defined reductions (1.0) and offsets (0.0) and skip unreadable
+        transmissions, with a warning each, instead of raising
+    :param source: ``'auto'``, ``'ros2_control'``, ``'robot'`` or ``'all'`` (module docstring)
+    :returns: the records, warnings, robot name and top-level joint names
+    :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+    """
+    if source not in SOURCES:
+        raise TransmissionValueError('source', source, f'one of {", ".join(SOURCES)}',
+                                     'parse_transmissions')
+    root = parse_xml(xml_text)
+    ctx = _Context(lenient, namespace(root))
+    if local_name(root) != ROBOT_TAG:
+        raise BadValueError(f'/{local_name(root)}', f'expected a <robot> root element, got '
+                            f'<{local_name(root)}>', source_line(root))
+    robot_name = root.get('name') or ''
+    robot_path = _element_path('', root, 1)
+    top = ctx.children(root)
+    joint_names = [j.get('name') for j in top if local_name(j) == JOINT_TAG and j.get('name')]
+
+    # (transmission element, enclosing block or None, its path, the block's path)
+    robot_level: List[Tuple[Any, Any, str, str]] = []
+    in_blocks: List[Tuple[Any, Any, str, str]] = []
+    ordered: List[Tuple[Any, Any, str, str]] = []
+    robot_count = 0
+    block_count = 0
+    for element in top:
+        if local_name(element) == TRANSMISSION_TAG:
+            robot_count += 1
+            item = (element, None, _element_path(robot_path, element, robot_count), '')
+            robot_level.append(item)
+            ordered.append(item)
+        elif local_name(element) == ROS2_CONTROL_TAG:
+            block_count += 1
+            block_path = _element_path(robot_path, element, block_count)
+            for i, t in enumerate(ctx.children(element, TRANSMISSION_TAG), 1):
+                item = (t, element, _element_path(block_path, t, i), block_path)
+                in_blocks.append(item)
+                ordered.append(item)
+
+    if source == SOURCE_AUTO:
+        source = SOURCE_ROS2_CONTROL if in_blocks else SOURCE_ROBOT
+        if in_blocks and robot_level:
+            ctx.warn(robot_path, f'{len(robot_level)} robot-level <transmission> element(s) '
+                     'ignored because <ros2_control> blocks declare transmissions (as '
+                     "ros2_control does); use source='robot' or 'all' to read them")
+    selected = {SOURCE_ROS2_CONTROL: in_blocks, SOURCE_ROBOT: robot_level,
+                SOURCE_ALL: ordered}[source]
+
+    infos: List[TransmissionInfo] = []
+    for element, block, path, block_path in selected:
+        try:
+            infos.append(_parse_transmission(element, block, path, block_path, ctx))
+        except UrdfTransmissionError as e:
+            if not lenient:
+                raise
+            ctx.warnings.append(f'skipped (lenient mode): {e}')
+    infos = _merge_duplicates(infos, ctx)
+    if infos and not joint_names:
+        ctx.warn(robot_path, 'the robot declares no <joint>; the joint names used by '
+                 'transmissions cannot be checked')
+    return ParseResult(infos, ctx.warnings, robot_name, joint_names, source, lenient,
+                       len(in_blocks) + len(robot_level), root)
+
+
+def _element_path(parent_path: str, element: Any, index: int) -> str:
+    """Return ``parent/tag[@name='n']``, or ``parent/tag[i]`` (1-based) for an unnamed one."""
+    tag = local_name(element)
+    name = element.get('name')
+    if name:
+        quote = "'" if "'" not in name else '"'
+        return f'{parent_path}/{tag}[@name={quote}{name}{quote}]'
+    return f'{parent_path}/{tag}[{index}]'
+
+
+def _children_paths(parent_path: str, elements: Sequence[Any]) -> List[Tuple[Any, str]]:
+    return [(e, _element_path(parent_path, e, i)) for i, e in enumerate(elements, 1)]
+
+
+def _single(ctx: _Context, element: Any, path: str, tag: str) -> Optional[Any]:
+    """Return the only child named ``tag``, None when absent; raise when given twice."""
+    found = ctx.children(element, tag)
+    if len(found) > 1:
+        raise BadValueError(f'{path}/{tag}', f'<{tag}> is given {len(found)} times; expected '
+                            'at most once', source_line(found[1]))
+    return found[0] if found else None
+
+
+def _single_of(ctx: _Context, element: Any, path: str, tags: Sequence[str]) -> Optional[Any]:
+    """Return the only child named one of ``tags`` (spellings of one value)."""
+    found = [c for c in ctx.children(element) if local_name(c) in tags]
+    if len(found) > 1:
+        spelled = ', '.join(f'<{local_name(c)}>' for c in found)
+        raise BadValueError(f'{path}/{local_name(found[1])}', f'the value is given '
+                            f'{len(found)} times ({spelled}); expected at most once',
+                            source_line(found[1]))
+    return found[0] if found else None
+
+
+def _text(element: Any) -> str:
+    return (element.text or '').strip()
+
+
+def _number(ctx: _Context, text: str, path: str, line: Optional[int], *, default: float,
+            nonzero: bool = False) -> float:
+    """Parse strictly; in lenient mode fall back to ``default`` with a warning."""
+    try:
+        return parse_float(text, path, nonzero=nonzero, line=line)
+    except BadValueError as e:
+        if not ctx.lenient:
+            raise
+        ctx.warn(e.path, f'{e.message}; using the default {default!r} (lenient mode)', line)
+        return default
+
+
+def _read_type(ctx: _Context, element: Any, path: str, in_block: bool) -> Tuple[str, str]:
+    """Return ``(dialect, type)`` of a transmission element."""
+    type_element = _single(ctx, element, path, TYPE_TAG)
+    plugin_element = _single(ctx, element, path, PLUGIN_TAG)
+    attribute = element.get('type')
+    if in_block:
+        if plugin_element is not None:
+            text = _text(plugin_element)
+            if not text:
+                raise IncompleteTransmissionError(f'{path}/{PLUGIN_TAG}', 'the <plugin> element '
+                                                  'is empty', source_line(plugin_element))
+            return DIALECT_ROS2_CONTROL, text
+        fallback = _text(type_element) if type_element is not None else (attribute or '').strip()
+        if fallback and ctx.lenient:
+            ctx.warn(path, f'no <plugin> element; using the ROS 1 type {fallback!r} '
+                     '(lenient mode)', source_line(element))
+            return DIALECT_ROS2_CONTROL, fallback
+        hint = (' (inside <ros2_control> the type is read from <plugin>, not from <type> or a '
+                'type attribute)' if fallback else '')
+        raise IncompleteTransmissionError(path, f'missing <plugin> element{hint}',
+                                          source_line(element))
+    if type_element is not None:
+        text = _text(type_element)
+        if not text:
+            raise IncompleteTransmissionError(f'{path}/{TYPE_TAG}', 'the <type> element is '
+                                              'empty', source_line(type_element))
+        if attribute is not None and attribute.strip() != text:
+            ctx.warn(path, f'type attribute {attribute!r} and <type> element {text!r} '
+                     'disagree; using the element', source_line(element))
+        return DIALECT_ROS1, text
+    if attribute is not None:
+        if not attribute.strip():
+            raise IncompleteTransmissionError(f'{path}/@type', "attribute 'type' is empty",
+                                              source_line(element))
+        return DIALECT_PR2, attribute.strip()
+    if plugin_element is not None and _text(plugin_element) and ctx.lenient:
+        ctx.warn(path, 'robot-level transmission typed by <plugin>; using it (lenient mode)',
+                 source_line(element))
+        return DIALECT_ROS1, _text(plugin_element)
+    raise IncompleteTransmissionError(path, 'missing <type> element (or type attribute)',
+                                      source_line(element))
+
+
+def _read_role(ctx: _Context, element: Any, path: str) -> Optional[str]:
+    attribute = element.get('role')
+    role_element = _single(ctx, element, path, ROLE_TAG)
+    if role_element is None:
+        return attribute.strip() if attribute is not None else None
+    text = _text(role_element)
+    if attribute is not None and attribute.strip() != text:
+        raise BadValueError(f'{path}/{ROLE_TAG}', f'role attribute {attribute!r} and <role> '
+                            f'element {text!r} disagree', source_line(role_element))
+    return text
+
+
+def _read_bool(element: Any, path: str, attribute: str) -> bool:
+    value = element.get(attribute)
+    if value is None:
+        return False
+    if value.strip().lower() in ('true', '1'):
+        return True
+    if value.strip().lower() in ('false', '0'):
+        return False
+    raise BadValueError(f'{path}/@{attribute}', f"expected 'true' or 'false', got {value!r}",
+                        source_line(element))
+
+
+def _read_interfaces(ctx: _Context, element: Any, path: str) -> Tuple[str, ...]:
+    names: List[str] = []
+    for child in ctx.children(element, HARDWARE_INTERFACE_TAG):
+        text = _text(child)
+        if not text:
+            if not ctx.lenient:
+                raise BadValueError(f'{path}/{HARDWARE_INTERFACE_TAG}', 'the '
+                                    '<hardwareInterface> element is empty', source_line(child))
+            ctx.warn(f'{path}/{HARDWARE_INTERFACE_TAG}', 'empty <hardwareInterface> ignored '
+                     '(lenient mode)', source_line(child))
+            continue
+        if '/' not in text:
+            text = HARDWARE_INTERFACE_PREFIX + text
+        if text not in names:
+            names.append(text)
+    return tuple(names)
+
+
+def _read_value(ctx: _Context, element: Any, path: str, tags: Sequence[str], *,
+                default: float, nonzero: bool) -> Optional[float]:
+    child = _single_of(ctx, element, path, tags)
+    if child is None:
+        return None
+    return _number(ctx, _text(child), f'{path}/{local_name(child)}', source_line(child),
+                   default=default, nonzero=nonzero)
+
+
+def _read_end(ctx: _Context, element: Any, path: str) -> Dict[str, Any]:
+    """Read what ``<joint>`` and ``<actuator>`` have in common."""
+    return {
+        'name': require_attribute(element, 'name', path),
+        'role': _read_role(ctx, element, path),
+        'mechanical_reduction': _read_value(ctx, element, path, REDUCTION_TAGS,
+                                            default=DEFAULT_REDUCTION, nonzero=True),
+        'offset': _read_value(ctx, element, path, (OFFSET_TAG,), default=DEFAULT_OFFSET,
+                              nonzero=False),
+        'interfaces': _read_interfaces(ctx, element, path),
+        'read_only': _read_bool(element, path, 'read_only'),
+        'path': path,
+        'line': source_line(element),
+        'element': element,
+    }
+
+
+def _read_actuator_extensions(ctx: _Context, element: Any, path: str) -> Dict[str, Any]:
+    """Read Drake tags and ros2_control ``<param>`` values of an actuator (``actuator.py``)."""
+    from transmission_plugins.robot.actuators import read_actuator_extensions
+    try:
+        return read_actuator_extensions(element, path)
+    except UrdfTransmissionError as e:
+        if not ctx.lenient:
+            raise
+        ctx.warnings.append(f'{e}; actuator data (rotor inertia, gear ratio, effort limit, '
+                            'gains) ignored (lenient mode)')
+        return {}
+
+
+def _read_params(ctx: _Context, element: Any, path: str) -> Dict[str, str]:
+    params: Dict[str, str] = {}
+    for child in ctx.children(element, PARAM_TAG):
+        name = require_attribute(child, 'name', f'{path}/{PARAM_TAG}')
+        if name in params:
+            raise BadValueError(f"{path}/{PARAM_TAG}[@name='{name}']", f'parameter {name!r} is '
+                                'given twice', source_line(child))
+        params[name] = _text(child)
+    return params
+
+
+def _parse_transmission(element: Any, block: Any, path: str, block_path: str,
+                        ctx: _Context) -> TransmissionInfo:
+    name = require_attribute(element, 'name', path)
+    dialect, type_name = _read_type(ctx, element, path, block is not None)
+    joint_paths = dict(_children_paths(path, ctx.children(element, JOINT_TAG)))
+    actuator_paths = dict(_children_paths(path, ctx.children(element, ACTUATOR_TAG)))
+    joints: List[JointInfo] = []
+    actuators: List[ActuatorInfo] = []
+    for child in ctx.children(element):  # document order, so the first error is reported
+        if child in joint_paths:
+            joints.append(JointInfo(**_read_end(ctx, child, joint_paths[child])))
+        elif child in actuator_paths:
+            fields = _read_end(ctx, child, actuator_paths[child])
+            fields.update(_read_actuator_extensions(ctx, child, actuator_paths[child]))
+            actuators.append(ActuatorInfo(**fields))
+    for side, items in (('joint', joints), ('actuator', actuators)):
+        seen: Dict[str, str] = {}
+        for item in items:
+            if item.name in seen:
+                raise BrokenReferenceError(item.path, f'{side} {item.name!r} is listed twice in '
+                                           f'this transmission (first at {seen[item.name]})',
+                                           item.line)
+            seen[item.name] = item.path
+    params: Dict[str, str] = {}
+    reduction = None
+    block_name = block_type = None
+    if block is not None:
+        params = _read_params(ctx, element, path)
+        block_name = block.get('name')
+        block_type = block.get('type')
+        block_joints = [j.get('name') for j in ctx.children(block, JOINT_TAG)]
+        if block_type == 'actuator' and len(joints) != 1:
+            raise BadValueError(path, 'a transmission in a type="actuator" <ros2_control> '
+                                f'block drives exactly one joint, got {len(joints)}: '
+                                f'{[j.name for j in joints]}', source_line(element))
+        for joint in joints:
+            if joint.name not in block_joints:
+                raise BrokenReferenceError(
+                    joint.path, f'joint {joint.name!r} is not a <joint> of its <ros2_control> '
+                    f'block {block_name!r} (which has {block_joints})', joint.line)
+        if block_type == 'actuator':
+            if not actuators:
+                actuators.append(ActuatorInfo(
+                    name=block_name or 'actuator1', role='actuator1', path=block_path,
+                    line=source_line(block), element=None, implicit=True))
+    else:
+        reduction = _read_value(ctx, element, path, REDUCTION_TAGS, default=DEFAULT_REDUCTION,
+                                nonzero=True)
+    return TransmissionInfo(
+        name=name, type=type_name, joints=tuple(joints), actuators=tuple(actuators),
+        dialect=dialect, params=params, path=path, line=source_line(element), element=element,
+        lenient=ctx.lenient, mechanical_reduction=reduction, block=block_name,
+        block_type=block_type)
+
+
+# ---------------------------------------------------------------------------------- duplicates
+def _canonical(element: Any) -> Tuple[Any, ...]:
+    """Return a comparable form of an element, ignoring comments and hardwareInterface."""
+    kids = tuple(_canonical(c) for c in element
+                 if local_name(c) and local_name(c) != HARDWARE_INTERFACE_TAG)
+    return (element.tag, tuple(sorted(element.attrib.items())), (element.text or '').strip(),
+            kids)
+
+
+def mapping_key(info: TransmissionInfo) -> Tuple[Any, ...]:
+    """Return what must be equal for two records with one name to be the same transmission."""
+    element = _canonical(info.element) if info.element is not None else None
+    return (info.type, info.dialect, element, tuple(a.name for a in info.actuators),
+            info.block_type)
+
+
+def _merge_ends(first: Sequence[Any], other: Sequence[Any]) -> Tuple[Any, ...]:
+    merged = []
+    for a, b in zip(first, other):
+        extra = tuple(i for i in b.interfaces if i not in a.interfaces)
+        merged.append(replace(a, interfaces=a.interfaces + extra) if extra else a)
+    return tuple(merged)
+
+
+def _merge_duplicates(infos: List[TransmissionInfo], ctx: _Context) -> List[TransmissionInfo]:
+    out: List[TransmissionInfo] = []
+    index: Dict[str, int] = {}
+    merged: Dict[str, List[str]] = {}
+    for info in infos:
+        if info.name not in index:
+            index[info.name] = len(out)
+            out.append(info)
+            continue
+        first = out[index[info.name]]
+        where = f'{first.path}' + (f' (line {first.line})' if first.line else '')
+        if mapping_key(first) != mapping_key(info):
+            if not ctx.lenient:
+                raise BrokenReferenceError(
+                    info.path, f'transmission name {info.name!r} is already used by {where} '
+                    'with a different mapping', info.line)
+            # lenient: keep both; build_transmissions keeps the first one that builds
+            out.append(info)
+            continue
+        out[index[info.name]] = replace(first, joints=_merge_ends(first.joints, info.joints),
+                                        actuators=_merge_ends(first.actuators, info.actuators))
+        merged.setdefault(info.name, [where]).append(
+            info.path + (f' (line {info.line})' if info.line else ''))
+    for name, places in merged.items():
+        ctx.warnings.append(f'transmission {name!r} is declared {len(places)} times with the '
+                            f'same mapping; merged (hardware interfaces combined): '
+                            + ', '.join(places))
+    return out

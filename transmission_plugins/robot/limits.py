@@ -40,8 +40,8 @@ from typing import Tuple
 import numpy as np
 
 from transmission_plugins.core.transmission import Transmission
-from transmission_plugins.robot.actuators import actuator_to_joint_effort_limit
-from transmission_plugins.robot.actuators import joint_to_actuator_effort_limit
+from transmission_plugins.robot.effort_limits import actuator_to_joint_effort_limit
+from transmission_plugins.robot.effort_limits import joint_to_actuator_effort_limit
 
 #: Number of joint positions at which nonlinear maps are evaluated.
 SAMPLES = 33

@@ -64,10 +64,10 @@ from transmission_plugins.core.info import TransmissionInfo
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.robot.actuators import actuator_model_from_info
 from transmission_plugins.robot.actuators import ActuatorModel
-from transmission_plugins.robot.actuators import duplicated_reduction_warning
-from transmission_plugins.robot.actuators import reflected_inertia as transmission_inertia
 from transmission_plugins.robot.fused_maps import Block
 from transmission_plugins.robot.fused_maps import FusedMaps
+from transmission_plugins.robot.inertia import duplicated_reduction_warning
+from transmission_plugins.robot.inertia import reflected_inertia as transmission_inertia
 from transmission_plugins.robot.limits import actuator_limits
 from transmission_plugins.robot.limits import joint_effort_bound
 from transmission_plugins.robot.limits import joint_samples

@@ -497,7 +497,7 @@ def _read_end(ctx: _Context, element: Any, path: str) -> Dict[str, Any]:
 
 def _read_actuator_extensions(ctx: _Context, element: Any, path: str) -> Dict[str, Any]:
     """Read Drake tags and ros2_control ``<param>`` values of an actuator (``actuator.py``)."""
-    from transmission_plugins.robot.actuators import read_actuator_extensions
+    from transmission_plugins.urdf.actuator_tags import read_actuator_extensions
     try:
         return read_actuator_extensions(element, path)
     except UrdfTransmissionError as e:

@@ -1,0 +1,107 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Actuator data in ``<actuator>`` elements: Drake tags and ros2_control ``<param>`` values.
+
+Read by the parser into :class:`~transmission_plugins.core.info.ActuatorInfo` fields (rotor
+inertia, gear ratio, effort limit, PD gains); the robot layer turns them into
+:class:`~transmission_plugins.robot.actuators.ActuatorModel` objects.
+"""
+
+from typing import Any
+from typing import Dict
+from typing import Optional
+
+from transmission_plugins.core.elements import child_path
+from transmission_plugins.core.elements import children
+from transmission_plugins.core.elements import local_name
+from transmission_plugins.core.elements import parse_float
+from transmission_plugins.core.elements import require_attribute
+from transmission_plugins.core.elements import source_line
+from transmission_plugins.core.exceptions import BadValueError
+
+
+#: Drake's URDF namespace (``xmlns:drake``); tags are matched by local name in any namespace.
+DRAKE_NAMESPACE = 'http://drake.mit.edu'
+
+
+# ---------------------------------------------------------------------------- URDF extensions
+_VALUE_TAGS = {'rotor_inertia': 'rotor_inertia', 'gear_ratio': 'gear_ratio',
+               'effort_limit': 'effort_limit'}
+
+
+_PARAMS = ('rotor_inertia', 'gear_ratio', 'effort_limit', 'kp', 'kd')
+
+
+def _check_extension(key: str, value: float, path: str, line: Optional[int]) -> float:
+    if key == 'rotor_inertia' and value < 0.0:
+        raise BadValueError(path, f'expected a rotor inertia >= 0, got {value!r}', line)
+    if key == 'gear_ratio' and value == 0.0:
+        raise BadValueError(path, 'expected a non-zero gear ratio, got 0', line)
+    if key in ('effort_limit', 'kp') and value <= 0.0:
+        raise BadValueError(path, f'expected a number > 0, got {value!r}', line)
+    if key == 'kd' and value < 0.0:
+        raise BadValueError(path, f'expected a number >= 0 (Drake rejects Kd < 0), got '
+                                  f'{value!r}', line)
+    return value
+
+
+def read_actuator_extensions(element: Any, path: str) -> Dict[str, Any]:
+    """
+    Read the actuator data an ``<actuator>`` element of a ``<transmission>`` may carry.
+
+    Recognised children (others are left to the caller):
+
+    * Drake: ``<drake:rotor_inertia value>``, ``<drake:gear_ratio value>``,
+      ``<drake:controller_gains p d>`` and ``<drake:effort_limit value>`` (matched by local
+      name, whatever the namespace prefix);
+    * ros2_control: ``<param name="rotor_inertia|gear_ratio|effort_limit|kp|kd">value</param>``.
+
+    :param element: the ``<actuator>`` element (ElementTree or lxml)
+    :param path: its element path, used in messages
+    :returns: a dict with some of ``rotor_inertia``, ``gear_ratio``, ``effort_limit`` (floats)
+        and ``controller_gains`` (``(p, d)``), ready for :class:`ActuatorInfo` fields
+    :raises BadValueError: non-numeric or out-of-range values, duplicates, ``kd`` without ``kp``
+    :raises IncompleteTransmissionError: missing ``value``, ``p``, ``d`` or ``name`` attributes
+    """
+    found: Dict[str, float] = {}
+    where: Dict[str, str] = {}
+
+    def put(key: str, value: float, at: str, line: Optional[int]) -> None:
+        if key in found:
+            raise BadValueError(at, f'{key} is given twice (first at {where[key]})', line)
+        found[key] = _check_extension(key, value, at, line)
+        where[key] = at
+
+    for child in children(element):
+        tag = local_name(child)
+        at = child_path(path, child)
+        line = source_line(child)
+        if tag in _VALUE_TAGS:
+            text = require_attribute(child, 'value', at)
+            put(_VALUE_TAGS[tag], parse_float(text, f'{at}/@value', line=line), at, line)
+        elif tag == 'controller_gains':
+            for attribute, key in (('p', 'kp'), ('d', 'kd')):
+                text = require_attribute(child, attribute, at)
+                put(key, parse_float(text, f'{at}/@{attribute}', line=line), at, line)
+        elif tag == 'param' and child.get('name') in _PARAMS:
+            put(child.get('name'), parse_float(child.text, at, line=line), at, line)
+    out: Dict[str, Any] = {k: found[k] for k in ('rotor_inertia', 'gear_ratio', 'effort_limit')
+                           if k in found}
+    if 'kd' in found and 'kp' not in found:
+        raise BadValueError(where['kd'], 'kd is given without kp', None)
+    if 'kp' in found:
+        out['controller_gains'] = (found['kp'], found.get('kd', 0.0))
+    return out

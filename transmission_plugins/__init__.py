@@ -31,8 +31,8 @@ from transmission_plugins.core.exceptions import UnknownNameError
 from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
 from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.core.handles import ActuatorHandle
-from transmission_plugins.core.handles import INTERFACES
 from transmission_plugins.core.handles import JointHandle
+from transmission_plugins.core.interfaces import INTERFACES
 from transmission_plugins.core.linear import LinearMap
 from transmission_plugins.core.linear import LinearTransmission
 from transmission_plugins.core.transmission import Transmission

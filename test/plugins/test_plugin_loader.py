@@ -33,7 +33,7 @@ from transmission_plugins.plugins.registry import load_transmission_class
 from transmission_plugins.plugins.registry import TransmissionPlugin
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import SimpleTransmission
-from transmission_plugins.urdf.parser import parse_transmissions
+from transmission_plugins.urdf.dialects import parse_transmissions
 
 BUILT_IN = (
     'transmission_interface/SimpleTransmission',

@@ -34,8 +34,8 @@ from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
 from transmission_plugins.plugins.registry import build_transmissions
 from transmission_plugins.plugins.registry import find_transmission_plugins
-from transmission_plugins.urdf.parser import parse_transmissions
-from transmission_plugins.urdf.parser import read_urdf_text
+from transmission_plugins.urdf.dialects import parse_transmissions
+from transmission_plugins.urdf.text import read_urdf_text
 
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(),

@@ -35,7 +35,7 @@ from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.plugins.registry import build_transmissions
 from transmission_plugins.plugins.registry import find_transmission_plugins
-from transmission_plugins.urdf.parser import parse_transmissions
+from transmission_plugins.urdf.dialects import parse_transmissions
 
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(),

@@ -27,7 +27,7 @@ import pytest
 from transmission_plugins.plugins.registry import build_transmissions
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import FourBarLinkageTransmission
-from transmission_plugins.urdf.parser import parse_transmissions
+from transmission_plugins.urdf.dialects import parse_transmissions
 
 URDF = """
 <robot name="wrist">

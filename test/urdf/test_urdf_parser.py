@@ -32,8 +32,8 @@ from transmission_plugins.plugins.registry import build_transmissions
 from transmission_plugins.plugins.registry import find_transmission_plugins
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import SimpleTransmission
-from transmission_plugins.urdf.parser import parse_transmissions
-from transmission_plugins.urdf.parser import read_urdf_text
+from transmission_plugins.urdf.dialects import parse_transmissions
+from transmission_plugins.urdf.text import read_urdf_text
 
 PLUGINS = find_transmission_plugins()
 T1 = "/robot[@name='r']/transmission[@name='t1']"

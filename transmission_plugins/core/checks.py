@@ -23,9 +23,15 @@ from typing import Mapping
 from typing import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import TransmissionValueError
+
+#: float64 arrays, the currency of every map
+FloatArray = npt.NDArray[np.float64]
+#: interface name to values, what the functional maps take and return
+ArrayMap = Dict[str, FloatArray]
 
 
 def check_finite(value: Any, parameter: str, where: str = '') -> float:
@@ -80,7 +86,7 @@ def check_sequence(value: Any, length: int, parameter: str, where: str = '') -> 
 
 
 def check_value_arrays(values: Any, size: int, side: str, interfaces: Sequence[str],
-                       owner: str) -> Dict[str, np.ndarray]:
+                       owner: str) -> ArrayMap:
     """
     Validate a mapping of interface name to values and return float64 arrays.
 
@@ -98,7 +104,7 @@ def check_value_arrays(values: Any, size: int, side: str, interfaces: Sequence[s
         raise TransmissionInputError(
             f'{owner}: expected a mapping from interface name to array, got '
             f'{type(values).__name__}')
-    arrays: Dict[str, np.ndarray] = {}
+    arrays: ArrayMap = {}
     for name, raw in values.items():
         if name not in interfaces:
             raise TransmissionInputError(

@@ -99,6 +99,19 @@ class TransmissionFileError(TransmissionError, OSError):
         name = self.filename if str(self.filename).strip() else repr(self.filename)
         return f'{name}: {self.message}'
 
+    @classmethod
+    def from_os_error(cls, filename: str, what: str, error: OSError) -> 'TransmissionFileError':
+        """
+        Return the error for ``error`` raised while reading ``filename``.
+
+        :param what: what failed, e.g. ``'cannot read the URDF file'``
+        """
+        reason = error.strerror or str(error)
+        hint = (" (a URDF given as text must start with '<')"
+                if isinstance(error, FileNotFoundError) and not filename.endswith('.xacro')
+                else '')
+        return cls(filename, f'{what}: {reason}{hint}', error.errno, error.strerror)
+
 
 class UnknownNameError(TransmissionError, KeyError):
     """

@@ -21,27 +21,14 @@ Python floats are immutable the value lives on the handle (``handle.value``); a 
 configured with handles reads and writes it in place.
 """
 
+from typing import Dict
+from typing import List
 from typing import Optional
+from typing import Sequence
+from typing import Type
+from typing import TypeVar
 
-#: Interface names every transmission understands.
-POSITION = 'position'
-VELOCITY = 'velocity'
-EFFORT = 'effort'
-TORQUE = 'torque'
-FORCE = 'force'
-ABSOLUTE_POSITION = 'absolute_position'
-
-INTERFACES = (POSITION, VELOCITY, EFFORT, TORQUE, FORCE, ABSOLUTE_POSITION)
-
-#: The map each interface goes through: position-like, velocity-like or effort-like.
-INTERFACE_KIND = {
-    POSITION: POSITION,
-    ABSOLUTE_POSITION: POSITION,
-    VELOCITY: VELOCITY,
-    EFFORT: EFFORT,
-    TORQUE: EFFORT,
-    FORCE: EFFORT,
-}
+from transmission_plugins.core.exceptions import TransmissionConfigurationError
 
 
 class Handle:
@@ -100,3 +87,68 @@ class ActuatorHandle(Handle):
     """A handle on an actuator-space value."""
 
     __slots__ = ()
+
+
+H = TypeVar('H', bound=Handle)
+
+
+def group_handles(handles: Sequence[H], cls: Type[H], count: int, roles: Sequence[str],
+                  side: str, owner: str) -> Dict[str, List[H]]:
+    """
+    Group one side's handles by interface, each group in map order (ros2_control's configure).
+
+    Names are ordered by ``role`` when roles are given (every handle of a name must agree, and
+    the roles must be exactly ``roles``), else kept in the order of first appearance.
+
+    :param cls: :class:`JointHandle` or :class:`ActuatorHandle`
+    :param count: the number of joints or actuators the transmission maps
+    :param side: ``'joint'`` or ``'actuator'``, for messages
+    :param owner: the transmission's name, for messages
+    :returns: interface name to the handles of every name, in map order
+    :raises TransmissionConfigurationError: no handles, objects of the wrong class, a wrong
+        number of names, conflicting or wrong roles, duplicate handles, or an interface given
+        for some names only
+    """
+    if not handles:
+        raise TransmissionConfigurationError(f'{owner}: no {side} handles given')
+    for h in handles:
+        if not isinstance(h, cls):
+            raise TransmissionConfigurationError(
+                f'{owner}: expected {cls.__name__} objects, got {h!r}')
+    order: List[str] = []
+    role_of: Dict[str, Optional[str]] = {}
+    for h in handles:
+        if h.name not in role_of:
+            order.append(h.name)
+            role_of[h.name] = h.role
+        elif h.role is not None and role_of[h.name] not in (None, h.role):
+            raise TransmissionConfigurationError(
+                f'{owner}: {side} {h.name!r} has two roles, {role_of[h.name]!r} and {h.role!r}')
+        elif h.role is not None:
+            role_of[h.name] = h.role
+    if len(order) != count:
+        raise TransmissionConfigurationError(
+            f'{owner}: expected exactly {count} {side} name(s), got {order}')
+    given = [role_of[n] for n in order]
+    if any(r is not None for r in given):
+        if any(r is None for r in given) or sorted(given) != sorted(roles):  # type: ignore
+            raise TransmissionConfigurationError(
+                f'{owner}: {side} roles must be exactly {list(roles)}, got '
+                f'{dict(zip(order, given))}')
+        order = sorted(order, key=lambda n: list(roles).index(role_of[n]))  # type: ignore
+    by_interface: Dict[str, Dict[str, H]] = {}
+    for h in handles:
+        slot = by_interface.setdefault(h.interface, {})
+        if h.name in slot:
+            raise TransmissionConfigurationError(
+                f'{owner}: duplicate {side} handle {h.get_name()!r}')
+        slot[h.name] = h
+    out: Dict[str, List[H]] = {}
+    for interface, slot in by_interface.items():
+        if len(slot) != count:
+            missing = [n for n in order if n not in slot]
+            raise TransmissionConfigurationError(
+                f'{owner}: {side} interface {interface!r} is given for {sorted(slot)} but '
+                f'not for {missing}; give it for every {side} or for none')
+        out[interface] = [slot[n] for n in order]
+    return out

@@ -15,7 +15,7 @@
 """
 What the URDF parser hands to transmission plugins, and what plugins hand back.
 
-The parser (:mod:`transmission_plugins.urdf.parser`) reads every dialect into
+The parser (:mod:`transmission_plugins.urdf.dialects`) reads every dialect into
 :class:`TransmissionInfo` records: the standard ``<joint>`` and ``<actuator>`` children with
 their role, reduction, offset and interfaces, plus the raw element so that a plugin can read its
 own vendor tags (PR2 ``<gap_joint>``, ``<flexJoint>``...).  A plugin class turns one record into

@@ -56,13 +56,13 @@ from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
 from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.urdf.parser import ACTUATOR_PARAMS
-from transmission_plugins.urdf.parser import DEFAULT_OFFSET
-from transmission_plugins.urdf.parser import DEFAULT_REDUCTION
-from transmission_plugins.urdf.parser import DRAKE_ACTUATOR_TAGS
-from transmission_plugins.urdf.parser import JOINT_ATTRIBUTES
-from transmission_plugins.urdf.parser import JOINT_CHILDREN
-from transmission_plugins.urdf.parser import REDUCTION_TAGS
+from transmission_plugins.core.vocabulary import ACTUATOR_PARAMS
+from transmission_plugins.core.vocabulary import DEFAULT_OFFSET
+from transmission_plugins.core.vocabulary import DEFAULT_REDUCTION
+from transmission_plugins.core.vocabulary import DRAKE_ACTUATOR_TAGS
+from transmission_plugins.core.vocabulary import JOINT_ATTRIBUTES
+from transmission_plugins.core.vocabulary import JOINT_CHILDREN
+from transmission_plugins.core.vocabulary import REDUCTION_TAGS
 
 #: Children of a ``<transmission>`` that SimpleTransmission accepts and ignores: PR2 belt
 #: compensator and Gazebo screw joint, diffbot ``motorTorqueConstant``, ROS 1

@@ -47,27 +47,52 @@ offset vector.
 from abc import ABC
 from abc import abstractmethod
 from typing import Any
+from typing import Callable
+from typing import ClassVar
 from typing import Dict
 from typing import List
 from typing import Mapping
 from typing import Optional
 from typing import Sequence
 from typing import Tuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from transmission_plugins.core.checks import ArrayMap
 from transmission_plugins.core.checks import check_value_arrays
+from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.exceptions import TransmissionConfigurationError
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.handles import ActuatorHandle
-from transmission_plugins.core.handles import Handle
-from transmission_plugins.core.handles import INTERFACE_KIND
-from transmission_plugins.core.handles import INTERFACES
+from transmission_plugins.core.handles import group_handles
 from transmission_plugins.core.handles import JointHandle
-from transmission_plugins.core.handles import POSITION
-from transmission_plugins.core.handles import VELOCITY
+from transmission_plugins.core.interfaces import INTERFACE_KIND
+from transmission_plugins.core.interfaces import INTERFACES
+from transmission_plugins.core.interfaces import POSITION
+from transmission_plugins.core.interfaces import VELOCITY
+from transmission_plugins.core.vocabulary import UrdfVocabulary
 
-ArrayMap = Dict[str, np.ndarray]
+if TYPE_CHECKING:
+    from transmission_plugins.core.info import TransmissionInfo
+    from transmission_plugins.core.info import TransmissionWiring
+
+
+def position_state(transmission: 'Transmission', position: Any, what: str) -> Any:
+    """
+    Return ``position``; raise when a nonlinear transmission is given none.
+
+    The one rule behind every "nonlinear maps need the current position" error: velocity and
+    effort maps, Jacobians, reflected inertia and effort limits of a transmission whose
+    :meth:`~Transmission.requires_position_state` is True are defined at a position only.
+
+    :param what: what needs the position, for the message (e.g. ``"mapping 'velocity'"``)
+    :raises TransmissionInputError: ``position`` is None and the transmission is nonlinear
+    """
+    if position is None and transmission.requires_position_state():
+        raise TransmissionInputError(
+            f'{type(transmission).__name__} is nonlinear: {what} needs the current position')
+    return position
 
 
 class Transmission(ABC):
@@ -82,11 +107,17 @@ class Transmission(ABC):
     * ros2_control: :meth:`configure` with :class:`JointHandle` and :class:`ActuatorHandle`
       lists, then ``actuator_to_joint()`` / ``joint_to_actuator()`` without arguments convert the
       handle values in place.
+
+    Every conversion, of either style and of the robot-level fused maps, goes through
+    :meth:`prepare_state` and :meth:`apply_map`.
     """
 
     #: Role names of the joints and actuators, in map order (coupled transmissions).
     JOINT_ROLES: Tuple[str, ...] = ()
     ACTUATOR_ROLES: Tuple[str, ...] = ()
+    #: What :meth:`from_info` reads in a ``<transmission>`` beyond the standard elements; the
+    #: loader rejects everything else centrally (:mod:`transmission_plugins.urdf.strict`).
+    URDF_VOCABULARY: ClassVar[UrdfVocabulary] = UrdfVocabulary()
 
     def __init__(self) -> None:
         self._pairs: List[Tuple[str, List[JointHandle], List[ActuatorHandle]]] = []
@@ -94,6 +125,21 @@ class Transmission(ABC):
         self._joint_position_handles: Optional[List[JointHandle]] = None
         self._actuator_position_handles: Optional[List[ActuatorHandle]] = None
         self._configured = False
+
+    # ------------------------------------------------------------------ URDF
+    @classmethod
+    def from_info(cls, info: 'TransmissionInfo') -> 'TransmissionWiring':
+        """
+        Build the transmission and its wiring from a parsed ``<transmission>`` record.
+
+        Plugins override it: read the parameters from ``info`` (standard children already
+        parsed, vendor elements in ``info.element``), validate them and return the
+        transmission with its joint and actuator names in map order.  Elements and attributes
+        outside :attr:`URDF_VOCABULARY` are rejected by the loader, not by the plugin.
+
+        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+        """
+        raise NotImplementedError(f'{cls.__name__} cannot be built from a URDF')
 
     # ------------------------------------------------------------------ sizes and queries
     @abstractmethod
@@ -128,23 +174,22 @@ class Transmission(ABC):
         return tuple(range(self.num_joints()))
 
     # ------------------------------------------------------------------ state hooks
-    def _prepare_actuator_state(self, position: np.ndarray) -> Any:
+    def _prepare_actuator_state(self, position: FloatArray) -> Any:
         """
         Return what the actuator-side velocity and effort kernels get as their ``position``.
 
-        Called once per conversion (functional call, handle conversion, fused robot map) with
-        the actuator positions ``(..., N)``, before the velocity and effort kernels of that
-        conversion; the result is passed unchanged to each of them.  A nonlinear transmission
-        may override it to compute its position-dependent quantities (Jacobian factors) once for
-        every interface and return an opaque object; its kernels must then accept both that
-        object and a plain position array (direct callers pass arrays).  The default returns
-        ``position`` unchanged.
+        Called once per conversion (see :meth:`prepare_state`) with the actuator positions
+        ``(..., N)``, before the velocity and effort kernels of that conversion; the result is
+        passed unchanged to each of them.  A nonlinear transmission may override it to compute
+        its position-dependent quantities (Jacobian factors) once for every interface and
+        return an opaque object; its kernels must then accept both that object and a plain
+        position array (direct callers pass arrays).  The default returns ``position``.
 
         :param position: actuator positions ``(..., N)`` as float64
         """
         return position
 
-    def _prepare_joint_state(self, position: np.ndarray) -> Any:
+    def _prepare_joint_state(self, position: FloatArray) -> Any:
         """
         Return what the joint-side velocity and effort kernels get as their ``position``.
 
@@ -157,11 +202,11 @@ class Transmission(ABC):
 
     # ------------------------------------------------------------------ kernels
     @abstractmethod
-    def _actuator_to_joint_position(self, position: np.ndarray) -> np.ndarray:
+    def _actuator_to_joint_position(self, position: FloatArray) -> FloatArray:
         """Map actuator positions ``(..., N)`` to joint positions ``(..., M)``."""
 
     @abstractmethod
-    def _actuator_to_joint_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
+    def _actuator_to_joint_velocity(self, velocity: FloatArray, position: Any) -> FloatArray:
         """
         Map actuator velocities to joint velocities at actuator ``position``.
 
@@ -171,23 +216,23 @@ class Transmission(ABC):
         """
 
     @abstractmethod
-    def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
+    def _actuator_to_joint_effort(self, effort: FloatArray, position: Any) -> FloatArray:
         """Map actuator efforts to joint efforts at actuator ``position``."""
 
     @abstractmethod
-    def _joint_to_actuator_position(self, position: np.ndarray) -> np.ndarray:
+    def _joint_to_actuator_position(self, position: FloatArray) -> FloatArray:
         """Map joint positions ``(..., M)`` to actuator positions ``(..., N)``."""
 
     @abstractmethod
-    def _joint_to_actuator_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
+    def _joint_to_actuator_velocity(self, velocity: FloatArray, position: Any) -> FloatArray:
         """Map joint velocities to actuator velocities at joint ``position`` (or its state)."""
 
     @abstractmethod
-    def _joint_to_actuator_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
+    def _joint_to_actuator_effort(self, effort: FloatArray, position: Any) -> FloatArray:
         """Map joint efforts to actuator efforts at joint ``position`` (or its state)."""
 
     @abstractmethod
-    def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> np.ndarray:
+    def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> FloatArray:
         r"""
         Return :math:`J = \partial q / \partial \theta`, shape ``(..., M, N)``.
 
@@ -195,12 +240,52 @@ class Transmission(ABC):
         """
 
     @abstractmethod
-    def joint_to_actuator_jacobian(self, joint_position: Any = None) -> np.ndarray:
+    def joint_to_actuator_jacobian(self, joint_position: Any = None) -> FloatArray:
         r"""
         Return :math:`\partial \theta / \partial q`, shape ``(..., N, M)``.
 
         :param joint_position: joint positions ``(..., M)``; ignored by linear maps
         """
+
+    # ------------------------------------------------------------------ the one dispatch
+    def prepare_state(self, to_joint: bool, position: Optional[FloatArray]) -> Any:
+        """
+        Return the position state of one conversion, or None when there is nothing to prepare.
+
+        Linear transmissions need no state; nonlinear ones get :meth:`_prepare_actuator_state`
+        (``to_joint``) or :meth:`_prepare_joint_state` of the source positions.
+        """
+        if position is None or not self.requires_position_state():
+            return None
+        if to_joint:
+            return self._prepare_actuator_state(position)
+        return self._prepare_joint_state(position)
+
+    def apply_map(self, kind: str, to_joint: bool, values: FloatArray,
+                  state: Any) -> FloatArray:
+        """
+        Apply one map: ``kind`` (position, velocity or effort) in one direction.
+
+        :param kind: ``'position'``, ``'velocity'`` or ``'effort'`` (see
+            :data:`~transmission_plugins.core.interfaces.INTERFACE_KIND`)
+        :param to_joint: True for actuator to joint, False for joint to actuator
+        :param values: source values ``(..., N)`` or ``(..., M)``
+        :param state: what :meth:`prepare_state` returned (velocity and effort only)
+        :raises TransmissionInputError: a nonlinear velocity or effort map without a state
+        """
+        kernel: Callable[..., FloatArray]
+        if kind == POSITION:
+            kernel = (self._actuator_to_joint_position if to_joint
+                      else self._joint_to_actuator_position)
+            return kernel(values)
+        position_state(self, state, f"mapping {kind!r} (give 'position' in the same call)")
+        if kind == VELOCITY:
+            kernel = (self._actuator_to_joint_velocity if to_joint
+                      else self._joint_to_actuator_velocity)
+        else:
+            kernel = (self._actuator_to_joint_effort if to_joint
+                      else self._joint_to_actuator_effort)
+        return kernel(values, state)
 
     # ------------------------------------------------------------------ functional style
     def actuator_to_joint(self, values: Optional[Mapping[str, Any]] = None
@@ -216,20 +301,7 @@ class Transmission(ABC):
         if values is None:
             self._convert_handles(to_joint=True)
             return None
-        arrays = self._check_values(values, self.num_actuators(), 'actuator')
-        state = self._position_state(arrays)
-        if state is not None and any(INTERFACE_KIND[n] != POSITION for n in arrays):
-            state = self._prepare_actuator_state(state)  # once for velocity and effort
-        out: ArrayMap = {}
-        for name, x in arrays.items():
-            kind = INTERFACE_KIND[name]
-            if kind == POSITION:
-                out[name] = self._actuator_to_joint_position(x)
-            elif kind == VELOCITY:
-                out[name] = self._actuator_to_joint_velocity(x, self._need(state, name))
-            else:
-                out[name] = self._actuator_to_joint_effort(x, self._need(state, name))
-        return out
+        return self._map(values, to_joint=True)
 
     def joint_to_actuator(self, values: Optional[Mapping[str, Any]] = None
                           ) -> Optional[ArrayMap]:
@@ -244,38 +316,18 @@ class Transmission(ABC):
         if values is None:
             self._convert_handles(to_joint=False)
             return None
-        arrays = self._check_values(values, self.num_joints(), 'joint')
-        state = self._position_state(arrays)
-        if state is not None and any(INTERFACE_KIND[n] != POSITION for n in arrays):
-            state = self._prepare_joint_state(state)  # once for velocity and effort
-        out: ArrayMap = {}
-        for name, x in arrays.items():
-            kind = INTERFACE_KIND[name]
-            if kind == POSITION:
-                out[name] = self._joint_to_actuator_position(x)
-            elif kind == VELOCITY:
-                out[name] = self._joint_to_actuator_velocity(x, self._need(state, name))
-            else:
-                out[name] = self._joint_to_actuator_effort(x, self._need(state, name))
-        return out
+        return self._map(values, to_joint=False)
 
-    def _check_values(self, values: Mapping[str, Any], size: int, side: str) -> ArrayMap:
+    def _map(self, values: Mapping[str, Any], to_joint: bool) -> ArrayMap:
+        size, side = ((self.num_actuators(), 'actuator') if to_joint
+                      else (self.num_joints(), 'joint'))
         supported = [i for i in self.supported_interfaces() if i in INTERFACE_KIND]
-        return check_value_arrays(values, size, side, supported, type(self).__name__)
-
-    def _position_state(self, arrays: ArrayMap) -> Optional[np.ndarray]:
-        if not self.requires_position_state():
-            return None
-        if POSITION in arrays:
-            return arrays[POSITION]
-        return arrays.get('absolute_position')
-
-    def _need(self, state: Any, name: str) -> Any:
-        if state is None and self.requires_position_state():
-            raise TransmissionInputError(
-                f'{type(self).__name__} is nonlinear: mapping {name!r} needs the current '
-                "'position' values in the same call")
-        return state
+        arrays = check_value_arrays(values, size, side, supported, type(self).__name__)
+        state = None
+        if any(INTERFACE_KIND[n] != POSITION for n in arrays):  # once for velocity and effort
+            state = self.prepare_state(to_joint, _position_of(arrays))
+        return {name: self.apply_map(INTERFACE_KIND[name], to_joint, x, state)
+                for name, x in arrays.items()}
 
     # ------------------------------------------------------------------ handle style
     def configure(self, joint_handles: Sequence[JointHandle],
@@ -293,10 +345,11 @@ class Transmission(ABC):
             left to convert
         """
         self._configured = False
-        joints = self._group(list(joint_handles), JointHandle, self.num_joints(),
-                             self.JOINT_ROLES, 'joint')
-        actuators = self._group(list(actuator_handles), ActuatorHandle, self.num_actuators(),
-                                self.ACTUATOR_ROLES, 'actuator')
+        name = type(self).__name__
+        joints = group_handles(list(joint_handles), JointHandle, self.num_joints(),
+                               self.JOINT_ROLES, 'joint', name)
+        actuators = group_handles(list(actuator_handles), ActuatorHandle, self.num_actuators(),
+                                  self.ACTUATOR_ROLES, 'actuator', name)
         pairs = []
         skipped = []
         for interface in sorted(set(joints) | set(actuators),
@@ -312,7 +365,7 @@ class Transmission(ABC):
                 skipped.append(f'{interface} ({why})')
         if not pairs:
             raise TransmissionConfigurationError(
-                f'{type(self).__name__}: no interface is present on both the joint side '
+                f'{name}: no interface is present on both the joint side '
                 f'({sorted(joints)}) and the actuator side ({sorted(actuators)}); '
                 'nothing to convert')
         joint_pos = joints.get(POSITION)
@@ -321,91 +374,29 @@ class Transmission(ABC):
             kinds = {INTERFACE_KIND[i] for i, _, _ in pairs}
             if kinds - {POSITION} and (joint_pos is None or act_pos is None):
                 raise TransmissionConfigurationError(
-                    f'{type(self).__name__} is nonlinear: velocity and effort need position '
-                    'handles on both the joint and the actuator side')
-        self._pairs = pairs
+                    f'{name} is nonlinear: velocity and effort need position handles on both '
+                    'the joint and the actuator side')
+        self._pairs = pairs  # type: ignore[assignment]
         self._skipped = skipped
-        self._joint_position_handles = joint_pos
-        self._actuator_position_handles = act_pos
+        self._joint_position_handles = joint_pos  # type: ignore[assignment]
+        self._actuator_position_handles = act_pos  # type: ignore[assignment]
         self._configured = True
-
-    def _group(self, handles: List[Handle], cls: type, count: int,
-               roles: Tuple[str, ...], side: str) -> Dict[str, List[Any]]:
-        name = type(self).__name__
-        if not handles:
-            raise TransmissionConfigurationError(f'{name}: no {side} handles given')
-        for h in handles:
-            if not isinstance(h, cls):
-                raise TransmissionConfigurationError(
-                    f'{name}: expected {cls.__name__} objects, got {h!r}')
-        order: List[str] = []
-        role_of: Dict[str, Optional[str]] = {}
-        for h in handles:
-            if h.name not in role_of:
-                order.append(h.name)
-                role_of[h.name] = h.role
-            elif h.role is not None and role_of[h.name] not in (None, h.role):
-                raise TransmissionConfigurationError(
-                    f'{name}: {side} {h.name!r} has two roles, {role_of[h.name]!r} and '
-                    f'{h.role!r}')
-            elif h.role is not None:
-                role_of[h.name] = h.role
-        if len(order) != count:
-            raise TransmissionConfigurationError(
-                f'{name}: expected exactly {count} {side} name(s), got {order}')
-        given = [role_of[n] for n in order]
-        if any(r is not None for r in given):
-            if any(r is None for r in given) or sorted(given) != sorted(roles):
-                raise TransmissionConfigurationError(
-                    f'{name}: {side} roles must be exactly {list(roles)}, got '
-                    f'{dict(zip(order, given))}')
-            order = sorted(order, key=lambda n: roles.index(role_of[n]))
-        by_interface: Dict[str, Dict[str, Any]] = {}
-        for h in handles:
-            slot = by_interface.setdefault(h.interface, {})
-            if h.name in slot:
-                raise TransmissionConfigurationError(
-                    f'{name}: duplicate {side} handle {h.get_name()!r}')
-            slot[h.name] = h
-        out: Dict[str, List[Any]] = {}
-        for interface, slot in by_interface.items():
-            if len(slot) != count:
-                missing = [n for n in order if n not in slot]
-                raise TransmissionConfigurationError(
-                    f'{name}: {side} interface {interface!r} is given for {sorted(slot)} but '
-                    f'not for {missing}; give it for every {side} or for none')
-            out[interface] = [slot[n] for n in order]
-        return out
 
     def _convert_handles(self, to_joint: bool) -> None:
         if not self._configured:
             raise TransmissionConfigurationError(
                 f'{type(self).__name__}: call configure() with handles before converting '
                 'without arguments')
-        if to_joint:
-            src_pos = self._actuator_position_handles
-        else:
-            src_pos = self._joint_position_handles
+        src_pos = (self._actuator_position_handles if to_joint
+                   else self._joint_position_handles)
         state = None
-        if src_pos is not None and self.requires_position_state() \
-                and any(INTERFACE_KIND[i] != POSITION for i, _, _ in self._pairs):
-            state = np.array([h.value for h in src_pos])
-            state = (self._prepare_actuator_state(state) if to_joint
-                     else self._prepare_joint_state(state))
+        if src_pos is not None and any(INTERFACE_KIND[i] != POSITION for i, _, _ in self._pairs):
+            state = self.prepare_state(to_joint, np.array([h.value for h in src_pos]))
         results = []
         for interface, joints, actuators in self._pairs:
             src, dst = (actuators, joints) if to_joint else (joints, actuators)
             x = np.array([h.value for h in src])
-            kind = INTERFACE_KIND[interface]
-            if to_joint:
-                y = (self._actuator_to_joint_position(x) if kind == POSITION else
-                     self._actuator_to_joint_velocity(x, state) if kind == VELOCITY else
-                     self._actuator_to_joint_effort(x, state))
-            else:
-                y = (self._joint_to_actuator_position(x) if kind == POSITION else
-                     self._joint_to_actuator_velocity(x, state) if kind == VELOCITY else
-                     self._joint_to_actuator_effort(x, state))
-            results.append((dst, y))
+            results.append((dst, self.apply_map(INTERFACE_KIND[interface], to_joint, x, state)))
         for dst, y in results:
             for h, v in zip(dst, y):
                 h.value = float(v)
@@ -432,3 +423,10 @@ class Transmission(ABC):
     def skipped_interfaces(self) -> Tuple[str, ...]:
         """Return the interfaces :meth:`configure` could not pair, with the reason."""
         return tuple(self._skipped)
+
+
+def _position_of(arrays: Dict[str, FloatArray]) -> Optional[FloatArray]:
+    """Return the ``position`` (else ``absolute_position``) values of a conversion, or None."""
+    if POSITION in arrays:
+        return arrays[POSITION]
+    return arrays.get('absolute_position')

@@ -170,7 +170,7 @@ def build_transmission(info: TransmissionInfo,
     """
     Build one transmission from its parsed record through the plugin of its type.
 
-    :param info: the record (see :mod:`transmission_plugins.urdf.parser`)
+    :param info: the record (see :mod:`transmission_plugins.urdf.dialects`)
     :param plugins: the registry (default: :func:`find_transmission_plugins`)
     :param record: when given, the plugin's user warnings (lenient-mode replacements) are
         appended to it as strings instead of being issued

@@ -25,7 +25,7 @@ from typing import Dict
 import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionInputError
-from transmission_plugins.robot.inertia import _state_for
+from transmission_plugins.core.transmission import position_state
 
 
 def _effort_matrix(transmission: Any, to_actuator: bool, position: Any) -> np.ndarray:
@@ -71,7 +71,7 @@ def joint_to_actuator_effort_limit(transmission: Any, joint_effort_limit: Any,
         depend on the state (pass a batch to sample a range, then take the min or max)
     :returns: ``(..., N)`` actuator effort limits
     """
-    state = _state_for(transmission, joint_position, 'mapping effort limits')
+    state = position_state(transmission, joint_position, 'mapping effort limits')
     matrix = _effort_matrix(transmission, True, state)
     return _box(matrix, joint_effort_limit, transmission.num_joints())
 
@@ -89,6 +89,6 @@ def actuator_to_joint_effort_limit(transmission: Any, actuator_effort_limit: Any
     :param actuator_position: ``(..., N)``; required by nonlinear transmissions
     :returns: ``(..., M)`` joint effort limits
     """
-    state = _state_for(transmission, actuator_position, 'mapping effort limits')
+    state = position_state(transmission, actuator_position, 'mapping effort limits')
     matrix = _effort_matrix(transmission, False, state)
     return _box(matrix, actuator_effort_limit, transmission.num_actuators())

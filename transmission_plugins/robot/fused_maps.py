@@ -47,11 +47,11 @@ from typing import Tuple
 import numpy as np
 
 from transmission_plugins.core.checks import check_value_arrays
-from transmission_plugins.core.handles import ABSOLUTE_POSITION
-from transmission_plugins.core.handles import EFFORT
-from transmission_plugins.core.handles import INTERFACE_KIND
-from transmission_plugins.core.handles import POSITION
-from transmission_plugins.core.handles import VELOCITY
+from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
+from transmission_plugins.core.interfaces import EFFORT
+from transmission_plugins.core.interfaces import INTERFACE_KIND
+from transmission_plugins.core.interfaces import POSITION
+from transmission_plugins.core.interfaces import VELOCITY
 from transmission_plugins.core.transmission import Transmission
 
 

@@ -43,6 +43,7 @@ from typing import Sequence
 import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionInputError
+from transmission_plugins.core.transmission import position_state
 from transmission_plugins.robot.actuators import ActuatorModel
 
 
@@ -58,13 +59,6 @@ def _inertias(rotor_inertias: Any, count: int) -> np.ndarray:
     if not np.all(np.isfinite(values) & (values >= 0.0)):
         raise TransmissionInputError(f'rotor inertias must be finite and >= 0, got {values}')
     return values
-
-
-def _state_for(transmission: Any, position: Any, what: str) -> Any:
-    if position is None and transmission.requires_position_state():
-        raise TransmissionInputError(
-            f'{type(transmission).__name__} is nonlinear: {what} needs the current position')
-    return position
 
 
 def duplicated_reduction(model: ActuatorModel, transmission: Any,
@@ -129,6 +123,6 @@ def reflected_inertia(transmission: Any, rotor_inertias: Any,
     :raises TransmissionInputError: wrong shapes, negative inertias, missing position
     """
     jac = np.asarray(transmission.joint_to_actuator_jacobian(
-        _state_for(transmission, joint_position, 'reflected inertia')))
+        position_state(transmission, joint_position, 'reflected inertia')))
     inertia = _inertias(rotor_inertias, transmission.num_actuators())
     return np.einsum('...nm,...n,...nk->...mk', jac, inertia, jac)

@@ -56,11 +56,11 @@ from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import UnknownNameError
 from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
-from transmission_plugins.core.handles import ABSOLUTE_POSITION
-from transmission_plugins.core.handles import INTERFACE_KIND
-from transmission_plugins.core.handles import POSITION
 from transmission_plugins.core.info import ActuatorInfo
 from transmission_plugins.core.info import TransmissionInfo
+from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
+from transmission_plugins.core.interfaces import INTERFACE_KIND
+from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.robot.actuators import actuator_model_from_info
 from transmission_plugins.robot.actuators import ActuatorModel
@@ -491,14 +491,14 @@ def load_robot_transmissions(urdf: Union[str, os.PathLike], *, lenient: bool = F
     :param plugins: the plugin registry to use (default: the installed entry points)
     :param source: which ``<transmission>`` elements to read: ``'auto'`` (those inside
         ``<ros2_control>`` blocks when there are any, else the robot-level ones),
-        ``'ros2_control'``, ``'robot'`` or ``'all'`` (see :mod:`~.urdf_parser`)
+        ``'ros2_control'``, ``'robot'`` or ``'all'`` (see :mod:`~.urdf.dialects`)
     :returns: the robot's transmissions
     :raises TransmissionError: (a subclass) naming the element path and the bad value
     """
     from transmission_plugins.plugins.registry import build_transmission
     from transmission_plugins.plugins.registry import find_transmission_plugins
-    from transmission_plugins.urdf.parser import parse_transmissions
-    from transmission_plugins.urdf.parser import read_urdf_text
+    from transmission_plugins.urdf.dialects import parse_transmissions
+    from transmission_plugins.urdf.text import read_urdf_text
 
     xml_text = read_urdf_text(urdf)
     if plugins is None:

@@ -42,9 +42,9 @@ from typing import Tuple
 import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionInputError
-from transmission_plugins.core.handles import ABSOLUTE_POSITION
-from transmission_plugins.core.handles import INTERFACE_KIND
-from transmission_plugins.core.handles import POSITION
+from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
+from transmission_plugins.core.interfaces import INTERFACE_KIND
+from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 
 #: Directions: the space to convert *to*.

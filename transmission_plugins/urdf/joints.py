@@ -62,7 +62,7 @@ from lxml import etree
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import TransmissionValueError
-from transmission_plugins.urdf.parser import parse_xml
+from transmission_plugins.urdf.text import parse_xml
 
 #: Joint types that move (``fixed`` does not).
 MOVABLE_TYPES = ('revolute', 'continuous', 'prismatic', 'planar', 'floating')

@@ -1,0 +1,325 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Read the ``<transmission>`` elements of a URDF, whatever their dialect, into records.
+
+:func:`read_urdf_text` turns XML text, a file or a ``.xacro`` file into XML text;
+:func:`parse_transmissions` turns that text into :class:`ParseResult` with one
+:class:`~transmission_plugins.core.info.TransmissionInfo` per transmission.  Turning a
+record into a working transmission is the plugins' job (:mod:`~transmission_plugins.plugins`).
+
+Dialects, told apart per transmission:
+
+* ``ros2_control``: a ``<transmission>`` inside a ``<ros2_control>`` block; type in ``<plugin>``,
+  ``role`` attributes, ``<mechanical_reduction>``/``<offset>`` on joints and actuators,
+  ``<param name>`` children, ``read_only`` attributes.  Its joints must be ``<joint>``s of the
+  block; in a ``type="actuator"`` block it drives exactly one joint and, when it names no
+  ``<actuator>``, gets an implicit one named after the block with role ``actuator1``.
+* ``ros1``: a robot-level ``<transmission>`` with a ``<type>`` element (it wins over a ``type``
+  attribute that disagrees, as in the Husky description); ``<hardwareInterface>`` names are
+  normalised to carry the ``hardware_interface/`` prefix; ``<role>`` child elements.
+* ``pr2``: a robot-level ``<transmission>`` typed only by its ``type`` attribute (with or without
+  the ``pr2_mechanism_model/`` prefix); ``<mechanicalReduction>`` may sit directly under the
+  ``<transmission>``; vendor children (``<gap_joint>``, ``<flexJoint>``...) stay in
+  ``info.element`` for the plugin.
+
+Which transmissions are read (``source``): ``'auto'`` (default) reads the ``<ros2_control>``
+transmissions when at least one block has some, like ros2_control does, and the robot-level ones
+otherwise, like ROS 1 and gazebo_ros_control do; ``'ros2_control'``, ``'robot'`` and ``'all'``
+force a choice.  Only top-level ``<joint>`` elements of the URDF namespace are joints of the
+robot (not the Gazebo ``<joint:slider>`` of the PR2 or a ``<joint>`` nested in ``<gazebo>``).
+
+Strict mode (default) raises an :class:`~transmission_plugins.UrdfTransmissionError`
+subclass naming the element path and the bad value for: a missing or empty name or type, a
+non-numeric, NaN, infinite or zero reduction, a bad offset, an empty ``<hardwareInterface>``, a
+value given twice, a ros2_control joint that is not in its block, and a transmission name used
+again with a different mapping.  Lenient mode replaces an ill-defined reduction by 1.0 and an
+ill-defined offset by 0.0, skips a transmission it cannot read, and records a warning for each;
+it keeps records that reuse a name, and :func:`~.plugin_loader.build_transmissions` keeps the
+first of them that builds (so an unknown type does not shadow a good transmission).
+Exact duplicates (same name and mapping, e.g. Franka's one per hardware interface) are merged with
+a warning in both modes.
+"""
+
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import Dict
+from typing import List
+from typing import Sequence
+from typing import Tuple
+from typing import Union
+
+from transmission_plugins.core.elements import local_name
+from transmission_plugins.core.elements import namespace
+from transmission_plugins.core.elements import require_attribute
+from transmission_plugins.core.elements import source_line
+from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import BrokenReferenceError
+from transmission_plugins.core.exceptions import IncompleteTransmissionError
+from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.core.exceptions import UrdfTransmissionError
+from transmission_plugins.core.info import ActuatorInfo
+from transmission_plugins.core.info import DIALECT_PR2
+from transmission_plugins.core.info import DIALECT_ROS1
+from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
+from transmission_plugins.core.info import JointInfo
+from transmission_plugins.core.info import TransmissionInfo
+from transmission_plugins.core.vocabulary import ACTUATOR_TAG
+from transmission_plugins.core.vocabulary import DEFAULT_REDUCTION
+from transmission_plugins.core.vocabulary import JOINT_TAG
+from transmission_plugins.core.vocabulary import PARAM_TAG
+from transmission_plugins.core.vocabulary import PLUGIN_TAG
+from transmission_plugins.core.vocabulary import REDUCTION_TAGS
+from transmission_plugins.core.vocabulary import ROBOT_TAG
+from transmission_plugins.core.vocabulary import ROS2_CONTROL_TAG
+from transmission_plugins.core.vocabulary import TRANSMISSION_TAG
+from transmission_plugins.core.vocabulary import TYPE_TAG
+from transmission_plugins.urdf.context import element_text
+from transmission_plugins.urdf.context import ParseContext
+from transmission_plugins.urdf.context import single_child
+from transmission_plugins.urdf.duplicates import merge_duplicates
+from transmission_plugins.urdf.ends import read_actuator_data
+from transmission_plugins.urdf.ends import read_end
+from transmission_plugins.urdf.ends import read_value
+from transmission_plugins.urdf.text import parse_xml
+
+
+#: ``source`` values of :func:`parse_transmissions`.
+SOURCE_AUTO = 'auto'
+
+SOURCE_ROS2_CONTROL = 'ros2_control'
+
+SOURCE_ROBOT = 'robot'
+
+SOURCE_ALL = 'all'
+
+SOURCES = (SOURCE_AUTO, SOURCE_ROS2_CONTROL, SOURCE_ROBOT, SOURCE_ALL)
+
+
+@dataclass
+class ParseResult:
+    """What :func:`parse_transmissions` found in a URDF."""
+
+    #: the transmissions read, in document order (exact duplicates merged)
+    transmissions: List[TransmissionInfo]
+    #: merged duplicates, ignored robot-level transmissions, lenient-mode replacements and skips
+    warnings: List[str]
+    #: ``<robot name>`` ('' when absent)
+    robot_name: str
+    #: names of the top-level ``<joint>`` elements, in document order
+    joint_names: List[str]
+    #: where the transmissions came from: ``'ros2_control'``, ``'robot'`` or ``'all'``
+    source: str
+    lenient: bool = False
+    #: all ``<transmission>`` elements of the document, robot level and ros2_control blocks
+    element_count: int = 0
+    #: the parsed ``<robot>`` element (lxml)
+    root: Any = field(default=None, repr=False, compare=False)
+
+
+# ---------------------------------------------------------------------------------- parsing
+def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
+                        source: str = SOURCE_AUTO) -> ParseResult:
+    """
+    Read every ``<transmission>`` of a URDF into :class:`TransmissionInfo` records.
+
+    :param xml_text: the URDF XML (see :func:`read_urdf_text` for files and xacro)
+    :param lenient: replace ill-defined reductions (1.0) and offsets (0.0) and skip unreadable
+        transmissions, with a warning each, instead of raising
+    :param source: ``'auto'``, ``'ros2_control'``, ``'robot'`` or ``'all'`` (module docstring)
+    :returns: the records, warnings, robot name and top-level joint names
+    :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+    """
+    if source not in SOURCES:
+        raise TransmissionValueError('source', source, f'one of {", ".join(SOURCES)}',
+                                     'parse_transmissions')
+    root = parse_xml(xml_text)
+    ctx = ParseContext(lenient, namespace(root))
+    if local_name(root) != ROBOT_TAG:
+        raise BadValueError(f'/{local_name(root)}', f'expected a <robot> root element, got '
+                            f'<{local_name(root)}>', source_line(root))
+    robot_name = root.get('name') or ''
+    robot_path = _element_path('', root, 1)
+    top = ctx.children(root)
+    joint_names = [j.get('name') for j in top if local_name(j) == JOINT_TAG and j.get('name')]
+
+    # (transmission element, enclosing block or None, its path, the block's path)
+    robot_level: List[Tuple[Any, Any, str, str]] = []
+    in_blocks: List[Tuple[Any, Any, str, str]] = []
+    ordered: List[Tuple[Any, Any, str, str]] = []
+    robot_count = 0
+    block_count = 0
+    for element in top:
+        if local_name(element) == TRANSMISSION_TAG:
+            robot_count += 1
+            item = (element, None, _element_path(robot_path, element, robot_count), '')
+            robot_level.append(item)
+            ordered.append(item)
+        elif local_name(element) == ROS2_CONTROL_TAG:
+            block_count += 1
+            block_path = _element_path(robot_path, element, block_count)
+            for i, t in enumerate(ctx.children(element, TRANSMISSION_TAG), 1):
+                item = (t, element, _element_path(block_path, t, i), block_path)
+                in_blocks.append(item)
+                ordered.append(item)
+
+    if source == SOURCE_AUTO:
+        source = SOURCE_ROS2_CONTROL if in_blocks else SOURCE_ROBOT
+        if in_blocks and robot_level:
+            ctx.warn(robot_path, f'{len(robot_level)} robot-level <transmission> element(s) '
+                     'ignored because <ros2_control> blocks declare transmissions (as '
+                     "ros2_control does); use source='robot' or 'all' to read them")
+    selected = {SOURCE_ROS2_CONTROL: in_blocks, SOURCE_ROBOT: robot_level,
+                SOURCE_ALL: ordered}[source]
+
+    infos: List[TransmissionInfo] = []
+    for element, block, path, block_path in selected:
+        try:
+            infos.append(_parse_transmission(element, block, path, block_path, ctx))
+        except UrdfTransmissionError as e:
+            if not lenient:
+                raise
+            ctx.warnings.append(f'skipped (lenient mode): {e}')
+    infos = merge_duplicates(infos, ctx)
+    if infos and not joint_names:
+        ctx.warn(robot_path, 'the robot declares no <joint>; the joint names used by '
+                 'transmissions cannot be checked')
+    return ParseResult(infos, ctx.warnings, robot_name, joint_names, source, lenient,
+                       len(in_blocks) + len(robot_level), root)
+
+
+def _element_path(parent_path: str, element: Any, index: int) -> str:
+    """Return ``parent/tag[@name='n']``, or ``parent/tag[i]`` (1-based) for an unnamed one."""
+    tag = local_name(element)
+    name = element.get('name')
+    if name:
+        quote = "'" if "'" not in name else '"'
+        return f'{parent_path}/{tag}[@name={quote}{name}{quote}]'
+    return f'{parent_path}/{tag}[{index}]'
+
+
+def _children_paths(parent_path: str, elements: Sequence[Any]) -> List[Tuple[Any, str]]:
+    return [(e, _element_path(parent_path, e, i)) for i, e in enumerate(elements, 1)]
+
+
+def _read_type(ctx: ParseContext, element: Any, path: str, in_block: bool) -> Tuple[str, str]:
+    """Return ``(dialect, type)`` of a transmission element."""
+    type_element = single_child(ctx, element, path, TYPE_TAG)
+    plugin_element = single_child(ctx, element, path, PLUGIN_TAG)
+    attribute = element.get('type')
+    if in_block:
+        if plugin_element is not None:
+            text = element_text(plugin_element)
+            if not text:
+                raise IncompleteTransmissionError(f'{path}/{PLUGIN_TAG}', 'the <plugin> element '
+                                                  'is empty', source_line(plugin_element))
+            return DIALECT_ROS2_CONTROL, text
+        fallback = element_text(type_element) if type_element is not None else (
+            attribute or '').strip()
+        if fallback and ctx.lenient:
+            ctx.warn(path, f'no <plugin> element; using the ROS 1 type {fallback!r} '
+                     '(lenient mode)', source_line(element))
+            return DIALECT_ROS2_CONTROL, fallback
+        hint = (' (inside <ros2_control> the type is read from <plugin>, not from <type> or a '
+                'type attribute)' if fallback else '')
+        raise IncompleteTransmissionError(path, f'missing <plugin> element{hint}',
+                                          source_line(element))
+    if type_element is not None:
+        text = element_text(type_element)
+        if not text:
+            raise IncompleteTransmissionError(f'{path}/{TYPE_TAG}', 'the <type> element is '
+                                              'empty', source_line(type_element))
+        if attribute is not None and attribute.strip() != text:
+            ctx.warn(path, f'type attribute {attribute!r} and <type> element {text!r} '
+                     'disagree; using the element', source_line(element))
+        return DIALECT_ROS1, text
+    if attribute is not None:
+        if not attribute.strip():
+            raise IncompleteTransmissionError(f'{path}/@type', "attribute 'type' is empty",
+                                              source_line(element))
+        return DIALECT_PR2, attribute.strip()
+    if plugin_element is not None and element_text(plugin_element) and ctx.lenient:
+        ctx.warn(path, 'robot-level transmission typed by <plugin>; using it (lenient mode)',
+                 source_line(element))
+        return DIALECT_ROS1, element_text(plugin_element)
+    raise IncompleteTransmissionError(path, 'missing <type> element (or type attribute)',
+                                      source_line(element))
+
+
+def _read_params(ctx: ParseContext, element: Any, path: str) -> Dict[str, str]:
+    params: Dict[str, str] = {}
+    for child in ctx.children(element, PARAM_TAG):
+        name = require_attribute(child, 'name', f'{path}/{PARAM_TAG}')
+        if name in params:
+            raise BadValueError(f"{path}/{PARAM_TAG}[@name='{name}']", f'parameter {name!r} is '
+                                'given twice', source_line(child))
+        params[name] = element_text(child)
+    return params
+
+
+def _parse_transmission(element: Any, block: Any, path: str, block_path: str,
+                        ctx: ParseContext) -> TransmissionInfo:
+    name = require_attribute(element, 'name', path)
+    dialect, type_name = _read_type(ctx, element, path, block is not None)
+    joint_paths = dict(_children_paths(path, ctx.children(element, JOINT_TAG)))
+    actuator_paths = dict(_children_paths(path, ctx.children(element, ACTUATOR_TAG)))
+    joints: List[JointInfo] = []
+    actuators: List[ActuatorInfo] = []
+    for child in ctx.children(element):  # document order, so the first error is reported
+        if child in joint_paths:
+            joints.append(JointInfo(**read_end(ctx, child, joint_paths[child])))
+        elif child in actuator_paths:
+            fields = read_end(ctx, child, actuator_paths[child])
+            fields.update(read_actuator_data(ctx, child, actuator_paths[child]))
+            actuators.append(ActuatorInfo(**fields))
+    for side, items in (('joint', joints), ('actuator', actuators)):
+        seen: Dict[str, str] = {}
+        for item in items:
+            if item.name in seen:
+                raise BrokenReferenceError(item.path, f'{side} {item.name!r} is listed twice in '
+                                           f'this transmission (first at {seen[item.name]})',
+                                           item.line)
+            seen[item.name] = item.path
+    params: Dict[str, str] = {}
+    reduction = None
+    block_name = block_type = None
+    if block is not None:
+        params = _read_params(ctx, element, path)
+        block_name = block.get('name')
+        block_type = block.get('type')
+        block_joints = [j.get('name') for j in ctx.children(block, JOINT_TAG)]
+        if block_type == 'actuator' and len(joints) != 1:
+            raise BadValueError(path, 'a transmission in a type="actuator" <ros2_control> '
+                                f'block drives exactly one joint, got {len(joints)}: '
+                                f'{[j.name for j in joints]}', source_line(element))
+        for joint in joints:
+            if joint.name not in block_joints:
+                raise BrokenReferenceError(
+                    joint.path, f'joint {joint.name!r} is not a <joint> of its <ros2_control> '
+                    f'block {block_name!r} (which has {block_joints})', joint.line)
+        if block_type == 'actuator':
+            if not actuators:
+                actuators.append(ActuatorInfo(
+                    name=block_name or 'actuator1', role='actuator1', path=block_path,
+                    line=source_line(block), element=None, implicit=True))
+    else:
+        reduction = read_value(ctx, element, path, REDUCTION_TAGS, default=DEFAULT_REDUCTION,
+                               nonzero=True)
+    return TransmissionInfo(
+        name=name, type=type_name, joints=tuple(joints), actuators=tuple(actuators),
+        dialect=dialect, params=params, path=path, line=source_line(element), element=element,
+        lenient=ctx.lenient, mechanical_reduction=reduction, block=block_name,
+        block_type=block_type)

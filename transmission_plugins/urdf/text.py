@@ -1,0 +1,112 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+URDF text from what users hand in: XML text, bytes, a file, a ``.xacro`` file; parsed safely.
+
+:func:`read_urdf_text` decodes files (BOM or XML declaration encoding, else UTF-8) and expands
+xacro; :func:`parse_xml` parses with lxml without entity expansion or network access.
+"""
+
+import os
+from pathlib import Path
+import re
+from typing import Any
+from typing import Dict
+from typing import Optional
+from typing import Union
+
+from lxml import etree
+
+from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import TransmissionFileError
+from transmission_plugins.urdf.xacro_expansion import expand_xacro
+
+
+_XML_DECLARATION_ENCODING = re.compile(
+    r'^(<\?xml[^>]*?)\s+encoding\s*=\s*(["\'])[^"\']*\2', re.DOTALL)
+
+_XML_DECLARATION_ENCODING_BYTES = re.compile(
+    rb'^\s*<\?xml[^>]*?encoding\s*=\s*["\']([A-Za-z0-9._-]+)["\']', re.DOTALL)
+
+
+# ---------------------------------------------------------------------------------- input
+def read_urdf_text(urdf: Union[str, bytes, 'os.PathLike[str]'],
+                   xacro_mappings: Optional[Dict[str, str]] = None) -> str:
+    """
+    Return the XML text of a URDF given as text, as a file path or as a ``.xacro`` file path.
+
+    A ``str`` whose first non-blank character is ``<`` is XML text and returned unchanged;
+    ``bytes`` are decoded (BOM or XML declaration encoding, else UTF-8); anything else is a path.
+    A path ending in ``.xacro`` is expanded with the xacro package (``xacro_mappings`` are its
+    ``name:=value`` arguments).
+
+    :raises TransmissionFileError: (also an ``OSError``) the path is empty, the file is missing,
+        a directory or unreadable, or the xacro package is not installed
+    :raises BadValueError: the bytes cannot be decoded or xacro fails
+    """
+    if isinstance(urdf, bytes):
+        return _decode(urdf, '<bytes>')
+    if isinstance(urdf, str) and urdf.lstrip('\ufeff \t\r\n').startswith('<'):
+        return urdf
+    if isinstance(urdf, str) and not urdf.strip():
+        raise TransmissionFileError(urdf, 'the URDF is empty: expected XML text (starting with '
+                                    "'<') or a file path")
+    path = Path(os.fspath(urdf))
+    if path.suffix == '.xacro':
+        return expand_xacro(path, xacro_mappings)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise TransmissionFileError.from_os_error(str(path), 'cannot read the URDF file', e) from e
+    return _decode(data, str(path))
+
+
+def _decode(data: bytes, where: str) -> str:
+    if data.startswith(b'\xef\xbb\xbf'):
+        encoding = 'utf-8-sig'
+    elif data.startswith((b'\xff\xfe', b'\xfe\xff')):
+        encoding = 'utf-16'
+    else:
+        match = _XML_DECLARATION_ENCODING_BYTES.match(data)
+        encoding = match.group(1).decode('ascii') if match else 'utf-8'
+    try:
+        return data.decode(encoding)
+    except (LookupError, UnicodeDecodeError) as e:
+        raise BadValueError(where, f'cannot decode the URDF as {encoding}: {e}') from e
+
+
+def parse_xml(xml_text: Union[str, bytes]) -> Any:
+    """
+    Parse URDF text into an lxml element, safely (no entity expansion, no network).
+
+    A ``str`` may carry an XML declaration with an ``encoding`` (it is ignored: the text is
+    already decoded); blanks before the declaration are tolerated.
+
+    :raises BadValueError: the text is not well-formed XML
+    """
+    if isinstance(xml_text, str):
+        text = _XML_DECLARATION_ENCODING.sub(r'\1', xml_text.lstrip('\ufeff \t\r\n'), count=1)
+        data = text.encode('utf-8')
+    elif isinstance(xml_text, bytes):
+        data = xml_text.lstrip()
+    else:
+        raise TypeError(f'expected URDF text (str or bytes), got {type(xml_text).__name__}')
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
+                             huge_tree=False)
+    try:
+        return etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as e:
+        raise BadValueError('/', f'the URDF is not well-formed XML: {e}',
+                            getattr(e, 'lineno', None)) from e

@@ -253,7 +253,7 @@ def main() -> int:
         return relay_main()
     sys.path.insert(0, str(ROOT))
     import yaml
-    from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+    from transmission_plugins.robot.loading import load_robot_transmissions
     urdf = Path(args.urdf).read_text()
     robot = load_robot_transmissions(urdf)
     env = dict(os.environ)

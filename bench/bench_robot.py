@@ -41,7 +41,7 @@ import time
 
 import numpy as np
 
-from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 
 DEFAULT_URDF = '../shared/urdf_corpus/pr2.urdf'

@@ -25,12 +25,12 @@ import pytest
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import TransmissionLoadError
 from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
-from transmission_plugins.plugins.registry import build_transmission
-from transmission_plugins.plugins.registry import build_transmissions
-from transmission_plugins.plugins.registry import ENTRY_POINT_GROUP
-from transmission_plugins.plugins.registry import find_transmission_plugins
-from transmission_plugins.plugins.registry import load_transmission_class
-from transmission_plugins.plugins.registry import TransmissionPlugin
+from transmission_plugins.plugins import build_transmission
+from transmission_plugins.plugins import ENTRY_POINT_GROUP
+from transmission_plugins.plugins import find_transmission_plugins
+from transmission_plugins.plugins import load_transmission_class
+from transmission_plugins.plugins import TransmissionPlugin
+from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import SimpleTransmission
 from transmission_plugins.urdf.dialects import parse_transmissions
@@ -51,16 +51,17 @@ BUILT_IN = (
 RACK_MODULE = '''
 from transmission_plugins.core.elements import child_text
 from transmission_plugins.core.info import TransmissionWiring
-from transmission_plugins.core.records import check_consumed
+from transmission_plugins.core.vocabulary import UrdfVocabulary
 from transmission_plugins.transmissions import SimpleTransmission
 
 
 class RackAndPinionTransmission(SimpleTransmission):
     """Drive a linear joint with a pinion on a rack."""
 
+    URDF_VOCABULARY = UrdfVocabulary(extra_children=('pinion_radius',))
+
     @classmethod
     def from_info(cls, info):
-        check_consumed(info, children=('pinion_radius',))
         radius = float(child_text(info.element, 'pinion_radius'))
         return TransmissionWiring(cls(1.0 / radius), (info.joints[0].name,),
                                   (info.actuators[0].name,))
@@ -76,7 +77,8 @@ class NoFromInfo(SimpleTransmission):
 
 RACK_URDF = """
 <robot name="r">
-  <joint name="slider" type="prismatic"/>
+  <link name="base"/><link name="carriage"/>
+  <joint name="slider" type="prismatic"><parent link="base"/><child link="carriage"/></joint>
   <transmission name="rack">
     <type>acme/RackAndPinionTransmission</type>
     <joint name="slider"/>
@@ -236,9 +238,8 @@ def test_same_name_with_two_targets_is_ambiguous(tmp_path):
 
 # ------------------------------------------------------------------------------ third party
 def test_third_party_plugin_loads_from_a_urdf(acme):
-    parsed = parse_transmissions(RACK_URDF.format(radius='0.02'))
-    built = build_transmissions(parsed.transmissions, joint_names=parsed.joint_names)
-    wiring = built.transmissions[0].wiring
+    robot = load_robot_transmissions(RACK_URDF.format(radius='0.02'))
+    wiring = robot.transmissions[0].wiring
     assert type(wiring.transmission).__name__ == 'RackAndPinionTransmission'
     assert (wiring.joint_names, wiring.actuator_names) == (('slider',), ('motor',))
     out = wiring.transmission.actuator_to_joint({'position': [1.0]})
@@ -248,9 +249,8 @@ def test_third_party_plugin_loads_from_a_urdf(acme):
 def test_third_party_plugin_rejects_what_it_does_not_read(acme):
     text = RACK_URDF.format(radius='0.02').replace('</transmission>',
                                                    '<gear>3</gear></transmission>')
-    parsed = parse_transmissions(text)
     with pytest.raises(BadValueError, match="transmission\\[@name='rack'\\]/gear"):
-        build_transmissions(parsed.transmissions)
+        load_robot_transmissions(text)
 
 
 def test_constructor_value_error_becomes_bad_value_error_with_path(acme):

@@ -39,7 +39,7 @@ from transmission_plugins.robot.effort_limits import actuator_to_joint_effort_li
 from transmission_plugins.robot.effort_limits import joint_to_actuator_effort_limit
 from transmission_plugins.robot.inertia import duplicated_reduction
 from transmission_plugins.robot.inertia import reflected_inertia
-from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.runtime.simulator import ActuatorSimulator
 from transmission_plugins.urdf.actuator_tags import read_actuator_extensions
 

@@ -19,7 +19,7 @@ import os
 import pytest
 from rclpy.context import Context
 from rclpy.lifecycle import TransitionCallbackReturn
-from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
 from transmission_plugins.tools.launcher import default_description_file
 from transmission_plugins.tools.launcher import read_description

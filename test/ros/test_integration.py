@@ -54,7 +54,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.tools.launcher import default_description_file
 from transmission_plugins.tools.launcher import read_description
 import yaml

@@ -327,7 +327,7 @@ def test_progress_bar_only_on_a_terminal(urdf, tmp_path, monkeypatch, capsys):
 
 @needs_pr2
 def test_convert_pr2_round_trip(tmp_path):
-    from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+    from transmission_plugins.robot.loading import load_robot_transmissions
     robot = load_robot_transmissions(PR2)
     rng = np.random.default_rng(1234)
     header, data = _write_csv(tmp_path / 'a.csv', robot.actuator_names, 120, rng)
@@ -391,7 +391,7 @@ def test_plot_api_errors_are_transmission_errors(urdf, tmp_path):
     from transmission_plugins import TransmissionValueError
     from transmission_plugins import UnknownNameError
     from transmission_plugins.tools.plotting import plot_transmission
-    from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+    from transmission_plugins.robot.loading import load_robot_transmissions
     robot = load_robot_transmissions(urdf)
     out = str(tmp_path / 'x.png')
     with pytest.raises(UnknownNameError, match="no transmission 'nope'"):

@@ -29,7 +29,7 @@ import time
 import numpy as np
 import pytest
 from transmission_plugins.core.exceptions import TransmissionError
-from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.hardware_interface_node import PARAMETERS as HW_PARAMETERS
 from transmission_plugins.ros.mock_actuators_node import initial_joint_positions
 from transmission_plugins.ros.mock_actuators_node import PARAMETERS as MOCK_PARAMETERS

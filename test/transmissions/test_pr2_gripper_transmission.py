@@ -40,6 +40,7 @@ from transmission_plugins import TransmissionInputError
 from transmission_plugins import TransmissionValueError
 from transmission_plugins import UrdfTransmissionError
 from transmission_plugins.core.info import TransmissionInfo
+from transmission_plugins.plugins import build_transmission
 from transmission_plugins.transmissions import pr2_gripper_transmission as gripper_module
 
 
@@ -593,12 +594,12 @@ def test_bad_coefficient_value(attr, value, fragment):
 
 def test_unexpected_child():
     with pytest.raises(BadValueError, match=r'unexpected element <compensator>'):
-        PR2GripperTransmission.from_info(_info(_gripper_xml(extra='<compensator/>')))
+        build_transmission(_info(_gripper_xml(extra='<compensator/>')))
 
 
 def test_unexpected_gap_joint_attribute():
     with pytest.raises(BadValueError, match=r"/@A: unexpected attribute 'A'"):
-        PR2GripperTransmission.from_info(_info(_gripper_xml(GAP_ATTRS + ' A="0.05"')))
+        build_transmission(_info(_gripper_xml(GAP_ATTRS + ' A="0.05"')))
 
 
 def test_duplicate_gap_joint():

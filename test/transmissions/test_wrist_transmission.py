@@ -28,6 +28,7 @@ from transmission_plugins import LinearTransmission
 from transmission_plugins import TransmissionValueError
 from transmission_plugins import WristTransmission
 from transmission_plugins.core.info import TransmissionInfo
+from transmission_plugins.plugins import build_transmission
 
 
 PR2_REDUCTION = 60.17142857142857
@@ -212,14 +213,14 @@ def test_missing_name():
 
 def test_unexpected_child():
     with pytest.raises(BadValueError, match=r'unexpected element <joint>'):
-        WristTransmission.from_info(_info(_wrist_xml(GOOD + '<joint name="x"/>')))
+        build_transmission(_info(_wrist_xml(GOOD + '<joint name="x"/>')))
 
 
 def test_unexpected_attribute():
     element = _wrist_xml(GOOD)
     element.find('rollJoint').set('offset', '0.1')
     with pytest.raises(BadValueError, match=r"/@offset: unexpected attribute 'offset'"):
-        WristTransmission.from_info(_info(element))
+        build_transmission(_info(element))
 
 
 def test_duplicate_element():

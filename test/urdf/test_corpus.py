@@ -32,8 +32,8 @@ from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
-from transmission_plugins.plugins.registry import build_transmissions
-from transmission_plugins.plugins.registry import find_transmission_plugins
+from transmission_plugins.plugins import find_transmission_plugins
+from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.urdf.dialects import parse_transmissions
 from transmission_plugins.urdf.text import read_urdf_text
 
@@ -181,11 +181,11 @@ ROS2_MALFORMED = {
 
 
 def load(text, lenient=False, source='auto', aliases=None):
-    """Parse and build, like load_robot_transmissions does."""
+    """Return the parse and the robot loaded through the production path."""
     parsed = parse_transmissions(text, lenient=lenient, source=source)
-    built = build_transmissions(parsed.transmissions, joint_names=parsed.joint_names,
-                                lenient=lenient, plugins=PLUGINS, aliases=aliases)
-    return parsed, built
+    robot = load_robot_transmissions(text, lenient=lenient, source=source, plugins=PLUGINS,
+                                     aliases=aliases, warn=False)
+    return parsed, robot
 
 
 def one_transmission_each(text):

@@ -33,8 +33,8 @@ import pytest
 from tp_support import CORPUS
 from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.exceptions import TransmissionError
-from transmission_plugins.plugins.registry import build_transmissions
-from transmission_plugins.plugins.registry import find_transmission_plugins
+from transmission_plugins.plugins import find_transmission_plugins
+from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.urdf.dialects import parse_transmissions
 
 
@@ -132,12 +132,13 @@ def _mutated(name, mutations):
 @FUZZ
 @given(st.sampled_from(DOCUMENTS), st.lists(MUTATION, min_size=1, max_size=4),
        st.booleans())
-def test_parse_and_build_raise_only_transmission_errors(name, mutations, lenient):
+def test_parse_and_load_every_transmission_raise_only_transmission_errors(name, mutations,
+                                                                          lenient):
     text = _mutated(name, mutations)
     try:
-        parsed = parse_transmissions(text, lenient=lenient, source='all')
-        build_transmissions(parsed.transmissions, joint_names=parsed.joint_names,
-                            lenient=lenient, plugins=_plugins())
+        parse_transmissions(text, lenient=lenient, source='all')
+        load_robot_transmissions(text, lenient=lenient, source='all', plugins=_plugins(),
+                                 warn=False)
     except TransmissionError:
         pass
 
@@ -146,9 +147,8 @@ def test_parse_and_build_raise_only_transmission_errors(name, mutations, lenient
 @given(st.sampled_from(DOCUMENTS), st.lists(MUTATION, min_size=1, max_size=3),
        st.booleans())
 def test_load_robot_transmissions_raises_only_transmission_errors(name, mutations, lenient):
-    from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
     text = _mutated(name, mutations)
     try:
-        load_robot_transmissions(text, lenient=lenient, plugins=_plugins())
+        load_robot_transmissions(text, lenient=lenient, plugins=_plugins(), warn=False)
     except TransmissionError:
         pass

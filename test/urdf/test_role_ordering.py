@@ -24,15 +24,17 @@ would produce different numbers.
 import numpy as np
 import pytest
 
-from transmission_plugins.plugins.registry import build_transmissions
+from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import FourBarLinkageTransmission
-from transmission_plugins.urdf.dialects import parse_transmissions
 
 URDF = """
 <robot name="wrist">
-  <joint name="arm_6_joint" type="revolute"/>
-  <joint name="arm_7_joint" type="revolute"/>
+  <link name="arm_5_link"/><link name="arm_6_link"/><link name="arm_7_link"/>
+  <joint name="arm_6_joint" type="revolute">
+    <parent link="arm_5_link"/><child link="arm_6_link"/></joint>
+  <joint name="arm_7_joint" type="revolute">
+    <parent link="arm_6_link"/><child link="arm_7_link"/></joint>
   <ros2_control name="system" type="system">
     <hardware><plugin>mock_components/GenericSystem</plugin></hardware>
     <joint name="arm_6_joint"/>
@@ -61,9 +63,8 @@ URDF = """
 
 @pytest.mark.parametrize('cls', [DifferentialTransmission, FourBarLinkageTransmission])
 def test_roles_opposite_to_xml_order(cls):
-    parsed = parse_transmissions(URDF.format(kind=cls.__name__))
-    built = build_transmissions(parsed.transmissions, joint_names=parsed.joint_names)
-    wiring = built.transmissions[0].wiring
+    robot = load_robot_transmissions(URDF.format(kind=cls.__name__))
+    wiring = robot.transmissions[0].wiring
     assert wiring.joint_names == ('arm_6_joint', 'arm_7_joint')
     assert wiring.actuator_names == ('arm_6_motor', 'arm_7_motor')
     assert wiring.transmission.get_actuator_reduction() == [5.0, -3.0]

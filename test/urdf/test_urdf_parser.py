@@ -28,8 +28,8 @@ from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
 from transmission_plugins.core.info import DIALECT_PR2
 from transmission_plugins.core.info import DIALECT_ROS1
 from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
-from transmission_plugins.plugins.registry import build_transmissions
-from transmission_plugins.plugins.registry import find_transmission_plugins
+from transmission_plugins.plugins import find_transmission_plugins
+from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import SimpleTransmission
 from transmission_plugins.urdf.dialects import parse_transmissions
@@ -40,8 +40,10 @@ T1 = "/robot[@name='r']/transmission[@name='t1']"
 
 
 def urdf(body, joints=('j1', 'j2'), attributes=''):
-    """Return a robot with revolute ``joints`` and the dedented ``body``."""
-    joint_xml = ''.join(f'<joint name="{j}" type="revolute"/>' for j in joints)
+    """Return a robot with revolute ``joints`` (on its first line) and the dedented ``body``."""
+    joint_xml = '<link name="base"/>' + ''.join(
+        f'<link name="l_{j}"/><joint name="{j}" type="revolute"><parent link="base"/>'
+        f'<child link="l_{j}"/></joint>' for j in joints)
     return f'<robot name="r"{attributes}>{joint_xml}\n{textwrap.dedent(body)}</robot>'
 
 
@@ -93,11 +95,11 @@ def ros2_control(transmission, block_type='system', joints=('j1', 'j2')):
 
 
 def load(text, lenient=False, source='auto'):
-    """Parse and build, like load_robot_transmissions does."""
+    """Return the parse and the robot loaded through the production path."""
     parsed = parse_transmissions(text, lenient=lenient, source=source)
-    built = build_transmissions(parsed.transmissions, joint_names=parsed.joint_names,
-                                lenient=lenient, plugins=PLUGINS)
-    return parsed, built
+    robot = load_robot_transmissions(text, lenient=lenient, source=source, plugins=PLUGINS,
+                                     warn=False)
+    return parsed, robot
 
 
 # ------------------------------------------------------------------------------ names and types
@@ -476,8 +478,9 @@ def test_read_urdf_text_expands_xacro(tmp_path):
               </actuator>
             </transmission>
           </xacro:macro>
-          <joint name="j1" type="revolute"/>
-          <joint name="j2" type="revolute"/>
+          <link name="a"/><link name="b"/><link name="c"/>
+          <joint name="j1" type="revolute"><parent link="a"/><child link="b"/></joint>
+          <joint name="j2" type="revolute"><parent link="a"/><child link="c"/></joint>
           <xacro:trans joint="j1"/>
           <xacro:trans joint="j2"/>
         </robot>
@@ -616,7 +619,7 @@ def test_ros2_control_params_read_only_and_actuator_data():
     assert info.actuators[0].read_only and not info.joints[0].read_only
     assert (info.actuators[0].rotor_inertia, info.actuators[0].gear_ratio) == (0.001, 50.0)
     with pytest.raises(BadValueError, match="parameter 'special' is not read"):
-        build_transmissions(parsed.transmissions, plugins=PLUGINS)
+        load_robot_transmissions(text, plugins=PLUGINS)
 
 
 def test_drake_actuator_tags():

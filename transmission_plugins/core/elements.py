@@ -56,11 +56,27 @@ def iter_children(element: Any) -> Iterator[Any]:
     return iter(children(element))
 
 
-def child_path(parent_path: str, element: Any) -> str:
-    """Return ``parent_path/tag[@name='...']`` for ``element``."""
+def quoted(name: str) -> str:
+    """Return ``name`` in single quotes, or double quotes when it holds a single quote."""
+    quote = "'" if "'" not in name else '"'
+    return f'{quote}{name}{quote}'
+
+
+def child_path(parent_path: str, element: Any, index: Optional[int] = None) -> str:
+    """
+    Return the path of ``element`` below ``parent_path``: the one element-path rule.
+
+    ``parent/tag[@name='n']`` for a named element; for an unnamed one (or an empty name when
+    ``index`` is given) ``parent/tag[i]`` with its 1-based ``index`` among its siblings, else
+    ``parent/tag`` (``parent/tag[@name='']`` for an empty name).
+    """
     name = element.get('name')
     tag = local_name(element)
-    return f"{parent_path}/{tag}[@name='{name}']" if name is not None else f'{parent_path}/{tag}'
+    if name or (name is not None and index is None):
+        return f'{parent_path}/{tag}[@name={quoted(name)}]'
+    if index is not None:
+        return f'{parent_path}/{tag}[{index}]'
+    return f'{parent_path}/{tag}'
 
 
 def source_line(element: Any) -> Optional[int]:

@@ -31,6 +31,13 @@ its message from them, so callers can both print and inspect an error::
     |   `-- BrokenReferenceError        a name refers to nothing, or to something used twice
     `-- TransmissionLoadError           a plugin could not be found or imported
         `-- UnknownTransmissionTypeError
+
+Warnings (lenient-mode replacements, merged duplicates, skipped transmissions, limits read as
+absent) are :class:`LoadWarning` records (a ``str`` with ``path``, ``line`` and ``message``
+fields) in ``RobotTransmissions.warnings``, and are also issued with :func:`warnings.warn` under
+the category :class:`TransmissionWarning`, which callers can filter::
+
+    warnings.simplefilter('ignore', transmission_plugins.TransmissionWarning)
 """
 
 from typing import Any
@@ -40,6 +47,48 @@ from typing import Optional
 
 class TransmissionError(Exception):
     """Root of every error raised by transmission_plugins."""
+
+
+class TransmissionWarning(UserWarning):
+    """
+    The category of every warning transmission_plugins issues (see :class:`LoadWarning`).
+
+    Issued with the :class:`LoadWarning` as its only argument, available as :attr:`record`.
+    """
+
+    @property
+    def record(self) -> Optional['LoadWarning']:
+        """Return the structured warning this one carries, or None."""
+        first = self.args[0] if self.args else None
+        return first if isinstance(first, LoadWarning) else None
+
+
+class LoadWarning(str):
+    """
+    One loader warning: its text, plus the element path, source line and message as fields.
+
+    A ``str`` (the text ``path (line N): message`` unless given), so it prints and compares like
+    the plain-text warnings of earlier versions.
+
+    :param path: the element path the warning is about
+    :param message: what was found and what was done about it
+    :param line: the source line, when known
+    :param text: the full text, when it is not ``path (line N): message``
+    """
+
+    path: str
+    line: Optional[int]
+    message: str
+
+    def __new__(cls, path: str, message: str, line: Optional[int] = None, *,
+                text: Optional[str] = None) -> 'LoadWarning':
+        """Build the warning; see the class docstring."""
+        where = f' (line {line})' if line else ''
+        self = super().__new__(cls, text if text is not None else f'{path}{where}: {message}')
+        self.path = path
+        self.line = line
+        self.message = message
+        return self
 
 
 class TransmissionValueError(TransmissionError, ValueError):

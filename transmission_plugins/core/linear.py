@@ -28,20 +28,13 @@ The matrices are plain data (:meth:`LinearTransmission.linear_map`), so many tra
 fused into one matrix product and reflected inertia is :math:`J^{-T} I_r J^{-1}`.
 """
 
-from abc import abstractmethod
 from typing import Any
-from typing import List
+from typing import Hashable
 from typing import NamedTuple
 from typing import Optional
 
 import numpy as np
 
-from transmission_plugins.core.checks import check_finite
-from transmission_plugins.core.checks import check_reduction
-from transmission_plugins.core.checks import check_sequence
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.info import TransmissionWiring
-from transmission_plugins.core.records import read_coupled
 from transmission_plugins.core.transmission import Transmission
 
 
@@ -93,6 +86,11 @@ class LinearTransmission(Transmission):
         """Return ``(J, J^{-1}, q_0)`` as read-only arrays."""
         return LinearMap(self._a2j, self._j2a, self._offset)
 
+    def map_key(self) -> Hashable:
+        """Return the type and the three arrays of :meth:`linear_map` as nested tuples."""
+        return (type(self),) + tuple(tuple(np.asarray(m, dtype=np.float64).ravel().tolist())
+                                     + m.shape for m in self.linear_map())
+
     def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> np.ndarray:
         """Return the constant :math:`J`, shape ``(M, N)``."""
         return self._a2j
@@ -122,77 +120,3 @@ class LinearTransmission(Transmission):
     def _joint_to_actuator_effort(self, effort: np.ndarray,
                                   position: Optional[np.ndarray]) -> np.ndarray:
         return effort @ self._a2j
-
-
-class CoupledTransmission(LinearTransmission):
-    """
-    Base of the two-actuator, two-joint linear transmissions (Differential, FourBarLinkage).
-
-    Holds and validates the seed parameters (actuator and joint reductions, joint offsets) and
-    the report; subclasses define :meth:`_build`, which sets the matrices from them.
-
-    :param actuator_reduction: :math:`(n_{a1}, n_{a2})`, finite and non-zero
-    :param joint_reduction: :math:`(n_{j1}, n_{j2})`, finite and non-zero
-    :param joint_offset: :math:`(q_{01}, q_{02})`, finite
-    :raises TransmissionValueError: wrong sizes, zero, NaN, infinite or non-numeric values
-    """
-
-    JOINT_ROLES = ('joint1', 'joint2')
-    ACTUATOR_ROLES = ('actuator1', 'actuator2')
-
-    def __init__(self, actuator_reduction: Any, joint_reduction: Any,
-                 joint_offset: Any = (0.0, 0.0)) -> None:
-        super().__init__()
-        w = type(self).__name__
-        self._actuator_reduction = [
-            check_reduction(v, f'actuator_reduction[{i}]', w)
-            for i, v in enumerate(check_sequence(actuator_reduction, 2, 'actuator_reduction', w))]
-        self._joint_reduction = [
-            check_reduction(v, f'joint_reduction[{i}]', w)
-            for i, v in enumerate(check_sequence(joint_reduction, 2, 'joint_reduction', w))]
-        self._joint_offset = [
-            check_finite(v, f'joint_offset[{i}]', w)
-            for i, v in enumerate(check_sequence(joint_offset, 2, 'joint_offset', w))]
-        self._build()
-
-    @abstractmethod
-    def _build(self) -> None:
-        """Set the linear map from the validated reductions and offsets."""
-
-    @classmethod
-    def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
-        """
-        Build from a parsed ``<transmission>`` with two joints and two actuators, any dialect.
-
-        Joints and actuators are put in role order (:attr:`JOINT_ROLES`, :attr:`ACTUATOR_ROLES`;
-        XML order when no role is given); actuator and joint reductions and joint offsets are
-        read as :func:`transmission_plugins.core.records.read_coupled` documents.
-
-        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
-        """
-        r = read_coupled(info, cls.JOINT_ROLES, cls.ACTUATOR_ROLES)
-        return TransmissionWiring(cls(r.actuator_reduction, r.joint_reduction, r.joint_offset),
-                                  r.joint_names, r.actuator_names)
-
-    def get_actuator_reduction(self) -> List[float]:
-        """Return :math:`[n_{a1}, n_{a2}]`."""
-        return list(self._actuator_reduction)
-
-    def get_joint_reduction(self) -> List[float]:
-        """Return :math:`[n_{j1}, n_{j2}]`."""
-        return list(self._joint_reduction)
-
-    def get_joint_offset(self) -> List[float]:
-        """Return :math:`[q_{01}, q_{02}]`."""
-        return list(self._joint_offset)
-
-    def __repr__(self) -> str:
-        return (f'{type(self).__name__}(actuator_reduction={self._actuator_reduction!r}, '
-                f'joint_reduction={self._joint_reduction!r}, '
-                f'joint_offset={self._joint_offset!r})')
-
-    def __str__(self) -> str:
-        a, j, o = self._actuator_reduction, self._joint_reduction, self._joint_offset
-        return (f'{type(self).__name__}: 2 actuators -> 2 joints, actuator reductions '
-                f'({a[0]:g}, {a[1]:g}), joint reductions ({j[0]:g}, {j[1]:g}), joint offsets '
-                f'({o[0]:g}, {o[1]:g})')

@@ -50,26 +50,16 @@ from typing import Tuple
 import warnings
 
 from transmission_plugins.core.elements import local_name
-from transmission_plugins.core.elements import namespace
-from transmission_plugins.core.elements import source_line
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
+from transmission_plugins.core.exceptions import LoadWarning
+from transmission_plugins.core.exceptions import TransmissionWarning
+from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
 from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.vocabulary import ACTUATOR_PARAMS
 from transmission_plugins.core.vocabulary import DEFAULT_OFFSET
 from transmission_plugins.core.vocabulary import DEFAULT_REDUCTION
-from transmission_plugins.core.vocabulary import DRAKE_ACTUATOR_TAGS
-from transmission_plugins.core.vocabulary import JOINT_ATTRIBUTES
-from transmission_plugins.core.vocabulary import JOINT_CHILDREN
 from transmission_plugins.core.vocabulary import REDUCTION_TAGS
-
-#: Children of a ``<transmission>`` that SimpleTransmission accepts and ignores: PR2 belt
-#: compensator and Gazebo screw joint, diffbot ``motorTorqueConstant``, ROS 1
-#: ``transmissionInterface``.  None of them changes the kinematic map.
-SIMPLE_IGNORED_CHILDREN = ('compensator', 'simulated_actuated_joint', 'motorTorqueConstant',
-                           'transmissionInterface')
-
 
 _DIALECT_NAMES = {'ros1': 'ROS 1', 'pr2': 'PR2'}
 
@@ -93,107 +83,18 @@ class CoupledReading(NamedTuple):
     actuator_names: Tuple[str, ...]
 
 
-def lenient_warning(message: str) -> None:
-    """Report a lenient-mode replacement; the plugin loader records it with the load."""
-    warnings.warn(message, UserWarning, stacklevel=3)
+def lenient_problem(info: TransmissionInfo, error: UrdfTransmissionError, fallback: str) -> None:
+    """
+    Raise ``error`` in strict mode; in lenient mode warn that ``fallback`` is used instead.
 
-
-def _problem(info: TransmissionInfo, error: Exception, fallback: str) -> None:
-    """Raise ``error`` in strict mode; warn that ``fallback`` is used in lenient mode."""
+    The warning is a :class:`~transmission_plugins.TransmissionWarning` carrying a
+    :class:`~transmission_plugins.LoadWarning` at the error's path; the plugin loader records it
+    with the load.
+    """
     if not info.lenient:
         raise error
-    lenient_warning(f'{error}; {fallback} (lenient mode)')
-
-
-# ---------------------------------------------------------------------------------- consumption
-def parser_consumed(info: TransmissionInfo) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
-    """Return the ``<transmission>`` children and attributes the parser read for ``info``."""
-    if info.dialect == DIALECT_ROS2_CONTROL:
-        return ('plugin', 'param', 'joint', 'actuator'), ('name',)
-    return ('type', 'joint', 'actuator') + REDUCTION_TAGS, ('name', 'type')
-
-
-def check_consumed(info: TransmissionInfo, *, children: Sequence[str] = (),
-                   attributes: Sequence[str] = (), joint_children: Sequence[str] = (),
-                   actuator_children: Sequence[str] = (), params: Sequence[str] = ()) -> None:
-    """
-    Reject what neither the parser nor the plugin reads in ``info.element``.
-
-    :param children: extra ``<transmission>`` children the plugin reads (or knowingly ignores)
-    :param attributes: extra ``<transmission>`` attributes
-    :param joint_children: extra children of ``<joint>``; ``actuator_children`` of ``<actuator>``
-    :param params: ``<param name>`` values (ros2_control) the plugin reads
-    :raises BadValueError: naming the unexpected element or attribute and what is accepted
-        (a warning instead when ``info.lenient``)
-    """
-    element = info.element
-    if element is None:
-        return
-    urdf_ns = namespace(element)
-    own_children, own_attributes = parser_consumed(info)
-    _check_attributes(info, element, info.path, own_attributes + tuple(attributes))
-    allowed = own_children + tuple(children)
-    for child in element:
-        tag = local_name(child)
-        if not tag:
-            continue
-        path = f'{info.path}/{tag}'
-        if namespace(child) != urdf_ns or tag not in allowed:
-            _unexpected(info, child, path, allowed)
-        elif tag == 'param' and 'param' in own_children:
-            name = child.get('name')
-            if name not in params:
-                expected = ', '.join(params) if params else 'none'
-                _problem(info, BadValueError(
-                    f"{path}[@name='{name}']", f'parameter {name!r} is not read by {info.type} '
-                    f'(parameters it reads: {expected})', source_line(child)), 'ignored')
-        elif tag == 'joint':
-            _check_end(info, child, JOINT_CHILDREN + tuple(joint_children), urdf_ns)
-        elif tag == 'actuator':
-            _check_end(info, child, JOINT_CHILDREN + tuple(actuator_children), urdf_ns,
-                       actuator=True)
-
-
-def _end_path(info: TransmissionInfo, element: Any) -> str:
-    for end in info.joints + info.actuators:
-        if end.element is element:
-            return end.path
-    return f'{info.path}/{local_name(element)}'
-
-
-def _check_end(info: TransmissionInfo, element: Any, allowed: Sequence[str], urdf_ns: str,
-               actuator: bool = False) -> None:
-    path = _end_path(info, element)
-    _check_attributes(info, element, path, JOINT_ATTRIBUTES)
-    for child in element:
-        tag = local_name(child)
-        if not tag:
-            continue
-        if actuator and tag in DRAKE_ACTUATOR_TAGS:
-            continue
-        if actuator and namespace(child) == urdf_ns and tag == 'param' \
-                and child.get('name') in ACTUATOR_PARAMS:
-            continue
-        if namespace(child) != urdf_ns or tag not in allowed:
-            shown = tuple(allowed) + (('drake:' + ', drake:'.join(DRAKE_ACTUATOR_TAGS),)
-                                      if actuator else ())
-            _unexpected(info, child, f'{path}/{tag}', shown)
-
-
-def _check_attributes(info: TransmissionInfo, element: Any, path: str,
-                      allowed: Sequence[str]) -> None:
-    for attribute in element.attrib:
-        if attribute not in allowed:
-            _problem(info, BadValueError(
-                f'{path}/@{attribute}', f'unexpected attribute {attribute!r} for {info.type}; '
-                f'expected only {", ".join(allowed)}', source_line(element)), 'ignored')
-
-
-def _unexpected(info: TransmissionInfo, child: Any, path: str, allowed: Sequence[str]) -> None:
-    shown = ', '.join(a if a.startswith('drake:') else f'<{a}>' for a in allowed)
-    _problem(info, BadValueError(
-        path, f'unexpected element <{local_name(child)}> for {info.type}; expected only '
-        f'{shown}', source_line(child)), 'ignored')
+    warnings.warn(TransmissionWarning(LoadWarning(
+        error.path, f'{error.message}; {fallback} (lenient mode)', error.line)), stacklevel=3)
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -230,7 +131,7 @@ def order_by_role(info: TransmissionInfo, items: Sequence[Any], roles: Sequence[
     seen: List[str] = []
     for item in items:
         expected = f"expected one of {', '.join(repr(r) for r in roles)}"
-        error: Optional[Exception] = None
+        error: Optional[UrdfTransmissionError] = None
         if item.role is None:
             error = IncompleteTransmissionError(
                 _role_path(item), f'{side} {item.name!r} has no role while other {side}s have '
@@ -245,7 +146,7 @@ def order_by_role(info: TransmissionInfo, items: Sequence[Any], roles: Sequence[
             error = BadValueError(_role_path(item), f'role {item.role!r} is given to more than '
                                   f'one {side}', item.line)
         if error is not None:
-            _problem(info, error, f'using the XML order of the {side}s')
+            lenient_problem(info, error, f'using the XML order of the {side}s')
             return list(items)
         seen.append(item.role)
     return sorted(items, key=lambda i: roles.index(i.role))
@@ -256,8 +157,8 @@ def _unused(info: TransmissionInfo, path: str, value: Optional[float], neutral: 
     """Reject a value the dialect's reference loader would ignore, unless it is neutral."""
     if value is None or value == neutral:
         return
-    _problem(info, BadValueError(path, f'{why}; the value {value!r} would be ignored',
-                                 info.line), 'ignored')
+    lenient_problem(info, BadValueError(path, f'{why}; the value {value!r} would be ignored',
+                                        info.line), 'ignored')
 
 
 def _value_path(end: Any, tags: Sequence[str]) -> str:
@@ -278,7 +179,6 @@ def read_simple(info: TransmissionInfo) -> SimpleReading:
 
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """
-    check_consumed(info, children=SIMPLE_IGNORED_CHILDREN)
     _exactly(info, info.joints, 1, 'joint')
     _exactly(info, info.actuators, 1, 'actuator')
     joint = info.joints[0]  # any role is fine for one joint (example 8 uses 'joint2')
@@ -300,7 +200,7 @@ def read_simple(info: TransmissionInfo) -> SimpleReading:
         if sources:
             reduction = sources[0][1]
         else:
-            _problem(info, IncompleteTransmissionError(
+            lenient_problem(info, IncompleteTransmissionError(
                 actuator.path, f'actuator {actuator.name!r} has no <mechanicalReduction> (a '
                 f'{_DIALECT_NAMES.get(info.dialect, info.dialect)} SimpleTransmission requires '
                 'one, on the <actuator>)',
@@ -326,7 +226,6 @@ def read_coupled(info: TransmissionInfo, joint_roles: Sequence[str],
 
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """
-    check_consumed(info)
     _exactly(info, info.joints, 2, 'joint')
     _exactly(info, info.actuators, 2, 'actuator')
     joints = order_by_role(info, info.joints, joint_roles, 'joint')
@@ -336,7 +235,7 @@ def read_coupled(info: TransmissionInfo, joint_roles: Sequence[str],
         value = actuator.mechanical_reduction
         if value is None:
             if info.dialect != DIALECT_ROS2_CONTROL:
-                _problem(info, IncompleteTransmissionError(
+                lenient_problem(info, IncompleteTransmissionError(
                     actuator.path, f'actuator {actuator.name!r} has no <mechanicalReduction> '
                     f'(a ROS 1 {info.type.rsplit("/", 1)[-1]} requires one on each <actuator>)',
                     actuator.line), f'using the default {DEFAULT_REDUCTION!r}')
@@ -349,7 +248,7 @@ def read_coupled(info: TransmissionInfo, joint_roles: Sequence[str],
             'joints; give it on each <actuator> and <joint>')
     sets = [frozenset(j.interfaces) for j in joints]
     if sets[0] and sets[1] and sets[0] != sets[1]:
-        _problem(info, BadValueError(
+        lenient_problem(info, BadValueError(
             joints[1].path, f'joints {joints[0].name!r} and {joints[1].name!r} declare different '
             f'hardware interfaces ({sorted(sets[0])} and {sorted(sets[1])}); both joints of a '
             'coupled transmission need the same set', joints[1].line), 'ignored')

@@ -50,23 +50,17 @@ from typing import Any
 from typing import Callable
 from typing import ClassVar
 from typing import Dict
-from typing import List
+from typing import Hashable
 from typing import Mapping
 from typing import Optional
-from typing import Sequence
 from typing import Tuple
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from transmission_plugins.core.checks import ArrayMap
 from transmission_plugins.core.checks import check_value_arrays
 from transmission_plugins.core.checks import FloatArray
-from transmission_plugins.core.exceptions import TransmissionConfigurationError
 from transmission_plugins.core.exceptions import TransmissionInputError
-from transmission_plugins.core.handles import ActuatorHandle
-from transmission_plugins.core.handles import group_handles
-from transmission_plugins.core.handles import JointHandle
+from transmission_plugins.core.handle_style import HandleCallStyle
 from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import INTERFACES
 from transmission_plugins.core.interfaces import POSITION
@@ -95,7 +89,7 @@ def position_state(transmission: 'Transmission', position: Any, what: str) -> An
     return position
 
 
-class Transmission(ABC):
+class Transmission(HandleCallStyle, ABC):
     """
     Abstract mechanical transmission between N actuators and M joints.
 
@@ -118,13 +112,6 @@ class Transmission(ABC):
     #: What :meth:`from_info` reads in a ``<transmission>`` beyond the standard elements; the
     #: loader rejects everything else centrally (:mod:`transmission_plugins.urdf.strict`).
     URDF_VOCABULARY: ClassVar[UrdfVocabulary] = UrdfVocabulary()
-
-    def __init__(self) -> None:
-        self._pairs: List[Tuple[str, List[JointHandle], List[ActuatorHandle]]] = []
-        self._skipped: List[str] = []
-        self._joint_position_handles: Optional[List[JointHandle]] = None
-        self._actuator_position_handles: Optional[List[ActuatorHandle]] = None
-        self._configured = False
 
     # ------------------------------------------------------------------ URDF
     @classmethod
@@ -161,6 +148,20 @@ class Transmission(ABC):
     def supported_interfaces(self) -> Tuple[str, ...]:
         """Return the interface names this transmission converts."""
         return INTERFACES
+
+    def map_key(self) -> Hashable:
+        """
+        Return a key that two transmissions share exactly when their maps are the same.
+
+        Default: the type and the ``repr`` (which shows every parameter); linear transmissions
+        compare their matrices.  Used to merge exact duplicates, to let identical transmissions
+        share an actuator, and to convert identical nonlinear transmissions in one call.
+        """
+        return (type(self), repr(self))
+
+    def same_map(self, other: 'Transmission') -> bool:
+        """Return True when ``other`` has the same type and the same maps (:meth:`map_key`)."""
+        return self.map_key() == other.map_key()
 
     def joint_to_actuator_inputs(self) -> Tuple[int, ...]:
         """
@@ -328,101 +329,6 @@ class Transmission(ABC):
             state = self.prepare_state(to_joint, _position_of(arrays))
         return {name: self.apply_map(INTERFACE_KIND[name], to_joint, x, state)
                 for name, x in arrays.items()}
-
-    # ------------------------------------------------------------------ handle style
-    def configure(self, joint_handles: Sequence[JointHandle],
-                  actuator_handles: Sequence[ActuatorHandle]) -> None:
-        """
-        Wire joint and actuator handles to this transmission (ros2_control style).
-
-        Handles are grouped by name; names are ordered by ``role`` when roles are given
-        (``joint1``, ``joint2``...; ``actuator1``...), else in the order given.  An interface
-        present on both sides for every joint and actuator is converted; one present on one side
-        only is skipped (see :meth:`get_handles_info`).
-
-        :raises TransmissionConfigurationError: no handles, wrong number of names, an interface
-            given for only some joints or actuators, duplicate handles, bad roles, or nothing
-            left to convert
-        """
-        self._configured = False
-        name = type(self).__name__
-        joints = group_handles(list(joint_handles), JointHandle, self.num_joints(),
-                               self.JOINT_ROLES, 'joint', name)
-        actuators = group_handles(list(actuator_handles), ActuatorHandle, self.num_actuators(),
-                                  self.ACTUATOR_ROLES, 'actuator', name)
-        pairs = []
-        skipped = []
-        for interface in sorted(set(joints) | set(actuators),
-                                key=lambda i: (INTERFACES + (i,)).index(i)):
-            if interface in joints and interface in actuators \
-                    and interface in self.supported_interfaces():
-                pairs.append((interface, joints[interface], actuators[interface]))
-            else:
-                side = 'joint' if interface in joints else 'actuator'
-                why = ('not supported by this transmission'
-                       if interface not in self.supported_interfaces()
-                       else f'only on the {side} side')
-                skipped.append(f'{interface} ({why})')
-        if not pairs:
-            raise TransmissionConfigurationError(
-                f'{name}: no interface is present on both the joint side '
-                f'({sorted(joints)}) and the actuator side ({sorted(actuators)}); '
-                'nothing to convert')
-        joint_pos = joints.get(POSITION)
-        act_pos = actuators.get(POSITION)
-        if self.requires_position_state():
-            kinds = {INTERFACE_KIND[i] for i, _, _ in pairs}
-            if kinds - {POSITION} and (joint_pos is None or act_pos is None):
-                raise TransmissionConfigurationError(
-                    f'{name} is nonlinear: velocity and effort need position handles on both '
-                    'the joint and the actuator side')
-        self._pairs = pairs  # type: ignore[assignment]
-        self._skipped = skipped
-        self._joint_position_handles = joint_pos  # type: ignore[assignment]
-        self._actuator_position_handles = act_pos  # type: ignore[assignment]
-        self._configured = True
-
-    def _convert_handles(self, to_joint: bool) -> None:
-        if not self._configured:
-            raise TransmissionConfigurationError(
-                f'{type(self).__name__}: call configure() with handles before converting '
-                'without arguments')
-        src_pos = (self._actuator_position_handles if to_joint
-                   else self._joint_position_handles)
-        state = None
-        if src_pos is not None and any(INTERFACE_KIND[i] != POSITION for i, _, _ in self._pairs):
-            state = self.prepare_state(to_joint, np.array([h.value for h in src_pos]))
-        results = []
-        for interface, joints, actuators in self._pairs:
-            src, dst = (actuators, joints) if to_joint else (joints, actuators)
-            x = np.array([h.value for h in src])
-            results.append((dst, self.apply_map(INTERFACE_KIND[interface], to_joint, x, state)))
-        for dst, y in results:
-            for h, v in zip(dst, y):
-                h.value = float(v)
-
-    # ------------------------------------------------------------------ reports
-    def get_handles_info(self) -> str:
-        """Return a human-readable report of the transmission and its configured handles."""
-        lines = [str(self)]
-        if not self._configured:
-            lines.append('  handles: not configured')
-            return '\n'.join(lines)
-        for interface, joints, actuators in self._pairs:
-            lines.append(f'  {interface}: actuators '
-                         f'{[h.get_name() + "=" + repr(h.value) for h in actuators]} <-> joints '
-                         f'{[h.get_name() + "=" + repr(h.value) for h in joints]}')
-        for s in self._skipped:
-            lines.append(f'  skipped: {s}')
-        return '\n'.join(lines)
-
-    def converted_interfaces(self) -> Tuple[str, ...]:
-        """Return the interfaces wired by the last :meth:`configure`."""
-        return tuple(i for i, _, _ in self._pairs)
-
-    def skipped_interfaces(self) -> Tuple[str, ...]:
-        """Return the interfaces :meth:`configure` could not pair, with the reason."""
-        return tuple(self._skipped)
 
 
 def _position_of(arrays: Dict[str, FloatArray]) -> Optional[FloatArray]:

@@ -75,8 +75,9 @@ class UrdfVocabulary(NamedTuple):
         standard ones of the record's dialect (``<joint>``, ``<actuator>``, the type element and
         the reduction of PR2-style transmissions; ``<plugin>`` and ``<param>`` inside
         ``<ros2_control>``)
-    :param ignored_children: child tags accepted and knowingly ignored (e.g. a ``<compensator>``
-        that only matters to the PR2 controllers)
+    :param extra_children: child tags accepted besides ``children``: vendor tags the plugin
+        reads (``<pinion_radius>``), or tags it knowingly ignores (a PR2 ``<compensator>`` that
+        only matters to the PR2 controllers)
     :param attributes: ``<transmission>`` attributes read besides ``name`` and ``type``
     :param joint_children: children of ``<joint>`` read besides :data:`JOINT_CHILDREN`
     :param actuator_children: children of ``<actuator>`` read besides :data:`JOINT_CHILDREN` and
@@ -86,7 +87,7 @@ class UrdfVocabulary(NamedTuple):
     """
 
     children: Optional[Tuple[str, ...]] = None
-    ignored_children: Tuple[str, ...] = ()
+    extra_children: Tuple[str, ...] = ()
     attributes: Tuple[str, ...] = ()
     joint_children: Tuple[str, ...] = ()
     actuator_children: Tuple[str, ...] = ()

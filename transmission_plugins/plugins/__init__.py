@@ -15,5 +15,21 @@
 """
 The plugin layer: find entry points, load the class a URDF asks for, build one transmission.
 
-Depends on core and urdf.
+Depends on core and urdf.  Three stages, no global state: :func:`find_transmission_plugins`
+(nothing imported), :func:`load_transmission_class` (only the plugin asked for),
+:func:`build_transmission` (one record, checked centrally against what the plugin reads).
 """
+
+from transmission_plugins.plugins.build import build_transmission
+from transmission_plugins.plugins.registry import ENTRY_POINT_GROUP
+from transmission_plugins.plugins.registry import find_transmission_plugins
+from transmission_plugins.plugins.registry import load_transmission_class
+from transmission_plugins.plugins.registry import TransmissionPlugin
+
+__all__ = [
+    'ENTRY_POINT_GROUP',
+    'TransmissionPlugin',
+    'build_transmission',
+    'find_transmission_plugins',
+    'load_transmission_class',
+]

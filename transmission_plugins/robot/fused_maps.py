@@ -166,7 +166,7 @@ def _group(blocks: List[Block]) -> List[Block]:
     groups: Dict[Any, List[Block]] = {}
     for b in blocks:
         tr = b.transmission
-        groups.setdefault((type(tr), repr(tr)), []).append(b)
+        groups.setdefault(tr.map_key(), []).append(b)
     out = []
     for members in groups.values():
         if len(members) == 1:
@@ -301,17 +301,16 @@ class FusedMaps:
         """
         Return each nonlinear block's prepared position state, None where there is none.
 
-        Prepared once per call (see :meth:`Transmission._prepare_actuator_state`) and shared by
-        the velocity and effort kernels; not computed when only positions are converted.
+        Prepared once per call (:meth:`~transmission_plugins.Transmission.prepare_state`) and
+        shared by the velocity and effort kernels; not computed when only positions are
+        converted.
         """
         state = _state(arrays)
         if state is None or not blocks \
                 or all(INTERFACE_KIND[name] == POSITION for name in arrays):
             return [None] * len(blocks)
-        if to_joint:
-            return [b.transmission._prepare_actuator_state(_take(state, b.actuators))
-                    for b in blocks]
-        return [b.transmission._prepare_joint_state(_take(state, b.joints)) for b in blocks]
+        return [b.transmission.prepare_state(
+            to_joint, _take(state, b.actuators if to_joint else b.joints)) for b in blocks]
 
     @staticmethod
     def _nonlinear(arrays: Dict[str, np.ndarray], out: Dict[str, np.ndarray],
@@ -322,21 +321,9 @@ class FusedMaps:
             y = out[name]
             one = x.ndim == 1
             for b, state in zip(blocks, states):
-                tr = b.transmission
-                if to_joint:
-                    xs = _take(x, b.actuators)
-                    dst = b.joints
-                    v = (tr._actuator_to_joint_position(xs) if kind == POSITION else
-                         np.nan if state is None else
-                         tr._actuator_to_joint_velocity(xs, state) if kind == VELOCITY else
-                         tr._actuator_to_joint_effort(xs, state))
-                else:
-                    xs = _take(x, b.joints)
-                    dst = b.actuators
-                    v = (tr._joint_to_actuator_position(xs) if kind == POSITION else
-                         np.nan if state is None else
-                         tr._joint_to_actuator_velocity(xs, state) if kind == VELOCITY else
-                         tr._joint_to_actuator_effort(xs, state))
+                src, dst = (b.actuators, b.joints) if to_joint else (b.joints, b.actuators)
+                v = (np.nan if state is None and kind != POSITION else
+                     b.transmission.apply_map(kind, to_joint, _take(x, src), state))
                 if one:
                     y[dst] = v
                 else:

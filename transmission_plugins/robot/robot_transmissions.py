@@ -13,32 +13,16 @@
 # limitations under the License.
 
 """
-All the transmissions of a robot, wired by joint and actuator name.
+All the transmissions of a robot, wired by joint and actuator name: :class:`RobotTransmissions`.
 
-:func:`load_robot_transmissions` reads a URDF (text, a path, or a ``.xacro`` path), parses every
-``<transmission>``, builds each through its plugin and returns a :class:`RobotTransmissions`:
-
->>> robot = load_robot_transmissions('pr2.urdf')            # doctest: +SKIP
->>> robot.actuator_to_joint({'position': {'r_wrist_r_motor': 1.0, 'r_wrist_l_motor': 0.5}})
-... # doctest: +SKIP
-{'position': {'r_wrist_flex_joint': ..., 'r_wrist_roll_joint': ...}}
-
-Wiring rules, checked when the object is built:
-
-* a joint is driven by one transmission; a second transmission naming it is an error, unless it
-  is an exact duplicate (same type, names and map: Franka repeats each transmission for every
-  hardware interface), which is merged with a warning;
-* an actuator may be shared by several transmissions only when their maps are identical (same
-  type, same actuator list, same parameters).  The first of them *owns* it: ``joint_to_actuator``
-  takes the actuator's value from the owner's joints; ``actuator_to_joint`` feeds every one.
-
-In lenient mode a transmission that breaks these rules, or that cannot be built (unknown vendor
-type, bad values), is skipped with a warning instead of raising.
+Built by :func:`~transmission_plugins.load_robot_transmissions` from a URDF, or by hand from
+:class:`~transmission_plugins.RobotTransmission` records; the wiring rules are checked in one
+place, :mod:`transmission_plugins.robot.wiring`.  Converts whole-robot values by name
+(:mod:`~.named_maps`) or as arrays (:mod:`~.fused_maps`), and carries the joint limits, the
+limits mapped to the actuators, the actuator models and the reflected inertia.
 """
 
-from dataclasses import dataclass
 import math
-import os
 from typing import Any
 from typing import Dict
 from typing import Iterable
@@ -46,69 +30,27 @@ from typing import List
 from typing import Mapping
 from typing import Optional
 from typing import Sequence
-from typing import Tuple
-from typing import Union
 
 import numpy as np
 
-from transmission_plugins.core.exceptions import BrokenReferenceError
-from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import UnknownNameError
-from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
 from transmission_plugins.core.info import ActuatorInfo
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
-from transmission_plugins.core.interfaces import INTERFACE_KIND
-from transmission_plugins.core.interfaces import POSITION
-from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.robot.actuators import actuator_model_from_info
 from transmission_plugins.robot.actuators import ActuatorModel
-from transmission_plugins.robot.fused_maps import Block
 from transmission_plugins.robot.fused_maps import FusedMaps
 from transmission_plugins.robot.inertia import duplicated_reduction_warning
 from transmission_plugins.robot.inertia import reflected_inertia as transmission_inertia
 from transmission_plugins.robot.limits import actuator_limits
 from transmission_plugins.robot.limits import joint_effort_bound
 from transmission_plugins.robot.limits import joint_samples
-from transmission_plugins.urdf.joints import read_robot_model
+from transmission_plugins.robot.named_maps import convert_by_name
+from transmission_plugins.robot.named_maps import NameMap
+from transmission_plugins.robot.wiring import RobotTransmission
+from transmission_plugins.robot.wiring import wire
 from transmission_plugins.urdf.joints import UrdfJoint
 
-NameMap = Dict[str, Dict[str, float]]
-
-_OWNER = 'owner'
-_FOLLOWER = 'follower'
-_DUPLICATE = 'duplicate'
-
-
-@dataclass(frozen=True)
-class RobotTransmission:
-    """One transmission of a robot with the names of its joints and actuators, in map order."""
-
-    name: str
-    #: the type as written in the URDF (or the class name for hand-built ones)
-    type: str  # noqa: A003
-    transmission: Transmission
-    joint_names: Tuple[str, ...]
-    actuator_names: Tuple[str, ...]
-    #: the parsed ``<transmission>`` record, None for hand-built ones
-    info: Optional[TransmissionInfo] = None
-
-    @property
-    def path(self) -> str:
-        """Return the URDF element path, or the name for hand-built transmissions."""
-        if self.info is not None and self.info.path:
-            return self.info.path
-        return f"transmission[@name='{self.name}']"
-
-
-def _same_map(a: Transmission, b: Transmission) -> bool:
-    if type(a) is not type(b):
-        return False
-    if a.is_linear():
-        return all(np.array_equal(x, y) for x, y in
-                   zip(a.linear_map(), b.linear_map()))  # type: ignore[attr-defined]
-    return repr(a) == repr(b)
+__all__ = ['RobotTransmission', 'RobotTransmissions']
 
 
 class RobotTransmissions:
@@ -124,7 +66,7 @@ class RobotTransmissions:
     :param warnings: warnings gathered while parsing
     :param robot_name: the robot's name
     :param lenient: skip (with a warning) transmissions that break the wiring rules
-    :raises BrokenReferenceError: a joint driven twice, or an actuator shared with another map
+    :raises BrokenReferenceError: a wiring rule is broken (:mod:`~.wiring`)
     """
 
     def __init__(self, transmissions: Iterable[RobotTransmission],
@@ -133,13 +75,19 @@ class RobotTransmissions:
                  warnings: Sequence[str] = (), robot_name: str = '',
                  lenient: bool = False) -> None:
         self.robot_name = robot_name
-        self.warnings: List[str] = list(warnings)
         self.urdf_joints: Dict[str, UrdfJoint] = {j.name: j for j in joints}
-        self.transmissions: List[RobotTransmission] = []
-        self.joint_names: List[str] = []
-        self.actuator_names: List[str] = []
-        self._owner: Dict[str, RobotTransmission] = {}
-        blocks = self._wire(transmissions, lenient)
+        wiring = wire(transmissions, list(self.urdf_joints), lenient=lenient)
+        #: warnings gathered while loading and wiring (:class:`~transmission_plugins.LoadWarning`
+        #: records for loaded robots)
+        self.warnings: List[str] = list(warnings) + list(wiring.warnings)
+        #: the transmissions kept, in URDF order
+        self.transmissions: List[RobotTransmission] = wiring.transmissions
+        #: joints driven by transmissions (URDF transmission order, each once)
+        self.joint_names: List[str] = wiring.joint_names
+        #: actuators in order of first appearance
+        self.actuator_names: List[str] = wiring.actuator_names
+        self._owner = wiring.owner
+        blocks = wiring.blocks
         self.joint_index = {n: i for i, n in enumerate(self.joint_names)}
         self.actuator_index = {n: i for i, n in enumerate(self.actuator_names)}
         self._blocks = blocks
@@ -152,82 +100,6 @@ class RobotTransmissions:
         self.untransmitted_joints: List[str] = [j.name for j in free if j.mimic is None]
         #: movable URDF joints without a transmission that mimic another joint
         self.mimic_joints: List[str] = [j.name for j in free if j.mimic is not None]
-
-    # ------------------------------------------------------------------ wiring
-    def _wire(self, transmissions: Iterable[RobotTransmission], lenient: bool) -> List[Block]:
-        joint_owner: Dict[str, RobotTransmission] = {}
-        placed: List[Tuple[RobotTransmission, bool]] = []
-        for t in transmissions:
-            try:
-                role = self._check(t, joint_owner)
-            except BrokenReferenceError as e:
-                if not lenient:
-                    raise
-                self.warnings.append(f'skipped (lenient mode): {e}')
-                continue
-            if role == _DUPLICATE:
-                continue
-            for j in t.joint_names:
-                joint_owner[j] = t
-                self.joint_names.append(j)
-            for a in t.actuator_names:
-                if a not in self._owner:
-                    self._owner[a] = t
-                    self.actuator_names.append(a)
-            self.transmissions.append(t)
-            placed.append((t, role == _OWNER))
-        jidx = {n: i for i, n in enumerate(self.joint_names)}
-        aidx = {n: i for i, n in enumerate(self.actuator_names)}
-        return [Block(t.transmission, np.array([jidx[n] for n in t.joint_names], dtype=np.intp),
-                      np.array([aidx[n] for n in t.actuator_names], dtype=np.intp), owner)
-                for t, owner in placed]
-
-    def _check(self, t: RobotTransmission,
-               joint_owner: Dict[str, RobotTransmission]) -> str:
-        """Return whether ``t`` owns its actuators, follows an identical owner or is a dup."""
-        tr = t.transmission
-        if len(t.joint_names) != tr.num_joints() or len(t.actuator_names) != tr.num_actuators():
-            raise BrokenReferenceError(
-                t.path, f'{type(tr).__name__} maps {tr.num_actuators()} actuator(s) to '
-                f'{tr.num_joints()} joint(s) but is wired to actuators {list(t.actuator_names)} '
-                f'and joints {list(t.joint_names)}')
-        for side, names in (('joint', t.joint_names), ('actuator', t.actuator_names)):
-            seen = set()
-            for n in names:
-                if n in seen:
-                    raise BrokenReferenceError(t.path, f'{side} {n!r} is listed twice')
-                seen.add(n)
-        if self.urdf_joints:
-            unknown = [j for j in t.joint_names if j not in self.urdf_joints]
-            if unknown:
-                raise BrokenReferenceError(
-                    t.path, f'joint(s) {unknown} are not joints of the robot model')
-        for j in t.joint_names:
-            other = joint_owner.get(j)
-            if other is None:
-                continue
-            if (other.joint_names == t.joint_names and other.actuator_names == t.actuator_names
-                    and _same_map(other.transmission, tr)):
-                self.warnings.append(
-                    f'{t.path}: exact duplicate of {other.path} (same joints, actuators and '
-                    'map); merged')
-                return _DUPLICATE
-            raise BrokenReferenceError(
-                t.path, f'joint {j!r} is already driven by {other.path}; a joint can be driven '
-                'by one transmission only')
-        shared = [a for a in t.actuator_names if a in self._owner]
-        if not shared:
-            return _OWNER
-        other = self._owner[shared[0]]
-        if other.actuator_names == t.actuator_names and _same_map(other.transmission, tr):
-            self.warnings.append(
-                f'{t.path}: actuator(s) {shared} shared with {other.path} (identical maps); '
-                f'joint_to_actuator takes their values from {other.name!r}')
-            return _FOLLOWER
-        raise BrokenReferenceError(
-            t.path, f'actuator {shared[0]!r} is also driven by {other.path} with a different '
-            f'map ({other.transmission!r} vs {tr!r}); an actuator may only be shared by '
-            'transmissions with identical maps')
 
     # ------------------------------------------------------------------ limits and actuators
     def _set_joint_limits(self) -> None:
@@ -310,7 +182,7 @@ class RobotTransmissions:
         :returns: ``{interface: {joint: value}}`` for every interface given
         :raises TransmissionInputError: unknown interface or a value that is not a number
         """
-        return self._convert(values, to_joint=True)
+        return convert_by_name(self.transmissions, values, to_joint=True)
 
     def joint_to_actuator(self, values: Mapping[str, Mapping[str, Any]]) -> NameMap:
         """
@@ -326,37 +198,7 @@ class RobotTransmissions:
         :returns: ``{interface: {actuator: value}}`` for every interface given
         :raises TransmissionInputError: unknown interface or a value that is not a number
         """
-        return self._convert(values, to_joint=False)
-
-    def _convert(self, values: Mapping[str, Mapping[str, Any]], to_joint: bool) -> NameMap:
-        for interface in values:
-            if interface not in INTERFACE_KIND:
-                raise TransmissionInputError(
-                    f'unknown interface {interface!r}; expected one of '
-                    f'{", ".join(INTERFACE_KIND)}')
-        out: NameMap = {interface: {} for interface in values}
-        for t in self.transmissions:
-            tr = t.transmission
-            if to_joint:
-                src, dst, needed = t.actuator_names, t.joint_names, t.actuator_names
-            else:
-                src, dst = t.joint_names, t.actuator_names
-                needed = [src[i] for i in tr.joint_to_actuator_inputs()]
-            arrays = {}
-            for interface, by_name in values.items():
-                if all(n in by_name for n in needed):
-                    arrays[interface] = _numbers(by_name, src, interface)
-            if tr.requires_position_state() and POSITION not in arrays \
-                    and ABSOLUTE_POSITION not in arrays:
-                arrays = {k: v for k, v in arrays.items() if INTERFACE_KIND[k] == POSITION}
-            if not arrays:
-                continue
-            result = tr.actuator_to_joint(arrays) if to_joint else tr.joint_to_actuator(arrays)
-            for interface, y in (result or {}).items():
-                slot = out[interface]
-                for n, v in zip(dst, y.tolist()):
-                    slot.setdefault(n, v)
-        return out
+        return convert_by_name(self.transmissions, values, to_joint=False)
 
     # ------------------------------------------------------------------ array maps
     def actuator_to_joint_arrays(self, values: Mapping[str, Any]) -> Dict[str, np.ndarray]:
@@ -456,77 +298,3 @@ class RobotTransmissions:
         return (f'<RobotTransmissions {self.robot_name!r}: {len(self.transmissions)} '
                 f'transmissions, {len(self.joint_names)} joints, '
                 f'{len(self.actuator_names)} actuators>')
-
-
-def _numbers(by_name: Mapping[str, Any], names: Sequence[str], interface: str) -> np.ndarray:
-    """
-    Return the values of ``names`` as an array, NaN for names not given (unread joints).
-
-    As in the transmissions' functional API, only real numbers are accepted (int, float, numpy
-    integer or floating scalars): not ``'1.5'`` or ``True``, which ``float()`` would take.
-    """
-    return np.array([_number(by_name[n], n, interface) if n in by_name else math.nan
-                     for n in names], dtype=np.float64)
-
-
-def _number(value: Any, name: str, interface: str) -> float:
-    if type(value) is float or type(value) is int:  # the common case, fast
-        return value
-    x = np.asarray(value)
-    if x.ndim != 0 or x.dtype.kind not in 'iuf':  # bool, str, None, complex, arrays
-        raise TransmissionInputError(
-            f'{interface!r} values must be numbers (int or float): {name!r} is {value!r}')
-    return float(x)
-
-
-def load_robot_transmissions(urdf: Union[str, os.PathLike], *, lenient: bool = False,
-                             plugins: Any = None, source: str = 'auto') -> RobotTransmissions:
-    """
-    Load every transmission of a robot description.
-
-    :param urdf: URDF XML text, or a path to a ``.urdf`` or ``.xacro`` file
-    :param lenient: load what can be loaded: transmissions of unknown types, with bad values or
-        breaking the wiring rules are skipped and reported in ``warnings``, and the parser may
-        fall back to defaults for ill-defined values
-    :param plugins: the plugin registry to use (default: the installed entry points)
-    :param source: which ``<transmission>`` elements to read: ``'auto'`` (those inside
-        ``<ros2_control>`` blocks when there are any, else the robot-level ones),
-        ``'ros2_control'``, ``'robot'`` or ``'all'`` (see :mod:`~.urdf.dialects`)
-    :returns: the robot's transmissions
-    :raises TransmissionError: (a subclass) naming the element path and the bad value
-    """
-    from transmission_plugins.plugins.registry import build_transmission
-    from transmission_plugins.plugins.registry import find_transmission_plugins
-    from transmission_plugins.urdf.dialects import parse_transmissions
-    from transmission_plugins.urdf.text import read_urdf_text
-
-    xml_text = read_urdf_text(urdf)
-    if plugins is None:
-        plugins = find_transmission_plugins()  # once: it scans every installed distribution
-    parsed = parse_transmissions(xml_text, lenient=lenient, source=source)
-    warnings = list(parsed.warnings)
-    records = []
-    actuators: Dict[str, ActuatorInfo] = {}
-    for info in parsed.transmissions:
-        try:
-            wiring = build_transmission(info, plugins, record=warnings)
-        except TransmissionError as e:
-            if not lenient:
-                raise
-            if isinstance(e, UnknownTransmissionTypeError):  # the known types would be noise
-                warnings.append(f'skipped (lenient mode): {e.where}: no plugin is installed for '
-                                f'type {e.plugin_name!r}')
-            else:
-                warnings.append(f'skipped (lenient mode): {e}')
-            continue
-        records.append(RobotTransmission(info.name, info.type, wiring.transmission,
-                                         tuple(wiring.joint_names), tuple(wiring.actuator_names),
-                                         info))
-        for a in info.actuators:
-            actuators.setdefault(a.name, a)
-    # the limits of the driven joints are validated (bad ones raise, or warn in lenient mode)
-    model = read_robot_model(parsed.root if parsed.root is not None else xml_text,
-                             check=[j for r in records for j in r.joint_names], lenient=lenient)
-    return RobotTransmissions(records, model.joints.values(), actuator_info=actuators,
-                              warnings=warnings + model.limit_warnings, robot_name=model.name,
-                              lenient=lenient)

@@ -128,7 +128,7 @@ class HardwareInterfaceNode(LifecycleNode):
     # ------------------------------------------------------------------ lifecycle
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Load the transmissions, create the interfaces; fail with the loader's message."""
-        from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+        from transmission_plugins.robot.loading import load_robot_transmissions
         log = self.get_logger()
         description = self._param('robot_description') or self._topic_description
         if not description:

@@ -177,7 +177,7 @@ class MockActuatorsNode(Node):
         :raises TransmissionError: the description or a parameter is unusable
         """
         from transmission_plugins.runtime.simulator import ActuatorSimulator
-        from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+        from transmission_plugins.robot.loading import load_robot_transmissions
         robot = load_robot_transmissions(description, lenient=bool(self._p('lenient')))
         if not robot.actuator_names:
             raise TransmissionValueError('robot_description', 'no actuators',

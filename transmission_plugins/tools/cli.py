@@ -63,7 +63,7 @@ def _add_urdf_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _load(args: argparse.Namespace) -> Any:
     """Return the robot's transmissions, or raise SystemExit-free errors for the caller."""
-    from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+    from transmission_plugins.robot.loading import load_robot_transmissions
     return load_robot_transmissions(args.urdf, lenient=args.lenient, source=args.source)
 
 

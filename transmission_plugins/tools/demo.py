@@ -225,7 +225,7 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     from transmission_plugins.tools.launcher import read_description
     from transmission_plugins.tools.launcher import default_description_file
     from transmission_plugins.tools.launcher import example_config_file
-    from transmission_plugins.robot.robot_transmissions import load_robot_transmissions
+    from transmission_plugins.robot.loading import load_robot_transmissions
     workdir = tempfile.mkdtemp(prefix='transmission_demo_')
     # the bundled robot runs with its own parameters; any other with the generic defaults
     config = '' if args.description_file else str(example_config_file())

@@ -18,7 +18,7 @@ DifferentialTransmission: two actuators drive two joints through a differential 
 Lookup name: ``transmission_interface/DifferentialTransmission``.
 """
 
-from transmission_plugins.core.linear import CoupledTransmission
+from transmission_plugins.transmissions.coupled_transmission import CoupledTransmission
 
 
 class DifferentialTransmission(CoupledTransmission):

@@ -18,7 +18,7 @@ FourBarLinkageTransmission: actuator 1 drives joint 1; joint 2 rides on joint 1 
 Lookup name: ``transmission_interface/FourBarLinkageTransmission``.
 """
 
-from transmission_plugins.core.linear import CoupledTransmission
+from transmission_plugins.transmissions.coupled_transmission import CoupledTransmission
 
 
 class FourBarLinkageTransmission(CoupledTransmission):

@@ -13,17 +13,19 @@
 # limitations under the License.
 
 """
-Strict readers of the PR2 ``pr2_mechanism_model`` vendor elements (gripper and wrist).
+Readers of the PR2 ``pr2_mechanism_model`` vendor elements (gripper and wrist).
 
-Both read ``info.element`` (the raw ``<transmission>``), reject children and attributes they do
-not understand, and raise :class:`~transmission_plugins.UrdfTransmissionError`
-subclasses whose path names the element and, for attributes, ``/@attribute``.
+Both read ``info.element`` (the raw ``<transmission>``) and raise
+:class:`~transmission_plugins.UrdfTransmissionError` subclasses whose path names the element
+and, for attributes, ``/@attribute``.  What each may contain is declared in its vocabulary
+(:func:`gripper_vocabulary`, :data:`WRIST_VOCABULARY`); everything else is rejected by the
+loader's one strict check (:mod:`transmission_plugins.urdf.strict`).
 """
 
 from typing import Any
 from typing import Dict
 from typing import List
-from typing import Sequence
+from typing import Tuple
 import warnings
 
 from transmission_plugins.core.elements import child_path
@@ -35,8 +37,12 @@ from transmission_plugins.core.elements import source_line
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
+from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.core.exceptions import TransmissionWarning
 from transmission_plugins.core.info import TransmissionWiring
+from transmission_plugins.core.vocabulary import ElementRule
+from transmission_plugins.core.vocabulary import UrdfVocabulary
 
 #: Children of ``<transmission>`` consumed by the parser itself (ROS 1 ``<type>`` form).
 _PARSER_CHILDREN = ('type',)
@@ -53,6 +59,25 @@ _PASSIVE_ACTUATED_ATTRIBUTE = 'passive_actuated_joint'
 _WRIST_TAGS = ('rightActuator', 'leftActuator', 'flexJoint', 'rollJoint')
 _WRIST_REDUCTION_ATTRIBUTE = 'mechanicalReduction'
 
+#: What a ``pr2_mechanism_model/WristTransmission`` element may contain.
+WRIST_VOCABULARY = UrdfVocabulary(
+    children=_PARSER_CHILDREN + _WRIST_TAGS,
+    elements={tag: ElementRule(('name', _WRIST_REDUCTION_ATTRIBUTE)) for tag in _WRIST_TAGS})
+
+
+def gripper_vocabulary(coefficients: Tuple[str, ...]) -> UrdfVocabulary:
+    """Return what a ``pr2_mechanism_model/PR2GripperTransmission`` element may contain."""
+    return UrdfVocabulary(
+        children=_PARSER_CHILDREN + (_ACTUATOR_TAG, _GAP_JOINT_TAG, _PASSIVE_JOINT_TAG,
+                                     _SIMULATED_JOINT_TAG, _USE_SIMULATED_GRIPPER_TAG),
+        elements={
+            _GAP_JOINT_TAG: ElementRule(('name', _GAP_REDUCTION_ATTRIBUTE) + coefficients),
+            _PASSIVE_JOINT_TAG: ElementRule(('name',)),
+            _SIMULATED_JOINT_TAG: ElementRule(('name', _SIMULATED_REDUCTION_ATTRIBUTE,
+                                               _PASSIVE_ACTUATED_ATTRIBUTE)),
+            _USE_SIMULATED_GRIPPER_TAG: ElementRule(),
+        })
+
 
 def transmission_element(info: Any) -> Any:
     """Return ``info.element`` or raise when the record carries no XML."""
@@ -61,32 +86,6 @@ def transmission_element(info: Any) -> Any:
             info.path or info.name, f'the {info.type} plugin reads its vendor elements from the '
             'raw <transmission> element, and this record has none', info.line)
     return info.element
-
-
-def check_children(element: Any, path: str, allowed: Sequence[str]) -> None:
-    """
-    Reject child elements whose local name is not in ``allowed`` (comments are skipped).
-
-    :raises BadValueError: naming the unexpected child and the accepted ones
-    """
-    for child in children(element):
-        if local_name(child) not in allowed:
-            raise BadValueError(
-                child_path(path, child), f'unexpected element <{local_name(child)}>; '
-                f'expected only {", ".join("<" + a + ">" for a in allowed)}', source_line(child))
-
-
-def check_attributes(element: Any, path: str, allowed: Sequence[str]) -> None:
-    """
-    Reject attributes not in ``allowed``.
-
-    :raises BadValueError: naming the unexpected attribute and the accepted ones
-    """
-    for attribute in element.attrib:
-        if attribute not in allowed:
-            raise BadValueError(
-                f'{path}/@{attribute}', f'unexpected attribute {attribute!r}; expected only '
-                f'{", ".join(allowed)}', source_line(element))
 
 
 def one_child(element: Any, path: str, tag: str) -> Any:
@@ -152,9 +151,6 @@ def gripper_from_info(cls: Any, info: Any) -> TransmissionWiring:
     """
     element = transmission_element(info)
     path = info.path or f"transmission[@name='{info.name}']"
-    check_children(element, path, (_ACTUATOR_TAG, _GAP_JOINT_TAG, _PASSIVE_JOINT_TAG,
-                                   _SIMULATED_JOINT_TAG, _USE_SIMULATED_GRIPPER_TAG)
-                   + _PARSER_CHILDREN)
 
     actuator = one_child(element, path, _ACTUATOR_TAG)
     actuator_path = child_path(path, actuator)
@@ -168,8 +164,6 @@ def gripper_from_info(cls: Any, info: Any) -> TransmissionWiring:
 
     gap = one_child(element, path, _GAP_JOINT_TAG)
     gap_path = child_path(path, gap)
-    check_attributes(gap, gap_path, ('name', _GAP_REDUCTION_ATTRIBUTE) + cls.COEFFICIENTS)
-    check_children(gap, gap_path, ())
     gap_name = require_attribute(gap, 'name', gap_path)
     kwargs: Dict[str, Any] = {
         'mechanical_reduction': number(gap, gap_path, _GAP_REDUCTION_ATTRIBUTE, nonzero=True)}
@@ -181,8 +175,9 @@ def gripper_from_info(cls: Any, info: Any) -> TransmissionWiring:
                     f'{gap_path}/@{coefficient}', f'attribute {coefficient!r} is missing; the '
                     f'C++ plugin would silently use the PR2 alpha2 value {default!r}, give it '
                     'explicitly (or load leniently to accept that default)', source_line(gap))
-            warnings.warn(f'{gap_path}/@{coefficient}: attribute missing, using the PR2 alpha2 '
-                          f'value {default!r}', UserWarning, stacklevel=3)
+            warnings.warn(TransmissionWarning(LoadWarning(
+                f'{gap_path}/@{coefficient}', f'attribute missing, using the PR2 alpha2 value '
+                f'{default!r}')), stacklevel=3)
             kwargs[coefficient] = default
         else:
             kwargs[coefficient] = number(gap, gap_path, coefficient)
@@ -191,8 +186,6 @@ def gripper_from_info(cls: Any, info: Any) -> TransmissionWiring:
     joint_paths = [gap_path]
     for passive in children(element, _PASSIVE_JOINT_TAG):
         passive_path = child_path(path, passive)
-        check_attributes(passive, passive_path, ('name',))
-        check_children(passive, passive_path, ())
         joint_names.append(require_attribute(passive, 'name', passive_path))
         joint_paths.append(passive_path)
     kwargs['num_passive_joints'] = len(joint_names) - 1
@@ -201,9 +194,6 @@ def gripper_from_info(cls: Any, info: Any) -> TransmissionWiring:
     if simulated:
         sim = one_child(element, path, _SIMULATED_JOINT_TAG)
         sim_path = child_path(path, sim)
-        check_attributes(sim, sim_path, ('name', _SIMULATED_REDUCTION_ATTRIBUTE,
-                                         _PASSIVE_ACTUATED_ATTRIBUTE))
-        check_children(sim, sim_path, ())
         joint_names.append(require_attribute(sim, 'name', sim_path))
         joint_paths.append(sim_path)
         kwargs['simulated_reduction'] = number(sim, sim_path, _SIMULATED_REDUCTION_ATTRIBUTE,
@@ -229,15 +219,12 @@ def wrist_from_info(cls: Any, info: Any) -> TransmissionWiring:
     """
     element = transmission_element(info)
     path = info.path or f"transmission[@name='{info.name}']"
-    check_children(element, path, _WRIST_TAGS + _PARSER_CHILDREN)
     names: List[str] = []
     paths: List[str] = []
     reductions: List[float] = []
     for tag in _WRIST_TAGS:
         child = one_child(element, path, tag)
         child_p = child_path(path, child)
-        check_attributes(child, child_p, ('name', _WRIST_REDUCTION_ATTRIBUTE))
-        check_children(child, child_p, ())
         names.append(require_attribute(child, 'name', child_p))
         paths.append(child_p)
         reductions.append(number(child, child_p, _WRIST_REDUCTION_ATTRIBUTE, nonzero=True))

@@ -25,7 +25,6 @@ import math
 from typing import Any
 from typing import Dict
 from typing import List
-from typing import NamedTuple
 from typing import Optional
 from typing import Tuple
 
@@ -34,71 +33,18 @@ import numpy as np
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_positive
 from transmission_plugins.core.checks import check_reduction
-from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.transmissions.pr2_elements import gripper_from_info
-
-#: Motor revolutions per radian (the C++ ``RAD2MR``).
-RAD2MR = 1.0 / (2.0 * math.pi)
-#: Floor of the ``1 - u^2`` terms under the Jacobians' square roots (the C++ ``TOL``).
-TOL = 1e-5
-
-#: The linkage coefficients, in the order of the constructor (URDF ``gap_joint`` attributes).
-COEFFICIENTS = ('screw_reduction', 'gear_ratio', 'theta0', 'phi0', 't0', 'L0', 'h', 'a', 'b', 'r')
-
-#: Batches of at most this many samples are converted one sample at a time with :mod:`math`:
-#: on such tiny arrays each numpy call costs more than the arithmetic it does (a hardware
-#: interface converts one sample per cycle; a robot's identical grippers are stacked into one
-#: call).  Larger batches use numpy.  Both give the same results (to the last bit of libm).
-SMALL_BATCH = 8
-
-#: What the one-sample path may raise where numpy returns inf or NaN (x / 0, math domain
-#: errors); the call is then redone with numpy.
-_SCALAR_ERRORS = (ArithmeticError, ValueError)
+from transmission_plugins.transmissions.pr2_elements import gripper_vocabulary
+from transmission_plugins.transmissions.pr2_gripper_linkage import _SCALAR_ERRORS
+from transmission_plugins.transmissions.pr2_gripper_linkage import COEFFICIENTS
+from transmission_plugins.transmissions.pr2_gripper_linkage import PR2GripperLinkage
+from transmission_plugins.transmissions.pr2_gripper_linkage import RAD2MR
+from transmission_plugins.transmissions.pr2_gripper_linkage import SMALL_BATCH
 
 
-def _batch_arrays(shape: Tuple[int, ...], small: bool, first: Any,
-                  second: Any) -> Tuple[np.ndarray, np.ndarray]:
-    """Return two per-sample factors as arrays of ``shape`` (small states hold float lists)."""
-    if not small:
-        return first, second
-    return np.array(first).reshape(shape), np.array(second).reshape(shape)
-
-
-class _ForwardState(NamedTuple):
-    """
-    Per-call actuator-side state of the gripper: dtheta/dM and dt/dM for every sample.
-
-    Made by :meth:`PR2GripperTransmission._prepare_actuator_state`; ``shape`` is the batch
-    shape; a ``small`` state holds lists of floats (samples in C order), else arrays of
-    ``shape``.
-    """
-
-    shape: Tuple[int, ...]
-    dtheta_dm: Any
-    dt_dm: Any
-    small: bool
-
-    def arrays(self) -> Tuple[np.ndarray, np.ndarray]:
-        """Return dtheta/dM and dt/dM as arrays of the batch shape."""
-        return _batch_arrays(self.shape, self.small, self.dtheta_dm, self.dt_dm)
-
-
-class _InverseState(NamedTuple):
-    """Per-call joint-side state of the gripper: dM/dtheta and dtheta/dt for every sample."""
-
-    shape: Tuple[int, ...]
-    dm_dtheta: Any
-    dtheta_dt: Any
-    small: bool
-
-    def arrays(self) -> Tuple[np.ndarray, np.ndarray]:
-        """Return dM/dtheta and dtheta/dt as arrays of the batch shape."""
-        return _batch_arrays(self.shape, self.small, self.dm_dtheta, self.dtheta_dt)
-
-
-class PR2GripperTransmission(Transmission):
+class PR2GripperTransmission(PR2GripperLinkage, Transmission):
     r"""
     Implement the PR2 gripper: a motor, a lead screw and a four-bar linkage open a gap.
 
@@ -178,6 +124,7 @@ class PR2GripperTransmission(Transmission):
 
     ACTUATOR_ROLES = ('actuator1',)
     COEFFICIENTS = COEFFICIENTS
+    URDF_VOCABULARY = gripper_vocabulary(COEFFICIENTS)
 
     #: The PR2 alpha2 values the C++ falls back to when a coefficient is missing (see
     #: ``from_info``; SI units).
@@ -223,18 +170,7 @@ class PR2GripperTransmission(Transmission):
                             + sim_roles[:self._num_simulated])
         self._nj = 1 + self._num_passive + self._num_simulated
         self._sim_zeros = [0.0] * self._num_simulated
-        # constants of the closed-form maps (each written as the expression it replaces, so
-        # that the results do not change by a bit)
-        self._sin_theta0 = math.sin(self._theta0)
-        self._k = self._s / self._g
-        self._c0 = self._a ** 2 + self._b ** 2 - self._h ** 2
-        self._two_ab = 2.0 * self._a * self._b
-        self._theta_offset = self._theta0 - self._phi0
-        self._ab = self._a * self._b
-        self._k2 = self._k ** 2
-        self._du0 = -(self._L0 * self._s) / (self._g * self._a * self._b)  # du/dM at M = 0
-        self._dm0 = self._g / (2.0 * self._s)
-        self._m_closed = -self._L0 / self._k  # M where the linkage has no real solution
+        self._set_linkage()
 
     # ------------------------------------------------------------------ queries
     def num_actuators(self) -> int:
@@ -277,57 +213,6 @@ class PR2GripperTransmission(Transmission):
         out['mechanical_reduction'] = self._mr
         return out
 
-    # ------------------------------------------------------------------ one sample (math)
-    # The scalar functions below repeat the numpy expressions of the array path operation by
-    # operation (same order, same constants), so that both give the same numbers up to the last
-    # bit of the libm functions; comparisons written as ``x < c`` let NaN through like np.clip
-    # and np.maximum do.  Python raises where numpy returns inf or NaN (division by zero,
-    # domain errors): callers then redo the call with numpy (:data:`_SCALAR_ERRORS`).
-    def _position_sample(self, p: float) -> Tuple[float, float]:
-        """Return (gap, passive angle) at motor position ``p``."""
-        mrev = p / self._mr * RAD2MR
-        length = self._L0 + mrev * self._k
-        u = (self._c0 - length * length) / self._two_ab
-        u = -1.0 if u < -1.0 else 1.0 if u > 1.0 else u
-        theta = self._theta_offset + math.acos(u)
-        half_gap = self._t0 + self._r * (math.sin(theta) - self._sin_theta0)
-        return 2.0 * half_gap, theta - self._theta0
-
-    def _forward_sample(self, p: float) -> Tuple[float, float]:
-        """Return (dtheta/dM, dt/dM) at motor position ``p`` (evaluated at max(M, 0))."""
-        m_plus = p / self._mr * RAD2MR
-        if m_plus < 0.0:
-            m_plus = 0.0
-        length = self._L0 + m_plus * self._k
-        u = (self._c0 - length * length) / self._two_ab
-        u = -1.0 if u < -1.0 else 1.0 if u > 1.0 else u
-        arg = 1.0 - u * u
-        if arg < TOL:
-            arg = TOL
-        dtheta_dm = -1.0 / math.sqrt(arg) * (self._du0 - m_plus / self._ab * self._k2)
-        dt_dm = self._r * math.cos(self._theta_offset + math.acos(u)) * dtheta_dm
-        return dtheta_dm, dt_dm
-
-    def _inverse_sample(self, q: float) -> Tuple[float, float, float]:
-        """Return (M, dM/dtheta, dtheta/dt) at gap ``q``."""
-        sin_theta = (q / 2.0 - self._t0) / self._r + self._sin_theta0
-        sin_theta = -1.0 if sin_theta < -1.0 else 1.0 if sin_theta > 1.0 else sin_theta
-        theta = math.asin(sin_theta)
-        arg = self._c0 - self._two_ab * math.cos(theta - self._theta0 + self._phi0)
-        if arg <= 0.0:
-            mrev = self._m_closed
-            dm_dtheta = 0.0
-        else:  # NaN included, so that it propagates
-            root = math.sqrt(arg)
-            mrev = (root - self._L0) / self._k
-            dm_dtheta = (self._dm0 / root * self._two_ab
-                         * math.sin(theta + self._phi0 - self._theta0))
-        u = (self._r * (math.sin(theta) - self._sin_theta0)) / self._r + self._sin_theta0
-        arg2 = 1.0 - u * u
-        if arg2 < TOL:
-            arg2 = TOL
-        return mrev, dm_dtheta, 1.0 / math.sqrt(arg2) / self._r
-
     def _rows(self, rows: List[List[float]], shape: Tuple[int, ...]) -> np.ndarray:
         if len(shape) == 1:
             return np.array(rows)
@@ -336,111 +221,11 @@ class PR2GripperTransmission(Transmission):
     def _row(self, gap: float, passive: float) -> List[float]:
         return [gap] + [passive] * self._num_passive + self._sim_zeros
 
-    # ------------------------------------------------------------------ arrays (numpy)
-    def _u(self, mrev: np.ndarray) -> np.ndarray:
-        length = self._L0 + mrev * self._k
-        return np.clip((self._c0 - length * length) / self._two_ab, -1.0, 1.0)
-
-    def _forward(self, position: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """Return dtheta/dM and dt/dM (both ``(...)``) at actuator ``position[..., 0]``."""
-        m_plus = np.maximum(position[..., 0] / self._mr * RAD2MR, 0.0)  # NaN-propagating,
-        u_plus = self._u(m_plus)                                          # unlike the C++
-        arg = np.maximum(1.0 - u_plus * u_plus, TOL)
-        du_dm = self._du0 - m_plus / self._ab * self._k2
-        dtheta_dm = -1.0 / np.sqrt(arg) * du_dm
-        theta_plus = self._theta_offset + np.arccos(u_plus)
-        dt_dm = self._r * np.cos(theta_plus) * dtheta_dm
-        return dtheta_dm, dt_dm
-
-    def _inverse(self, position: np.ndarray, derivatives: bool = True
-                 ) -> Tuple[np.ndarray, Any, Any]:
-        """Return M, dM/dtheta and dtheta/dt (``(...)``; None, None without ``derivatives``)."""
-        half_gap = position[..., 0] / 2.0
-        sin_theta = np.clip((half_gap - self._t0) / self._r + self._sin_theta0, -1.0, 1.0)
-        theta = np.arcsin(sin_theta)
-        arg = self._c0 - self._two_ab * np.cos(theta - self._theta0 + self._phi0)
-        real = ~(arg <= 0.0)  # NaN stays on the computed branch so that it propagates
-        root = np.sqrt(np.where(real, arg, 1.0))
-        mrev = np.where(real, (root - self._L0) / self._k, self._m_closed)
-        if not derivatives:
-            return mrev, None, None
-        dm_dtheta = np.where(real, self._dm0 / root * self._two_ab
-                             * np.sin(theta + self._phi0 - self._theta0), 0.0)
-        u = (self._r * (np.sin(theta) - self._sin_theta0)) / self._r + self._sin_theta0
-        arg2 = np.maximum(1.0 - u * u, TOL)
-        dtheta_dt = 1.0 / np.sqrt(arg2) / self._r
-        return mrev, dm_dtheta, dtheta_dt
-
     def _joint_array(self, gap: np.ndarray, passive: np.ndarray) -> np.ndarray:
         out = np.zeros(np.shape(gap) + (self._nj,))
         out[..., 0] = gap
         out[..., 1:1 + self._num_passive] = np.asarray(passive)[..., None]
         return out
-
-    def _state(self, position: Any, side: str, size: int) -> np.ndarray:
-        if position is None:
-            raise TransmissionInputError(
-                f'PR2GripperTransmission is nonlinear: the {side} position is needed')
-        x = np.asarray(position, dtype=np.float64)
-        if x.ndim == 0 or x.shape[-1] != size:
-            raise TransmissionInputError(
-                f'PR2GripperTransmission: {side} positions must have {size} entries on the last '
-                f'axis, got shape {x.shape}')
-        return x
-
-    # ------------------------------------------------------------------ per-call states
-    def _prepare_actuator_state(self, position: Any) -> '_ForwardState':
-        """
-        Return dtheta/dM and dt/dM at the actuator ``position``, for the velocity/effort maps.
-
-        Computed once per conversion and shared by the velocity and effort kernels (see
-        :meth:`Transmission._prepare_actuator_state`); batches of at most
-        :data:`SMALL_BATCH` samples are computed sample by sample with :mod:`math`.
-
-        :raises TransmissionInputError: when the position is missing or has the wrong shape
-        """
-        x = self._state(position, 'actuator', 1)
-        shape = x.shape[:-1]
-        if 0 < x.size <= SMALL_BATCH:
-            try:
-                pairs = [self._forward_sample(p) for p in x.ravel().tolist()]
-                return _ForwardState(shape, [d[0] for d in pairs], [d[1] for d in pairs], True)
-            except _SCALAR_ERRORS:
-                pass
-        with np.errstate(all='ignore'):
-            dtheta_dm, dt_dm = self._forward(x)
-        return _ForwardState(shape, dtheta_dm, dt_dm, False)
-
-    def _prepare_joint_state(self, position: Any) -> '_InverseState':
-        """
-        Return dM/dtheta and dtheta/dt at the joint ``position`` (only the gap is read).
-
-        The joint-side counterpart of :meth:`_prepare_actuator_state`.
-
-        :raises TransmissionInputError: when the position is missing or has the wrong shape
-        """
-        x = self._state(position, 'joint', self._nj)
-        gap = x[..., 0]
-        if 0 < gap.size <= SMALL_BATCH:
-            try:
-                triples = [self._inverse_sample(q) for q in gap.ravel().tolist()]
-                return _InverseState(gap.shape, [d[1] for d in triples],
-                                     [d[2] for d in triples], True)
-            except _SCALAR_ERRORS:
-                pass
-        with np.errstate(all='ignore'):
-            _, dm_dtheta, dtheta_dt = self._inverse(x)
-        return _InverseState(gap.shape, dm_dtheta, dtheta_dt, False)
-
-    def _forward_state(self, position: Any) -> '_ForwardState':
-        if isinstance(position, _ForwardState):
-            return position
-        return self._prepare_actuator_state(position)
-
-    def _inverse_state(self, position: Any) -> '_InverseState':
-        if isinstance(position, _InverseState):
-            return position
-        return self._prepare_joint_state(position)
 
     # ------------------------------------------------------------------ kernels
     def _actuator_to_joint_position(self, position: np.ndarray) -> np.ndarray:

@@ -26,6 +26,13 @@ from transmission_plugins.core.info import TransmissionInfo
 from transmission_plugins.core.info import TransmissionWiring
 from transmission_plugins.core.linear import LinearTransmission
 from transmission_plugins.core.records import read_simple
+from transmission_plugins.core.vocabulary import UrdfVocabulary
+
+#: Children of a ``<transmission>`` that SimpleTransmission accepts and ignores: PR2 belt
+#: compensator and Gazebo screw joint, diffbot ``motorTorqueConstant``, ROS 1
+#: ``transmissionInterface``.  None of them changes the kinematic map.
+SIMPLE_IGNORED_CHILDREN = ('compensator', 'simulated_actuated_joint', 'motorTorqueConstant',
+                           'transmissionInterface')
 
 
 class SimpleTransmission(LinearTransmission):
@@ -50,6 +57,7 @@ class SimpleTransmission(LinearTransmission):
 
     JOINT_ROLES = ('joint1',)
     ACTUATOR_ROLES = ('actuator1',)
+    URDF_VOCABULARY = UrdfVocabulary(extra_children=SIMPLE_IGNORED_CHILDREN)
 
     def __init__(self, reduction: Any, joint_offset: Any = 0.0) -> None:
         super().__init__()

@@ -21,8 +21,9 @@ The maps are those of ``pr2_mechanism_model/src/wrist_transmission.cpp`` (PR2/pr
 
 from typing import Any
 
-from transmission_plugins.core.linear import CoupledTransmission
+from transmission_plugins.transmissions.coupled_transmission import CoupledTransmission
 from transmission_plugins.transmissions.pr2_elements import wrist_from_info
+from transmission_plugins.transmissions.pr2_elements import WRIST_VOCABULARY
 
 
 class WristTransmission(CoupledTransmission):
@@ -61,6 +62,8 @@ class WristTransmission(CoupledTransmission):
     :param joint_offset: :math:`(q_{0f}, q_{0o})`, finite
     :raises TransmissionValueError: wrong sizes, zero, NaN, infinite or non-numeric values
     """
+
+    URDF_VOCABULARY = WRIST_VOCABULARY
 
     def _build(self) -> None:
         nr, nl = self._actuator_reduction

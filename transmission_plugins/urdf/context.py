@@ -29,6 +29,7 @@ from transmission_plugins.core.elements import namespace
 from transmission_plugins.core.elements import parse_float
 from transmission_plugins.core.elements import source_line
 from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import LoadWarning
 
 
 class ParseContext:
@@ -37,11 +38,11 @@ class ParseContext:
     def __init__(self, lenient: bool, urdf_namespace: str) -> None:
         self.lenient = lenient
         self.ns = urdf_namespace
-        self.warnings: List[str] = []
+        self.warnings: List[LoadWarning] = []
 
     def warn(self, path: str, message: str, line: Optional[int] = None) -> None:
-        where = f' (line {line})' if line else ''
-        self.warnings.append(f'{path}{where}: {message}')
+        """Record a warning about the element at ``path``."""
+        self.warnings.append(LoadWarning(path, message, line))
 
     def children(self, element: Any, name: Optional[str] = None) -> List[Any]:
         """Return the URDF-namespace child elements, optionally only those named ``name``."""

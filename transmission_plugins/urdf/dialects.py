@@ -47,8 +47,8 @@ non-numeric, NaN, infinite or zero reduction, a bad offset, an empty ``<hardware
 value given twice, a ros2_control joint that is not in its block, and a transmission name used
 again with a different mapping.  Lenient mode replaces an ill-defined reduction by 1.0 and an
 ill-defined offset by 0.0, skips a transmission it cannot read, and records a warning for each;
-it keeps records that reuse a name, and :func:`~.plugin_loader.build_transmissions` keeps the
-first of them that builds (so an unknown type does not shadow a good transmission).
+it keeps records that reuse a name, and the robot's wiring (:mod:`transmission_plugins.robot`)
+keeps the first of them that builds (so an unknown type does not shadow a good transmission).
 Exact duplicates (same name and mapping, e.g. Franka's one per hardware interface) are merged with
 a warning in both modes.
 """
@@ -62,6 +62,7 @@ from typing import Sequence
 from typing import Tuple
 from typing import Union
 
+from transmission_plugins.core.elements import child_path
 from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.elements import namespace
 from transmission_plugins.core.elements import require_attribute
@@ -69,6 +70,7 @@ from transmission_plugins.core.elements import source_line
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
+from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.core.info import ActuatorInfo
@@ -152,7 +154,7 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
         raise BadValueError(f'/{local_name(root)}', f'expected a <robot> root element, got '
                             f'<{local_name(root)}>', source_line(root))
     robot_name = root.get('name') or ''
-    robot_path = _element_path('', root, 1)
+    robot_path = child_path('', root, 1)
     top = ctx.children(root)
     joint_names = [j.get('name') for j in top if local_name(j) == JOINT_TAG and j.get('name')]
 
@@ -165,14 +167,14 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
     for element in top:
         if local_name(element) == TRANSMISSION_TAG:
             robot_count += 1
-            item = (element, None, _element_path(robot_path, element, robot_count), '')
+            item = (element, None, child_path(robot_path, element, robot_count), '')
             robot_level.append(item)
             ordered.append(item)
         elif local_name(element) == ROS2_CONTROL_TAG:
             block_count += 1
-            block_path = _element_path(robot_path, element, block_count)
+            block_path = child_path(robot_path, element, block_count)
             for i, t in enumerate(ctx.children(element, TRANSMISSION_TAG), 1):
-                item = (t, element, _element_path(block_path, t, i), block_path)
+                item = (t, element, child_path(block_path, t, i), block_path)
                 in_blocks.append(item)
                 ordered.append(item)
 
@@ -192,7 +194,8 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
         except UrdfTransmissionError as e:
             if not lenient:
                 raise
-            ctx.warnings.append(f'skipped (lenient mode): {e}')
+            ctx.warnings.append(LoadWarning(e.path, f'skipped (lenient mode): {e.message}',
+                                            e.line, text=f'skipped (lenient mode): {e}'))
     infos = merge_duplicates(infos, ctx)
     if infos and not joint_names:
         ctx.warn(robot_path, 'the robot declares no <joint>; the joint names used by '
@@ -201,18 +204,8 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
                        len(in_blocks) + len(robot_level), root)
 
 
-def _element_path(parent_path: str, element: Any, index: int) -> str:
-    """Return ``parent/tag[@name='n']``, or ``parent/tag[i]`` (1-based) for an unnamed one."""
-    tag = local_name(element)
-    name = element.get('name')
-    if name:
-        quote = "'" if "'" not in name else '"'
-        return f'{parent_path}/{tag}[@name={quote}{name}{quote}]'
-    return f'{parent_path}/{tag}[{index}]'
-
-
 def _children_paths(parent_path: str, elements: Sequence[Any]) -> List[Tuple[Any, str]]:
-    return [(e, _element_path(parent_path, e, i)) for i, e in enumerate(elements, 1)]
+    return [(e, child_path(parent_path, e, i)) for i, e in enumerate(elements, 1)]
 
 
 def _read_type(ctx: ParseContext, element: Any, path: str, in_block: bool) -> Tuple[str, str]:

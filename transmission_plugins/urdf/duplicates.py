@@ -30,6 +30,7 @@ from typing import Tuple
 
 from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.exceptions import BrokenReferenceError
+from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.info import TransmissionInfo
 from transmission_plugins.core.vocabulary import HARDWARE_INTERFACE_TAG
 from transmission_plugins.urdf.context import ParseContext
@@ -75,7 +76,7 @@ def merge_duplicates(infos: List[TransmissionInfo], ctx: ParseContext) -> List[T
                 raise BrokenReferenceError(
                     info.path, f'transmission name {info.name!r} is already used by {where} '
                     'with a different mapping', info.line)
-            # lenient: keep both; build_transmissions keeps the first one that builds
+            # lenient: keep both; the robot wiring keeps the first one that builds
             out.append(info)
             continue
         out[index[info.name]] = replace(first, joints=_merge_ends(first.joints, info.joints),
@@ -83,7 +84,8 @@ def merge_duplicates(infos: List[TransmissionInfo], ctx: ParseContext) -> List[T
         merged.setdefault(info.name, [where]).append(
             info.path + (f' (line {info.line})' if info.line else ''))
     for name, places in merged.items():
-        ctx.warnings.append(f'transmission {name!r} is declared {len(places)} times with the '
-                            f'same mapping; merged (hardware interfaces combined): '
-                            + ', '.join(places))
+        text = (f'transmission {name!r} is declared {len(places)} times with the same mapping; '
+                'merged (hardware interfaces combined): ' + ', '.join(places))
+        first = out[index[name]]
+        ctx.warnings.append(LoadWarning(first.path, text, first.line, text=text))
     return out

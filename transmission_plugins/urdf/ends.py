@@ -31,6 +31,7 @@ from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.elements import require_attribute
 from transmission_plugins.core.elements import source_line
 from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.core.vocabulary import DEFAULT_OFFSET
 from transmission_plugins.core.vocabulary import DEFAULT_REDUCTION
@@ -39,6 +40,7 @@ from transmission_plugins.core.vocabulary import HARDWARE_INTERFACE_TAG
 from transmission_plugins.core.vocabulary import OFFSET_TAG
 from transmission_plugins.core.vocabulary import REDUCTION_TAGS
 from transmission_plugins.core.vocabulary import ROLE_TAG
+from transmission_plugins.urdf.actuator_tags import read_actuator_extensions
 from transmission_plugins.urdf.context import element_text
 from transmission_plugins.urdf.context import ParseContext
 from transmission_plugins.urdf.context import read_number
@@ -115,13 +117,13 @@ def read_end(ctx: ParseContext, element: Any, path: str) -> Dict[str, Any]:
 
 
 def read_actuator_data(ctx: ParseContext, element: Any, path: str) -> Dict[str, Any]:
-    """Read Drake tags and ros2_control ``<param>`` values of an actuator (``actuator.py``)."""
-    from transmission_plugins.urdf.actuator_tags import read_actuator_extensions
+    """Read Drake tags and ros2_control ``<param>`` values of an actuator (lenient: warn)."""
     try:
         return read_actuator_extensions(element, path)
     except UrdfTransmissionError as e:
         if not ctx.lenient:
             raise
-        ctx.warnings.append(f'{e}; actuator data (rotor inertia, gear ratio, effort limit, '
-                            'gains) ignored (lenient mode)')
+        ctx.warnings.append(LoadWarning(e.path, f'{e.message}; actuator data (rotor inertia, '
+                                        'gear ratio, effort limit, gains) ignored (lenient mode)',
+                                        e.line))
         return {}

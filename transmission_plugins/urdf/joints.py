@@ -59,6 +59,7 @@ from typing import Tuple
 
 from lxml import etree
 
+from transmission_plugins.core.elements import quoted
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import TransmissionValueError
@@ -180,11 +181,6 @@ def _install_router(core: Any) -> None:
             core.on_error = _route
 
 
-def _quoted(name: str) -> str:
-    quote = "'" if "'" not in name else '"'
-    return f'{quote}{name}{quote}'
-
-
 class _LimitReader:
     """Read the ``<limit>`` of one joint strictly, leniently or quietly (unchecked joints)."""
 
@@ -297,7 +293,7 @@ def read_robot_model(urdf: Any, *, check: Iterable[str] = (),
 
     root = parse_xml(urdf) if isinstance(urdf, (str, bytes)) else urdf
     name = root.get('name', '')
-    path = f'/robot[@name={_quoted(name)}]'
+    path = f'/robot[@name={quoted(name)}]'
     robot = etree.Element('robot', name=name)
     raw_joints: Dict[str, Any] = {}
     for child in root:
@@ -323,7 +319,7 @@ def read_robot_model(urdf: Any, *, check: Iterable[str] = (),
     checked = set(check)
     for j in model.joints:
         lower, upper, velocity, effort = _joint_limits(
-            raw_joints[j.name], j.type, f'{path}/joint[@name={_quoted(j.name)}]',
+            raw_joints[j.name], j.type, f'{path}/joint[@name={quoted(j.name)}]',
             j.name in checked, lenient, out)
         mimic = j.mimic.joint if j.mimic is not None else None
         out.joints[j.name] = UrdfJoint(j.name, j.type, lower, upper, velocity, effort, mimic)

@@ -1,0 +1,220 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The wiring of a robot's transmissions by joint and actuator name: the one place it is checked.
+
+Every robot, loaded from a URDF or built by hand, goes through :func:`wire`.  In order, for each
+transmission:
+
+1. it is wired to as many joints and actuators as it maps, and names none twice;
+2. its joints are ``<joint>`` elements of the robot (when the robot model is known);
+3. a joint is driven by one transmission only; a second transmission with the same name, joints,
+   actuators and map is an exact duplicate (Franka repeats each transmission for every hardware
+   interface): merged with a warning;
+4. a transmission name is used once;
+5. an actuator may be shared only by transmissions with the same actuator list and identical
+   maps (TIAGo's hand motors drive several joints); the first of them *owns* it:
+   ``joint_to_actuator`` takes the actuator's value from the owner's joints, ``actuator_to_joint``
+   feeds every one.
+
+A violation raises :class:`~transmission_plugins.BrokenReferenceError` naming the element
+(the joint or actuator of the transmission, with its path) and the transmission it conflicts
+with; in lenient mode the transmission is skipped with a warning and the first one to claim a
+joint or an actuator keeps it.
+"""
+
+from dataclasses import dataclass
+from typing import Collection
+from typing import Dict
+from typing import Iterable
+from typing import List
+from typing import NamedTuple
+from typing import Optional
+from typing import Tuple
+
+import numpy as np
+
+from transmission_plugins.core.exceptions import BrokenReferenceError
+from transmission_plugins.core.exceptions import LoadWarning
+from transmission_plugins.core.info import TransmissionInfo
+from transmission_plugins.core.info import TransmissionWiring
+from transmission_plugins.core.transmission import Transmission
+from transmission_plugins.robot.fused_maps import Block
+
+
+@dataclass(frozen=True)
+class RobotTransmission:
+    """One transmission of a robot with the names of its joints and actuators, in map order."""
+
+    name: str
+    #: the type as written in the URDF (or the class name for hand-built ones)
+    type: str  # noqa: A003
+    transmission: Transmission
+    joint_names: Tuple[str, ...]
+    actuator_names: Tuple[str, ...]
+    #: the parsed ``<transmission>`` record, None for hand-built ones
+    info: Optional[TransmissionInfo] = None
+
+    @property
+    def path(self) -> str:
+        """Return the URDF element path, or ``transmission[@name='...']`` for hand-built ones."""
+        if self.info is not None and self.info.path:
+            return self.info.path
+        return f"transmission[@name='{self.name}']"
+
+    @property
+    def wiring(self) -> TransmissionWiring:
+        """Return the transmission with its joint and actuator names, as its plugin built it."""
+        return TransmissionWiring(self.transmission, self.joint_names, self.actuator_names)
+
+    def describe(self) -> str:
+        """Return how messages name it: ``transmission 't' (path, line N)``, or its path."""
+        if self.info is None:
+            return self.path
+        line = f', line {self.info.line}' if self.info.line else ''
+        return f'transmission {self.name!r} ({self.path}{line})'
+
+    def end_path(self, name: str, side: str) -> str:
+        """Return the element path of its joint or actuator ``name`` (``side``)."""
+        if self.info is not None:
+            for end in (self.info.joints if side == 'joint' else self.info.actuators):
+                if end.name == name and end.path:
+                    return end.path
+        return f"{self.path}/{side}[@name='{name}']"
+
+
+class Wiring(NamedTuple):
+    """What :func:`wire` kept: transmissions, name orders, actuator owners, index blocks."""
+
+    transmissions: List[RobotTransmission]
+    joint_names: List[str]
+    actuator_names: List[str]
+    #: actuator name -> the transmission that owns it (writes it in ``joint_to_actuator``)
+    owner: Dict[str, RobotTransmission]
+    #: one block per kept transmission, in the same order, with its robot-wide indices
+    blocks: List[Block]
+    warnings: List[LoadWarning]
+
+
+_OWNER = 'owner'
+_FOLLOWER = 'follower'
+_DUPLICATE = 'duplicate'
+
+
+class _Wirer:
+    def __init__(self, robot_joints: Collection[str]) -> None:
+        self.robot_joints = robot_joints
+        self.joint_owner: Dict[str, RobotTransmission] = {}
+        self.named: Dict[str, RobotTransmission] = {}
+        self.owner: Dict[str, RobotTransmission] = {}
+        self.warnings: List[LoadWarning] = []
+
+    def check(self, t: RobotTransmission) -> str:
+        """Return whether ``t`` owns its actuators, follows an identical owner or is a dup."""
+        tr = t.transmission
+        if len(t.joint_names) != tr.num_joints() or len(t.actuator_names) != tr.num_actuators():
+            raise BrokenReferenceError(
+                t.path, f'{type(tr).__name__} maps {tr.num_actuators()} actuator(s) to '
+                f'{tr.num_joints()} joint(s) but is wired to actuators {list(t.actuator_names)} '
+                f'and joints {list(t.joint_names)}', _line(t))
+        for side, names in (('joint', t.joint_names), ('actuator', t.actuator_names)):
+            seen = set()
+            for n in names:
+                if n in seen:
+                    raise BrokenReferenceError(t.path, f'{side} {n!r} is listed twice', _line(t))
+                seen.add(n)
+        if self.robot_joints:
+            for j in t.joint_names:
+                if j not in self.robot_joints:
+                    raise BrokenReferenceError(t.end_path(j, 'joint'), f'joint {j!r} is not a '
+                                               '<joint> of the robot', _line(t))
+        for j in t.joint_names:
+            other = self.joint_owner.get(j)
+            if other is None:
+                continue
+            if (other.joint_names == t.joint_names and other.actuator_names == t.actuator_names
+                    and other.transmission.same_map(tr)):
+                self.warnings.append(LoadWarning(
+                    t.path, f'exact duplicate of {other.path} (same joints, actuators and map); '
+                    'merged', _line(t)))
+                return _DUPLICATE
+            raise BrokenReferenceError(
+                t.end_path(j, 'joint'), f'joint {j!r} is already driven by {other.describe()}; '
+                'a joint can be driven by one transmission only', _line(t))
+        if t.name in self.named:
+            raise BrokenReferenceError(t.path, f'transmission name {t.name!r} is already used by '
+                                       f'{self.named[t.name].describe()}', _line(t))
+        shared = [a for a in t.actuator_names if a in self.owner]
+        if not shared:
+            return _OWNER
+        other = self.owner[shared[0]]
+        if other.actuator_names == t.actuator_names and other.transmission.same_map(tr):
+            self.warnings.append(LoadWarning(
+                t.path, f'actuator(s) {shared} shared with {other.describe()}, which has the same '
+                f'map; joint_to_actuator takes their values from {other.name!r}', _line(t)))
+            return _FOLLOWER
+        raise BrokenReferenceError(
+            t.end_path(shared[0], 'actuator'), f'actuator {shared[0]!r} is already used by '
+            f'{other.describe()} with a different map ({other.transmission!r} vs {tr!r}); an '
+            'actuator may only be shared by transmissions with identical maps (their '
+            'joint-to-actuator maps would conflict)', _line(t))
+
+
+def wire(transmissions: Iterable[RobotTransmission], robot_joints: Collection[str] = (), *,
+         lenient: bool = False) -> Wiring:
+    """
+    Check and index the wiring of a robot's transmissions (module docstring).
+
+    :param transmissions: the transmissions in URDF order
+    :param robot_joints: the robot model's joint names; empty skips the unknown-joint check
+        (transmission-only descriptions)
+    :param lenient: skip (with a warning) a transmission that breaks a rule instead of raising
+    :raises BrokenReferenceError: naming the offending joint or actuator and the conflict
+    """
+    wirer = _Wirer(robot_joints)
+    kept: List[Tuple[RobotTransmission, bool]] = []
+    joint_names: List[str] = []
+    actuator_names: List[str] = []
+    for t in transmissions:
+        try:
+            role = wirer.check(t)
+        except BrokenReferenceError as e:
+            if not lenient:
+                raise
+            wirer.warnings.append(LoadWarning(e.path, f'skipped (lenient mode): {e.message}',
+                                              e.line, text=f'skipped (lenient mode): {e}'))
+            continue
+        if role == _DUPLICATE:
+            continue
+        wirer.named[t.name] = t
+        for j in t.joint_names:
+            wirer.joint_owner[j] = t
+            joint_names.append(j)
+        for a in t.actuator_names:
+            if a not in wirer.owner:
+                wirer.owner[a] = t
+                actuator_names.append(a)
+        kept.append((t, role == _OWNER))
+    jidx = {n: i for i, n in enumerate(joint_names)}
+    aidx = {n: i for i, n in enumerate(actuator_names)}
+    blocks = [Block(t.transmission, np.array([jidx[n] for n in t.joint_names], dtype=np.intp),
+                    np.array([aidx[n] for n in t.actuator_names], dtype=np.intp), owner)
+              for t, owner in kept]
+    return Wiring([t for t, _ in kept], joint_names, actuator_names, wirer.owner, blocks,
+                  wirer.warnings)
+
+
+def _line(t: RobotTransmission) -> Optional[int]:
+    return t.info.line if t.info is not None else None

@@ -1,0 +1,108 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+r"""
+:class:`CoupledTransmission`: the common base of the 2x2 linear transmissions.
+
+Differential, FourBarLinkage and the PR2 wrist share their parameters (two actuator reductions,
+two joint reductions, two joint offsets), their roles (``actuator1``/``actuator2``,
+``joint1``/``joint2``), their URDF reading and their report; each defines only its matrices
+:math:`J` and :math:`J^{-1}` (:meth:`CoupledTransmission._build`).
+"""
+
+from abc import abstractmethod
+from typing import Any
+from typing import List
+
+from transmission_plugins.core.checks import check_finite
+from transmission_plugins.core.checks import check_reduction
+from transmission_plugins.core.checks import check_sequence
+from transmission_plugins.core.info import TransmissionInfo
+from transmission_plugins.core.info import TransmissionWiring
+from transmission_plugins.core.linear import LinearTransmission
+from transmission_plugins.core.records import read_coupled
+
+
+class CoupledTransmission(LinearTransmission):
+    """
+    Base of the two-actuator, two-joint linear transmissions (Differential, FourBarLinkage).
+
+    Holds and validates the seed parameters (actuator and joint reductions, joint offsets) and
+    the report; subclasses define :meth:`_build`, which sets the matrices from them.
+
+    :param actuator_reduction: :math:`(n_{a1}, n_{a2})`, finite and non-zero
+    :param joint_reduction: :math:`(n_{j1}, n_{j2})`, finite and non-zero
+    :param joint_offset: :math:`(q_{01}, q_{02})`, finite
+    :raises TransmissionValueError: wrong sizes, zero, NaN, infinite or non-numeric values
+    """
+
+    JOINT_ROLES = ('joint1', 'joint2')
+    ACTUATOR_ROLES = ('actuator1', 'actuator2')
+
+    def __init__(self, actuator_reduction: Any, joint_reduction: Any,
+                 joint_offset: Any = (0.0, 0.0)) -> None:
+        super().__init__()
+        w = type(self).__name__
+        self._actuator_reduction = [
+            check_reduction(v, f'actuator_reduction[{i}]', w)
+            for i, v in enumerate(check_sequence(actuator_reduction, 2, 'actuator_reduction', w))]
+        self._joint_reduction = [
+            check_reduction(v, f'joint_reduction[{i}]', w)
+            for i, v in enumerate(check_sequence(joint_reduction, 2, 'joint_reduction', w))]
+        self._joint_offset = [
+            check_finite(v, f'joint_offset[{i}]', w)
+            for i, v in enumerate(check_sequence(joint_offset, 2, 'joint_offset', w))]
+        self._build()
+
+    @abstractmethod
+    def _build(self) -> None:
+        """Set the linear map from the validated reductions and offsets."""
+
+    @classmethod
+    def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
+        """
+        Build from a parsed ``<transmission>`` with two joints and two actuators, any dialect.
+
+        Joints and actuators are put in role order (:attr:`JOINT_ROLES`, :attr:`ACTUATOR_ROLES`;
+        XML order when no role is given); actuator and joint reductions and joint offsets are
+        read as :func:`transmission_plugins.core.records.read_coupled` documents.
+
+        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+        """
+        r = read_coupled(info, cls.JOINT_ROLES, cls.ACTUATOR_ROLES)
+        return TransmissionWiring(cls(r.actuator_reduction, r.joint_reduction, r.joint_offset),
+                                  r.joint_names, r.actuator_names)
+
+    def get_actuator_reduction(self) -> List[float]:
+        """Return :math:`[n_{a1}, n_{a2}]`."""
+        return list(self._actuator_reduction)
+
+    def get_joint_reduction(self) -> List[float]:
+        """Return :math:`[n_{j1}, n_{j2}]`."""
+        return list(self._joint_reduction)
+
+    def get_joint_offset(self) -> List[float]:
+        """Return :math:`[q_{01}, q_{02}]`."""
+        return list(self._joint_offset)
+
+    def __repr__(self) -> str:
+        return (f'{type(self).__name__}(actuator_reduction={self._actuator_reduction!r}, '
+                f'joint_reduction={self._joint_reduction!r}, '
+                f'joint_offset={self._joint_offset!r})')
+
+    def __str__(self) -> str:
+        a, j, o = self._actuator_reduction, self._joint_reduction, self._joint_offset
+        return (f'{type(self).__name__}: 2 actuators -> 2 joints, actuator reductions '
+                f'({a[0]:g}, {a[1]:g}), joint reductions ({j[0]:g}, {j[1]:g}), joint offsets '
+                f'({o[0]:g}, {o[1]:g})')

@@ -44,6 +44,18 @@ def _effort_matrix(transmission: Any, to_actuator: bool, position: Any) -> np.nd
     return np.swapaxes(convert(values)['effort'], -1, -2)
 
 
+def box_bound(matrix: np.ndarray, limits: np.ndarray) -> np.ndarray:
+    r"""
+    Return :math:`\sum_j |A_{ij}|\,\bar x_j`, the largest :math:`|y_i|` over a box of inputs.
+
+    :math:`y = A x` with :math:`|x_j| \le \bar x_j` is largest at a corner of the box.  A zero coefficient contributes nothing even when the bound is infinite (:math:`0 \cdot
+    \infty = 0` here).  ``matrix`` is ``(..., dst, src)``, ``limits`` ``(..., src)``.
+    """
+    with np.errstate(invalid='ignore'):
+        terms = np.where(matrix == 0.0, 0.0, np.abs(matrix) * limits[..., None, :])
+    return terms.sum(axis=-1)
+
+
 def _box(matrix: np.ndarray, limits: Any, count: int) -> np.ndarray:
     lim = np.asarray(limits, dtype=np.float64)
     if lim.ndim == 0:
@@ -51,9 +63,7 @@ def _box(matrix: np.ndarray, limits: Any, count: int) -> np.ndarray:
     if lim.shape[-1] != count or np.any(np.isnan(lim)) or np.any(lim < 0.0):
         raise TransmissionInputError(
             f'expected {count} effort limits >= 0 (inf for none), got {limits!r}')
-    with np.errstate(invalid='ignore'):
-        terms = np.where(matrix == 0.0, 0.0, np.abs(matrix) * lim[..., None, :])
-    return terms.sum(axis=-1)
+    return box_bound(matrix, lim)
 
 
 def joint_to_actuator_effort_limit(transmission: Any, joint_effort_limit: Any,

@@ -25,7 +25,8 @@ actuator :math:`a` whose velocity is :math:`\dot\theta_a = \sum_j K_{aj}\dot q_j
     \bar{\dot\theta}_a = \sum_j |K_{aj}|\,\bar v_j
 
 (a corner of the box), and likewise :math:`\bar u_a = \sum_j |J_{ja}|\,\bar\tau_j` for efforts,
-since :math:`u = J^T\tau` (:func:`~.actuators.joint_to_actuator_effort_limit`).
+since :math:`u = J^T\tau` (:func:`~.effort_limits.joint_to_actuator_effort_limit`,
+:func:`~.effort_limits.box_bound`).
 A zero coefficient contributes nothing even when the joint has no limit (:math:`0 \cdot \infty =
 0` here).  For nonlinear transmissions the coefficients depend on the position: they are
 evaluated at :data:`SAMPLES` joint positions spread along the diagonal of the joint position box
@@ -41,6 +42,7 @@ import numpy as np
 
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.robot.effort_limits import actuator_to_joint_effort_limit
+from transmission_plugins.robot.effort_limits import box_bound
 from transmission_plugins.robot.effort_limits import joint_to_actuator_effort_limit
 
 #: Number of joint positions at which nonlinear maps are evaluated.
@@ -73,12 +75,6 @@ def largest(samples: np.ndarray) -> np.ndarray:
     return np.where(ok.any(axis=0), out, math.inf)
 
 
-def _box(matrix: np.ndarray, limit: np.ndarray) -> np.ndarray:
-    a = np.abs(matrix)
-    with np.errstate(invalid='ignore'):
-        return np.where(a == 0.0, 0.0, a * limit).sum(axis=-1)
-
-
 def actuator_limits(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
                     velocity: np.ndarray,
                     effort: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -94,7 +90,7 @@ def actuator_limits(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
     q = None if tr.is_linear() else joint_samples(tr, lower, upper)
     with np.errstate(all='ignore'):
         jac = np.asarray(tr.joint_to_actuator_jacobian(q), dtype=np.float64)
-        vel = largest(_box(jac, velocity))
+        vel = largest(box_bound(jac, np.asarray(velocity, dtype=np.float64)))
         eff = largest(joint_to_actuator_effort_limit(tr, effort, q))
     lo, hi = actuator_position_range(tr, lower, upper)
     return lo, hi, vel, eff

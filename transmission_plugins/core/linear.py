@@ -34,6 +34,7 @@ from typing import NamedTuple
 from typing import Optional
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from transmission_plugins.core.transmission import Transmission
 
@@ -58,7 +59,7 @@ class LinearTransmission(Transmission):
     closed-form seed formulas) rather than inverted numerically.
     """
 
-    def _set_linear_map(self, a2j: np.ndarray, j2a: np.ndarray, joint_offset: np.ndarray) -> None:
+    def _set_linear_map(self, a2j: ArrayLike, j2a: ArrayLike, joint_offset: ArrayLike) -> None:
         a2j = np.array(a2j, dtype=np.float64)
         j2a = np.array(j2a, dtype=np.float64)
         off = np.array(joint_offset, dtype=np.float64).reshape(-1)

@@ -53,14 +53,19 @@ from typing import Dict
 from typing import Hashable
 from typing import Mapping
 from typing import Optional
+from typing import Sequence
 from typing import Tuple
 from typing import TYPE_CHECKING
 
 from transmission_plugins.core.checks import ArrayMap
 from transmission_plugins.core.checks import check_value_arrays
 from transmission_plugins.core.checks import FloatArray
+from transmission_plugins.core.exceptions import TransmissionConfigurationError
 from transmission_plugins.core.exceptions import TransmissionInputError
-from transmission_plugins.core.handle_style import HandleCallStyle
+from transmission_plugins.core.handle_style import bind_handles
+from transmission_plugins.core.handle_style import HandleBinding
+from transmission_plugins.core.handles import ActuatorHandle
+from transmission_plugins.core.handles import JointHandle
 from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import INTERFACES
 from transmission_plugins.core.interfaces import POSITION
@@ -89,7 +94,7 @@ def position_state(transmission: 'Transmission', position: Any, what: str) -> An
     return position
 
 
-class Transmission(HandleCallStyle, ABC):
+class Transmission(ABC):
     """
     Abstract mechanical transmission between N actuators and M joints.
 
@@ -112,6 +117,46 @@ class Transmission(HandleCallStyle, ABC):
     #: What :meth:`from_info` reads in a ``<transmission>`` beyond the standard elements; the
     #: loader rejects everything else centrally (:mod:`transmission_plugins.urdf.strict`).
     URDF_VOCABULARY: ClassVar[UrdfVocabulary] = UrdfVocabulary()
+
+    def __init__(self) -> None:
+        self._handles: Optional[HandleBinding] = None
+
+    # ------------------------------------------------------------------ handle style
+    def configure(self, joint_handles: Sequence[JointHandle],
+                  actuator_handles: Sequence[ActuatorHandle]) -> None:
+        """
+        Wire joint and actuator handles to this transmission (ros2_control style).
+
+        Then ``actuator_to_joint()`` and ``joint_to_actuator()`` without arguments convert the
+        handle values in place; see :func:`~transmission_plugins.core.handle_style.bind_handles`
+        for the rules.
+
+        :raises TransmissionConfigurationError: the handles cannot be wired (the previous wiring
+            is dropped)
+        """
+        self._handles = None
+        self._handles = bind_handles(self, joint_handles, actuator_handles)
+
+    def _convert_handles(self, to_joint: bool) -> None:
+        if self._handles is None:
+            raise TransmissionConfigurationError(
+                f'{type(self).__name__}: call configure() with handles before converting '
+                'without arguments')
+        self._handles.convert(self, to_joint)
+
+    def get_handles_info(self) -> str:
+        """Return a human-readable report of the transmission and its configured handles."""
+        if self._handles is None:
+            return f'{self}\n  handles: not configured'
+        return '\n'.join([str(self)] + self._handles.report())
+
+    def converted_interfaces(self) -> Tuple[str, ...]:
+        """Return the interfaces wired by the last :meth:`configure`."""
+        return tuple(i for i, _, _ in self._handles.pairs) if self._handles else ()
+
+    def skipped_interfaces(self) -> Tuple[str, ...]:
+        """Return the interfaces :meth:`configure` could not pair, with the reason."""
+        return tuple(self._handles.skipped) if self._handles else ()
 
     # ------------------------------------------------------------------ URDF
     @classmethod

@@ -48,8 +48,9 @@ def box_bound(matrix: np.ndarray, limits: np.ndarray) -> np.ndarray:
     r"""
     Return :math:`\sum_j |A_{ij}|\,\bar x_j`, the largest :math:`|y_i|` over a box of inputs.
 
-    :math:`y = A x` with :math:`|x_j| \le \bar x_j` is largest at a corner of the box.  A zero coefficient contributes nothing even when the bound is infinite (:math:`0 \cdot
-    \infty = 0` here).  ``matrix`` is ``(..., dst, src)``, ``limits`` ``(..., src)``.
+    :math:`y = A x` with :math:`|x_j| \le \bar x_j` is largest at a corner of the box.  A zero
+    coefficient contributes nothing even when the bound is infinite (:math:`0 \cdot \infty = 0`
+    here).  ``matrix`` is ``(..., dst, src)``, ``limits`` ``(..., src)``.
     """
     with np.errstate(invalid='ignore'):
         terms = np.where(matrix == 0.0, 0.0, np.abs(matrix) * limits[..., None, :])

@@ -222,10 +222,10 @@ class FusedMaps:
                 j2a_eff[rows, cols] = jac.T
         self.joint_offset = offset
         self.joint_offset.setflags(write=False)
-        self._a2j = {POSITION: _Product(a2j_pos), VELOCITY: None, EFFORT: _Product(a2j_eff)}
-        self._a2j[VELOCITY] = self._a2j[POSITION]
-        self._j2a = {POSITION: _Product(j2a_pos), VELOCITY: None, EFFORT: _Product(j2a_eff)}
-        self._j2a[VELOCITY] = self._j2a[POSITION]
+        # velocities map like positions (without the offsets): one product serves both
+        a2j_position, j2a_position = _Product(a2j_pos), _Product(j2a_pos)
+        self._a2j = {POSITION: a2j_position, VELOCITY: a2j_position, EFFORT: _Product(a2j_eff)}
+        self._j2a = {POSITION: j2a_position, VELOCITY: j2a_position, EFFORT: _Product(j2a_eff)}
         self._nl_a2j = _group(self.nonlinear)
         self._nl_j2a = _group([b for b in self.nonlinear if b.owner])
 
@@ -266,7 +266,7 @@ class FusedMaps:
         with np.errstate(over='ignore', invalid='ignore'):  # once for every product
             for name, x in arrays.items():
                 kind = INTERFACE_KIND[name]
-                y = self._a2j[kind](x)  # type: ignore[misc]
+                y = self._a2j[kind](x)
                 if kind == POSITION:
                     y += self.joint_offset
                 out[name] = y
@@ -292,7 +292,7 @@ class FusedMaps:
                 if kind == POSITION:
                     out[name] = self._j2a[POSITION](x - self.joint_offset)
                 else:
-                    out[name] = self._j2a[kind](x)  # type: ignore[misc]
+                    out[name] = self._j2a[kind](x)
         self._nonlinear(arrays, out, self._nl_j2a, states, to_joint=False)
         return out
 

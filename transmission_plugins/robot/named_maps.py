@@ -62,7 +62,7 @@ def convert_by_name(transmissions: Sequence[RobotTransmission],
             src, dst, needed = t.actuator_names, t.joint_names, t.actuator_names
         else:
             src, dst = t.joint_names, t.actuator_names
-            needed = [src[i] for i in tr.joint_to_actuator_inputs()]
+            needed = tuple(src[i] for i in tr.joint_to_actuator_inputs())
         arrays = {}
         for interface, by_name in values.items():
             if all(n in by_name for n in needed):

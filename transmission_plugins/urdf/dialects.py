@@ -118,7 +118,7 @@ class ParseResult:
     #: the transmissions read, in document order (exact duplicates merged)
     transmissions: List[TransmissionInfo]
     #: merged duplicates, ignored robot-level transmissions, lenient-mode replacements and skips
-    warnings: List[str]
+    warnings: List[LoadWarning]
     #: ``<robot name>`` ('' when absent)
     robot_name: str
     #: names of the top-level ``<joint>`` elements, in document order

@@ -709,7 +709,8 @@ BAD_LIMITS = [
     ('lower="-1" upper="1" velocity="abc" effort="5"', '/@velocity', "got 'abc'"),
     ('lower="-1" upper="1" velocity="2" effort="nan"', '/@effort', "got 'nan'"),
     ('lower="-1" upper="1" velocity="-2" effort="5"', '/@velocity', "got '-2'"),
-    ('lower="-1" upper="1" velocity="2"', '/@effort', "'effort' is missing"),
+    ('lower="-1" upper="1" velocity="2" effort="1_000"', '/@effort', "got '1_000'"),
+    ('lower="-\u0661" upper="1" velocity="2" effort="5"', '/@lower', "got '-\u0661'"),
 ]
 
 
@@ -755,6 +756,26 @@ def test_limits_of_joints_without_a_transmission_are_not_checked():
     with pytest.raises(BadValueError, match=r"joint\[@name='free'\]/limit/@velocity"):
         read_robot_model(_limit_urdf(GOOD_LIMIT, free='velocity="abc" effort="1"'),
                          check=['free'])
+
+
+@pytest.mark.parametrize('lenient', [False, True])
+def test_missing_limits_are_no_limits_with_a_warning_in_both_modes(lenient):
+    """One rule: a missing limit (no <limit>, or no effort/velocity in it) is no limit."""
+    robot = load_robot_transmissions(_limit_urdf('lower="-1" upper="1" velocity="2"'),
+                                     lenient=lenient, warn=False)
+    assert robot.joint_effort_limit.tolist() == [math.inf]
+    assert robot.joint_velocity_limit.tolist() == [2.0]
+    assert [w.path for w in robot.warnings] == [f'{LIMIT_PATH}/@effort']
+    assert "'effort' is missing: no effort limit" in robot.warnings[0]
+    assert robot.warnings[0].line == 5
+    no_limit = LIMIT_URDF.replace('<limit {limit}/>', '').format(free=GOOD_LIMIT)
+    robot = load_robot_transmissions(no_limit, lenient=lenient, warn=False)
+    assert robot.joint_lower.tolist() == [-math.inf] and robot.joint_upper.tolist() == [math.inf]
+    assert robot.joint_effort_limit.tolist() == [math.inf]
+    assert [w.path for w in robot.warnings] == ["/robot[@name='r']/joint[@name='j']"]
+    assert 'no <limit>: the revolute joint is unlimited' in robot.warnings[0]
+    continuous = no_limit.replace('name="j" type="revolute"', 'name="j" type="continuous"')
+    assert load_robot_transmissions(continuous, lenient=lenient, warn=False).warnings == []
 
 
 def test_zero_effort_and_velocity_limits_mean_no_limit_with_a_warning():

@@ -21,6 +21,7 @@ local name, skip comments, and raise :class:`~transmission_plugins.BadValueError
 """
 
 import math
+import re
 from typing import Any
 from typing import Iterator
 from typing import List
@@ -80,8 +81,8 @@ def child_path(parent_path: str, element: Any, index: Optional[int] = None) -> s
 
 
 def source_line(element: Any) -> Optional[int]:
-    """Return the element's source line (lxml only), or None."""
-    return getattr(element, 'sourceline', None)
+    """Return the element's source line (lxml only), or None when unknown."""
+    return getattr(element, 'sourceline', None) or None
 
 
 def child_text(element: Any, name: str) -> Optional[str]:
@@ -92,10 +93,37 @@ def child_text(element: Any, name: str) -> Optional[str]:
     return (found[0].text or '').strip()
 
 
+#: The URDF number grammar: ASCII decimal digits with an optional sign, fraction and exponent
+#: (what urdfdom's and xacro's parsers agree on), plus the special values inf, infinity and nan
+#: in any case (recognised so that they can be rejected by name).  Python's ``float()`` also
+#: accepts ``'1_000'``, non-ASCII digits (``'\u0661'``) and surrounding Unicode spaces; a URDF
+#: number is none of these.
+NUMBER = re.compile(r'[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?'
+                    r'|(?i:inf|infinity|nan))')
+#: What :func:`parse_number` strips around a number (ASCII white space only).
+_BLANKS = ' \t\r\n'
+
+
+def parse_number(text: Optional[str]) -> Optional[float]:
+    """
+    Return ``text`` as a float if it is a URDF number (:data:`NUMBER`), else None.
+
+    ASCII white space around the number is ignored.  The result may be infinite or NaN (for
+    ``inf``/``nan`` and for decimal values beyond the float range, e.g. ``1e400``); callers that
+    need a finite number check it.
+    """
+    if text is None:
+        return None
+    raw = str(text).strip(_BLANKS)
+    if not NUMBER.fullmatch(raw):
+        return None
+    return float(raw)
+
+
 def parse_float(text: Optional[str], path: str, *, nonzero: bool = False,
                 positive: bool = False, line: Optional[int] = None) -> float:
     """
-    Parse a URDF number strictly.
+    Parse a URDF number strictly (:data:`NUMBER`): finite, optionally non-zero or positive.
 
     :param text: the text as written (stripped here)
     :param path: element path for the message, including the attribute or child name
@@ -103,13 +131,13 @@ def parse_float(text: Optional[str], path: str, *, nonzero: bool = False,
     :param positive: reject values <= 0
     :raises BadValueError: empty, non-numeric, NaN, infinite, zero or non-positive values
     """
-    raw = '' if text is None else str(text).strip()
+    raw = '' if text is None else str(text).strip(_BLANKS)
     if raw == '':
         raise BadValueError(path, 'expected a number, got an empty value', line)
-    try:
-        x = float(raw)
-    except ValueError:
-        raise BadValueError(path, f'expected a number, got {raw!r}', line) from None
+    x = parse_number(raw)
+    if x is None:
+        raise BadValueError(path, f'expected a number (ASCII digits, optional sign, fraction and '
+                            f'exponent), got {raw!r}', line)
     if not math.isfinite(x):
         raise BadValueError(path, f'expected a finite number, got {raw!r}', line)
     if nonzero and x == 0.0:

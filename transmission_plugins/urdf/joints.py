@@ -13,35 +13,21 @@
 # limitations under the License.
 
 """
-The joints of a robot model (type, limits, mimic) read with urdf_parser_py.
+The joints of a robot description (name, type, limits, mimic), read for the transmissions.
 
-urdf_parser_py chokes on transmissions it does not know (PR2 wrists, ros2_control-style
-``<transmission>`` at robot level) and on unknown tags it prints warnings to stderr.  So only the
-**top-level** ``<link>`` and ``<joint>`` elements are handed to it (a ``<joint>`` nested inside
-``<gazebo>``, as in the PR2 file, is not a joint of the model), with XML namespaces stripped, and
-its warnings are collected instead of printed, thread-safely: its module-global ``on_error`` is
-not swapped per call but routed once to a per-thread collector (see ``_install_router``).
+The loader needs the joints' names, types and limits, not the rest of the kinematic model, so it
+reads them itself from the **top-level** ``<joint>`` elements of the URDF namespace (a
+``<joint>`` nested in ``<gazebo>``, as in the PR2 file, is not a joint of the model); limits
+follow :mod:`~.limits`.  What matters to the transmissions is checked strictly: a driven joint
+needs a known type, and its limits must be well formed.
 
-Joint limits are read from the raw XML (not through urdf_parser_py, which coerces ``nan`` and
-negative values silently and stops at the first non-numeric one), so that a bad limit is reported
-with its attribute path and line.  The limits of the joints named in ``check`` (the joints driven
-by transmissions) are validated:
-
-* ``lower`` and ``upper`` (revolute and prismatic joints only; 0 when absent, as in the URDF
-  spec and urdfdom) must be finite numbers with ``lower <= upper``;
-* ``effort`` and ``velocity`` must be given (the URDF spec requires both in ``<limit>``) and be
-  finite numbers >= 0.  **0 means "no limit"** (``inf``), with a warning: the attributes are
-  required, so 0 is the usual placeholder of descriptions written for simulators, and a literal
-  zero limit would clamp every command to 0.  gazebo_ros_control reads 0 the same way;
-  ros2_control's ``joint_limits::getJointLimits`` takes it as a zero limit (and the absolute value
-  of a negative one), and Drake skips the transmission of a joint with a zero effort limit.
-
-A bad value raises :class:`~transmission_plugins.BadValueError` (a missing
-``effort``/``velocity``: :class:`~transmission_plugins.IncompleteTransmissionError`) at
-e.g. ``/robot[@name='r']/joint[@name='j']/limit/@effort`` with the value and what was expected; in
-lenient mode it is recorded in ``limit_warnings`` and that limit is taken as absent (both position
-limits when ``lower > upper``).  Limits of other joints are read the same way, but bad ones are
-only noted in ``warnings`` and taken as absent.
+The rest of the model is validated with urdf_parser_py (links, visuals, joints' parent and
+child, ...), given only the top-level ``<link>`` and ``<joint>`` elements without namespaces and
+without ``<limit>`` (it chokes on transmissions it does not know, and reads limits loosely).  A
+problem there does not affect the transmissions: strict mode raises
+:class:`~transmission_plugins.BadValueError` saying so (with urdf_parser_py's path and message);
+lenient mode loads the transmissions anyway, with a warning naming what was ignored.  urdf_parser_py's own warnings (unknown tags) are collected instead of
+printed, thread-safely: its module-global ``on_error`` is routed once to a per-thread collector.
 """
 
 from dataclasses import dataclass
@@ -55,23 +41,29 @@ from typing import Iterable
 from typing import List
 from typing import NamedTuple
 from typing import Optional
-from typing import Tuple
 
 from lxml import etree
 
+from transmission_plugins.core.elements import child_path
+from transmission_plugins.core.elements import children
+from transmission_plugins.core.elements import namespace
 from transmission_plugins.core.elements import quoted
+from transmission_plugins.core.elements import source_line
 from transmission_plugins.core.exceptions import BadValueError
-from transmission_plugins.core.exceptions import IncompleteTransmissionError
+from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.urdf.limits import LIMIT_TAG
+from transmission_plugins.urdf.limits import LimitReader
 from transmission_plugins.urdf.text import parse_xml
 
 #: Joint types that move (``fixed`` does not).
 MOVABLE_TYPES = ('revolute', 'continuous', 'prismatic', 'planar', 'floating')
+#: Every joint type of the URDF spec.
+JOINT_TYPES = MOVABLE_TYPES + ('fixed',)
 
 _KEPT_TAGS = ('link', 'joint')
-_LIMIT_TAG = 'limit'
-#: joint types whose ``<limit lower upper>`` are position limits
-_POSITION_LIMITED = ('revolute', 'prismatic')
+_OUTSIDE = ("this is outside the transmissions (they need only the joints' names, types and "
+            'limits)')
 
 
 @dataclass(frozen=True)
@@ -80,7 +72,7 @@ class UrdfJoint:
     One top-level ``<joint>`` of the robot model.
 
     Limits are ``-inf``/``inf`` when the URDF declares none; a ``continuous`` joint never has
-    position limits (urdf_parser_py reports 0, 0 for them).  A ``velocity`` or ``effort`` of 0
+    position limits.  A ``velocity`` or ``effort`` of 0
     means "no limit" and is stored as ``inf`` (the policy of the module docstring), so that
     every limit derived from it (actuator arrays, actuator models) agrees.
 
@@ -129,16 +121,17 @@ class RobotModel(NamedTuple):
     #: urdf_parser_py's complaints (unknown tags, attributes) and unusable limits of joints
     #: that were not checked, for reports
     warnings: List[str]
-    #: for the checked joints: zero effort/velocity limits read as "no limit", and (lenient
-    #: mode) bad limits taken as absent
-    limit_warnings: List[str]
+    #: what matters to the transmissions: limits of driven joints that are missing (no limit),
+    #: 0 (no limit) or, in lenient mode, unusable (taken as absent); robot model problems
+    #: ignored in lenient mode
+    limit_warnings: List[LoadWarning]
 
 
 def _local(tag: object) -> str:
     return etree.QName(tag).localname if isinstance(tag, str) else ''
 
 
-def _strip(element: etree._Element) -> etree._Element:
+def _strip(element: Any) -> Any:
     """Return a copy of ``element`` without namespaces and comments."""
     out = etree.Element(_local(element.tag))
     for key, value in element.attrib.items():
@@ -181,146 +174,94 @@ def _install_router(core: Any) -> None:
             core.on_error = _route
 
 
-class _LimitReader:
-    """Read the ``<limit>`` of one joint strictly, leniently or quietly (unchecked joints)."""
-
-    def __init__(self, limit: Any, path: str, checked: bool, lenient: bool,
-                 model: RobotModel) -> None:
-        self.limit = limit
-        self.path = path
-        self.line = getattr(limit, 'sourceline', None)
-        self.checked = checked
-        self.lenient = lenient
-        self.model = model
-
-    def problem(self, where: str, message: str, error: type = BadValueError) -> None:
-        """Raise (checked, strict) or record that a limit is unusable and taken as absent."""
-        if self.checked and not self.lenient:
-            raise error(where, message, self.line)
-        line = f' (line {self.line})' if self.line else ''
-        text = f'{where}{line}: {message}; taken as no limit'
-        if self.checked:
-            self.model.limit_warnings.append(text + ' (lenient mode)')
-        else:
-            self.model.warnings.append(text)
-
-    def number(self, attribute: str) -> Optional[float]:
-        """Return the finite value of ``attribute``, or None (problem recorded) when unusable."""
-        raw = self.limit.get(attribute)
-        where = f'{self.path}/@{attribute}'
-        try:
-            x = float(raw.strip())
-        except ValueError:
-            x = math.nan
-        if not math.isfinite(x):
-            expected = ('a finite number >= 0 (0 = no limit)'
-                        if attribute in ('effort', 'velocity') else 'a finite number')
-            self.problem(where, f'expected {expected}, got {raw!r}')
-            return None
-        return x
-
-    def rate(self, attribute: str) -> float:
-        """Return an effort or velocity limit: finite and > 0, or ``inf`` for none."""
-        where = f'{self.path}/@{attribute}'
-        if self.limit.get(attribute) is None:
-            self.problem(where, f"attribute '{attribute}' is missing (the URDF spec requires "
-                         'effort and velocity in <limit>; 0 means no limit)',
-                         IncompleteTransmissionError)
-            return math.inf
-        x = self.number(attribute)
-        if x is None:
-            return math.inf
-        if x < 0.0:
-            self.problem(where, f'expected a finite number >= 0 (0 = no limit), got '
-                         f'{self.limit.get(attribute)!r}')
-            return math.inf
-        if x == 0.0:
-            if self.checked:
-                line = f' (line {self.line})' if self.line else ''
-                self.model.limit_warnings.append(
-                    f'{where}{line}: {attribute} 0 read as no limit (the URDF requires the '
-                    'attribute, 0 is its placeholder; ros2_control would clamp to 0)')
-            return math.inf
-        return x
-
-    def position(self) -> Tuple[float, float]:
-        """Return ``(lower, upper)``; 0 for an absent bound, ``-inf``/``inf`` for a bad one."""
-        bounds = []
-        for attribute, none in (('lower', -math.inf), ('upper', math.inf)):
-            if self.limit.get(attribute) is None:
-                bounds.append(0.0)
-                continue
-            x = self.number(attribute)
-            bounds.append(none if x is None else x)
-        lower, upper = bounds
-        if lower > upper:
-            self.problem(self.path, f'expected lower <= upper, got lower='
-                         f'{self.limit.get("lower", "0")!r} and upper='
-                         f'{self.limit.get("upper", "0")!r}')
-            return -math.inf, math.inf
-        return lower, upper
-
-
-def _joint_limits(element: Any, jtype: str, path: str, checked: bool, lenient: bool,
-                  model: RobotModel) -> Tuple[float, float, float, float]:
-    """Return ``(lower, upper, velocity, effort)`` of a raw top-level ``<joint>`` element."""
-    limits = [c for c in element if _local(c.tag) == _LIMIT_TAG]
-    if not limits:
-        return -math.inf, math.inf, math.inf, math.inf
-    reader = _LimitReader(limits[0], f'{path}/{_LIMIT_TAG}', checked, lenient, model)
-    lower, upper = (reader.position() if jtype in _POSITION_LIMITED
-                    else (-math.inf, math.inf))
-    return lower, upper, reader.rate('velocity'), reader.rate('effort')
-
-
 def read_robot_model(urdf: Any, *, check: Iterable[str] = (),
                      lenient: bool = False) -> RobotModel:
     """
     Read the joints of a URDF robot description.
 
     :param urdf: the URDF as XML text (xacro already expanded) or as a parsed lxml element
-    :param check: names of the joints whose limits must be valid (those driven by
-        transmissions); see the module docstring
-    :param lenient: take a bad limit of a checked joint as absent, with a warning in
-        ``limit_warnings``, instead of raising
+    :param check: names of the joints driven by transmissions: their type and limits matter
+        (see the module docstring and :mod:`~.limits`)
+    :param lenient: take a bad limit of a driven joint as absent, and a robot model that
+        urdf_parser_py rejects as readable, with a warning in ``limit_warnings``, instead of
+        raising
     :returns: the robot name and its top-level joints, keyed by name in URDF order
-    :raises BadValueError: the XML is not well formed, urdf_parser_py rejects a link or joint,
-        or a checked joint has a bad limit (path of the attribute, value, expectation)
-    :raises IncompleteTransmissionError: a checked joint's ``<limit>`` lacks effort or velocity
+    :raises BadValueError: the XML is not well formed, a driven joint has no known type or a bad
+        limit (path of the attribute, value, expectation), or (strict mode) urdf_parser_py
+        rejects the links and joints
     """
-    from urdf_parser_py import urdf as upp
-    import urdf_parser_py.xml_reflection.core as upp_core
-
     root = parse_xml(urdf) if isinstance(urdf, (str, bytes)) else urdf
     name = root.get('name', '')
     path = f'/robot[@name={quoted(name)}]'
-    robot = etree.Element('robot', name=name)
-    raw_joints: Dict[str, Any] = {}
-    for child in root:
-        tag = _local(child.tag)
-        if tag not in _KEPT_TAGS:
+    driven = set(check)
+    out = RobotModel(name, {}, [], [])
+    quiet: List[LoadWarning] = []
+    for element in children(root, 'joint'):
+        if namespace(element) != namespace(root):
             continue
-        copy = _strip(child)
-        if tag == 'joint':
-            raw_joints[child.get('name', '')] = child
-            for limit in [c for c in copy if c.tag == _LIMIT_TAG]:
-                copy.remove(limit)  # read from the raw XML below
-        robot.append(copy)
+        joint = _read_joint(element, path, driven, lenient, out, quiet)
+        if joint is not None:
+            out.joints.setdefault(joint.name, joint)
+    out.warnings.extend(quiet)
+    _validate_model(root, path, lenient, out)
+    return out
+
+
+def _read_joint(element: Any, robot_path: str, driven: Iterable[str], lenient: bool,
+                model: RobotModel, quiet: List[LoadWarning]) -> Optional[UrdfJoint]:
+    """Return one joint, or None for a joint without a name (no transmission can drive it)."""
+    name = (element.get('name') or '').strip()
+    path = child_path(robot_path, element)
+    if not name:
+        _model_problem(path, "a <joint> without a 'name'", source_line(element), lenient, model)
+        return None
+    joint_type = (element.get('type') or '').strip()
+    is_driven = name in driven
+    if joint_type not in JOINT_TYPES:
+        message = (f"expected a joint type ({', '.join(JOINT_TYPES)}), got "
+                   f'{element.get("type")!r}')
+        if is_driven:
+            raise BadValueError(f'{path}/@type', message, source_line(element))
+        quiet.append(LoadWarning(f'{path}/@type', message, source_line(element)))
+        joint_type = 'fixed'
+    limits = [c for c in children(element, LIMIT_TAG) if namespace(c) == namespace(element)]
+    reader = LimitReader(element, joint_type, path, driven=is_driven, lenient=lenient,
+                         notes=model.limit_warnings, quiet_notes=quiet)
+    lower, upper, velocity, effort = reader.read(limits[0] if limits else None)
+    mimic = next((m.get('joint') for m in children(element, 'mimic') if m.get('joint')), None)
+    return UrdfJoint(name, joint_type, lower, upper, velocity, effort, mimic)
+
+
+def _model_problem(path: str, message: str, line: Optional[int], lenient: bool,
+                   model: RobotModel) -> None:
+    """Raise (strict) or note (lenient) a robot model problem that transmissions do not need."""
+    if not lenient:
+        raise BadValueError(path, f'{message}; {_OUTSIDE}: fix it, or load leniently to ignore '
+                            'it', line)
+    model.limit_warnings.append(LoadWarning(path, f'{message}; ignored (lenient mode): '
+                                            f'{_OUTSIDE}', line))
+
+
+def _validate_model(root: Any, path: str, lenient: bool, model: RobotModel) -> None:
+    """Check the links and joints with urdf_parser_py; collect its warnings."""
+    from urdf_parser_py import urdf as upp
+    import urdf_parser_py.xml_reflection.core as upp_core
+
+    robot = etree.Element('robot', name=root.get('name', ''))
+    for child in root:
+        if _local(child.tag) in _KEPT_TAGS:
+            copy = _strip(child)
+            for limit in [c for c in copy if c.tag == LIMIT_TAG]:
+                copy.remove(limit)  # read above, with one rule and precise messages
+            robot.append(copy)
     messages: List[str] = []
     _install_router(upp_core)
     _collector.messages = messages
     try:
-        model = upp.URDF.from_xml_string(etree.tostring(robot))
-    except Exception as e:  # urdf_parser_py raises plain Exception subclasses
-        raise BadValueError(path, f'urdf_parser_py cannot read the links and joints: {e}') from e
+        upp.URDF.from_xml_string(etree.tostring(robot))
+    except Exception as e:  # noqa: B902 - urdf_parser_py raises plain Exception subclasses
+        _model_problem(path, f'urdf_parser_py cannot read the links and joints: {e}', None,
+                       lenient, model)
     finally:
         _collector.messages = None
-    out = RobotModel(name, {}, messages, [])
-    checked = set(check)
-    for j in model.joints:
-        lower, upper, velocity, effort = _joint_limits(
-            raw_joints[j.name], j.type, f'{path}/joint[@name={quoted(j.name)}]',
-            j.name in checked, lenient, out)
-        mimic = j.mimic.joint if j.mimic is not None else None
-        out.joints[j.name] = UrdfJoint(j.name, j.type, lower, upper, velocity, effort, mimic)
-    return out
+    model.warnings.extend(messages)

@@ -31,7 +31,10 @@ from lxml import etree
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import TransmissionFileError
+from transmission_plugins.urdf.xacro_expansion import apply_source_lines
 from transmission_plugins.urdf.xacro_expansion import expand_xacro
+from transmission_plugins.urdf.xacro_expansion import expand_xacro_text
+from transmission_plugins.urdf.xacro_expansion import uses_xacro
 
 
 _XML_DECLARATION_ENCODING = re.compile(
@@ -47,19 +50,22 @@ def read_urdf_text(urdf: Union[str, bytes, 'os.PathLike[str]'],
     """
     Return the XML text of a URDF given as text, as a file path or as a ``.xacro`` file path.
 
-    A ``str`` whose first non-blank character is ``<`` is XML text and returned unchanged;
-    ``bytes`` are decoded (BOM or XML declaration encoding, else UTF-8); anything else is a path.
-    A path ending in ``.xacro`` is expanded with the xacro package (``xacro_mappings`` are its
-    ``name:=value`` arguments).
+    A ``str`` whose first non-blank character is ``<`` is XML text; ``bytes`` are decoded (BOM or
+    XML declaration encoding, else UTF-8); anything else is a path.  A path ending in ``.xacro``
+    is expanded with the xacro package (``xacro_mappings`` are its ``name:=value`` arguments),
+    and so is any file or text that holds xacro instructions whatever its name (a xacro file
+    saved as ``.urdf`` is common upstream; reading it as plain XML would silently lose every
+    transmission inside a macro or a ``<xacro:if>``).  Expanded elements keep the line of the
+    element that produced them (:mod:`~.xacro_expansion`).
 
     :raises TransmissionFileError: (also an ``OSError``) the path is empty, the file is missing,
         a directory or unreadable, or the xacro package is not installed
     :raises BadValueError: the bytes cannot be decoded or xacro fails
     """
     if isinstance(urdf, bytes):
-        return _decode(urdf, '<bytes>')
+        return _expanded_text(_decode(urdf, '<bytes>'), xacro_mappings)
     if isinstance(urdf, str) and urdf.lstrip('\ufeff \t\r\n').startswith('<'):
-        return urdf
+        return _expanded_text(urdf, xacro_mappings)
     if isinstance(urdf, str) and not urdf.strip():
         raise TransmissionFileError(urdf, 'the URDF is empty: expected XML text (starting with '
                                     "'<') or a file path")
@@ -70,7 +76,13 @@ def read_urdf_text(urdf: Union[str, bytes, 'os.PathLike[str]'],
         data = path.read_bytes()
     except OSError as e:
         raise TransmissionFileError.from_os_error(str(path), 'cannot read the URDF file', e) from e
-    return _decode(data, str(path))
+    text = _decode(data, str(path))
+    return expand_xacro(path, xacro_mappings) if uses_xacro(text) else text
+
+
+def _expanded_text(text: str, xacro_mappings: Optional[Dict[str, str]]) -> str:
+    """Return ``text``, expanded when it holds xacro instructions."""
+    return expand_xacro_text(text, xacro_mappings) if uses_xacro(text) else text
 
 
 def _decode(data: bytes, where: str) -> str:
@@ -92,7 +104,8 @@ def parse_xml(xml_text: Union[str, bytes]) -> Any:
     Parse URDF text into an lxml element, safely (no entity expansion, no network).
 
     A ``str`` may carry an XML declaration with an ``encoding`` (it is ignored: the text is
-    already decoded); blanks before the declaration are tolerated.
+    already decoded); blanks before the declaration are tolerated.  Source-line marks of a xacro
+    expansion become the elements' ``sourceline`` (:func:`~.xacro_expansion.apply_source_lines`).
 
     :raises BadValueError: the text is not well-formed XML
     """
@@ -106,7 +119,9 @@ def parse_xml(xml_text: Union[str, bytes]) -> Any:
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                              huge_tree=False)
     try:
-        return etree.fromstring(data, parser)
+        root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as e:
         raise BadValueError('/', f'the URDF is not well-formed XML: {e}',
                             getattr(e, 'lineno', None)) from e
+    apply_source_lines(root)
+    return root

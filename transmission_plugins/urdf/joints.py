@@ -26,8 +26,9 @@ child, ...), given only the top-level ``<link>`` and ``<joint>`` elements withou
 without ``<limit>`` (it chokes on transmissions it does not know, and reads limits loosely).  A
 problem there does not affect the transmissions: strict mode raises
 :class:`~transmission_plugins.BadValueError` saying so (with urdf_parser_py's path and message);
-lenient mode loads the transmissions anyway, with a warning naming what was ignored.  urdf_parser_py's own warnings (unknown tags) are collected instead of
-printed, thread-safely: its module-global ``on_error`` is routed once to a per-thread collector.
+lenient mode loads the transmissions anyway, with a warning naming what was ignored.
+urdf_parser_py's own warnings (unknown tags) are collected instead of printed, thread-safely: its
+module-global ``on_error`` is routed once to a per-thread collector.
 """
 
 from dataclasses import dataclass

@@ -198,6 +198,15 @@ def pd_effort(q: Any, v: Any, q_d: Any, v_d: Any, u_ff: Any, kp: Any, kd: Any,
         raise TransmissionValueError('kd', kd, 'finite gains >= 0 (Drake rejects Kd < 0)')
     if not np.all(lim > 0.0):
         raise TransmissionValueError('effort_limit', effort_limit, 'limits > 0 (inf for none)')
-    u = (-p * (np.asarray(q, dtype=np.float64) - q_d)
-         - d * (np.asarray(v, dtype=np.float64) - v_d) + u_ff)
-    return np.clip(u, -lim, lim)
+    return np.clip(pd_law(np.asarray(q, dtype=np.float64), np.asarray(v, dtype=np.float64),
+                          q_d, v_d, u_ff, p, d), -lim, lim)
+
+
+def pd_law(q: Any, v: Any, q_d: Any, v_d: Any, u_ff: Any, kp: Any, kd: Any) -> Any:
+    r"""
+    Return :math:`-K_p (q - q_d) - K_d (v - v_d) + u_{ff}`, unclamped and unchecked.
+
+    The one implementation of Drake's PD law: :func:`pd_effort` checks the gains and clamps;
+    the rotor simulator calls it with gains it validated once.
+    """
+    return -kp * (q - q_d) - kd * (v - v_d) + u_ff

@@ -61,6 +61,11 @@ from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.common import subscribe_description
 from transmission_plugins.ros.common import timer_callback
 from transmission_plugins.ros.common import to_msg_array
+from transmission_plugins.runtime.messages import DROP_REASONS as MESSAGE_DROP_REASONS
+from transmission_plugins.runtime.messages import FIELDS
+from transmission_plugins.runtime.messages import InputRejected
+from transmission_plugins.runtime.messages import NameIndex
+from transmission_plugins.runtime.messages import read_message
 
 NODE_NAME = 'mock_actuators'
 
@@ -79,7 +84,8 @@ PARAMETERS = {
 }
 
 #: Why an ``actuator_commands`` message is dropped; ``dropped.actuator_commands.<reason>``.
-DROP_REASONS = ('empty', 'unknown_names', 'duplicate_names', 'length_mismatch', 'non_finite')
+#: the drop reasons /diagnostics always lists (the shared validation's, but for passive joints)
+DROP_REASONS = tuple(r for r in MESSAGE_DROP_REASONS if r != 'not_commandable')
 
 # diagnostic_msgs/DiagnosticStatus levels
 OK = 0
@@ -197,7 +203,7 @@ class MockActuatorsNode(Node):
         sim.reset(position=a0)
         sim.set_command('position', a0)
         self.robot, self.sim = robot, sim
-        self._index = {n: i for i, n in enumerate(robot.actuator_names)}
+        self._index = NameIndex(robot.actuator_names, 'actuator')
         self._names = list(robot.actuator_names)
         self._pub = self.create_publisher(JointState, 'actuator_states',
                                           reliable_qos(self._depth))
@@ -217,31 +223,16 @@ class MockActuatorsNode(Node):
             f'{sum(self.dropped.values())} dropped so far', throttle_duration_sec=1.0)
 
     def _on_command(self, msg: JointState) -> None:
-        n = len(msg.name)
-        for mode, values in (('position', msg.position), ('velocity', msg.velocity),
-                             ('effort', msg.effort)):
-            if len(values):
-                break
-        else:
-            self._drop('empty', 'no position, velocity or effort values')
+        """Obey a command: its first field (position, velocity, effort) sets the mode."""
+        try:
+            idx, values = read_message(self._index, msg.name, msg.position, msg.velocity,
+                                       msg.effort)
+        except InputRejected as e:
+            self._drop(e.reason, e.detail)
             return
-        unknown = [name for name in msg.name if name not in self._index]
-        if unknown:
-            self._drop('unknown_names', f'unknown actuators {unknown[:5]}')
-            return
-        idx = [self._index[name] for name in msg.name]
-        if len(set(idx)) != n:
-            self._drop('duplicate_names', 'an actuator is named twice')
-            return
-        if len(values) != n or n == 0:
-            self._drop('length_mismatch', f'{len(values)} {mode} values for {n} names')
-            return
-        target = np.asarray(values, dtype=np.float64)
-        if not np.isfinite(target).all():
-            self._drop('non_finite', f'{mode} contains NaN or infinity')
-            return
+        mode = next(f for f in FIELDS if f in values)
         full = np.full(len(self._names), np.nan)
-        full[idx] = target
+        full[idx] = values[mode]
         self.sim.set_command(mode, full)
 
     def _step(self) -> None:

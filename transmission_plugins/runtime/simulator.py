@@ -25,6 +25,7 @@ import numpy as np
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.actuators import _real
 from transmission_plugins.robot.actuators import ActuatorModel
+from transmission_plugins.robot.actuators import pd_law
 
 
 #: The actuator modes of :class:`ActuatorSimulator`.
@@ -154,7 +155,7 @@ class ActuatorSimulator:
         velocity_mode = self._mode == 1
         target = self._target
         q_d = np.where(position_mode, target, self._q)
-        u_pd = -self._kp * (self._q - q_d) - self._kd * self._v
+        u_pd = pd_law(self._q, self._v, q_d, 0.0, 0.0, self._kp, self._kd)
         u_vel = self._kv * (target - self._v) + self._damping * target
         u = np.where(position_mode, u_pd, np.where(velocity_mode, u_vel, target))
         return np.clip(u, -self._limit, self._limit)

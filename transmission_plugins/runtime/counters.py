@@ -1,0 +1,41 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""What a cycle counts for /diagnostics: clamps, incomplete commands, non-finite outputs."""
+
+from typing import Dict
+
+import numpy as np
+
+#: The limits a command can be clamped to.
+CLAMP_KINDS = ('joint_position', 'joint_velocity', 'joint_effort', 'actuator_effort')
+
+
+class Counters:
+    """
+    Counters shared by the state and command sides of a cycle.
+
+    :param num_joints: joints of the robot (per-joint clamp counts)
+    :param num_actuators: actuators of the robot (per-actuator clamp counts)
+    """
+
+    def __init__(self, num_joints: int, num_actuators: int) -> None:
+        #: clamps per :data:`CLAMP_KINDS` entry
+        self.clamps: Dict[str, int] = dict.fromkeys(CLAMP_KINDS, 0)
+        self.joint_clamps = np.zeros(num_joints, dtype=np.int64)
+        self.actuator_clamps = np.zeros(num_actuators, dtype=np.int64)
+        #: transmissions commanded for some of their joints only (nothing sent for them)
+        self.incomplete_commands = 0
+        #: joint or actuator values that came out NaN or infinite (left out of the output)
+        self.non_finite_outputs = 0

@@ -1,0 +1,118 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+/diagnostics without ROS: one status for the interface and one per transmission.
+
+:class:`DiagnosticRecord` is a ROS-free ``diagnostic_msgs/DiagnosticStatus``; the node turns each
+into a message.  Levels follow diagnostic_msgs: OK, WARN, ERROR, STALE.
+"""
+
+import math
+from typing import List
+from typing import NamedTuple
+from typing import Tuple
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from transmission_plugins.runtime.counters import CLAMP_KINDS
+
+if TYPE_CHECKING:
+    from transmission_plugins.runtime.hardware_interface import HardwareInterface
+
+OK = 0
+WARN = 1
+ERROR = 2
+STALE = 3
+
+
+class DiagnosticRecord(NamedTuple):
+    """A ROS-free ``diagnostic_msgs/DiagnosticStatus``."""
+
+    name: str
+    level: int
+    message: str
+    hardware_id: str
+    values: List[Tuple[str, str]]
+
+
+def age_text(age: float) -> str:
+    """Return an age in seconds for a diagnostic value (``never`` when infinite or NaN)."""
+    return 'never' if math.isinf(age) or math.isnan(age) else f'{age:.4f}'
+
+
+def interface_diagnostics(hw: 'HardwareInterface', prefix: str) -> List[DiagnosticRecord]:
+    """Return one status for the hardware interface and one per transmission."""
+    now = hw.clock()
+    fresh = hw.fresh_actuators(now)
+    state_age = now - hw.state_time
+    cmd_age = now - hw.command_time
+    timer = hw.timer
+    counters = hw.counters
+    records = []
+    level = OK
+    message = 'ok'
+    if not fresh.any():
+        level, message = STALE, 'no fresh actuator state'
+    elif not fresh.all():
+        level, message = WARN, f'{int((~fresh).sum())} actuators stale'
+    values = [
+        ('joints', str(len(hw.joint_names))),
+        ('actuators', str(len(hw.actuator_names))),
+        ('cycles', str(timer.cycles)),
+        ('cycle_time_mean_ms', f'{timer.mean() * 1e3:.4f}'),
+        ('cycle_time_p99_ms', f'{timer.p99() * 1e3:.4f}'),
+        ('cycle_time_max_ms', f'{timer.max_cycle_time * 1e3:.4f}'),
+        ('overruns', str(timer.overruns)),
+        ('dropped_messages', str(hw.drops.total())),
+    ]
+    for topic in sorted(hw.drops):
+        for reason in sorted(hw.drops[topic]):
+            values.append((f'dropped.{topic}.{reason}', str(hw.drops[topic][reason])))
+    for kind in CLAMP_KINDS:
+        values.append((f'clamped.{kind}', str(counters.clamps[kind])))
+    values.append(('incomplete_commands', str(counters.incomplete_commands)))
+    values.append(('non_finite_outputs', str(counters.non_finite_outputs)))
+    values.append(('enforce_limits', str(hw.enforce_limits).lower()))
+    records.append(DiagnosticRecord(prefix, level, message, 'transmission_hardware_interface',
+                                    values))
+    expired = hw.commands.expired
+    for t, jidx, aidx, active in hw.topology.groups:
+        ages = state_age[aidx]
+        age = float(np.max(ages)) if np.isfinite(ages).all() else math.inf
+        cage = float(np.min(cmd_age[active])) if len(active) else math.inf
+        if not fresh[aidx].all():
+            level = STALE
+            if math.isinf(age):
+                message = 'no actuator state received'
+            else:
+                message = (f'stale: actuator state {age:.3f} s old '
+                           f'(state_timeout {hw.state_timeout:g} s)')
+        elif expired[active].any():
+            level, message = WARN, f'command timed out ({hw.timeout_action})'
+        else:
+            level, message = OK, 'ok'
+        values = [
+            ('type', str(t.type)),
+            ('joints', ' '.join(hw.joint_names[i] for i in jidx)),
+            ('actuators', ' '.join(hw.actuator_names[i] for i in aidx)),
+            ('state_age_s', age_text(age)),
+            ('command_age_s', age_text(cage)),
+            ('clamped', str(int(counters.joint_clamps[jidx].sum()
+                                + counters.actuator_clamps[aidx].sum()))),
+        ]
+        records.append(DiagnosticRecord(f'{prefix}: {t.name}', level, message, str(t.type),
+                                        values))
+    return records

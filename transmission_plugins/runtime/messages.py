@@ -1,0 +1,189 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Validation of incoming messages, shared by every node: fields, names, drop reasons and counts.
+
+A message is a ``(names, position, velocity, effort)`` tuple like ``sensor_msgs/JointState``:
+each field is empty (not given) or has one value per name.  A message that fails a check raises
+:class:`InputRejected`, whose ``reason`` (one of :data:`DROP_REASONS`) is the key under which
+the node counts the drop; buffers are left untouched.  Every check is linear in the message
+size.
+"""
+
+from typing import Any
+from typing import Dict
+from typing import List
+from typing import Optional
+from typing import Sequence
+from typing import Tuple
+
+import numpy as np
+
+from transmission_plugins.core.checks import FloatArray
+from transmission_plugins.core.exceptions import TransmissionInputError
+
+#: The value fields of a JointState message, in message order.
+FIELDS = ('position', 'velocity', 'effort')
+
+#: Why a message is dropped (the counter keys of /diagnostics).
+DROP_REASONS = ('empty', 'length_mismatch', 'unknown_names', 'duplicate_names', 'non_finite',
+                'bad_type', 'not_commandable')
+
+
+class InputRejected(TransmissionInputError):
+    """
+    A message failed validation; ``reason`` is one of :data:`DROP_REASONS`.
+
+    A :class:`~transmission_plugins.TransmissionInputError`, hence also a
+    ``TransmissionError`` and a ``ValueError``.
+    """
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f'{reason}: {detail}')
+        self.reason = reason
+        self.detail = detail
+
+
+def all_true(mask: np.ndarray) -> bool:
+    """Return ``mask.all()`` (count_nonzero: a fraction of ``ndarray.all``'s overhead)."""
+    return bool(np.count_nonzero(mask) == mask.size)
+
+
+def any_true(mask: np.ndarray) -> bool:
+    """Return ``mask.any()``, the cheap way (see :func:`all_true`)."""
+    return bool(np.count_nonzero(mask) != 0)
+
+
+def field_array(values: Any, count: int, field: str) -> Optional[FloatArray]:
+    """
+    Return one field of a message as float64, None when empty.
+
+    :param count: the number of names in the message
+    :raises InputRejected: ``bad_type`` (not a sequence of numbers), ``length_mismatch``,
+        ``non_finite`` (NaN or infinity)
+    """
+    try:
+        n = len(values)
+    except TypeError as e:
+        raise InputRejected('bad_type', f'{field} is not a sequence') from e
+    if n == 0:
+        return None
+    if n != count:
+        raise InputRejected('length_mismatch', f'{count} names but {n} {field} values')
+    try:
+        x = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise InputRejected('bad_type', f'{field} values are not numbers') from e
+    if not all_true(np.isfinite(x)):
+        raise InputRejected('non_finite', f'{field} contains NaN or infinity')
+    return x
+
+
+def message_fields(names: Sequence[str], position: Any, velocity: Any,
+                   effort: Any) -> Dict[str, FloatArray]:
+    """
+    Return the non-empty fields of a message, each validated by :func:`field_array`.
+
+    :raises InputRejected: a bad field, or ``empty`` when no field has values
+    """
+    n = len(names)
+    out = {}
+    for field, values in zip(FIELDS, (position, velocity, effort)):
+        x = field_array(values, n, field)
+        if x is not None:
+            out[field] = x
+    if not out:
+        raise InputRejected('empty', 'no position, velocity or effort values')
+    return out
+
+
+class NameIndex:
+    """
+    Map the name lists of messages to index arrays, caching the last list.
+
+    Messages of one sender repeat their names, so the last list is compared first (one list
+    comparison per message).  A new list is checked for emptiness, duplicates and unknown names,
+    in linear time.
+
+    :param names: the known names, in index order
+    :param kind: ``'joint'`` or ``'actuator'``, for messages
+    """
+
+    def __init__(self, names: Sequence[str], kind: str) -> None:
+        self.names = list(names)
+        self.kind = kind
+        self._pos = {n: i for i, n in enumerate(self.names)}
+        self._last: Optional[List[str]] = None
+        self._last_idx: Optional[np.ndarray] = None
+
+    def lookup(self, names: Sequence[str]) -> np.ndarray:
+        """
+        Return the indices of ``names``.
+
+        :raises InputRejected: ``empty``, ``duplicate_names`` or ``unknown_names``
+        """
+        names = list(names)
+        if names == self._last and self._last_idx is not None:
+            return self._last_idx
+        if not names:
+            raise InputRejected('empty', 'message has no names')
+        seen = set()
+        duplicates = set()
+        for n in names:
+            if n in seen:
+                duplicates.add(n)
+            seen.add(n)
+        if duplicates:
+            raise InputRejected('duplicate_names',
+                                f'duplicate {self.kind} names {sorted(duplicates)[:5]}')
+        unknown = [n for n in names if n not in self._pos]
+        if unknown:
+            raise InputRejected('unknown_names', f'unknown {self.kind} names {unknown[:5]}')
+        idx = np.array([self._pos[n] for n in names], dtype=np.intp)
+        self._last, self._last_idx = names, idx
+        return idx
+
+    def forget(self) -> None:
+        """Forget the cached list (the next lookup checks its names again)."""
+        self._last = self._last_idx = None
+
+
+class DropCounts(Dict[str, Dict[str, int]]):
+    """Dropped messages counted per topic and reason: ``counts[topic][reason]``."""
+
+    def count(self, topic: str, reason: str) -> None:
+        """Count one dropped message."""
+        counts = self.setdefault(topic, {})
+        counts[reason] = counts.get(reason, 0) + 1
+
+    def total(self) -> int:
+        """Return the number of dropped messages on every topic."""
+        return sum(sum(c.values()) for c in self.values())
+
+
+def read_message(index: NameIndex, names: Sequence[str], position: Any, velocity: Any,
+                 effort: Any) -> Tuple[np.ndarray, Dict[str, FloatArray]]:
+    """
+    Validate a whole message: its fields against its names, then its names against ``index``.
+
+    The one order of checks every node uses, so that a message is dropped for the same reason
+    everywhere: ``bad_type``, ``length_mismatch``, ``non_finite``, ``empty`` (no values), then
+    ``empty`` (no names), ``duplicate_names``, ``unknown_names``.
+
+    :returns: the names' indices and the non-empty fields
+    :raises InputRejected: the first check that fails
+    """
+    values = message_fields(names, position, velocity, effort)
+    return index.lookup(names), values

@@ -1,0 +1,65 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Cycle timing for /diagnostics: work time per cycle (mean, p99, max) and overruns."""
+
+from typing import List
+from typing import Optional
+
+import numpy as np
+
+#: Cycle times kept for the percentile (the oldest half is dropped when full).
+WINDOW = 4096
+
+
+class CycleTimer:
+    """
+    Account the cycles of a fixed-rate loop.
+
+    An overrun is a cycle whose work took longer than the period, or that started more than one
+    and a half periods after the previous one (a missed deadline).
+    """
+
+    def __init__(self) -> None:
+        #: the loop's period in seconds (None: no overrun check)
+        self.period: Optional[float] = None
+        self.cycles = 0
+        self.overruns = 0
+        self.max_cycle_time = 0.0
+        self.cycle_time_sum = 0.0
+        self._times: List[float] = []
+        self._last_start: Optional[float] = None
+
+    def record(self, start: float, end: float) -> None:
+        """Account one cycle that started at ``start`` and finished at ``end`` (steady clock)."""
+        self.cycles += 1
+        dt = max(0.0, end - start)
+        self.cycle_time_sum += dt
+        self.max_cycle_time = max(self.max_cycle_time, dt)
+        self._times.append(dt)
+        if len(self._times) > WINDOW:
+            del self._times[:WINDOW // 2]
+        if self.period:
+            late = self._last_start is not None and start - self._last_start > 1.5 * self.period
+            if dt > self.period or late:
+                self.overruns += 1
+        self._last_start = start
+
+    def mean(self) -> float:
+        """Return the mean work time per cycle in seconds (0 before the first cycle)."""
+        return self.cycle_time_sum / self.cycles if self.cycles else 0.0
+
+    def p99(self) -> float:
+        """Return the 99th percentile of the recent work times in seconds."""
+        return float(np.percentile(self._times, 99)) if self._times else 0.0

@@ -136,7 +136,8 @@ class HardwareInterfaceNode(LifecycleNode):
                       'the robot_description topic yet')
             return TransitionCallbackReturn.FAILURE
         try:
-            robot = load_robot_transmissions(description, lenient=bool(self._param('lenient')))
+            robot = load_robot_transmissions(description, lenient=bool(self._param('lenient')),
+                                             warn=False)
             rate = float(self._param('update_rate'))
             if not rate > 0.0:
                 raise TransmissionValueError('update_rate', rate, 'a rate > 0 Hz')

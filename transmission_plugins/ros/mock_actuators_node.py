@@ -184,7 +184,8 @@ class MockActuatorsNode(Node):
         """
         from transmission_plugins.runtime.simulator import ActuatorSimulator
         from transmission_plugins.robot.loading import load_robot_transmissions
-        robot = load_robot_transmissions(description, lenient=bool(self._p('lenient')))
+        robot = load_robot_transmissions(description, lenient=bool(self._p('lenient')),
+                                         warn=False)
         if not robot.actuator_names:
             raise TransmissionValueError('robot_description', 'no actuators',
                                          'a URDF with at least one transmission')

@@ -234,7 +234,7 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     try:
         commands, _ = build_commands(values, ['-r', f'__ns:={namespace}'], workdir)
         robot = load_robot_transmissions(
-            read_description(args.description_file or default_description_file()))
+            read_description(args.description_file or default_description_file()), warn=False)
     except (LaunchConfigError, Exception) as e:  # noqa: B902 - report any loading error
         shutil.rmtree(workdir, ignore_errors=True)
         out.write(f'demo: error: {e}\n')

@@ -47,7 +47,10 @@ from typing import Optional
 from typing import Sequence
 from typing import Tuple
 
+from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.urdf.xacro_expansion import expand_xacro
+from transmission_plugins.urdf.xacro_expansion import uses_xacro
 import yaml
 
 PACKAGE = 'transmission_plugins'
@@ -107,18 +110,30 @@ def example_config_file() -> Path:
     return package_file('config', 'example_robot.yaml')
 
 
-def read_description(path: os.PathLike) -> str:
-    """Return the URDF text of ``path``, expanding ``.xacro`` files."""
+def read_description(path: 'os.PathLike[str] | str',
+                     xacro_args: Optional[Dict[str, str]] = None) -> str:
+    """
+    Return the URDF text of ``path`` for the nodes' ``robot_description``.
+
+    ``.xacro`` files, and files that hold xacro whatever their name, are expanded by the URDF
+    layer (:func:`~transmission_plugins.urdf.xacro_expansion.expand_xacro`, without the loader's
+    source-line marks: this text goes to other tools too).
+
+    :param xacro_args: xacro arguments (``name:=value``)
+    :raises LaunchConfigError: the file is missing or unreadable, or xacro fails
+    """
     path = Path(path)
     if not path.is_file():
         raise LaunchConfigError(f'description_file {str(path)!r} does not exist')
-    if path.suffix == '.xacro':
-        import xacro
-        try:
-            return xacro.process_file(str(path)).toprettyxml(indent='  ')
-        except Exception as e:  # noqa: B902 - xacro raises many types
-            raise LaunchConfigError(f'xacro failed on {str(path)!r}: {e}') from e
-    return path.read_text()
+    try:
+        text = path.read_text()
+        if path.suffix == '.xacro' or uses_xacro(text):
+            return expand_xacro(path, xacro_args, source_lines=False)
+    except BadValueError as e:
+        raise LaunchConfigError(f'xacro failed on {str(path)!r}: {e.message}') from e
+    except (OSError, UnicodeDecodeError, TransmissionError) as e:
+        raise LaunchConfigError(f'cannot read description_file {str(path)!r}: {e}') from e
+    return text
 
 
 def load_config(path: os.PathLike) -> Dict[str, Dict[str, Any]]:

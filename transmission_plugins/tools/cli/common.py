@@ -1,0 +1,87 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""What every verb of the command shares: exit codes, errors, the URDF arguments and loading."""
+
+import argparse
+import sys
+from typing import Optional
+from typing import Tuple
+from typing import Type
+
+from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.core.exceptions import TransmissionFileError
+from transmission_plugins.robot.loading import load_robot_transmissions
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+PROG = 'transmission_plugins'
+
+#: What loading a URDF or a data file may raise that is the user's input, not a bug.
+LOAD_ERRORS: Tuple[Type[BaseException], ...] = (TransmissionError, OSError, UnicodeDecodeError)
+
+
+def error(command: str, message: str, status: int = EXIT_ERROR) -> int:
+    """Print ``transmission_plugins COMMAND: error: MESSAGE`` on stderr; return ``status``."""
+    print(f'{PROG} {command}: error: {message}', file=sys.stderr)
+    return status
+
+
+def add_urdf_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the URDF argument and the loading options (``--lenient``, ``--source``)."""
+    parser.add_argument('urdf', metavar='URDF', help='URDF or .xacro file')
+    parser.add_argument('--lenient', action='store_true',
+                        help='skip transmissions that cannot be loaded (unknown vendor types, '
+                             'bad values) with a warning instead of failing')
+    parser.add_argument('--source', default='auto',
+                        choices=('auto', 'ros2_control', 'robot', 'all'),
+                        help='which <transmission> elements to read (default: those inside '
+                             '<ros2_control> blocks when there are any, else the robot-level '
+                             'ones)')
+
+
+def load_or_report(args: argparse.Namespace, command: str,
+                   warn: bool = True) -> Optional[RobotTransmissions]:
+    """
+    Return the robot's transmissions, or None after printing why they cannot be loaded.
+
+    :param warn: print the loader's warnings on stderr (once each; they are not also issued as
+        Python warnings)
+    """
+    try:
+        robot = load_robot_transmissions(args.urdf, lenient=args.lenient, source=args.source,
+                                         warn=False)
+    except LOAD_ERRORS as e:
+        error(command, describe(e, args))
+        return None
+    if warn:
+        for w in robot.warnings:
+            print(f'{PROG} {command}: warning: {w}', file=sys.stderr)
+    return robot
+
+
+def describe(e: BaseException, args: argparse.Namespace) -> str:
+    """Return an error message; suggest --lenient for plugin and URDF problems."""
+    if isinstance(e, OSError) and e.filename and (
+            not isinstance(e, TransmissionFileError) or e.errno is not None):
+        return f'cannot read {e.filename}: {e.strerror or e}'
+    text = str(e)
+    if isinstance(e, TransmissionFileError):
+        return text  # --lenient does not help
+    if isinstance(e, TransmissionError) and not getattr(args, 'lenient', True):
+        text += ' (--lenient skips transmissions that cannot be loaded)'
+    return text

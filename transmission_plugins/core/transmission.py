@@ -53,6 +53,7 @@ from typing import Dict
 from typing import Hashable
 from typing import Mapping
 from typing import Optional
+from typing import overload
 from typing import Sequence
 from typing import Tuple
 from typing import TYPE_CHECKING
@@ -334,6 +335,14 @@ class Transmission(ABC):
         return kernel(values, state)
 
     # ------------------------------------------------------------------ functional style
+    @overload
+    def actuator_to_joint(self, values: None = None) -> None:
+        ...
+
+    @overload
+    def actuator_to_joint(self, values: Mapping[str, Any]) -> ArrayMap:
+        ...
+
     def actuator_to_joint(self, values: Optional[Mapping[str, Any]] = None
                           ) -> Optional[ArrayMap]:
         """
@@ -348,6 +357,14 @@ class Transmission(ABC):
             self._convert_handles(to_joint=True)
             return None
         return self._map(values, to_joint=True)
+
+    @overload
+    def joint_to_actuator(self, values: None = None) -> None:
+        ...
+
+    @overload
+    def joint_to_actuator(self, values: Mapping[str, Any]) -> ArrayMap:
+        ...
 
     def joint_to_actuator(self, values: Optional[Mapping[str, Any]] = None
                           ) -> Optional[ArrayMap]:

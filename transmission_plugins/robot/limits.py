@@ -115,7 +115,7 @@ def actuator_position_range(tr: Transmission, lower: np.ndarray,
         return np.minimum(a, b).sum(axis=1), np.maximum(a, b).sum(axis=1)
     q = joint_samples(tr, lower, upper)
     with np.errstate(all='ignore'):
-        theta = tr.joint_to_actuator({'position': q})['position']  # type: ignore[index]
+        theta = tr.joint_to_actuator({'position': q})['position']
         jac = np.asarray(tr.joint_to_actuator_jacobian(q), dtype=np.float64)
     unbounded = ~(np.isfinite(lower) & np.isfinite(upper))
     free = (jac[..., unbounded] != 0.0).any(axis=(0, -1)) | np.isnan(theta).all(axis=0)

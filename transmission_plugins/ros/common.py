@@ -24,6 +24,7 @@ import inspect
 import os
 from typing import Any
 from typing import Callable
+from typing import Dict
 from typing import Iterable
 from typing import List
 from typing import Optional
@@ -61,7 +62,7 @@ _TYPES = {
 }
 
 
-def declare_parameters(node: Any, parameters: dict) -> None:
+def declare_parameters(node: Any, parameters: Dict[str, Tuple[Any, str]]) -> None:
     """Declare ``parameters`` (name -> (default, description)) with descriptors."""
     for name, (default, text) in parameters.items():
         kind = type(default)
@@ -175,7 +176,8 @@ def make_executor() -> Any:
     return SingleThreadedExecutor()
 
 
-def run_node(factory: Callable[[List[str]], Any], args: Optional[List[str]] = None) -> int:
+def run_node(factory: Callable[[Optional[List[str]]], Any],
+             args: Optional[List[str]] = None) -> int:
     """
     Run ``factory(args)``'s node until Ctrl-C or an external shutdown; return an exit code.
 

@@ -38,12 +38,16 @@ from typing import Optional
 from diagnostic_msgs.msg import DiagnosticArray
 from diagnostic_msgs.msg import KeyValue
 from rclpy.lifecycle import LifecycleNode
+from rclpy.lifecycle import LifecyclePublisher
 from rclpy.lifecycle import LifecycleState
 from rclpy.lifecycle import TransitionCallbackReturn
+from rclpy.publisher import Publisher
+from rclpy.timer import Timer
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.common import declare_parameters
 from transmission_plugins.ros.common import diagnostic_status
 from transmission_plugins.ros.common import parameter_value
@@ -93,12 +97,12 @@ class HardwareInterfaceNode(LifecycleNode):
         self._topic_description: Optional[str] = None
         self._description_sub = None
         self._entities: List[Any] = []
-        self._timer = None
-        self._diag_timer = None
+        self._timer: Optional[Timer] = None
+        self._diag_timer: Optional[Timer] = None
         self._active = False
-        self._joint_pub = None
-        self._command_pub = None
-        self._diag_pub = None
+        self._joint_pub: Optional[LifecyclePublisher[JointState]] = None
+        self._command_pub: Optional[LifecyclePublisher[JointState]] = None
+        self._diag_pub: Optional[Publisher[DiagnosticArray]] = None
         self._last_cycle_start = 0.0
         if not self._param('robot_description'):
             self._description_sub = subscribe_description(self, self._on_description)
@@ -128,7 +132,6 @@ class HardwareInterfaceNode(LifecycleNode):
     # ------------------------------------------------------------------ lifecycle
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Load the transmissions, create the interfaces; fail with the loader's message."""
-        from transmission_plugins.robot.loading import load_robot_transmissions
         log = self.get_logger()
         description = self._param('robot_description') or self._topic_description
         if not description:
@@ -267,7 +270,8 @@ class HardwareInterfaceNode(LifecycleNode):
     # ------------------------------------------------------------------ cycle
     def _update(self) -> None:
         core = self.core
-        if core is None or not self._active:
+        joint_pub, command_pub = self._joint_pub, self._command_pub
+        if core is None or not self._active or joint_pub is None or command_pub is None:
             return
         start = time.monotonic()
         try:
@@ -282,12 +286,12 @@ class HardwareInterfaceNode(LifecycleNode):
         if js is not None:
             data = self._joint_bytes(js.names, js.position, js.velocity, js.effort,
                                      now.nanoseconds)
-            self._joint_pub.publish(data if data is not None
-                                    else self._fill(self._joint_msg, js, now.to_msg()))
+            joint_pub.publish(data if data is not None
+                              else self._fill(self._joint_msg, js, now.to_msg()))
         if out.actuator_commands:
             stamp = now.to_msg()
             for group in out.actuator_commands:
-                self._command_pub.publish(self._fill(JointState(), group, stamp))
+                command_pub.publish(self._fill(JointState(), group, stamp))
         core.record_cycle(start, time.monotonic())
 
     @staticmethod

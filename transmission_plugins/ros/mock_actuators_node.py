@@ -47,10 +47,13 @@ import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.timer import Timer
 from sensor_msgs.msg import JointState
 
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.robot.loading import load_robot_transmissions
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.ros.common import declare_parameters
 from transmission_plugins.ros.common import diagnostic_status
 from transmission_plugins.ros.common import parameter_value
@@ -66,6 +69,7 @@ from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.runtime.messages import NameIndex
 from transmission_plugins.runtime.messages import read_message
+from transmission_plugins.runtime.simulator import ActuatorSimulator
 
 NODE_NAME = 'mock_actuators'
 
@@ -126,13 +130,13 @@ class MockActuatorsNode(Node):
             'initial_joint_positions', Parameter.Type.DOUBLE_ARRAY,
             ParameterDescriptor(description='initial positions of initial_joint_names (rad or '
                                             'm), same order'))
-        self.sim = None
-        self.robot = None
-        self._timer = None
+        self.sim: Optional[ActuatorSimulator] = None
+        self.robot: Optional[RobotTransmissions] = None
+        self._timer: Optional[Timer] = None
         self._last = 0.0
         self._sub_description = None
         #: drop reason -> count of dropped ``actuator_commands`` messages
-        self.dropped: Counter = Counter()
+        self.dropped: Counter[str] = Counter()
         self.rejected_descriptions = 0
         self.description_error = ''
         self._depth = max(1, int(self._p('qos_depth')))
@@ -182,8 +186,6 @@ class MockActuatorsNode(Node):
 
         :raises TransmissionError: the description or a parameter is unusable
         """
-        from transmission_plugins.runtime.simulator import ActuatorSimulator
-        from transmission_plugins.robot.loading import load_robot_transmissions
         robot = load_robot_transmissions(description, lenient=bool(self._p('lenient')),
                                          warn=False)
         if not robot.actuator_names:
@@ -234,15 +236,19 @@ class MockActuatorsNode(Node):
         mode = next(f for f in FIELDS if f in values)
         full = np.full(len(self._names), np.nan)
         full[idx] = values[mode]
-        self.sim.set_command(mode, full)
+        if self.sim is not None:
+            self.sim.set_command(mode, full)
 
     def _step(self) -> None:
+        sim = self.sim
+        if sim is None:
+            return
         now = time.monotonic()
         dt = min(now - self._last, self._max_dt)
         self._last = now
         if dt > 0.0:
-            self.sim.step(dt)
-        s = self.sim.state()
+            sim.step(dt)
+        s = sim.state()
         msg = JointState()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.name = self._names

@@ -108,8 +108,8 @@ class ActuatorStates:
         return output
 
     def _convert(self, fresh: np.ndarray) -> Optional[JointOutput]:
-        inputs = {}
-        unknown = {}
+        inputs: Dict[str, FloatArray] = {}
+        unknown: Dict[str, Optional[FloatArray]] = {}
         all_fresh = all_true(fresh)
         for field in FIELDS:
             x = self.state[field]
@@ -130,14 +130,15 @@ class ActuatorStates:
         for field in inputs:
             y = out[field]
             finite = np.isfinite(y)
-            if unknown[field] is None:
+            missing = unknown[field]
+            if missing is None:
                 v = finite
                 complete[field] = all_true(finite)
                 if not complete[field]:
                     self.counters.non_finite_outputs += int((~finite).sum())
             else:
                 # a joint is known when every actuator of its transmission is
-                known = (self.topology.joint_actuators @ unknown[field]) == 0.0
+                known = (self.topology.joint_actuators @ missing) == 0.0
                 self.counters.non_finite_outputs += int((known & ~finite).sum())
                 v = known & finite
                 complete[field] = all_true(v)

@@ -221,7 +221,7 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     namespace = f'/transmission_demo_{os.getpid()}'
     from transmission_plugins.tools.launcher import build_commands
     from transmission_plugins.tools.launcher import LaunchConfigError
-    from transmission_plugins.tools.launcher import NodeSet
+    from transmission_plugins.tools.node_set import NodeSet
     from transmission_plugins.tools.launcher import read_description
     from transmission_plugins.tools.launcher import default_description_file
     from transmission_plugins.tools.launcher import example_config_file

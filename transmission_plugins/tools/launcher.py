@@ -34,11 +34,8 @@ import atexit
 import os
 from pathlib import Path
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 from typing import Any
 from typing import Dict
 from typing import List
@@ -49,6 +46,7 @@ from typing import Tuple
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.tools.node_set import NodeSet
 from transmission_plugins.urdf.xacro_expansion import expand_xacro
 from transmission_plugins.urdf.xacro_expansion import uses_xacro
 import yaml
@@ -136,7 +134,7 @@ def read_description(path: 'os.PathLike[str] | str',
     return text
 
 
-def load_config(path: os.PathLike) -> Dict[str, Dict[str, Any]]:
+def load_config(path: 'os.PathLike[str] | str') -> Dict[str, Dict[str, Any]]:
     """
     Read a ros2_control-style YAML: ``{node_name: {ros__parameters: {...}}}``.
 
@@ -296,80 +294,6 @@ def parse_arguments(argv: Sequence[str]) -> Tuple[Dict[str, str], List[str]]:
             values[name] = getattr(ns, name)
         values.setdefault(name, default)
     return values, ros_args
-
-
-class NodeSet:
-    """
-    Start node processes, watch them, stop them together.
-
-    :param commands: (name, argv) per process
-    :param env: environment of the children (default: this one)
-    :param quiet: discard the children's output
-    :param log: a file that receives the children's output (instead of this terminal)
-    """
-
-    def __init__(self, commands: Sequence[Tuple[str, List[str]]],
-                 env: Optional[Dict[str, str]] = None, quiet: bool = False,
-                 log: Any = None) -> None:
-        self.commands = list(commands)
-        self.env = env
-        self.quiet = quiet
-        self.log = log
-        self.processes: List[Tuple[str, subprocess.Popen]] = []
-
-    def start(self) -> None:
-        """Start every process, each in its own process group (Ctrl-C is forwarded)."""
-        out = subprocess.DEVNULL if self.quiet else self.log
-        for name, argv in self.commands:
-            p = subprocess.Popen(argv, env=self.env, stdout=out, stderr=out,
-                                 start_new_session=True)
-            self.processes.append((name, p))
-
-    def dead(self) -> List[Tuple[str, int]]:
-        """Return (name, exit code) of the processes that have exited."""
-        return [(n, p.returncode) for n, p in self.processes if p.poll() is not None]
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """SIGINT every live process, then SIGKILL what is still alive after ``timeout``."""
-        for _, p in self.processes:
-            if p.poll() is None:
-                try:
-                    p.send_signal(signal.SIGINT)
-                except ProcessLookupError:
-                    pass
-        deadline = time.monotonic() + timeout
-        for _, p in self.processes:
-            try:
-                p.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-
-    def wait(self) -> int:
-        """Wait until Ctrl-C (exit 0 after a clean stop) or a node dies (exit 1)."""
-        interrupted = False
-
-        def on_signal(signum: int, frame: Any) -> None:
-            nonlocal interrupted
-            interrupted = True
-
-        # SIGHUP too: the nodes run in sessions of their own and would outlive a closed terminal
-        old = {s: signal.signal(s, on_signal)
-               for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-        try:
-            while not interrupted:
-                gone = self.dead()
-                if gone:
-                    for name, code in gone:
-                        print(f'[launcher] {name} exited with code {code}; stopping the '
-                              'others', file=sys.stderr, flush=True)
-                    return 1
-                time.sleep(0.1)
-            return 0
-        finally:
-            self.stop()
-            for s, h in old.items():
-                signal.signal(s, h)
 
 
 def build_commands(values: Dict[str, str], ros_args: Sequence[str],

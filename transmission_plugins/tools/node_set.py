@@ -1,0 +1,106 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A set of node processes started, watched and stopped together (the launcher's and the demo's).
+
+Each node runs in a process group of its own, so that a terminal's Ctrl-C reaches the launcher
+only and the launcher decides how the nodes stop: SIGINT to each, then SIGKILL after a timeout.
+A node that exits ends the whole set.
+"""
+
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+from typing import Dict
+from typing import List
+from typing import Optional
+from typing import Sequence
+from typing import Tuple
+
+
+class NodeSet:
+    """
+    Start node processes, watch them, stop them together.
+
+    :param commands: (name, argv) per process
+    :param env: environment of the children (default: this one)
+    :param quiet: discard the children's output
+    :param log: a file that receives the children's output (instead of this terminal)
+    """
+
+    def __init__(self, commands: Sequence[Tuple[str, List[str]]],
+                 env: Optional[Dict[str, str]] = None, quiet: bool = False,
+                 log: Any = None) -> None:
+        self.commands = list(commands)
+        self.env = env
+        self.quiet = quiet
+        self.log = log
+        self.processes: List[Tuple[str, subprocess.Popen[bytes]]] = []
+
+    def start(self) -> None:
+        """Start every process, each in its own process group (Ctrl-C is forwarded)."""
+        out = subprocess.DEVNULL if self.quiet else self.log
+        for name, argv in self.commands:
+            p = subprocess.Popen(argv, env=self.env, stdout=out, stderr=out,
+                                 start_new_session=True)
+            self.processes.append((name, p))
+
+    def dead(self) -> List[Tuple[str, int]]:
+        """Return (name, exit code) of the processes that have exited."""
+        return [(n, p.returncode) for n, p in self.processes if p.poll() is not None]
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """SIGINT every live process, then SIGKILL what is still alive after ``timeout``."""
+        for _, p in self.processes:
+            if p.poll() is None:
+                try:
+                    p.send_signal(signal.SIGINT)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + timeout
+        for _, p in self.processes:
+            try:
+                p.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    def wait(self) -> int:
+        """Wait until Ctrl-C (exit 0 after a clean stop) or a node dies (exit 1)."""
+        interrupted = False
+
+        def on_signal(signum: int, frame: Any) -> None:
+            nonlocal interrupted
+            interrupted = True
+
+        # SIGHUP too: the nodes run in sessions of their own and would outlive a closed terminal
+        old = {s: signal.signal(s, on_signal)
+               for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        try:
+            while not interrupted:
+                gone = self.dead()
+                if gone:
+                    for name, code in gone:
+                        print(f'[launcher] {name} exited with code {code}; stopping the '
+                              'others', file=sys.stderr, flush=True)
+                    return 1
+                time.sleep(0.1)
+            return 0
+        finally:
+            self.stop()
+            for s, h in old.items():
+                signal.signal(s, h)

@@ -29,7 +29,7 @@ from pathlib import Path
 import sys
 import time
 
-import matplotlib
+from matplotlib.figure import Figure
 import mujoco
 import numpy as np
 
@@ -38,9 +38,6 @@ from transmission_plugins.runtime.mujoco_model import ModelOptions
 from transmission_plugins.runtime.mujoco_physics import MujocoPhysics
 from transmission_plugins.runtime.simulator import ActuatorSimulator
 from transmission_plugins.urdf.text import read_urdf_text
-
-matplotlib.use('Agg')
-import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / 'urdf' / 'example_robot.urdf.xacro'
@@ -84,8 +81,9 @@ def responses():
 def plot(path):
     """Draw the figure into ``path``."""
     t, out = responses()
-    fig, (ax_q, ax_u) = plt.subplots(2, 1, figsize=(7.5, 6.0), sharex=True)
-    styles = {'rotors': dict(color='tab:blue', ls='--'), 'mujoco': dict(color='tab:red')}
+    fig = Figure(figsize=(7.5, 6.0))
+    ax_q, ax_u = fig.subplots(2, 1, sharex=True)
+    styles = {'rotors': {'color': 'tab:blue', 'ls': '--'}, 'mujoco': {'color': 'tab:red'}}
     for name, (q, u) in out.items():
         ax_q.plot(t, q, label=f'physics: {name}', **styles[name])
         ax_u.plot(t, u[:, 0], label=f'shoulder_motor ({name})', **styles[name])

@@ -61,6 +61,8 @@ from transmission_plugins.runtime.mujoco_model import ModelOptions
 from transmission_plugins.runtime.mujoco_model import MujocoModel
 
 _WHERE = "physics 'mujoco'"
+#: Physics steps between updates of the passive joints' inertia seen by their actuators.
+PASSIVE_INERTIA_PERIOD = 10
 
 
 class MujocoPhysics:
@@ -112,6 +114,7 @@ class MujocoPhysics:
         self.sim_time = 0.0
         self.compute_time = 0.0
         self._carry = 0.0
+        self._count = 0
 
     @staticmethod
     def _initial(robot: RobotTransmissions, joint_position: Any) -> np.ndarray:
@@ -209,23 +212,27 @@ class MujocoPhysics:
         self._u = self._control.effort(theta, k @ v)
         self._tau = k.T @ self._u
         d.qfrc_applied[self._dof] = self._tau
-        self._set_passive(theta)
+        self._count += 1
+        self._set_passive(theta, self._count % PASSIVE_INERTIA_PERIOD == 0)
         self._mj.mj_step(self.model, d)
 
-    def _set_passive(self, theta: np.ndarray) -> None:
+    def _set_passive(self, theta: np.ndarray, inertia: bool = True) -> None:
         """
         Move the passive joints' references to their transmission's map of ``theta``.
 
-        And add their inertia, seen from the actuators, to the rotor tendons.
+        With ``inertia``, also update their inertia seen from the actuators in the rotor
+        tendons (it varies slowly: every :data:`PASSIVE_INERTIA_PERIOD` steps).
         """
-        for p, inertia in zip(self.built.passive, self._passive_inertia):
+        for p, diagonal in zip(self.built.passive, self._passive_inertia):
             b = p.block
             tr, theta_b = b.transmission, theta[b.actuators]
             target = tr.apply_map('position', True, theta_b, None)[p.local]
             self.model.eq_data[p.equalities, 0] = np.where(np.isfinite(target), target,
                                                            0.0) - p.refs
+            if not inertia:
+                continue
             jac = tr.actuator_to_joint_jacobian(theta_b)[p.local]
-            added = np.where(np.isfinite(jac), jac, 0.0) ** 2 * inertia[:, None]
+            added = np.where(np.isfinite(jac), jac, 0.0) ** 2 * diagonal[:, None]
             self.model.tendon_armature[p.tendons] = p.rotor_inertia + added.sum(axis=0)
 
     def _set_tendons(self, q: np.ndarray) -> np.ndarray:

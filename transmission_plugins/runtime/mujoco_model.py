@@ -274,15 +274,21 @@ class ActuatorJacobian:
 
     def __init__(self, robot: RobotTransmissions) -> None:
         self._k = np.array(robot.fused.joint_to_actuator_position, dtype=np.float64)
-        self._nonlinear = [(b.transmission, b.joints, np.ix_(b.actuators, b.joints))
-                           for b in robot.fused.nonlinear if b.owner]
+        # identical nonlinear transmissions (the PR2's two grippers) in one batched call
+        groups: Dict[Any, List[Block]] = {}
+        for b in robot.fused.nonlinear:
+            if b.owner:
+                groups.setdefault(b.transmission.map_key(), []).append(b)
+        self._groups = [(g[0].transmission, np.array([b.joints for b in g]),
+                         np.array([b.actuators for b in g])[:, :, None],
+                         np.array([b.joints for b in g])[:, None, :]) for g in groups.values()]
 
     def __call__(self, joint_position: Any) -> np.ndarray:
         """Return :math:`K` at ``joint_position``; the array is rewritten by the next call."""
         q = np.asarray(joint_position, dtype=np.float64)
-        for transmission, joints, rows in self._nonlinear:
+        for transmission, joints, rows, columns in self._groups:
             jac = transmission.joint_to_actuator_jacobian(q[joints])
-            self._k[rows] = np.where(np.isfinite(jac), jac, 0.0)
+            self._k[rows, columns] = np.where(np.isfinite(jac), jac, 0.0)
         return self._k
 
 

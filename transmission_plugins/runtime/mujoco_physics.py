@@ -45,6 +45,7 @@ import time
 from typing import Any
 from typing import Dict
 from typing import List
+from typing import NamedTuple
 from typing import Optional
 
 import numpy as np
@@ -59,6 +60,7 @@ from transmission_plugins.runtime.mujoco_model import build_model
 from transmission_plugins.runtime.mujoco_model import import_mujoco
 from transmission_plugins.runtime.mujoco_model import ModelOptions
 from transmission_plugins.runtime.mujoco_model import MujocoModel
+from transmission_plugins.runtime.mujoco_model import Passive
 
 _WHERE = "physics 'mujoco'"
 #: Physics steps between updates of the passive joints' inertia seen by their actuators.
@@ -102,9 +104,9 @@ class MujocoPhysics:
         self._models = [robot.actuator_models[n] for n in robot.actuator_names]
         self._u = np.zeros(len(self._models))
         self._tau = np.zeros(len(robot.joint_names))
-        self._passive_inertia = [np.zeros(p.joints.size) for p in self.built.passive]
+        self._passive = _PassiveGroups(self.built.passive)
         self.reset(q0)
-        self._passive_inertia = self._passive_diagonal()
+        self._passive.set_diagonal(self._inertia_diagonal()[self._dof])
         self.reset(q0)
         # an actuator that moves nothing has no inertia behind it; its gains do not matter
         inertia = np.nan_to_num(self.actuator_inertia(), nan=1.0)
@@ -158,8 +160,8 @@ class MujocoPhysics:
         theta = self.robot.joint_to_actuator_arrays({'position': q})['position']
         self._mj.mj_resetData(m, d)
         self._set_passive(theta)
-        for p in self.built.passive:
-            q[p.joints] = m.eq_data[p.equalities, 0] + p.refs
+        for g in self._passive.groups:
+            q[g.joints] = m.eq_data[g.equalities, 0] + g.refs
         d.qpos[self._qpos] = np.nan_to_num(q)
         for name, value in self.built.locked.items():
             d.qpos[m.jnt_qposadr[self._mj.mj_name2id(m, self._mj.mjtObj.mjOBJ_JOINT, name)]] \
@@ -223,17 +225,16 @@ class MujocoPhysics:
         With ``inertia``, also update their inertia seen from the actuators in the rotor
         tendons (it varies slowly: every :data:`PASSIVE_INERTIA_PERIOD` steps).
         """
-        for p, diagonal in zip(self.built.passive, self._passive_inertia):
-            b = p.block
-            tr, theta_b = b.transmission, theta[b.actuators]
-            target = tr.apply_map('position', True, theta_b, None)[p.local]
-            self.model.eq_data[p.equalities, 0] = np.where(np.isfinite(target), target,
-                                                           0.0) - p.refs
-            if not inertia:
-                continue
-            jac = tr.actuator_to_joint_jacobian(theta_b)[p.local]
-            added = np.where(np.isfinite(jac), jac, 0.0) ** 2 * diagonal[:, None]
-            self.model.tendon_armature[p.tendons] = p.rotor_inertia + added.sum(axis=0)
+        model = self.model
+        for g in self._passive.groups:
+            tr, theta_g = g.transmission, theta[g.actuators]
+            target = tr.apply_map('position', True, theta_g, None)[:, g.local]
+            model.eq_data[g.equalities, 0] = np.where(np.isfinite(target), target,
+                                                      0.0) - g.refs
+            if inertia:
+                jac = tr.actuator_to_joint_jacobian(theta_g)[:, g.local, :]
+                added = np.where(np.isfinite(jac), jac, 0.0) ** 2 * g.diagonal[:, :, None]
+                model.tendon_armature[g.tendons] = g.rotor_inertia + added.sum(axis=1)
 
     def _set_tendons(self, q: np.ndarray) -> np.ndarray:
         """Return :math:`K(q)`; write its position-dependent rows into the rotor tendons."""
@@ -242,12 +243,11 @@ class MujocoPhysics:
             self.model.wrap_prm[wraps] = k[a, joints]
         return k
 
-    def _passive_diagonal(self) -> List[np.ndarray]:
-        """Return :math:`M_{pp}` of each passive joint, per transmission, at the current state."""
+    def _inertia_diagonal(self) -> np.ndarray:
+        """Return the diagonal of MuJoCo's joint-space inertia matrix at the current state."""
         full = np.zeros((self.model.nv, self.model.nv))
         self._mj.mj_fullM(self.model, self.data, full)
-        diagonal = np.diag(full)
-        return [diagonal[self._dof[p.joints]].copy() for p in self.built.passive]
+        return np.diag(full).copy()
 
     def actuator_inertia(self) -> np.ndarray:
         r"""
@@ -281,6 +281,42 @@ class MujocoPhysics:
         except np.linalg.LinAlgError:
             out[moves] = 1.0 / np.diag(sub)
         return np.where(out > 0.0, out, np.nan)
+
+
+class _Group(NamedTuple):
+    """Passive joints of identical transmissions, stacked: one map call serves them all."""
+
+    transmission: Any
+    local: np.ndarray
+    #: (G, N) actuator indices, (G, P) robot joints, equalities and references
+    actuators: np.ndarray
+    joints: np.ndarray
+    equalities: np.ndarray
+    refs: np.ndarray
+    #: (G, N) rotor tendons and rotor inertias; (G, P) passive joints' inertia diagonal
+    tendons: np.ndarray
+    rotor_inertia: np.ndarray
+    diagonal: np.ndarray
+
+
+class _PassiveGroups:
+    """The passive joints of a model, grouped by transmission map."""
+
+    def __init__(self, passive: List[Passive]) -> None:
+        groups: Dict[Any, List[Passive]] = {}
+        for p in passive:
+            key = (p.block.transmission.map_key(), tuple(p.local))
+            groups.setdefault(key, []).append(p)
+        self.groups = [_Group(
+            g[0].block.transmission, g[0].local, np.array([p.block.actuators for p in g]),
+            np.array([p.joints for p in g]), np.array([p.equalities for p in g]),
+            np.array([p.refs for p in g]), np.array([p.tendons for p in g]),
+            np.array([p.rotor_inertia for p in g]), np.zeros((len(g), g[0].local.size)))
+            for g in groups.values()]
+
+    def set_diagonal(self, diagonal: np.ndarray) -> None:
+        """Take the passive joints' inertia from ``diagonal`` (robot joint order)."""
+        self.groups = [g._replace(diagonal=diagonal[g.joints]) for g in self.groups]
 
 
 def _inputs(robot: RobotTransmissions) -> np.ndarray:

@@ -26,3 +26,9 @@ SHARED = REPO.parent / 'shared'
 CORPUS = SHARED / 'urdf_corpus'
 #: the PR2 description of the corpus
 PR2_URDF = CORPUS / 'pr2.urdf'
+#: the project's own small robot descriptions (``test/fixtures/INDEX.md``), present everywhere
+FIXTURE_DIR = REPO / 'test' / 'fixtures'
+#: the ``pytest.skip`` reason of tests that need the shared corpus (CI has it; a clone may not)
+CORPUS_SKIP_REASON = (f'needs the real-robot corpus ../shared/urdf_corpus, not found at {CORPUS} '
+                      '(it is not part of the repository; the same dialects are tested on '
+                      'test/fixtures)')

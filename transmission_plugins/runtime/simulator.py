@@ -96,14 +96,7 @@ class ActuatorSimulator:
         self._u = np.zeros(n)
 
     def set_command(self, modes: Any, values: Any) -> None:
-        """
-        Set the mode and the target of each actuator.
-
-        :param modes: one mode name for all, or N names (None keeps that actuator's command)
-        :param values: N targets (position, velocity or effort by mode); NaN keeps that
-            actuator's previous mode and target
-        :raises TransmissionValueError: unknown mode names or wrong sizes
-        """
+        """Set each actuator's mode and target (:meth:`.ActuatorControl.set_command`)."""
         self._control.set_command(modes, values)
 
     def step(self, dt: float) -> None:

@@ -68,3 +68,11 @@ def test_demo_rejects_a_duration_that_is_not_a_positive_number(value):
     assert proc.returncode == 2
     assert 'argument --duration: expected a number of seconds' in proc.stderr
     assert 'demo: starting' not in proc.stdout
+
+
+def test_demo_rejects_gravity_compensation_without_mujoco():
+    proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo',
+                           '--gravity-compensation', 'shoulder_link', '--duration', '1'],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert '--gravity-compensation needs --physics mujoco' in proc.stderr

@@ -114,3 +114,18 @@ def test_an_unusable_physics_stops_the_node_with_a_clear_error(monkeypatch, phys
             MockActuatorsNode(context=context)
     finally:
         context.try_shutdown()
+
+
+def test_mujoco_parameters_changed_under_rotors_are_reported_as_ignored(capfd):
+    urdf = read_description(default_description_file())
+    context = _context(f'robot_description:={urdf}', 'gravity:=false', 'physics_step:=0.002')
+    node = None
+    try:
+        node = MockActuatorsNode(context=context)
+        err = capfd.readouterr().err
+        assert "parameters ['physics_step', 'gravity'] apply to physics mujoco only" in err
+        assert "physics is 'rotors': they are ignored" in err
+    finally:
+        if node is not None:
+            node.destroy_node()
+        context.try_shutdown()

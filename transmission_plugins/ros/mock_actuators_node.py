@@ -107,6 +107,8 @@ PARAMETERS = {
                                 'of their range)'),
     'diagnostic_period': (1.0, 'seconds between /diagnostics messages; <= 0 disables them'),
 }
+#: parameters that only the MuJoCo physics reads
+MUJOCO_ONLY = ('physics_step', 'gravity', 'contacts', 'gravity_compensation')
 
 #: The values of the ``physics`` parameter.
 PHYSICS = ('rotors', 'mujoco')
@@ -198,10 +200,19 @@ class MockActuatorsNode(Node):
             if physics == 'mujoco':
                 import_mujoco()
                 self._model_options()
+            else:
+                self._warn_unused_mujoco_parameters()
         except TransmissionError as e:
             self.get_logger().error(f'{e}. Exiting')
             raise StartupFailed(str(e)) from e
         return str(physics)
+
+    def _warn_unused_mujoco_parameters(self) -> None:
+        """Say which ``physics mujoco`` parameters were changed but have no effect on rotors."""
+        unused = [name for name in MUJOCO_ONLY if self._p(name) != PARAMETERS[name][0]]
+        if unused:
+            self.get_logger().warning(f'parameters {unused} apply to physics mujoco only; '
+                                      f'physics is {self._p("physics")!r}: they are ignored')
 
     def _model_options(self) -> ModelOptions:
         """Return the MuJoCo model options from the parameters."""

@@ -266,6 +266,9 @@ def _summary(demo: 'Demo', out: TextIO) -> None:
 def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     """Run the demo; return 0 when the joints tracked every target."""
     out = out or sys.stdout
+    if getattr(args, 'gravity_compensation', None) and getattr(args, 'physics', '') != 'mujoco':
+        print('demo: error: --gravity-compensation needs --physics mujoco', file=sys.stderr)
+        return 2
     tty = out.isatty()
     duration = args.duration if args.duration is not None else (None if tty else 15.0)
     os.environ.setdefault('ROS_DOMAIN_ID', str(os.getpid() % 100 + 101))

@@ -97,10 +97,10 @@ def encode(header: Any, converted: Converted) -> Any:
     """Serialize a converted message with the input's header."""
     store = typestore()
     cls = store.types[JOINT_STATE]
-    msg = cls(header=header, name=list(converted.names),
-              position=_EMPTY if converted.position is None else converted.position,
-              velocity=_EMPTY if converted.velocity is None else converted.velocity,
-              effort=_EMPTY if converted.effort is None else converted.effort)
+    fields = [_EMPTY if v is None else np.ascontiguousarray(v)
+              for v in (converted.position, converted.velocity, converted.effort)]
+    msg = cls(header=header, name=list(converted.names), position=fields[0],
+              velocity=fields[1], effort=fields[2])
     return store.serialize_cdr(msg, JOINT_STATE)
 
 

@@ -260,13 +260,11 @@ def _fast_rows(job: _Job, path: str, header: List[str], dst: TextIO, chunk_size:
     with open(path, 'rb') as f:
         f.readline()  # the header (one line: checked by the caller)
         try:
-            for numbers, texts in csv_fast.read_batches(f, len(header), numeric):
-                for start in range(0, numbers.shape[0], chunk_size):
-                    part = numbers[start:start + chunk_size]
-                    block = _convert_block(job, {i: part[:, p] for i, p in picks.items()})
-                    dst.write(csv_fast.format_rows(
-                        [texts[t][start:start + chunk_size] for t in text_pick], block))
-                    rows_done += part.shape[0]
+            batches = csv_fast.read_batches(f, len(header), numeric)
+            for numbers, texts in rechunk(batches, chunk_size):
+                block = _convert_block(job, {i: numbers[:, p] for i, p in picks.items()})
+                dst.write(csv_fast.format_rows([texts[t] for t in text_pick], block))
+                rows_done += numbers.shape[0]
                 if progress is not None:
                     position = f.tell()
                     progress(position - reported)
@@ -274,6 +272,41 @@ def _fast_rows(job: _Job, path: str, header: List[str], dst: TextIO, chunk_size:
         except csv_fast.FastPathError:
             return rows_done, False
     return rows_done, True
+
+
+def rechunk(batches: Iterable[Tuple[np.ndarray, List[List[str]]]], size: int
+            ) -> Iterator[Tuple[np.ndarray, List[List[str]]]]:
+    """
+    Regroup ``(numbers, texts)`` batches into batches of exactly ``size`` rows (the last less).
+
+    The conversion then sees the same row groups as the standard-library path, so matrix
+    products of the same shapes give the same bits.
+    """
+    numbers: List[np.ndarray] = []
+    texts: List[List[List[str]]] = []
+    count = 0
+
+    def joined() -> Tuple[np.ndarray, List[List[str]]]:
+        block = np.concatenate(numbers) if len(numbers) > 1 else numbers[0]
+        cells = [[c for part in texts for c in part[j]] for j in range(len(texts[0]))]
+        return block, cells
+
+    for x, t in batches:
+        if not x.shape[0]:
+            continue
+        numbers.append(x)
+        texts.append(t)
+        count += x.shape[0]
+        if count < size:
+            continue
+        block, cells = joined()
+        start = 0
+        while count - start >= size:
+            yield block[start:start + size], [c[start:start + size] for c in cells]
+            start += size
+        numbers, texts, count = [block[start:]], [[c[start:] for c in cells]], count - start
+    if count:
+        yield joined()
 
 
 def convert_csv(robot: RobotTransmissions, src: Union[TextIO, str, 'os.PathLike[str]'],

@@ -36,7 +36,6 @@ standard library alone.
 
 import csv
 import io
-import itertools
 from typing import Any
 from typing import Iterator
 from typing import List
@@ -109,72 +108,66 @@ def read_batches(stream: Any, width: int, numeric: Sequence[int], block_size: in
         yield numbers, [batch.column(k).to_pylist() for k in text_columns]
 
 
-def _numbers_text(block: np.ndarray) -> List[str]:
+def _numbers_text(block: np.ndarray) -> str:
     """
-    Return one line of numbers per row of ``block``, as ``csv`` writes them (NaN empty).
+    Return the numbers of ``block`` as ``csv`` writes them: ``,`` between cells, NaN empty.
 
-    orjson writes the shortest round-trip digits like ``repr``, except below 1e-4 in magnitude
-    (``0.00001`` where ``repr`` writes ``1e-05``) and for infinities (``null``).  Those cells
-    are set to a marker value first; splitting the text at the marker and putting ``repr`` of
-    the true values in between keeps the work in compiled code.
+    Rows are separated by ``],[`` (orjson's separator, split by the caller).  orjson writes the
+    shortest round-trip digits like ``repr``, except below 1e-4 in magnitude (``0.00001`` where
+    ``repr`` writes ``1e-05``) and for infinities (``null``).  Those cells are set to a marker
+    value first; the text is split at the marker and joined again with ``repr`` of the true
+    values in between, so the work stays in compiled code.
     """
     import orjson
-    rows, n = block.shape
-    if n == 0:
-        return [''] * rows
     block = np.ascontiguousarray(block)
     with np.errstate(invalid='ignore'):
         magnitude = np.abs(block)
         fix = (magnitude < 1e-4) & (magnitude > 0) | np.isinf(block)
     fixes: List[str] = []
     if fix.any():
-        if (magnitude == _MARK).any():  # the marker is a value: respell cell by cell
-            return [_slow((), block, [k])[:-1] if fix[k].any() else line
-                    for k, line in enumerate(_numbers_text(np.where(fix, 0.0, block)))]
+        if (magnitude == _MARK).any():  # the marker is a value: respell row by row
+            lines = _numbers_text(np.where(fix, 0.0, block)).split('],[')
+            for k in np.flatnonzero(fix.any(axis=1)).tolist():
+                lines[k] = _slow((), block, [k])[:-1]
+            return '],['.join(lines)
         fixes = [repr(v) for v in block[fix].tolist()]  # row-major, as orjson writes
         block = np.where(fix, _MARK, block)
     text = orjson.dumps(block, option=orjson.OPT_SERIALIZE_NUMPY).decode('ascii')
     if fixes:
         parts = text.split(_MARK_TEXT)
-        text = ''.join(itertools.chain.from_iterable(zip(parts, fixes + [''])))
-    return text[2:-2].replace('null', '').split('],[')
+        pieces: List[str] = [''] * (2 * len(parts) - 1)
+        pieces[::2] = parts
+        pieces[1::2] = fixes
+        text = ''.join(pieces)
+    return text[2:-2].replace('null', '')
 
 
 def format_rows(texts: Sequence[Sequence[str]], block: np.ndarray) -> str:
     r"""
-    Return the CSV lines (``\\n`` ended) of rows = text cells, then the numbers of ``block``.
+    Return the CSV lines (``\n`` ended) of rows = text cells, then the numbers of ``block``.
 
-    The result equals ``csv.writer(f, lineterminator='\\n').writerows(...)`` of the same rows
+    The result equals ``csv.writer(f, lineterminator='\n').writerows(...)`` of the same rows
     with NaN written as None (an empty cell) and numbers as floats.
 
     :param texts: the leading text columns, one sequence of cells per column
     :param block: ``(rows, n)`` float64
     """
-    rows = block.shape[0]
+    rows, n = block.shape
     if rows == 0:
         return ''
-    n = block.shape[1]
-    special = np.zeros(rows, dtype=bool)
-    if not texts and n == 1:
-        special = np.isnan(block[:, 0])  # csv writes a lone empty field as ""
+    if n == 0 or (not texts and n == 1 and np.isnan(block).any()):
+        # no numbers, or lone cells csv writes as "" when empty: the standard library
+        return _slow(texts, block, range(rows))
     numbers = _numbers_text(block)
-    if texts and n:
-        buf = io.StringIO()
-        csv.writer(buf, lineterminator='\n').writerows(zip(*texts, [_SENTINEL] * rows))
-        heads = buf.getvalue().split(_SENTINEL + '\n')
-        if len(heads) != rows + 1:  # a text cell holds the sentinel: do it the slow way
-            return _slow(texts, block, range(rows))
-        lines = [h + t for h, t in zip(heads, numbers)]
-    elif texts:
-        buf = io.StringIO()
-        csv.writer(buf, lineterminator='\n').writerows(zip(*texts))
-        return buf.getvalue()
-    else:
-        lines = numbers
-    if special.any():
-        for k in np.flatnonzero(special).tolist():
-            lines[k] = _slow(texts, block, [k])[:-1]
-    return '\n'.join(lines) + '\n'
+    if not texts:
+        return numbers.replace('],[', '\n') + '\n'
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator='\n').writerows(zip(*texts, [_SENTINEL] * rows))
+    heads = buf.getvalue().split(_SENTINEL + '\n')
+    if len(heads) != rows + 1:  # a text cell holds the sentinel: the slow way
+        return _slow(texts, block, range(rows))
+    heads[-1] = ''
+    return '\n'.join(map(str.__add__, heads, numbers.split('],[') + ['']))
 
 
 def _slow(texts: Sequence[Sequence[str]], block: np.ndarray, rows: Any) -> str:

@@ -33,15 +33,13 @@ from typing import List
 from typing import NamedTuple
 from typing import Optional
 from typing import Tuple
-
-import numpy as np
+from typing import Union
 
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.tools.bag_io import BagReader
 from transmission_plugins.tools.bag_io import BagTopicError
 from transmission_plugins.tools.bag_io import BagWriter
-from transmission_plugins.tools.bag_io import JOINT_STATE
 from transmission_plugins.tools.bag_io import output_topic
 from transmission_plugins.tools.bag_io import storage_of_output
 from transmission_plugins.tools.bag_io import typestore
@@ -49,12 +47,12 @@ from transmission_plugins.tools.joint_state_batch import Converted
 from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
 from transmission_plugins.tools.joint_state_batch import Rejected
 from transmission_plugins.tools.joint_state_batch import TO_JOINT
+from transmission_plugins.tools.joint_state_cdr import JointStateCodec
+from transmission_plugins.tools.joint_state_cdr import JointStateMessage
 
 #: Default input and output topics per direction (the nodes' topic names).
 DEFAULT_TOPICS = {TO_JOINT: ('actuator_states', 'joint_states'),
                   'actuator': ('joint_commands', 'actuator_commands')}
-
-_EMPTY = np.zeros(0)
 
 
 class UnconvertibleMessageError(TransmissionInputError):
@@ -80,10 +78,15 @@ class BagConvertStats(NamedTuple):
     storage: str
 
 
-def decode(raw: Any) -> Any:
+def new_codec() -> JointStateCodec:
+    """Return a JointState codec on the ROS 2 Kilted type store (one per conversion)."""
+    return JointStateCodec(typestore())
+
+
+def decode(codec: JointStateCodec, raw: Any) -> Union[JointStateMessage, Rejected]:
     """Return the JointState in ``raw`` (CDR), or a :class:`Rejected` ``undecodable``."""
     try:
-        return typestore().deserialize_cdr(raw, JOINT_STATE)
+        return codec.decode(raw)
     except Exception as e:  # noqa: B902 - any failure of the decoder means bad bytes
         return Rejected('undecodable', f'not a JointState in CDR ({type(e).__name__}: {e})')
 
@@ -93,15 +96,10 @@ def as_message(msg: Any) -> Tuple[Any, Any, Any, Any]:
     return msg.name, msg.position, msg.velocity, msg.effort
 
 
-def encode(header: Any, converted: Converted) -> Any:
-    """Serialize a converted message with the input's header."""
-    store = typestore()
-    cls = store.types[JOINT_STATE]
-    fields = [_EMPTY if v is None else np.ascontiguousarray(v)
-              for v in (converted.position, converted.velocity, converted.effort)]
-    msg = cls(header=header, name=list(converted.names), position=fields[0],
-              velocity=fields[1], effort=fields[2])
-    return store.serialize_cdr(msg, JOINT_STATE)
+def encode(codec: JointStateCodec, msg: JointStateMessage, converted: Converted) -> bytes:
+    """Serialize a converted message with the input's header (stamp and ``frame_id``)."""
+    return codec.encode(msg.sec, msg.nanosec, msg.frame_id, converted.names,
+                        converted.position, converted.velocity, converted.effort)
 
 
 def plan_topics(reader: BagReader, topic: str, output: str) -> Dict[int, str]:
@@ -195,15 +193,16 @@ def _stream(reader: BagReader, writer: BagWriter, converter: JointStateBatchConv
         if c.id in targets:
             twins[c.id] = writer.add(targets[c.id], c)
     counts = MessageCounts()
+    codec = new_codec()
     batch: List[Tuple[Any, int, Any]] = []
     for connection, timestamp, raw in reader.messages():
         batch.append((connection, timestamp, raw))
         if len(batch) >= window:
-            _flush(batch, writer, converter, conns, twins, counts, strict)
+            _flush(batch, writer, converter, codec, conns, twins, counts, strict)
             if progress is not None:
                 progress(len(batch))
             batch = []
-    _flush(batch, writer, converter, conns, twins, counts, strict)
+    _flush(batch, writer, converter, codec, conns, twins, counts, strict)
     if progress is not None and batch:
         progress(len(batch))
     return BagConvertStats({}, counts.converted, counts.copied, counts.rejected, counts.first,
@@ -211,9 +210,9 @@ def _stream(reader: BagReader, writer: BagWriter, converter: JointStateBatchConv
 
 
 def _flush(batch: List[Tuple[Any, int, Any]], writer: BagWriter,
-           converter: JointStateBatchConverter, conns: Dict[int, Any], twins: Dict[int, Any],
-           counts: MessageCounts, strict: bool) -> None:
-    decoded = {k: decode(raw) for k, (c, _, raw) in enumerate(batch) if c.id in twins}
+           converter: JointStateBatchConverter, codec: JointStateCodec, conns: Dict[int, Any],
+           twins: Dict[int, Any], counts: MessageCounts, strict: bool) -> None:
+    decoded = {k: decode(codec, raw) for k, (c, _, raw) in enumerate(batch) if c.id in twins}
     good = [k for k, m in decoded.items() if not isinstance(m, Rejected)]
     results = dict(zip(good, converter.convert([as_message(decoded[k]) for k in good])))
     for k, (connection, timestamp, raw) in enumerate(batch):
@@ -225,7 +224,9 @@ def _flush(batch: List[Tuple[Any, int, Any]], writer: BagWriter,
         counts.copied += 1
         result = results.get(k)
         if isinstance(result, Converted):
-            writer.write(twins[connection.id], timestamp, encode(decoded[k].header, result))
+            msg = decoded[k]
+            assert isinstance(msg, JointStateMessage)
+            writer.write(twins[connection.id], timestamp, encode(codec, msg, result))
             counts.converted += 1
 
 

@@ -46,6 +46,7 @@ from transmission_plugins.tools.bag_convert import BagConvertStats
 from transmission_plugins.tools.bag_convert import decode
 from transmission_plugins.tools.bag_convert import format_time
 from transmission_plugins.tools.bag_convert import MessageCounts
+from transmission_plugins.tools.bag_convert import new_codec
 from transmission_plugins.tools.bag_io import BagReader
 from transmission_plugins.tools.bag_io import BagTopicError
 from transmission_plugins.tools.joint_state_batch import Converted
@@ -82,6 +83,7 @@ def read_rows(reader: BagReader, connections: List[Any],
               progress: Optional[Callable[[int], None]] = None) -> Iterator[List[Row]]:
     """Yield the topic's messages ``window`` at a time, decoded and (optionally) converted."""
     batch: List[Tuple[int, Any]] = []
+    codec = new_codec()
 
     def flush() -> List[Row]:
         good = [(t, m) for t, m in batch if not isinstance(m, Rejected)]
@@ -94,14 +96,14 @@ def read_rows(reader: BagReader, connections: List[Any],
             if isinstance(m, Rejected):
                 rows.append((t, 0, m))
             else:
-                stamp = m.header.stamp.sec * 1_000_000_000 + m.header.stamp.nanosec
+                stamp = m.sec * 1_000_000_000 + m.nanosec
                 rows.append((t, stamp, next(results)))
         if progress is not None:
             progress(len(batch))
         return rows
 
     for _, timestamp, raw in reader.messages(connections):
-        batch.append((timestamp, decode(raw)))
+        batch.append((timestamp, decode(codec, raw)))
         if len(batch) >= window:
             yield flush()
             batch = []

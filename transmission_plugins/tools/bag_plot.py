@@ -37,6 +37,7 @@ from transmission_plugins.core.exceptions import UnknownNameError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.tools.bag_convert import decode
+from transmission_plugins.tools.bag_convert import new_codec
 from transmission_plugins.tools.bag_export import single_topic
 from transmission_plugins.tools.bag_io import BagReader
 from transmission_plugins.tools.bag_io import BagTopicError
@@ -86,8 +87,9 @@ def choose_joints(robot: RobotTransmissions, joints: Optional[Sequence[str]]) ->
 
 
 def _direction(reader: BagReader, connections: List[Any], robot: RobotTransmissions) -> str:
+    codec = new_codec()
     for _, _, raw in reader.messages(connections):
-        msg = decode(raw)
+        msg = decode(codec, raw)
         if isinstance(msg, Rejected) or not len(msg.name):
             continue
         return TO_JOINT if all(n in robot.actuator_index for n in msg.name) else TO_ACTUATOR
@@ -161,8 +163,9 @@ def plot_bag(robot: RobotTransmissions, src: str, path: str, topic: str = 'actua
         rejected: Dict[str, int] = {}
         source, target = (act, jnt) if to == TO_JOINT else (jnt, act)
         batch: List[Any] = []
+        codec = new_codec()
         for _, timestamp, raw in reader.messages(found):
-            batch.append((timestamp, decode(raw)))
+            batch.append((timestamp, decode(codec, raw)))
             if len(batch) >= 1000:
                 _gather(batch, converter, source, target, times, rejected)
                 batch = []

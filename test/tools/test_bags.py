@@ -331,7 +331,8 @@ def test_export_csv_and_convert_to_csv(storage, tmp_path, capsys):
     src, (pos, vel, eff) = actuator_bag(tmp_path / 'in', storage, robot, count=12)
     out = tmp_path / 'a.csv'
     assert main(['export-csv', src, str(out), '--topic', 'actuator_states']) == 0
-    assert '12 messages converted (/actuator_states)' in capsys.readouterr().err
+    assert capsys.readouterr().err == ('transmission_plugins export-csv: 12 messages of '
+                                       f'/actuator_states exported; wrote {out}\n')
     with open(out, newline='') as f:
         rows = list(csv.reader(f))
     assert rows[0] == ['time', 'stamp'] + [f'{n}/{i}' for i in INTERFACES

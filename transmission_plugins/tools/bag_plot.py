@@ -194,22 +194,24 @@ def _draw(robot: RobotTransmissions, path: str, topic: str, times: np.ndarray, a
             if field in a:
                 left.plot(seconds, a[field][:, k], label=name, linestyle=STYLES[k % len(STYLES)])
         left.set_ylabel(f'actuator {field} [{ACTUATOR_UNITS[field]}]')
-        labelled = False
+        colors = []
         for k, name in enumerate(jnt.names):
             if field in j:
                 line, = right.plot(seconds, j[field][:, k], label=name,
                                    linestyle=STYLES[k % len(STYLES)])
-                if field == 'position':
-                    labelled |= draw_limits(right, robot, name, line.get_color(), not labelled)
+                colors.append((name, line.get_color()))
+        labelled = False
+        for name, color in colors if field == 'position' else ():
+            labelled |= draw_limits(right, robot, name, color, not labelled)
         units = sorted({joint_unit(robot, n, field) for n in jnt.names} - {''})
         right.set_ylabel(f'joint {field}' + (f' [{", ".join(units)}]' if units else ''))
         for ax in (left, right):
             ax.grid(True, alpha=0.3)
-            if row == 0:
-                ax.legend(fontsize='small', loc='best')
-    axes[-1][0].set_xlabel('time [s] (receive time from the first message)')
-    axes[-1][1].set_xlabel('time [s] (receive time from the first message)')
-    axes[0][0].set_title('actuators')
-    axes[0][1].set_title('joints')
+    for ax, title in zip(axes[0], ('actuators', 'joints')):
+        handles, labels = ax.get_legend_handles_labels()
+        ax.legend(handles, labels, title=title, loc='lower center', bbox_to_anchor=(0.5, 1.0),
+                  ncol=3, fontsize='small', frameon=False)
+    for ax in axes[-1]:
+        ax.set_xlabel('time [s] (receive time from the first message)')
     fig.suptitle(f'{topic}: {len(times)} messages')
     save_figure(plt, fig, path, f'plot of {topic}')

@@ -65,7 +65,7 @@ def available() -> bool:
     return True
 
 
-def read_batches(stream: Any, width: int, numeric: Sequence[int], block_size: int = 1 << 22
+def read_batches(stream: Any, width: int, numeric: Sequence[int], block_size: int = 1 << 20
                  ) -> Iterator[Tuple[np.ndarray, List[List[str]]]]:
     """
     Yield ``(numbers, texts)`` per block of the CSV data rows in binary ``stream``.
@@ -108,11 +108,11 @@ def read_batches(stream: Any, width: int, numeric: Sequence[int], block_size: in
         yield numbers, [batch.column(k).to_pylist() for k in text_columns]
 
 
-def _numbers_text(block: np.ndarray) -> str:
+def _numbers_rows(block: np.ndarray) -> List[str]:
     """
-    Return the numbers of ``block`` as ``csv`` writes them: ``,`` between cells, NaN empty.
+    Return the numbers of ``block``, one line per row, as ``csv`` writes them (NaN empty).
 
-    Rows are separated by ``],[`` (orjson's separator, split by the caller).  orjson writes the
+    orjson writes the
     shortest round-trip digits like ``repr``, except below 1e-4 in magnitude (``0.00001`` where
     ``repr`` writes ``1e-05``) and for infinities (``null``).  Those cells are set to a marker
     value first; the text is split at the marker and joined again with ``repr`` of the true
@@ -126,10 +126,10 @@ def _numbers_text(block: np.ndarray) -> str:
     fixes: List[str] = []
     if fix.any():
         if (magnitude == _MARK).any():  # the marker is a value: respell row by row
-            lines = _numbers_text(np.where(fix, 0.0, block)).split('],[')
+            lines = _numbers_rows(np.where(fix, 0.0, block))
             for k in np.flatnonzero(fix.any(axis=1)).tolist():
                 lines[k] = _slow((), block, [k])[:-1]
-            return '],['.join(lines)
+            return lines
         fixes = [repr(v) for v in block[fix].tolist()]  # row-major, as orjson writes
         block = np.where(fix, _MARK, block)
     text = orjson.dumps(block, option=orjson.OPT_SERIALIZE_NUMPY).decode('ascii')
@@ -139,7 +139,12 @@ def _numbers_text(block: np.ndarray) -> str:
         pieces[::2] = parts
         pieces[1::2] = fixes
         text = ''.join(pieces)
-    return text[2:-2].replace('null', '')
+    if np.isnan(block).any():
+        text = text.replace('null', '')
+    rows = text.split('],[')
+    rows[0] = rows[0][2:]
+    rows[-1] = rows[-1][:-2]
+    return rows
 
 
 def format_rows(texts: Sequence[Sequence[str]], block: np.ndarray) -> str:
@@ -158,16 +163,17 @@ def format_rows(texts: Sequence[Sequence[str]], block: np.ndarray) -> str:
     if n == 0 or (not texts and n == 1 and np.isnan(block).any()):
         # no numbers, or lone cells csv writes as "" when empty: the standard library
         return _slow(texts, block, range(rows))
-    numbers = _numbers_text(block)
+    numbers = _numbers_rows(block)
     if not texts:
-        return numbers.replace('],[', '\n') + '\n'
+        return '\n'.join(numbers) + '\n'
     buf = io.StringIO()
     csv.writer(buf, lineterminator='\n').writerows(zip(*texts, [_SENTINEL] * rows))
     heads = buf.getvalue().split(_SENTINEL + '\n')
     if len(heads) != rows + 1:  # a text cell holds the sentinel: the slow way
         return _slow(texts, block, range(rows))
     heads[-1] = ''
-    return '\n'.join(map(str.__add__, heads, numbers.split('],[') + ['']))
+    numbers.append('')
+    return '\n'.join(map(str.__add__, heads, numbers))
 
 
 def _slow(texts: Sequence[Sequence[str]], block: np.ndarray, rows: Any) -> str:

@@ -186,16 +186,19 @@ def replace_output(output: str, write: Callable[[TextIO], Any]) -> Any:
             os.remove(tmp)
 
 
-def report(stats: BagConvertStats, output: str) -> None:
+def report(stats: BagConvertStats, output: str, command: str = 'convert') -> None:
     """Print what a bag conversion or export did, and every message it could not convert."""
     topics = ', '.join(f'{i} -> {o}' if o else i for i, o in stats.topics.items())
-    copied = f', {stats.copied} messages copied' if stats.copied else ''
-    print(f'{PROG}: {stats.converted} messages converted ({topics}){copied}; wrote {output}',
+    if any(stats.topics.values()):  # a bag: input -> output topics
+        done = f'converted ({topics}), {stats.copied} messages copied'
+    else:
+        done = f'of {topics} {"exported" if command == "export-csv" else "converted"}'
+    print(f'{PROG} {command}: {stats.converted} messages {done}; wrote {output}',
           file=sys.stderr)
     total = sum(stats.rejected.values())
     if total:
-        print(f'{PROG}: warning: {total} message(s) could not be converted and were left out:',
-              file=sys.stderr)
+        print(f'{PROG} {command}: warning: {total} message(s) could not be converted and were '
+              'left out:', file=sys.stderr)
         for reason, count in sorted(stats.rejected.items()):
             first = stats.first_rejected[reason]
             print(f'  {reason}: {count} (first on {first.topic} at '

@@ -51,5 +51,5 @@ def run(args: argparse.Namespace) -> int:
             args.bag, dst, args.topic, strict=args.strict, progress=progress), passes=2)
     except LOAD_ERRORS as e:
         return error('export-csv', describe(e, args))
-    report(stats, args.output)
+    report(stats, args.output, 'export-csv')
     return EXIT_OK

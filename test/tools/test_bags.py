@@ -380,3 +380,15 @@ def test_plot_bag(urdf, suffix, tmp_path, capsys):
         assert robot.actuator_names[0] in text and joint in text and 'joint limits' in text
     assert main(['plot', str(urdf), src, str(out), '--joints', 'nope']) == 1
     assert "no transmission drives joint(s) ['nope']" in capsys.readouterr().err
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path, monkeypatch, capsys):
+    import sys
+    robot = robot_of(EXAMPLE_URDF)
+    src, _ = actuator_bag(tmp_path / 'in', 'mcap', robot, count=10)
+    assert main(['convert', str(EXAMPLE_URDF), src, str(tmp_path / 'a'), '--to', 'joint']) == 0
+    assert '|' not in capsys.readouterr().err
+    monkeypatch.setattr(sys.stderr, 'isatty', lambda: True, raising=False)
+    assert main(['convert', str(EXAMPLE_URDF), src, str(tmp_path / 'b'), '--to', 'joint']) == 0
+    err = capsys.readouterr().err
+    assert 'convert: 100%' in err and '12/12' in err  # tqdm's bar over the bag's messages

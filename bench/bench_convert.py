@@ -24,8 +24,9 @@ Generates, in a temporary folder:
   of half as many rows, to show that memory does not grow with the file;
 
 then runs the real command (``python -m transmission_plugins convert URDF IN OUT --to joint``)
-on each in a child process and prints wall time, messages (rows) per second and the child's
-peak resident memory (``ru_maxrss``).  With ``--compare`` the CSV is also converted with the
+on each in a child process and prints wall time, messages (rows) per second, the child's CPU
+time (user + system, all threads) with the rate per CPU second (less sensitive to other load on
+the machine than the wall time) and its peak resident memory (``ru_maxrss``).  With ``--compare`` the CSV is also converted with the
 standard-library path (``convert_csv(..., fast=False)``), the one used before the compiled path.
 
 Defaults work from a fresh clone (the bundled ``urdf/example_robot.urdf.xacro``); pass
@@ -104,7 +105,7 @@ def make_csv(robot, path, rows):
 
 
 def run_child(argv):
-    """Run ``argv``; return (wall seconds, peak RSS in MB of the child)."""
+    """Run ``argv``; return (wall seconds, CPU seconds, peak RSS in MB) of the child."""
     t = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -113,7 +114,7 @@ def run_child(argv):
     proc.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f'bench_convert: {" ".join(argv)} failed:\n{err}')
-    return wall, usage.ru_maxrss / 1024.0
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
 
 
 def main(argv=None):
@@ -153,9 +154,9 @@ def main(argv=None):
                 t = time.perf_counter()
                 make_bag(robot, bag, storage, args.messages)
                 made = time.perf_counter() - t
-                wall, rss = run_child(cmd + [str(bag), str(work / f'out_{storage}'), '--to',
+                wall, cpu, rss = run_child(cmd + [str(bag), str(work / f'out_{storage}'), '--to',
                                              'joint'])
-                results.append((f'bag {storage}', args.messages, 'msg', wall, rss,
+                results.append((f'bag {storage}', args.messages, 'msg', wall, cpu, rss,
                                 f'written in {made:.0f} s'))
                 shutil.rmtree(work / f'out_{storage}')
                 shutil.rmtree(bag)
@@ -164,25 +165,26 @@ def main(argv=None):
                 src = work / f'in_{rows}.csv'
                 make_csv(robot, src, rows)
                 size = src.stat().st_size / 1e6
-                wall, rss = run_child(cmd + [str(src), str(work / 'out.csv'), '--to', 'joint'])
-                results.append(('csv', rows, 'row', wall, rss, f'{size:.0f} MB in'))
+                wall, cpu, rss = run_child(cmd + [str(src), str(work / 'out.csv'), '--to', 'joint'])
+                results.append(('csv', rows, 'row', wall, cpu, rss, f'{size:.0f} MB in'))
                 if args.compare and rows == args.rows:
                     code = ('import sys; from transmission_plugins.robot.loading import '
                             'load_robot_transmissions as L; from transmission_plugins.tools.'
                             'csv_convert import convert_csv as C; r = L(sys.argv[1], warn=False)'
                             "; C(r, sys.argv[2], open(sys.argv[3], 'w', newline=''), 'joint', "
                             'fast=False)')
-                    wall, rss = run_child([sys.executable, '-c', code, args.urdf, str(src),
+                    wall, cpu, rss = run_child([sys.executable, '-c', code, args.urdf, str(src),
                                            str(work / 'out.csv')])
-                    results.append(('csv, csv module', rows, 'row', wall, rss, 'before'))
+                    results.append(('csv, csv module', rows, 'row', wall, cpu, rss, 'before'))
                 src.unlink()
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
-    print(f'\n{"input":<18}{"count":>10}{"wall s":>9}{"per s":>11}{"peak RSS MB":>13}  note')
-    for name, count, unit, wall, rss, note in results:
-        print(f'{name:<18}{count:>10}{wall:>9.1f}{count / wall:>11,.0f}{rss:>13.0f}  '
-              f'{unit}/s, {note}')
+    print(f'\n{"input":<18}{"count":>10}{"wall s":>8}{"per s":>9}{"CPU s":>8}{"per CPU s":>11}'
+          f'{"peak RSS MB":>13}  note')
+    for name, count, unit, wall, cpu, rss, note in results:
+        print(f'{name:<18}{count:>10}{wall:>8.1f}{count / wall:>9,.0f}{cpu:>8.1f}'
+              f'{count / cpu:>11,.0f}{rss:>13.0f}  {unit}s, {note}')
     print(f'\nload average at the end {os.getloadavg()[0]:.2f} (other processes slow it down)')
 
 

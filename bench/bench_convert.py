@@ -26,8 +26,9 @@ Generates, in a temporary folder:
 then runs the real command (``python -m transmission_plugins convert URDF IN OUT --to joint``)
 on each in a child process and prints wall time, messages (rows) per second, the child's CPU
 time (user + system, all threads) with the rate per CPU second (less sensitive to other load on
-the machine than the wall time) and its peak resident memory (``ru_maxrss``).  With ``--compare`` the CSV is also converted with the
-standard-library path (``convert_csv(..., fast=False)``), the one used before the compiled path.
+the machine than the wall time) and its peak resident memory (``ru_maxrss``).  With
+``--compare`` the CSV is also converted with the standard-library path
+(``convert_csv(..., fast=False)``), the one used before the compiled path.
 
 Defaults work from a fresh clone (the bundled ``urdf/example_robot.urdf.xacro``); pass
 ``--urdf ../shared/urdf_corpus/pr2.urdf`` for the PR2 (32 actuators, 44 joints).  The full run
@@ -154,8 +155,8 @@ def main(argv=None):
                 t = time.perf_counter()
                 make_bag(robot, bag, storage, args.messages)
                 made = time.perf_counter() - t
-                wall, cpu, rss = run_child(cmd + [str(bag), str(work / f'out_{storage}'), '--to',
-                                             'joint'])
+                out = str(work / f'out_{storage}')
+                wall, cpu, rss = run_child(cmd + [str(bag), out, '--to', 'joint'])
                 results.append((f'bag {storage}', args.messages, 'msg', wall, cpu, rss,
                                 f'written in {made:.0f} s'))
                 shutil.rmtree(work / f'out_{storage}')
@@ -165,7 +166,8 @@ def main(argv=None):
                 src = work / f'in_{rows}.csv'
                 make_csv(robot, src, rows)
                 size = src.stat().st_size / 1e6
-                wall, cpu, rss = run_child(cmd + [str(src), str(work / 'out.csv'), '--to', 'joint'])
+                out = str(work / 'out.csv')
+                wall, cpu, rss = run_child(cmd + [str(src), out, '--to', 'joint'])
                 results.append(('csv', rows, 'row', wall, cpu, rss, f'{size:.0f} MB in'))
                 if args.compare and rows == args.rows:
                     code = ('import sys; from transmission_plugins.robot.loading import '
@@ -173,8 +175,8 @@ def main(argv=None):
                             'csv_convert import convert_csv as C; r = L(sys.argv[1], warn=False)'
                             "; C(r, sys.argv[2], open(sys.argv[3], 'w', newline=''), 'joint', "
                             'fast=False)')
-                    wall, cpu, rss = run_child([sys.executable, '-c', code, args.urdf, str(src),
-                                           str(work / 'out.csv')])
+                    wall, cpu, rss = run_child([sys.executable, '-c', code, args.urdf,
+                                                str(src), out])
                     results.append(('csv, csv module', rows, 'row', wall, cpu, rss, 'before'))
                 src.unlink()
     finally:

@@ -274,7 +274,14 @@ class BagWriter:
         self._bag = Path(self._tmp) / name
         plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
         self.writer = Writer(self._bag, version=9, storage_plugin=plugin)
-        self.writer.open()
+        try:
+            self.writer.open()
+        except BaseException as e:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            if isinstance(e, OSError):
+                raise BagError(self.path, f'cannot write the bag: {e.strerror or e}', e.errno,
+                               e.strerror) from e
+            raise
         self._connections: Dict[Tuple[str, str, int], Any] = {}
 
     def add(self, topic: str, like: Any) -> Any:

@@ -36,7 +36,7 @@ setup(
         ('share/ament_index/resource_index/transmission_plugins__pluginlib__plugin',
          ['resource/transmission_plugins__pluginlib__plugin/' + package_name]),
         ('share/' + package_name, ['package.xml', 'transmission_plugins.xml']),
-        ('share/' + package_name + '/launch', _files('launch/*.launch.py')),
+        ('share/' + package_name + '/launch', _files('launch/*.launch.*')),
         ('share/' + package_name + '/config', _files('config/*.yaml')),
         ('share/' + package_name + '/urdf', _files('urdf/*')),
     ],

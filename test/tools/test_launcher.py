@@ -82,6 +82,15 @@ def no_robot_state_publisher(monkeypatch, tmp_path):
     monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path / 'empty_prefix'))
 
 
+@pytest.fixture(autouse=True)
+def signal_handlers():
+    """launcher.main installs handlers for its process; give pytest its own back."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    yield
+    for s, h in saved.items():
+        signal.signal(s, h)
+
+
 def test_default_node_set():
     specs = launcher.node_specs()
     assert [s.name for s in specs] == ['transmission_hardware_interface', 'mock_actuators']
@@ -238,7 +247,7 @@ def test_main_keeps_the_parameters_in_memory(tmp_path, monkeypatch):
             path = argv[argv.index('--params-file') + 1]
             seen.append((path, yaml.safe_load(open(path)), self.env, self.commands))
 
-        def wait(self):
+        def wait(self, after=None):
             return 0
 
     monkeypatch.setattr(launcher, 'NodeSet', FakeNodeSet)
@@ -330,10 +339,14 @@ def test_node_set_exits_non_zero_when_a_node_dies():
     assert all(p.poll() is not None for _, p in nodes.processes)
 
 
+#: a node that stops cleanly (exit 0) on SIGINT
+CLEAN_SLEEPER = [sys.executable, '-c', 'import signal, sys, time; '
+                 'signal.signal(signal.SIGINT, lambda *a: sys.exit(0)); time.sleep(30)']
+
+
 def test_node_set_stops_the_nodes_on_sighup():
     """A closed terminal must not leave the nodes (in sessions of their own) running."""
-    nodes = launcher.NodeSet([
-        ('sleeper', [sys.executable, '-c', 'import time; time.sleep(30)'])], quiet=True)
+    nodes = launcher.NodeSet([('sleeper', CLEAN_SLEEPER)], quiet=True)
     nodes.start()
     before = signal.getsignal(signal.SIGHUP)
 
@@ -471,7 +484,7 @@ def test_launcher_prints_the_skipped_nodes(monkeypatch, capsys):
         def start(self):
             pass
 
-        def wait(self):
+        def wait(self, after=None):
             return 0
 
     monkeypatch.setattr(launcher, 'NodeSet', FakeNodeSet)
@@ -479,3 +492,35 @@ def test_launcher_prints_the_skipped_nodes(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert '[launcher] mock_actuators not started: use_mock_actuators is false' in out
     assert '[launcher] robot_state_publisher not started: not installed' in out
+
+
+def test_node_set_reports_a_node_that_does_not_stop_cleanly(capsys):
+    nodes = launcher.NodeSet([
+        ('clean', CLEAN_SLEEPER),
+        ('crashes_on_stop', [sys.executable, '-c',
+                             'import signal, os, time; signal.signal(signal.SIGINT, '
+                             'lambda *a: os._exit(3)); print("ready", flush=True); '
+                             'time.sleep(30)'])], quiet=True)
+    nodes.start()
+    time.sleep(1.0)
+    assert nodes.stop() == [('crashes_on_stop', 3)]
+    assert '[launcher] crashes_on_stop stopped with exit code 3' in capsys.readouterr().err
+
+
+def test_node_set_leaves_the_given_handlers_after_the_stop():
+    nodes = launcher.NodeSet([('sleeper', CLEAN_SLEEPER)], quiet=True)
+    nodes.start()
+    before = signal.getsignal(signal.SIGTERM)
+
+    def terminate_once_handled():   # never SIGTERM pytest itself
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline:
+            if signal.getsignal(signal.SIGTERM) != before:
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
+            time.sleep(0.01)
+
+    threading.Thread(target=terminate_once_handled, daemon=True).start()
+    assert nodes.wait(after=signal.SIG_IGN) == 0
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        assert signal.getsignal(s) == signal.SIG_IGN

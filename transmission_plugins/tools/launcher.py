@@ -32,7 +32,10 @@ file.
 
 import argparse
 import os
+import signal
 import sys
+import threading
+from typing import Any
 from typing import Dict
 from typing import List
 from typing import Optional
@@ -140,9 +143,17 @@ def build_commands(values: Dict[str, str], ros_args: Sequence[str],
     return [(s.name, command(s, params_file, args)) for s in plan.specs], params_file
 
 
+def _leave(signum: int, frame: Any) -> None:
+    """Before the nodes run, Ctrl-C or SIGTERM just ends the launcher (no traceback)."""
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the node set until Ctrl-C; exit non-zero when a node dies or the arguments are bad."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if threading.current_thread() is threading.main_thread():
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, _leave)
     values, ros_args = parse_arguments(argv)
     try:
         plan = plan_nodes(values)
@@ -158,13 +169,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for name, argv_ in commands:
             print(f'[launcher] starting {name}: {" ".join(argv_[:4])} ...', flush=True)
         nodes.start()
-        return nodes.wait()
+        # once stopped, late signals are ignored until the launcher has exited
+        return nodes.wait(after=signal.SIG_IGN)
 
 
 __all__ = ['LAUNCH_ARGUMENTS', 'LaunchConfigError', 'NodeSpec', 'build_commands', 'command',
            'default_config_file', 'default_description_file', 'example_config_file',
            'load_config', 'main', 'node_specs', 'package_file', 'params_document',
-           'parse_arguments', 'parse_bool', 'plan_nodes', 'read_description',
+           'parse_arguments', 'parse_bool', 'plan_nodes', 'plan_ros_arguments',
+           'read_description',
            'robot_state_publisher_executable', 'split_arguments', 'write_params_file']
 
 if __name__ == '__main__':

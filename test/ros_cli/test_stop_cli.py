@@ -18,8 +18,8 @@ Every way a node set is stopped, with ``ros2 launch``, the package's launcher an
 Ctrl-C on a pseudo-terminal (the terminal signals the whole foreground process group: the tool
 and, for ``ros2 launch`` and ``ros2 run``, its nodes), twice in quick succession, a signal to
 the tool's process only, SIGTERM.  Each way runs ``TP_ROS_CLI_REPEATS`` times (default 5;
-``.ci/run`` sets 1 for its second pass, under ``colcon test``), that many node sets at once in
-namespaces of their own.  Every time: the tool exits within 10 s with the expected code, no
+``.ci/run`` sets 1 for its second pass, under ``colcon test``), ``TP_ROS_CLI_PARALLEL`` node
+sets at once (default 5; 1 runs them one after the other), in namespaces of their own.  Every time: the tool exits within 10 s with the expected code, no
 line shows an unclean stop (FATAL, traceback, abort, a node that died or had to be escalated),
 and no process it started is left.
 
@@ -46,8 +46,8 @@ from tp_support import REPO
 pytestmark = pytest.mark.ros
 
 REPEATS = int(os.environ.get('TP_ROS_CLI_REPEATS', '5'))
-#: node sets started at once (more repetitions run in batches)
-PARALLEL = 5
+#: node sets started at once (more repetitions run in batches; 1: one after the other)
+PARALLEL = int(os.environ.get('TP_ROS_CLI_PARALLEL', '5'))
 _names = itertools.count()
 
 

@@ -85,18 +85,28 @@ def _start(code, env):
 def test_a_spinning_node_stops_cleanly(way, env):
     for _ in range(2):
         p = _start(NODE, env)
-        try:
-            assert p.stdout.readline().strip() == 'spinning'
-            for signum, delay in WAYS[way]:
-                time.sleep(delay)
-                p.send_signal(signum)
-            out = p.communicate(timeout=20)[0]
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        assert p.returncode == 0, out
-        assert _clean(out) == []
+        _stop_and_check(p, way)
+
+
+@pytest.mark.parametrize('way', ['ctrl_c_plus_forwarded', 'sigterm_then_sigint'])
+def test_the_same_with_the_single_threaded_executor(way, env):
+    _stop_and_check(_start(NODE, dict(env, TP_EXECUTOR='single')), way)
+
+
+def _stop_and_check(p, way):
+    """Signal the spinning node ``way``; it must exit 0 without an unclean line."""
+    try:
+        assert p.stdout.readline().strip() == 'spinning'
+        for signum, delay in WAYS[way]:
+            time.sleep(delay)
+            p.send_signal(signum)
+        out = p.communicate(timeout=20)[0]
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0, out
+    assert _clean(out) == []
 
 
 def test_a_signal_while_the_node_is_still_importing_is_a_clean_stop(env, tmp_path):

@@ -19,9 +19,9 @@ Ctrl-C on a pseudo-terminal (the terminal signals the whole foreground process g
 and, for ``ros2 launch`` and ``ros2 run``, its nodes), twice in quick succession, a signal to
 the tool's process only, SIGTERM.  Each way runs ``TP_ROS_CLI_REPEATS`` times (default 5;
 ``.ci/run`` sets 1 for its second pass, under ``colcon test``), ``TP_ROS_CLI_PARALLEL`` node
-sets at once (default 5; 1 runs them one after the other), in namespaces of their own.  Every time: the tool exits within 10 s with the expected code, no
-line shows an unclean stop (FATAL, traceback, abort, a node that died or had to be escalated),
-and no process it started is left.
+sets at once (default 5; 1 runs them one after the other), in namespaces of their own.  Every
+time: the tool exits within 10 s with the expected code, no line shows an unclean stop (FATAL,
+traceback, abort, a node that died or had to be escalated), and no process it started is left.
 
 Expected exit codes of the tools themselves: 0, except ``ros2 launch`` and ``ros2 run`` on
 SIGTERM, which upstream leave to the default action (killed, -15); their nodes then stop by

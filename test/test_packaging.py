@@ -41,9 +41,19 @@ ROSDEP_KEYS = {
     'pytest': 'python3-pytest', 'hypothesis': 'python3-hypothesis',
     'ament_copyright': 'ament_copyright', 'ament_flake8': 'ament_flake8',
     'ament_pep257': 'ament_pep257', 'catkin_pkg': 'python3-catkin-pkg',
+    'psutil': 'python3-psutil', 'tqdm': 'python3-tqdm', 'orjson': 'python3-orjson',
+    # no Debian package: rosdep installs them with pip (keys of rosdistro's python.yaml)
+    'mujoco': 'python3-mujoco-pip', 'rosbags': 'python3-rosbags-pip',
 }
-#: imports that are not separate packages for rosdep
-NOT_DEPENDENCIES = {'transmission_plugins', 'tp_support', 'coupled_cases', 'setuptools'}
+#: optional imports without any rosdep key, each guarded where it is used (ImportError)
+OPTIONAL = {
+    'pyarrow': 'the fast CSV path (tools/csv_fast); the csv module otherwise',
+    'apsw': "rosbags' faster SQLite for .db3 bags (tools/bag_io); sqlite3 otherwise",
+    'mcap': 'a test reads written .mcap bags with the mcap library too, when installed',
+}
+#: test helper modules (any test/**/*.py) and the package itself are not dependencies
+NOT_DEPENDENCIES = {'transmission_plugins', 'setuptools'} | {
+    p.stem for p in (REPO / 'test').rglob('*.py')}
 #: what is used without an import: the ros2 command of test/ros_cli, mypy of test_mypy.py
 TOOLS = {'ros2cli', 'ros2run', 'ros2topic', 'ros2param', 'ros2lifecycle', 'ros2node',
          'python3-mypy'}
@@ -77,20 +87,22 @@ def _python_files(*folders):
 def test_every_runtime_import_is_an_exec_depend():
     declared = _dependencies('exec_depend', 'depend')
     imports = _imports(_python_files('transmission_plugins', 'launch'))
-    unknown = {m: where for m, where in imports.items() if m not in ROSDEP_KEYS}
+    unknown = {m: where for m, where in imports.items()
+               if m not in ROSDEP_KEYS and m not in OPTIONAL}
     assert unknown == {}, f'imports without a known rosdep key: {unknown}'
     missing = {ROSDEP_KEYS[m]: where for m, where in imports.items()
-               if ROSDEP_KEYS[m] not in declared}
+               if m in ROSDEP_KEYS and ROSDEP_KEYS[m] not in declared}
     assert missing == {}, f'imports not declared as exec_depend in package.xml: {missing}'
 
 
 def test_every_test_import_is_declared():
     declared = _dependencies('exec_depend', 'depend', 'test_depend')
     imports = _imports(_python_files('test'))
-    unknown = {m: where for m, where in imports.items() if m not in ROSDEP_KEYS}
+    unknown = {m: where for m, where in imports.items()
+               if m not in ROSDEP_KEYS and m not in OPTIONAL}
     assert unknown == {}, f'imports without a known rosdep key: {unknown}'
     missing = {ROSDEP_KEYS[m]: where for m, where in imports.items()
-               if ROSDEP_KEYS[m] not in declared}
+               if m in ROSDEP_KEYS and ROSDEP_KEYS[m] not in declared}
     assert missing == {}, f'test imports not declared in package.xml: {missing}'
     assert TOOLS <= _dependencies('test_depend')
 
@@ -133,3 +145,15 @@ def test_user_commands_are_on_path_and_nodes_where_ros2_run_looks():
         assert out.returncode == 0 and name in out.stdout
     # the node executables are not commands a user types: not on PATH
     assert not Path(sys.prefix, 'bin', 'hardware_interface_node').exists()
+
+
+def test_optional_imports_are_guarded():
+    """A module importing a package without rosdep key handles its absence (ImportError)."""
+    for path in _python_files('transmission_plugins'):
+        found = _imports([path])
+        optional = sorted(set(found) & set(OPTIONAL))
+        if optional:
+            handlers = [ast.unparse(h.type) for h in ast.walk(ast.parse(path.read_text()))
+                        if isinstance(h, ast.ExceptHandler) and h.type is not None]
+            assert any('ImportError' in h for h in handlers), (
+                f'{path.relative_to(REPO)} imports {optional} without handling ImportError')

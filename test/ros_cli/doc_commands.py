@@ -42,6 +42,8 @@ RUN_REMAPPED = ('ros2 run transmission_plugins hardware_interface_node --ros-arg
                 '--params-file robot_description.yaml -r __ns:=/left '
                 '-r joint_states:=/joint_states')
 RUN_VERSION = 'ros2 run transmission_plugins transmission_plugins --version'
+RUN_MUJOCO = ('ros2 run transmission_plugins mock_actuators_node --ros-args '
+              '-p robot_description:="$(xacro urdf/example_robot.urdf.xacro)" -p physics:=mujoco')
 
 #: documented command -> the test (``module::function``) that runs it exactly as written
 COVERED = {
@@ -60,4 +62,5 @@ COVERED = {
     RUN_MOCK: 'test_run_cli.py::test_ros2_run_both_nodes',
     RUN_REMAPPED: 'test_run_cli.py::test_ros2_run_with_namespace_and_remapping',
     RUN_VERSION: 'test_run_cli.py::test_the_commands_of_the_workspace',
+    RUN_MUJOCO: 'test_run_cli.py::test_the_mock_with_mujoco_physics',
 }

@@ -104,3 +104,17 @@ def test_the_commands_of_the_workspace(user, workspace):
                       'transmission_plugins', 'mock_actuators_node',
                       'transmission_plugins', 'transmission_hardware_launch',
                       'transmission_plugins', 'transmission_plugins']
+
+
+def test_the_mock_with_mujoco_physics(user):
+    """doc/physics.md, from a directory holding ``urdf/`` (the repository root, say)."""
+    pytest.importorskip('mujoco', reason='mujoco is not installed (requirements.txt has it)')
+    (user.path / 'urdf').symlink_to(REPO / 'urdf')
+    mock = start(doc.RUN_MUJOCO, user, ready=('simulating',))
+    try:
+        ros2('ros2 param get /mock_actuators physics', user, 'String value is: mujoco')
+        ros2('ros2 topic echo --once /actuator_states', user, 'gripper_motor')
+    except BaseException:
+        mock.kill()
+        raise
+    stop(mock)

@@ -18,8 +18,11 @@ Validation of incoming messages, shared by every node: fields, names, drop reaso
 A message is a ``(names, position, velocity, effort)`` tuple like ``sensor_msgs/JointState``:
 each field is empty (not given) or has one value per name.  A message that fails a check raises
 :class:`InputRejected`, whose ``reason`` (one of :data:`DROP_REASONS`) is the key under which
-the node counts the drop; buffers are left untouched.  Every check is linear in the message
-size.
+the node counts the drop; buffers are left untouched.  Rejecting costs no more than accepting:
+a message naming more entries than the robot has is refused at once (``too_large``, before any
+field is read), every other check is linear in the message size, and a drop is only counted
+here; :class:`DropCounts` also keeps what a rate-limited log line needs, so that no logger call
+is made per message.
 """
 
 from typing import Any
@@ -38,8 +41,8 @@ from transmission_plugins.core.exceptions import TransmissionInputError
 FIELDS = ('position', 'velocity', 'effort')
 
 #: Why a message is dropped (the counter keys of /diagnostics).
-DROP_REASONS = ('empty', 'length_mismatch', 'unknown_names', 'duplicate_names', 'non_finite',
-                'bad_type', 'not_commandable')
+DROP_REASONS = ('empty', 'too_large', 'length_mismatch', 'unknown_names', 'duplicate_names',
+                'non_finite', 'bad_type', 'not_commandable')
 
 
 class InputRejected(TransmissionInputError):
@@ -128,12 +131,24 @@ class NameIndex:
         self._last: Optional[List[str]] = None
         self._last_idx: Optional[np.ndarray] = None
 
+    def check_size(self, names: Sequence[str]) -> None:
+        """
+        Refuse a message that names more entries than there are, in constant time.
+
+        :raises InputRejected: ``too_large`` (it must hold duplicates or unknown names)
+        """
+        if len(names) > len(self.names):
+            raise InputRejected('too_large', f'{len(names)} names, more than the '
+                                f'{len(self.names)} {self.kind}s there are')
+
     def lookup(self, names: Sequence[str]) -> np.ndarray:
         """
         Return the indices of ``names``.
 
-        :raises InputRejected: ``empty``, ``duplicate_names`` or ``unknown_names``
+        :raises InputRejected: ``too_large``, ``empty``, ``duplicate_names`` or
+            ``unknown_names``
         """
+        self.check_size(names)
         names = list(names)
         if names == self._last and self._last_idx is not None:
             return self._last_idx
@@ -161,16 +176,48 @@ class NameIndex:
 
 
 class DropCounts(Dict[str, Dict[str, int]]):
-    """Dropped messages counted per topic and reason: ``counts[topic][reason]``."""
+    """
+    Dropped messages counted per topic and reason: ``counts[topic][reason]``.
+
+    Also keeps, per topic, the drops not yet reported and the last rejection, for a log line
+    written at most once per interval (:meth:`report`) instead of a logger call per message.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: topic -> (drops since the last report, the last rejection)
+        self.unreported: Dict[str, Tuple[int, 'InputRejected']] = {}
 
     def count(self, topic: str, reason: str) -> None:
         """Count one dropped message."""
         counts = self.setdefault(topic, {})
         counts[reason] = counts.get(reason, 0) + 1
 
+    def reject(self, topic: str, error: 'InputRejected') -> None:
+        """Count ``error``'s message as dropped and keep it for the next :meth:`report`."""
+        self.count(topic, error.reason)
+        pending = self.unreported.get(topic)
+        self.unreported[topic] = (1 if pending is None else pending[0] + 1, error)
+
     def total(self) -> int:
         """Return the number of dropped messages on every topic."""
         return sum(sum(c.values()) for c in self.values())
+
+    def report(self) -> List[str]:
+        """
+        Return one line per topic with drops since the last report, and forget them.
+
+        ``'dropped 3 messages on actuator_states since the last report (last: unknown_names:
+        ...); 12 in all'``
+        """
+        lines = []
+        for topic, (count, error) in sorted(self.unreported.items()):
+            total = sum(self.get(topic, {}).values())
+            noun = 'message' if count == 1 else 'messages'
+            lines.append(f'dropped {count} {noun} on {topic} since the last report (last: '
+                         f'{error}); {total} in all')
+        self.unreported = {}
+        return lines
 
 
 def read_message(index: NameIndex, names: Sequence[str], position: Any, velocity: Any,
@@ -179,11 +226,13 @@ def read_message(index: NameIndex, names: Sequence[str], position: Any, velocity
     Validate a whole message: its fields against its names, then its names against ``index``.
 
     The one order of checks every node uses, so that a message is dropped for the same reason
-    everywhere: ``bad_type``, ``length_mismatch``, ``non_finite``, ``empty`` (no values), then
-    ``empty`` (no names), ``duplicate_names``, ``unknown_names``.
+    everywhere: ``too_large`` (more names than ``index`` knows, in constant time), ``bad_type``,
+    ``length_mismatch``, ``non_finite``, ``empty`` (no values), then ``empty`` (no names),
+    ``duplicate_names``, ``unknown_names``.
 
     :returns: the names' indices and the non-empty fields
     :raises InputRejected: the first check that fails
     """
+    index.check_size(names)
     values = message_fields(names, position, velocity, effort)
     return index.lookup(names), values

@@ -242,3 +242,117 @@ def test_the_state_watchdog_counts_from_arrival_through_dds(context, urdf):
     finally:
         client.destroy_node()
         hw.destroy_node()
+
+
+# ---------------------------------------------------------------------- cheap rejections
+class CountingLogger:
+    """Counts logger calls (the node's get_logger is replaced by one of these)."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, level):
+        return lambda text, **kwargs: self.calls.append((level, text))
+
+
+def test_a_flood_of_rejected_messages_makes_one_log_line_per_second(node, monkeypatch):
+    logger = CountingLogger()
+    monkeypatch.setattr(node, 'get_logger', lambda: logger)
+    node._reports._next.clear()
+    core = node.core
+    core.drops.report()                  # forget what earlier tests left unreported
+    before = core.drops.total()
+    bad = _message(['ghost'], {'position': [1.0]})
+    start = time.monotonic()
+    for _ in range(2000):
+        node._on_state(bad, time.monotonic())
+    elapsed = time.monotonic() - start
+    assert core.drops.total() == before + 2000
+    assert core.drops['actuator_states']['unknown_names'] >= 2000
+    assert 1 <= len(logger.calls) <= 1 + int(elapsed) + 1, logger.calls
+    level, text = logger.calls[0]
+    assert level == 'warning' and 'on actuator_states' in text and 'unknown_names' in text
+    node._publish_diagnostics()          # the diagnostics timer flushes what is pending
+    assert 'in all' in logger.calls[-1][1]
+
+
+# ---------------------------------------------------------------------- mock actuators
+def _mock(context, **parameters):
+    from transmission_plugins.ros.mock_actuators_node import MockActuatorsNode
+    return MockActuatorsNode(context=context, namespace=f'/mock_fuzz_{os.getpid()}',
+                             parameter_overrides=[Parameter(k, value=v)
+                                                  for k, v in parameters.items()])
+
+
+#: (attribute as written in the example robot, value): the issue's case and its relatives
+UNSIMULATABLE = [
+    ('a="0.0683698"', 'a="1e308"'),                          # the issue: OverflowError
+    ('gear_ratio="40.095"', 'gear_ratio="5e-324"'),          # ZeroDivisionError
+    ('screw_reduction="0.004"', 'screw_reduction="1e308"'),
+    ('<drake:gear_ratio value="50.0"/>', '<drake:gear_ratio value="1e308"/>'),  # rho^2 I_r
+    ('<drake:rotor_inertia value="1.3e-05"/>', '<drake:rotor_inertia value="1e308"/>'),
+    ('p="40.0"', 'p="1e308"'),                               # gains: an infinite rate
+    ('d="2.0"', 'd="1e308"'),
+    ('<mechanicalReduction>2.0</mechanicalReduction>',
+     '<mechanicalReduction>1e308</mechanicalReduction>'),
+]
+
+
+@pytest.mark.parametrize('old, new', UNSIMULATABLE)
+def test_the_mock_survives_every_description_it_cannot_simulate(context, urdf, old, new):
+    text = urdf.replace(old, new, 1)
+    assert text != urdf, old
+    mock = _mock(context)
+    try:
+        mock._on_description(text)       # raised OverflowError / ZeroDivisionError before
+        if mock.sim is None:
+            assert mock.rejected_descriptions == 1
+            assert mock.description_error.split(':')[0] in ('BadValueError',
+                                                            'TransmissionValueError')
+            return
+        sent = []
+        mock._pub.publish = sent.append
+        names = mock._names
+        for command in ({'position': [1e300] * len(names)}, {'velocity': [-1e300] * len(names)},
+                        {'effort': [1e300] * len(names)}):
+            mock._on_command(_message(names, command))
+            for _ in range(3):
+                mock._last -= 0.01
+                mock._step()
+        assert len(sent) == 9
+        for msg in sent:
+            for field in ('position', 'velocity', 'effort'):
+                assert np.isfinite(np.asarray(getattr(msg, field))).all(), (new, field)
+    finally:
+        mock.destroy_node()
+
+
+def test_mock_parameters_are_checked_and_read_only(context):
+    from transmission_plugins.ros.common import StartupFailed
+    for name, value in (('rate', math.inf), ('rate', 0.0), ('damping', -1.0),
+                        ('qos_depth', 2 ** 62), ('diagnostic_period', -1.0),
+                        ('initial_joint_positions', [NAN])):
+        with pytest.raises(StartupFailed, match=name):
+            _mock(context, **{name: value})
+    mock = _mock(context, diagnostic_period=0.0)   # 0 disables /diagnostics
+    try:
+        assert mock._diag_timer is None
+        result = mock.set_parameters([Parameter('rate', value=100.0)])[0]
+        assert not result.successful and 'read-only' in result.reason
+        assert mock.describe_parameter('rate').floating_point_range[0].to_value == 10_000.0
+    finally:
+        mock.destroy_node()
+
+
+def test_the_mock_logs_a_flood_of_bad_commands_once_a_second(context, urdf, monkeypatch):
+    mock = _mock(context, robot_description=urdf)
+    try:
+        logger = CountingLogger()
+        monkeypatch.setattr(mock, 'get_logger', lambda: logger)
+        bad = _message(['ghost'], {'position': [0.0]})
+        for _ in range(1000):
+            mock._on_command(bad)
+        assert mock.dropped['unknown_names'] == 1000
+        assert 1 <= len(logger.calls) <= 3
+    finally:
+        mock.destroy_node()

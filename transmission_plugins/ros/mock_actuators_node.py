@@ -28,10 +28,14 @@ Bad input never stops the node:
 * a ``robot_description`` message it cannot simulate (a loader error, or parameters such as
   ``initial_joint_names`` that do not fit it) is logged and reported on ``/diagnostics``, and
   the node waits for the next message;
-* a bad ``actuator_commands`` message is dropped, counted per reason and logged (throttled).
+* a bad ``actuator_commands`` message is dropped and counted per reason; a summary is logged at
+  most once a second (a time check per drop, no logger call);
+* a command the rotors cannot integrate (an unlimited effort towards 1e300) leaves the rotor
+  where it was, at rest: ``actuator_states`` never carries NaN or infinity.
 
-A bad ``robot_description`` *parameter* cannot change while the node runs: the node logs why and
-exits with code 1.
+Every parameter has a range (checked when set, with a reason) and is read-only: the simulation
+is built once.  A bad ``robot_description`` *parameter*, or a bad value in a parameters file,
+cannot change while the node runs: the node logs why and exits with code 1.
 """
 
 from collections import Counter
@@ -45,17 +49,18 @@ from typing import Sequence
 from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.exceptions import InvalidParameterValueException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.timer import Timer
 from sensor_msgs.msg import JointState
 
-from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.ros.common import declare_parameters
 from transmission_plugins.ros.common import diagnostic_status
+from transmission_plugins.ros.common import MAX_QOS_DEPTH
 from transmission_plugins.ros.common import parameter_value
 from transmission_plugins.ros.common import reliable_qos
 from transmission_plugins.ros.common import ROBOT_DESCRIPTION_PARAMETER
@@ -64,28 +69,40 @@ from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.common import subscribe_description
 from transmission_plugins.ros.common import timer_callback
 from transmission_plugins.ros.common import to_msg_array
+from transmission_plugins.ros.common import validate_parameters
 from transmission_plugins.runtime.messages import DROP_REASONS as MESSAGE_DROP_REASONS
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.runtime.messages import NameIndex
 from transmission_plugins.runtime.messages import read_message
+from transmission_plugins.runtime.parameters import Constraint
+from transmission_plugins.runtime.parameters import Specs
 from transmission_plugins.runtime.simulator import ActuatorSimulator
 
 NODE_NAME = 'mock_actuators'
 
-#: name -> (default, description); the node's parameter contract (README table).
-PARAMETERS = {
+#: name -> (default, description[, constraint]); the node's parameter contract (doc/nodes.md).
+PARAMETERS: Specs = {
     'robot_description': ROBOT_DESCRIPTION_PARAMETER,
-    'lenient': (False, 'load the URDF in lenient mode'),
-    'rate': (200.0, 'simulation and actuator_states rate in Hz'),
-    'damping': (0.0, 'viscous damping of every rotor, N m s/rad at the actuator'),
+    'lenient': (False, 'load the URDF in lenient mode', Constraint(read_only=True)),
+    'rate': (200.0, 'simulation and actuator_states rate in Hz',
+             Constraint(low=1.0, high=10_000.0, read_only=True)),
+    'damping': (0.0, 'viscous damping of every rotor, N m s/rad at the actuator',
+                Constraint(low=0.0, high=1e6, read_only=True)),
     'bandwidth': (2.0 * math.pi * 10.0, 'rad/s; PD gains for actuators without '
-                                        'drake:controller_gains are critically damped at it'),
-    'qos_depth': (10, 'history depth of every topic'),
+                                        'drake:controller_gains are critically damped at it',
+                  Constraint(low=1e-3, high=1e6, read_only=True)),
+    'qos_depth': (10, 'history depth of every topic',
+                  Constraint(low=1, high=MAX_QOS_DEPTH, read_only=True)),
     'initial_joint_names': ([], 'joints given an initial position (others start at the centre '
-                                'of their range)'),
-    'diagnostic_period': (1.0, 'seconds between /diagnostics messages; <= 0 disables them'),
+                                'of their range)', Constraint(unique=True, read_only=True)),
+    'diagnostic_period': (1.0, 'seconds between /diagnostics messages; 0 disables them',
+                          Constraint(low=0.01, high=3600.0, off=0.0, read_only=True)),
 }
+#: what the set-parameters check knows beyond PARAMETERS (declared by type, a float array)
+_CHECKED = dict(PARAMETERS, initial_joint_positions=(
+    [0.0], 'initial positions of initial_joint_names (rad or m), same order',
+    Constraint(read_only=True)))
 
 #: Why an ``actuator_commands`` message is dropped; ``dropped.actuator_commands.<reason>``.
 #: the drop reasons /diagnostics always lists (the shared validation's, but for passive joints)
@@ -125,11 +142,16 @@ class MockActuatorsNode(Node):
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
-        declare_parameters(self, PARAMETERS)
-        self.declare_parameter(
-            'initial_joint_positions', Parameter.Type.DOUBLE_ARRAY,
-            ParameterDescriptor(description='initial positions of initial_joint_names (rad or '
-                                            'm), same order'))
+        validator = validate_parameters(self, _CHECKED)
+        try:
+            declare_parameters(self, PARAMETERS)
+            self.declare_parameter(
+                'initial_joint_positions', Parameter.Type.DOUBLE_ARRAY,
+                ParameterDescriptor(description=_CHECKED['initial_joint_positions'][1],
+                                    read_only=True))
+        except InvalidParameterValueException as e:
+            self.get_logger().error(f'invalid parameter: {validator.rejected or e}')
+            raise StartupFailed(validator.rejected or str(e)) from e
         self.sim: Optional[ActuatorSimulator] = None
         self.robot: Optional[RobotTransmissions] = None
         self._timer: Optional[Timer] = None
@@ -139,6 +161,8 @@ class MockActuatorsNode(Node):
         self.dropped: Counter[str] = Counter()
         self.rejected_descriptions = 0
         self.description_error = ''
+        self._next_drop_log = 0.0
+        self._unreported = 0
         self._depth = max(1, int(self._p('qos_depth')))
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(self._depth))
@@ -149,7 +173,7 @@ class MockActuatorsNode(Node):
         if description:
             try:
                 self._build(description)
-            except (TransmissionError, ValueError) as e:
+            except Exception as e:  # noqa: B902 - reported, then a clean exit 1
                 self.get_logger().error(
                     f'cannot simulate the robot_description parameter: {type(e).__name__}: {e}. '
                     'Exiting; fix it, or leave it empty to wait for the robot_description topic')
@@ -168,7 +192,7 @@ class MockActuatorsNode(Node):
             return
         try:
             self._build(description)
-        except (TransmissionError, ValueError) as e:
+        except Exception as e:  # noqa: B902 - the mock survives every description, reported
             self.rejected_descriptions += 1
             self.description_error = f'{type(e).__name__}: {e}'
             self.get_logger().error(f'cannot simulate the robot_description received: '
@@ -220,10 +244,16 @@ class MockActuatorsNode(Node):
                                f'{", ".join(self._names)}')
 
     def _drop(self, reason: str, detail: str) -> None:
+        """Count a drop; log a summary at most once a second (no logger call per message)."""
         self.dropped[reason] += 1
-        self.get_logger().warning(
-            f'dropped a message on actuator_commands ({reason}: {detail}); '
-            f'{sum(self.dropped.values())} dropped so far', throttle_duration_sec=1.0)
+        self._unreported += 1
+        now = time.monotonic()
+        if now >= self._next_drop_log:
+            self._next_drop_log = now + 1.0
+            self.get_logger().warning(
+                f'dropped {self._unreported} message(s) on actuator_commands since the last '
+                f'report (last: {reason}: {detail}); {sum(self.dropped.values())} in all')
+            self._unreported = 0
 
     def _on_command(self, msg: JointState) -> None:
         """Obey a command: its first field (position, velocity, effort) sets the mode."""
@@ -266,7 +296,8 @@ class MockActuatorsNode(Node):
         values.append(('rejected_descriptions', str(self.rejected_descriptions)))
         if self.sim is not None:
             level, message = OK, f'simulating {len(self._names)} actuators'
-            values += [('actuators', ', '.join(self._names)), ('rate', f'{self._rate:g}')]
+            values += [('actuators', ', '.join(self._names)), ('rate', f'{self._rate:g}'),
+                       ('diverged_steps', str(self.sim.diverged))]
         elif self.description_error:
             level = ERROR
             message = f'robot_description rejected, waiting for the next one: ' \

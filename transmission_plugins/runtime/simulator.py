@@ -84,9 +84,18 @@ class ActuatorSimulator:
         self._kv = np.where(self._kd > 0.0, self._kd, 2.0 * self._inertia * bandwidth)
         self._limit = np.array([m.effort_limit for m in self._models])
         # fastest closed-loop rate of any actuator in any mode, for the sub-step size
-        self._rate = float(np.max(np.sqrt(self._kp / self._inertia)
-                                  + (self._kd + self._kv + self._damping) / self._inertia,
-                                  initial=0.0))
+        with np.errstate(all='ignore'):
+            rates = (np.sqrt(self._kp / self._inertia)
+                     + (self._kd + self._kv + self._damping) / self._inertia)
+        if not np.all(np.isfinite(rates)):
+            i = int(np.argmin(np.isfinite(rates)))
+            raise TransmissionValueError(
+                'kp, kd', (float(self._kp[i]), float(self._kd[i])), 'gains whose ratio to the '
+                f'inertia {float(self._inertia[i])!r} is finite (else the rotor cannot be '
+                f'integrated)', f'ActuatorSimulator: actuator {self._models[i].name!r}')
+        self._rate = float(np.max(rates, initial=0.0))
+        #: actuator steps that overflowed and were undone (the rotor held, at rest)
+        self.diverged = 0
         self._mode = np.full(n, MODES.index('effort'))
         self._target = np.zeros(n)
         self._q = np.zeros(n)
@@ -135,15 +144,31 @@ class ActuatorSimulator:
         self._target = np.where(update, target, self._target)
 
     def step(self, dt: float) -> None:
-        """Advance the rotors by ``dt`` seconds (> 0)."""
+        """
+        Advance the rotors by ``dt`` seconds (> 0).
+
+        State and effort stay finite: an actuator whose step overflows (an unlimited effort
+        towards a target like 1e300) is put back where it was, at rest, and counted in
+        :attr:`diverged`.
+        """
         if not (math.isfinite(dt) and dt > 0.0):
             raise TransmissionValueError('dt', dt, 'a finite number > 0', 'ActuatorSimulator')
         count = int(min(max(math.ceil(dt * self._rate / 0.2), 1), self._max_substeps))
         h = dt / count
-        for _ in range(count):
-            self._u = self._effort()
-            self._v = self._v + h * (self._u - self._damping * self._v) / self._inertia
-            self._q = self._q + h * self._v
+        q0 = self._q
+        with np.errstate(all='ignore'):
+            for _ in range(count):
+                self._u = self._effort()
+                self._v = self._v + h * (self._u - self._damping * self._v) / self._inertia
+                self._q = self._q + h * self._v
+        finite = np.isfinite(self._q) & np.isfinite(self._v) & np.isfinite(self._u)
+        if not finite.all():
+            # an effort without limit driving to an extreme target overflowed: never publish
+            # NaN or infinity; the rotor stays where it was, at rest
+            self.diverged += int(np.count_nonzero(~finite))
+            self._q = np.where(finite, self._q, q0)
+            self._v = np.where(finite, self._v, 0.0)
+            self._u = np.where(finite, self._u, 0.0)
 
     def state(self) -> Dict[str, np.ndarray]:
         """Return copies of ``position``, ``velocity`` and applied ``effort``, each ``(N,)``."""

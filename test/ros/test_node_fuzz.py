@@ -356,3 +356,23 @@ def test_the_mock_logs_a_flood_of_bad_commands_once_a_second(context, urdf, monk
         assert 1 <= len(logger.calls) <= 3
     finally:
         mock.destroy_node()
+
+
+def test_a_message_callback_runs_the_cycle_the_timer_is_late_for(node):
+    """A flood queued ahead of the timer (EventsExecutor: arrival order) cannot stop cycles."""
+    names = node.core.actuator_names
+    good = _message(names, {'position': [0.0] * len(names)})
+    node._on_state(good, time.monotonic())
+    before = node.core.cycles
+    node._due = math.inf
+    node._on_state(good, time.monotonic())          # not overdue: no cycle
+    assert node.core.cycles == before
+    node._due = time.monotonic() - 0.1                # the timer is late
+    node._on_state(_message(['ghost'], {'position': [1.0]}), time.monotonic())
+    assert node.core.cycles == before + 1          # the cycle ran from the callback
+    assert node._due > time.monotonic()
+    node._on_timer()                                  # and the late timer does not repeat it
+    assert node.core.cycles == before + 1
+    node._last_cycle -= 1.0
+    node._on_timer()
+    assert node.core.cycles == before + 2

@@ -149,3 +149,21 @@ def test_drop_reports_summarise_each_topic_once_and_then_forget():
     assert drops.report() == ['dropped 1 message on states since the last report (last: empty: '
                               'no names); 4 in all']
     assert drops == {'states': {'empty': 2, 'too_large': 2}, 'commands': {'non_finite': 1}}
+
+
+def test_a_refused_list_is_refused_again_without_checking_its_names():
+    index = NameIndex(NAMES, 'actuator')
+    bad = [CountingName('a'), CountingName('z')]
+    for _ in range(2):
+        with pytest.raises(InputRejected) as e:
+            index.lookup(bad)
+        assert e.value.reason == 'unknown_names' and "['z']" in str(e.value)
+    CountingName.operations = 0
+    for _ in range(100):
+        with pytest.raises(InputRejected):
+            index.lookup(bad)
+    assert CountingName.operations <= 2 * 100 * 2   # one list comparison per message
+    with pytest.raises(InputRejected) as e:
+        index.lookup(['a', 'a'])
+    assert e.value.reason == 'duplicate_names'
+    assert index.lookup(['a', 'c']).tolist() == [0, 2]

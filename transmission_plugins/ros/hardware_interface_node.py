@@ -34,6 +34,7 @@ moves messages and drives the lifecycle.
 """
 
 import functools
+import math
 import time
 from typing import Any
 from typing import List
@@ -108,6 +109,10 @@ class HardwareInterfaceNode(LifecycleNode):
         self._joint_pub: Optional[LifecyclePublisher[JointState]] = None
         self._command_pub: Optional[LifecyclePublisher[JointState]] = None
         self._reports = Reports()
+        #: steady start of the last cycle, and when a message callback runs an overdue one
+        self._last_cycle = -math.inf
+        self._due = math.inf
+        self._rescue = True
         self._serializer = JointStateSerializer(str(self._param('frame_id')))
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(int(self._param('qos_depth'))))
@@ -158,7 +163,7 @@ class HardwareInterfaceNode(LifecycleNode):
             if 'update_rate' in names and self._timer is not None:
                 self.destroy_timer(self._timer)
                 self._timer = self.create_timer(1.0 / float(self._param('update_rate')),
-                                                timer_callback(self._update))
+                                                timer_callback(self._on_timer))
         later = sorted(names & AT_CONFIGURE)
         if later:
             self.get_logger().info(f'{", ".join(later)} changed: applied at the next configure '
@@ -224,7 +229,10 @@ class HardwareInterfaceNode(LifecycleNode):
         """Start the update timer; commands received while inactive are discarded."""
         assert self.core is not None and self.core.period is not None
         self.core.reset_commands()
-        self._timer = self.create_timer(self.core.period, timer_callback(self._update))
+        self._timer = self.create_timer(self.core.period, timer_callback(self._on_timer))
+        # steady-clock cycles can be run by message callbacks when the timer is overdue; not
+        # under sim time, where a paused /clock must pause the cycle
+        self._rescue = not self.get_parameter('use_sim_time').value
         self._active = True
         self.lifecycle_state = 'active'
         self.get_logger().info('active')
@@ -234,6 +242,7 @@ class HardwareInterfaceNode(LifecycleNode):
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Stop publishing joint states and actuator commands."""
         self._active = False
+        self._due = math.inf
         if self._timer is not None:
             self.destroy_timer(self._timer)
             self._timer = None
@@ -264,6 +273,7 @@ class HardwareInterfaceNode(LifecycleNode):
 
     def _teardown(self) -> None:
         self._active = False
+        self._due = math.inf
         if self._timer is not None:
             self.destroy_timer(self._timer)
         self._timer = None
@@ -287,6 +297,10 @@ class HardwareInterfaceNode(LifecycleNode):
         except InputRejected:
             for line in self._reports.drops(core):   # at most one summary a second
                 self.get_logger().warning(line)
+        if time.monotonic() > self._due:
+            # a backlog of messages holds the timer back (the EventsExecutor serves events in
+            # arrival order): run the overdue cycle from here
+            self._update()
 
     def _on_state(self, msg: JointState, arrival: float) -> None:
         self._receive(False, 'set_actuator_state', msg.name, msg.position, msg.velocity,
@@ -300,12 +314,23 @@ class HardwareInterfaceNode(LifecycleNode):
         self._receive(True, 'set_interface_command', field, msg.data, arrival=arrival)
 
     # ------------------------------------------------------------------ cycle
+    def _on_timer(self) -> None:
+        """Run a cycle, unless a message callback ran it less than half a period ago."""
+        core = self.core
+        if core is not None and core.period is not None and \
+                time.monotonic() - self._last_cycle < 0.5 * core.period:
+            return
+        self._update()
+
     def _update(self) -> None:
         core = self.core
         joint_pub, command_pub = self._joint_pub, self._command_pub
         if core is None or not self._active or joint_pub is None or command_pub is None:
             return
         start = time.monotonic()
+        self._last_cycle = start
+        if self._rescue and core.period is not None:
+            self._due = start + 1.5 * core.period
         try:
             out = core.update()
         except Exception as e:  # noqa: B902 - a cycle must never take the node down

@@ -117,8 +117,9 @@ class NameIndex:
     Map the name lists of messages to index arrays, caching the last list.
 
     Messages of one sender repeat their names, so the last list is compared first (one list
-    comparison per message).  A new list is checked for emptiness, duplicates and unknown names,
-    in linear time.
+    comparison per message), and so does a flood of bad messages: the last list refused is
+    refused again for the same reason without checking it again.  A new list is checked for
+    emptiness, duplicates and unknown names, in linear time.
 
     :param names: the known names, in index order
     :param kind: ``'joint'`` or ``'actuator'``, for messages
@@ -130,6 +131,7 @@ class NameIndex:
         self._pos = {n: i for i, n in enumerate(self.names)}
         self._last: Optional[List[str]] = None
         self._last_idx: Optional[np.ndarray] = None
+        self._refused: Optional[Tuple[List[str], str, str]] = None
 
     def check_size(self, names: Sequence[str]) -> None:
         """
@@ -152,6 +154,16 @@ class NameIndex:
         names = list(names)
         if names == self._last and self._last_idx is not None:
             return self._last_idx
+        refused = self._refused
+        if refused is not None and names == refused[0]:
+            raise InputRejected(refused[1], refused[2])
+        try:
+            return self._check(names)
+        except InputRejected as e:
+            self._refused = (names, e.reason, e.detail)
+            raise
+
+    def _check(self, names: List[str]) -> np.ndarray:
         if not names:
             raise InputRejected('empty', 'message has no names')
         seen = set()
@@ -171,8 +183,9 @@ class NameIndex:
         return idx
 
     def forget(self) -> None:
-        """Forget the cached list (the next lookup checks its names again)."""
+        """Forget the cached lists (the next lookup checks its names again)."""
         self._last = self._last_idx = None
+        self._refused = None
 
 
 class DropCounts(Dict[str, Dict[str, int]]):

@@ -181,9 +181,15 @@ def test_configure_time_parameters_wait_for_the_next_configure(node):
 
 
 # ---------------------------------------------------------------------- start-up and configure
-def test_a_bad_value_in_a_parameters_file_stops_the_node_with_the_reason(make_node, urdf):
-    with pytest.raises(StartupFailed, match=r'update_rate.*(out of range|finite)'):
-        make_node(robot_description=urdf, update_rate=math.inf)
+@pytest.mark.parametrize('name, value', [
+    ('update_rate', math.inf), ('update_rate', 1e-300), ('command_timeout', math.nan),
+    ('diagnostic_period', 'x'), ('qos_depth', 2 ** 62), ('stale_joints', 'forget'),
+])
+def test_a_bad_value_in_a_parameters_file_stops_the_node(make_node, urdf, capfd, name, value):
+    """These made configure or activate fail without a log line, or switched a watchdog off."""
+    with pytest.raises(StartupFailed, match=rf'{name}.*(out of range|must be)'):
+        make_node(robot_description=urdf, **{name: value})
+    assert 'invalid parameter: ' in capfd.readouterr().err
 
 
 def test_a_description_without_transmissions_says_so(make_node):

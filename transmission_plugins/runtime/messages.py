@@ -27,15 +27,21 @@ is made per message.
 
 from typing import Any
 from typing import Dict
+from typing import Hashable
+from typing import Iterable
 from typing import List
 from typing import Optional
 from typing import Sequence
+from typing import Set
 from typing import Tuple
+from typing import TypeVar
 
 import numpy as np
 
 from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.exceptions import TransmissionInputError
+
+_T = TypeVar('_T', bound=Hashable)
 
 #: The value fields of a JointState message, in message order.
 FIELDS = ('position', 'velocity', 'effort')
@@ -67,6 +73,17 @@ def all_true(mask: np.ndarray) -> bool:
 def any_true(mask: np.ndarray) -> bool:
     """Return ``mask.any()``, the cheap way (see :func:`all_true`)."""
     return bool(np.count_nonzero(mask) != 0)
+
+
+def repeated(items: Iterable[_T]) -> Set[_T]:
+    """Return the items that occur more than once, in linear time."""
+    seen: Set[_T] = set()
+    twice: Set[_T] = set()
+    for x in items:
+        if x in seen:
+            twice.add(x)
+        seen.add(x)
+    return twice
 
 
 def field_array(values: Any, count: int, field: str) -> Optional[FloatArray]:
@@ -166,12 +183,7 @@ class NameIndex:
     def _check(self, names: List[str]) -> np.ndarray:
         if not names:
             raise InputRejected('empty', 'message has no names')
-        seen = set()
-        duplicates = set()
-        for n in names:
-            if n in seen:
-                duplicates.add(n)
-            seen.add(n)
+        duplicates = repeated(names)
         if duplicates:
             raise InputRejected('duplicate_names',
                                 f'duplicate {self.kind} names {sorted(duplicates)[:5]}')

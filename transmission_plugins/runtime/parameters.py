@@ -34,6 +34,7 @@ from typing import Sequence
 from typing import Tuple
 
 from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.runtime.messages import repeated
 
 
 class InvalidParameters(TransmissionError, ValueError):
@@ -153,12 +154,7 @@ def _check_array(name: str, value: Any, default: Sequence[Any], c: Constraint) -
         elif not isinstance(x, str):
             return f'{name} must hold strings, got {x!r}'
     if c.unique:
-        seen = set()
-        twice = set()
-        for x in value:
-            if x in seen:
-                twice.add(x)
-            seen.add(x)
+        twice = repeated(value)
         if twice:
             return f'{name} must not repeat entries, got {sorted(twice)[:5]} more than once'
     return None

@@ -135,7 +135,8 @@ def processes(ros_env, urdf, log_dir):
         f'/open/{hw}': {'ros__parameters': {
             'robot_description': urdf, 'update_rate': OPEN_RATE,
             'state_timeout': OPEN_STATE_TIMEOUT, 'command_timeout': OPEN_COMMAND_TIMEOUT,
-            'diagnostic_period': 0.2, 'joints': ['gripper_joint', 'pan_joint']}},
+            'diagnostic_period': 0.2, 'joints': ['gripper_joint', 'pan_joint'],
+            'stale_joints': 'omit', 'frame_id': 'open_base'}},
         f'/topic/{hw}': {'ros__parameters': {'update_rate': 50.0}},
         '/topic/mock_actuators': {'ros__parameters': {'rate': 100.0}},
         f'/sim/{hw}': {'ros__parameters': {
@@ -548,6 +549,47 @@ def test_state_watchdog_fires_within_one_period(client, processes, robot):
     _alive(processes)
 
 
+def _set_open(client, name, value, kind=ParameterType.PARAMETER_STRING):
+    req = SetParameters.Request()
+    field = {ParameterType.PARAMETER_STRING: 'string_value',
+             ParameterType.PARAMETER_DOUBLE: 'double_value'}[kind]
+    req.parameters = [Parameter(name=name, value=ParameterValue(type=kind, **{field: value}))]
+    return client.call(SetParameters, '/open/transmission_hardware_interface/set_parameters',
+                       req).results[0]
+
+
+def test_stale_joints_last_keeps_publishing_the_last_values(client, processes, robot):
+    """Switched at run time: stale joints keep their last values, so TF does not vanish."""
+    q_act = _mid_actuators(robot)
+    _open_ready(client, robot, q_act)
+    js = client.record('/open/joint_states')
+    assert _set_open(client, 'stale_joints', 'last').successful
+    try:
+        result = _set_open(client, 'stale_joints', 'forget')
+        assert not result.successful and 'one of last, omit' in result.reason
+        result = _set_open(client, 'state_timeout', math.nan, ParameterType.PARAMETER_DOUBLE)
+        assert not result.successful and 'state_timeout' in result.reason
+        _feed(client, robot, q_act, 0.3)
+        fed = _latest(js)
+        t0 = time.monotonic()
+        client.spin(OPEN_STATE_TIMEOUT + 0.5)   # every actuator stale
+        stale = [m for t, m in js if t > t0 + OPEN_STATE_TIMEOUT + 0.1]
+        assert len(stale) > 5, 'joint_states stopped although stale_joints is last'
+        for m in stale:
+            assert list(m.name) == list(fed.name) and list(m.position) == list(fed.position)
+            assert m.header.frame_id == 'open_base'
+        status = _diag(client, '/open/transmission_hardware_interface')
+        assert status[0].level == bytes([3]) and 'last values' in status[0].message
+        top = {kv.key: kv.value for kv in status[0].values}
+        assert top['stale_joints'] == 'last' and top['lifecycle_state'] == 'active'
+        assert {s.hardware_id for s in status} == {robot.robot_name}
+        assert float(top['achieved_rate']) == pytest.approx(OPEN_RATE, rel=0.5)
+        assert float(top['periodicity.average']) > 0.0
+    finally:
+        assert _set_open(client, 'stale_joints', 'omit').successful
+    _alive(processes)
+
+
 def test_command_watchdog_fires_within_one_period(client, robot):
     """The last actuator command leaves within one cycle of ``command_timeout`` (node clock)."""
     q_act = _mid_actuators(robot)
@@ -583,7 +625,8 @@ def test_garbage_leaves_the_node_alive_and_outputs_finite(client, processes, rob
         _state_msg(names, [math.nan] * len(names)),
         _state_msg(names, [math.inf] * len(names)),
         _state_msg(names, [1.0]),
-        _state_msg(names + ['ghost'], [0.0] * (len(names) + 1)),
+        _state_msg(names + ['ghost'], [0.0] * (len(names) + 1)),   # more names than exist
+        _state_msg(names[:-1] + ['ghost'], [0.0] * len(names)),
         _state_msg([names[0], names[0]], [0.0, 1.0]),
         _state_msg([], []),
         _state_msg(names, [], [], []),
@@ -597,6 +640,7 @@ def test_garbage_leaves_the_node_alive_and_outputs_finite(client, processes, rob
     ]
     drops = {'dropped.actuator_states.non_finite': 10,
              'dropped.actuator_states.length_mismatch': 1,
+             'dropped.actuator_states.too_large': 1,
              'dropped.actuator_states.unknown_names': 1,
              'dropped.actuator_states.duplicate_names': 1,
              'dropped.joint_commands.not_commandable': 1,

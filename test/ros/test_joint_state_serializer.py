@@ -27,9 +27,10 @@ NAMES = [f'r_arm_joint_{i}' for i in range(44)]
 STAMP = 1_763_770_123_456_789_012
 
 
-def _reference(names, position, velocity, effort, stamp):
+def _reference(names, position, velocity, effort, stamp, frame_id=''):
     msg = JointState()
     msg.header.stamp = Time(sec=stamp // 10 ** 9, nanosec=stamp % 10 ** 9)
+    msg.header.frame_id = frame_id
     msg.name = list(names)
     msg.position = to_msg_array(position)
     msg.velocity = to_msg_array(velocity)
@@ -55,9 +56,9 @@ def test_templates_are_kept_while_the_names_do_not_change(monkeypatch):
     made = []
     original = joint_state_serializer._layout
 
-    def spy(names, present):
+    def spy(names, present, frame_id=''):
         made.append(present)
-        return original(names, present)
+        return original(names, present, frame_id)
 
     monkeypatch.setattr(joint_state_serializer, '_layout', spy)
     serializer = JointStateSerializer()
@@ -76,3 +77,13 @@ def test_no_bytes_when_the_message_cannot_be_made_from_the_template():
     assert serializer(NAMES, x[:40], None, None, STAMP) is None  # wrong length
     assert serializer(NAMES, x, None, None, 2 ** 80) is None     # stamp out of range
     assert serializer(NAMES, x, None, None, STAMP) is not None
+
+
+@pytest.mark.parametrize('frame_id', ['base_link', 'robot1/base_footprint', 'x' * 300, 'été'])
+def test_the_frame_id_parameter_reaches_every_message(frame_id):
+    serializer = JointStateSerializer(frame_id)
+    x = np.arange(44.0)
+    for present in ((x, x, x), (x, None, None)):
+        data = serializer(NAMES, *present, STAMP)
+        assert deserialize_message(data, JointState) == _reference(NAMES, *present, STAMP,
+                                                                   frame_id)

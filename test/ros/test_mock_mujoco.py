@@ -100,7 +100,7 @@ def test_the_mujoco_physics_moves_the_motors_and_reports_its_real_time_factor():
 
 
 @pytest.mark.parametrize('physics, blocked, message', [
-    ('bullet', False, "physics: expected 'rotors' or 'mujoco', got 'bullet'"),
+    ('bullet', False, "physics must be one of rotors, mujoco, got 'bullet'"),
     ('mujoco', True, "physics 'mujoco' needs the mujoco Python package"),
 ])
 def test_an_unusable_physics_stops_the_node_with_a_clear_error(monkeypatch, physics, blocked,

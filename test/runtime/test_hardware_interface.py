@@ -66,6 +66,7 @@ class FakeRobot:
                DifferentialTransmission((5.0, 5.0), (1.0, 1.0)), ('j_d1', 'j_d2'),
                ('m_d1', 'm_d2')),
         ]
+        self.robot_name = 'fake_robot'
         self.joint_names = ['j_simple', 'j_d1', 'j_d2']
         self.actuator_names = ['m_simple', 'm_d1', 'm_d2']
         self.joint_lower = np.array([-1.0, -2.0, -2.0])
@@ -239,6 +240,7 @@ def test_limits_off_passes_commands_through(clock):
 
 # ---------------------------------------------------------------------- watchdogs
 def test_state_watchdog_fires_exactly_at_the_timeout(hw, clock):
+    hw.stale_joints = 'omit'
     _state(hw)
     clock.t += 0.1
     assert hw.update().joint_states is not None
@@ -253,6 +255,7 @@ def test_state_watchdog_fires_exactly_at_the_timeout(hw, clock):
 
 
 def test_one_stale_actuator_hides_only_its_transmission(hw, clock):
+    hw.stale_joints = 'omit'
     _state(hw)
     clock.t += 0.08
     hw.set_actuator_state(['m_d1', 'm_d2'], [5.0, 5.0])
@@ -395,14 +398,45 @@ def test_diagnostics_report_ages_counters_and_transmissions(hw, clock):
     assert float(simple['command_age_s']) == pytest.approx(0.05)
     assert simple['clamped'] == '1'
     assert dict(recs[2].values)['command_age_s'] == 'never'
-    assert recs[1].hardware_id == 'transmission_interface/SimpleTransmission'
+    assert simple['type'] == 'transmission_interface/SimpleTransmission'
+    # diagnostic_updater's habit: one hardware_id for the node's statuses, the robot's name
+    assert {r.hardware_id for r in recs} == {'fake_robot'}
+    assert top['lifecycle_state'] == 'active' and top['stale_joints'] == 'last'
+    assert hw.diagnostics('/hw', 'inactive')[0].values[0] == ('lifecycle_state', 'inactive')
+
+
+def test_diagnostics_report_the_achieved_rate_and_periodicity(hw):
+    hw.period = 0.01
+    starts = [0.0, 0.01, 0.02, 0.03, 0.045, 0.05]   # intervals 10, 10, 10, 15, 5 ms
+    for t in starts:
+        hw.record_cycle(t, t + 0.001)
+    top = dict(hw.diagnostics('/hw')[0].values)
+    rates = [100.0, 100.0, 100.0, 1 / 0.015, 200.0]
+    assert float(top['update_rate']) == pytest.approx(100.0)
+    assert float(top['periodicity.average']) == pytest.approx(np.mean(rates), abs=1e-3)
+    assert float(top['periodicity.standard_deviation']) == pytest.approx(np.std(rates), abs=1e-3)
+    assert float(top['periodicity.min']) == pytest.approx(1 / 0.015, abs=1e-3)
+    assert float(top['periodicity.max']) == pytest.approx(200.0, abs=1e-3)
+    assert float(top['achieved_rate']) == pytest.approx(5 / 0.05, abs=1e-3)
+    # each message summarises the cycles since the previous one
+    hw.record_cycle(0.07, 0.071)
+    hw.record_cycle(0.09, 0.091)
+    top = dict(hw.diagnostics('/hw')[0].values)
+    assert float(top['periodicity.average']) == pytest.approx(50.0, abs=1e-3)
+    assert float(dict(hw.diagnostics('/hw')[0].values)['achieved_rate']) == 0.0
 
 
 def test_bad_constructor_arguments(clock):
     with pytest.raises(ValueError):
         HardwareInterface(FakeRobot(), timeout_action='explode')
-    with pytest.raises(InputRejected):
+    with pytest.raises(TransmissionValueError, match="joints.*unknown joint names .'nope'."):
         HardwareInterface(FakeRobot(), command_joints=['nope'])
+    with pytest.raises(TransmissionValueError, match='joints.*duplicate'):
+        HardwareInterface(FakeRobot(), command_joints=['j_simple', 'j_simple'])
+    with pytest.raises(TransmissionValueError, match='stale_joints'):
+        HardwareInterface(FakeRobot(), stale_joints='forget')
+    with pytest.raises(TransmissionValueError, match='state_timeout'):
+        HardwareInterface(FakeRobot(), state_timeout=math.nan)
 
 
 def test_every_error_belongs_to_the_package_exception_tree(hw):

@@ -52,12 +52,69 @@ def test_a_good_message_gives_indices_and_fields():
 
 
 def test_duplicates_in_a_huge_message_are_found_and_the_message_stays_short():
-    names = [f'n{i}' for i in range(30_000)] + ['n7', 'n9']
-    index = NameIndex(names[:30_000], 'joint')
+    known = [f'n{i}' for i in range(30_002)]
+    index = NameIndex(known, 'joint')
     with pytest.raises(InputRejected) as e:
-        index.lookup(names)
+        index.lookup(known[:29_998] + ['n7', 'n9'])
     assert e.value.reason == 'duplicate_names'
     assert "['n7', 'n9']" in str(e.value) and len(str(e.value)) < 200
+
+
+class CountingNames(list):
+    """A name list that counts how many elements are read (iteration and indexing)."""
+
+    reads = 0
+
+    def __iter__(self):
+        for x in super().__iter__():
+            CountingNames.reads += 1
+            yield x
+
+    def __getitem__(self, i):
+        CountingNames.reads += 1
+        return super().__getitem__(i)
+
+
+def test_more_names_than_known_are_refused_without_reading_them():
+    """30,000 names (duplicates included) used to stall the node for seconds."""
+    CountingNames.reads = 0
+    names = CountingNames(['a', 'b'] * 15_000)
+    index = NameIndex(NAMES, 'actuator')
+    for check in (index.lookup, lambda n: read_message(index, n, [0.0] * len(n), [], [])):
+        with pytest.raises(InputRejected) as e:
+            check(names)
+        assert e.value.reason == 'too_large'
+        assert '30000 names, more than the 3 actuators' in str(e.value)
+    assert CountingNames.reads == 0
+
+
+class CountingName(str):
+    """A name that counts the hashes and comparisons made with it."""
+
+    operations = 0
+
+    def __hash__(self):
+        CountingName.operations += 1
+        return super().__hash__()
+
+    def __eq__(self, other):
+        CountingName.operations += 1
+        return super().__eq__(other)
+
+
+@pytest.mark.parametrize('size', [100, 1_000, 10_000])
+def test_name_checks_are_linear_in_the_message_size(size):
+    """Hashes and comparisons per name stay bounded: duplicate detection is not quadratic."""
+    known = [f'n{i}' for i in range(size)]
+    index = NameIndex(known, 'joint')
+    for message in (known[:-1] + [known[0]], known[:-1] + ['ghost'], known[::-1]):
+        CountingName.operations = 0
+        try:
+            index.lookup([CountingName(n) for n in message])
+        except InputRejected:
+            pass
+        assert CountingName.operations <= 8 * size, CountingName.operations
+    index.forget()
 
 
 def test_the_cached_name_list_is_checked_again_after_forget():
@@ -75,3 +132,38 @@ def test_drop_counts_per_topic_and_reason():
     drops.count('commands', 'non_finite')
     assert drops == {'states': {'empty': 2}, 'commands': {'non_finite': 1}}
     assert drops.total() == 3
+
+
+def test_drop_reports_summarise_each_topic_once_and_then_forget():
+    drops = DropCounts()
+    for reason in ('empty', 'too_large', 'too_large'):
+        drops.reject('states', InputRejected(reason, 'detail'))
+    drops.reject('commands', InputRejected('non_finite', 'position contains NaN'))
+    lines = drops.report()
+    assert lines == [
+        'dropped 1 message on commands since the last report (last: non_finite: position '
+        'contains NaN); 1 in all',
+        'dropped 3 messages on states since the last report (last: too_large: detail); 3 in all']
+    assert drops.report() == []
+    drops.reject('states', InputRejected('empty', 'no names'))
+    assert drops.report() == ['dropped 1 message on states since the last report (last: empty: '
+                              'no names); 4 in all']
+    assert drops == {'states': {'empty': 2, 'too_large': 2}, 'commands': {'non_finite': 1}}
+
+
+def test_a_refused_list_is_refused_again_without_checking_its_names():
+    index = NameIndex(NAMES, 'actuator')
+    bad = [CountingName('a'), CountingName('z')]
+    for _ in range(2):
+        with pytest.raises(InputRejected) as e:
+            index.lookup(bad)
+        assert e.value.reason == 'unknown_names' and "['z']" in str(e.value)
+    CountingName.operations = 0
+    for _ in range(100):
+        with pytest.raises(InputRejected):
+            index.lookup(bad)
+    assert CountingName.operations <= 2 * 100 * 2   # one list comparison per message
+    with pytest.raises(InputRejected) as e:
+        index.lookup(['a', 'a'])
+    assert e.value.reason == 'duplicate_names'
+    assert index.lookup(['a', 'c']).tolist() == [0, 2]

@@ -130,3 +130,33 @@ def test_simulator_position_mode_obeys_the_shared_pd_law():
     expected = pd_effort([0.2, -0.4], [1.5, -0.5], [1.0, 2.0], 0.0, 0.0, [0.5, 3.0],
                          [0.02, 0.1], [0.3, math.inf])
     np.testing.assert_array_equal(sim.state()['effort'], expected)
+
+
+# ---------------------------------------------------------------------- hostile values
+def test_a_rotor_whose_step_overflows_stays_where_it_was_at_rest():
+    """An unlimited effort towards 1e300 overflowed to NaN, which the mock then published."""
+    models = [ActuatorModel('free', rotor_inertia=1e-6, kp=1e6, kd=1.0),
+              ActuatorModel('limited', rotor_inertia=1e-4, kp=1.0, kd=0.1, effort_limit=2.0)]
+    sim = ActuatorSimulator(models, position=[0.5, 0.0])
+    sim.set_command('position', [1e308, 1e308])
+    for _ in range(5):
+        sim.step(0.01)
+        state = sim.state()
+        assert all(np.isfinite(v).all() for v in state.values())
+    assert state['position'][0] == 0.5 and state['velocity'][0] == 0.0
+    assert sim.diverged >= 1
+    assert state['position'][1] > 0.0          # the limited one moves, at its effort limit
+    assert abs(state['effort'][1]) == pytest.approx(2.0)
+
+
+def test_gains_that_cannot_be_integrated_are_refused_naming_the_actuator():
+    models = [ActuatorModel('ok'), ActuatorModel('wild', rotor_inertia=1e-300, kp=1e308)]
+    with pytest.raises(TransmissionValueError, match="'wild'.*kp, kd.*cannot be integrated"):
+        ActuatorSimulator(models, min_inertia=1e-300)
+
+
+def test_a_reflected_inertia_that_overflows_is_refused():
+    """gear_ratio ** 2 raised OverflowError in reflected_inertia (outside the error tree)."""
+    with pytest.raises(TransmissionValueError, match='gear_ratio.*square times the rotor'):
+        ActuatorModel('m', rotor_inertia=1.0, gear_ratio=1e308)
+    assert ActuatorModel('m', rotor_inertia=0.0, gear_ratio=1e308).reflected_inertia() == 0.0

@@ -58,8 +58,8 @@ def build_transmission(info: TransmissionInfo,
     :param aliases: see :func:`~transmission_plugins.plugins.load_transmission_class`
     :returns: the transmission and its joint and actuator names in map order
     :raises UrdfTransmissionError: (a subclass) an element nobody reads, or the plugin rejects
-        the element; a constructor ``TransmissionValueError`` is re-raised as ``BadValueError``
-        naming ``info.path``
+        the element; a constructor ``TransmissionValueError`` or an ``ArithmeticError``
+        (overflow, division by zero) is re-raised as ``BadValueError`` naming ``info.path``
     :raises TransmissionLoadError: the plugin is unknown, fails to import or breaks the protocol
     """
     where = info.path or info.name
@@ -82,6 +82,9 @@ def build_transmission(info: TransmissionInfo,
                              if issubclass(w.category, UserWarning))
     except TransmissionValueError as e:
         raise BadValueError(where, str(e), info.line) from e
+    except ArithmeticError as e:  # a plugin's maths overflowed on extreme values
+        raise BadValueError(where, f'the values overflow the transmission maths '
+                            f'({type(e).__name__}: {e})', info.line) from e
     except NotImplementedError as e:
         raise TransmissionLoadError(info.type, f'{cls.__module__}.{cls.__qualname__} does not '
                                     'implement from_info', e, where) from e

@@ -98,6 +98,10 @@ class ActuatorModel:
         if not math.isfinite(ratio) or ratio == 0.0:
             raise TransmissionValueError('gear_ratio', self.gear_ratio,
                                          'a finite, non-zero number', where)
+        if inertia > 0.0 and not math.isfinite(ratio * ratio * inertia):   # overflows
+            raise TransmissionValueError('gear_ratio', self.gear_ratio, 'a gear ratio whose '
+                                         f'square times the rotor inertia ({inertia!r}) is '
+                                         'finite', where)
         kp, kd = check_gains(self.kp, self.kd, where)
         object.__setattr__(self, 'effort_limit', limit)
         object.__setattr__(self, 'rotor_inertia', inertia)
@@ -113,6 +117,8 @@ class ActuatorModel:
         (:func:`reflected_inertia`), so a simple transmission of reduction :math:`n` adds a
         factor :math:`n^2`.
         """
+        if self.rotor_inertia == 0.0:   # not modelled (and rho^2 may overflow)
+            return 0.0
         return self.gear_ratio ** 2 * self.rotor_inertia
 
     def has_pd_gains(self) -> bool:

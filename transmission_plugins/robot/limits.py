@@ -32,7 +32,9 @@ A zero coefficient contributes nothing even when the joint has no limit (:math:`
 evaluated at :data:`SAMPLES` joint positions spread along the diagonal of the joint position box
 and the **largest** bound is kept (samples where the map is not finite are ignored).  The result
 is the largest actuator velocity or effort that a motion or load inside the joint limits can
-demand; it does not guarantee that the joint limits hold.
+demand; it does not guarantee that the joint limits hold.  No limit is ever NaN: a bound the
+arithmetic cannot tell (:math:`\infty - \infty` when a reduction such as ``1e308`` overflows the
+maps) is no bound (``-inf`` / ``inf``).
 """
 
 import math
@@ -92,8 +94,11 @@ def actuator_limits(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
         jac = np.asarray(tr.joint_to_actuator_jacobian(q), dtype=np.float64)
         vel = largest(box_bound(jac, np.asarray(velocity, dtype=np.float64)))
         eff = largest(joint_to_actuator_effort_limit(tr, effort, q))
-    lo, hi = actuator_position_range(tr, lower, upper)
-    return lo, hi, vel, eff
+        lo, hi = actuator_position_range(tr, lower, upper)
+    # never a NaN limit: a bound the maths cannot tell (inf - inf, 0 * inf with an overflowing
+    # reduction) is no bound
+    return (np.where(np.isnan(lo), -math.inf, lo), np.where(np.isnan(hi), math.inf, hi),
+            np.where(np.isnan(vel), math.inf, vel), np.where(np.isnan(eff), math.inf, eff))
 
 
 def actuator_position_range(tr: Transmission, lower: np.ndarray,
@@ -109,10 +114,11 @@ def actuator_position_range(tr: Transmission, lower: np.ndarray,
     """
     if tr.is_linear():
         _, inv, q0 = tr.linear_map()  # type: ignore[attr-defined]
-        with np.errstate(invalid='ignore'):
-            a = np.where(inv == 0.0, 0.0, inv * (lower - q0)[None, :])
-            b = np.where(inv == 0.0, 0.0, inv * (upper - q0)[None, :])
-        return np.minimum(a, b).sum(axis=1), np.maximum(a, b).sum(axis=1)
+        with np.errstate(all='ignore'):
+            # 0 * inf = 0 both ways: a joint the actuator ignores, or a bound at the offset
+            a = np.where((inv == 0.0) | (lower == q0)[None, :], 0.0, inv * (lower - q0)[None, :])
+            b = np.where((inv == 0.0) | (upper == q0)[None, :], 0.0, inv * (upper - q0)[None, :])
+            return np.minimum(a, b).sum(axis=1), np.maximum(a, b).sum(axis=1)
     q = joint_samples(tr, lower, upper)
     with np.errstate(all='ignore'):
         theta = tr.joint_to_actuator({'position': q})['position']

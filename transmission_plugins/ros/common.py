@@ -15,15 +15,19 @@
 """
 Small rclpy helpers shared by the nodes: parameters, QoS profiles, message packing, the spin loop.
 
+Parameter declaration and validation live in :mod:`~.node_parameters` (re-exported here).
+
 ``EventsExecutor.spin()`` hangs with the PyPI wheels, so :func:`run_node` spins with
 ``spin_once(timeout_sec)`` in a loop, which works with every executor.  How signals stop that
 loop cleanly is explained in :mod:`.stop_signals`.
 """
 
 from array import array
+import functools
 import inspect
 import os
 import sys
+import time
 from typing import Any
 from typing import Callable
 from typing import Dict
@@ -36,50 +40,79 @@ from diagnostic_msgs.msg import DiagnosticStatus
 from diagnostic_msgs.msg import KeyValue
 
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor
-from rcl_interfaces.msg import ParameterType
 import rclpy
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.executors import ExternalShutdownException
 from rclpy.executors import SingleThreadedExecutor
-from rclpy.parameter import Parameter
+from rclpy.lifecycle import TransitionCallbackReturn
 from rclpy.qos import DurabilityPolicy
 from rclpy.qos import HistoryPolicy
 from rclpy.qos import QoSProfile
 from rclpy.qos import ReliabilityPolicy
+from rclpy.qos_overriding_options import QoSOverridingOptions
 from rclpy.signals import SignalHandlerOptions
+from rclpy.subscription import Subscription
 from std_msgs.msg import String
 
 from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.ros.node_parameters import declare_parameters  # noqa: F401
+from transmission_plugins.ros.node_parameters import MAX_QOS_DEPTH  # noqa: F401
+from transmission_plugins.ros.node_parameters import validate_parameters  # noqa: F401
 from transmission_plugins.ros.stop_signals import StopSignals
 
 #: The ``robot_description`` parameter of both nodes: (default, description).
 ROBOT_DESCRIPTION_PARAMETER = ('', 'URDF (XML text); when empty, listen on the '
                                    'robot_description topic (transient local)')
 
-_TYPES = {
-    bool: ParameterType.PARAMETER_BOOL,
-    int: ParameterType.PARAMETER_INTEGER,
-    float: ParameterType.PARAMETER_DOUBLE,
-    str: ParameterType.PARAMETER_STRING,
-    list: ParameterType.PARAMETER_STRING_ARRAY,
-}
+
+def qos_overridable(depth: int, reliable: bool = True) -> Dict[str, Any]:
+    """
+    Return the QoS keyword arguments of a topic whose QoS users may override.
+
+    robot_state_publisher's style: read-only ``qos_overrides.<topic>.<publisher|subscription>.
+    <history|depth|reliability>`` parameters, set at start-up (a parameters file or ``-p``).
+    """
+    profile = reliable_qos(depth) if reliable else state_qos(depth)
+    return {'qos_profile': profile,
+            'qos_overriding_options': QoSOverridingOptions.with_default_policies()}
 
 
-def declare_parameters(node: Any, parameters: Dict[str, Tuple[Any, str]]) -> None:
-    """Declare ``parameters`` (name -> (default, description)) with descriptors."""
-    for name, (default, text) in parameters.items():
-        kind = type(default)
-        # doubles accept integers too (``-p update_rate:=1000``): dynamic typing, cast on read
-        descriptor = ParameterDescriptor(description=text, type=_TYPES[kind],
-                                         dynamic_typing=kind is float)
-        if kind is float:
-            descriptor.type = ParameterType.PARAMETER_NOT_SET
-        if kind is list and not default:
-            # an empty list would be typed BYTE_ARRAY: declare the type, read None as []
-            node.declare_parameter(name, Parameter.Type.STRING_ARRAY, descriptor)
-        else:
-            node.declare_parameter(name, default, descriptor)
+def steady_arrival(info: Any) -> float:
+    """
+    Return when a message arrived, on the steady clock (``time.monotonic``).
+
+    ``info`` is rclpy's ``MessageInfo``: its ``received_timestamp`` is the middleware's
+    reception time on the system clock (0 when unknown); the age it gives is subtracted from
+    now.  Without it, or with a reception time in the future, the arrival is now.
+    """
+    now = time.monotonic()
+    received = info.get('received_timestamp', 0) if isinstance(info, dict) else 0
+    if not received:
+        return now
+    age = (time.time_ns() - received) * 1e-9
+    return now - age if age > 0.0 else now
+
+
+def subscribe_with_arrival(node: Any, msg_type: Any, topic: str,
+                           callback: Callable[[Any, float], None], **qos: Any) -> Any:
+    """
+    Subscribe ``callback(msg, arrival)``, ``arrival`` from :func:`steady_arrival`.
+
+    rclpy passes ``MessageInfo`` to callbacks that take two arguments; the EventsExecutor of
+    rclpy 9 (Kilted) hands the ``(msg, info)`` pair as one argument instead, so the wrapper
+    accepts both forms (and a message alone, arrival = now).
+    """
+    def on_message(msg: Any, info: Any = None) -> None:
+        if info is None and isinstance(msg, tuple) and len(msg) == 2:
+            msg, info = msg
+        callback(msg, steady_arrival(info))
+
+    sub = node.create_subscription(msg_type, topic, on_message, **qos)
+    callback_type = getattr(Subscription, 'CallbackType', None)
+    if callback_type is not None and hasattr(sub, '_callback_type'):
+        # the signature also binds one argument, which rclpy reads as "message only"
+        sub._callback_type = callback_type.WithMessageInfo
+    return sub
 
 
 def parameter_value(node: Any, name: str) -> Any:
@@ -144,6 +177,36 @@ def to_msg_array(x: Optional[np.ndarray]) -> Any:
     if x is None:
         return array('d')
     return array('d', np.ascontiguousarray(x, dtype=np.float64).tobytes())
+
+
+def fill_joint_state(msg: Any, values: Any, stamp: Any, frame_id: str = '') -> Any:
+    """Write a stamp, ``frame_id``, names and fields into a ``JointState`` (names if changed)."""
+    msg.header.stamp = stamp
+    msg.header.frame_id = frame_id
+    if msg.name is not values.names:
+        msg.name = values.names
+    msg.position = to_msg_array(values.position)
+    msg.velocity = to_msg_array(values.velocity)
+    msg.effort = to_msg_array(values.effort)
+    return msg
+
+
+def logged_transition(transition: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """
+    Decorate a lifecycle callback: log any exception with its cause, and return ERROR.
+
+    rclpy turns an exception in a transition callback into ERROR without a word.
+    """
+    def decorate(method: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(method)
+        def wrapper(node: Any, state: Any) -> Any:
+            try:
+                return method(node, state)
+            except Exception as e:  # noqa: B902 - reported, then the transition fails
+                node.get_logger().error(f'{transition} failed: {type(e).__name__}: {e}')
+                return TransitionCallbackReturn.ERROR
+        return wrapper
+    return decorate
 
 
 def timer_callback(function: Callable[[], None]) -> Callable[[], None]:

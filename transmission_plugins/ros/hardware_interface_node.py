@@ -24,24 +24,30 @@ Topics (all relative, so namespaces and remapping apply):
   (``std_msgs/String``, transient local) while the parameter is empty;
 * publishes ``joint_states`` and ``actuator_commands`` (``sensor_msgs/JointState``, reliable) at
   ``update_rate`` while active, and ``/diagnostics`` (``diagnostic_msgs/DiagnosticArray``) every
-  ``diagnostic_period`` seconds once configured.
+  ``diagnostic_period`` seconds in every lifecycle state.
 
-The per-cycle logic lives in :class:`~..runtime.hardware_interface.HardwareInterface`;
-this module only declares parameters, moves messages and drives the lifecycle.
+Parameters are checked when set and again at configure; which apply at once is in
+``doc/nodes.md``.  A rejected message costs a counter increment (drops are logged as one summary
+line per topic at most once a second).  The per-cycle logic lives in
+:class:`~..runtime.hardware_interface.HardwareInterface`; this module only declares parameters,
+moves messages and drives the lifecycle.
 """
 
+import functools
+import math
 import time
 from typing import Any
 from typing import List
 from typing import Optional
 
 from diagnostic_msgs.msg import DiagnosticArray
-from diagnostic_msgs.msg import KeyValue
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.exceptions import InvalidParameterValueException
 from rclpy.lifecycle import LifecycleNode
 from rclpy.lifecycle import LifecyclePublisher
 from rclpy.lifecycle import LifecycleState
 from rclpy.lifecycle import TransitionCallbackReturn
-from rclpy.publisher import Publisher
+from rclpy.parameter import Parameter
 from rclpy.timer import Timer
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -50,41 +56,33 @@ from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.common import declare_parameters
 from transmission_plugins.ros.common import diagnostic_status
+from transmission_plugins.ros.common import fill_joint_state
+from transmission_plugins.ros.common import logged_transition
 from transmission_plugins.ros.common import parameter_value
+from transmission_plugins.ros.common import qos_overridable
 from transmission_plugins.ros.common import reliable_qos
-from transmission_plugins.ros.common import ROBOT_DESCRIPTION_PARAMETER
 from transmission_plugins.ros.common import run_node
-from transmission_plugins.ros.common import state_qos
+from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.common import subscribe_description
+from transmission_plugins.ros.common import subscribe_with_arrival
 from transmission_plugins.ros.common import timer_callback
-from transmission_plugins.ros.common import to_msg_array
+from transmission_plugins.ros.common import validate_parameters
+from transmission_plugins.ros.hardware_interface_parameters import apply_settings
+from transmission_plugins.ros.hardware_interface_parameters import AT_CONFIGURE
+from transmission_plugins.ros.hardware_interface_parameters import check_joints
+from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
 from transmission_plugins.ros.joint_state_serializer import JointStateSerializer
+from transmission_plugins.runtime.diagnostics import ERROR
+from transmission_plugins.runtime.diagnostics import lifecycle_record
+from transmission_plugins.runtime.diagnostics import WARN
 from transmission_plugins.runtime.hardware_interface import FIELDS
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.hardware_interface import InputRejected
 from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
+from transmission_plugins.runtime.parameters import require_valid
+from transmission_plugins.runtime.reports import Reports
 
 NODE_NAME = 'transmission_hardware_interface'
-
-#: name -> (default, description); the node's parameter contract (README table).
-PARAMETERS = {
-    'robot_description': ROBOT_DESCRIPTION_PARAMETER,
-    'autostart': (True, 'configure and activate by itself at start-up'),
-    'update_rate': (100.0, 'cycle rate in Hz of joint_states and actuator_commands'),
-    'state_timeout': (0.1, 'seconds without actuator state after which joints are stale and '
-                           'left out of joint_states; <= 0 disables'),
-    'command_timeout': (0.5, 'seconds after which a joint command expires; <= 0 disables'),
-    'command_timeout_action': ('stop', 'what expired joints send: stop (nothing), hold (the '
-                                       'actuator position measured at expiry), zero_velocity '
-                                       'or zero_effort'),
-    'enforce_limits': (True, 'clamp joint commands to the URDF limits and actuator efforts to '
-                             'the actuator effort limits (every clamp is counted)'),
-    'lenient': (False, 'load the URDF in lenient mode (defaults replace ill-defined values)'),
-    'qos_depth': (10, 'history depth of every topic'),
-    'joints': ([], 'joint order of the Float64MultiArray command topics; empty: every '
-                   'commandable joint in URDF order'),
-    'diagnostic_period': (1.0, 'seconds between /diagnostics messages'),
-}
 
 
 class HardwareInterfaceNode(LifecycleNode):
@@ -92,24 +90,39 @@ class HardwareInterfaceNode(LifecycleNode):
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
-        declare_parameters(self, PARAMETERS)
+        self.validator = validate_parameters(self, PARAMETERS)
+        try:
+            declare_parameters(self, PARAMETERS)
+        except InvalidParameterValueException as e:
+            self.get_logger().error(f'invalid parameter: {self.validator.rejected or e}')
+            raise StartupFailed(self.validator.rejected or str(e)) from e
+        self.add_on_set_parameters_callback(self._check_joints)
+        self.add_post_set_parameters_callback(self._apply_parameters)
         self.core: Optional[HardwareInterface] = None
+        self.lifecycle_state = 'unconfigured'
+        self.configure_error = ''
         self._topic_description: Optional[str] = None
         self._description_sub = None
         self._entities: List[Any] = []
         self._timer: Optional[Timer] = None
-        self._diag_timer: Optional[Timer] = None
         self._active = False
         self._joint_pub: Optional[LifecyclePublisher[JointState]] = None
         self._command_pub: Optional[LifecyclePublisher[JointState]] = None
-        self._diag_pub: Optional[Publisher[DiagnosticArray]] = None
-        self._last_cycle_start = 0.0
+        self._reports = Reports()
+        #: steady start of the last cycle, and when a message callback runs an overdue one
+        self._last_cycle = -math.inf
+        self._due = math.inf
+        self._rescue = True
+        self._serializer = JointStateSerializer(str(self._param('frame_id')))
+        self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
+                                               reliable_qos(int(self._param('qos_depth'))))
+        self._diag_timer = self._start_diagnostics()
         if not self._param('robot_description'):
             self._description_sub = subscribe_description(self, self._on_description)
         elif self._param('autostart'):
             self._autostart()
 
-    # ------------------------------------------------------------------ start-up
+    # ------------------------------------------------------------------ start-up, parameters
     def _autostart(self) -> None:
         if self.trigger_configure() == TransitionCallbackReturn.SUCCESS:
             self.trigger_activate()
@@ -129,163 +142,208 @@ class HardwareInterfaceNode(LifecycleNode):
     def _param(self, name: str) -> Any:
         return parameter_value(self, name)
 
+    def _start_diagnostics(self) -> Timer:
+        return self.create_timer(float(self._param('diagnostic_period')),
+                                 timer_callback(self._publish_diagnostics))
+
+    def _check_joints(self, parameters: List[Parameter[Any]]) -> SetParametersResult:
+        return check_joints(self.core, parameters)
+
+    def _apply_parameters(self, parameters: List[Parameter[Any]]) -> None:
+        """Apply what can change at once (validated already); the rest waits for configure."""
+        names = {p.name for p in parameters}
+        if 'diagnostic_period' in names:
+            self.destroy_timer(self._diag_timer)
+            self._diag_timer = self._start_diagnostics()
+        if 'frame_id' in names:
+            self._serializer = JointStateSerializer(str(self._param('frame_id')))
+        core = self.core
+        if core is not None:
+            apply_settings(core, names, self._param)
+            if 'update_rate' in names and self._timer is not None:
+                self.destroy_timer(self._timer)
+                self._timer = self.create_timer(1.0 / float(self._param('update_rate')),
+                                                timer_callback(self._on_timer))
+        later = sorted(names & AT_CONFIGURE)
+        if later:
+            self.get_logger().info(f'{", ".join(later)} changed: applied at the next configure '
+                                   '(cleanup, then configure)')
+
     # ------------------------------------------------------------------ lifecycle
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Load the transmissions, create the interfaces; fail with the loader's message."""
-        log = self.get_logger()
-        description = self._param('robot_description') or self._topic_description
-        if not description:
-            log.error('cannot configure: robot_description is empty and nothing arrived on '
-                      'the robot_description topic yet')
-            return TransitionCallbackReturn.FAILURE
         try:
-            robot = load_robot_transmissions(description, lenient=bool(self._param('lenient')),
-                                             warn=False)
-            rate = float(self._param('update_rate'))
-            if not rate > 0.0:
-                raise TransmissionValueError('update_rate', rate, 'a rate > 0 Hz')
-            core = HardwareInterface(
-                robot,
-                state_timeout=float(self._param('state_timeout')),
-                command_timeout=float(self._param('command_timeout')),
-                enforce_limits=bool(self._param('enforce_limits')),
-                command_joints=list(self._param('joints') or []),
-                timeout_action=str(self._param('command_timeout_action')))
-        except Exception as e:  # noqa: B902 - any loader error fails the transition only
-            log.error(f'cannot configure: {type(e).__name__}: {e}')
+            self._configure()
+        except Exception as e:  # noqa: B902 - any error fails the transition, logged
+            self._teardown()
+            self.configure_error = f'{type(e).__name__}: {e}'
+            self.get_logger().error(f'cannot configure: {self.configure_error}')
             return TransitionCallbackReturn.FAILURE
-        if not robot.joint_names:
-            log.error('cannot configure: the robot description has no transmissions')
-            return TransitionCallbackReturn.FAILURE
-        core.period = 1.0 / rate
-        self.core = core
-        self._period = 1.0 / rate
-        depth = max(1, int(self._param('qos_depth')))
-        self._joint_msg = JointState()   # reused every cycle: publish() serialises at once
-        self._joint_bytes = JointStateSerializer()  # joint_states from a template, as bytes
-        self._joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
-                                                          reliable_qos(depth))
-        self._command_pub = self.create_lifecycle_publisher(JointState, 'actuator_commands',
-                                                            reliable_qos(depth))
-        self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
-                                               reliable_qos(depth))
-        self._entities = [
-            self.create_subscription(JointState, 'actuator_states', self._on_state,
-                                     state_qos(depth)),
-            self.create_subscription(JointState, 'joint_commands', self._on_command,
-                                     reliable_qos(depth)),
-        ]
-        for field in FIELDS:
-            self._entities.append(self.create_subscription(
-                Float64MultiArray, f'{field}_commands',
-                lambda msg, f=field: self._on_array_command(f, msg), reliable_qos(depth)))
-        period = float(self._param('diagnostic_period'))
-        if period > 0.0:
-            self._diag_timer = self.create_timer(period, timer_callback(self._publish_diagnostics))
-        log.info(f'configured: {len(robot.transmissions)} transmissions, '
-                 f'{len(robot.joint_names)} joints, {len(robot.actuator_names)} actuators, '
-                 f'{rate:g} Hz')
+        self.configure_error = ''
+        self.lifecycle_state = 'inactive'
         return TransitionCallbackReturn.SUCCESS
 
+    def _configure(self) -> None:
+        description = self._param('robot_description') or self._topic_description
+        if not description:
+            raise TransmissionValueError('robot_description', '', 'a URDF: the parameter is '
+                                         'empty and nothing arrived on the robot_description '
+                                         'topic yet')
+        values = {name: self._param(name) for name in PARAMETERS}
+        require_valid(PARAMETERS, values)
+        robot = load_robot_transmissions(description, lenient=bool(values['lenient']),
+                                         warn=False)
+        if not robot.joint_names:
+            raise TransmissionValueError('robot_description', robot.robot_name, 'a robot with '
+                                         'at least one <transmission>; this one has none')
+        core = HardwareInterface(
+            robot, state_timeout=float(values['state_timeout']),
+            command_timeout=float(values['command_timeout']),
+            enforce_limits=bool(values['enforce_limits']),
+            command_joints=list(values['joints'] or []),
+            timeout_action=str(values['command_timeout_action']),
+            stale_joints=str(values['stale_joints']))
+        core.period = 1.0 / float(values['update_rate'])
+        self.core = core
+        depth = int(values['qos_depth'])
+        self._joint_msg = JointState()   # reused every cycle: publish() serialises at once
+        self._joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
+                                                          **qos_overridable(depth))
+        self._command_pub = self.create_lifecycle_publisher(JointState, 'actuator_commands',
+                                                            **qos_overridable(depth))
+        self._entities = [
+            subscribe_with_arrival(self, JointState, 'actuator_states', self._on_state,
+                                   **qos_overridable(depth, reliable=False)),
+            subscribe_with_arrival(self, JointState, 'joint_commands', self._on_command,
+                                   **qos_overridable(depth))]
+        for field in FIELDS:
+            self._entities.append(subscribe_with_arrival(
+                self, Float64MultiArray, f'{field}_commands',
+                functools.partial(self._on_array_command, field), **qos_overridable(depth)))
+        self.get_logger().info(
+            f'configured: {len(robot.transmissions)} transmissions, {len(robot.joint_names)} '
+            f'joints, {len(robot.actuator_names)} actuators, {values["update_rate"]:g} Hz')
+
+    @logged_transition('activate')
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Start the update timer; commands received while inactive are discarded."""
-        assert self.core is not None
+        assert self.core is not None and self.core.period is not None
         self.core.reset_commands()
-        self._timer = self.create_timer(self._period, timer_callback(self._update))
+        self._timer = self.create_timer(self.core.period, timer_callback(self._on_timer))
+        # steady-clock cycles can be run by message callbacks when the timer is overdue; not
+        # under sim time, where a paused /clock must pause the cycle
+        self._rescue = not self.get_parameter('use_sim_time').value
         self._active = True
+        self.lifecycle_state = 'active'
         self.get_logger().info('active')
         return super().on_activate(state)
 
+    @logged_transition('deactivate')
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Stop publishing joint states and actuator commands."""
         self._active = False
+        self._due = math.inf
         if self._timer is not None:
             self.destroy_timer(self._timer)
             self._timer = None
+        self.lifecycle_state = 'inactive'
         self.get_logger().info('inactive')
         return super().on_deactivate(state)
 
+    @logged_transition('cleanup')
     def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Drop the transmissions and every interface; ready to configure again."""
         self._teardown()
+        self.lifecycle_state = 'unconfigured'
         return TransitionCallbackReturn.SUCCESS
 
+    @logged_transition('shutdown')
     def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Release everything."""
         self._teardown()
+        self.lifecycle_state = 'finalized'
         return TransitionCallbackReturn.SUCCESS
 
+    @logged_transition('error processing')
     def on_error(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Recover to unconfigured."""
         self._teardown()
+        self.lifecycle_state = 'unconfigured'
         return TransitionCallbackReturn.SUCCESS
 
     def _teardown(self) -> None:
         self._active = False
-        for timer in (self._timer, self._diag_timer):
-            if timer is not None:
-                self.destroy_timer(timer)
-        self._timer = self._diag_timer = None
+        self._due = math.inf
+        if self._timer is not None:
+            self.destroy_timer(self._timer)
+        self._timer = None
         for sub in self._entities:
             self.destroy_subscription(sub)
         self._entities = []
         for pub in (self._joint_pub, self._command_pub):
             if pub is not None:
                 self.destroy_lifecycle_publisher(pub)
-        if self._diag_pub is not None:
-            self.destroy_publisher(self._diag_pub)
-        self._joint_pub = self._command_pub = self._diag_pub = None
+        self._joint_pub = self._command_pub = None
         self.core = None
 
     # ------------------------------------------------------------------ inputs
-    def _reject(self, topic: str, error: InputRejected) -> None:
-        self.get_logger().warning(f'dropped a message on {topic}: {error}',
-                                  throttle_duration_sec=1.0)
-
-    def _on_state(self, msg: JointState) -> None:
+    def _receive(self, active_only: bool, store: str, *args: Any, arrival: float) -> None:
+        """Hand a message to ``core.<store>``; a rejection costs a counter and a time check."""
         core = self.core
-        if core is None:
+        if core is None or (active_only and not self._active):
             return
         try:
-            core.set_actuator_state(msg.name, msg.position, msg.velocity, msg.effort)
-        except InputRejected as e:
-            self._reject('actuator_states', e)
+            getattr(core, store)(*args, received=arrival)
+        except InputRejected:
+            for line in self._reports.drops(core):   # at most one summary a second
+                self.get_logger().warning(line)
+        if time.monotonic() > self._due:
+            # a backlog of messages holds the timer back (the EventsExecutor serves events in
+            # arrival order): run the overdue cycle from here
+            self._update()
 
-    def _on_command(self, msg: JointState) -> None:
-        if self.core is None or not self._active:
-            return
-        try:
-            self.core.set_joint_command(msg.name, msg.position, msg.velocity, msg.effort)
-        except InputRejected as e:
-            self._reject('joint_commands', e)
+    def _on_state(self, msg: JointState, arrival: float) -> None:
+        self._receive(False, 'set_actuator_state', msg.name, msg.position, msg.velocity,
+                      msg.effort, arrival=arrival)
 
-    def _on_array_command(self, field: str, msg: Float64MultiArray) -> None:
-        if self.core is None or not self._active:
-            return
-        try:
-            self.core.set_interface_command(field, msg.data)
-        except InputRejected as e:
-            self._reject(f'{field}_commands', e)
+    def _on_command(self, msg: JointState, arrival: float) -> None:
+        self._receive(True, 'set_joint_command', msg.name, msg.position, msg.velocity,
+                      msg.effort, arrival=arrival)
+
+    def _on_array_command(self, field: str, msg: Float64MultiArray, arrival: float) -> None:
+        self._receive(True, 'set_interface_command', field, msg.data, arrival=arrival)
 
     # ------------------------------------------------------------------ cycle
+    def _on_timer(self) -> None:
+        """Run a cycle, unless a message callback ran it less than half a period ago."""
+        core = self.core
+        if core is not None and core.period is not None and \
+                time.monotonic() - self._last_cycle < 0.5 * core.period:
+            return
+        self._update()
+
     def _update(self) -> None:
         core = self.core
         joint_pub, command_pub = self._joint_pub, self._command_pub
         if core is None or not self._active or joint_pub is None or command_pub is None:
             return
         start = time.monotonic()
+        self._last_cycle = start
+        if self._rescue and core.period is not None:
+            self._due = start + 1.5 * core.period
         try:
             out = core.update()
         except Exception as e:  # noqa: B902 - a cycle must never take the node down
-            self.get_logger().error(f'cycle failed: {type(e).__name__}: {e}',
-                                    throttle_duration_sec=1.0)
+            line = self._reports.cycle_failed(e)
+            if line:
+                self.get_logger().error(line)
             core.record_cycle(start, time.monotonic())
             return
         now = self.get_clock().now()
         js = out.joint_states
         if js is not None:
-            data = self._joint_bytes(js.names, js.position, js.velocity, js.effort,
-                                     now.nanoseconds)
+            data = self._serializer(js.names, js.position, js.velocity, js.effort,
+                                    now.nanoseconds)
             joint_pub.publish(data if data is not None
                               else self._fill(self._joint_msg, js, now.to_msg()))
         if out.actuator_commands:
@@ -293,31 +351,29 @@ class HardwareInterfaceNode(LifecycleNode):
             for group in out.actuator_commands:
                 command_pub.publish(self._fill(JointState(), group, stamp))
         core.record_cycle(start, time.monotonic())
+        line = self._reports.stale(core)
+        if line:
+            self.get_logger().warning(line)
 
-    @staticmethod
-    def _fill(msg: JointState, values: Any, stamp: Any) -> JointState:
-        """Write names and fields into ``msg`` (names only when they changed)."""
-        msg.header.stamp = stamp
-        if msg.name is not values.names:
-            msg.name = values.names
-        msg.position = to_msg_array(values.position)
-        msg.velocity = to_msg_array(values.velocity)
-        msg.effort = to_msg_array(values.effort)
-        return msg
+    def _fill(self, msg: JointState, values: Any, stamp: Any) -> JointState:
+        return fill_joint_state(msg, values, stamp, self._serializer.frame_id)
 
     def _publish_diagnostics(self) -> None:
+        name = self.get_fully_qualified_name()
         core = self.core
-        if core is None or self._diag_pub is None:
-            return
+        if core is None:
+            records = [lifecycle_record(
+                name, self.lifecycle_state, ERROR if self.configure_error else WARN,
+                f'configure failed: {self.configure_error}' if self.configure_error
+                else 'unconfigured: waiting for a robot_description or a configure transition')]
+        else:
+            for line in self._reports.drops(core, force=True):
+                self.get_logger().warning(line)
+            records = core.diagnostics(name, self.lifecycle_state)
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
-        name = self.get_fully_qualified_name()
-        for rec in core.diagnostics(name):
-            status = diagnostic_status(rec.name, rec.level, rec.message, rec.hardware_id,
-                                       rec.values)
-            if not self._active:
-                status.values.append(KeyValue(key='lifecycle', value='inactive'))
-            msg.status.append(status)
+        msg.status = [diagnostic_status(r.name, r.level, r.message, r.hardware_id, r.values)
+                      for r in records]
         self._diag_pub.publish(msg)
 
 

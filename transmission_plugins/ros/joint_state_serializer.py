@@ -57,10 +57,12 @@ def _find_once(blob: bytes, pattern: bytes) -> int:
     return at
 
 
-def _layout(names: Sequence[str], present: Tuple[bool, ...]) -> Optional[Layout]:
+def _layout(names: Sequence[str], present: Tuple[bool, ...],
+            frame_id: str = '') -> Optional[Layout]:
     """Serialise a marker message with rclpy and locate the stamp and float fields in it."""
     msg = JointState()
     msg.header.stamp.sec, msg.header.stamp.nanosec = _STAMP_MARK
+    msg.header.frame_id = frame_id
     msg.name = list(names)
     markers = []
     for k, (field, given) in enumerate(zip(_FIELDS, present)):
@@ -78,13 +80,16 @@ def _layout(names: Sequence[str], present: Tuple[bool, ...]) -> Optional[Layout]
 
 class JointStateSerializer:
     """
-    Build the serialised bytes of ``JointState`` messages with an empty ``frame_id``.
+    Build the serialised bytes of ``JointState`` messages with a fixed ``frame_id``.
 
     Keeps the templates of the last name list (one per combination of fields present), so a
     node publishing the same joints every cycle builds them once.
+
+    :param frame_id: the ``header.frame_id`` of every message
     """
 
-    def __init__(self) -> None:
+    def __init__(self, frame_id: str = '') -> None:
+        self.frame_id = frame_id
         self._names: Optional[List[str]] = None
         self._layouts: Dict[Tuple[bool, ...], Optional[Layout]] = {}
 
@@ -108,7 +113,7 @@ class JointStateSerializer:
         if present in self._layouts:
             layout = self._layouts[present]
         else:
-            layout = self._layouts[present] = _layout(names, present)
+            layout = self._layouts[present] = _layout(names, present, self.frame_id)
         if layout is None:
             return None
         template, stamp_at, slots = layout

@@ -37,10 +37,14 @@ Bad input never stops the node:
 * a ``robot_description`` message it cannot simulate (a loader error, or parameters such as
   ``initial_joint_names`` that do not fit it) is logged and reported on ``/diagnostics``, and
   the node waits for the next message;
-* a bad ``actuator_commands`` message is dropped, counted per reason and logged (throttled).
+* a bad ``actuator_commands`` message is dropped and counted per reason; a summary is logged at
+  most once a second (a time check per drop, no logger call);
+* a command the rotors cannot integrate (an unlimited effort towards 1e300) leaves the rotor
+  where it was, at rest: ``actuator_states`` never carries NaN or infinity.
 
-A bad ``robot_description`` *parameter* cannot change while the node runs: the node logs why and
-exits with code 1.
+Every parameter has a range (checked when set, with a reason) and is read-only: the simulation
+is built once.  A bad ``robot_description`` *parameter*, or a bad value in a parameters file,
+cannot change while the node runs: the node logs why and exits with code 1.
 """
 
 from collections import Counter
@@ -56,6 +60,7 @@ from typing import Union
 from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.exceptions import InvalidParameterValueException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.timer import Timer
@@ -69,12 +74,16 @@ from transmission_plugins.ros.common import declare_parameters
 from transmission_plugins.ros.common import diagnostic_status
 from transmission_plugins.ros.common import parameter_value
 from transmission_plugins.ros.common import reliable_qos
-from transmission_plugins.ros.common import ROBOT_DESCRIPTION_PARAMETER
 from transmission_plugins.ros.common import run_node
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.common import subscribe_description
 from transmission_plugins.ros.common import timer_callback
 from transmission_plugins.ros.common import to_msg_array
+from transmission_plugins.ros.common import validate_parameters
+from transmission_plugins.ros.mock_actuators_parameters import CHECKED
+from transmission_plugins.ros.mock_actuators_parameters import MUJOCO_ONLY
+from transmission_plugins.ros.mock_actuators_parameters import PARAMETERS
+from transmission_plugins.ros.mock_actuators_parameters import PHYSICS
 from transmission_plugins.runtime.messages import DROP_REASONS as MESSAGE_DROP_REASONS
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
@@ -87,31 +96,6 @@ from transmission_plugins.runtime.simulator import ActuatorSimulator
 
 NODE_NAME = 'mock_actuators'
 
-#: name -> (default, description); the node's parameter contract (README table).
-PARAMETERS = {
-    'robot_description': ROBOT_DESCRIPTION_PARAMETER,
-    'lenient': (False, 'load the URDF in lenient mode'),
-    'rate': (200.0, "actuator_states rate in Hz (and the rotors' simulation step)"),
-    'physics': ('rotors', "rotors: one decoupled rotor per actuator; mujoco: the robot's rigid "
-                          'bodies in MuJoCo (needs the mujoco package)'),
-    'physics_step': (0.001, 'physics mujoco: seconds per physics step'),
-    'gravity': (True, 'physics mujoco: gravity on (9.81 m/s^2 along -z)'),
-    'contacts': (False, 'physics mujoco: contacts between collision geometries'),
-    'gravity_compensation': ([], 'physics mujoco: links that, with every link below them, are '
-                                 'weightless (an ideal counterbalance, e.g. the PR2 arms)'),
-    'damping': (0.0, 'viscous damping of every rotor, N m s/rad at the actuator'),
-    'bandwidth': (2.0 * math.pi * 10.0, 'rad/s; PD gains for actuators without '
-                                        'drake:controller_gains are critically damped at it'),
-    'qos_depth': (10, 'history depth of every topic'),
-    'initial_joint_names': ([], 'joints given an initial position (others start at the centre '
-                                'of their range)'),
-    'diagnostic_period': (1.0, 'seconds between /diagnostics messages; <= 0 disables them'),
-}
-#: parameters that only the MuJoCo physics reads
-MUJOCO_ONLY = ('physics_step', 'gravity', 'contacts', 'gravity_compensation')
-
-#: The values of the ``physics`` parameter.
-PHYSICS = ('rotors', 'mujoco')
 #: Below this achieved real-time factor /diagnostics warns that the physics falls behind.
 SLOW_REAL_TIME_FACTOR = 0.9
 
@@ -153,11 +137,16 @@ class MockActuatorsNode(Node):
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
-        declare_parameters(self, PARAMETERS)
-        self.declare_parameter(
-            'initial_joint_positions', Parameter.Type.DOUBLE_ARRAY,
-            ParameterDescriptor(description='initial positions of initial_joint_names (rad or '
-                                            'm), same order'))
+        validator = validate_parameters(self, CHECKED)
+        try:
+            declare_parameters(self, PARAMETERS)
+            self.declare_parameter(
+                'initial_joint_positions', Parameter.Type.DOUBLE_ARRAY,
+                ParameterDescriptor(description=CHECKED['initial_joint_positions'][1],
+                                    read_only=True))
+        except InvalidParameterValueException as e:
+            self.get_logger().error(f'invalid parameter: {validator.rejected or e}')
+            raise StartupFailed(validator.rejected or str(e)) from e
         self.sim: Optional[Union[ActuatorSimulator, MujocoPhysics]] = None
         self.robot: Optional[RobotTransmissions] = None
         self._timer: Optional[Timer] = None
@@ -167,6 +156,8 @@ class MockActuatorsNode(Node):
         self.dropped: Counter[str] = Counter()
         self.rejected_descriptions = 0
         self.description_error = ''
+        self._next_drop_log = 0.0
+        self._unreported = 0
         self._depth = max(1, int(self._p('qos_depth')))
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(self._depth))
@@ -180,7 +171,7 @@ class MockActuatorsNode(Node):
         if description:
             try:
                 self._build(description)
-            except (TransmissionError, ValueError) as e:
+            except Exception as e:  # noqa: B902 - reported, then a clean exit 1
                 self.get_logger().error(
                     f'cannot simulate the robot_description parameter: {type(e).__name__}: {e}. '
                     'Exiting; fix it, or leave it empty to wait for the robot_description topic')
@@ -232,7 +223,7 @@ class MockActuatorsNode(Node):
             return
         try:
             self._build(description)
-        except (TransmissionError, ValueError) as e:
+        except Exception as e:  # noqa: B902 - the mock survives every description, reported
             self.rejected_descriptions += 1
             self.description_error = f'{type(e).__name__}: {e}'
             self.get_logger().error(f'cannot simulate the robot_description received: '
@@ -293,10 +284,16 @@ class MockActuatorsNode(Node):
                                f'at {rate:g} Hz: {", ".join(self._names)}')
 
     def _drop(self, reason: str, detail: str) -> None:
+        """Count a drop; log a summary at most once a second (no logger call per message)."""
         self.dropped[reason] += 1
-        self.get_logger().warning(
-            f'dropped a message on actuator_commands ({reason}: {detail}); '
-            f'{sum(self.dropped.values())} dropped so far', throttle_duration_sec=1.0)
+        self._unreported += 1
+        now = time.monotonic()
+        if now >= self._next_drop_log:
+            self._next_drop_log = now + 1.0
+            self.get_logger().warning(
+                f'dropped {self._unreported} message(s) on actuator_commands since the last '
+                f'report (last: {reason}: {detail}); {sum(self.dropped.values())} in all')
+            self._unreported = 0
 
     def _on_command(self, msg: JointState) -> None:
         """Obey a command: its first field (position, velocity, effort) sets the mode."""
@@ -341,6 +338,8 @@ class MockActuatorsNode(Node):
             level, message = OK, f'simulating {len(self._names)} actuators'
             values += [('actuators', ', '.join(self._names)), ('rate', f'{self._rate:g}'),
                        ('physics', self._physics)]
+            if isinstance(self.sim, ActuatorSimulator):
+                values.append(('diverged_steps', str(self.sim.diverged)))
             if isinstance(self.sim, MujocoPhysics):
                 level, message = self._physics_status(values, message)
         elif self.description_error:

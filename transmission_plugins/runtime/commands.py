@@ -25,9 +25,14 @@ arrived; a command replaces every field of the joints it names.  Each cycle:
    effort limits (each clamp counted);
 3. a transmission is converted for a field only when every commandable joint of it has that
    field (an incomplete one is counted and sends nothing); nonlinear maps are linearised at the
-   commanded position, else the measured one, else 0 within the limits;
-4. actuator efforts are clamped to the actuator effort limits; a transmission with any
-   non-finite actuator value sends nothing (counted);
+   commanded position, else the measured one (else 0) clipped to the joint position limits (a
+   measured position outside them must not inflate the Jacobian: the PR2 gripper's velocity
+   commands reached twice their limit that way);
+4. with ``enforce_limits``, actuator commands (the timeout action's included) are clamped to the
+   actuator limits: position to the range the joint limits map to, velocity and effort to the
+   mapped (or the actuator data's) limits, each clamp counted, so that no command exceeds a
+   declared limit whatever the measured state; a transmission with any non-finite actuator
+   value sends nothing (counted);
 5. actuators are grouped by the set of fields they carry, one message per group.
 """
 
@@ -85,6 +90,10 @@ class JointCommands:
         self.upper = limit_array(robot, 'joint_upper', nj, np.inf)
         self.velocity_limit = np.abs(limit_array(robot, 'joint_velocity_limit', nj, np.inf))
         self.effort_limit = np.abs(limit_array(robot, 'joint_effort_limit', nj, np.inf))
+        self.actuator_lower = limit_array(robot, 'actuator_lower', na, -np.inf)
+        self.actuator_upper = limit_array(robot, 'actuator_upper', na, np.inf)
+        self.actuator_velocity_limit = np.abs(
+            limit_array(robot, 'actuator_velocity_limit', na, np.inf))
         self.actuator_effort_limit = np.abs(
             limit_array(robot, 'actuator_effort_limit', na, np.inf))
         #: latest command per field (NaN = none) and its arrival time (-inf: never)
@@ -148,14 +157,29 @@ class JointCommands:
             self._convert_commands(cmd, act, joint_position)
         self._apply_timeout_action(alive, act)
         if self.enforce_limits:
-            e = act['effort']
-            lim = self.actuator_effort_limit
-            over = np.isfinite(e) & (np.abs(e) > lim)
-            if over.any():
-                self.counters.clamps['actuator_effort'] += int(over.sum())
-                self.counters.actuator_clamps += over
-                act['effort'] = np.where(over, np.clip(e, -lim, lim), e)
+            self._clamp_actuator_commands(act)
         return self._group_commands(act)
+
+    def _clamp_actuator_commands(self, act: Dict[str, np.ndarray]) -> None:
+        bounds = {
+            'position': ('actuator_position', self.actuator_lower, self.actuator_upper),
+            'velocity': ('actuator_velocity', -self.actuator_velocity_limit,
+                         self.actuator_velocity_limit),
+            'effort': ('actuator_effort', -self.actuator_effort_limit, self.actuator_effort_limit),
+        }
+        for field, (kind, lo, hi) in bounds.items():
+            a = act[field]
+            outside = (a < lo) | (a > hi)   # NaN (no command) compares False
+            if not any_true(outside):
+                continue
+            act[field] = np.clip(a, lo, hi)
+            # counted beyond rounding only: a command at a mapped limit may land an ulp past
+            # the limit computed from the same joint limit by the vectorised maths
+            slack = 1e-9 * (1.0 + np.abs(a))
+            over = (a < lo - slack) | (a > hi + slack)
+            if any_true(over):
+                self.counters.clamps[kind] += int(np.count_nonzero(over))
+                self.counters.actuator_clamps += over
 
     def _on_expired(self, newly_expired: np.ndarray, pos: FloatArray) -> None:
         self.expired |= newly_expired
@@ -217,10 +241,12 @@ class JointCommands:
             self.counters.incomplete_commands += int(((missing > 0.0) & (commanded > 0.0)).sum())
             complete[field] = (self.topology.joint_tr @ full.astype(float)) > 0.0
             actuator_complete[field] = (self.topology.actuator_tr @ full.astype(float)) > 0.0
-        # linearisation point of nonlinear maps: commanded position, else measured position
+        # linearisation point of nonlinear maps: the commanded position (itself the position
+        # command, clamped with enforce_limits), else the measured one clipped to the limits
+        measured = np.clip(np.where(np.isfinite(joint_position), joint_position, 0.0),
+                           self.lower, self.upper)
         lin = np.where(complete.get('position', np.zeros(nj, dtype=bool)),
-                       cmd.get('position', np.zeros(nj)), joint_position)
-        lin = np.where(np.isfinite(lin), lin, np.clip(0.0, self.lower, self.upper))
+                       cmd.get('position', np.zeros(nj)), measured)
         inputs = {'position': lin}
         for field in ('velocity', 'effort'):
             if field in cmd and complete[field].any():

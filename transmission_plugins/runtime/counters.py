@@ -19,7 +19,8 @@ from typing import Dict
 import numpy as np
 
 #: The limits a command can be clamped to.
-CLAMP_KINDS = ('joint_position', 'joint_velocity', 'joint_effort', 'actuator_effort')
+CLAMP_KINDS = ('joint_position', 'joint_velocity', 'joint_effort', 'actuator_position',
+               'actuator_velocity', 'actuator_effort')
 
 
 class Counters:

@@ -16,7 +16,12 @@
 /diagnostics without ROS: one status for the interface and one per transmission.
 
 :class:`DiagnosticRecord` is a ROS-free ``diagnostic_msgs/DiagnosticStatus``; the node turns each
-into a message.  Levels follow diagnostic_msgs: OK, WARN, ERROR, STALE.
+into a message.  Levels follow diagnostic_msgs: OK, WARN, ERROR, STALE.  As with
+diagnostic_updater, every status of one node carries the same ``hardware_id``: the robot's name
+from the URDF.  The node status carries ros2_control's controller-manager keys (``update_rate``,
+``periodicity.average``, ``periodicity.standard_deviation``, ``periodicity.min``,
+``periodicity.max``, in Hz, over the cycles since the previous message) and ``lifecycle_state``
+in every state.
 """
 
 import math
@@ -53,9 +58,26 @@ def age_text(age: float) -> str:
     return 'never' if math.isinf(age) or math.isnan(age) else f'{age:.4f}'
 
 
-def interface_diagnostics(hw: 'HardwareInterface', prefix: str) -> List[DiagnosticRecord]:
-    """Return one status for the hardware interface and one per transmission."""
+def hardware_id(robot: object) -> str:
+    """Return the ``hardware_id`` of a robot's statuses: its URDF name (``none`` without one)."""
+    return str(getattr(robot, 'robot_name', '') or 'none')
+
+
+def lifecycle_record(prefix: str, state: str, level: int, message: str,
+                     robot_id: str = 'none') -> DiagnosticRecord:
+    """Return the node status of a node without a robot yet (unconfigured, or it failed)."""
+    return DiagnosticRecord(prefix, level, message, robot_id, [('lifecycle_state', state)])
+
+
+def interface_diagnostics(hw: 'HardwareInterface', prefix: str,
+                          lifecycle_state: str = 'active') -> List[DiagnosticRecord]:
+    """
+    Return one status for the hardware interface and one per transmission.
+
+    Starts a new periodicity window (:meth:`~.timing.CycleTimer.periodicity`).
+    """
     now = hw.clock()
+    robot_id = hardware_id(hw.robot)
     fresh = hw.fresh_actuators(now)
     state_age = now - hw.state_time
     cmd_age = now - hw.command_time
@@ -68,9 +90,20 @@ def interface_diagnostics(hw: 'HardwareInterface', prefix: str) -> List[Diagnost
         level, message = STALE, 'no fresh actuator state'
     elif not fresh.all():
         level, message = WARN, f'{int((~fresh).sum())} actuators stale'
+    if level != OK:
+        message += ("; joint_states repeats their joints' last values" if hw.stale_joints
+                    == 'last' else '; their joints are left out of joint_states')
+    rate = timer.periodicity()
     values = [
+        ('lifecycle_state', lifecycle_state),
         ('joints', str(len(hw.joint_names))),
         ('actuators', str(len(hw.actuator_names))),
+        ('update_rate', f'{1.0 / timer.period:g}' if timer.period else '0'),
+        ('achieved_rate', f'{rate["achieved"]:.3f}'),
+        ('periodicity.average', f'{rate["average"]:.3f}'),
+        ('periodicity.standard_deviation', f'{rate["standard_deviation"]:.3f}'),
+        ('periodicity.min', f'{rate["min"]:.3f}'),
+        ('periodicity.max', f'{rate["max"]:.3f}'),
         ('cycles', str(timer.cycles)),
         ('cycle_time_mean_ms', f'{timer.mean() * 1e3:.4f}'),
         ('cycle_time_p99_ms', f'{timer.p99() * 1e3:.4f}'),
@@ -86,8 +119,8 @@ def interface_diagnostics(hw: 'HardwareInterface', prefix: str) -> List[Diagnost
     values.append(('incomplete_commands', str(counters.incomplete_commands)))
     values.append(('non_finite_outputs', str(counters.non_finite_outputs)))
     values.append(('enforce_limits', str(hw.enforce_limits).lower()))
-    records.append(DiagnosticRecord(prefix, level, message, 'transmission_hardware_interface',
-                                    values))
+    values.append(('stale_joints', hw.stale_joints))
+    records.append(DiagnosticRecord(prefix, level, message, robot_id, values))
     expired = hw.commands.expired
     for t, jidx, aidx, active in hw.topology.groups:
         ages = state_age[aidx]
@@ -113,6 +146,6 @@ def interface_diagnostics(hw: 'HardwareInterface', prefix: str) -> List[Diagnost
             ('clamped', str(int(counters.joint_clamps[jidx].sum()
                                 + counters.actuator_clamps[aidx].sum()))),
         ]
-        records.append(DiagnosticRecord(f'{prefix}: {t.name}', level, message, str(t.type),
+        records.append(DiagnosticRecord(f'{prefix}: {t.name}', level, message, robot_id,
                                         values))
     return records

@@ -25,9 +25,13 @@ everything here is unit tested without DDS.
 
 Conventions: a rejected message raises :class:`~.messages.InputRejected` (its ``reason`` is a
 counter key) and leaves every buffer untouched; outputs never contain NaN or infinity: joints or
-actuators whose values are unknown, stale or non-finite are left out of the output instead.
+actuators whose values are unknown or non-finite are left out of the output instead, and stale
+joints follow the ``stale_joints`` policy (:mod:`~.states`).  Messages carry their arrival time
+(``received``, steady clock) when the caller knows it: the watchdogs count from arrival, not
+from when a callback got to run.
 """
 
+import math
 import time
 from typing import Any
 from typing import Callable
@@ -62,12 +66,13 @@ from transmission_plugins.runtime.messages import NameIndex
 from transmission_plugins.runtime.messages import read_message
 from transmission_plugins.runtime.states import ActuatorStates
 from transmission_plugins.runtime.states import JointOutput
+from transmission_plugins.runtime.states import STALE_JOINT_POLICIES
 from transmission_plugins.runtime.timing import CycleTimer
 from transmission_plugins.runtime.topology import Topology
 
 __all__ = ['CLAMP_KINDS', 'CommandOutput', 'CycleOutput', 'DROP_REASONS', 'DiagnosticRecord',
            'ERROR', 'FIELDS', 'HardwareInterface', 'InputRejected', 'JointOutput', 'OK', 'STALE',
-           'TIMEOUT_ACTIONS', 'WARN']
+           'STALE_JOINT_POLICIES', 'TIMEOUT_ACTIONS', 'WARN']
 
 
 class CycleOutput(NamedTuple):
@@ -91,16 +96,24 @@ class HardwareInterface:
     :param timeout_action: what happens to actuators whose joint command expired, one of
         :data:`TIMEOUT_ACTIONS`: ``stop`` sends nothing, ``hold`` sends the actuator position
         measured when the command expired, ``zero_velocity`` / ``zero_effort`` send zero
+    :param stale_joints: what ``joint_states`` says about stale joints, one of
+        :data:`STALE_JOINT_POLICIES`: ``last`` keeps their last values, ``omit`` leaves them out
     :param clock: steady clock in seconds (``time.monotonic``); tests inject their own
+    :raises TransmissionValueError: a setting outside its range, or ``command_joints`` that
+        are not distinct commandable joints
     """
 
     def __init__(self, robot: RobotTransmissions, *, state_timeout: float = 0.1,
                  command_timeout: float = 0.5, enforce_limits: bool = True,
                  command_joints: Optional[Sequence[str]] = None, timeout_action: str = 'stop',
+                 stale_joints: str = 'last',
                  clock: Callable[[], float] = time.monotonic) -> None:
-        if timeout_action not in TIMEOUT_ACTIONS:
-            raise TransmissionValueError('timeout_action', timeout_action,
-                                         f'one of {TIMEOUT_ACTIONS}')
+        _check_choice('timeout_action', timeout_action, TIMEOUT_ACTIONS)
+        _check_choice('stale_joints', stale_joints, STALE_JOINT_POLICIES)
+        for name, value in (('state_timeout', state_timeout),
+                            ('command_timeout', command_timeout)):
+            if not isinstance(value, (int, float)) or math.isnan(value):
+                raise TransmissionValueError(name, value, 'a number of seconds (<= 0: off)')
         self.robot = robot
         self.clock = clock
         self.joint_names: List[str] = list(robot.joint_names)
@@ -109,7 +122,8 @@ class HardwareInterface:
         self._actuators = NameIndex(self.actuator_names, 'actuator')
         self.topology = Topology(robot)
         self.counters = Counters(len(self.joint_names), len(self.actuator_names))
-        self.states = ActuatorStates(robot, self.topology, self.counters, state_timeout, clock)
+        self.states = ActuatorStates(robot, self.topology, self.counters, state_timeout, clock,
+                                     stale_joints)
         self.commands = JointCommands(robot, self.topology, self.counters, command_timeout,
                                       enforce_limits, timeout_action)
         self.timer = CycleTimer()
@@ -117,7 +131,12 @@ class HardwareInterface:
         self.drops = DropCounts()
         commandable = self.topology.commandable
         if command_joints:
-            idx = self._joints.lookup(command_joints)
+            try:
+                idx = self._joints.lookup(command_joints)
+            except InputRejected as e:
+                raise TransmissionValueError('joints', list(command_joints)[:10],
+                                             f'distinct joint names of the robot ({e.detail})'
+                                             ) from e
             bad = [self.joint_names[i] for i in idx if not commandable[i]]
             if bad:
                 raise TransmissionValueError('joints', bad, 'joints that are not passive '
@@ -129,25 +148,54 @@ class HardwareInterface:
         self._joints.forget()
 
     # ------------------------------------------------------------------ settings and state
+    # every setting may change between cycles (the node applies parameter changes at once)
     @property
     def state_timeout(self) -> float:
         """Return the state watchdog's timeout in seconds (<= 0: disabled)."""
         return self.states.state_timeout
+
+    @state_timeout.setter
+    def state_timeout(self, value: float) -> None:
+        self.states.state_timeout = float(value)
 
     @property
     def command_timeout(self) -> float:
         """Return the command watchdog's timeout in seconds (<= 0: disabled)."""
         return self.commands.command_timeout
 
+    @command_timeout.setter
+    def command_timeout(self, value: float) -> None:
+        self.commands.command_timeout = float(value)
+
     @property
     def enforce_limits(self) -> bool:
         """Return True when commands are clamped to the limits."""
         return self.commands.enforce_limits
 
+    @enforce_limits.setter
+    def enforce_limits(self, value: bool) -> None:
+        self.commands.enforce_limits = bool(value)
+
     @property
     def timeout_action(self) -> str:
         """Return what expired joints send (:data:`TIMEOUT_ACTIONS`)."""
         return self.commands.timeout_action
+
+    @timeout_action.setter
+    def timeout_action(self, value: str) -> None:
+        _check_choice('timeout_action', value, TIMEOUT_ACTIONS)
+        self.commands.timeout_action = value
+
+    @property
+    def stale_joints(self) -> str:
+        """Return the stale-joint policy of ``joint_states`` (:data:`STALE_JOINT_POLICIES`)."""
+        return self.states.stale_joints
+
+    @stale_joints.setter
+    def stale_joints(self, value: str) -> None:
+        _check_choice('stale_joints', value, STALE_JOINT_POLICIES)
+        self.states.stale_joints = value
+        self.states.invalidate()
 
     @property
     def state(self) -> Dict[str, FloatArray]:
@@ -237,29 +285,39 @@ class HardwareInterface:
         self.timer.record(start, end)
 
     # ------------------------------------------------------------------ inputs
+    def _arrival(self, received: Optional[float]) -> float:
+        now = self.clock()
+        return now if received is None or not received <= now else received
+
     def set_actuator_state(self, names: Sequence[str], position: Any = (), velocity: Any = (),
-                           effort: Any = (), topic: str = 'actuator_states') -> None:
+                           effort: Any = (), topic: str = 'actuator_states',
+                           received: Optional[float] = None) -> None:
         """
         Store an actuator state message (any subset of actuators and fields).
 
         Fields absent from the message become unknown for the actuators it names.
 
+        :param received: when the message arrived, on :attr:`clock` (default: now); the state
+            watchdog counts from it
         :raises InputRejected: the message is dropped (and counted); buffers are unchanged
         """
         try:
             idx, values = read_message(self._actuators, names, position, velocity, effort)
         except InputRejected as e:
-            self.drops.count(topic, e.reason)
+            self.drops.reject(topic, e)
             raise
-        self.states.store(idx, values, self.clock())
+        self.states.store(idx, values, self._arrival(received))
 
     def set_joint_command(self, names: Sequence[str], position: Any = (), velocity: Any = (),
-                          effort: Any = (), topic: str = 'joint_commands') -> None:
+                          effort: Any = (), topic: str = 'joint_commands',
+                          received: Optional[float] = None) -> None:
         """
         Store a joint command (any subset of joints and fields).
 
         A command replaces every field of the joints it names: absent fields are cleared.
 
+        :param received: when the message arrived, on :attr:`clock` (default: now); the command
+            watchdog counts from it
         :raises InputRejected: the message is dropped (and counted); buffers are unchanged
         """
         try:
@@ -269,12 +327,12 @@ class HardwareInterface:
                 raise InputRejected('not_commandable',
                                     f'joints {passive[:5]} are passive and cannot be commanded')
         except InputRejected as e:
-            self.drops.count(topic, e.reason)
+            self.drops.reject(topic, e)
             raise
-        self.commands.store(idx, values, self.clock())
+        self.commands.store(idx, values, self._arrival(received))
 
-    def set_interface_command(self, interface: str, data: Any,
-                              topic: Optional[str] = None) -> None:
+    def set_interface_command(self, interface: str, data: Any, topic: Optional[str] = None,
+                              received: Optional[float] = None) -> None:
         """
         Store a ros2_control-style array command for one interface, ordered by ``joints``.
 
@@ -290,9 +348,9 @@ class HardwareInterface:
             if x is None:
                 raise InputRejected('empty', 'no values')
         except InputRejected as e:
-            self.drops.count(topic, e.reason)
+            self.drops.reject(topic, e)
             raise
-        self.commands.store(self._command_idx, {interface: x}, self.clock())
+        self.commands.store(self._command_idx, {interface: x}, self._arrival(received))
 
     def reset_commands(self) -> None:
         """Forget every joint command (e.g. on activation) and any held position."""
@@ -307,6 +365,12 @@ class HardwareInterface:
                                                    self.states.last_joint_position)
         return CycleOutput(joints, commands)
 
-    def diagnostics(self, prefix: str) -> List[DiagnosticRecord]:
-        """Return one status for the interface and one per transmission."""
-        return interface_diagnostics(self, prefix)
+    def diagnostics(self, prefix: str, lifecycle_state: str = 'active'
+                    ) -> List[DiagnosticRecord]:
+        """Return one status for the interface and one per transmission (a new rate window)."""
+        return interface_diagnostics(self, prefix, lifecycle_state)
+
+
+def _check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
+    if value not in choices:
+        raise TransmissionValueError(name, value, f'one of {tuple(choices)}')

@@ -18,28 +18,37 @@ Validation of incoming messages, shared by every node: fields, names, drop reaso
 A message is a ``(names, position, velocity, effort)`` tuple like ``sensor_msgs/JointState``:
 each field is empty (not given) or has one value per name.  A message that fails a check raises
 :class:`InputRejected`, whose ``reason`` (one of :data:`DROP_REASONS`) is the key under which
-the node counts the drop; buffers are left untouched.  Every check is linear in the message
-size.
+the node counts the drop; buffers are left untouched.  Rejecting costs no more than accepting:
+a message naming more entries than the robot has is refused at once (``too_large``, before any
+field is read), every other check is linear in the message size, and a drop is only counted
+here; :class:`DropCounts` also keeps what a rate-limited log line needs, so that no logger call
+is made per message.
 """
 
 from typing import Any
 from typing import Dict
+from typing import Hashable
+from typing import Iterable
 from typing import List
 from typing import Optional
 from typing import Sequence
+from typing import Set
 from typing import Tuple
+from typing import TypeVar
 
 import numpy as np
 
 from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.exceptions import TransmissionInputError
 
+_T = TypeVar('_T', bound=Hashable)
+
 #: The value fields of a JointState message, in message order.
 FIELDS = ('position', 'velocity', 'effort')
 
 #: Why a message is dropped (the counter keys of /diagnostics).
-DROP_REASONS = ('empty', 'length_mismatch', 'unknown_names', 'duplicate_names', 'non_finite',
-                'bad_type', 'not_commandable')
+DROP_REASONS = ('empty', 'too_large', 'length_mismatch', 'unknown_names', 'duplicate_names',
+                'non_finite', 'bad_type', 'not_commandable')
 
 
 class InputRejected(TransmissionInputError):
@@ -64,6 +73,17 @@ def all_true(mask: np.ndarray) -> bool:
 def any_true(mask: np.ndarray) -> bool:
     """Return ``mask.any()``, the cheap way (see :func:`all_true`)."""
     return bool(np.count_nonzero(mask) != 0)
+
+
+def repeated(items: Iterable[_T]) -> Set[_T]:
+    """Return the items that occur more than once, in linear time."""
+    seen: Set[_T] = set()
+    twice: Set[_T] = set()
+    for x in items:
+        if x in seen:
+            twice.add(x)
+        seen.add(x)
+    return twice
 
 
 def field_array(values: Any, count: int, field: str) -> Optional[FloatArray]:
@@ -114,8 +134,9 @@ class NameIndex:
     Map the name lists of messages to index arrays, caching the last list.
 
     Messages of one sender repeat their names, so the last list is compared first (one list
-    comparison per message).  A new list is checked for emptiness, duplicates and unknown names,
-    in linear time.
+    comparison per message), and so does a flood of bad messages: the last list refused is
+    refused again for the same reason without checking it again.  A new list is checked for
+    emptiness, duplicates and unknown names, in linear time.
 
     :param names: the known names, in index order
     :param kind: ``'joint'`` or ``'actuator'``, for messages
@@ -127,24 +148,42 @@ class NameIndex:
         self._pos = {n: i for i, n in enumerate(self.names)}
         self._last: Optional[List[str]] = None
         self._last_idx: Optional[np.ndarray] = None
+        self._refused: Optional[Tuple[List[str], str, str]] = None
+
+    def check_size(self, names: Sequence[str]) -> None:
+        """
+        Refuse a message that names more entries than there are, in constant time.
+
+        :raises InputRejected: ``too_large`` (it must hold duplicates or unknown names)
+        """
+        if len(names) > len(self.names):
+            raise InputRejected('too_large', f'{len(names)} names, more than the '
+                                f'{len(self.names)} {self.kind}s there are')
 
     def lookup(self, names: Sequence[str]) -> np.ndarray:
         """
         Return the indices of ``names``.
 
-        :raises InputRejected: ``empty``, ``duplicate_names`` or ``unknown_names``
+        :raises InputRejected: ``too_large``, ``empty``, ``duplicate_names`` or
+            ``unknown_names``
         """
+        self.check_size(names)
         names = list(names)
         if names == self._last and self._last_idx is not None:
             return self._last_idx
+        refused = self._refused
+        if refused is not None and names == refused[0]:
+            raise InputRejected(refused[1], refused[2])
+        try:
+            return self._check(names)
+        except InputRejected as e:
+            self._refused = (names, e.reason, e.detail)
+            raise
+
+    def _check(self, names: List[str]) -> np.ndarray:
         if not names:
             raise InputRejected('empty', 'message has no names')
-        seen = set()
-        duplicates = set()
-        for n in names:
-            if n in seen:
-                duplicates.add(n)
-            seen.add(n)
+        duplicates = repeated(names)
         if duplicates:
             raise InputRejected('duplicate_names',
                                 f'duplicate {self.kind} names {sorted(duplicates)[:5]}')
@@ -156,21 +195,54 @@ class NameIndex:
         return idx
 
     def forget(self) -> None:
-        """Forget the cached list (the next lookup checks its names again)."""
+        """Forget the cached lists (the next lookup checks its names again)."""
         self._last = self._last_idx = None
+        self._refused = None
 
 
 class DropCounts(Dict[str, Dict[str, int]]):
-    """Dropped messages counted per topic and reason: ``counts[topic][reason]``."""
+    """
+    Dropped messages counted per topic and reason: ``counts[topic][reason]``.
+
+    Also keeps, per topic, the drops not yet reported and the last rejection, for a log line
+    written at most once per interval (:meth:`report`) instead of a logger call per message.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: topic -> (drops since the last report, the last rejection)
+        self.unreported: Dict[str, Tuple[int, 'InputRejected']] = {}
 
     def count(self, topic: str, reason: str) -> None:
         """Count one dropped message."""
         counts = self.setdefault(topic, {})
         counts[reason] = counts.get(reason, 0) + 1
 
+    def reject(self, topic: str, error: 'InputRejected') -> None:
+        """Count ``error``'s message as dropped and keep it for the next :meth:`report`."""
+        self.count(topic, error.reason)
+        pending = self.unreported.get(topic)
+        self.unreported[topic] = (1 if pending is None else pending[0] + 1, error)
+
     def total(self) -> int:
         """Return the number of dropped messages on every topic."""
         return sum(sum(c.values()) for c in self.values())
+
+    def report(self) -> List[str]:
+        """
+        Return one line per topic with drops since the last report, and forget them.
+
+        ``'dropped 3 messages on actuator_states since the last report (last: unknown_names:
+        ...); 12 in all'``
+        """
+        lines = []
+        for topic, (count, error) in sorted(self.unreported.items()):
+            total = sum(self.get(topic, {}).values())
+            noun = 'message' if count == 1 else 'messages'
+            lines.append(f'dropped {count} {noun} on {topic} since the last report (last: '
+                         f'{error}); {total} in all')
+        self.unreported = {}
+        return lines
 
 
 def read_message(index: NameIndex, names: Sequence[str], position: Any, velocity: Any,
@@ -179,11 +251,13 @@ def read_message(index: NameIndex, names: Sequence[str], position: Any, velocity
     Validate a whole message: its fields against its names, then its names against ``index``.
 
     The one order of checks every node uses, so that a message is dropped for the same reason
-    everywhere: ``bad_type``, ``length_mismatch``, ``non_finite``, ``empty`` (no values), then
-    ``empty`` (no names), ``duplicate_names``, ``unknown_names``.
+    everywhere: ``too_large`` (more names than ``index`` knows, in constant time), ``bad_type``,
+    ``length_mismatch``, ``non_finite``, ``empty`` (no values), then ``empty`` (no names),
+    ``duplicate_names``, ``unknown_names``.
 
     :returns: the names' indices and the non-empty fields
     :raises InputRejected: the first check that fails
     """
+    index.check_size(names)
     values = message_fields(names, position, velocity, effort)
     return index.lookup(names), values

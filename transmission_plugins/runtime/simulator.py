@@ -70,7 +70,19 @@ class ActuatorSimulator:
         self._inertia = inertia
         self._max_substeps = int(max_substeps)
         # fastest closed-loop rate of any actuator in any mode, for the sub-step size
-        self._rate = self._control.closed_loop_rate()
+        with np.errstate(all='ignore'):
+            self._rate = self._control.closed_loop_rate()
+        if not math.isfinite(self._rate):
+            c = self._control
+            with np.errstate(all='ignore'):
+                rates = np.sqrt(c.kp / inertia) + (c.kd + c.kv + c.damping) / inertia
+            i = int(np.argmin(np.isfinite(rates)))
+            raise TransmissionValueError(
+                'kp, kd', (float(c.kp[i]), float(c.kd[i])), 'gains whose ratio to the '
+                f'inertia {float(inertia[i])!r} is finite (else the rotor cannot be '
+                f'integrated)', f'ActuatorSimulator: actuator {models[i].name!r}')
+        #: actuator steps that overflowed and were undone (the rotor held, at rest)
+        self.diverged = 0
         n = len(models)
         self._q = np.zeros(n)
         self._v = np.zeros(n)
@@ -100,16 +112,31 @@ class ActuatorSimulator:
         self._control.set_command(modes, values)
 
     def step(self, dt: float) -> None:
-        """Advance the rotors by ``dt`` seconds (> 0)."""
+        """
+        Advance the rotors by ``dt`` seconds (> 0).
+
+        State and effort stay finite: an actuator whose step overflows (an unlimited effort
+        towards a target like 1e308) is put back where it was, at rest, and counted in
+        :attr:`diverged`.
+        """
         if not (math.isfinite(dt) and dt > 0.0):
             raise TransmissionValueError('dt', dt, 'a finite number > 0', 'ActuatorSimulator')
         count = int(min(max(math.ceil(dt * self._rate / 0.2), 1), self._max_substeps))
         h = dt / count
         damping = self._control.damping
-        for _ in range(count):
-            self._u = self._control.effort(self._q, self._v)
-            self._v = self._v + h * (self._u - damping * self._v) / self._inertia
-            self._q = self._q + h * self._v
+        q0 = self._q
+        with np.errstate(all='ignore'):
+            for _ in range(count):
+                self._u = self._control.effort(self._q, self._v)
+                self._v = self._v + h * (self._u - damping * self._v) / self._inertia
+                self._q = self._q + h * self._v
+        finite = np.isfinite(self._q) & np.isfinite(self._v) & np.isfinite(self._u)
+        if not finite.all():
+            # never publish NaN or infinity: the rotor stays where it was, at rest
+            self.diverged += int(np.count_nonzero(~finite))
+            self._q = np.where(finite, self._q, q0)
+            self._v = np.where(finite, self._v, 0.0)
+            self._u = np.where(finite, self._u, 0.0)
 
     def state(self) -> Dict[str, np.ndarray]:
         """Return copies of ``position``, ``velocity`` and applied ``effort``, each ``(N,)``."""

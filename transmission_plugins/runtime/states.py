@@ -17,9 +17,19 @@ The actuator side of a cycle: the latest state of every actuator, its watchdog, 
 
 Each actuator keeps its latest position, velocity and effort (NaN: unknown) and the steady-clock
 time they arrived.  An actuator is *fresh* while that time is within ``state_timeout``; a joint
-is published only when every actuator of its transmission is fresh and finite for the field
-(no NaN or infinity ever reaches ``joint_states``).  Joint states are converted only when a new
-state arrived or the set of fresh actuators changed.
+is fresh when every actuator of its transmission is.  Fresh joints are converted (no NaN or
+infinity ever reaches ``joint_states``: a value that comes out non-finite is left out and
+counted).  What ``joint_states`` says about *stale* joints is the ``stale_joints`` policy
+(:data:`STALE_JOINT_POLICIES`):
+
+* ``last`` (default, what robot_state_publisher users expect: joint_state_broadcaster also
+  publishes every joint every cycle): a stale joint keeps the last values it was published
+  with, so TF does not vanish; the diagnostics say STALE and the node logs which joints are;
+* ``omit``: stale joints are left out of ``joint_states`` (nothing at all is published while
+  every actuator is stale).
+
+A joint never known (no state since start) is left out under both.  Joint states are converted
+only when a new state arrived or the set of fresh actuators changed.
 """
 
 from typing import Callable
@@ -40,6 +50,10 @@ from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.topology import Topology
 
 
+#: What ``joint_states`` says about stale joints (module docstring).
+STALE_JOINT_POLICIES = ('last', 'omit')
+
+
 class JointOutput(NamedTuple):
     """Joint states to publish: the joints with known positions, in URDF order."""
 
@@ -58,15 +72,18 @@ class ActuatorStates:
     :param counters: where non-finite outputs are counted
     :param state_timeout: seconds after which a state is stale; <= 0: never
     :param clock: the steady clock of the arrival times
+    :param stale_joints: one of :data:`STALE_JOINT_POLICIES`
     """
 
     def __init__(self, robot: RobotTransmissions, topology: Topology, counters: Counters,
-                 state_timeout: float, clock: Callable[[], float]) -> None:
+                 state_timeout: float, clock: Callable[[], float],
+                 stale_joints: str = 'last') -> None:
         self.robot = robot
         self.topology = topology
         self.counters = counters
         self.state_timeout = float(state_timeout)
         self.clock = clock
+        self.stale_joints = stale_joints
         self.joint_names: List[str] = list(robot.joint_names)
         na = len(robot.actuator_names)
         #: latest value per field (NaN = unknown)
@@ -78,6 +95,12 @@ class ActuatorStates:
         #: the last joint positions converted (NaN where unknown): linearisation point of
         #: nonlinear command maps
         self.last_joint_position = np.full(len(self.joint_names), np.nan)
+        #: the values each joint was last published with (NaN: none), for ``stale_joints: last``
+        self.held: Dict[str, FloatArray] = {
+            f: np.full(len(self.joint_names), np.nan) for f in FIELDS}
+        #: the fresh-actuator mask of the last cycle, and how often it changed
+        self.fresh_mask = np.zeros(na, dtype=bool)
+        self.fresh_changes = 0
 
     def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
         """Store a validated message for actuators ``idx``; absent fields become unknown."""
@@ -85,6 +108,10 @@ class ActuatorStates:
             x = values.get(field)
             self.state[field][idx] = np.nan if x is None else x
         self.state_time[idx] = now
+        self._version += 1
+
+    def invalidate(self) -> None:
+        """Make the next cycle convert again (a setting that shapes the output changed)."""
         self._version += 1
 
     def fresh(self, now: Optional[float] = None) -> np.ndarray:
@@ -95,19 +122,59 @@ class ActuatorStates:
         # never seen: now - (-inf) = inf is not <= the timeout
         return (now - self.state_time) <= self.state_timeout
 
+    def fresh_joints(self, fresh: np.ndarray) -> np.ndarray:
+        """Return the joints whose every actuator is in ``fresh`` (boolean mask)."""
+        return (self.topology.joint_actuators @ (~fresh).astype(float)) == 0.0
+
     def joint_states(self, now: float) -> Optional[JointOutput]:
-        """Return the joint states of the fresh actuators, None when no joint is known."""
+        """Return this cycle's joint states (module docstring), None when no joint is known."""
         fresh = self.fresh(now)
-        if not any_true(fresh):
-            return None
         version, mask, output = self._cached
-        if version == self._version and mask is not None and np.array_equal(mask, fresh):
+        if mask is None or not np.array_equal(mask, fresh):
+            if mask is not None or any_true(fresh):
+                self.fresh_changes += 1
+            self.fresh_mask = fresh
+        elif version == self._version:
             return output   # nothing new since the last cycle: same joint states
-        output = self._convert(fresh)
+        if self.stale_joints == 'omit' and not any_true(fresh):
+            output = None
+        else:
+            output = self._convert(fresh)
         self._cached = (self._version, fresh, output)
         return output
 
     def _convert(self, fresh: np.ndarray) -> Optional[JointOutput]:
+        values, complete = self._joint_values(fresh)
+        if self.stale_joints == 'last':
+            if not all_true(fresh):
+                joint_fresh = self.fresh_joints(fresh)
+                values = {f: np.where(joint_fresh, values[f], self.held[f]) for f in FIELDS}
+                complete = {f: all_true(np.isfinite(values[f])) for f in FIELDS}
+            self.held = values
+        self.last_joint_position = values['position']
+        if complete['position']:
+            return JointOutput(self.joint_names, values['position'],
+                               values['velocity'] if complete['velocity'] else None,
+                               values['effort'] if complete['effort'] else None)
+        include = np.isfinite(values['position'])
+        if not any_true(include):
+            return None
+        names = [n for n, k in zip(self.joint_names, include) if k]
+        fields: Dict[str, Optional[np.ndarray]] = {}
+        for field in FIELDS:
+            x = values[field][include]
+            fields[field] = x if all_true(np.isfinite(x)) else None
+        return JointOutput(names, fields['position'], fields['velocity'], fields['effort'])
+
+    def _joint_values(self, fresh: np.ndarray
+                      ) -> Tuple[Dict[str, FloatArray], Dict[str, bool]]:
+        """
+        Convert the fresh, finite actuator values; return joint values and completeness.
+
+        :returns: per field, the joint values (NaN where unknown: a stale or missing actuator,
+            or a non-finite result, counted), and whether every joint has one
+        """
+        nj = len(self.joint_names)
         inputs: Dict[str, FloatArray] = {}
         unknown: Dict[str, Optional[FloatArray]] = {}
         all_fresh = all_true(fresh)
@@ -122,41 +189,24 @@ class ActuatorStates:
             if any_true(ok):
                 inputs[field] = np.where(ok, x, 0.0)
                 unknown[field] = (~ok).astype(float)
+        values = {f: np.full(nj, np.nan) for f in FIELDS}
+        complete = dict.fromkeys(FIELDS, False)
         if 'position' not in inputs:
-            return None
+            return values, complete
         out = self.robot.actuator_to_joint_arrays(inputs)
-        valid = {}
-        complete = {}   # field -> every joint valid
         for field in inputs:
-            y = out[field]
+            # a copy: held values and cached outputs outlive the maps' buffers
+            y = np.array(out[field], dtype=np.float64)
             finite = np.isfinite(y)
             missing = unknown[field]
             if missing is None:
-                v = finite
-                complete[field] = all_true(finite)
-                if not complete[field]:
-                    self.counters.non_finite_outputs += int((~finite).sum())
+                valid = finite
+                self.counters.non_finite_outputs += int(nj - np.count_nonzero(finite))
             else:
                 # a joint is known when every actuator of its transmission is
                 known = (self.topology.joint_actuators @ missing) == 0.0
-                self.counters.non_finite_outputs += int((known & ~finite).sum())
-                v = known & finite
-                complete[field] = all_true(v)
-            valid[field] = v
-        include = valid['position']
-        if complete['position']:
-            self.last_joint_position = out['position']
-            return JointOutput(self.joint_names, out['position'],
-                               out['velocity'] if complete.get('velocity') else None,
-                               out['effort'] if complete.get('effort') else None)
-        if not any_true(include):
-            return None
-        self.last_joint_position = np.where(include, out['position'], np.nan)
-        names = [n for n, k in zip(self.joint_names, include) if k]
-        fields: Dict[str, Optional[np.ndarray]] = {}
-        for field in FIELDS:
-            if field in valid and valid[field][include].all():
-                fields[field] = np.asarray(out[field], dtype=np.float64)[include]
-            else:
-                fields[field] = None
-        return JointOutput(names, fields['position'], fields['velocity'], fields['effort'])
+                self.counters.non_finite_outputs += int(np.count_nonzero(known & ~finite))
+                valid = known & finite
+            complete[field] = all_true(valid)
+            values[field] = y if complete[field] else np.where(valid, y, np.nan)
+        return values, complete

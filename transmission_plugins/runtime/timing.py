@@ -12,8 +12,16 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Cycle timing for /diagnostics: work time per cycle (mean, p99, max) and overruns."""
+"""
+Cycle timing for /diagnostics: work time per cycle (mean, p99, max), overruns and periodicity.
 
+Periodicity follows ros2_control's controller manager: the rate of each cycle, ``1 / (start -
+previous start)``, summarised (average, standard deviation, min, max, in Hz) over the cycles
+since the previous summary (:meth:`CycleTimer.periodicity`); the achieved rate is the number of
+those cycles over the time they spanned.
+"""
+
+from typing import Dict
 from typing import List
 from typing import Optional
 
@@ -40,6 +48,8 @@ class CycleTimer:
         self.cycle_time_sum = 0.0
         self._times: List[float] = []
         self._last_start: Optional[float] = None
+        #: intervals between cycle starts since the last :meth:`periodicity`
+        self._intervals: List[float] = []
 
     def record(self, start: float, end: float) -> None:
         """Account one cycle that started at ``start`` and finished at ``end`` (steady clock)."""
@@ -50,11 +60,32 @@ class CycleTimer:
         self._times.append(dt)
         if len(self._times) > WINDOW:
             del self._times[:WINDOW // 2]
+        if self._last_start is not None:
+            self._intervals.append(start - self._last_start)
+            if len(self._intervals) > WINDOW:
+                del self._intervals[:WINDOW // 2]
         if self.period:
             late = self._last_start is not None and start - self._last_start > 1.5 * self.period
             if dt > self.period or late:
                 self.overruns += 1
         self._last_start = start
+
+    def periodicity(self) -> Dict[str, float]:
+        """
+        Return the periodicity since the last call (module docstring) and start a new window.
+
+        :returns: ``average``, ``standard_deviation``, ``min``, ``max`` (Hz) and ``achieved``
+            (Hz), all 0 when fewer than two cycles ran in the window
+        """
+        dt = np.asarray([x for x in self._intervals if x > 0.0])
+        self._intervals = []
+        if not dt.size:
+            return dict.fromkeys(('average', 'standard_deviation', 'min', 'max', 'achieved'),
+                                 0.0)
+        rates = 1.0 / dt
+        return {'average': float(rates.mean()), 'standard_deviation': float(rates.std()),
+                'min': float(rates.min()), 'max': float(rates.max()),
+                'achieved': float(dt.size / dt.sum())}
 
     def mean(self) -> float:
         """Return the mean work time per cycle in seconds (0 before the first cycle)."""

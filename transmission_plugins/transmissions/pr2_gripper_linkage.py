@@ -52,6 +52,7 @@ simulated joints.
 
 import math
 from typing import Any
+from typing import Callable
 from typing import cast
 from typing import List
 from typing import NamedTuple
@@ -63,6 +64,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from transmission_plugins.core.exceptions import TransmissionInputError
+from transmission_plugins.core.exceptions import TransmissionValueError
 
 #: Motor revolutions per radian (the C++ ``RAD2MR``).
 RAD2MR = 1.0 / (2.0 * math.pi)
@@ -149,19 +151,61 @@ class PR2GripperLinkage:
     _nj: int
 
     def _set_linkage(self) -> None:
-        """Precompute the constants of the closed forms from the validated coefficients."""
+        """
+        Precompute the constants of the closed forms from the validated coefficients.
+
+        :raises TransmissionValueError: a constant overflows or vanishes (coefficients that are
+            each finite, such as ``a = 1e308`` or ``gear_ratio = 5e-324``, can make
+            :math:`a^2 + b^2 - h^2` or :math:`s/g` infinite or zero); the message names the
+            coefficient of the most extreme magnitude among those the constant uses
+        """
         # constants of the closed-form maps (each written as the expression it replaces, so
         # that the results do not change by a bit)
+        s, g, a, b, h, L0 = self._s, self._g, self._a, self._b, self._h, self._L0
         self._sin_theta0 = math.sin(self._theta0)
-        self._k = self._s / self._g
-        self._c0 = self._a ** 2 + self._b ** 2 - self._h ** 2
-        self._two_ab = 2.0 * self._a * self._b
+        self._k = self._constant('s/g', ('screw_reduction', 'gear_ratio'), lambda: s / g, True)
+        self._c0 = self._constant('a^2 + b^2 - h^2', ('a', 'b', 'h'),
+                                  lambda: a ** 2 + b ** 2 - h ** 2)
+        self._two_ab = self._constant('2ab', ('a', 'b'), lambda: 2.0 * a * b, True)
         self._theta_offset = self._theta0 - self._phi0
-        self._ab = self._a * self._b
-        self._k2 = self._k ** 2
-        self._du0 = -(self._L0 * self._s) / (self._g * self._a * self._b)  # du/dM at M = 0
-        self._dm0 = self._g / (2.0 * self._s)
-        self._m_closed = -self._L0 / self._k  # M where the linkage has no real solution
+        self._ab = self._constant('ab', ('a', 'b'), lambda: a * b, True)
+        k = self._k
+        self._k2 = self._constant('(s/g)^2', ('screw_reduction', 'gear_ratio'),
+                                  lambda: k ** 2, True)
+        self._du0 = self._constant(  # du/dM at M = 0
+            'L0 s / (g a b)', ('L0', 'screw_reduction', 'gear_ratio', 'a', 'b'),
+            lambda: -(L0 * s) / (g * a * b))
+        self._dm0 = self._constant('g / (2 s)', ('gear_ratio', 'screw_reduction'),
+                                   lambda: g / (2.0 * s), True)
+        # M where the linkage has no real solution
+        self._m_closed = self._constant('L0 g / s', ('L0', 'screw_reduction', 'gear_ratio'),
+                                        lambda: -L0 / k)
+
+    def _constant(self, formula: str, coefficients: Tuple[str, ...],
+                  compute: Callable[[], float], nonzero: bool = False) -> float:
+        """Return ``compute()``; raise naming a coefficient when it is not finite (or is 0)."""
+        try:
+            value = compute()
+        except ArithmeticError:  # float ** and / raise where numpy gives inf
+            value = math.nan
+        if math.isfinite(value) and not (nonzero and value == 0.0):
+            return value
+        values = {c: self._coefficient(c) for c in coefficients}
+
+        def extremity(name: str) -> float:
+            x = abs(values[name])
+            return abs(math.log(x)) if x > 0.0 else 0.0
+
+        culprit = max(coefficients, key=extremity)
+        others = ', '.join(f'{c}={values[c]!r}' for c in coefficients if c != culprit)
+        state = 'finite and non-zero' if nonzero else 'finite'
+        raise TransmissionValueError(
+            culprit, values[culprit], f'a magnitude for which the linkage constant {formula} is '
+            f'{state}' + (f' (with {others})' if others else ''), 'PR2GripperTransmission')
+
+    def _coefficient(self, name: str) -> float:
+        attributes = {'screw_reduction': '_s', 'gear_ratio': '_g', 'L0': '_L0'}
+        return float(getattr(self, attributes.get(name, f'_{name}')))
 
     # ------------------------------------------------------------------ one sample (math)
     # The scalar functions below repeat the numpy expressions of the array path operation by

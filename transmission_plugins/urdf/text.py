@@ -16,7 +16,11 @@
 URDF text from what users hand in: XML text, bytes, a file, a ``.xacro`` file; parsed safely.
 
 :func:`read_urdf_text` decodes files (BOM or XML declaration encoding, else UTF-8) and expands
-xacro; :func:`parse_xml` parses with lxml without entity expansion or network access.
+xacro; :func:`parse_xml` parses with lxml without entity expansion or network access.  Input
+is bounded: a description larger than :data:`MAX_URDF_BYTES` (a file, text or bytes) is refused
+with a :class:`~transmission_plugins.TransmissionFileError` before it is read whole, and text that
+cannot be encoded as UTF-8 (a lone surrogate in a ``str``) is a
+:class:`~transmission_plugins.BadValueError` naming the offset.
 """
 
 import os
@@ -36,6 +40,11 @@ from transmission_plugins.urdf.xacro_expansion import expand_xacro
 from transmission_plugins.urdf.xacro_expansion import expand_xacro_text
 from transmission_plugins.urdf.xacro_expansion import uses_xacro
 
+
+#: The largest URDF accepted, in bytes (text: characters).  The PR2's is 0.4 MB; real robots
+#: with inlined meshes stay far below.  Reading ``/dev/zero`` stops here instead of exhausting
+#: the memory.
+MAX_URDF_BYTES = 64 * 1024 * 1024
 
 _XML_DECLARATION_ENCODING = re.compile(
     r'^(<\?xml[^>]*?)\s+encoding\s*=\s*(["\'])[^"\']*\2', re.DOTALL)
@@ -63,21 +72,46 @@ def read_urdf_text(urdf: Union[str, bytes, 'os.PathLike[str]'],
     :raises BadValueError: the bytes cannot be decoded or xacro fails
     """
     if isinstance(urdf, bytes):
+        _check_size(len(urdf), '<bytes>')
         return _expanded_text(_decode(urdf, '<bytes>'), xacro_mappings)
     if isinstance(urdf, str) and urdf.lstrip('\ufeff \t\r\n').startswith('<'):
+        _check_size(len(urdf), '<text>')
         return _expanded_text(urdf, xacro_mappings)
     if isinstance(urdf, str) and not urdf.strip():
         raise TransmissionFileError(urdf, 'the URDF is empty: expected XML text (starting with '
                                     "'<') or a file path")
     path = Path(os.fspath(urdf))
     if path.suffix == '.xacro':
+        try:
+            _check_size(path.stat().st_size, str(path))
+        except OSError as e:
+            if isinstance(e, TransmissionFileError):
+                raise
+            # a missing file: expand_xacro says so
         return expand_xacro(path, xacro_mappings)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise TransmissionFileError.from_os_error(str(path), 'cannot read the URDF file', e) from e
+    data = _read_bounded(path)
     text = _decode(data, str(path))
     return expand_xacro(path, xacro_mappings) if uses_xacro(text) else text
+
+
+def _check_size(size: int, where: str) -> None:
+    """Refuse a description above :data:`MAX_URDF_BYTES`."""
+    if size > MAX_URDF_BYTES:
+        raise TransmissionFileError(where, f'the URDF is larger than {MAX_URDF_BYTES} bytes '
+                                    f'({size}); refusing to read it')
+
+
+def _read_bounded(path: Path) -> bytes:
+    """Read at most :data:`MAX_URDF_BYTES` + 1 bytes (device files report no size)."""
+    try:
+        with open(path, 'rb') as f:
+            data = f.read(MAX_URDF_BYTES + 1)
+    except OSError as e:
+        raise TransmissionFileError.from_os_error(str(path), 'cannot read the URDF file', e) from e
+    if len(data) > MAX_URDF_BYTES:
+        raise TransmissionFileError(str(path), f'the URDF is larger than {MAX_URDF_BYTES} '
+                                    'bytes; refusing to read it')
+    return data
 
 
 def _expanded_text(text: str, xacro_mappings: Optional[Dict[str, str]]) -> str:
@@ -99,6 +133,21 @@ def _decode(data: bytes, where: str) -> str:
         raise BadValueError(where, f'cannot decode the URDF as {encoding}: {e}') from e
 
 
+def encode_utf8(text: str, where: str = '/') -> bytes:
+    """
+    Return ``text`` as UTF-8.
+
+    :raises BadValueError: the text holds a lone surrogate (a code point from U+D800 to U+DFFF
+        alone, which a ``str`` can hold and no encoding can write), naming its offset
+    """
+    try:
+        return text.encode('utf-8')
+    except UnicodeEncodeError as e:
+        raise BadValueError(where, f'the URDF text cannot be encoded as UTF-8: '
+                            f'{text[e.start:e.end]!r} at offset {e.start} is a lone surrogate, '
+                            'not a character') from e
+
+
 def parse_xml(xml_text: Union[str, bytes]) -> Any:
     """
     Parse URDF text into an lxml element, safely (no entity expansion, no network).
@@ -111,7 +160,7 @@ def parse_xml(xml_text: Union[str, bytes]) -> Any:
     """
     if isinstance(xml_text, str):
         text = _XML_DECLARATION_ENCODING.sub(r'\1', xml_text.lstrip('\ufeff \t\r\n'), count=1)
-        data = text.encode('utf-8')
+        data = encode_utf8(text)
     elif isinstance(xml_text, bytes):
         data = xml_text.lstrip()
     else:

@@ -1,0 +1,154 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Stale joints in ``joint_states`` (issue 16, item 4) and watchdogs counted from arrival (15, 7).
+
+``stale_joints: last`` (the default) keeps publishing a stale joint with the values it was last
+published with, as joint_state_broadcaster publishes every joint every cycle, so that
+robot_state_publisher's TF does not vanish; ``omit`` leaves stale joints out.
+"""
+
+import numpy as np
+import pytest
+
+from test_hardware_interface import FakeClock
+from test_hardware_interface import FakeRobot
+from transmission_plugins.runtime.hardware_interface import HardwareInterface
+from transmission_plugins.runtime.hardware_interface import STALE
+from transmission_plugins.runtime.hardware_interface import WARN
+
+ACTUATORS = ['m_simple', 'm_d1', 'm_d2']
+
+
+def _hw(clock, **kwargs):
+    return HardwareInterface(FakeRobot(), state_timeout=0.1, clock=clock, **kwargs)
+
+
+def test_last_is_the_default_and_keeps_every_stale_joint_at_its_last_values():
+    clock = FakeClock()
+    hw = _hw(clock)
+    assert hw.stale_joints == 'last'
+    hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0], [1.0, 0.0, 0.0], [1.0, 1.0, 1.0])
+    first = hw.update().joint_states
+    clock.t += 0.2                                   # every actuator stale
+    stale = hw.update().joint_states
+    assert stale.names == first.names
+    for field in ('position', 'velocity', 'effort'):
+        np.testing.assert_array_equal(getattr(stale, field), getattr(first, field))
+    diag = hw.diagnostics('hw')
+    assert diag[0].level == STALE and "repeats their joints' last values" in diag[0].message
+    assert all(d.level == STALE for d in diag[1:])
+
+
+def test_a_fresh_transmission_moves_on_while_a_stale_one_holds():
+    clock = FakeClock()
+    hw = _hw(clock)
+    hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0])
+    hw.update()
+    clock.t += 0.2
+    hw.set_actuator_state(['m_d1', 'm_d2'], [10.0, 0.0])   # only the differential reports
+    js = hw.update().joint_states
+    assert js.names == ['j_simple', 'j_d1', 'j_d2']
+    np.testing.assert_allclose(js.position, [1.5, 1.0, 1.0])   # j_simple held at 10 / 10 + 0.5
+    assert hw.diagnostics('hw')[0].level == WARN
+    # the stale joint's held value is also the linearisation point of its commands
+    np.testing.assert_allclose(hw.states.last_joint_position, js.position)
+
+
+def test_joints_never_heard_of_are_left_out_under_both_policies():
+    for policy in ('last', 'omit'):
+        hw = _hw(FakeClock(), stale_joints=policy)
+        assert hw.update().joint_states is None
+        hw.set_actuator_state(['m_simple'], [10.0])
+        assert hw.update().joint_states.names == ['j_simple']
+
+
+def test_omit_leaves_stale_joints_out_and_publishes_nothing_when_all_are_stale():
+    clock = FakeClock()
+    hw = _hw(clock, stale_joints='omit')
+    hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0])
+    assert hw.update().joint_states.names == ['j_simple', 'j_d1', 'j_d2']
+    clock.t += 0.2
+    hw.set_actuator_state(['m_d1', 'm_d2'], [10.0, 0.0])
+    assert hw.update().joint_states.names == ['j_d1', 'j_d2']
+    clock.t += 0.2
+    assert hw.update().joint_states is None
+    assert 'left out of joint_states' in hw.diagnostics('hw')[0].message
+
+
+def test_the_policy_can_change_between_cycles():
+    clock = FakeClock()
+    hw = _hw(clock)
+    hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0])
+    hw.update()
+    clock.t += 0.2
+    assert hw.update().joint_states is not None
+    hw.stale_joints = 'omit'
+    assert hw.update().joint_states is None
+    hw.stale_joints = 'last'
+    assert hw.update().joint_states.names == ['j_simple', 'j_d1', 'j_d2']
+    with pytest.raises(ValueError, match='stale_joints'):
+        hw.stale_joints = 'forget'
+
+
+def test_fresh_changes_count_the_transitions_the_node_logs():
+    clock = FakeClock()
+    hw = _hw(clock)
+    hw.update()
+    assert hw.states.fresh_changes == 0
+    hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0])
+    hw.update()
+    hw.update()
+    assert hw.states.fresh_changes == 1
+    clock.t += 0.2
+    hw.update()
+    hw.update()
+    assert hw.states.fresh_changes == 2 and not hw.states.fresh_mask.any()
+
+
+# ---------------------------------------------------------------------- arrival time
+def test_the_state_watchdog_counts_from_arrival_not_from_the_call():
+    """A message that waited 0.09 s in a queue is stale 0.01 s after the callback ran."""
+    clock = FakeClock()
+    hw = _hw(clock, stale_joints='omit')
+    received = clock.t
+    clock.t += 0.09                                   # the callback runs late
+    hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0], received=received)
+    assert hw.update().joint_states is not None
+    clock.t += 0.011
+    assert hw.update().joint_states is None
+    assert hw.state_time[0] == received
+
+
+def test_the_command_watchdog_counts_from_arrival_too():
+    clock = FakeClock()
+    hw = HardwareInterface(FakeRobot(), command_timeout=0.5, state_timeout=0.0, clock=clock)
+    hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0])
+    received = clock.t
+    clock.t += 0.4
+    hw.set_joint_command(['j_simple'], [0.7], received=received)
+    assert hw.update().actuator_commands
+    clock.t += 0.11
+    assert hw.update().actuator_commands == []
+    hw.set_interface_command('position', [0.1, 0.2, 0.3], received=clock.t - 0.6)
+    assert hw.update().actuator_commands == []
+
+
+def test_an_arrival_time_in_the_future_or_nan_counts_as_now():
+    clock = FakeClock()
+    hw = _hw(clock)
+    for received in (clock.t + 5.0, float('nan')):
+        hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0], received=received)
+        assert hw.state_time[0] == clock.t

@@ -1,0 +1,108 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The parameters of ``transmission_hardware_interface``: the contract, and what applies when.
+
+Every parameter has a range or choices (:class:`~transmission_plugins.runtime.parameters.
+Constraint`), checked when it is set and again at configure.  The watchdogs,
+``command_timeout_action``, ``enforce_limits``, ``stale_joints`` (:func:`apply_settings`),
+``update_rate``, ``diagnostic_period`` and ``frame_id`` apply at once; :data:`AT_CONFIGURE` at
+the next configure; ``autostart``, ``qos_depth`` and the ``qos_overrides.*`` are read-only.
+"""
+
+from typing import Any
+from typing import Callable
+from typing import Dict
+from typing import Iterable
+from typing import List
+from typing import Optional
+from typing import Tuple
+
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.parameter import Parameter
+
+from transmission_plugins.ros.common import MAX_QOS_DEPTH
+from transmission_plugins.ros.common import ROBOT_DESCRIPTION_PARAMETER
+from transmission_plugins.runtime.hardware_interface import HardwareInterface
+from transmission_plugins.runtime.hardware_interface import STALE_JOINT_POLICIES
+from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
+from transmission_plugins.runtime.parameters import Constraint
+from transmission_plugins.runtime.parameters import Specs
+
+#: name -> (default, description, constraint); the node's parameter contract (doc/nodes.md).
+PARAMETERS: Specs = {
+    'robot_description': ROBOT_DESCRIPTION_PARAMETER,
+    'autostart': (True, 'configure and activate by itself at start-up',
+                  Constraint(read_only=True)),
+    'update_rate': (100.0, 'cycle rate in Hz of joint_states and actuator_commands',
+                    Constraint(low=0.1, high=10_000.0)),
+    'state_timeout': (0.1, 'seconds without actuator state after which joints are stale (see '
+                           'stale_joints); 0 disables the watchdog',
+                      Constraint(low=0.0, high=3600.0)),
+    'command_timeout': (0.5, 'seconds after which a joint command expires; 0 disables',
+                        Constraint(low=0.0, high=3600.0)),
+    'command_timeout_action': ('stop', 'what expired joints send: stop (nothing), hold (the '
+                                       'actuator position measured at expiry), zero_velocity '
+                                       'or zero_effort', Constraint(choices=TIMEOUT_ACTIONS)),
+    'enforce_limits': (True, 'clamp joint commands to the URDF limits and actuator commands to '
+                             'the actuator limits (every clamp is counted)'),
+    'stale_joints': ('last', 'what joint_states says about joints whose actuator state is stale: '
+                             'last (their last values, so TF stays) or omit (left out)',
+                     Constraint(choices=STALE_JOINT_POLICIES)),
+    'frame_id': ('', 'header.frame_id of joint_states'),
+    'lenient': (False, 'load the URDF in lenient mode (defaults replace ill-defined values)'),
+    'qos_depth': (10, 'history depth of every topic (qos_overrides.<topic>.* override it)',
+                  Constraint(low=1, high=MAX_QOS_DEPTH, read_only=True)),
+    'joints': ([], 'joint order of the Float64MultiArray command topics; empty: every '
+                   'commandable joint in URDF order', Constraint(unique=True)),
+    'diagnostic_period': (1.0, 'seconds between /diagnostics messages',
+                          Constraint(low=0.01, high=3600.0)),
+}
+
+#: Parameters read at configure only (a change is logged and waits for cleanup + configure).
+AT_CONFIGURE = frozenset({'robot_description', 'lenient', 'joints'})
+
+#: parameter -> (HardwareInterface attribute, conversion): the settings applied at once.
+LIVE_SETTINGS: Dict[str, Tuple[str, Callable[[Any], Any]]] = {
+    'state_timeout': ('state_timeout', float),
+    'command_timeout': ('command_timeout', float),
+    'command_timeout_action': ('timeout_action', str),
+    'enforce_limits': ('enforce_limits', bool),
+    'stale_joints': ('stale_joints', str),
+    'update_rate': ('period', lambda rate: 1.0 / float(rate)),
+}
+
+
+def apply_settings(core: HardwareInterface, names: Iterable[str],
+                   value: Callable[[str], Any]) -> None:
+    """Give ``core`` the new value (``value(name)``) of every live setting in ``names``."""
+    for name in names:
+        if name in LIVE_SETTINGS:
+            attribute, cast = LIVE_SETTINGS[name]
+            setattr(core, attribute, cast(value(name)))
+
+
+def check_joints(core: Optional[HardwareInterface],
+                 parameters: List[Parameter[Any]]) -> SetParametersResult:
+    """Once a robot is loaded, ``joints`` must name its commandable joints."""
+    for p in parameters:
+        if p.name == 'joints' and core is not None and p.value:
+            allowed = set(core.commandable_joints())
+            bad = [n for n in p.value if n not in allowed]
+            if bad:
+                return SetParametersResult(successful=False, reason=(
+                    f'joints must name commandable joints of the robot, got {bad[:5]} '
+                    f'(commandable: {sorted(allowed)[:20]})'))
+    return SetParametersResult(successful=True)

@@ -52,12 +52,17 @@ simulated joints.
 
 import math
 from typing import Any
+from typing import List
 from typing import NamedTuple
+from typing import Optional
+from typing import Sequence
 from typing import Tuple
 
 import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionInputError
+from transmission_plugins.core.interfaces import POSITION
+from transmission_plugins.core.interfaces import VELOCITY
 
 #: Motor revolutions per radian (the C++ ``RAD2MR``).
 RAD2MR = 1.0 / (2.0 * math.pi)
@@ -138,6 +143,8 @@ class PR2GripperLinkage:
     _r: float
     _mr: float
     _nj: int
+    _num_passive: int
+    _sim_zeros: List[float]
 
     def _set_linkage(self) -> None:
         """Precompute the constants of the closed forms from the validated coefficients."""
@@ -204,6 +211,90 @@ class PR2GripperLinkage:
         if arg2 < TOL:
             arg2 = TOL
         return mrev, dm_dtheta, 1.0 / math.sqrt(arg2) / self._r
+
+    def _row(self, gap: float, passive: float) -> List[float]:
+        """Return one sample's joint values: the gap, the passive joints, simulated zeros."""
+        return [gap] + [passive] * self._num_passive + self._sim_zeros
+
+    def _forward_velocity_sample(self, v: float, dtheta_dm: float,
+                                 dt_dm: float) -> Tuple[float, float]:
+        """Return (gap, passive) velocities for motor velocity ``v``."""
+        mrev_dot = v / self._mr * RAD2MR
+        return 2.0 * mrev_dot * dt_dm, dtheta_dm * mrev_dot
+
+    def _forward_effort_sample(self, e: float, dtheta_dm: float,
+                               dt_dm: float) -> Tuple[float, float]:
+        """Return (gap, passive) efforts for motor effort ``e``."""
+        motor_torque = e / self._mr
+        return motor_torque / dt_dm / RAD2MR / 2.0, motor_torque / dtheta_dm / RAD2MR
+
+    def _inverse_position_sample(self, q: float) -> float:
+        """Return the motor position at gap ``q``."""
+        return self._inverse_sample(q)[0] * self._mr / RAD2MR
+
+    def _inverse_velocity_sample(self, v: float, dm_dtheta: float, dtheta_dt: float) -> float:
+        """Return the motor velocity for gap velocity ``v``."""
+        return v / 2.0 * dtheta_dt * dm_dtheta * self._mr / RAD2MR
+
+    def _inverse_effort_sample(self, e: float, dm_dtheta: float, dtheta_dt: float) -> float:
+        """Return the motor effort for gap effort ``e``."""
+        return 2.0 * e / (abs(dm_dtheta) * dtheta_dt) * RAD2MR * self._mr
+
+    def convert_sample(self, to_joint: bool, kinds: Sequence[str],
+                       values: Sequence[List[float]],
+                       position: Optional[List[float]]) -> Optional[List[float]]:
+        """
+        Convert one sample with :mod:`math` (the robot maps' fast path, same numbers).
+
+        See :class:`~transmission_plugins.core.sample.SampleConverter`; returns None where the
+        array kernels must decide (Python raised, or velocity/effort without a position).
+        """
+        try:
+            if to_joint:
+                return self._forward_samples(kinds, values, position)
+            return self._inverse_samples(kinds, values, position)
+        except _SCALAR_ERRORS:
+            return None
+
+    def _forward_samples(self, kinds: Sequence[str], values: Sequence[List[float]],
+                         position: Optional[List[float]]) -> Optional[List[float]]:
+        out: List[float] = []
+        state: Any = None
+        passive_count, zeros = self._num_passive, self._sim_zeros
+        for kind, v in zip(kinds, values):
+            if kind == POSITION:
+                gap, passive = self._position_sample(v[0])
+            else:
+                if state is None:
+                    if position is None:
+                        return None
+                    state = self._forward_sample(position[0])
+                gap, passive = (self._forward_velocity_sample if kind == VELOCITY
+                                else self._forward_effort_sample)(v[0], *state)
+            out.append(gap)
+            out += [passive] * passive_count
+            out += zeros
+        return out
+
+    def _inverse_samples(self, kinds: Sequence[str], values: Sequence[List[float]],
+                         position: Optional[List[float]]) -> Optional[List[float]]:
+        out: List[float] = []
+        state: Any = None  # (M, dM/dtheta, dtheta/dt) at ``position``, shared by every map
+        for kind, v in zip(kinds, values):
+            if kind == POSITION and v is not position:
+                out.append(self._inverse_position_sample(v[0]))
+                continue
+            if state is None:
+                if position is None:
+                    return None
+                state = self._inverse_sample(position[0])
+            if kind == POSITION:  # the same number as _inverse_position_sample
+                out.append(state[0] * self._mr / RAD2MR)
+            elif kind == VELOCITY:
+                out.append(self._inverse_velocity_sample(v[0], state[1], state[2]))
+            else:
+                out.append(self._inverse_effort_sample(v[0], state[1], state[2]))
+        return out
 
     # ------------------------------------------------------------------ arrays (numpy)
     def _u(self, mrev: np.ndarray) -> np.ndarray:

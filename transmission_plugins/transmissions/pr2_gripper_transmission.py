@@ -218,9 +218,6 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
             return np.array(rows)
         return np.array(rows).reshape(shape + (self._nj,))
 
-    def _row(self, gap: float, passive: float) -> List[float]:
-        return [gap] + [passive] * self._num_passive + self._sim_zeros
-
     def _joint_array(self, gap: np.ndarray, passive: np.ndarray) -> np.ndarray:
         out = np.zeros(np.shape(gap) + (self._nj,))
         out[..., 0] = gap
@@ -246,11 +243,9 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
         mr = self._mr
         if state.small and velocity.shape[:-1] == state.shape:
             try:
-                rows = []
-                for v, dtheta_dm, dt_dm in zip(velocity.ravel().tolist(), state.dtheta_dm,
-                                               state.dt_dm):
-                    mrev_dot = v / mr * RAD2MR
-                    rows.append(self._row(2.0 * mrev_dot * dt_dm, dtheta_dm * mrev_dot))
+                rows = [self._row(*self._forward_velocity_sample(v, dtheta_dm, dt_dm))
+                        for v, dtheta_dm, dt_dm in zip(velocity.ravel().tolist(),
+                                                       state.dtheta_dm, state.dt_dm)]
                 return self._rows(rows, state.shape)
             except _SCALAR_ERRORS:
                 pass
@@ -264,12 +259,9 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
         mr = self._mr
         if state.small and effort.shape[:-1] == state.shape:
             try:
-                rows = []
-                for e, dtheta_dm, dt_dm in zip(effort.ravel().tolist(), state.dtheta_dm,
-                                               state.dt_dm):
-                    motor_torque = e / mr
-                    rows.append(self._row(motor_torque / dt_dm / RAD2MR / 2.0,
-                                          motor_torque / dtheta_dm / RAD2MR))
+                rows = [self._row(*self._forward_effort_sample(e, dtheta_dm, dt_dm))
+                        for e, dtheta_dm, dt_dm in zip(effort.ravel().tolist(),
+                                                       state.dtheta_dm, state.dt_dm)]
                 return self._rows(rows, state.shape)
             except _SCALAR_ERRORS:
                 pass
@@ -283,8 +275,7 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
         gap = position[..., 0]
         if 0 < gap.size <= SMALL_BATCH:
             try:
-                values = [self._inverse_sample(q)[0] * self._mr / RAD2MR
-                          for q in gap.ravel().tolist()]
+                values = [self._inverse_position_sample(q) for q in gap.ravel().tolist()]
                 return np.array(values).reshape(gap.shape + (1,))
             except _SCALAR_ERRORS:
                 pass
@@ -297,7 +288,7 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
         mr = self._mr
         if state.small and velocity.shape[:-1] == state.shape:
             try:
-                values = [v / 2.0 * dtheta_dt * dm_dtheta * mr / RAD2MR
+                values = [self._inverse_velocity_sample(v, dm_dtheta, dtheta_dt)
                           for v, dm_dtheta, dtheta_dt in zip(
                               velocity[..., 0].ravel().tolist(), state.dm_dtheta,
                               state.dtheta_dt)]
@@ -314,7 +305,7 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
         mr = self._mr
         if state.small and effort.shape[:-1] == state.shape:
             try:
-                values = [2.0 * e / (abs(dm_dtheta) * dtheta_dt) * RAD2MR * mr
+                values = [self._inverse_effort_sample(e, dm_dtheta, dtheta_dt)
                           for e, dm_dtheta, dtheta_dt in zip(
                               effort[..., 0].ravel().tolist(), state.dm_dtheta,
                               state.dtheta_dt)]

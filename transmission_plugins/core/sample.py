@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-:class:`SampleConverter`: the optional one-sample fast path of a nonlinear transmission.
+:class:`SampleConverter` and :class:`BatchConverter`: optional fast paths of nonlinear maps.
 
 A hardware interface converts one sample per cycle; for a nonlinear transmission numpy's cost per
 call (about a microsecond) then outweighs the arithmetic.  A transmission may therefore define
@@ -22,6 +22,9 @@ kernels (:meth:`~transmission_plugins.Transmission.apply_map`).  It must give th
 the kernels (to the last bit of libm), and return None whenever it cannot (a division by zero,
 a domain error, a missing position): the kernels are then used.  Linear transmissions need none
 (they are fused into one sparse product).
+
+Likewise ``convert_batch`` converts the interfaces of a batch in one call, so that what they
+share (the linkage of the PR2 gripper at the given positions) is computed once.
 """
 
 from typing import List
@@ -29,6 +32,8 @@ from typing import Optional
 from typing import Protocol
 from typing import runtime_checkable
 from typing import Sequence
+
+import numpy as np
 
 
 @runtime_checkable
@@ -49,4 +54,20 @@ class SampleConverter(Protocol):
             None when the call has none
         :returns: the destination values of every interface, concatenated in the order of
             ``kinds``, or None
+        """
+
+
+@runtime_checkable
+class BatchConverter(Protocol):
+    """A transmission that converts several interfaces of a batch at once, sharing work."""
+
+    def convert_batch(self, to_joint: bool, kinds: Sequence[str], values: Sequence[np.ndarray],
+                      position: Optional[np.ndarray]) -> Optional[List[np.ndarray]]:
+        """
+        Convert a batch of several interfaces; return None to fall back to the kernels.
+
+        The same contract as :meth:`SampleConverter.convert_sample` with arrays: ``values`` are
+        ``(..., N)`` (or ``(..., M)``) arrays, ``position`` is the very array among them (or
+        another one) the velocity and effort maps are evaluated at; the result holds one array
+        per interface, equal to the kernels' results.
         """

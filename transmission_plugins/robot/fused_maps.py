@@ -328,16 +328,24 @@ class FusedMaps:
         count = int(np.prod(shape))
         flat = [x.reshape(count, -1) for x in xs]
         position = None if state is None else state.reshape(count, -1)
-        yt = np.empty((plan.product.n_rows, count))
+        n_rows = plan.product.n_rows
+        yt = np.empty((n_rows, count))
+        # chunks whose stacked inputs (and outputs, when there are several chunks) fit in the
+        # scratch buffer; a chunk's outputs are computed contiguous, then copied into place
         chunk = max(1, min(count, SCRATCH // n_cols))
+        if chunk < count:
+            chunk = max(1, SCRATCH // (n_cols + n_rows))
         with Scratch() as scratch, np.errstate(over='ignore', invalid='ignore'):
             for start in range(0, count, chunk):
                 part = slice(start, min(start + chunk, count))
                 size = part.stop - part.start
+                buf = scratch.take((n_cols + (0 if size == count else n_rows)) * size)
+                out = yt if size == count else buf[n_cols * size:].reshape(n_rows, size)
                 self._batch(call, [x[part] for x in flat],
                             None if position is None else position[part],
-                            scratch.take(n_cols * size).reshape(n_cols, size),
-                            yt if size == count else yt[:, part])
+                            buf[:n_cols * size].reshape(n_cols, size), out)
+                if out is not yt:
+                    yt[:, part] = out
         return {name: yt[part].T.reshape(shape + (-1,))
                 for name, part in zip(names, call.slices)}
 
@@ -353,7 +361,8 @@ class FusedMaps:
         plan = call.plan
         np.concatenate([x.T for x in flat], axis=0, out=xt[:plan.base])
         if call.nonlinear is not None:
-            call.nonlinear.batch(call.kinds, flat, position, xt, plan.base)
+            call.nonlinear.batch(call.kinds, flat, call.state,
+                                 None if call.state is not None else position, xt, plan.base)
         xt[-1] = 0.0
         column = self._offset_column
         if plan.offset_in is not None:

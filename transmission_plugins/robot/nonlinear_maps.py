@@ -43,6 +43,7 @@ from typing import Tuple
 import numpy as np
 
 from transmission_plugins.core.interfaces import POSITION
+from transmission_plugins.core.sample import BatchConverter
 from transmission_plugins.core.sample import SampleConverter
 from transmission_plugins.core.transmission import Transmission
 
@@ -68,6 +69,31 @@ class _Group(NamedTuple):
     dst: np.ndarray
     #: positions of the members in :attr:`NonlinearMaps.members`
     members: Tuple[int, ...]
+    #: ``(first, member step)`` when ``src[g, k] = first + g * step + k``: the inputs are then
+    #: read through a strided view instead of a gathered copy; else None
+    strided: Optional[Tuple[int, int]] = None
+
+
+def _strided(src: np.ndarray) -> Optional[Tuple[int, int]]:
+    """Return ``(first, step)`` when ``src`` (``(G, n)`` or ``(n,)``) is evenly laid out."""
+    grid = src.reshape(-1, src.shape[-1])
+    first = int(grid[0, 0])
+    step = int(grid[1, 0] - grid[0, 0]) if len(grid) > 1 else 0
+    expected = first + step * np.arange(len(grid))[:, None] + np.arange(grid.shape[1])
+    if len(grid) > 1 and step < grid.shape[1]:
+        return None  # overlapping or reversed members
+    return (first, step) if np.array_equal(grid, expected) else None
+
+
+def _take(x: np.ndarray, group: _Group) -> np.ndarray:
+    """Return ``x[..., group.src]``, a read-only strided view when the layout allows it."""
+    if group.strided is None:
+        return x[..., group.src]
+    first, step = group.strided
+    inner = x.strides[-1]
+    shape = x.shape[:-1] + group.src.shape
+    strides = x.strides[:-1] + ((step * inner, inner) if group.src.ndim == 2 else (inner,))
+    return np.lib.stride_tricks.as_strided(x[..., first:], shape, strides, writeable=False)
 
 
 class NonlinearMaps:
@@ -100,8 +126,12 @@ class NonlinearMaps:
             if len(ks) > 1:
                 src = np.stack([self.members[k][1] for k in ks])
                 dst = np.stack([self.members[k][2] for k in ks])
-            self.groups.append(_Group(tr, src, dst, tuple(ks)))
+            self.groups.append(_Group(tr, src, dst, tuple(ks), _strided(src)))
         self._layouts: Dict[Tuple[int, int], Tuple[np.ndarray, List[Any]]] = {}
+        self._slot_cache: Dict[Tuple[int, int, int, int], np.ndarray] = {}
+        self._batch_fast = [g.transmission.convert_batch
+                            if isinstance(g.transmission, BatchConverter) else None
+                            for g in self.groups]
 
     def __bool__(self) -> bool:
         return bool(self.members)
@@ -115,12 +145,6 @@ class NonlinearMaps:
                 rows.append(i * n_out + dst)
                 cols.append(base + m * self._offsets[k] + i * width + np.arange(width))
         return np.concatenate(rows).astype(np.intp), np.concatenate(cols).astype(np.intp)
-
-    def _group_slots(self, group: _Group, m: int, i: int, base: int) -> np.ndarray:
-        """Return the slots of interface ``i`` of a group, in the order of its kernels' output."""
-        width = self._widths[group.members[0]]
-        return np.concatenate([base + m * self._offsets[k] + i * width + np.arange(width)
-                               for k in group.members])
 
     # ------------------------------------------------------------------ one sample
     def single(self, kinds: Sequence[str], x: np.ndarray, n_in: int,
@@ -178,27 +202,45 @@ class NonlinearMaps:
         return out
 
     # ------------------------------------------------------------------ batches
-    def batch(self, kinds: Sequence[str], xs: Sequence[np.ndarray], position: Optional[np.ndarray],
-              xt: np.ndarray, base: int) -> None:
+    def batch(self, kinds: Sequence[str], xs: Sequence[np.ndarray], state: Optional[int],
+              position: Optional[np.ndarray], xt: np.ndarray, base: int) -> None:
         """
         Write the slots of a batch into the stacked transposed input ``xt``.
 
         :param kinds: the map kind of each stacked interface
         :param xs: the inputs of each interface, ``(K, n_in)``
-        :param position: the source positions ``(K, n_in)`` for velocity and effort, or None
+        :param state: which interface holds the positions for velocity and effort, or None
+        :param position: the positions ``(K, n_in)`` when no interface holds them, or None
         :param xt: the stacked inputs, ``(n_cols, K)``; rows ``base`` on are slots
         """
         m = len(kinds)
         count = xt.shape[1]
-        need_state = position is not None and any(k != POSITION for k in kinds)
-        for group in self.groups:
+        need_state = any(k != POSITION for k in kinds)
+        for g, group in enumerate(self.groups):
             tr = group.transmission
-            state = tr.prepare_state(self.to_joint, position[..., group.src]) \
-                if need_state and position is not None else None
-            for i, (kind, x) in enumerate(zip(kinds, xs)):
-                slots = self._group_slots(group, m, i, base)
-                if state is None and kind != POSITION:
-                    xt[slots] = math.nan
-                else:
-                    v = tr.apply_map(kind, self.to_joint, x[..., group.src], state)
-                    xt[slots] = v.reshape(count, -1).T
+            values = [_take(x, group) for x in xs]
+            at = values[state] if state is not None else \
+                None if position is None else _take(position, group)
+            fast = self._batch_fast[g]
+            out: Optional[List[Any]] = None
+            if at is not None and fast is not None:
+                out = fast(self.to_joint, kinds, values, at)
+            if out is None:
+                prepared = tr.prepare_state(self.to_joint, at) if need_state else None
+                out = [math.nan if prepared is None and kind != POSITION else
+                       tr.apply_map(kind, self.to_joint, v, prepared)
+                       for kind, v in zip(kinds, values)]
+            for i, v in enumerate(out):
+                xt[self._slots(g, m, i, base)] = v if isinstance(v, float) else \
+                    v.reshape(count, -1).T
+
+    def _slots(self, g: int, m: int, i: int, base: int) -> np.ndarray:
+        """Return (made once) the slots of interface ``i`` of group ``g``, in kernel order."""
+        slots = self._slot_cache.get((g, m, i, base))
+        if slots is None:
+            group = self.groups[g]
+            width = self._widths[group.members[0]]
+            slots = np.concatenate([base + m * self._offsets[k] + i * width + np.arange(width)
+                                    for k in group.members])
+            self._slot_cache[g, m, i, base] = slots
+        return slots

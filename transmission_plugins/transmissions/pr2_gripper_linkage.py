@@ -54,15 +54,11 @@ import math
 from typing import Any
 from typing import List
 from typing import NamedTuple
-from typing import Optional
-from typing import Sequence
 from typing import Tuple
 
 import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionInputError
-from transmission_plugins.core.interfaces import POSITION
-from transmission_plugins.core.interfaces import VELOCITY
 
 #: Motor revolutions per radian (the C++ ``RAD2MR``).
 RAD2MR = 1.0 / (2.0 * math.pi)
@@ -240,62 +236,6 @@ class PR2GripperLinkage:
         """Return the motor effort for gap effort ``e``."""
         return 2.0 * e / (abs(dm_dtheta) * dtheta_dt) * RAD2MR * self._mr
 
-    def convert_sample(self, to_joint: bool, kinds: Sequence[str],
-                       values: Sequence[List[float]],
-                       position: Optional[List[float]]) -> Optional[List[float]]:
-        """
-        Convert one sample with :mod:`math` (the robot maps' fast path, same numbers).
-
-        See :class:`~transmission_plugins.core.sample.SampleConverter`; returns None where the
-        array kernels must decide (Python raised, or velocity/effort without a position).
-        """
-        try:
-            if to_joint:
-                return self._forward_samples(kinds, values, position)
-            return self._inverse_samples(kinds, values, position)
-        except _SCALAR_ERRORS:
-            return None
-
-    def _forward_samples(self, kinds: Sequence[str], values: Sequence[List[float]],
-                         position: Optional[List[float]]) -> Optional[List[float]]:
-        out: List[float] = []
-        state: Any = None
-        passive_count, zeros = self._num_passive, self._sim_zeros
-        for kind, v in zip(kinds, values):
-            if kind == POSITION:
-                gap, passive = self._position_sample(v[0])
-            else:
-                if state is None:
-                    if position is None:
-                        return None
-                    state = self._forward_sample(position[0])
-                gap, passive = (self._forward_velocity_sample if kind == VELOCITY
-                                else self._forward_effort_sample)(v[0], *state)
-            out.append(gap)
-            out += [passive] * passive_count
-            out += zeros
-        return out
-
-    def _inverse_samples(self, kinds: Sequence[str], values: Sequence[List[float]],
-                         position: Optional[List[float]]) -> Optional[List[float]]:
-        out: List[float] = []
-        state: Any = None  # (M, dM/dtheta, dtheta/dt) at ``position``, shared by every map
-        for kind, v in zip(kinds, values):
-            if kind == POSITION and v is not position:
-                out.append(self._inverse_position_sample(v[0]))
-                continue
-            if state is None:
-                if position is None:
-                    return None
-                state = self._inverse_sample(position[0])
-            if kind == POSITION:  # the same number as _inverse_position_sample
-                out.append(state[0] * self._mr / RAD2MR)
-            elif kind == VELOCITY:
-                out.append(self._inverse_velocity_sample(v[0], state[1], state[2]))
-            else:
-                out.append(self._inverse_effort_sample(v[0], state[1], state[2]))
-        return out
-
     # ------------------------------------------------------------------ arrays (numpy)
     def _u(self, mrev: np.ndarray) -> np.ndarray:
         length = self._L0 + mrev * self._k
@@ -305,12 +245,30 @@ class PR2GripperLinkage:
         """Return dtheta/dM and dt/dM (both ``(...)``) at actuator ``position[..., 0]``."""
         m_plus = np.maximum(position[..., 0] / self._mr * RAD2MR, 0.0)  # NaN-propagating,
         u_plus = self._u(m_plus)                                          # unlike the C++
+        return self._forward_at(m_plus, u_plus, self._theta_offset + np.arccos(u_plus))
+
+    def _forward_at(self, m_plus: np.ndarray, u_plus: np.ndarray,
+                    theta_plus: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """Return dtheta/dM and dt/dM from ``M_+``, ``u_+`` and ``theta_+``."""
         arg = np.maximum(1.0 - u_plus * u_plus, TOL)
         du_dm = self._du0 - m_plus / self._ab * self._k2
         dtheta_dm = -1.0 / np.sqrt(arg) * du_dm
-        theta_plus = self._theta_offset + np.arccos(u_plus)
         dt_dm = self._r * np.cos(theta_plus) * dtheta_dm
         return dtheta_dm, dt_dm
+
+    def _joint_array(self, gap: np.ndarray, passive: np.ndarray) -> np.ndarray:
+        """Return joint values ``(..., M)``: the gap, the passive joints, simulated zeros."""
+        out = np.zeros(np.shape(gap) + (self._nj,))
+        out[..., 0] = gap
+        out[..., 1:1 + self._num_passive] = np.asarray(passive)[..., None]
+        return out
+
+    def _position_at(self, mrev: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``u``, ``theta`` and the joint positions ``(..., M)`` at motor revolutions."""
+        u = self._u(mrev)
+        theta = self._theta_offset + np.arccos(u)
+        half_gap = self._t0 + self._r * (np.sin(theta) - self._sin_theta0)
+        return u, theta, self._joint_array(2.0 * half_gap, theta - self._theta0)
 
     def _inverse(self, position: np.ndarray, derivatives: bool = True
                  ) -> Tuple[np.ndarray, Any, Any]:

@@ -37,14 +37,14 @@ from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.transmissions.pr2_elements import gripper_from_info
 from transmission_plugins.transmissions.pr2_elements import gripper_vocabulary
+from transmission_plugins.transmissions.pr2_gripper_fast_paths import PR2GripperFastPaths
 from transmission_plugins.transmissions.pr2_gripper_linkage import _SCALAR_ERRORS
 from transmission_plugins.transmissions.pr2_gripper_linkage import COEFFICIENTS
-from transmission_plugins.transmissions.pr2_gripper_linkage import PR2GripperLinkage
 from transmission_plugins.transmissions.pr2_gripper_linkage import RAD2MR
 from transmission_plugins.transmissions.pr2_gripper_linkage import SMALL_BATCH
 
 
-class PR2GripperTransmission(PR2GripperLinkage, Transmission):
+class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
     r"""
     Implement the PR2 gripper: a motor, a lead screw and a four-bar linkage open a gap.
 
@@ -218,12 +218,6 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
             return np.array(rows)
         return np.array(rows).reshape(shape + (self._nj,))
 
-    def _joint_array(self, gap: np.ndarray, passive: np.ndarray) -> np.ndarray:
-        out = np.zeros(np.shape(gap) + (self._nj,))
-        out[..., 0] = gap
-        out[..., 1:1 + self._num_passive] = np.asarray(passive)[..., None]
-        return out
-
     # ------------------------------------------------------------------ kernels
     def _actuator_to_joint_position(self, position: np.ndarray) -> np.ndarray:
         if 0 < position.size <= SMALL_BATCH:
@@ -233,10 +227,7 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
             except _SCALAR_ERRORS:
                 pass
         with np.errstate(all='ignore'):
-            mrev = position[..., 0] / self._mr * RAD2MR
-            theta = self._theta_offset + np.arccos(self._u(mrev))
-            half_gap = self._t0 + self._r * (np.sin(theta) - self._sin_theta0)
-            return self._joint_array(2.0 * half_gap, theta - self._theta0)
+            return self._position_at(position[..., 0] / self._mr * RAD2MR)[2]
 
     def _actuator_to_joint_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
         state = self._forward_state(position)

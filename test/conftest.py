@@ -17,4 +17,68 @@ Shared pytest configuration.
 
 Having this file here puts ``test/`` on ``sys.path``, so that every test module can import
 :mod:`tp_support` (paths of the repository and of the optional ``../shared`` corpus).
+
+With ``TP_FORBID_SKIPS=1`` in the environment (CI sets it in ``.ci/run``), a skipped test fails
+the session: the run ends with exit status 1 and a section listing every skipped test with its
+reason, so that CI never tests less than it claims.  Expected failures (``xfail``) are not skips.
 """
+
+import os
+from typing import List
+from typing import Tuple
+
+import pytest
+
+#: the environment variable that turns skips into a session failure
+FORBID_SKIPS = 'TP_FORBID_SKIPS'
+
+
+def _skip_reason(report: pytest.CollectReport | pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # (path, line, 'Skipped: reason')
+        path, line, message = longrepr
+        reason = message[len('Skipped: '):] if message.startswith('Skipped: ') else message
+        return f'{reason} ({path}:{line})'
+    return str(longrepr)
+
+
+class SkipGate:
+    """Record skipped tests and make them fail the session (installed by ``TP_FORBID_SKIPS=1``)."""
+
+    def __init__(self) -> None:
+        #: (node id, reason) of every skipped test or collector, in report order
+        self.skipped: List[Tuple[str, str]] = []
+
+    def _record(self, report: pytest.CollectReport | pytest.TestReport) -> None:
+        if report.skipped and not hasattr(report, 'wasxfail'):
+            self.skipped.append((report.nodeid, _skip_reason(report)))
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Record a module or class skipped at collection."""
+        self._record(report)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Record a test skipped in setup or call."""
+        self._record(report)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Fail a session that would otherwise pass (or find nothing) when something skipped."""
+        if self.skipped and session.exitstatus in (pytest.ExitCode.OK,
+                                                   pytest.ExitCode.NO_TESTS_COLLECTED):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        """List the skipped tests and why the session fails."""
+        if not self.skipped:
+            return
+        terminalreporter.section(f'{FORBID_SKIPS}=1: skipped tests fail this run', red=True)
+        for nodeid, reason in self.skipped:
+            terminalreporter.line(f'SKIPPED {nodeid}: {reason}')
+        terminalreporter.line(f'{len(self.skipped)} skipped; {FORBID_SKIPS}=1 forbids skips '
+                              '(run without it to allow them)', red=True)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Install the skip gate when ``TP_FORBID_SKIPS=1``."""
+    if os.environ.get(FORBID_SKIPS) == '1':
+        config.pluginmanager.register(SkipGate(), 'tp_skip_gate')

@@ -12,9 +12,20 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Paths every test module needs: the repository, the package and the optional shared corpus."""
+"""
+Paths every test module needs, and the code blocks of the documentation.
+
+The repository, the package and the optional shared corpus; the fenced code blocks of
+``README.md`` and ``doc/*.md`` (:func:`doc_blocks`) and the ``ros2`` command lines among them
+(:func:`doc_ros2_commands`), which the ROS-tools tests run.
+"""
 
 from pathlib import Path
+import re
+from typing import List
+from typing import NamedTuple
+from typing import Optional
+from typing import Tuple
 
 #: the repository root (the package root of this ament_python package)
 REPO = Path(__file__).resolve().parents[1]
@@ -26,3 +37,103 @@ SHARED = REPO.parent / 'shared'
 CORPUS = SHARED / 'urdf_corpus'
 #: the PR2 description of the corpus
 PR2_URDF = CORPUS / 'pr2.urdf'
+#: the project's own small robot descriptions (``test/fixtures/INDEX.md``), present everywhere
+FIXTURE_DIR = REPO / 'test' / 'fixtures'
+#: the ``pytest.skip`` reason of tests that need the shared corpus (CI has it; a clone may not)
+CORPUS_SKIP_REASON = (f'needs the real-robot corpus ../shared/urdf_corpus, not found at {CORPUS} '
+                      '(it is not part of the repository; the same dialects are tested on '
+                      'test/fixtures)')
+
+
+#: the documentation: the front page and every page of ``doc/``
+DOC_PAGES = [REPO / 'README.md'] + sorted((REPO / 'doc').glob('*.md'))
+#: ``<!-- doc-test: skip (reason) -->`` on the line before a fence
+_SKIP_MARK = re.compile(r'^\s*<!--\s*doc-test:\s*skip\s*\((?P<reason>.+)\)\s*-->\s*$')
+_FENCE = re.compile(r'^(?P<indent>\s*)(?P<fence>```+|~~~+)\s*(?P<lang>[\w+-]*)')
+
+
+class DocBlock(NamedTuple):
+    """One fenced code block of a documentation page."""
+
+    #: the page, relative to the repository root (``doc/cli.md``)
+    page: str
+    #: 1-based line number of the block's first line of code (the line after the fence)
+    line: int
+    #: the fence's language (``python``, ``bash``...; '' when none)
+    lang: str
+    #: the code, without the fences
+    text: str
+    #: the reason of a ``<!-- doc-test: skip (reason) -->`` mark, None when unmarked
+    skip: Optional[str]
+
+
+def doc_blocks(path: Path) -> List[DocBlock]:
+    """Return the fenced code blocks of a Markdown page, in order."""
+    page = path.relative_to(REPO).as_posix()
+    lines = path.read_text(encoding='utf-8').splitlines()
+    blocks = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        mark = _SKIP_MARK.match(lines[i - 1]) if i > 0 else None
+        fence, start = m.group('fence'), i + 1
+        i += 1
+        while i < len(lines) and not lines[i].strip().startswith(fence):
+            i += 1
+        blocks.append(DocBlock(page, start + 1, m.group('lang').lower(),
+                               '\n'.join(lines[start:i]) + '\n',
+                               mark.group('reason').strip() if mark else None))
+        i += 1
+    return blocks
+
+
+def shell_commands(block: DocBlock) -> List[Tuple[int, str, List[str]]]:
+    """
+    Return the commands of a shell block as ``(line, command, shown output lines)``.
+
+    In a ``console`` block a command starts with ``$ `` and the lines up to the next command are
+    its output; in other blocks every line that is not blank or a comment is a command.  Lines
+    ending with a backslash continue on the next line (joined with one space).
+    """
+    console = block.lang == 'console'
+    commands: List[Tuple[int, str, List[str]]] = []
+    lines = block.text.splitlines()
+    i = 0
+    while i < len(lines):
+        raw, number = lines[i], block.line + i
+        i += 1
+        if console:
+            if not raw.startswith('$ '):
+                if commands:
+                    commands[-1][2].append(raw)
+                continue
+            raw = raw[2:]
+        elif not raw.strip() or raw.lstrip().startswith('#'):
+            continue
+        parts = [raw.rstrip()]
+        while parts[-1].endswith('\\') and i < len(lines):
+            parts[-1] = parts[-1][:-1].rstrip()
+            parts.append(lines[i].strip())
+            i += 1
+        commands.append((number, ' '.join(parts).strip(), []))
+    return commands
+
+
+def doc_ros2_commands() -> List[Tuple[str, str]]:
+    """
+    Return every command line starting with ``ros2 `` in the documentation's code blocks.
+
+    :returns: ``(page, command)`` pairs in page order, e.g. ``('doc/launch.md', 'ros2 launch
+        transmission_plugins transmission_hardware.launch.py ...')``; continuation lines are
+        joined and ``$ `` prompts removed, comments after the command are kept as written
+    """
+    found = []
+    for path in DOC_PAGES:
+        for block in doc_blocks(path):
+            if block.lang in ('', 'bash', 'sh', 'shell', 'console', 'text'):
+                found += [(block.page, command) for _, command, _ in shell_commands(block)
+                          if command.startswith('ros2 ')]
+    return found

@@ -41,3 +41,38 @@ def test_demo_tracks_the_targets_and_exits_zero():
     log = re.search(r'logs in (\S+)/nodes\.log', out)
     assert log, out
     assert not os.path.exists(log.group(1))
+
+
+def test_demo_with_mujoco_physics_holds_the_robot_against_gravity():
+    pytest.importorskip('mujoco', reason='the optional mujoco package is not installed '
+                                         '(pip install -r requirements.txt)')
+    env = dict(os.environ)
+    env['ROS_DOMAIN_ID'] = str(os.getpid() % 30 + 200)
+    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo', '--physics',
+                           'mujoco', '--duration', '6'], env=env, capture_output=True,
+                          text=True, timeout=90)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert '(mujoco physics,' in proc.stdout
+    assert 'demo: joints tracked the targets' in proc.stdout
+    # the table shows the motors' efforts, the summary their peaks
+    assert re.search(r'\|\s+motor\s+position\s+effort', proc.stdout), proc.stdout
+    peak = re.search(r'shoulder_motor\s+([0-9.]+)\s+\d+%', proc.stdout)
+    assert peak and float(peak.group(1)) > 0.0, proc.stdout
+
+
+@pytest.mark.parametrize('value', ['-1', '0', 'nan', 'inf', 'soon'])
+def test_demo_rejects_a_duration_that_is_not_a_positive_number(value):
+    proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo', '--duration',
+                           value], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert 'argument --duration: expected a number of seconds' in proc.stderr
+    assert 'demo: starting' not in proc.stdout
+
+
+def test_demo_rejects_gravity_compensation_without_mujoco():
+    proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo',
+                           '--gravity-compensation', 'shoulder_link', '--duration', '1'],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert '--gravity-compensation needs --physics mujoco' in proc.stderr

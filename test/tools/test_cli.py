@@ -29,7 +29,6 @@ from tp_support import PR2_URDF
 from transmission_plugins.plugins import registry as plugin_loader
 from transmission_plugins.tools import cli
 from transmission_plugins.tools.cli import main
-from transmission_plugins.tools.cli import ProgressBar
 
 PR2 = PR2_URDF
 needs_pr2 = pytest.mark.skipif(not PR2.is_file(), reason=f'URDF corpus not found at {PR2}')
@@ -302,19 +301,6 @@ def test_convert_missing_input(urdf, tmp_path, capsys):
     assert 'cannot read' in capsys.readouterr().err
 
 
-def test_progress_bar():
-    stream = io.StringIO()
-    bar = ProgressBar(stream, total=200)
-    bar(10, 100)
-    bar(20, 200)
-    bar.close()
-    assert stream.getvalue() == ('\r[###############---------------]  50.0% 10 rows'
-                                 '\r[##############################] 100.0% 20 rows\n')
-    stream = io.StringIO()
-    ProgressBar(stream, total=None)(5, 10)
-    assert stream.getvalue() == '\r5 rows'
-
-
 def test_progress_bar_only_on_a_terminal(urdf, tmp_path, monkeypatch, capsys):
     src = tmp_path / 'in.csv'
     src.write_text('elbow_motor/position\n1\n2\n')
@@ -322,7 +308,9 @@ def test_progress_bar_only_on_a_terminal(urdf, tmp_path, monkeypatch, capsys):
     assert '%' not in capsys.readouterr().err
     monkeypatch.setattr(cli.sys.stderr, 'isatty', lambda: True, raising=False)
     assert main(['convert', urdf, str(src), str(tmp_path / 'o.csv'), '--to', 'joint']) == 0
-    assert '100.0% 2 rows' in capsys.readouterr().err
+    err = capsys.readouterr().err
+    size = src.stat().st_size
+    assert 'convert: 100%' in err and f'{size}.0/{size}.0' in err  # tqdm's bar over the bytes
 
 
 @needs_pr2
@@ -420,3 +408,38 @@ def test_unreadable_urdf_arguments_exit_1(tmp_path, capsys):
 def test_plot_unknown_file_type_exits_1(urdf, tmp_path, capsys):
     assert main(['plot', urdf, 'elbow_trans', str(tmp_path / 'x.nope')]) == 1
     assert 'a file type matplotlib can write' in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------- polish (issue 16)
+@pytest.mark.parametrize('argv', [['list'], ['list', '--verbose']])
+def test_list_fits_in_100_columns(argv, capsys):
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) < 100
+    assert any('transmission_interface/DifferentialTransmission' in line for line in lines)
+
+
+def test_plot_draws_limits_units_and_merged_curves(urdf, tmp_path):
+    out = tmp_path / 'wrist.svg'
+    assert main(['plot', urdf, 'wrist_trans', str(out), '--range', '-200', '200']) == 0
+    text = out.read_text()
+    assert '<!-- wrist_pitch -->' in text and '<!-- wrist_roll -->' in text  # the offset parts
+    assert 'joint limits' in text
+    assert 'wrist_left_motor position [rad]' in text and 'joint position [rad]' in text
+    # wrist_pitch limits -1..1 (drawn), wrist_roll continuous (none)
+    from transmission_plugins.robot.loading import load_robot_transmissions
+    from transmission_plugins.tools import plotting
+    import matplotlib
+    matplotlib.use('Agg')
+    from matplotlib import pyplot as plt
+    robot = load_robot_transmissions(urdf, warn=False)
+    fig, ax = plt.subplots()
+    assert plotting.draw_limits(ax, robot, 'wrist_pitch', 'red', True)
+    assert sorted(line.get_ydata()[0] for line in ax.get_lines()) == [-1.0, 1.0]
+    assert not plotting.draw_limits(ax, robot, 'wrist_roll', 'red', False)  # continuous
+    plt.close(fig)
+    # the example robot's differential has no offsets: one motor moves both joints alike, and
+    # the two curves are one line with one legend entry naming both
+    example = str(Path(__file__).resolve().parents[2] / 'urdf' / 'example_robot.urdf.xacro')
+    assert main(['plot', example, 'wrist_trans', str(out)]) == 0
+    assert '<!-- wrist_pitch_joint = wrist_roll_joint -->' in out.read_text()

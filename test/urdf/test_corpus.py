@@ -15,6 +15,9 @@
 """
 The shared URDF corpus (``../shared/urdf_corpus``, see its INDEX.md): robots, fixtures, malformed.
 
+The corpus lives outside the repository (CI has it); without it these tests skip with a reason
+naming it, and ``test_fixtures.py`` checks the same dialects on the project's own fixtures.
+
 Real robots load with the transmission counts of INDEX.md (leniently where they carry vendor
 types); every fixture loads; every malformed description is rejected with a message naming the
 element path and the bad value, or handled as documented in the README (section
@@ -27,6 +30,7 @@ from lxml import etree
 import pytest
 
 from tp_support import CORPUS
+from tp_support import CORPUS_SKIP_REASON
 from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import BrokenReferenceError
@@ -38,8 +42,7 @@ from transmission_plugins.urdf.dialects import parse_transmissions
 from transmission_plugins.urdf.text import read_urdf_text
 
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(),
-                                reason=f'the shared URDF corpus is not at {CORPUS}')
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=CORPUS_SKIP_REASON)
 PLUGINS = find_transmission_plugins()
 SHADOW_ALIASES = {'sr_mechanism_model/SimpleTransmission':
                   'transmission_interface/SimpleTransmission'}

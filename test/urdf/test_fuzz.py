@@ -13,12 +13,14 @@
 # limitations under the License.
 
 """
-Property-based fuzzing of URDF loading with mutated corpus descriptions.
+Property-based fuzzing of URDF loading with mutated robot descriptions.
 
 Elements of transmissions, ``<ros2_control>`` blocks and top-level joints are dropped,
 duplicated, swapped, renamed, stripped of attributes or given garbage values; loading (strict
 and lenient) must then succeed or raise a ``TransmissionError``, never anything else.  Bounded
-(150 examples in all, derandomised) so that it stays a few seconds.
+(150 examples per document set, derandomised) so that it stays a few seconds.  The project's
+own fixtures (``test/fixtures``) are fuzzed everywhere; the real robots of the shared corpus
+when ``../shared/urdf_corpus`` is present (the test says so when it skips).
 """
 
 import copy
@@ -31,6 +33,8 @@ from lxml import etree
 import pytest
 
 from tp_support import CORPUS
+from tp_support import CORPUS_SKIP_REASON
+from tp_support import FIXTURE_DIR
 from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.plugins import find_transmission_plugins
@@ -38,10 +42,8 @@ from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.urdf.dialects import parse_transmissions
 
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(),
-                                reason=f'the shared URDF corpus is not at {CORPUS}')
-
-DOCUMENTS = (
+#: real robots and upstream fixtures of the shared corpus (``../shared/urdf_corpus``)
+CORPUS_DOCUMENTS = (
     'pr2.urdf', 'pr2_cturtle_pr2_mechanism_model.urdf', 'franka_panda.urdf', 'husky.urdf',
     'tiago_humble.urdf', 'ros2_control_demos_example8_rrbot.urdf', 'shadow_hand_e.urdf',
     'fixtures/ros2_control_test_assets_minimal_robot.urdf',
@@ -70,10 +72,20 @@ _PARSED = {}
 _PLUGINS = []
 
 
-def _document(name):
-    if name not in _PARSED:
-        _PARSED[name] = etree.parse(str(CORPUS / name)).getroot()
-    return copy.deepcopy(_PARSED[name])
+@pytest.fixture(scope='module', params=['fixtures', 'corpus'])
+def documents(request):
+    """Return the paths of one document set: the project's fixtures or the shared corpus."""
+    if request.param == 'fixtures':
+        return sorted(FIXTURE_DIR.glob('*.urdf'))  # every plain .urdf file, xacro included
+    if not CORPUS.is_dir():
+        pytest.skip(CORPUS_SKIP_REASON)
+    return [CORPUS / name for name in CORPUS_DOCUMENTS]
+
+
+def _document(path):
+    if path not in _PARSED:
+        _PARSED[path] = etree.parse(str(path)).getroot()
+    return copy.deepcopy(_PARSED[path])
 
 
 def _plugins():
@@ -122,19 +134,18 @@ FUZZ = settings(max_examples=100, deadline=None, derandomize=True, database=None
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def _mutated(name, mutations):
-    root = _document(name)
+def _mutated(paths, index, mutations):
+    root = _document(paths[index % len(paths)])
     for mutation in mutations:
         _mutate(root, *mutation)
     return etree.tostring(root, encoding='unicode')
 
 
 @FUZZ
-@given(st.sampled_from(DOCUMENTS), st.lists(MUTATION, min_size=1, max_size=4),
-       st.booleans())
-def test_parse_and_load_every_transmission_raise_only_transmission_errors(name, mutations,
-                                                                          lenient):
-    text = _mutated(name, mutations)
+@given(st.integers(0, 10_000), st.lists(MUTATION, min_size=1, max_size=4), st.booleans())
+def test_parse_and_load_every_transmission_raise_only_transmission_errors(documents, index,
+                                                                          mutations, lenient):
+    text = _mutated(documents, index, mutations)
     try:
         parse_transmissions(text, lenient=lenient, source='all')
         load_robot_transmissions(text, lenient=lenient, source='all', plugins=_plugins(),
@@ -144,10 +155,10 @@ def test_parse_and_load_every_transmission_raise_only_transmission_errors(name, 
 
 
 @settings(FUZZ, max_examples=50)
-@given(st.sampled_from(DOCUMENTS), st.lists(MUTATION, min_size=1, max_size=3),
-       st.booleans())
-def test_load_robot_transmissions_raises_only_transmission_errors(name, mutations, lenient):
-    text = _mutated(name, mutations)
+@given(st.integers(0, 10_000), st.lists(MUTATION, min_size=1, max_size=3), st.booleans())
+def test_load_robot_transmissions_raises_only_transmission_errors(documents, index, mutations,
+                                                                  lenient):
+    text = _mutated(documents, index, mutations)
     try:
         load_robot_transmissions(text, lenient=lenient, plugins=_plugins(), warn=False)
     except TransmissionError:

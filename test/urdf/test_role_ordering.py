@@ -18,12 +18,14 @@ Roles, not XML order, decide which joint is ``joint1`` (ros-controls/ros2_contro
 The issue's example is TIAGo's wrist differential written with ``role`` attributes; ros2_control
 maps by position and ignores them.  Here the joints and actuators are listed in the order
 opposite to their roles, with different reductions on each, so a loader that used the XML order
-would produce different numbers.
+would produce different numbers.  The ROS 1 form (``<role>`` child elements, as in TALOS and
+the ros_control test files) is checked on the project's fixture ``ros1_hardware_interfaces.urdf``.
 """
 
 import numpy as np
 import pytest
 
+from tp_support import FIXTURE_DIR
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import FourBarLinkageTransmission
@@ -63,7 +65,7 @@ URDF = """
 
 @pytest.mark.parametrize('cls', [DifferentialTransmission, FourBarLinkageTransmission])
 def test_roles_opposite_to_xml_order(cls):
-    robot = load_robot_transmissions(URDF.format(kind=cls.__name__))
+    robot = load_robot_transmissions(URDF.format(kind=cls.__name__), warn=False)
     wiring = robot.transmissions[0].wiring
     assert wiring.joint_names == ('arm_6_joint', 'arm_7_joint')
     assert wiring.actuator_names == ('arm_6_motor', 'arm_7_motor')
@@ -84,3 +86,21 @@ def test_roles_opposite_to_xml_order(cls):
     xml_order = by_xml_order.actuator_to_joint(
         {'position': [motor['arm_7_motor'], motor['arm_6_motor']]})['position'][::-1]
     assert not np.allclose(got['position'], xml_order)  # ros2_control's positional mapping
+
+
+def test_ros1_role_elements_against_the_xml_order():
+    # joint2 and actuator2 come first in the XML of the fixture's wrist_trans
+    robot = load_robot_transmissions(FIXTURE_DIR / 'ros1_hardware_interfaces.urdf', warn=False)
+    wiring = robot.transmission('wrist_trans')
+    assert wiring.joint_names == ('wrist_pitch', 'wrist_roll')
+    assert wiring.actuator_names == ('wrist_motor_left', 'wrist_motor_right')
+    t = wiring.transmission
+    assert t.get_actuator_reduction() == [40.0, -40.0]
+    assert t.get_joint_reduction() == [1.5, -2.0]
+    assert t.get_joint_offset() == [0.5, -0.25]
+    # ros_control DifferentialTransmission: j1 = (a1/n1 + a2/n2) / (2 m1) + o1,
+    #                                       j2 = (a1/n1 - a2/n2) / (2 m2) + o2
+    a1, a2 = 0.8 / 40.0, -0.3 / -40.0
+    expected = [(a1 + a2) / (2 * 1.5) + 0.5, (a1 - a2) / (2 * -2.0) - 0.25]
+    got = t.actuator_to_joint({'position': [0.8, -0.3]})['position']
+    np.testing.assert_allclose(got, expected)

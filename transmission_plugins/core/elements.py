@@ -22,16 +22,45 @@ local name, skip comments, and raise :class:`~transmission_plugins.BadValueError
 
 import math
 import re
-from typing import Any
 from typing import Iterator
 from typing import List
+from typing import Mapping
 from typing import Optional
+from typing import Protocol
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 
 
-def local_name(element: Any) -> str:
+class XmlElement(Protocol):
+    """
+    What the URDF readers use of an XML element: ``xml.etree.ElementTree`` and lxml both fit.
+
+    ``tag`` is a string for elements; lxml gives comments and processing instructions a
+    non-string tag, which :func:`local_name` turns into ''.  lxml elements also carry
+    ``sourceline`` (read with :func:`source_line`).
+    """
+
+    @property
+    def tag(self) -> object:
+        ...
+
+    @property
+    def text(self) -> Optional[str]:
+        ...
+
+    @property
+    def attrib(self) -> Mapping[str, str]:
+        ...
+
+    def get(self, key: str, default: None = None) -> Optional[str]:
+        ...
+
+    def __iter__(self) -> Iterator['XmlElement']:
+        ...
+
+
+def local_name(element: XmlElement) -> str:
     """Return the tag without its ``{namespace}``; '' for comments and processing instructions."""
     tag = element.tag
     if not isinstance(tag, str):
@@ -39,7 +68,7 @@ def local_name(element: Any) -> str:
     return tag.rsplit('}', 1)[-1]
 
 
-def namespace(element: Any) -> str:
+def namespace(element: XmlElement) -> str:
     """Return the ``{namespace}`` URI of the tag, or ''."""
     tag = element.tag
     if isinstance(tag, str) and tag.startswith('{'):
@@ -47,12 +76,12 @@ def namespace(element: Any) -> str:
     return ''
 
 
-def children(element: Any, name: Optional[str] = None) -> List[Any]:
+def children(element: XmlElement, name: Optional[str] = None) -> List[XmlElement]:
     """Return the child elements, comments skipped, optionally only those named ``name``."""
     return [c for c in element if local_name(c) and (name is None or local_name(c) == name)]
 
 
-def iter_children(element: Any) -> Iterator[Any]:
+def iter_children(element: XmlElement) -> Iterator[XmlElement]:
     """Yield the element children, skipping comments."""
     return iter(children(element))
 
@@ -63,7 +92,7 @@ def quoted(name: str) -> str:
     return f'{quote}{name}{quote}'
 
 
-def child_path(parent_path: str, element: Any, index: Optional[int] = None) -> str:
+def child_path(parent_path: str, element: XmlElement, index: Optional[int] = None) -> str:
     """
     Return the path of ``element`` below ``parent_path``: the one element-path rule.
 
@@ -80,12 +109,12 @@ def child_path(parent_path: str, element: Any, index: Optional[int] = None) -> s
     return f'{parent_path}/{tag}'
 
 
-def source_line(element: Any) -> Optional[int]:
+def source_line(element: XmlElement) -> Optional[int]:
     """Return the element's source line (lxml only), or None when unknown."""
     return getattr(element, 'sourceline', None) or None
 
 
-def child_text(element: Any, name: str) -> Optional[str]:
+def child_text(element: XmlElement, name: str) -> Optional[str]:
     """Return the stripped text of the first child with local ``name``, or None if absent."""
     found = children(element, name)
     if not found:
@@ -148,7 +177,7 @@ def parse_float(text: Optional[str], path: str, *, nonzero: bool = False,
     return x
 
 
-def require_attribute(element: Any, attribute: str, path: str) -> str:
+def require_attribute(element: XmlElement, attribute: str, path: str) -> str:
     """
     Return a non-empty attribute value.
 

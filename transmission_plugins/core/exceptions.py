@@ -40,7 +40,6 @@ the category :class:`TransmissionWarning`, which callers can filter::
     warnings.simplefilter('ignore', transmission_plugins.TransmissionWarning)
 """
 
-from typing import Any
 from typing import Iterable
 from typing import Optional
 
@@ -101,7 +100,7 @@ class TransmissionValueError(TransmissionError, ValueError):
     :param where: optional owner of the parameter (a transmission name or URDF element path)
     """
 
-    def __init__(self, parameter: str, value: Any, expected: str, where: str = '') -> None:
+    def __init__(self, parameter: str, value: object, expected: str, where: str = '') -> None:
         self.parameter = parameter
         self.value = value
         self.expected = expected

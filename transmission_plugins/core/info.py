@@ -24,11 +24,16 @@ a :class:`TransmissionWiring` through its ``from_info`` classmethod.
 
 from dataclasses import dataclass
 from dataclasses import field
-from typing import Any
 from typing import Mapping
 from typing import NamedTuple
 from typing import Optional
 from typing import Tuple
+from typing import TYPE_CHECKING
+
+from transmission_plugins.core.elements import XmlElement
+
+if TYPE_CHECKING:  # pragma: no cover - core.transmission imports this module
+    from transmission_plugins.core.transmission import Transmission
 
 #: Dialects the parser recognises.
 DIALECT_ROS2_CONTROL = 'ros2_control'
@@ -50,7 +55,7 @@ class JointInfo:
     interfaces: Tuple[str, ...] = ()
     path: str = ''
     line: Optional[int] = None
-    element: Any = field(default=None, compare=False, repr=False)
+    element: Optional[XmlElement] = field(default=None, compare=False, repr=False)
     #: ros2_control ``read_only="true"``
     read_only: bool = False
 
@@ -74,7 +79,7 @@ class ActuatorInfo:
     controller_gains: Optional[Tuple[float, float]] = None
     path: str = ''
     line: Optional[int] = None
-    element: Any = field(default=None, compare=False, repr=False)
+    element: Optional[XmlElement] = field(default=None, compare=False, repr=False)
     #: ros2_control ``read_only="true"``
     read_only: bool = False
     #: True for the actuator the parser adds to a transmission of a ros2_control
@@ -97,7 +102,7 @@ class TransmissionInfo:
     #: element path, e.g. ``/robot[@name='r']/transmission[@name='t']``
     path: str = ''
     line: Optional[int] = None
-    element: Any = field(default=None, compare=False, repr=False)
+    element: Optional[XmlElement] = field(default=None, compare=False, repr=False)
     #: True when the parser may fall back to defaults for ill-defined values (lenient mode)
     lenient: bool = field(default=False, compare=False)
     #: ``<mechanicalReduction>`` written directly under ``<transmission>`` (PR2, old diffbot)
@@ -110,6 +115,6 @@ class TransmissionInfo:
 class TransmissionWiring(NamedTuple):
     """A transmission and the names of its joints and actuators, in map order."""
 
-    transmission: Any
+    transmission: 'Transmission'
     joint_names: Tuple[str, ...]
     actuator_names: Tuple[str, ...]

@@ -28,7 +28,6 @@ The matrices are plain data (:meth:`LinearTransmission.linear_map`), so many tra
 fused into one matrix product and reflected inertia is :math:`J^{-T} I_r J^{-1}`.
 """
 
-from typing import Any
 from typing import Hashable
 from typing import NamedTuple
 from typing import Optional
@@ -92,11 +91,13 @@ class LinearTransmission(Transmission):
         return (type(self),) + tuple(tuple(np.asarray(m, dtype=np.float64).ravel().tolist())
                                      + m.shape for m in self.linear_map())
 
-    def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> np.ndarray:
+    def actuator_to_joint_jacobian(self, actuator_position: Optional[ArrayLike] = None
+                                   ) -> np.ndarray:
         """Return the constant :math:`J`, shape ``(M, N)``."""
         return self._a2j
 
-    def joint_to_actuator_jacobian(self, joint_position: Any = None) -> np.ndarray:
+    def joint_to_actuator_jacobian(self, joint_position: Optional[ArrayLike] = None
+                                   ) -> np.ndarray:
         """Return the constant :math:`J^{-1}`, shape ``(N, M)``."""
         return self._j2a
 

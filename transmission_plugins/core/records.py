@@ -41,12 +41,13 @@ is set.  Roles order the joints and actuators (``joint1``, ``joint2``...); witho
 XML order is used.
 """
 
-from typing import Any
 from typing import List
 from typing import NamedTuple
 from typing import Optional
 from typing import Sequence
 from typing import Tuple
+from typing import TypeVar
+from typing import Union
 import warnings
 
 from transmission_plugins.core.elements import local_name
@@ -55,13 +56,17 @@ from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionWarning
 from transmission_plugins.core.exceptions import UrdfTransmissionError
+from transmission_plugins.core.info import ActuatorInfo
 from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
+from transmission_plugins.core.info import JointInfo
 from transmission_plugins.core.info import TransmissionInfo
 from transmission_plugins.core.vocabulary import DEFAULT_OFFSET
 from transmission_plugins.core.vocabulary import DEFAULT_REDUCTION
 from transmission_plugins.core.vocabulary import REDUCTION_TAGS
 
 _DIALECT_NAMES = {'ros1': 'ROS 1', 'pr2': 'PR2'}
+#: a ``<joint>`` or ``<actuator>`` record of a transmission
+_End = TypeVar('_End', JointInfo, ActuatorInfo)
 
 
 class SimpleReading(NamedTuple):
@@ -98,7 +103,7 @@ def lenient_problem(info: TransmissionInfo, error: UrdfTransmissionError, fallba
 
 
 # ---------------------------------------------------------------------------------- helpers
-def _exactly(info: TransmissionInfo, items: Sequence[Any], count: int, side: str) -> None:
+def _exactly(info: TransmissionInfo, items: Sequence[_End], count: int, side: str) -> None:
     if len(items) < count:
         names = [i.name for i in items]
         raise IncompleteTransmissionError(
@@ -110,15 +115,15 @@ def _exactly(info: TransmissionInfo, items: Sequence[Any], count: int, side: str
             f'{len(items)}: {[i.name for i in items]}', items[count].line)
 
 
-def _role_path(end: Any) -> str:
+def _role_path(end: Union[JointInfo, ActuatorInfo]) -> str:
     element = end.element
     if element is not None and element.get('role') is not None:
         return f'{end.path}/@role'
     return f'{end.path}/role'
 
 
-def order_by_role(info: TransmissionInfo, items: Sequence[Any], roles: Sequence[str],
-                  side: str) -> List[Any]:
+def order_by_role(info: TransmissionInfo, items: Sequence[_End], roles: Sequence[str],
+                  side: str) -> List[_End]:
     """
     Return ``items`` (JointInfo or ActuatorInfo) sorted by role, or in XML order without roles.
 
@@ -128,7 +133,7 @@ def order_by_role(info: TransmissionInfo, items: Sequence[Any], roles: Sequence[
     given = [i.role for i in items]
     if all(r is None for r in given):
         return list(items)
-    seen: List[str] = []
+    seen: List[Optional[str]] = []
     for item in items:
         expected = f"expected one of {', '.join(repr(r) for r in roles)}"
         error: Optional[UrdfTransmissionError] = None
@@ -161,7 +166,7 @@ def _unused(info: TransmissionInfo, path: str, value: Optional[float], neutral: 
                                         info.line), 'ignored')
 
 
-def _value_path(end: Any, tags: Sequence[str]) -> str:
+def _value_path(end: Union[JointInfo, ActuatorInfo], tags: Sequence[str]) -> str:
     element = end.element
     if element is not None:
         for child in element:

@@ -22,11 +22,11 @@ the protocol.  Checks across transmissions (a joint driven twice, a shared actua
 robot's wiring (:mod:`transmission_plugins.robot.wiring`).
 """
 
-from typing import Any
 from typing import List
 from typing import Mapping
 from typing import Optional
 from typing import Sequence
+from typing import Union
 import warnings
 
 from transmission_plugins.core.exceptions import BadValueError
@@ -93,14 +93,14 @@ def build_transmission(info: TransmissionInfo,
     return _checked_wiring(info, cls, wiring)
 
 
-def _as_record(info: TransmissionInfo, message: Any) -> LoadWarning:
+def _as_record(info: TransmissionInfo, message: Union[Warning, str]) -> LoadWarning:
     """Return a plugin's warning as a record (plain ``UserWarning`` text is kept as it is)."""
     if isinstance(message, TransmissionWarning) and message.record is not None:
         return message.record
     return LoadWarning(info.path or info.name, str(message), info.line, text=str(message))
 
 
-def _checked_wiring(info: TransmissionInfo, cls: type, wiring: Any) -> TransmissionWiring:
+def _checked_wiring(info: TransmissionInfo, cls: type, wiring: object) -> TransmissionWiring:
     """Return ``wiring`` when ``from_info`` kept the protocol (types only; counts are wiring)."""
     name = f'{cls.__module__}.{cls.__qualname__}.from_info'
     where = info.path or info.name

@@ -29,7 +29,6 @@ third-party package adds a transmission by declaring an entry point only.
 """
 
 import importlib.metadata
-from typing import Any
 from typing import Iterable
 from typing import List
 from typing import Mapping
@@ -55,11 +54,12 @@ class TransmissionPlugin(NamedTuple):
     #: the distribution that registers it, and its version
     distribution: str
     version: str
-    entry_point: Any
+    entry_point: importlib.metadata.EntryPoint
 
 
 def find_transmission_plugins(
-        distributions: Optional[Iterable[Any]] = None) -> List[TransmissionPlugin]:
+        distributions: Optional[Iterable[importlib.metadata.Distribution]] = None
+) -> List[TransmissionPlugin]:
     """
     List the transmission plugins registered by installed distributions, without importing them.
 

@@ -15,8 +15,17 @@
 """
 Node ``mock_actuators``: one simulated motor per actuator of the robot's transmissions.
 
-Each motor is an :class:`~transmission_plugins.robot.actuators.ActuatorSimulator` rotor: Drake's PD
-actuator with the URDF's rotor inertia, gear ratio, gains and effort limit.  The node publishes
+Two physics (parameter ``physics``):
+
+* ``rotors`` (default): each motor is an
+  :class:`~transmission_plugins.runtime.simulator.ActuatorSimulator` rotor, Drake's PD actuator
+  with the URDF's rotor inertia, gear ratio, gains and effort limit, and nothing behind it;
+* ``mujoco``: the whole robot in MuJoCo (:class:`~transmission_plugins.runtime.mujoco_physics.
+  MujocoPhysics`): links with mass, gravity, joint limits and damping, the rotors' reflected
+  inertia, the same actuator law mapped to joint torques through the transmissions; the
+  real-time factor goes to ``/diagnostics``.  Needs the ``mujoco`` package.
+
+The node publishes
 ``actuator_states`` (position, velocity, applied effort) at ``rate`` and obeys
 ``actuator_commands``.  The mode of each actuator named by a command follows the fields the
 message carries: **position** when it has positions, else **velocity** when it has velocities,
@@ -41,6 +50,8 @@ from typing import Any
 from typing import List
 from typing import Optional
 from typing import Sequence
+from typing import Tuple
+from typing import Union
 
 from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
@@ -69,6 +80,9 @@ from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.runtime.messages import NameIndex
 from transmission_plugins.runtime.messages import read_message
+from transmission_plugins.runtime.mujoco_model import import_mujoco
+from transmission_plugins.runtime.mujoco_model import ModelOptions
+from transmission_plugins.runtime.mujoco_physics import MujocoPhysics
 from transmission_plugins.runtime.simulator import ActuatorSimulator
 
 NODE_NAME = 'mock_actuators'
@@ -77,7 +91,14 @@ NODE_NAME = 'mock_actuators'
 PARAMETERS = {
     'robot_description': ROBOT_DESCRIPTION_PARAMETER,
     'lenient': (False, 'load the URDF in lenient mode'),
-    'rate': (200.0, 'simulation and actuator_states rate in Hz'),
+    'rate': (200.0, "actuator_states rate in Hz (and the rotors' simulation step)"),
+    'physics': ('rotors', "rotors: one decoupled rotor per actuator; mujoco: the robot's rigid "
+                          'bodies in MuJoCo (needs the mujoco package)'),
+    'physics_step': (0.001, 'physics mujoco: seconds per physics step'),
+    'gravity': (True, 'physics mujoco: gravity on (9.81 m/s^2 along -z)'),
+    'contacts': (False, 'physics mujoco: contacts between collision geometries'),
+    'gravity_compensation': ([], 'physics mujoco: links that, with every link below them, are '
+                                 'weightless (an ideal counterbalance, e.g. the PR2 arms)'),
     'damping': (0.0, 'viscous damping of every rotor, N m s/rad at the actuator'),
     'bandwidth': (2.0 * math.pi * 10.0, 'rad/s; PD gains for actuators without '
                                         'drake:controller_gains are critically damped at it'),
@@ -86,6 +107,13 @@ PARAMETERS = {
                                 'of their range)'),
     'diagnostic_period': (1.0, 'seconds between /diagnostics messages; <= 0 disables them'),
 }
+#: parameters that only the MuJoCo physics reads
+MUJOCO_ONLY = ('physics_step', 'gravity', 'contacts', 'gravity_compensation')
+
+#: The values of the ``physics`` parameter.
+PHYSICS = ('rotors', 'mujoco')
+#: Below this achieved real-time factor /diagnostics warns that the physics falls behind.
+SLOW_REAL_TIME_FACTOR = 0.9
 
 #: Why an ``actuator_commands`` message is dropped; ``dropped.actuator_commands.<reason>``.
 #: the drop reasons /diagnostics always lists (the shared validation's, but for passive joints)
@@ -130,7 +158,7 @@ class MockActuatorsNode(Node):
             'initial_joint_positions', Parameter.Type.DOUBLE_ARRAY,
             ParameterDescriptor(description='initial positions of initial_joint_names (rad or '
                                             'm), same order'))
-        self.sim: Optional[ActuatorSimulator] = None
+        self.sim: Optional[Union[ActuatorSimulator, MujocoPhysics]] = None
         self.robot: Optional[RobotTransmissions] = None
         self._timer: Optional[Timer] = None
         self._last = 0.0
@@ -145,6 +173,9 @@ class MockActuatorsNode(Node):
         period = float(self._p('diagnostic_period'))
         self._diag_timer = (self.create_timer(period, timer_callback(self._publish_diagnostics))
                             if period > 0.0 else None)
+        self._physics = self._check_physics()
+        self._rtf_mark = (0.0, time.monotonic())
+        self._rtf = math.nan
         description = self._p('robot_description')
         if description:
             try:
@@ -159,6 +190,39 @@ class MockActuatorsNode(Node):
 
     def _p(self, name: str) -> Any:
         return parameter_value(self, name)
+
+    def _check_physics(self) -> str:
+        """Return the ``physics`` parameter; log and raise StartupFailed when it is unusable."""
+        physics = self._p('physics')
+        try:
+            if physics not in PHYSICS:
+                raise TransmissionValueError('physics', physics, ' or '.join(map(repr, PHYSICS)))
+            if physics == 'mujoco':
+                import_mujoco()
+                self._model_options()
+            else:
+                self._warn_unused_mujoco_parameters()
+        except TransmissionError as e:
+            self.get_logger().error(f'{e}. Exiting')
+            raise StartupFailed(str(e)) from e
+        return str(physics)
+
+    def _warn_unused_mujoco_parameters(self) -> None:
+        """Say which ``physics mujoco`` parameters were changed but have no effect on rotors."""
+        unused = [name for name in MUJOCO_ONLY if self._p(name) != PARAMETERS[name][0]]
+        if unused:
+            self.get_logger().warning(f'parameters {unused} apply to physics mujoco only; '
+                                      f'physics is {self._p("physics")!r}: they are ignored')
+
+    def _model_options(self) -> ModelOptions:
+        """Return the MuJoCo model options from the parameters."""
+        step = float(self._p('physics_step'))
+        if not (math.isfinite(step) and step > 0.0):
+            raise TransmissionValueError('physics_step', step, 'a number of seconds > 0')
+        return ModelOptions(physics_step=step, gravity=bool(self._p('gravity')),
+                            contacts=bool(self._p('contacts')),
+                            rotor_damping=float(self._p('damping')),
+                            gravity_compensation=tuple(self._p('gravity_compensation')))
 
     def _on_description(self, description: str) -> None:
         """Build the simulation from a topic message; a bad one is logged, not fatal."""
@@ -195,15 +259,23 @@ class MockActuatorsNode(Node):
         if not rate > 0.0:
             raise TransmissionValueError('rate', rate, 'a rate > 0 Hz')
         models = [robot.actuator_models[n] for n in robot.actuator_names]
-        # min_inertia: let small rotors (the gripper's) keep their real inertia
-        sim = ActuatorSimulator(models, min_inertia=1e-7,
-                                damping=float(self._p('damping')),
-                                bandwidth=float(self._p('bandwidth')))
         q = initial_joint_positions(robot, self._p('initial_joint_names'),
                                     self._p('initial_joint_positions'))
-        a0 = np.asarray(robot.joint_to_actuator_arrays({'position': q})['position'])
-        a0 = np.where(np.isfinite(a0), a0, 0.0)
-        sim.reset(position=a0)
+        sim: Union[ActuatorSimulator, MujocoPhysics]
+        if self._physics == 'mujoco':
+            sim = MujocoPhysics(robot, description, self._model_options(), joint_position=q,
+                                bandwidth=float(self._p('bandwidth')))
+            for w in sim.built.warnings:
+                self.get_logger().warning(f'physics mujoco: {w}')
+            a0 = sim.state()['position']
+        else:
+            # min_inertia: let small rotors (the gripper's) keep their real inertia
+            sim = ActuatorSimulator(models, min_inertia=1e-7,
+                                    damping=float(self._p('damping')),
+                                    bandwidth=float(self._p('bandwidth')))
+            a0 = np.asarray(robot.joint_to_actuator_arrays({'position': q})['position'])
+            a0 = np.where(np.isfinite(a0), a0, 0.0)
+            sim.reset(position=a0)
         sim.set_command('position', a0)
         self.robot, self.sim = robot, sim
         self._index = NameIndex(robot.actuator_names, 'actuator')
@@ -216,8 +288,9 @@ class MockActuatorsNode(Node):
         self._rate = rate
         self._last = time.monotonic()
         self._timer = self.create_timer(1.0 / rate, timer_callback(self._step))
-        self.get_logger().info(f'simulating {len(models)} actuators at {rate:g} Hz: '
-                               f'{", ".join(self._names)}')
+        self._rtf_mark = (0.0, time.monotonic())
+        self.get_logger().info(f'simulating {len(models)} actuators ({self._physics} physics) '
+                               f'at {rate:g} Hz: {", ".join(self._names)}')
 
     def _drop(self, reason: str, detail: str) -> None:
         self.dropped[reason] += 1
@@ -266,7 +339,10 @@ class MockActuatorsNode(Node):
         values.append(('rejected_descriptions', str(self.rejected_descriptions)))
         if self.sim is not None:
             level, message = OK, f'simulating {len(self._names)} actuators'
-            values += [('actuators', ', '.join(self._names)), ('rate', f'{self._rate:g}')]
+            values += [('actuators', ', '.join(self._names)), ('rate', f'{self._rate:g}'),
+                       ('physics', self._physics)]
+            if isinstance(self.sim, MujocoPhysics):
+                level, message = self._physics_status(values, message)
         elif self.description_error:
             level = ERROR
             message = f'robot_description rejected, waiting for the next one: ' \
@@ -281,6 +357,24 @@ class MockActuatorsNode(Node):
         msg.status = [diagnostic_status(self.get_fully_qualified_name(), level, message,
                                         NODE_NAME, values)]
         self._diag_pub.publish(msg)
+
+    def _physics_status(self, values: List[Tuple[str, str]], message: str) -> Tuple[int, str]:
+        """Add the MuJoCo values (real-time factors); WARN when the physics falls behind."""
+        sim = self.sim
+        assert isinstance(sim, MujocoPhysics)
+        now = time.monotonic()
+        sim_time, wall = self._rtf_mark
+        if now > wall:
+            self._rtf = (sim.sim_time - sim_time) / (now - wall)
+            self._rtf_mark = (sim.sim_time, now)
+        values += [('physics_step', f'{sim.physics_step:g}'),
+                   ('real_time_factor', f'{self._rtf:.3f}'),
+                   ('compute_real_time_factor', f'{sim.real_time_factor():.2f}'),
+                   ('simulated_time', f'{sim.sim_time:.3f}')]
+        if self._rtf < SLOW_REAL_TIME_FACTOR:
+            return WARN, (f'{message}; the physics falls behind real time (real-time factor '
+                          f'{self._rtf:.2f})')
+        return OK, message
 
 
 def main(args: Optional[List[str]] = None) -> int:

@@ -29,6 +29,8 @@ array maps and written ``chunk_size`` at a time, so memory does not grow with th
 """
 
 import csv
+import os
+from typing import Any
 from typing import Callable
 from typing import Dict
 from typing import Iterable
@@ -38,6 +40,7 @@ from typing import NamedTuple
 from typing import Optional
 from typing import TextIO
 from typing import Tuple
+from typing import Union
 
 import numpy as np
 
@@ -46,6 +49,7 @@ from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
 from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.tools import csv_fast
 
 #: Directions: the space to convert *to*.
 TO_JOINT = 'joint'
@@ -164,41 +168,45 @@ def _counted(lines: Iterable[str], counter: List[int]) -> Iterator[str]:
         yield line
 
 
-def convert_csv(robot: RobotTransmissions, src: TextIO, dst: TextIO, to: str, *,
-                chunk_size: int = 1000, keep_unknown: bool = False,
-                progress: Optional[Callable[[int, int], None]] = None) -> ConvertStats:
-    """
-    Convert a CSV file between actuator and joint space, ``chunk_size`` rows at a time.
+class _Job(NamedTuple):
+    plan: _Plan
+    convert: Callable[[Dict[str, np.ndarray]], Dict[str, np.ndarray]]
+    width: int
+    columns: Dict[str, List[int]]   # interface -> input columns
+    slots: Dict[str, List[int]]     # interface -> source indices
 
-    :param robot: a :class:`~transmission_plugins.robot.robot_transmissions.RobotTransmissions`
-    :param src: input text stream (open with ``newline=''``)
-    :param dst: output text stream (open with ``newline=''``)
-    :param to: ``'joint'`` (input columns are actuators) or ``'actuator'``
-    :param chunk_size: rows per conversion, >= 1
-    :param keep_unknown: copy ``<name>/<interface>`` columns of unknown names instead of failing
-    :param progress: called after each chunk with (rows done, characters read)
-    :returns: counts and column names
-    :raises CsvConvertError: empty input, bad header, unknown names, bad numbers, ragged rows
-    """
-    if to not in (TO_JOINT, TO_ACTUATOR):
-        raise CsvConvertError(f"to must be 'joint' or 'actuator', got {to!r}")
-    if chunk_size < 1:
-        raise CsvConvertError(f'chunk_size must be >= 1, got {chunk_size}')
-    counter = [0]
-    reader = csv.reader(_counted(src, counter))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise CsvConvertError('the input is empty (no header line)') from None
+
+def _job(robot: RobotTransmissions, header: List[str], to: str, keep_unknown: bool) -> _Job:
     plan = _plan(robot, header, to, keep_unknown)
     convert = (robot.actuator_to_joint_arrays if to == TO_JOINT
                else robot.joint_to_actuator_arrays)
     width = len(robot.actuator_names if to == TO_JOINT else robot.joint_names)
+    return _Job(plan, convert, width, {i: [k for k, _ in c] for i, c in plan.inputs.items()},
+                {i: [s for _, s in c] for i, c in plan.inputs.items()})
+
+
+def _convert_block(job: _Job, numbers: Dict[str, np.ndarray]) -> np.ndarray:
+    """Convert ``{interface: (rows, columns of it)}``; return the output columns' block."""
+    rows = next(iter(numbers.values())).shape[0]
+    values = {}
+    for interface, x in numbers.items():
+        full = np.full((rows, job.width), np.nan)
+        full[:, job.slots[interface]] = x
+        values[interface] = full
+    out = job.convert(values)
+    block = np.empty((rows, len(job.plan.outputs)))
+    for j, (interface, index) in enumerate(job.plan.outputs):
+        block[:, j] = out[interface][:, index]
+    return block
+
+
+def _slow_rows(job: _Job, reader: Any, header: List[str], dst: TextIO, chunk_size: int,
+               skip: int, progress: Optional[Callable[[int], None]], counter: List[int]) -> int:
+    """Convert with the standard library from data row ``skip`` on; return the rows done."""
     writer = csv.writer(dst, lineterminator='\n')
-    writer.writerow(plan.header)
-    columns = {i: [k for k, _ in cols] for i, cols in plan.inputs.items()}
-    slots = {i: [s for _, s in cols] for i, cols in plan.inputs.items()}
-    rows_done = 0
+    passed = job.plan.passed
+    rows_done = skip
+    reported = counter[0]
     while True:
         rows: List[List[str]] = []
         first_line = reader.line_num + 1
@@ -208,20 +216,17 @@ def convert_csv(robot: RobotTransmissions, src: TextIO, dst: TextIO, to: str, *,
                     continue
                 raise CsvConvertError(f'line {reader.line_num}: expected {len(header)} fields '
                                       f'(as in the header), got {len(row)}')
+            if skip:
+                skip -= 1
+                first_line = reader.line_num + 1
+                continue
             rows.append(row)
             if len(rows) == chunk_size:
                 break
         if not rows:
-            break
-        values = {}
-        for interface, cols in columns.items():
-            full = np.full((len(rows), width), np.nan)
-            full[:, slots[interface]] = _floats(rows, cols, first_line, header)
-            values[interface] = full
-        out = convert(values)
-        block = np.empty((len(rows), len(plan.outputs)))
-        for j, (interface, index) in enumerate(plan.outputs):
-            block[:, j] = out[interface][:, index]
+            return rows_done
+        block = _convert_block(job, {i: _floats(rows, cols, first_line, header)
+                                     for i, cols in job.columns.items()})
         nan = np.isnan(block)
         if nan.any():  # the csv module writes None as an empty cell, floats with repr()
             cells = block.astype(object)
@@ -229,11 +234,135 @@ def convert_csv(robot: RobotTransmissions, src: TextIO, dst: TextIO, to: str, *,
             numbers = cells.tolist()
         else:
             numbers = block.tolist()
-        passed = plan.passed
         writer.writerows([row[k] for k in passed] + values for row, values in zip(rows, numbers))
         rows_done += len(rows)
         if progress is not None:
-            progress(rows_done, counter[0])
-    converted = [header[k] for cols in columns.values() for k in cols]
-    return ConvertStats(rows_done, converted, [header[k] for k in plan.passed],
-                        plan.header[len(plan.passed):])
+            progress(counter[0] - reported)
+            reported = counter[0]
+
+
+def _fast_rows(job: _Job, path: str, header: List[str], dst: TextIO, chunk_size: int,
+               progress: Optional[Callable[[int], None]]) -> Tuple[int, bool]:
+    """
+    Convert the data rows of ``path`` with Arrow and orjson (:mod:`~.csv_fast`).
+
+    :returns: the rows done and whether the whole file was converted (False: Arrow rejected a
+        block; the caller goes on from that row with the standard library)
+    """
+    numeric = sorted(k for cols in job.columns.values() for k in cols)
+    where = {k: j for j, k in enumerate(numeric)}
+    picks = {i: [where[k] for k in cols] for i, cols in job.columns.items()}
+    passed = job.plan.passed
+    text_index = [k for k in range(len(header)) if k not in where]
+    text_pick = [text_index.index(k) for k in passed]
+    rows_done = 0
+    reported = 0
+    with open(path, 'rb') as f:
+        f.readline()  # the header (one line: checked by the caller)
+        try:
+            batches = csv_fast.read_batches(f, len(header), numeric)
+            for numbers, texts in rechunk(batches, chunk_size):
+                block = _convert_block(job, {i: numbers[:, p] for i, p in picks.items()})
+                dst.write(csv_fast.format_rows([texts[t] for t in text_pick], block))
+                rows_done += numbers.shape[0]
+                if progress is not None:
+                    position = f.tell()
+                    progress(position - reported)
+                    reported = position
+        except csv_fast.FastPathError:
+            return rows_done, False
+    return rows_done, True
+
+
+def rechunk(batches: Iterable[Tuple[np.ndarray, List[List[str]]]], size: int
+            ) -> Iterator[Tuple[np.ndarray, List[List[str]]]]:
+    """
+    Regroup ``(numbers, texts)`` batches into batches of exactly ``size`` rows (the last less).
+
+    The conversion then sees the same row groups as the standard-library path, so matrix
+    products of the same shapes give the same bits.
+    """
+    numbers: List[np.ndarray] = []
+    texts: List[List[List[str]]] = []
+    count = 0
+
+    def joined() -> Tuple[np.ndarray, List[List[str]]]:
+        block = np.concatenate(numbers) if len(numbers) > 1 else numbers[0]
+        cells = [[c for part in texts for c in part[j]] for j in range(len(texts[0]))]
+        return block, cells
+
+    for x, t in batches:
+        if not x.shape[0]:
+            continue
+        numbers.append(x)
+        texts.append(t)
+        count += x.shape[0]
+        if count < size:
+            continue
+        block, cells = joined()
+        start = 0
+        while count - start >= size:
+            yield block[start:start + size], [c[start:start + size] for c in cells]
+            start += size
+        numbers, texts, count = [block[start:]], [[c[start:] for c in cells]], count - start
+    if count:
+        yield joined()
+
+
+def convert_csv(robot: RobotTransmissions, src: Union[TextIO, str, 'os.PathLike[str]'],
+                dst: TextIO, to: str, *, chunk_size: int = 1000, keep_unknown: bool = False,
+                progress: Optional[Callable[[int], None]] = None,
+                fast: Optional[bool] = None) -> ConvertStats:
+    """
+    Convert a CSV file between actuator and joint space, ``chunk_size`` rows at a time.
+
+    A file given by path is parsed and written by compiled code (:mod:`~.csv_fast`, when
+    ``pyarrow`` and ``orjson`` are installed); a text stream, or ``fast=False``, uses the
+    standard library.  Both give the same bytes.
+
+    :param robot: a :class:`~transmission_plugins.robot.robot_transmissions.RobotTransmissions`
+    :param src: input file path, or a text stream (open with ``newline=''``)
+    :param dst: output text stream (open with ``newline=''``)
+    :param to: ``'joint'`` (input columns are actuators) or ``'actuator'``
+    :param chunk_size: rows per conversion, >= 1
+    :param keep_unknown: copy ``<name>/<interface>`` columns of unknown names instead of failing
+    :param progress: called after each chunk with the characters (bytes) read since the last
+        call
+    :param fast: use the compiled path for a file path (default: when available)
+    :returns: counts and column names
+    :raises CsvConvertError: empty input, bad header, unknown names, bad numbers, ragged rows
+    """
+    if to not in (TO_JOINT, TO_ACTUATOR):
+        raise CsvConvertError(f"to must be 'joint' or 'actuator', got {to!r}")
+    if chunk_size < 1:
+        raise CsvConvertError(f'chunk_size must be >= 1, got {chunk_size}')
+    if isinstance(src, (str, os.PathLike)):
+        path = os.fspath(src)
+        with open(path, newline='', encoding='utf-8') as stream:
+            return _convert(robot, stream, dst, to, chunk_size, keep_unknown, progress,
+                            path if (csv_fast.available() if fast is None else fast) else None)
+    return _convert(robot, src, dst, to, chunk_size, keep_unknown, progress, None)
+
+
+def _convert(robot: RobotTransmissions, src: TextIO, dst: TextIO, to: str, chunk_size: int,
+             keep_unknown: bool, progress: Optional[Callable[[int], None]],
+             fast_path: Optional[str]) -> ConvertStats:
+    counter = [0]
+    reader = csv.reader(_counted(src, counter))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise CsvConvertError('the input is empty (no header line)') from None
+    job = _job(robot, header, to, keep_unknown)
+    csv.writer(dst, lineterminator='\n').writerow(job.plan.header)
+    rows_done = 0
+    if fast_path is not None and reader.line_num == 1:
+        rows_done, finished = _fast_rows(job, fast_path, header, dst, chunk_size, progress)
+        if not finished:  # go on with the standard library from the first row not written
+            rows_done = _slow_rows(job, reader, header, dst, chunk_size, rows_done, progress,
+                                   counter)
+    else:
+        rows_done = _slow_rows(job, reader, header, dst, chunk_size, 0, progress, counter)
+    converted = [header[k] for cols in job.columns.values() for k in cols]
+    return ConvertStats(rows_done, converted, [header[k] for k in job.plan.passed],
+                        job.plan.header[len(job.plan.passed):])

@@ -16,11 +16,17 @@
 ``transmission_plugins demo``: the hardware interface driving simulated motors, live.
 
 Starts the launcher's node set (``transmission_hardware_interface`` + ``mock_actuators``) on the
-bundled example robot in subprocesses, in a ROS domain of its own unless ``ROS_DOMAIN_ID`` is
-set, then sends a scripted sequence of joint targets on ``joint_commands`` (smooth moves, then
-holds) and prints a table of commanded vs measured joint positions with the motor positions
-behind them.  Runs until Ctrl-C or ``--duration`` seconds (default: until Ctrl-C on a terminal,
-15 s otherwise) and exits 0 when every hold ended on target.
+bundled example robot (or ``--description-file``) in subprocesses, in a ROS domain of its own
+unless ``ROS_DOMAIN_ID`` is set, then sends a scripted sequence of joint targets on
+``joint_commands`` (smooth moves, then holds) and prints a table of commanded vs measured joint
+positions (the tracking error) with the motor positions and efforts behind them.  Runs until
+Ctrl-C or ``--duration`` seconds (default: until Ctrl-C on a terminal, 15 s otherwise) and exits
+0 when every hold ended on target.
+
+``--physics mujoco`` runs ``mock_actuators`` with ``physics: mujoco`` (the robot's links, gravity
+and joint limits in MuJoCo behind the motors) instead of decoupled rotors; the choice reaches the
+node through the parameters file the demo writes (the config file with the ``mock_actuators``
+section extended).
 """
 
 import argparse
@@ -35,6 +41,8 @@ from typing import Dict
 from typing import List
 from typing import Optional
 from typing import TextIO
+
+import yaml
 
 #: Tracking tolerance at the end of each hold: rad for revolute joints, m for the gripper gap.
 TOLERANCE = {'revolute': 0.01, 'prismatic': 0.001}
@@ -51,13 +59,39 @@ WAYPOINTS = [
 ]
 
 
+#: PD bandwidth (rad/s) of the mock's drives without URDF gains under ``--physics mujoco``: a PD
+#: of bandwidth w holding its own payload against gravity sags by g / w^2 (2.5 mm at 10 Hz,
+#: 0.6 mm at 20 Hz), so the demo's drives are twice as fast as the node's default.
+MUJOCO_BANDWIDTH = 2.0 * math.pi * 20.0
+#: Range of the targets of a joint without position limits (a continuous joint), rad.
+UNBOUNDED_RANGE = (-1.0, 1.0)
+
+
+def positive_seconds(text: str) -> float:
+    """Read a ``--duration``: a finite number of seconds > 0 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected a number of seconds, got {text!r}') from None
+    if not (math.isfinite(value) and value > 0.0):
+        raise argparse.ArgumentTypeError(f'expected a number of seconds > 0, got {text!r}')
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the demo's options to ``parser``."""
-    parser.add_argument('--duration', type=float, default=None, metavar='S',
-                        help='seconds to run the command sequence (default: until Ctrl-C on a '
-                             'terminal, 15 s otherwise)')
+    parser.add_argument('--duration', type=positive_seconds, default=None, metavar='S',
+                        help='seconds to run the command sequence, > 0 (default: until Ctrl-C '
+                             'on a terminal, 15 s otherwise)')
     parser.add_argument('--description-file', default='', metavar='URDF',
                         help='robot description (default: the bundled example robot)')
+    parser.add_argument('--physics', choices=('rotors', 'mujoco'), default='rotors',
+                        help="mock_actuators' physics: decoupled rotors (default) or the robot "
+                             'in MuJoCo, with gravity (needs the mujoco package)')
+    parser.add_argument('--gravity-compensation', nargs='+', default=[], metavar='LINK',
+                        help='with --physics mujoco: links that, with every link below them, '
+                             'an ideal counterbalance makes weightless (the PR2 arms: '
+                             'r_shoulder_lift_link l_shoulder_lift_link)')
 
 
 def _smooth(s: float) -> float:
@@ -72,9 +106,12 @@ class Script:
     def __init__(self, joints: List[str], lower: Any, upper: Any) -> None:
         self.joints = joints
         self.points = []
+        bounds = [(lo, hi) if math.isfinite(lo) and math.isfinite(hi) else UNBOUNDED_RANGE
+                  for lo, hi in zip(lower, upper)]
         for fractions in WAYPOINTS:
-            self.points.append([lo + f * (hi - lo) for f, lo, hi in
-                                zip(fractions, lower, upper)])
+            # every joint gets a target; joints past the sixth reuse the fractions in turn
+            self.points.append([lo + fractions[i % len(fractions)] * (hi - lo)
+                                for i, (lo, hi) in enumerate(bounds)])
         self.segment = MOVE_TIME + HOLD_TIME
 
     def target(self, t: float) -> List[float]:
@@ -113,6 +150,9 @@ class Demo:
         self.pub = self.node.create_publisher(JointState, 'joint_commands', 10)
         self.joint_pos: Dict[str, float] = {}
         self.motor_pos: Dict[str, float] = {}
+        self.motor_effort: Dict[str, float] = {}
+        #: largest |effort| each motor applied
+        self.peak_effort: Dict[str, float] = {}
         self.node.create_subscription(JointState, 'joint_states', self._on_joints, 10)
         self.node.create_subscription(JointState, 'actuator_states', self._on_motors, 10)
         idx = [robot.joint_names.index(j) for j in joints]
@@ -132,6 +172,10 @@ class Demo:
 
     def _on_motors(self, msg: Any) -> None:
         self.motor_pos.update(zip(msg.name, msg.position))
+        if len(msg.effort) == len(msg.name):
+            self.motor_effort.update(zip(msg.name, msg.effort))
+            for name, effort in zip(msg.name, msg.effort):
+                self.peak_effort[name] = max(self.peak_effort.get(name, 0.0), abs(effort))
 
     def spin(self, seconds: float) -> None:
         end = time.monotonic() + seconds
@@ -170,7 +214,7 @@ class Demo:
 
     def table(self, t: float, clear: bool) -> None:
         rows = [['transmission', 'joint', 'command', 'measured', 'error', '|', 'motor',
-                 'position']]
+                 'position', 'effort']]
         commanded = dict(zip(self.joints, self.commanded))
         for tr in self.robot.transmissions:
             joints = [j for j in tr.joint_names if j in commanded]
@@ -185,14 +229,15 @@ class Demo:
                     row += ['', '', '', '']
                 row.append('|')
                 if i < len(motors):
-                    row += [motors[i], f'{self.motor_pos.get(motors[i], math.nan):+10.3f}']
+                    row += [motors[i], f'{self.motor_pos.get(motors[i], math.nan):+10.3f}',
+                            f'{self.motor_effort.get(motors[i], math.nan):+9.4f}']
                 else:
-                    row += ['', '']
+                    row += ['', '', '']
                 rows.append(row)
         if clear:
             self.out.write('\x1b[H\x1b[2J')
-        self.out.write(f'transmission_plugins demo  t = {t:5.1f} s   (rad, m; motors: rad at '
-                       'the gearhead output)\n')
+        self.out.write(f'transmission_plugins demo  t = {t:5.1f} s   (rad, m; motors: rad and '
+                       'N m at the gearhead output)\n')
         _format_table(rows, self.out)
         self.out.write('\n')
         self.out.flush()
@@ -207,6 +252,13 @@ def _summary(demo: 'Demo', out: TextIO) -> None:
     for j in demo.joints:
         ok = 'ok' if worst[j] <= demo.tolerance[j] else 'NOT TRACKED'
         out.write(f'  {j:20s} {worst[j]:.2e} (tolerance {demo.tolerance[j]:g})  {ok}\n')
+    limits = dict(zip(demo.robot.actuator_names, demo.robot.actuator_effort_limit))
+    if demo.peak_effort:
+        out.write('demo: peak motor effort (N m, share of the effort limit):\n')
+        for name, peak in demo.peak_effort.items():
+            share = f'{peak / limits[name]:4.0%}' if math.isfinite(limits.get(name, math.inf)) \
+                else '   -'
+            out.write(f'  {name:20s} {peak:9.4f}  {share}\n')
     out.write('demo: joints tracked the targets\n' if demo.passed()
               else 'demo: joints did NOT track the targets\n')
 
@@ -214,6 +266,9 @@ def _summary(demo: 'Demo', out: TextIO) -> None:
 def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     """Run the demo; return 0 when the joints tracked every target."""
     out = out or sys.stdout
+    if getattr(args, 'gravity_compensation', None) and getattr(args, 'physics', '') != 'mujoco':
+        print('demo: error: --gravity-compensation needs --physics mujoco', file=sys.stderr)
+        return 2
     tty = out.isatty()
     duration = args.duration if args.duration is not None else (None if tty else 15.0)
     os.environ.setdefault('ROS_DOMAIN_ID', str(os.getpid() % 100 + 101))
@@ -226,12 +281,17 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     from transmission_plugins.tools.launcher import default_description_file
     from transmission_plugins.tools.launcher import example_config_file
     from transmission_plugins.robot.loading import load_robot_transmissions
+    from transmission_plugins.tools.launcher import default_config_file
     workdir = tempfile.mkdtemp(prefix='transmission_demo_')
     # the bundled robot runs with its own parameters; any other with the generic defaults
-    config = '' if args.description_file else str(example_config_file())
-    values = {'description_file': args.description_file, 'config_file': config,
-              'use_mock_actuators': 'true'}
+    config = default_config_file() if args.description_file else example_config_file()
     try:
+        if getattr(args, 'physics', 'rotors') == 'mujoco':
+            from transmission_plugins.runtime.mujoco_model import import_mujoco
+            import_mujoco()
+        values = {'description_file': args.description_file,
+                  'config_file': _config_file(config, args, workdir),
+                  'use_mock_actuators': 'true'}
         commands, _ = build_commands(values, ['-r', f'__ns:={namespace}'], workdir)
         robot = load_robot_transmissions(
             read_description(args.description_file or default_description_file()), warn=False)
@@ -252,7 +312,8 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
         from transmission_plugins.runtime.hardware_interface import HardwareInterface
         joints = HardwareInterface(robot).commandable_joints()
         demo = Demo(robot, joints, out)
-        out.write(f'demo: starting {", ".join(n for n, _ in commands)} (ROS_DOMAIN_ID='
+        out.write(f'demo: starting {", ".join(n for n, _ in commands)} ('
+                  f'{getattr(args, "physics", "rotors")} physics, ROS_DOMAIN_ID='
                   f'{os.environ["ROS_DOMAIN_ID"]}, namespace {namespace}, logs in {log_path}, '
                   'kept if the demo fails)\n')
         out.flush()
@@ -290,6 +351,23 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
         log.close()
         _clean_up(workdir, keep_log=code != 0, out=out)
     return code
+
+
+def _config_file(config: Any, args: argparse.Namespace, workdir: str) -> str:
+    """Write ``config`` with the demo's ``mock_actuators`` parameters added; return its path."""
+    from transmission_plugins.tools.launcher import load_config
+    sections = load_config(config)
+    mock = sections.setdefault('mock_actuators', {})
+    mock['physics'] = getattr(args, 'physics', 'rotors')
+    if mock['physics'] == 'mujoco':
+        mock['bandwidth'] = MUJOCO_BANDWIDTH
+    if getattr(args, 'gravity_compensation', None):
+        mock['gravity_compensation'] = list(args.gravity_compensation)
+    path = os.path.join(workdir, 'demo_config.yaml')
+    with open(path, 'w') as f:
+        yaml.safe_dump({name: {'ros__parameters': p} for name, p in sections.items()}, f,
+                       default_flow_style=False, sort_keys=False)
+    return path
 
 
 def _clean_up(workdir: str, keep_log: bool, out: TextIO) -> None:

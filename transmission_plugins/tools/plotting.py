@@ -23,7 +23,10 @@ Plot a transmission's maps to an image file with matplotlib (Agg backend, no dis
   0, and every joint position is drawn against it.
 
 The default sweep is the actuator position range reached inside the joint limits, with
-unbounded joints limited to +-pi (rad) or +-1 (m).
+unbounded joints limited to +-pi (rad) or +-1 (m).  The joint limits are drawn as dashed lines
+in the colour of their joint, so a wider ``value_range`` shows where the sweep leaves them.
+Curves that coincide are drawn once, their legend entry naming every joint; the others differ
+in colour and line style.  Actuator positions are in rad (rotary motors).
 """
 
 import math
@@ -43,6 +46,10 @@ from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 
 #: Points per sweep.
 POINTS = 400
+#: Line styles cycled with the colours, so that curves that cross stay apart.
+STYLES = ('-', '--', '-.', ':')
+#: Units of actuator values per interface kind (rotary motors).
+ACTUATOR_UNITS = {'position': 'rad', 'velocity': 'rad/s', 'effort': 'N m'}
 
 
 def _unit(robot: RobotTransmissions, joint: str, effort: bool = False) -> str:
@@ -52,6 +59,32 @@ def _unit(robot: RobotTransmissions, joint: str, effort: bool = False) -> str:
     if j.type == 'prismatic':
         return 'N' if effort else 'm'
     return 'N m' if effort else 'rad'
+
+
+def joint_unit(robot: RobotTransmissions, joint: str, field: str) -> str:
+    """Return the unit of ``field`` (position, velocity, effort) of ``joint`` ('' unknown)."""
+    unit = _unit(robot, joint, effort=field == 'effort')
+    return f'{unit}/s' if unit and field == 'velocity' else unit
+
+
+def draw_limits(ax: Any, robot: RobotTransmissions, joint: str, color: Any,
+                label: bool) -> bool:
+    """
+    Draw the position limits of ``joint`` as dashed lines in ``color``.
+
+    :param label: give the first line the legend entry ``joint limits``
+    :returns: whether a line was drawn
+    """
+    k = robot.joint_index.get(joint)
+    if k is None:
+        return False
+    drawn = False
+    for value in (robot.joint_lower[k], robot.joint_upper[k]):
+        if np.isfinite(value):
+            ax.axhline(value, color=color, linestyle=(0, (4, 3)), linewidth=0.9, alpha=0.7,
+                       label='joint limits' if label and not drawn else None)
+            drawn = True
+    return drawn
 
 
 def default_range(robot: RobotTransmissions,
@@ -69,12 +102,13 @@ def default_range(robot: RobotTransmissions,
     return lo, hi
 
 
-def _groups(names: Sequence[str], curves: np.ndarray) -> List[Tuple[str, np.ndarray]]:
+def _groups(names: Sequence[str], curves: np.ndarray,
+            drop_zero: bool = True) -> List[Tuple[str, np.ndarray]]:
     """Return (label, curve) with identical curves merged and all-zero curves dropped."""
     out: List[Tuple[List[str], np.ndarray]] = []
     for k, name in enumerate(names):
         y = curves[:, k]
-        if not np.any(y):
+        if drop_zero and not np.any(y):
             continue
         for labels, other in out:
             if np.array_equal(y, other, equal_nan=True):
@@ -82,8 +116,9 @@ def _groups(names: Sequence[str], curves: np.ndarray) -> List[Tuple[str, np.ndar
                 break
         else:
             out.append(([name], y))
-    return [(labels[0] if len(labels) == 1 else f'{labels[0]} (and {len(labels) - 1} more, '
-             'identical)', y) for labels, y in out]
+    return [(labels[0] if len(labels) == 1 else ' = '.join(labels) if len(labels) == 2
+             else f'{labels[0]} (and {len(labels) - 1} more, identical)', y)
+            for labels, y in out]
 
 
 def plot_transmission(robot: RobotTransmissions, name: str, path: str,
@@ -121,6 +156,16 @@ def plot_transmission(robot: RobotTransmissions, name: str, path: str,
     else:
         fig = _plot_sweeps(plt, robot, t, lo, hi)
     fig.suptitle(title)
+    save_figure(plt, fig, path, f'plot of {t.path}')
+
+
+def save_figure(plt: Any, fig: Any, path: str, what: str) -> None:
+    """
+    Save ``fig`` to ``path`` (type from the suffix) and close it.
+
+    :raises TransmissionFileError: the file cannot be written
+    :raises TransmissionValueError: a file type matplotlib cannot write
+    """
     fig.tight_layout()
     try:
         fig.savefig(path, dpi=100)
@@ -129,7 +174,7 @@ def plot_transmission(robot: RobotTransmissions, name: str, path: str,
                                     e.errno, e.strerror) from e
     except ValueError as e:  # matplotlib: unsupported file type
         raise TransmissionValueError('path', str(path), f'a file type matplotlib can write '
-                                     f'({e})', f'plot of {t.path}') from e
+                                     f'({e})', what) from e
     finally:
         plt.close(fig)
 
@@ -144,12 +189,17 @@ def _plot_nonlinear(plt: Any, robot: RobotTransmissions, t: RobotTransmission,
     motor = t.actuator_names[0]
     fig, axes = plt.subplots(3, 1, figsize=(7, 8.5), sharex=True)
     first = t.joint_names[0]
-    axes[0].plot(theta, q[:, 0], color='tab:blue')
+    axes[0].plot(theta, q[:, 0], color='tab:blue', label=first)
+    draw_limits(axes[0], robot, first, 'tab:blue', True)
     axes[0].set_ylabel(f'{first} [{_unit(robot, first)}]')
+    axes[0].legend(fontsize='small', loc='best')
     axes[0].grid(True, alpha=0.3)
     others = _groups(t.joint_names[1:], q[:, 1:])
-    for label, y in others:
-        axes[1].plot(theta, y, label=label)
+    labelled = False
+    for k, (label, y) in enumerate(others):
+        line, = axes[1].plot(theta, y, label=label, linestyle=STYLES[k % len(STYLES)])
+        labelled |= draw_limits(axes[1], robot, label.split(' ')[0], line.get_color(),
+                                not labelled)
     unit = _unit(robot, t.joint_names[1]) if len(t.joint_names) > 1 else ''
     axes[1].set_ylabel(f'other joints [{unit}]' if unit else 'other joints')
     if others:
@@ -157,9 +207,10 @@ def _plot_nonlinear(plt: Any, robot: RobotTransmissions, t: RobotTransmission,
     axes[1].grid(True, alpha=0.3)
     axes[2].plot(theta, ratio[:, 0], color='tab:red')
     unit = _unit(robot, first, effort=True)
-    axes[2].set_ylabel(f'{first} effort{f" [{unit}]" if unit else ""}\nper unit {motor} effort')
+    ratio_unit = f' [{unit} / N m]' if unit else ''
+    axes[2].set_ylabel(f'{first} effort\nper unit {motor} effort{ratio_unit}')
     axes[2].grid(True, alpha=0.3)
-    axes[2].set_xlabel(f'{motor} position')
+    axes[2].set_xlabel(f'{motor} position [{ACTUATOR_UNITS["position"]}]')
     return fig
 
 
@@ -175,11 +226,14 @@ def _plot_sweeps(plt: Any, robot: RobotTransmissions, t: RobotTransmission, lo: 
         with np.errstate(all='ignore'):
             q = tr.actuator_to_joint({'position': a})['position']
         ax = axes[k, 0]
-        for j, joint in enumerate(t.joint_names):
-            unit = _unit(robot, joint)
-            ax.plot(sweep, q[:, j], label=f'{joint} [{unit}]' if unit else joint)
-        ax.set_xlabel(f'{motor} position (other actuators at 0)')
-        ax.set_ylabel('joint position')
+        labelled = False
+        for j, (label, y) in enumerate(_groups(t.joint_names, q, drop_zero=False)):
+            line, = ax.plot(sweep, y, label=label, linestyle=STYLES[j % len(STYLES)])
+            for joint in label.split(' = '):
+                labelled |= draw_limits(ax, robot, joint, line.get_color(), not labelled)
+        ax.set_xlabel(f'{motor} position [{ACTUATOR_UNITS["position"]}] (other actuators at 0)')
+        units = sorted({_unit(robot, joint) for joint in t.joint_names} - {''})
+        ax.set_ylabel(f'joint position [{", ".join(units)}]' if units else 'joint position')
         ax.legend(fontsize='small')
         ax.grid(True, alpha=0.3)
     return fig

@@ -22,8 +22,8 @@ two joint reductions, two joint offsets), their roles (``actuator1``/``actuator2
 """
 
 from abc import abstractmethod
-from typing import Any
 from typing import List
+from typing import Sequence
 
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_reduction
@@ -50,8 +50,8 @@ class CoupledTransmission(LinearTransmission):
     JOINT_ROLES = ('joint1', 'joint2')
     ACTUATOR_ROLES = ('actuator1', 'actuator2')
 
-    def __init__(self, actuator_reduction: Any, joint_reduction: Any,
-                 joint_offset: Any = (0.0, 0.0)) -> None:
+    def __init__(self, actuator_reduction: Sequence[float], joint_reduction: Sequence[float],
+                 joint_offset: Sequence[float] = (0.0, 0.0)) -> None:
         super().__init__()
         w = type(self).__name__
         self._actuator_reduction = [

@@ -23,9 +23,12 @@ loader's one strict check (:mod:`transmission_plugins.urdf.strict`).
 """
 
 from typing import Any
+from typing import cast
 from typing import Dict
 from typing import List
 from typing import Tuple
+from typing import Type
+from typing import TYPE_CHECKING
 import warnings
 
 from transmission_plugins.core.elements import child_path
@@ -34,15 +37,21 @@ from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.elements import parse_float
 from transmission_plugins.core.elements import require_attribute
 from transmission_plugins.core.elements import source_line
+from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.exceptions import TransmissionWarning
+from transmission_plugins.core.info import TransmissionInfo
 from transmission_plugins.core.info import TransmissionWiring
+from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.core.vocabulary import ElementRule
 from transmission_plugins.core.vocabulary import UrdfVocabulary
+
+if TYPE_CHECKING:  # pragma: no cover - pr2_gripper_transmission imports this module
+    from transmission_plugins.transmissions.pr2_gripper_transmission import PR2GripperTransmission
 
 #: Children of ``<transmission>`` consumed by the parser itself (ROS 1 ``<type>`` form).
 _PARSER_CHILDREN = ('type',)
@@ -79,16 +88,16 @@ def gripper_vocabulary(coefficients: Tuple[str, ...]) -> UrdfVocabulary:
         })
 
 
-def transmission_element(info: Any) -> Any:
+def transmission_element(info: TransmissionInfo) -> XmlElement:
     """Return ``info.element`` or raise when the record carries no XML."""
     if getattr(info, 'element', None) is None:
         raise IncompleteTransmissionError(
             info.path or info.name, f'the {info.type} plugin reads its vendor elements from the '
             'raw <transmission> element, and this record has none', info.line)
-    return info.element
+    return cast(XmlElement, info.element)
 
 
-def one_child(element: Any, path: str, tag: str) -> Any:
+def one_child(element: XmlElement, path: str, tag: str) -> XmlElement:
     """
     Return the single child named ``tag``.
 
@@ -104,7 +113,7 @@ def one_child(element: Any, path: str, tag: str) -> Any:
     return found[0]
 
 
-def number(element: Any, path: str, attribute: str, *, nonzero: bool = False,
+def number(element: XmlElement, path: str, attribute: str, *, nonzero: bool = False,
            positive: bool = False) -> float:
     """Return a required numeric attribute, parsed strictly."""
     text = require_attribute(element, attribute, path)
@@ -121,7 +130,7 @@ def _unique(names: List[str], paths: List[str], what: str) -> None:
         seen[name] = path
 
 
-def _build(cls: Any, path: str, kwargs: Dict[str, Any]) -> Any:
+def _build(cls: Type[Transmission], path: str, kwargs: Dict[str, Any]) -> Transmission:
     try:
         return cls(**kwargs)
     except TransmissionValueError as e:
@@ -129,7 +138,8 @@ def _build(cls: Any, path: str, kwargs: Dict[str, Any]) -> Any:
                             f'expected {e.expected}, got {e.value!r}') from e
 
 
-def gripper_from_info(cls: Any, info: Any) -> TransmissionWiring:
+def gripper_from_info(cls: Type['PR2GripperTransmission'],
+                      info: TransmissionInfo) -> TransmissionWiring:
     """
     Read a ``pr2_mechanism_model/PR2GripperTransmission`` element.
 
@@ -207,7 +217,7 @@ def gripper_from_info(cls: Any, info: Any) -> TransmissionWiring:
     return TransmissionWiring(transmission, tuple(joint_names), (actuator_name,))
 
 
-def wrist_from_info(cls: Any, info: Any) -> TransmissionWiring:
+def wrist_from_info(cls: Type[Transmission], info: TransmissionInfo) -> TransmissionWiring:
     """
     Read a ``pr2_mechanism_model/WristTransmission`` element.
 

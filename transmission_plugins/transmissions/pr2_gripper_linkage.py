@@ -52,11 +52,15 @@ simulated joints.
 
 import math
 from typing import Any
+from typing import cast
 from typing import List
 from typing import NamedTuple
+from typing import Optional
 from typing import Tuple
+from typing import Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from transmission_plugins.core.exceptions import TransmissionInputError
 
@@ -79,11 +83,15 @@ SMALL_BATCH = 8
 _SCALAR_ERRORS = (ArithmeticError, ValueError)
 
 
-def _batch_arrays(shape: Tuple[int, ...], small: bool, first: Any,
-                  second: Any) -> Tuple[np.ndarray, np.ndarray]:
+#: per-sample factors of a state: a list of floats (small batches) or an array of the batch shape
+Factors = Union[List[float], np.ndarray]
+
+
+def _batch_arrays(shape: Tuple[int, ...], small: bool, first: Factors,
+                  second: Factors) -> Tuple[np.ndarray, np.ndarray]:
     """Return two per-sample factors as arrays of ``shape`` (small states hold float lists)."""
     if not small:
-        return first, second
+        return cast(np.ndarray, first), cast(np.ndarray, second)
     return np.array(first).reshape(shape), np.array(second).reshape(shape)
 
 
@@ -97,8 +105,8 @@ class ForwardState(NamedTuple):
     """
 
     shape: Tuple[int, ...]
-    dtheta_dm: Any
-    dt_dm: Any
+    dtheta_dm: Factors
+    dt_dm: Factors
     small: bool
 
     def arrays(self) -> Tuple[np.ndarray, np.ndarray]:
@@ -110,8 +118,8 @@ class InverseState(NamedTuple):
     """Per-call joint-side state of the gripper: dM/dtheta and dtheta/dt for every sample."""
 
     shape: Tuple[int, ...]
-    dm_dtheta: Any
-    dtheta_dt: Any
+    dm_dtheta: Factors
+    dtheta_dt: Factors
     small: bool
 
     def arrays(self) -> Tuple[np.ndarray, np.ndarray]:
@@ -289,7 +297,7 @@ class PR2GripperLinkage:
         dtheta_dt = 1.0 / np.sqrt(arg2) / self._r
         return mrev, dm_dtheta, dtheta_dt
 
-    def _state(self, position: Any, side: str, size: int) -> np.ndarray:
+    def _state(self, position: Optional[ArrayLike], side: str, size: int) -> np.ndarray:
         if position is None:
             raise TransmissionInputError(
                 f'PR2GripperTransmission is nonlinear: the {side} position is needed')
@@ -301,7 +309,7 @@ class PR2GripperLinkage:
         return x
 
     # ------------------------------------------------------------------ per-call states
-    def _prepare_actuator_state(self, position: Any) -> 'ForwardState':
+    def _prepare_actuator_state(self, position: Optional[ArrayLike]) -> 'ForwardState':
         """
         Return dtheta/dM and dt/dM at the actuator ``position``, for the velocity/effort maps.
 
@@ -323,7 +331,7 @@ class PR2GripperLinkage:
             dtheta_dm, dt_dm = self._forward(x)
         return ForwardState(shape, dtheta_dm, dt_dm, False)
 
-    def _prepare_joint_state(self, position: Any) -> 'InverseState':
+    def _prepare_joint_state(self, position: Optional[ArrayLike]) -> 'InverseState':
         """
         Return dM/dtheta and dtheta/dt at the joint ``position`` (only the gap is read).
 
@@ -344,12 +352,14 @@ class PR2GripperLinkage:
             _, dm_dtheta, dtheta_dt = self._inverse(x)
         return InverseState(gap.shape, dm_dtheta, dtheta_dt, False)
 
-    def _forward_state(self, position: Any) -> 'ForwardState':
+    def _forward_state(self, position: Union['ForwardState', ArrayLike, None]
+                       ) -> 'ForwardState':
         if isinstance(position, ForwardState):
             return position
         return self._prepare_actuator_state(position)
 
-    def _inverse_state(self, position: Any) -> 'InverseState':
+    def _inverse_state(self, position: Union['InverseState', ArrayLike, None]
+                       ) -> 'InverseState':
         if isinstance(position, InverseState):
             return position
         return self._prepare_joint_state(position)

@@ -34,6 +34,8 @@ from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_positive
 from transmission_plugins.core.checks import check_reduction
 from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.core.info import TransmissionInfo
+from transmission_plugins.core.info import TransmissionWiring
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.transmissions.pr2_elements import gripper_from_info
 from transmission_plugins.transmissions.pr2_elements import gripper_vocabulary
@@ -342,7 +344,7 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
 
     # ------------------------------------------------------------------ URDF and reports
     @classmethod
-    def from_info(cls, info: Any) -> Any:
+    def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
         """
         Build the transmission and its wiring from a ``<transmission>`` record.
 

@@ -18,7 +18,6 @@ SimpleTransmission: one actuator drives one joint through a gear or belt of rati
 Lookup names: ``transmission_interface/SimpleTransmission`` (also the PR2 one).
 """
 
-from typing import Any
 
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_reduction
@@ -59,7 +58,7 @@ class SimpleTransmission(LinearTransmission):
     ACTUATOR_ROLES = ('actuator1',)
     URDF_VOCABULARY = UrdfVocabulary(extra_children=SIMPLE_IGNORED_CHILDREN)
 
-    def __init__(self, reduction: Any, joint_offset: Any = 0.0) -> None:
+    def __init__(self, reduction: float, joint_offset: float = 0.0) -> None:
         super().__init__()
         self._reduction = check_reduction(reduction, 'reduction', 'SimpleTransmission')
         self._joint_offset = check_finite(joint_offset, 'joint_offset', 'SimpleTransmission')

@@ -19,8 +19,9 @@ Lookup names: ``pr2_mechanism_model/WristTransmission`` and the 2010 name ``Wris
 The maps are those of ``pr2_mechanism_model/src/wrist_transmission.cpp`` (PR2/pr2_mechanism).
 """
 
-from typing import Any
 
+from transmission_plugins.core.info import TransmissionInfo
+from transmission_plugins.core.info import TransmissionWiring
 from transmission_plugins.transmissions.coupled_transmission import CoupledTransmission
 from transmission_plugins.transmissions.pr2_elements import wrist_from_info
 from transmission_plugins.transmissions.pr2_elements import WRIST_VOCABULARY
@@ -76,7 +77,7 @@ class WristTransmission(CoupledTransmission):
             self._joint_offset)
 
     @classmethod
-    def from_info(cls, info: Any) -> Any:
+    def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
         """
         Build the transmission and its wiring from a ``<transmission>`` record.
 

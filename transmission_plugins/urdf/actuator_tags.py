@@ -21,6 +21,7 @@ inertia, gear ratio, effort limit, PD gains); the robot layer turns them into
 """
 
 from typing import Any
+from typing import cast
 from typing import Dict
 from typing import Optional
 
@@ -30,6 +31,7 @@ from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.elements import parse_float
 from transmission_plugins.core.elements import require_attribute
 from transmission_plugins.core.elements import source_line
+from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
 
 
@@ -58,7 +60,7 @@ def _check_extension(key: str, value: float, path: str, line: Optional[int]) -> 
     return value
 
 
-def read_actuator_extensions(element: Any, path: str) -> Dict[str, Any]:
+def read_actuator_extensions(element: XmlElement, path: str) -> Dict[str, Any]:
     """
     Read the actuator data an ``<actuator>`` element of a ``<transmission>`` may carry.
 
@@ -97,7 +99,8 @@ def read_actuator_extensions(element: Any, path: str) -> Dict[str, Any]:
                 text = require_attribute(child, attribute, at)
                 put(key, parse_float(text, f'{at}/@{attribute}', line=line), at, line)
         elif tag == 'param' and child.get('name') in _PARAMS:
-            put(child.get('name'), parse_float(child.text, at, line=line), at, line)
+            put(cast(str, child.get('name')), parse_float(child.text, at, line=line), at,
+                line)
     out: Dict[str, Any] = {k: found[k] for k in ('rotor_inertia', 'gear_ratio', 'effort_limit')
                            if k in found}
     if 'kd' in found and 'kp' not in found:

@@ -19,7 +19,6 @@ A :class:`ParseContext` carries the lenient flag, the URDF namespace and the war
 while parsing; lenient mode replaces an ill-defined number by its default with a warning.
 """
 
-from typing import Any
 from typing import List
 from typing import Optional
 from typing import Sequence
@@ -28,6 +27,7 @@ from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.elements import namespace
 from transmission_plugins.core.elements import parse_float
 from transmission_plugins.core.elements import source_line
+from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
 
@@ -44,13 +44,14 @@ class ParseContext:
         """Record a warning about the element at ``path``."""
         self.warnings.append(LoadWarning(path, message, line))
 
-    def children(self, element: Any, name: Optional[str] = None) -> List[Any]:
+    def children(self, element: XmlElement, name: Optional[str] = None) -> List[XmlElement]:
         """Return the URDF-namespace child elements, optionally only those named ``name``."""
         return [c for c in element if local_name(c) and namespace(c) == self.ns
                 and (name is None or local_name(c) == name)]
 
 
-def single_child(ctx: ParseContext, element: Any, path: str, tag: str) -> Optional[Any]:
+def single_child(ctx: ParseContext, element: XmlElement, path: str,
+                 tag: str) -> Optional[XmlElement]:
     """Return the only child named ``tag``, None when absent; raise when given twice."""
     found = ctx.children(element, tag)
     if len(found) > 1:
@@ -59,8 +60,8 @@ def single_child(ctx: ParseContext, element: Any, path: str, tag: str) -> Option
     return found[0] if found else None
 
 
-def single_child_of(ctx: ParseContext, element: Any, path: str,
-                    tags: Sequence[str]) -> Optional[Any]:
+def single_child_of(ctx: ParseContext, element: XmlElement, path: str,
+                    tags: Sequence[str]) -> Optional[XmlElement]:
     """Return the only child named one of ``tags`` (spellings of one value)."""
     found = [c for c in ctx.children(element) if local_name(c) in tags]
     if len(found) > 1:
@@ -71,7 +72,7 @@ def single_child_of(ctx: ParseContext, element: Any, path: str,
     return found[0] if found else None
 
 
-def element_text(element: Any) -> str:
+def element_text(element: XmlElement) -> str:
     return (element.text or '').strip()
 
 

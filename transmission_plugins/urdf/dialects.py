@@ -55,9 +55,9 @@ a warning in both modes.
 
 from dataclasses import dataclass
 from dataclasses import field
-from typing import Any
 from typing import Dict
 from typing import List
+from typing import Optional
 from typing import Sequence
 from typing import Tuple
 from typing import Union
@@ -67,6 +67,7 @@ from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.elements import namespace
 from transmission_plugins.core.elements import require_attribute
 from transmission_plugins.core.elements import source_line
+from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
@@ -129,7 +130,12 @@ class ParseResult:
     #: all ``<transmission>`` elements of the document, robot level and ros2_control blocks
     element_count: int = 0
     #: the parsed ``<robot>`` element (lxml)
-    root: Any = field(default=None, repr=False, compare=False)
+    root: Optional[XmlElement] = field(default=None, repr=False, compare=False)
+
+
+#: a ``<transmission>`` found: the element, its ``<ros2_control>`` block (None at robot level),
+#: its path and the block's path
+_Found = Tuple[XmlElement, Optional[XmlElement], str, str]
 
 
 # ---------------------------------------------------------------------------------- parsing
@@ -156,18 +162,18 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
     robot_name = root.get('name') or ''
     robot_path = child_path('', root, 1)
     top = ctx.children(root)
-    joint_names = [j.get('name') for j in top if local_name(j) == JOINT_TAG and j.get('name')]
+    joint_names = [n for j in top if local_name(j) == JOINT_TAG and (n := j.get('name'))]
 
     # (transmission element, enclosing block or None, its path, the block's path)
-    robot_level: List[Tuple[Any, Any, str, str]] = []
-    in_blocks: List[Tuple[Any, Any, str, str]] = []
-    ordered: List[Tuple[Any, Any, str, str]] = []
+    robot_level: List[_Found] = []
+    in_blocks: List[_Found] = []
+    ordered: List[_Found] = []
     robot_count = 0
     block_count = 0
     for element in top:
         if local_name(element) == TRANSMISSION_TAG:
             robot_count += 1
-            item = (element, None, child_path(robot_path, element, robot_count), '')
+            item: _Found = (element, None, child_path(robot_path, element, robot_count), '')
             robot_level.append(item)
             ordered.append(item)
         elif local_name(element) == ROS2_CONTROL_TAG:
@@ -204,11 +210,13 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
                        len(in_blocks) + len(robot_level), root)
 
 
-def _children_paths(parent_path: str, elements: Sequence[Any]) -> List[Tuple[Any, str]]:
+def _children_paths(parent_path: str,
+                    elements: Sequence[XmlElement]) -> List[Tuple[XmlElement, str]]:
     return [(e, child_path(parent_path, e, i)) for i, e in enumerate(elements, 1)]
 
 
-def _read_type(ctx: ParseContext, element: Any, path: str, in_block: bool) -> Tuple[str, str]:
+def _read_type(ctx: ParseContext, element: XmlElement, path: str,
+               in_block: bool) -> Tuple[str, str]:
     """Return ``(dialect, type)`` of a transmission element."""
     type_element = single_child(ctx, element, path, TYPE_TAG)
     plugin_element = single_child(ctx, element, path, PLUGIN_TAG)
@@ -252,7 +260,7 @@ def _read_type(ctx: ParseContext, element: Any, path: str, in_block: bool) -> Tu
                                       source_line(element))
 
 
-def _read_params(ctx: ParseContext, element: Any, path: str) -> Dict[str, str]:
+def _read_params(ctx: ParseContext, element: XmlElement, path: str) -> Dict[str, str]:
     params: Dict[str, str] = {}
     for child in ctx.children(element, PARAM_TAG):
         name = require_attribute(child, 'name', f'{path}/{PARAM_TAG}')
@@ -263,7 +271,8 @@ def _read_params(ctx: ParseContext, element: Any, path: str) -> Dict[str, str]:
     return params
 
 
-def _parse_transmission(element: Any, block: Any, path: str, block_path: str,
+def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: str,
+                        block_path: str,
                         ctx: ParseContext) -> TransmissionInfo:
     name = require_attribute(element, 'name', path)
     dialect, type_name = _read_type(ctx, element, path, block is not None)

@@ -29,6 +29,7 @@ from typing import Sequence
 from typing import Tuple
 
 from transmission_plugins.core.elements import local_name
+from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.info import TransmissionInfo
@@ -37,7 +38,7 @@ from transmission_plugins.urdf.context import ParseContext
 
 
 # ---------------------------------------------------------------------------------- duplicates
-def _canonical(element: Any) -> Tuple[Any, ...]:
+def _canonical(element: XmlElement) -> Tuple[Any, ...]:
     """Return a comparable form of an element, ignoring comments and hardwareInterface."""
     kids = tuple(_canonical(c) for c in element
                  if local_name(c) and local_name(c) != HARDWARE_INTERFACE_TAG)

@@ -30,6 +30,7 @@ from typing import Tuple
 from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.elements import require_attribute
 from transmission_plugins.core.elements import source_line
+from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import UrdfTransmissionError
@@ -48,7 +49,7 @@ from transmission_plugins.urdf.context import single_child
 from transmission_plugins.urdf.context import single_child_of
 
 
-def read_role(ctx: ParseContext, element: Any, path: str) -> Optional[str]:
+def read_role(ctx: ParseContext, element: XmlElement, path: str) -> Optional[str]:
     attribute = element.get('role')
     role_element = single_child(ctx, element, path, ROLE_TAG)
     if role_element is None:
@@ -60,7 +61,7 @@ def read_role(ctx: ParseContext, element: Any, path: str) -> Optional[str]:
     return text
 
 
-def read_bool(element: Any, path: str, attribute: str) -> bool:
+def read_bool(element: XmlElement, path: str, attribute: str) -> bool:
     value = element.get(attribute)
     if value is None:
         return False
@@ -72,7 +73,7 @@ def read_bool(element: Any, path: str, attribute: str) -> bool:
                         source_line(element))
 
 
-def read_interfaces(ctx: ParseContext, element: Any, path: str) -> Tuple[str, ...]:
+def read_interfaces(ctx: ParseContext, element: XmlElement, path: str) -> Tuple[str, ...]:
     names: List[str] = []
     for child in ctx.children(element, HARDWARE_INTERFACE_TAG):
         text = element_text(child)
@@ -90,7 +91,7 @@ def read_interfaces(ctx: ParseContext, element: Any, path: str) -> Tuple[str, ..
     return tuple(names)
 
 
-def read_value(ctx: ParseContext, element: Any, path: str, tags: Sequence[str], *,
+def read_value(ctx: ParseContext, element: XmlElement, path: str, tags: Sequence[str], *,
                default: float, nonzero: bool) -> Optional[float]:
     child = single_child_of(ctx, element, path, tags)
     if child is None:
@@ -99,7 +100,7 @@ def read_value(ctx: ParseContext, element: Any, path: str, tags: Sequence[str], 
                        default=default, nonzero=nonzero)
 
 
-def read_end(ctx: ParseContext, element: Any, path: str) -> Dict[str, Any]:
+def read_end(ctx: ParseContext, element: XmlElement, path: str) -> Dict[str, Any]:
     """Read what ``<joint>`` and ``<actuator>`` have in common."""
     return {
         'name': require_attribute(element, 'name', path),
@@ -116,7 +117,7 @@ def read_end(ctx: ParseContext, element: Any, path: str) -> Dict[str, Any]:
     }
 
 
-def read_actuator_data(ctx: ParseContext, element: Any, path: str) -> Dict[str, Any]:
+def read_actuator_data(ctx: ParseContext, element: XmlElement, path: str) -> Dict[str, Any]:
     """Read Drake tags and ros2_control ``<param>`` values of an actuator (lenient: warn)."""
     try:
         return read_actuator_extensions(element, path)

@@ -24,8 +24,8 @@ element) is an error naming its path and what is accepted, or in lenient mode a 
 (:func:`transmission_plugins.plugins.build_transmission`), so no plugin can forget it.
 """
 
-from typing import Any
 from typing import List
+from typing import Optional
 from typing import Sequence
 from typing import Tuple
 
@@ -33,6 +33,7 @@ from transmission_plugins.core.elements import child_path
 from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.elements import namespace
 from transmission_plugins.core.elements import source_line
+from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
@@ -64,30 +65,31 @@ class _Check:
         self.info = info
         self.warnings: List[LoadWarning] = []
 
-    def problem(self, path: str, message: str, line: Any) -> None:
+    def problem(self, path: str, message: str, line: Optional[int]) -> None:
         if not self.info.lenient:
             raise BadValueError(path, message, line)
         self.warnings.append(LoadWarning(path, f'{message}; ignored (lenient mode)', line))
 
-    def attributes(self, element: Any, path: str, allowed: Sequence[str]) -> None:
+    def attributes(self, element: XmlElement, path: str, allowed: Sequence[str]) -> None:
         for attribute in element.attrib:
             if attribute not in allowed:
                 self.problem(f'{path}/@{attribute}', f'unexpected attribute {attribute!r} for '
                              f'{self.info.type}; expected only {", ".join(allowed) or "none"}',
                              source_line(element))
 
-    def unexpected(self, child: Any, path: str, allowed: Sequence[str]) -> None:
+    def unexpected(self, child: XmlElement, path: str, allowed: Sequence[str]) -> None:
         shown = ', '.join(a if a.startswith('drake:') else f'<{a}>' for a in allowed)
         self.problem(path, f'unexpected element <{local_name(child)}> for {self.info.type}; '
                      f'expected only {shown or "no child element"}', source_line(child))
 
-    def end_path(self, element: Any) -> str:
+    def end_path(self, element: XmlElement) -> str:
         for end in self.info.joints + self.info.actuators:
             if end.element is element:
                 return end.path
         return f'{self.info.path}/{local_name(element)}'
 
-    def end(self, element: Any, allowed: Sequence[str], urdf_ns: str, actuator: bool) -> None:
+    def end(self, element: XmlElement, allowed: Sequence[str], urdf_ns: str,
+            actuator: bool) -> None:
         path = self.end_path(element)
         self.attributes(element, path, JOINT_ATTRIBUTES)
         for child in element:

@@ -19,9 +19,12 @@ The ``transmission_plugins`` command-line tool, one module per verb.
   imported unless ``--verbose``);
 * ``inspect URDF`` (:mod:`~.inspect_urdf`): transmissions, joints, actuators, maps, limits,
   reflected inertia, warnings;
-* ``convert URDF IN OUT --to joint|actuator`` (:mod:`~.convert`): recorded data between the two
-  spaces;
-* ``plot URDF TRANSMISSION OUT.png`` (:mod:`~.plot`): a transmission's maps;
+* ``convert URDF IN OUT --to joint|actuator`` (:mod:`~.convert`): recorded data (CSV or
+  rosbag2) between the two spaces;
+* ``export-csv BAG OUT.csv --topic T`` (:mod:`~.export_csv`): a JointState topic of a bag as
+  CSV;
+* ``plot URDF TRANSMISSION|BAG OUT.png`` (:mod:`~.plot`): a transmission's maps, or a bag's
+  JointState topic in both spaces;
 * ``demo`` (:mod:`~.run_demo`): the main job on the bundled robot.
 
 Each verb module has ``add_parser(subparsers)`` and ``run(args)``; shared pieces are in
@@ -36,6 +39,7 @@ from typing import List
 from typing import Optional
 
 from transmission_plugins.tools.cli import convert
+from transmission_plugins.tools.cli import export_csv
 from transmission_plugins.tools.cli import inspect_urdf
 from transmission_plugins.tools.cli import list_plugins
 from transmission_plugins.tools.cli import plot
@@ -43,9 +47,8 @@ from transmission_plugins.tools.cli import run_demo
 from transmission_plugins.tools.cli.common import EXIT_OK
 from transmission_plugins.tools.cli.common import EXIT_USAGE
 from transmission_plugins.tools.cli.common import PROG
-from transmission_plugins.tools.cli.convert import ProgressBar
 
-__all__ = ['ProgressBar', 'build_parser', 'main']
+__all__ = ['build_parser', 'main']
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description='Inspect, convert and run URDF transmissions.')
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
-    for verb in (list_plugins, inspect_urdf, convert, plot, run_demo):
+    for verb in (list_plugins, inspect_urdf, convert, export_csv, plot, run_demo):
         verb.add_parser(sub)
     return parser
 

@@ -12,25 +12,42 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""``transmission_plugins convert URDF IN OUT --to joint|actuator``: recorded data, either way."""
+"""
+``transmission_plugins convert URDF IN OUT --to joint|actuator``: recorded data, either way.
+
+IN is a CSV file or a rosbag2 bag (a bag directory, ``.mcap`` or ``.db3``: detected, or
+``--format``); OUT is a bag (of IN's storage, or ``--storage``), or CSV when it ends in ``.csv``
+or is ``-``.
+"""
 
 import argparse
 import os
 import sys
 import tempfile
 from typing import Any
+from typing import Callable
 from typing import Optional
 from typing import TextIO
 
+from transmission_plugins.tools.bag_convert import BagConvertStats
+from transmission_plugins.tools.bag_convert import convert_bag
+from transmission_plugins.tools.bag_convert import DEFAULT_TOPICS
+from transmission_plugins.tools.bag_convert import format_time
+from transmission_plugins.tools.bag_export import export_csv
+from transmission_plugins.tools.bag_io import BagReader
+from transmission_plugins.tools.bag_io import is_bag
 from transmission_plugins.tools.cli.common import add_urdf_arguments
 from transmission_plugins.tools.cli.common import describe
 from transmission_plugins.tools.cli.common import error
 from transmission_plugins.tools.cli.common import EXIT_ERROR
 from transmission_plugins.tools.cli.common import EXIT_OK
+from transmission_plugins.tools.cli.common import EXIT_USAGE
 from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
 from transmission_plugins.tools.cli.common import PROG
 from transmission_plugins.tools.csv_convert import convert_csv
+from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
+from transmission_plugins.tools.progress import Progress
 
 
 def _positive_int(text: str) -> int:
@@ -44,95 +61,167 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def add_bag_arguments(p: argparse.ArgumentParser, outputs: bool = True) -> None:
+    """Add ``--topic`` (and, for ``convert``, the output and strictness options)."""
+    p.add_argument('--topic', metavar='TOPIC',
+                   help='bag input: the sensor_msgs/JointState topic, with or without namespace '
+                        '(default actuator_states with --to joint, joint_commands with --to '
+                        'actuator)')
+    if outputs:
+        p.add_argument('--output-topic', metavar='TOPIC',
+                       help='bag output: the converted topic, in the namespace of the input '
+                            'topic when relative (default joint_states / actuator_commands)')
+        p.add_argument('--storage', choices=('mcap', 'sqlite3'),
+                       help="bag output: storage (default: that of IN, or OUT's .mcap/.db3 "
+                            'suffix)')
+    p.add_argument('--strict', action='store_true',
+                   help='bag input: a message that cannot be converted (unknown names, NaN, a '
+                        'partial transmission...) is an error instead of being counted and '
+                        'reported')
+
+
 def add_parser(sub: Any) -> None:
     """Register the ``convert`` verb."""
     p = sub.add_parser(
-        'convert', help='convert recorded CSV data between actuator and joint space',
-        description='Convert CSV columns named <name>/<interface> (e.g. r_gripper_motor/position) '
-                    'from actuator to joint space (--to joint) or back (--to actuator). Other '
-                    'columns (time...) are copied in front. Use - for stdin or stdout.')
+        'convert', help='convert recorded data (CSV or rosbag2) between actuator and joint space',
+        description='Convert recorded data from actuator to joint space (--to joint) or back '
+                    '(--to actuator). CSV: columns named <name>/<interface> (e.g. '
+                    'r_gripper_motor/position) are converted, other columns (time...) copied in '
+                    'front; - for stdin or stdout. rosbag2 (a bag directory, .mcap or .db3): '
+                    'every message is copied and the sensor_msgs/JointState messages of --topic '
+                    'are converted onto --output-topic; an OUT ending in .csv gets the '
+                    'converted topic as CSV.')
     add_urdf_arguments(p)
-    p.add_argument('input', metavar='IN.csv', help='input CSV file, or - for stdin')
-    p.add_argument('output', metavar='OUT.csv', help='output CSV file, or - for stdout')
+    p.add_argument('input', metavar='IN', help='input CSV file (- for stdin) or rosbag2 bag')
+    p.add_argument('output', metavar='OUT',
+                   help='output: CSV (.csv or - for stdout) or a new bag (directory, .mcap or '
+                        '.db3)')
     p.add_argument('--to', required=True, choices=('joint', 'actuator'),
                    help='the space to convert to')
+    p.add_argument('--format', choices=('auto', 'csv', 'bag'), default='auto',
+                   help='what IN is (default: a bag when it is a directory or ends in .mcap or '
+                        '.db3, else CSV)')
     p.add_argument('--chunk-size', type=_positive_int, default=1000, metavar='N',
-                   help='rows converted at a time (default 1000); memory does not grow with '
-                        'the file')
+                   help='rows or messages converted at a time (default 1000); memory does not '
+                        'grow with the input')
     p.add_argument('--keep-unknown', action='store_true',
-                   help='copy <name>/<interface> columns of unknown names instead of failing')
+                   help='CSV input: copy <name>/<interface> columns of unknown names instead of '
+                        'failing')
+    add_bag_arguments(p)
     p.set_defaults(func=run)
 
 
-class ProgressBar:
-    """A one-line progress bar on a terminal stream, updated in place."""
-
-    def __init__(self, stream: TextIO, total: Optional[int], width: int = 30) -> None:
-        self.stream = stream
-        self.total = total
-        self.width = width
-
-    def __call__(self, rows: int, done: int) -> None:
-        """Show ``rows`` rows and ``done`` of ``total`` characters read."""
-        if self.total:
-            frac = min(1.0, done / self.total)
-            fill = int(frac * self.width)
-            bar = '#' * fill + '-' * (self.width - fill)
-            self.stream.write(f'\r[{bar}] {frac * 100:5.1f}% {rows} rows')
-        else:
-            self.stream.write(f'\r{rows} rows')
-        self.stream.flush()
-
-    def close(self) -> None:
-        """End the line."""
-        self.stream.write('\n')
-        self.stream.flush()
+def _csv_output(path: str) -> bool:
+    return path == '-' or path.lower().endswith('.csv')
 
 
 def run(args: argparse.Namespace) -> int:
-    """Convert IN to OUT through a temporary file (OUT is replaced only on success)."""
+    """Convert IN to OUT (CSV or bag)."""
+    bag_in = args.format == 'bag' or (args.format == 'auto' and args.input != '-'
+                                      and is_bag(args.input))
+    if not bag_in:
+        used = [o for o, v in (('--topic', args.topic), ('--output-topic', args.output_topic),
+                               ('--storage', args.storage), ('--strict', args.strict)) if v]
+        if used:
+            return error('convert', f'{", ".join(used)} apply to a bag input; {args.input} is '
+                                    'read as CSV', EXIT_USAGE)
+        if not _csv_output(args.output) and is_bag(args.output):
+            return error('convert', f'a CSV input converts to CSV; {args.output} is a bag',
+                         EXIT_USAGE)
     robot = load_or_report(args, 'convert')
     if robot is None:
         return EXIT_ERROR
-    total = None
+    if not bag_in:
+        return _run_csv(args, robot)
     try:
-        if args.input == '-':
-            src = sys.stdin
+        if _csv_output(args.output):
+            stats = write_bag_csv(args, lambda dst, progress: export_csv(
+                args.input, dst, args.topic or DEFAULT_TOPICS[args.to][0],
+                converter=JointStateBatchConverter(robot, args.to), strict=args.strict,
+                window=args.chunk_size, progress=progress), passes=2)
         else:
-            src = open(args.input, newline='', encoding='utf-8')
-            total = os.path.getsize(args.input)
-    except OSError as e:
+            with Progress(_count(args.input), 'msg', 'convert') as bar:
+                stats = convert_bag(robot, args.input, args.output, args.to, topic=args.topic,
+                                    output=args.output_topic, storage=args.storage,
+                                    strict=args.strict, window=args.chunk_size, progress=bar)
+    except LOAD_ERRORS as e:
         return error('convert', describe(e, args))
-    bar = ProgressBar(sys.stderr, total) if sys.stderr.isatty() else None
-    tmp = None
+    report(stats, args.output)
+    return EXIT_OK
+
+
+def _count(path: str) -> Optional[int]:
     try:
-        if args.output == '-':
-            dst = sys.stdout
-        else:
-            folder = os.path.dirname(os.path.abspath(args.output))
-            fd, tmp = tempfile.mkstemp(prefix='.convert-', suffix='.csv', dir=folder)
-            dst = os.fdopen(fd, 'w', newline='', encoding='utf-8')
+        with BagReader(path) as reader:
+            return reader.message_count
+    except LOAD_ERRORS:
+        return None  # the conversion reports it
+
+
+def write_bag_csv(args: argparse.Namespace, write: Callable[[TextIO, Any], BagConvertStats],
+                  passes: int) -> BagConvertStats:
+    """Write CSV from a bag (``args.input`` or ``args.bag``) to ``args.output``, with progress."""
+    total = _count(getattr(args, 'bag', None) or args.input)
+    with Progress(None if total is None else total * passes, 'msg', 'export') as bar:
+        return replace_output(args.output, lambda dst: write(dst, bar))
+
+
+def replace_output(output: str, write: Callable[[TextIO], Any]) -> Any:
+    """Call ``write`` with OUT (stdout for ``-``) through a temporary file; return its result."""
+    if output == '-':
+        return write(sys.stdout)
+    folder = os.path.dirname(os.path.abspath(output))
+    fd, tmp = tempfile.mkstemp(prefix='.convert-', suffix='.csv', dir=folder)
+    try:
+        with os.fdopen(fd, 'w', newline='', encoding='utf-8') as dst:
+            result = write(dst)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp made it private
+        os.replace(tmp, output)
+        tmp = ''
+        return result
+    finally:
+        if tmp and os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def report(stats: BagConvertStats, output: str, command: str = 'convert') -> None:
+    """Print what a bag conversion or export did, and every message it could not convert."""
+    topics = ', '.join(f'{i} -> {o}' if o else i for i, o in stats.topics.items())
+    if any(stats.topics.values()):  # a bag: input -> output topics
+        done = f'converted ({topics}), {stats.copied} messages copied'
+    else:
+        done = f'of {topics} {"exported" if command == "export-csv" else "converted"}'
+    print(f'{PROG} {command}: {stats.converted} messages {done}; wrote {output}',
+          file=sys.stderr)
+    total = sum(stats.rejected.values())
+    if total:
+        print(f'{PROG} {command}: warning: {total} message(s) could not be converted and were '
+              'left out:', file=sys.stderr)
+        for reason, count in sorted(stats.rejected.items()):
+            first = stats.first_rejected[reason]
+            print(f'  {reason}: {count} (first on {first.topic} at '
+                  f'{format_time(first.timestamp)}: {first.detail})', file=sys.stderr)
+
+
+def _run_csv(args: argparse.Namespace, robot: Any) -> int:
+    if args.input == '-':
+        src: Any = sys.stdin
+        total = None
+    else:
+        src = args.input
         try:
-            stats = convert_csv(robot, src, dst, args.to, chunk_size=args.chunk_size,
-                                keep_unknown=args.keep_unknown, progress=bar)
-        finally:
-            if bar is not None:
-                bar.close()
-            if dst is not sys.stdout:
-                dst.close()
-        if tmp is not None:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)  # mkstemp made it private
-            os.replace(tmp, args.output)
-            tmp = None
+            total = os.path.getsize(args.input)
+        except OSError as e:
+            return error('convert', describe(e, args))
+    try:
+        with Progress(total, 'B', 'convert', scale=True) as bar:
+            stats = replace_output(args.output, lambda dst: convert_csv(
+                robot, src, dst, args.to, chunk_size=args.chunk_size,
+                keep_unknown=args.keep_unknown, progress=bar))
     except LOAD_ERRORS as e:
         return error('convert', f'{args.input}: {e}')
-    finally:
-        if src is not sys.stdin:
-            src.close()
-        if tmp is not None and os.path.exists(tmp):
-            os.remove(tmp)
     print(f'{PROG} convert: {stats.rows} rows, {len(stats.converted)} columns converted to '
           f'{len(stats.written)} {args.to} columns, {len(stats.passed_through)} passed through',
           file=sys.stderr)

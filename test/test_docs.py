@@ -1,0 +1,307 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The documentation still runs: code blocks, shown output and links of README.md and doc/*.md.
+
+* ``python`` blocks run, a page's blocks in order in one interpreter (``doc_runner.py``).
+* ``bash``/``sh``/``console`` blocks: commands starting with ``transmission_plugins``,
+  ``python -m transmission_plugins`` or ``bash scripts/`` run and must exit 0 (the demo and the
+  whole suite excepted); a block with any other command must carry
+  ``<!-- doc-test: skip (reason) -->`` on the line before its fence and is reported as a skip.
+* Output shown under a statement or a console command must match the real output: ``...``
+  stands for anything and a number matches to the precision it is written with.
+* Blocks that use ``../shared/urdf_corpus`` run when it is present and skip with a reason when not.
+* ``xml`` and ``yaml`` blocks are well-formed; relative links and images resolve, anchors included.
+
+Everything runs in a scratch directory that mirrors the repository root (symlinks, with ``doc/``
+copied), so relative paths work and written files stay out of the repository.
+"""
+
+import json
+import os
+from pathlib import Path
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+from tp_support import CORPUS
+from tp_support import doc_blocks
+from tp_support import DOC_PAGES
+from tp_support import doc_ros2_commands
+from tp_support import REPO
+from tp_support import SHARED
+from tp_support import shell_commands
+import yaml
+
+SHELL = ('bash', 'sh', 'shell', 'console')
+#: command prefixes that are run (after ``$ `` in a console block)
+RUNNABLE = re.compile(r'^((transmission_plugins|python3? -m transmission_plugins)(\s|$)'
+                      r'|bash scripts/\S)')
+#: run by CI and by test/ros/test_demo.py, far too slow here
+HEAVY = re.compile(r'^bash scripts/(demo|test)\.sh(\s|$)')
+NEEDS_CORPUS = '../shared/'
+TIMEOUT = 300
+ALL_BLOCKS = [b for page in DOC_PAGES for b in doc_blocks(page)]
+
+
+def _ids(blocks):
+    return [f'{b.page}:{b.line}' for b in blocks]
+
+
+# ------------------------------------------------------------------------- scratch directory
+@pytest.fixture(scope='module')
+def scratch(tmp_path_factory):
+    """Return a directory that looks like the repository root, with ``../shared`` beside it."""
+    base = tmp_path_factory.mktemp('docs')
+    root = base / 'repo'
+    root.mkdir()
+    for entry in REPO.iterdir():
+        if entry.name == '.git':
+            continue
+        if entry.name == 'doc':
+            shutil.copytree(entry, root / 'doc')
+        else:
+            (root / entry.name).symlink_to(entry)
+    if SHARED.exists():
+        (base / 'shared').symlink_to(SHARED)
+    shim = base / 'bin'
+    shim.mkdir()
+    (shim / 'transmission_plugins').write_text(
+        f'#!/bin/sh\nexec "{sys.executable}" -m transmission_plugins "$@"\n')
+    (shim / 'transmission_plugins').chmod(0o755)
+    path = [os.path.dirname(sys.executable),
+            os.path.join(sys.prefix, 'lib', 'transmission_plugins'), str(shim)]
+    env = dict(os.environ, PATH=os.pathsep.join(path + [os.environ.get('PATH', '')]),
+               PYTHONUNBUFFERED='1', PYTHONDONTWRITEBYTECODE='1', MPLBACKEND='Agg')
+    return root, env
+
+
+# ------------------------------------------------------------------------- matching output
+_TOKEN = re.compile(r'\.\.\.|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\s+|.', re.S)
+_NUMBER = re.compile(r'[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?')
+
+
+def _pattern(shown):
+    """Return a regex for shown output and the numbers it shows, in order."""
+    parts, numbers = [], []
+    for token in _TOKEN.findall(shown.strip()):
+        if token == '...':
+            parts.append('.*?')
+        elif _NUMBER.fullmatch(token):
+            parts.append(f'({_NUMBER.pattern})')
+            numbers.append(token)
+        elif not token.isspace():
+            parts.append(re.escape(token))
+    return r'\s*'.join(parts), numbers
+
+
+def _close(shown, actual):
+    """Whether ``actual`` equals the number ``shown`` to the precision it is written with."""
+    mantissa, _, exponent = shown.lower().partition('e')
+    decimals = len(mantissa.partition('.')[2])
+    unit = 10.0 ** (int(exponent or 0) - decimals)
+    return abs(float(actual) - float(shown)) <= unit + 1e-12 * abs(float(shown))
+
+
+def _matches(shown, actual):
+    pattern, numbers = _pattern(shown)
+    m = re.fullmatch(pattern, actual.strip(), re.S)
+    return bool(m) and all(_close(s, a) for s, a in zip(numbers, m.groups()))
+
+
+def _console_matches(shown_lines, output):
+    """Whether the shown lines appear in the output in order; ``...`` lines skip any lines."""
+    actual = [line for line in output.splitlines() if line.strip()]
+    position, gap = 0, False
+    for shown in (line for line in shown_lines if line.strip()):
+        if shown.strip() == '...':
+            gap = True
+            continue
+        candidates = range(position, len(actual)) if gap else range(position, position + 1)
+        found = next((i for i in candidates if i < len(actual) and _matches(shown, actual[i])),
+                     None)
+        if found is None:
+            return False
+        position, gap = found + 1, False
+    return gap or position == len(actual)
+
+
+def test_output_matching_rules():
+    assert _matches("{'a': array([1.1])}", "{'a': array([1.10000001])}")
+    assert not _matches("{'a': array([1.1])}", "{'a': array([1.3])}")
+    assert _matches('(0.0738, 3553)', '(0.07379813, 3552.8354)')
+    assert not _matches('0.0738', '0.0748')
+    assert _matches("{'x': 1, ...}", "{'x': 1, 'y': 2}")
+    assert not _matches("{'x': 1}", "{'x': 1, 'y': 2}")
+    assert _console_matches(['a', '...', 'c'], 'a\nb\nc\n')
+    assert not _console_matches(['a', 'c'], 'a\nb\nc\n')
+    assert not _console_matches(['a', 'b'], 'a\nb\nc\n')
+    assert _console_matches(['a', 'b', '...'], 'a\nb\nc\n')
+
+
+# ------------------------------------------------------------------------- python blocks
+PYTHON = [b for b in ALL_BLOCKS if b.lang == 'python']
+_page_results = {}
+
+
+def _run_page(page, scratch):
+    """Run every runnable python block of ``page`` once; return ``{line: result}``."""
+    if page not in _page_results:
+        root, env = scratch
+        blocks = [b for b in PYTHON if b.page == page and b.skip is None
+                  and (NEEDS_CORPUS not in b.text or CORPUS.exists())]
+        spec = root.parent / f'{page.replace("/", "_")}.json'
+        out = spec.with_suffix('.out.json')
+        spec.write_text(json.dumps([{'page': b.page, 'line': b.line, 'code': b.text}
+                                    for b in blocks]))
+        proc = subprocess.run([sys.executable, str(Path(__file__).with_name('doc_runner.py')),
+                               str(spec), str(out)], cwd=root, env=env, capture_output=True,
+                              text=True, timeout=TIMEOUT)
+        assert proc.returncode == 0 and out.exists(), proc.stderr
+        _page_results[page] = dict(zip((b.line for b in blocks), json.loads(out.read_text())))
+        _page_results[page]['stdout'] = proc.stdout
+    return _page_results[page]
+
+
+#: blocks marked ``<!-- doc-test: skip (reason) -->`` are not collected as tests (a skip would
+#: fail CI's no-skip gate); test_blocks_not_run_say_why lists them with their reasons
+RUN_PYTHON = [b for b in PYTHON if b.skip is None]
+
+
+@pytest.mark.parametrize('block', RUN_PYTHON, ids=_ids(RUN_PYTHON))
+def test_python_block_runs(block, scratch):
+    if NEEDS_CORPUS in block.text and not CORPUS.exists():
+        pytest.skip(f'needs the shared corpus, absent here: {CORPUS}')
+    result = _run_page(block.page, scratch)[block.line]
+    assert result['error'] is None, result['error']
+    for line, shown, actual in result['checks']:
+        assert _matches(shown, actual), (
+            f'{block.page}:{line}: the output shown in the page\n{shown}\nis not what the '
+            f'statement prints\n{actual}')
+
+
+# ------------------------------------------------------------------------- shell blocks
+SHELL_BLOCKS = [b for b in ALL_BLOCKS if b.lang in SHELL]
+#: shell blocks this test runs: unmarked, and not only the two heavy README commands
+RUN_SHELL = [b for b in SHELL_BLOCKS if b.skip is None
+             and not all(HEAVY.match(c) for _, c, _ in shell_commands(b))]
+
+
+def test_blocks_not_run_say_why():
+    """Every block left out is marked with a reason, or holds only the two heavy commands."""
+    left_out = [b for b in PYTHON + SHELL_BLOCKS if b not in RUN_PYTHON + RUN_SHELL]
+    for b in left_out:
+        assert b.skip is None or b.skip.strip(), f'{b.page}:{b.line}: a skip mark needs a reason'
+        if b.skip is None:
+            commands = [c for _, c, _ in shell_commands(b)]
+            assert commands and all(HEAVY.match(c) for c in commands), (b.page, b.line)
+    print('\n'.join(f'not run: {b.page}:{b.line}: {b.skip or "demo.sh/test.sh run by CI"}'
+                    for b in left_out))
+
+
+@pytest.mark.parametrize('block', RUN_SHELL, ids=_ids(RUN_SHELL))
+def test_shell_block_runs(block, scratch):
+    commands = shell_commands(block)
+    assert commands, f'{block.page}:{block.line}: a {block.lang} block without a command'
+    foreign = [c for _, c, _ in commands if not RUNNABLE.match(c)]
+    assert not foreign, (
+        f'{block.page}:{block.line}: {foreign} cannot run in this test; mark the block with '
+        '<!-- doc-test: skip (reason) --> on the line before its fence')
+    if NEEDS_CORPUS in block.text and not CORPUS.exists():
+        pytest.skip(f'needs the shared corpus, absent here: {CORPUS}')
+    runnable = [c for c in commands if not HEAVY.match(c[1])]
+    root, env = scratch
+    for line, command, shown in runnable:
+        proc = subprocess.run(['bash', '-c', command], cwd=root, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
+        assert proc.returncode == 0, (
+            f'{block.page}:{line}: `{command}` exited {proc.returncode}:\n{proc.stdout}')
+        if any(s.strip() for s in shown):
+            assert _console_matches(shown, proc.stdout), (
+                f'{block.page}:{line}: the output shown in the page\n' + '\n'.join(shown)
+                + f'\nis not what `{command}` prints:\n{proc.stdout}')
+
+
+# ------------------------------------------------------------------------- other blocks
+DATA = [b for b in ALL_BLOCKS if b.lang in ('xml', 'yaml')]
+
+
+@pytest.mark.parametrize('block', DATA, ids=_ids(DATA))
+def test_data_block_parses(block):
+    if block.lang == 'xml':
+        ET.fromstring(block.text)
+    else:
+        yaml.safe_load(block.text)
+
+
+def test_ros2_commands_are_collected_and_marked():
+    commands = doc_ros2_commands()
+    assert commands, 'the pages show how to run the nodes with the ros2 tools'
+    assert {page for page, _ in commands} <= {p.relative_to(REPO).as_posix() for p in DOC_PAGES}
+    unmarked = [(b.page, b.line) for b in ALL_BLOCKS if b.skip is None
+                and any(c.startswith('ros2 ') for _, c, _ in shell_commands(b))]
+    assert not unmarked, f'ros2 commands in blocks without a doc-test mark: {unmarked}'
+
+
+# ------------------------------------------------------------------------- links
+_LINK = re.compile(r'!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)')
+
+
+def _prose(path):
+    """Return the page without fenced blocks and inline code spans."""
+    text = re.sub(r'^(```+|~~~+).*?^\1[ \t]*$', '', path.read_text(encoding='utf-8'),
+                  flags=re.S | re.M)
+    return re.sub(r'`[^`\n]*`', '', text)
+
+
+def _anchors(path):
+    """Return the GitHub anchors of a page's headings (duplicates numbered -1, -2...)."""
+    seen = {}
+    anchors = set()
+    text = re.sub(r'^(```+|~~~+).*?^\1[ \t]*$', '', path.read_text(encoding='utf-8'),
+                  flags=re.S | re.M)
+    for heading in re.findall(r'^#{1,6}\s+(.+?)\s*#*\s*$', text, re.M):
+        slug = re.sub(r'[^\w\- ]', '', heading.strip().lower()).replace(' ', '-')
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.add(slug if count == 0 else f'{slug}-{count}')
+    return anchors
+
+
+LINKS = [(page, target) for page in DOC_PAGES for target in _LINK.findall(_prose(page))
+         if not re.match(r'^[a-z]+:', target)]
+
+
+@pytest.mark.parametrize('page, target', LINKS,
+                         ids=[f'{p.relative_to(REPO).as_posix()}->{t}' for p, t in LINKS])
+def test_relative_link_resolves(page, target):
+    file_part, _, anchor = target.partition('#')
+    path = (page.parent / file_part).resolve() if file_part else page
+    assert path.exists(), f'{page.relative_to(REPO)}: {target} does not exist'
+    if anchor:
+        assert path.suffix == '.md', f'{target}: an anchor into a file that is not a page'
+        assert anchor in _anchors(path), (
+            f'{page.relative_to(REPO)}: no heading of {path.name} has the anchor #{anchor}; '
+            f'known: {sorted(_anchors(path))}')
+
+
+def test_every_page_is_linked_from_the_index():
+    index = _prose(REPO / 'doc' / 'README.md') + _prose(REPO / 'README.md')
+    for page in DOC_PAGES:
+        if page.parent.name == 'doc' and page.name != 'README.md':
+            assert page.name in index, f'{page.name} is linked from neither README'

@@ -1,0 +1,167 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The copy of a robot description that MuJoCo's URDF importer is given.
+
+Only the top-level ``<link>`` and ``<joint>`` elements of the URDF namespace are kept (no
+transmissions, ``<gazebo>`` or vendor elements), without ``<visual>`` (nothing is rendered) and
+without the ``<mimic>`` of joints whose transmission already says how they move.  A
+``<mujoco><compiler/></mujoco>`` element sets what MuJoCo reads: masses and inertias from the
+``<inertial>`` elements only, massless links bounded (``boundmass``, ``boundinertia``,
+``balanceinertia``), file names kept whole.
+
+Collision meshes are resolved (``package://`` through ``AMENT_PREFIX_PATH`` and
+``ROS_PACKAGE_PATH``, ``file://`` and plain paths relative to ``base_dir``); a ``<collision>``
+whose mesh cannot be found, or is in a format MuJoCo does not read (it reads STL, OBJ and MSH,
+not COLLADA), is left out, and all of them are reported in **one** warning.  Without contacts
+no collision geometry is kept at all.
+"""
+
+import os
+from pathlib import Path
+from typing import Any
+from typing import Iterable
+from typing import List
+from typing import Optional
+from typing import Tuple
+
+from lxml import etree
+
+from transmission_plugins.core.elements import namespace
+from transmission_plugins.core.exceptions import LoadWarning
+from transmission_plugins.urdf.text import parse_xml
+from transmission_plugins.urdf.text import read_urdf_text
+
+#: Mesh formats MuJoCo reads.
+MESH_FORMATS = ('.stl', '.obj', '.msh')
+#: How many dropped mesh names the warning lists.
+LISTED = 3
+
+
+def _package_roots(package: str) -> List[Path]:
+    roots = [Path(p, 'share', package)
+             for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]
+    roots += [Path(p, package)
+              for p in os.environ.get('ROS_PACKAGE_PATH', '').split(os.pathsep) if p]
+    return roots
+
+
+def resolve_mesh(filename: str, base_dir: Optional[str] = None) -> Optional[Path]:
+    """
+    Return the file a URDF mesh ``filename`` names, or None when it cannot be found.
+
+    ``package://pkg/path`` is looked up in ``<prefix>/share/pkg`` of ``AMENT_PREFIX_PATH`` and
+    in ``<dir>/pkg`` of ``ROS_PACKAGE_PATH``; ``file://path`` and plain paths are taken as they
+    are when absolute, else relative to ``base_dir`` (default: the working directory).
+    """
+    if filename.startswith('package://'):
+        package, _, rest = filename[len('package://'):].partition('/')
+        candidates = [root / rest for root in _package_roots(package)] if rest else []
+    else:
+        path = Path(filename[len('file://'):] if filename.startswith('file://') else filename)
+        candidates = [path if path.is_absolute() else Path(base_dir or os.getcwd()) / path]
+    return next((c.resolve() for c in candidates if c.is_file()), None)
+
+
+def _meshes(links: Iterable[Any], base_dir: Optional[str]) -> Tuple[List[str], List[str]]:
+    """Resolve every collision mesh in place; drop the others; return (missing, unreadable)."""
+    missing: List[str] = []
+    unreadable: List[str] = []
+    for link in links:
+        for collision in link.findall('collision'):
+            mesh = collision.find('geometry/mesh')
+            if mesh is None:
+                continue
+            filename = mesh.get('filename', '')
+            path = resolve_mesh(filename, base_dir)
+            if path is None:
+                missing.append(filename)
+            elif path.suffix.lower() not in MESH_FORMATS:
+                unreadable.append(filename)
+            else:
+                mesh.set('filename', str(path))
+                continue
+            link.remove(collision)
+    return missing, unreadable
+
+
+def _listed(names: List[str]) -> str:
+    more = f' and {len(names) - LISTED} more' if len(names) > LISTED else ''
+    return ', '.join(repr(n) for n in names[:LISTED]) + more
+
+
+def _compiler(options: Any) -> Any:
+    mujoco = etree.Element('mujoco')
+    etree.SubElement(mujoco, 'compiler', {
+        'discardvisual': 'true', 'strippath': 'false', 'inertiafromgeom': 'false',
+        'balanceinertia': 'true', 'boundmass': repr(float(options.bound_mass)),
+        'boundinertia': repr(float(options.bound_inertia)), 'angle': 'radian'})
+    return mujoco
+
+
+def mujoco_urdf(description: str, options: Any, followers: Iterable[str],
+                base_dir: Optional[str] = None) -> Tuple[str, List[LoadWarning]]:
+    """
+    Return the URDF text for MuJoCo and the warnings (at most one, about meshes left out).
+
+    :param description: the robot description (URDF text, or a path; xacro is expanded)
+    :param options: a :class:`~.mujoco_model.ModelOptions` (``contacts``, ``bound_mass``,
+        ``bound_inertia``)
+    :param followers: joints whose ``<mimic>`` is dropped (their transmission moves them)
+    :param base_dir: directory of relative mesh file names
+    """
+    root = parse_xml(read_urdf_text(description))
+    followers = set(followers)
+    robot = etree.Element('robot', name=root.get('name', 'robot'))
+    links = []
+    for element in root:
+        if not isinstance(element.tag, str) or namespace(element) \
+                or element.tag not in ('link', 'joint'):
+            continue
+        element = _plain(element)
+        if element.tag == 'link':
+            for visual in element.findall('visual'):
+                element.remove(visual)
+            if not options.contacts:
+                for collision in element.findall('collision'):
+                    element.remove(collision)
+            links.append(element)
+        elif element.get('name') in followers:
+            for mimic in element.findall('mimic'):
+                element.remove(mimic)
+        robot.append(element)
+    missing, unreadable = _meshes(links, base_dir)
+    warnings = []
+    if missing or unreadable:
+        parts = [f'{len(missing)} not found ({_listed(missing)})' if missing else '',
+                 f'{len(unreadable)} in a format MuJoCo cannot read ({_listed(unreadable)}; it '
+                 f'reads {", ".join(MESH_FORMATS)})' if unreadable else '']
+        warnings.append(LoadWarning(
+            '/robot', f'{len(missing) + len(unreadable)} collision meshes left out of the MuJoCo '
+                      f'model: {"; ".join(p for p in parts if p)}; those links collide through '
+                      'their other collision shapes only'))
+    robot.append(_compiler(options))
+    return etree.tostring(robot, encoding='unicode'), warnings
+
+
+def _plain(element: Any) -> Any:
+    """Return a copy of ``element`` without comments, namespaced elements and attributes."""
+    copy = etree.Element(element.tag, {k: v for k, v in element.attrib.items()
+                                       if not k.startswith('{')})
+    for child in element:
+        if isinstance(child.tag, str) and not child.tag.startswith('{'):
+            copy.append(_plain(child))
+    copy.text = element.text
+    return copy

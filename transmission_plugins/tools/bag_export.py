@@ -1,0 +1,201 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A JointState topic of a bag as CSV (optionally converted), and as arrays for plots.
+
+The CSV has the columns of the CSV conversion (:mod:`~.csv_convert`): ``time`` (the receive
+time), ``stamp`` (the header stamp), both in exact decimal seconds, then ``<name>/<interface>``
+grouped by interface (``position``, ``velocity``, ``effort``; those recorded at least once).
+The names are every name the topic carries, in order of first appearance (or, converted, the
+target names in the robot's order), found by a first pass over the topic; cells a message does
+not give are empty.  Rows are written ``window`` messages at a time, so memory does not grow
+with the bag.
+"""
+
+import csv
+from typing import Any
+from typing import Callable
+from typing import Dict
+from typing import Iterator
+from typing import List
+from typing import NamedTuple
+from typing import Optional
+from typing import Set
+from typing import TextIO
+from typing import Tuple
+from typing import Union
+
+import numpy as np
+
+from transmission_plugins.runtime.messages import FIELDS
+from transmission_plugins.tools import csv_fast
+from transmission_plugins.tools.bag_convert import as_message
+from transmission_plugins.tools.bag_convert import BagConvertStats
+from transmission_plugins.tools.bag_convert import decode
+from transmission_plugins.tools.bag_convert import format_time
+from transmission_plugins.tools.bag_convert import MessageCounts
+from transmission_plugins.tools.bag_convert import new_codec
+from transmission_plugins.tools.bag_io import BagReader
+from transmission_plugins.tools.bag_io import BagTopicError
+from transmission_plugins.tools.joint_state_batch import Converted
+from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
+from transmission_plugins.tools.joint_state_batch import Rejected
+
+#: One decoded message: receive time, header stamp (ns), the conversion or the rejection.
+Row = Tuple[int, int, Union[Converted, Rejected]]
+
+
+class Columns(NamedTuple):
+    """The value columns of an export: names, interfaces, CSV header."""
+
+    names: List[str]
+    fields: List[str]
+    header: List[str]
+
+
+def single_topic(reader: BagReader, topic: str) -> Any:
+    """
+    Return the one connection ``topic`` matches.
+
+    :raises BagTopicError: none, or several (namespaces): the message lists them
+    """
+    found = reader.match(topic)
+    if len({c.topic for c in found}) > 1:
+        raise BagTopicError(f'{reader.path}: {topic!r} matches several topics '
+                            f'{sorted({c.topic for c in found})}; give the full name')
+    return found
+
+
+def read_rows(reader: BagReader, connections: List[Any],
+              converter: Optional[JointStateBatchConverter], window: int = 1000,
+              progress: Optional[Callable[[int], None]] = None) -> Iterator[List[Row]]:
+    """Yield the topic's messages ``window`` at a time, decoded and (optionally) converted."""
+    batch: List[Tuple[int, Any]] = []
+    codec = new_codec()
+
+    def flush() -> List[Row]:
+        good = [(t, m) for t, m in batch if not isinstance(m, Rejected)]
+        if converter is not None:
+            results = iter(converter.convert([as_message(m) for _, m in good]))
+        else:
+            results = iter(_as_is(m) for _, m in good)
+        rows: List[Row] = []
+        for t, m in batch:
+            if isinstance(m, Rejected):
+                rows.append((t, 0, m))
+            else:
+                stamp = m.sec * 1_000_000_000 + m.nanosec
+                rows.append((t, stamp, next(results)))
+        if progress is not None:
+            progress(len(batch))
+        return rows
+
+    for _, timestamp, raw in reader.messages(connections):
+        batch.append((timestamp, decode(codec, raw)))
+        if len(batch) >= window:
+            yield flush()
+            batch = []
+    if batch:
+        yield flush()
+
+
+def _as_is(msg: Any) -> Union[Converted, Rejected]:
+    """Return a decoded message unconverted, or rejected for its lengths."""
+    n = len(msg.name)
+    values = [getattr(msg, f) for f in FIELDS]
+    for field, v in zip(FIELDS, values):
+        if len(v) not in (0, n):
+            return Rejected('length_mismatch', f'{n} names but {len(v)} {field} values')
+    if len(set(msg.name)) != n:
+        return Rejected('duplicate_names', 'a name appears twice')
+    arrays = [np.asarray(v, dtype=np.float64) if len(v) else None for v in values]
+    return Converted(list(msg.name), arrays[0], arrays[1], arrays[2])
+
+
+def columns(batches: Iterator[List[Row]],
+            converter: Optional[JointStateBatchConverter]) -> Columns:
+    """Return the columns of the export (the first pass over the topic)."""
+    names: Dict[str, None] = {}
+    fields: Set[str] = set()
+    for rows in batches:
+        for _, _, r in rows:
+            if isinstance(r, Converted):
+                names.update(dict.fromkeys(r.names))
+                fields.update(f for f in FIELDS if getattr(r, f) is not None)
+    ordered = list(names)
+    if converter is not None:
+        rank = {n: k for k, n in enumerate(converter.dst_names)}
+        ordered.sort(key=rank.__getitem__)
+    used = [f for f in FIELDS if f in fields]
+    header = ['time', 'stamp'] + [f'{n}/{f}' for f in used for n in ordered]
+    return Columns(ordered, used, header)
+
+
+def export_csv(src: str, dst: TextIO, topic: str, *,
+               converter: Optional[JointStateBatchConverter] = None, strict: bool = False,
+               window: int = 1000, progress: Optional[Callable[[int], None]] = None
+               ) -> BagConvertStats:
+    """
+    Write the JointState topic ``topic`` of bag ``src`` as CSV (converted with ``converter``).
+
+    :param strict: a message that cannot be converted (or decoded) is an error; otherwise it
+        is left out of the CSV and counted
+    :param progress: called with the number of messages read (both passes)
+    :returns: ``converted`` = rows written, ``rejected`` by reason
+    :raises BagError: unreadable bag; :class:`~.bag_io.BagTopicError`: no (single) such topic
+    """
+    with BagReader(src) as reader:
+        found = single_topic(reader, topic)
+        cols = columns(read_rows(reader, found, converter, window, progress), converter)
+        index = {n: k for k, n in enumerate(cols.names)}
+        width = len(cols.names)
+        csv.writer(dst, lineterminator='\n').writerow(cols.header)
+        counts = MessageCounts()
+        places: Dict[Tuple[str, ...], np.ndarray] = {}
+        for rows in read_rows(reader, found, converter, window, progress):
+            kept = []
+            for t, stamp, r in rows:
+                if isinstance(r, Rejected):
+                    counts.reject(found[0].topic, t, r, strict)
+                else:
+                    kept.append((t, stamp, r))
+            if not kept:
+                continue
+            block = np.full((len(kept), width * len(cols.fields)), np.nan)
+            for k, (_, _, r) in enumerate(kept):
+                key = tuple(r.names)
+                place = places.get(key)
+                if place is None:
+                    place = places[key] = np.array([index[n] for n in key], dtype=np.intp)
+                for f, field in enumerate(cols.fields):
+                    values = getattr(r, field)
+                    if values is not None:
+                        block[k, place + f * width] = values
+            times = [format_time(t) for t, _, _ in kept]
+            stamps = [format_time(s) for _, s, _ in kept]
+            _write(dst, [times, stamps], block)
+            counts.converted += len(kept)
+        return BagConvertStats({found[0].topic: ''}, counts.converted, 0, counts.rejected,
+                               counts.first, reader.storage)
+
+
+def _write(dst: TextIO, texts: List[List[str]], block: np.ndarray) -> None:
+    if csv_fast.available():
+        dst.write(csv_fast.format_rows(texts, block))
+        return
+    cells = block.astype(object)
+    cells[np.isnan(block)] = None
+    csv.writer(dst, lineterminator='\n').writerows(
+        [*head, *row] for head, row in zip(zip(*texts), cells.tolist()))

@@ -330,33 +330,38 @@ class FusedMaps:
         position = None if state is None else state.reshape(count, -1)
         n_rows = plan.product.n_rows
         yt = np.empty((n_rows, count))
-        # chunks whose stacked inputs (and outputs, when there are several chunks) fit in the
-        # scratch buffer; a chunk's outputs are computed contiguous, then copied into place
-        chunk = max(1, min(count, SCRATCH // n_cols))
+        # chunks whose stacked inputs (and the product's temporary, and the outputs when there
+        # are several chunks) fit in the scratch buffer; a chunk's outputs are computed
+        # contiguous there, then copied into place
+        extra = n_rows if plan.product.needs_tmp else 0
+        chunk = max(1, min(count, SCRATCH // (n_cols + extra)))
         if chunk < count:
-            chunk = max(1, SCRATCH // (n_cols + n_rows))
+            chunk = max(1, SCRATCH // (n_cols + extra + n_rows))
         with Scratch() as scratch, np.errstate(over='ignore', invalid='ignore'):
             for start in range(0, count, chunk):
                 part = slice(start, min(start + chunk, count))
                 size = part.stop - part.start
-                buf = scratch.take((n_cols + (0 if size == count else n_rows)) * size)
-                out = yt if size == count else buf[n_cols * size:].reshape(n_rows, size)
+                buf = scratch.take((n_cols + extra + (0 if size == count else n_rows)) * size)
+                cut = (n_cols + extra) * size
+                out = yt if size == count else buf[cut:].reshape(n_rows, size)
                 self._batch(call, [x[part] for x in flat],
                             None if position is None else position[part],
-                            buf[:n_cols * size].reshape(n_cols, size), out)
+                            buf[:n_cols * size].reshape(n_cols, size), out,
+                            buf[n_cols * size:cut].reshape(n_rows, size) if extra else None)
                 if out is not yt:
                     yt[:, part] = out
         return {name: yt[part].T.reshape(shape + (-1,))
                 for name, part in zip(names, call.slices)}
 
     def _batch(self, call: '_Call', flat: List[np.ndarray], position: Optional[np.ndarray],
-               xt: np.ndarray, yt: np.ndarray) -> None:
+               xt: np.ndarray, yt: np.ndarray, tmp: Optional[np.ndarray]) -> None:
         """
         Write the stacked outputs of ``K`` samples into ``yt`` (``(m * n_out, K)``).
 
         :param flat: each interface's inputs, ``(K, n_in)``
         :param position: the positions for velocity and effort, ``(K, n_in)``, or None
         :param xt: scratch for the stacked inputs, ``(n_cols, K)``
+        :param tmp: scratch of ``yt``'s shape for the product, or None
         """
         plan = call.plan
         np.concatenate([x.T for x in flat], axis=0, out=xt[:plan.base])
@@ -369,7 +374,7 @@ class FusedMaps:
             for start in plan.offset_rows:
                 rows = xt[start:start + self.num_joints]
                 np.subtract(rows, column, out=rows)
-        plan.product.batch(xt, yt)
+        plan.product.batch(xt, yt, tmp)
         if plan.offset_out is not None:
             for start in plan.offset_rows:
                 rows = yt[start:start + self.num_joints]

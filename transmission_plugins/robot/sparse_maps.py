@@ -39,6 +39,7 @@ import threading
 from typing import Any
 from typing import List
 from typing import NamedTuple
+from typing import Optional
 from typing import Sequence
 from typing import Tuple
 
@@ -118,22 +119,31 @@ class StackedProduct:
         self._first_vals_t = self.first_vals[:, None]
         #: layer k >= 1: (rows, cols, values, values as a column)
         self.layers: List[Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        #: the layers for one sample: full-length (cols, values), rows without one reading the
-        #: zero slot, when the layer holds many rows (a gather beats a scatter), else sparse
+        #: the layers as full-length (cols, values), rows without one reading the zero slot:
+        #: where a layer holds many rows a gather of every row beats a scatter of some (for one
+        #: sample from 1/16 of the rows on, for batches from 1/3)
         full: List[Tuple[np.ndarray, np.ndarray]] = []
         self._sparse: List[Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._batch_full: List[Tuple[np.ndarray, np.ndarray]] = []
+        self._batch_sparse: List[Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         for k in range(1, int(rank.max()) + 1 if rank.size else 1):
             sel = rank == k
             layer = (rows[sel], cols[sel], values[sel], values[sel][:, None])
             self.layers.append(layer)
+            full_cols = np.full(n_rows, n_cols - 1, dtype=np.intp)
+            full_vals = np.zeros(n_rows)
+            full_cols[layer[0]] = layer[1]
+            full_vals[layer[0]] = layer[2]
             if 16 * layer[0].size >= n_rows:
-                full_cols = np.full(n_rows, n_cols - 1, dtype=np.intp)
-                full_vals = np.zeros(n_rows)
-                full_cols[layer[0]] = layer[1]
-                full_vals[layer[0]] = layer[2]
                 full.append((full_cols, full_vals))
             else:
                 self._sparse.append(layer)
+            if 3 * layer[0].size >= n_rows:
+                self._batch_full.append((full_cols, full_vals[:, None]))
+            else:
+                self._batch_sparse.append(layer)
+        #: whether :meth:`batch` needs a temporary of the output's shape
+        self.needs_tmp = bool(self._batch_full)
         # one gather for layer 0 and the full layers, summed in layer order
         self._single_cols = np.concatenate([self.first_cols] + [c for c, _ in full])
         self._single_vals = np.concatenate([self.first_vals] + [v for _, v in full])
@@ -153,16 +163,23 @@ class StackedProduct:
             y[rows] += x[cols] * vals
         return y
 
-    def batch(self, xt: np.ndarray, yt: np.ndarray) -> None:
+    def batch(self, xt: np.ndarray, yt: np.ndarray, tmp: Optional[np.ndarray] = None) -> None:
         """
         Write ``Y^T`` of stacked samples into ``yt`` (``(n_rows, K)``).
 
         :param xt: the stacked samples, ``(n_cols, K)``, last row 0
         :param yt: the output, ``(n_rows, K)`` (fastest when contiguous)
+        :param tmp: scratch of ``yt``'s shape when :attr:`needs_tmp` (else one is allocated)
         """
         np.take(xt, self.first_cols, axis=0, out=yt, mode='clip')
         np.multiply(yt, self._first_vals_t, out=yt)
-        for rows, cols, _, vals_t in self.layers:
+        if self._batch_full:
+            work = np.empty_like(yt) if tmp is None else tmp
+            for cols, vals_t in self._batch_full:
+                np.take(xt, cols, axis=0, out=work, mode='clip')
+                np.multiply(work, vals_t, out=work)
+                np.add(yt, work, out=yt)
+        for rows, cols, _, vals_t in self._batch_sparse:
             yt[rows] += xt[cols] * vals_t
 
     def nbytes(self) -> int:
@@ -171,6 +188,7 @@ class StackedProduct:
         for layer in self.layers:
             arrays.extend(layer[:3])
         arrays.extend([self._single_cols, self._single_vals])
+        arrays.extend(a for layer in self._batch_full for a in layer)
         return sum(a.nbytes for a in arrays)
 
 

@@ -21,7 +21,8 @@ turn, about 5N/3 joints and as many actuators) is written as a URDF file and mea
 fresh process:
 
 * ``load``: :func:`load_robot_transmissions` of the file (parse, plugins, joints, wiring,
-  fused maps, limits), and the process's peak resident memory (``ru_maxrss``) before and after;
+  fused maps, limits), and the process's peak resident memory (``ru_maxrss``) before and after
+  the first load;
 * ``a->j (n,)``, ``a->j (1, n)``: one conversion of one sample (position, velocity, effort;
   actuators to joints) given as arrays of shape ``(n,)`` and ``(1, n)``;
 * ``cycle``: one sample both ways (arrays), and the same through the name-keyed maps;
@@ -67,11 +68,13 @@ def measure(n: int, load_repeats: int, repeats: int) -> Dict[str, Any]:
         path.write_text(synthetic_urdf(n))
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         loads = []
-        for _ in range(load_repeats):
+        for k in range(load_repeats):
+            robot = None  # the previous robot is freed first
             start = time.perf_counter()
             robot = load_robot_transmissions(path, warn=False)
             loads.append(time.perf_counter() - start)
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            if k == 0:
+                peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     rng = np.random.default_rng(1234)
     one = robot_state(robot, (), rng)
     row = {i: v[None, :] for i, v in one.items()}
@@ -81,7 +84,7 @@ def measure(n: int, load_repeats: int, repeats: int) -> Dict[str, Any]:
         'n': n, 'joints': len(robot.joint_names), 'actuators': len(robot.actuator_names),
         'load': [min(loads), sorted(loads)[len(loads) // 2]],
         'rss_before_mb': before / 1024, 'rss_peak_mb': peak / 1024,
-        'fused_mb': robot.fused.nbytes() / 2**20}
+        'fused_mb': robot.fused.nbytes() / 2**20 if hasattr(robot.fused, 'nbytes') else None}
     for key, fn in (('a2j', lambda: robot.actuator_to_joint_arrays(one)),
                     ('a2j_row', lambda: robot.actuator_to_joint_arrays(row)),
                     ('cycle', lambda: cycle(one)), ('named', lambda: named(by_name))):
@@ -128,7 +131,8 @@ def main(argv: List[str] = None) -> int:
     print(table(['transmissions', 'joints', 'load s min / median', 'peak RSS MB (before load)',
                  'fused maps MB'],
                 [[f'{r["n"]:,}', f'{r["joints"]:,}', f'{r["load"][0]:.3f} / {r["load"][1]:.3f}',
-                  f'{r["rss_peak_mb"]:.0f} ({r["rss_before_mb"]:.0f})', f'{r["fused_mb"]:.2f}']
+                  f'{r["rss_peak_mb"]:.0f} ({r["rss_before_mb"]:.0f})',
+                  '-' if r['fused_mb'] is None else f'{r["fused_mb"]:.2f}']
                  for r in results]))
     print('\nOne sample, microseconds min / median (a->j: one conversion of position, velocity '
           'and effort; cycle: both ways)\n')

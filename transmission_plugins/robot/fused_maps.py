@@ -248,11 +248,11 @@ class FusedMaps:
             return {}
         shape = next(iter(arrays.values())).shape
         if all(x.shape == shape for x in arrays.values()):
-            if len(shape) == 1:
+            if math.prod(shape[:-1]) == 1:  # one sample, (n,) or (1, n): the one-sample path
                 self._call(to_joint, tuple(arrays))
-                single = self._single(arrays, to_joint)
+                single = self._single({k: v.reshape(-1) for k, v in arrays.items()}, to_joint)
                 if single is not None:
-                    return single
+                    return {k: v.reshape(shape[:-1] + (-1,)) for k, v in single.items()}
             return self._stacked(arrays, to_joint, _state(arrays))
         # interfaces of different batch shapes: one product each, positions broadcast to them
         out: Dict[str, np.ndarray] = {}

@@ -56,9 +56,9 @@ from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.robot.nonlinear_maps import Block
 from transmission_plugins.robot.nonlinear_maps import NonlinearMaps
+from transmission_plugins.robot.sparse_maps import fused_matrices
 from transmission_plugins.robot.sparse_maps import SCRATCH
 from transmission_plugins.robot.sparse_maps import Scratch
-from transmission_plugins.robot.sparse_maps import sparse_matrix
 from transmission_plugins.robot.sparse_maps import SparseMatrix
 from transmission_plugins.robot.sparse_maps import StackedProduct
 
@@ -106,28 +106,7 @@ class FusedMaps:
         self.num_actuators = na
         self.linear: List[Block] = [b for b in blocks if b.transmission.is_linear()]
         self.nonlinear: List[Block] = [b for b in blocks if not b.transmission.is_linear()]
-        pieces: Dict[Tuple[bool, str], List[List[np.ndarray]]] = {
-            key: [[], [], []] for key in ((True, POSITION), (True, EFFORT),
-                                          (False, POSITION), (False, EFFORT))}
-        offset = np.zeros(nj)
-
-        def add(key: Tuple[bool, str], m: np.ndarray, rows: np.ndarray,
-                cols: np.ndarray) -> None:
-            r, c = np.nonzero(m)
-            for part, value in zip(pieces[key], (rows[r], cols[c], m[r, c])):
-                part.append(value)
-
-        for b in self.linear:
-            jac, inv, q0 = b.transmission.linear_map()  # type: ignore[attr-defined]
-            add((True, POSITION), jac, b.joints, b.actuators)
-            add((True, EFFORT), inv.T, b.joints, b.actuators)
-            offset[b.joints] = q0
-            if b.owner:
-                add((False, POSITION), inv, b.actuators, b.joints)
-                add((False, EFFORT), jac.T, b.actuators, b.joints)
-        self._matrices = {
-            key: sparse_matrix(rows, cols, values, (nj, na) if key[0] else (na, nj))
-            for key, (rows, cols, values) in pieces.items()}
+        self._matrices, offset = fused_matrices(self.linear, nj, na)
         self.joint_offset = offset
         self.joint_offset.setflags(write=False)
         self._offset_column = offset[:, None]

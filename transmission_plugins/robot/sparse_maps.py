@@ -37,6 +37,8 @@ contiguous rows, and no multithreaded BLAS call is made.
 
 import threading
 from typing import Any
+from typing import Dict
+from typing import Iterable
 from typing import List
 from typing import NamedTuple
 from typing import Optional
@@ -44,6 +46,8 @@ from typing import Sequence
 from typing import Tuple
 
 import numpy as np
+
+from transmission_plugins.robot.nonlinear_maps import Block
 
 
 #: Doubles of the per-thread scratch buffer that holds stacked batch inputs: batches are
@@ -94,6 +98,38 @@ def sparse_matrix(rows: Sequence[np.ndarray], cols: Sequence[np.ndarray],
     for a in out[:3]:
         a.setflags(write=False)
     return out
+
+
+def fused_matrices(linear: Iterable[Block], num_joints: int,
+                   num_actuators: int) -> Tuple[Dict[Tuple[bool, str], SparseMatrix], np.ndarray]:
+    r"""
+    Return the fused maps of linear transmissions, ``{(to_joint, kind): matrix}``, and the offsets.
+
+    ``(True, 'position')`` is :math:`J` (``nj x na``), ``(True, 'effort')`` :math:`K^T`,
+    ``(False, 'position')`` :math:`K` and ``(False, 'effort')`` :math:`J^T`, each transmission's
+    block placed at its joints and actuators; joint to actuator only from the blocks that own
+    their actuators.  The offsets are :math:`q_0` (``nj``).
+    """
+    keys = ((True, 'position'), (True, 'effort'), (False, 'position'), (False, 'effort'))
+    pieces: Dict[Tuple[bool, str], List[List[np.ndarray]]] = {k: [[], [], []] for k in keys}
+    offset = np.zeros(num_joints)
+
+    def add(key: Tuple[bool, str], m: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+        r, c = np.nonzero(m)
+        for part, value in zip(pieces[key], (rows[r], cols[c], m[r, c])):
+            part.append(value)
+
+    for b in linear:
+        jac, inv, q0 = b.transmission.linear_map()  # type: ignore[attr-defined]
+        add((True, 'position'), jac, b.joints, b.actuators)
+        add((True, 'effort'), inv.T, b.joints, b.actuators)
+        offset[b.joints] = q0
+        if b.owner:
+            add((False, 'position'), inv, b.actuators, b.joints)
+            add((False, 'effort'), jac.T, b.actuators, b.joints)
+    shapes = {True: (num_joints, num_actuators), False: (num_actuators, num_joints)}
+    return ({key: sparse_matrix(rows, cols, values, shapes[key[0]])
+             for key, (rows, cols, values) in pieces.items()}, offset)
 
 
 class StackedProduct:

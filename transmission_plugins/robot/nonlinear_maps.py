@@ -90,6 +90,8 @@ def _take(x: np.ndarray, group: _Group) -> np.ndarray:
     if group.strided is None:
         return x[..., group.src]
     first, step = group.strided
+    if group.src.ndim == 1:  # one member: a plain slice
+        return x[..., first:first + group.src.shape[0]]
     inner = x.strides[-1]
     shape = x.shape[:-1] + group.src.shape
     strides = x.strides[:-1] + ((step * inner, inner) if group.src.ndim == 2 else (inner,))
@@ -128,7 +130,7 @@ class NonlinearMaps:
                 dst = np.stack([self.members[k][2] for k in ks])
             self.groups.append(_Group(tr, src, dst, tuple(ks), _strided(src)))
         self._layouts: Dict[Tuple[int, int], Tuple[np.ndarray, List[Any]]] = {}
-        self._slot_cache: Dict[Tuple[int, int, int, int], np.ndarray] = {}
+        self._slot_cache: Dict[Tuple[int, int, int, int], List[Tuple[slice, slice]]] = {}
         self._batch_fast = [g.transmission.convert_batch
                             if isinstance(g.transmission, BatchConverter) else None
                             for g in self.groups]
@@ -231,16 +233,24 @@ class NonlinearMaps:
                        tr.apply_map(kind, self.to_joint, v, prepared)
                        for kind, v in zip(kinds, values)]
             for i, v in enumerate(out):
-                xt[self._slots(g, m, i, base)] = v if isinstance(v, float) else \
-                    v.reshape(count, -1).T
+                vt = None if isinstance(v, float) else v.reshape(count, -1).T
+                for rows, columns in self._slots(g, m, i, base):
+                    xt[rows] = v if vt is None else vt[columns]
 
-    def _slots(self, g: int, m: int, i: int, base: int) -> np.ndarray:
-        """Return (made once) the slots of interface ``i`` of group ``g``, in kernel order."""
+    def _slots(self, g: int, m: int, i: int, base: int) -> List[Tuple[slice, slice]]:
+        """
+        Return (made once) where interface ``i`` of group ``g`` goes: per member, its slots.
+
+        Each pair is (rows of ``xt``, columns of the kernel output flattened per sample); a
+        member's slots are contiguous, so each write is a plain slice copy.
+        """
         slots = self._slot_cache.get((g, m, i, base))
         if slots is None:
             group = self.groups[g]
             width = self._widths[group.members[0]]
-            slots = np.concatenate([base + m * self._offsets[k] + i * width + np.arange(width)
-                                    for k in group.members])
+            slots = []
+            for j, k in enumerate(group.members):
+                start = int(base + m * self._offsets[k] + i * width)
+                slots.append((slice(start, start + width), slice(j * width, (j + 1) * width)))
             self._slot_cache[g, m, i, base] = slots
         return slots

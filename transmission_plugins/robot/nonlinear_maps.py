@@ -32,13 +32,15 @@ Velocity and effort need the source positions of the same call (``position``, el
 """
 
 import math
-from typing import Any
+from typing import Callable
 from typing import Dict
+from typing import Hashable
 from typing import List
 from typing import NamedTuple
 from typing import Optional
 from typing import Sequence
 from typing import Tuple
+from typing import Union
 
 import numpy as np
 
@@ -72,6 +74,15 @@ class _Group(NamedTuple):
     #: ``(first, member step)`` when ``src[g, k] = first + g * step + k``: the inputs are then
     #: read through a strided view instead of a gathered copy; else None
     strided: Optional[Tuple[int, int]] = None
+
+
+class _Fast(NamedTuple):
+    """One member in the one-sample path: its transmission, fast path, input parts, width."""
+
+    transmission: Transmission
+    convert: Optional[Callable[..., Optional[List[float]]]]
+    parts: List[slice]
+    width: int
 
 
 def _strided(src: np.ndarray) -> Optional[Tuple[int, int]]:
@@ -118,8 +129,7 @@ class NonlinearMaps:
         self._offsets = np.concatenate([[0], np.cumsum(widths)]).astype(np.intp)
         #: number of outputs of all members for one interface
         self.size = int(self._offsets[-1])
-        self._fast = [isinstance(tr, SampleConverter) for tr, _, _ in self.members]
-        by_map: Dict[Any, List[int]] = {}
+        by_map: Dict[Hashable, List[int]] = {}
         for k, (tr, _, _) in enumerate(self.members):
             by_map.setdefault(tr.map_key(), []).append(k)
         self.groups: List[_Group] = []
@@ -129,7 +139,7 @@ class NonlinearMaps:
                 src = np.stack([self.members[k][1] for k in ks])
                 dst = np.stack([self.members[k][2] for k in ks])
             self.groups.append(_Group(tr, src, dst, tuple(ks), _strided(src)))
-        self._layouts: Dict[Tuple[int, int], Tuple[np.ndarray, List[Any]]] = {}
+        self._layouts: Dict[Tuple[int, int], Tuple[np.ndarray, List['_Fast']]] = {}
         self._slot_cache: Dict[Tuple[int, int, int, int], List[Tuple[slice, slice]]] = {}
         self._batch_fast = [g.transmission.convert_batch
                             if isinstance(g.transmission, BatchConverter) else None
@@ -173,7 +183,7 @@ class NonlinearMaps:
             out += result
         return out
 
-    def _layout(self, m: int, n_in: int) -> Tuple[np.ndarray, List[Any]]:
+    def _layout(self, m: int, n_in: int) -> Tuple[np.ndarray, List['_Fast']]:
         """Return (made once) the gather of every member's inputs and each member's parts."""
         gather = np.concatenate([src + i * n_in for _, src, _ in self.members
                                  for i in range(m)] + [np.zeros(0, np.intp)])
@@ -183,8 +193,8 @@ class NonlinearMaps:
             n = len(src)
             parts = [slice(start + i * n, start + (i + 1) * n) for i in range(m)]
             start += m * n
-            fast = tr.convert_sample if self._fast[k] else None  # type: ignore[attr-defined]
-            members.append((tr, fast, parts, self._widths[k]))
+            fast = tr.convert_sample if isinstance(tr, SampleConverter) else None
+            members.append(_Fast(tr, fast, parts, self._widths[k]))
         layout = (gather, members)
         self._layouts[m, n_in] = layout
         return layout
@@ -224,7 +234,7 @@ class NonlinearMaps:
             at = values[state] if state is not None else \
                 None if position is None else _take(position, group)
             fast = self._batch_fast[g]
-            out: Optional[List[Any]] = None
+            out: Optional[Sequence[Union[float, np.ndarray]]] = None
             if at is not None and fast is not None:
                 out = fast(self.to_joint, kinds, values, at)
             if out is None:

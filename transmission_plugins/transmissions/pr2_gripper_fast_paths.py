@@ -22,10 +22,11 @@ every interface with the one-sample formulas, ``convert_batch`` evaluates the li
 position map and the velocity/effort state.  Both give the kernels' numbers.
 """
 
-from typing import Any
 from typing import List
 from typing import Optional
 from typing import Sequence
+from typing import Tuple
+from typing import Union
 
 import numpy as np
 
@@ -61,7 +62,7 @@ class PR2GripperFastPaths(PR2GripperLinkage):
     def _forward_samples(self, kinds: Sequence[str], values: Sequence[List[float]],
                          position: Optional[List[float]]) -> Optional[List[float]]:
         out: List[float] = []
-        state: Any = None
+        state: Optional[Tuple[float, float]] = None  # (dtheta/dM, dt/dM) at ``position``
         passive_count, zeros = self._num_passive, self._sim_zeros
         for kind, v in zip(kinds, values):
             if kind == POSITION:
@@ -81,7 +82,7 @@ class PR2GripperFastPaths(PR2GripperLinkage):
     def _inverse_samples(self, kinds: Sequence[str], values: Sequence[List[float]],
                          position: Optional[List[float]]) -> Optional[List[float]]:
         out: List[float] = []
-        state: Any = None  # (M, dM/dtheta, dtheta/dt) at ``position``, shared by every map
+        state: Optional[Tuple[float, float, float]] = None  # (M, dM/dtheta, dtheta/dt)
         for kind, v in zip(kinds, values):
             if kind == POSITION and v is not position:
                 out.append(self._inverse_position_sample(v[0]))
@@ -119,7 +120,8 @@ class PR2GripperFastPaths(PR2GripperLinkage):
                     return None
                 u, theta, moved = self._position_at(mrev)
                 dtheta_dm, dt_dm = self._forward_at(mrev, u, theta)
-                state: Any = ForwardState(mrev.shape, dtheta_dm, dt_dm, False)
+                state: Union[ForwardState, InverseState] = ForwardState(
+                    mrev.shape, dtheta_dm, dt_dm, False)
             else:
                 mrev, dm_dtheta, dtheta_dt = self._inverse(position)
                 moved = (mrev * self._mr / RAD2MR)[..., None]

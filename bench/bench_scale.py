@@ -58,23 +58,19 @@ from benchlib import timed
 import numpy as np
 
 
-def measure(n: int, load_repeats: int, repeats: int) -> Dict[str, Any]:
+def measure(n: int, path: Path, load_repeats: int, repeats: int) -> Dict[str, Any]:
     """Measure one size in this process (the child side of :func:`main`)."""
     from transmission_plugins.robot.loading import load_robot_transmissions
-    from transmission_plugins.robot.synthetic import synthetic_urdf
 
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f'synthetic_{n}.urdf'
-        path.write_text(synthetic_urdf(n))
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        loads = []
-        for k in range(load_repeats):
-            robot = None  # the previous robot is freed first
-            start = time.perf_counter()
-            robot = load_robot_transmissions(path, warn=False)
-            loads.append(time.perf_counter() - start)
-            if k == 0:
-                peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    loads = []
+    for k in range(load_repeats):
+        robot = None  # the previous robot is freed first
+        start = time.perf_counter()
+        robot = load_robot_transmissions(path, warn=False)
+        loads.append(time.perf_counter() - start)
+        if k == 0:
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     rng = np.random.default_rng(1234)
     one = robot_state(robot, (), rng)
     row = {i: v[None, :] for i, v in one.items()}
@@ -113,20 +109,26 @@ def main(argv: List[str] = None) -> int:
                         metavar='N', help='numbers of transmissions')
     parser.add_argument('--repeats', type=int, default=7, help='timed blocks per figure')
     parser.add_argument('--load-repeats', type=int, default=3, help='loads per size')
-    parser.add_argument('--child', type=int, help=argparse.SUPPRESS)
+    parser.add_argument('--child', nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
-        print(json.dumps(measure(args.child, args.load_repeats, args.repeats)))
+        n, path = args.child
+        print(json.dumps(measure(int(n), Path(path), args.load_repeats, args.repeats)))
         return 0
+    from transmission_plugins.robot.synthetic import synthetic_urdf
+
     start = time.perf_counter()
     print(environment())
     results = []
-    for n in args.sizes:
-        command = [sys.executable, __file__, '--child', str(n), '--repeats', str(args.repeats),
-                   '--load-repeats', str(args.load_repeats)]
-        done = subprocess.run(command, capture_output=True, text=True, check=True,
-                              env=dict(os.environ, PYTHONWARNINGS='ignore'))
-        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.sizes:
+            path = Path(tmp) / f'synthetic_{n}.urdf'
+            path.write_text(synthetic_urdf(n))  # here: the child's memory is the load's
+            command = [sys.executable, __file__, '--child', str(n), str(path), '--repeats',
+                       str(args.repeats), '--load-repeats', str(args.load_repeats)]
+            done = subprocess.run(command, capture_output=True, text=True, check=True,
+                                  env=dict(os.environ, PYTHONWARNINGS='ignore'))
+            results.append(json.loads(done.stdout.strip().splitlines()[-1]))
     print('\nLoading (URDF file to RobotTransmissions) and memory\n')
     print(table(['transmissions', 'joints', 'load s min / median', 'peak RSS MB (before load)',
                  'fused maps MB'],

@@ -12,19 +12,67 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Install transmission_plugins as an ament_python package."""
+"""
+Install transmission_plugins as an ament_python package.
+
+The console scripts go to ``<prefix>/lib/transmission_plugins`` (setup.cfg), where ``ros2 run``
+finds them; the two user commands (:data:`PATH_SCRIPTS`) are also written to ``<prefix>/bin``,
+which is on ``PATH`` in a venv (``pip install -e .``) and after ``. install/setup.bash`` in a
+colcon workspace.
+"""
 
 from glob import glob
 import os
 
 from setuptools import find_packages
 from setuptools import setup
+from setuptools.command.develop import develop
+from setuptools.command.install_scripts import install_scripts
 
 package_name = 'transmission_plugins'
+#: the commands a user types; the node executables stay in lib/ for ``ros2 run``
+PATH_SCRIPTS = ('transmission_plugins', 'transmission_hardware_launch')
 
 
 def _files(pattern):
     return sorted(f for f in glob(pattern) if os.path.isfile(f))
+
+
+def _bin_dir(script_dir):
+    """Return ``<prefix>/bin`` for the script directory ``<prefix>/lib/<package>``, else None."""
+    path = os.path.normpath(script_dir or '')
+    lib, package = os.path.split(path)
+    if package != package_name or os.path.basename(lib) != 'lib':
+        return None
+    return os.path.join(os.path.dirname(lib), 'bin')
+
+
+class Develop(develop):
+    """``setup.py develop`` (pip -e, colcon --symlink-install): user commands on PATH too."""
+
+    def write_script(self, script_name, contents, mode='t', blockers=()):
+        super().write_script(script_name, contents, mode, blockers)
+        bin_dir = _bin_dir(self.script_dir)
+        if script_name in PATH_SCRIPTS and bin_dir:
+            lib_dir, self.script_dir = self.script_dir, bin_dir
+            try:
+                super().write_script(script_name, contents, mode, blockers)
+            finally:
+                self.script_dir = lib_dir
+
+
+class InstallScripts(install_scripts):
+    """``setup.py install`` (colcon without --symlink-install): user commands on PATH too."""
+
+    def write_script(self, script_name, contents, mode='t', *ignored):
+        super().write_script(script_name, contents, mode, *ignored)
+        bin_dir = _bin_dir(self.install_dir)
+        if script_name in PATH_SCRIPTS and bin_dir:
+            lib_dir, self.install_dir = self.install_dir, bin_dir
+            try:
+                super().write_script(script_name, contents, mode, *ignored)
+            finally:
+                self.install_dir = lib_dir
 
 
 setup(
@@ -36,13 +84,14 @@ setup(
         ('share/ament_index/resource_index/transmission_plugins__pluginlib__plugin',
          ['resource/transmission_plugins__pluginlib__plugin/' + package_name]),
         ('share/' + package_name, ['package.xml', 'transmission_plugins.xml']),
-        ('share/' + package_name + '/launch', _files('launch/*.launch.py')),
+        ('share/' + package_name + '/launch', _files('launch/*.launch.*')),
         ('share/' + package_name + '/config', _files('config/*.yaml')),
         ('share/' + package_name + '/urdf', _files('urdf/*')),
     ],
     install_requires=['setuptools', 'numpy', 'lxml', 'PyYAML'],
     extras_require={'test': ['pytest', 'hypothesis']},
     zip_safe=True,
+    cmdclass={'develop': Develop, 'install_scripts': InstallScripts},
     maintainer='transmission_plugins maintainers',
     maintainer_email='maintainers@transmission-plugins.invalid',
     description='URDF transmissions as ROS 2 plugins and a transmission hardware interface',

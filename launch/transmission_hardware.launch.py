@@ -15,44 +15,17 @@
 r"""
 Start the transmission hardware interface, mock actuators and robot_state_publisher.
 
-A thin declarative layer: which nodes start and with which parameters is computed by
-:func:`transmission_plugins.tools.launcher.node_specs`, the same function the launcher
-(``transmission_hardware_launch``, for machines without ``ros2 launch``) uses::
+Arguments (``ros2 launch transmission_plugins transmission_hardware.launch.py --show-args``):
+``description_file``, ``config_file``, ``use_mock_actuators``, ``namespace``, ``use_sim_time``,
+``log_level``, ``update_rate``, ``xacro_args``.  Which nodes start, with which parameters, is
+decided by :func:`transmission_plugins.tools.node_plan.plan_nodes`, the same function the
+launcher (``transmission_hardware_launch``, for machines without ``ros2 launch``) uses; the
+actions are built by :mod:`transmission_plugins.tools.launch_description`::
 
     ros2 launch transmission_plugins transmission_hardware.launch.py \
         description_file:=/path/robot.urdf.xacro use_mock_actuators:=false
 """
 
-from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
-from launch.actions import OpaqueFunction
-from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
+from transmission_plugins.tools.launch_description import generate_launch_description
 
-from transmission_plugins.tools.launcher import LAUNCH_ARGUMENTS
-from transmission_plugins.tools.launcher import node_specs
-from transmission_plugins.tools.launcher import temporary_params_file
-
-
-def _nodes(context, *args, **kwargs):
-    """Turn the evaluated launch arguments into Node actions."""
-    values = {name: LaunchConfiguration(name).perform(context) for name in LAUNCH_ARGUMENTS}
-    specs = node_specs(values['description_file'], values['config_file'],
-                       values['use_mock_actuators'])
-    params_file = temporary_params_file(specs)   # removed when ros2 launch exits
-    return [Node(package=spec.package, executable=spec.executable, name=spec.name,
-                 parameters=[params_file], output='screen')
-            for spec in specs]
-
-
-def generate_launch_description():
-    """
-    Declare the arguments and the node set.
-
-    :returns: the launch description: arguments ``description_file``, ``config_file``,
-        ``use_mock_actuators``, then the nodes of
-        :func:`~transmission_plugins.tools.launcher.node_specs`
-    """
-    arguments = [DeclareLaunchArgument(name, default_value=default, description=text)
-                 for name, (default, text) in LAUNCH_ARGUMENTS.items()]
-    return LaunchDescription(arguments + [OpaqueFunction(function=_nodes)])
+__all__ = ['generate_launch_description']

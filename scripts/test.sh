@@ -2,12 +2,19 @@
 # Copyright 2026 The transmission_plugins Authors
 # SPDX-License-Identifier: Apache-2.0
 #
-# Set up the pinned environment and run the whole test suite (unit, lint, ROS integration).
+# Set up the pinned environment and run the whole test suite (unit, lint, ROS integration, and
+# the real ROS 2 tools when ../shared/ros2_cli is there to install them).
 # Extra arguments go to pytest, e.g. scripts/test.sh -k gripper
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup_env.sh"
 venv="${TP_VENV:-$root/.venv}"
+# ros2 launch/run/topic/param/lifecycle and ament_copyright for test/ros_cli and
+# test/test_copyright.py (idempotent, seconds); without ../shared those tests skip with a reason
+ros2_cli="$root/../shared/ros2_cli/install.sh"
+if [ -f "$ros2_cli" ]; then
+  bash "$ros2_cli" "$venv"
+fi
 export AMENT_PREFIX_PATH="$venv${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
 export ROS_AUTOMATIC_DISCOVERY_RANGE="${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}"
 export PYTHONDONTWRITEBYTECODE=1

@@ -443,3 +443,21 @@ def test_plot_draws_limits_units_and_merged_curves(urdf, tmp_path):
     example = str(Path(__file__).resolve().parents[2] / 'urdf' / 'example_robot.urdf.xacro')
     assert main(['plot', example, 'wrist_trans', str(out)]) == 0
     assert '<!-- wrist_pitch_joint = wrist_roll_joint -->' in out.read_text()
+
+
+def test_convert_to_actuator_needs_only_the_joints_the_maps_read(tmp_path):
+    # the PR2-style gripper of the example robot: its joint-to-actuator map reads the gap joint
+    # alone, so a joint file without the passive finger columns still converts (as the robot API)
+    from transmission_plugins.robot.loading import load_robot_transmissions
+    example = str(Path(__file__).resolve().parents[2] / 'urdf' / 'example_robot.urdf.xacro')
+    robot = load_robot_transmissions(example)
+    gripper = next(t for t in robot.transmissions if 'gripper_motor' in t.actuator_names)
+    gap = gripper.joint_names[gripper.transmission.joint_to_actuator_inputs()[0]]
+    src = tmp_path / 'gap.csv'
+    src.write_text(f'time,{gap}/position\n0,0.01\n1,0.03\n')
+    out = tmp_path / 'motor.csv'
+    assert main(['convert', example, str(src), str(out), '--to', 'actuator']) == 0
+    header, rows = _read_csv(str(out))
+    assert header == ['time', 'gripper_motor/position']
+    expected = robot.joint_to_actuator({'position': {gap: 0.03}})['position']['gripper_motor']
+    assert float(rows[1][1]) == pytest.approx(expected, rel=1e-12)

@@ -12,9 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The launch file's node set, the config YAML and the launcher's process handling."""
+"""The node plan of the launch files and the launcher, the config YAML, the launcher processes."""
 
-import ast
 import os
 import re
 import signal
@@ -36,6 +35,7 @@ from transmission_plugins.ros.mock_actuators_node import PARAMETERS as MOCK_PARA
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.tools import launcher
 from transmission_plugins.tools.launcher import LaunchConfigError
+from transmission_plugins.tools.params_file import ParamsFile
 import yaml
 
 #: A robot unrelated to the bundled example (RRBot-like): two joints, two simple transmissions.
@@ -80,6 +80,15 @@ def _check_node_parameters(specs):
 @pytest.fixture(autouse=True)
 def no_robot_state_publisher(monkeypatch, tmp_path):
     monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path / 'empty_prefix'))
+
+
+@pytest.fixture(autouse=True)
+def signal_handlers():
+    """launcher.main installs handlers for its process; give pytest its own back."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    yield
+    for s, h in saved.items():
+        signal.signal(s, h)
 
 
 def test_default_node_set():
@@ -175,7 +184,8 @@ def test_plain_urdf_and_custom_config(tmp_path):
             update_rate: 1000
         """))
     hw = launcher.node_specs(str(urdf), str(cfg), False)[0]
-    assert hw.parameters == {'update_rate': 1000, 'robot_description': '<robot name="r"/>'}
+    assert hw.parameters == {'update_rate': 1000, 'robot_description': '<robot name="r"/>',
+                             'use_sim_time': False}
 
 
 @pytest.mark.parametrize('text,match', [
@@ -212,13 +222,15 @@ def test_params_file_applies_in_any_namespace(tmp_path):
     urdf = doc['/**/mock_actuators']['ros__parameters']['robot_description']
     assert urdf == specs[1].parameters['robot_description']
     cmd = launcher.command(specs[0], path, ['-r', '__ns:=/robot1'])
-    assert cmd[:3] == [sys.executable, '-m', 'transmission_plugins.ros.hardware_interface_node']
-    assert cmd[3:] == ['--ros-args', '-r', '__node:=transmission_hardware_interface',
+    # the executables module installs the stop-signal handler before importing the node
+    assert cmd[:4] == [sys.executable, '-m', 'transmission_plugins.ros.executables',
+                       'hardware_interface_node']
+    assert cmd[4:] == ['--ros-args', '-r', '__node:=transmission_hardware_interface',
                        '--params-file', path, '-r', '__ns:=/robot1']
 
 
-def test_main_removes_its_parameters_file(tmp_path, monkeypatch):
-    """The parameters file (the whole URDF) lives in a private directory removed at exit."""
+def test_main_keeps_the_parameters_in_memory(tmp_path, monkeypatch):
+    """The parameters file (the whole URDF) is readable while the nodes run, never on disk."""
     tmp = tmp_path / 'tmp'
     tmp.mkdir()
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp))
@@ -227,90 +239,78 @@ def test_main_removes_its_parameters_file(tmp_path, monkeypatch):
     seen = []
 
     class FakeNodeSet:
-        def __init__(self, commands):
-            self.commands = commands
+        def __init__(self, commands, env):
+            self.commands, self.env = commands, env
 
         def start(self):
-            path = self.commands[0][1][self.commands[0][1].index('--params-file') + 1]
-            seen.append((path, os.path.isfile(path), os.stat(os.path.dirname(path)).st_mode))
+            argv = self.commands[0][1]
+            path = argv[argv.index('--params-file') + 1]
+            seen.append((path, yaml.safe_load(open(path)), self.env, self.commands))
 
-        def wait(self):
+        def wait(self, after=None):
             return 0
 
     monkeypatch.setattr(launcher, 'NodeSet', FakeNodeSet)
-    assert launcher.main([f'description_file:={urdf}']) == 0
-    (path, existed, mode), = seen
-    assert existed and path.startswith(str(tmp))
-    assert stat.S_IMODE(mode) == 0o700
+    assert launcher.main([f'description_file:={urdf}', 'namespace:=arm', 'log_level:=WARN',
+                          'update_rate:=250']) == 0
+    (path, doc, env, commands), = seen
+    assert path.startswith(f'/proc/{os.getpid()}/fd/')
+    assert doc['/**/transmission_hardware_interface']['ros__parameters']['update_rate'] == 250.0
+    assert 'joint2' in doc['/**/mock_actuators']['ros__parameters']['robot_description']
+    assert env['TP_STOP_WITH_PARENT'] == str(os.getpid())
+    for _, argv in commands:
+        assert argv[argv.index('--log-level') + 1] == 'warn'
+        assert '__ns:=/arm' in argv
+    assert not os.path.exists(path)   # closed with the launcher
     assert list(tmp.iterdir()) == []
 
 
-def test_temporary_params_file_is_removed_when_the_process_exits(tmp_path):
-    """What the launch file uses: ros2 launch has no end-of-launch hook, so atexit cleans up."""
+def test_in_memory_parameters_file_is_readable_by_a_child_and_gone_with_its_owner(tmp_path):
+    """Killed with SIGKILL, the owner leaves nothing: the file was never on disk."""
     code = textwrap.dedent("""\
-        import os, sys
-        from transmission_plugins.tools import launcher
-        spec = launcher.NodeSpec('n', 'p', 'e', None, {'robot_description': '<robot/>'})
-        path = launcher.temporary_params_file([spec])
-        print(path, os.path.isfile(path), flush=True)
+        import subprocess, sys, time
+        from transmission_plugins.tools.node_plan import NodeSpec
+        from transmission_plugins.tools.params_file import ParamsFile
+        spec = NodeSpec('n', 'p', 'e', None, {'robot_description': '<robot name="big"/>' * 10000})
+        params = ParamsFile([spec])
+        child = subprocess.run([sys.executable, '-c',
+                                'import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); '
+                                'print(len(d["/**/n"]["ros__parameters"]["robot_description"]))',
+                                params.path], capture_output=True, text=True, check=True)
+        print(params.in_memory, params.path, child.stdout.strip(), flush=True)
+        time.sleep(60)
         """)
     env = dict(os.environ, TMPDIR=str(tmp_path))
-    out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True,
-                         text=True, timeout=60, check=True).stdout.split()
-    assert out[1] == 'True' and out[0].startswith(str(tmp_path))
-    assert not os.path.exists(out[0])
+    p = subprocess.Popen([sys.executable, '-c', code], env=env, stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        in_memory, path, length = p.stdout.readline().split()
+    finally:
+        p.kill()
+        p.wait(30)
+    assert (in_memory, int(length)) == ('True', len('<robot name="big"/>') * 10000)
+    assert path.startswith(f'/proc/{p.pid}/fd/')
+    assert not os.path.exists(path)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_launch_file_declares_the_launcher_arguments_and_cleans_up():
-    """
-    Check ``launch/transmission_hardware.launch.py`` without importing ``launch``.
-
-    Its ``DeclareLaunchArgument`` names (literal, or iterated from ``LAUNCH_ARGUMENTS``) must be
-    the launcher's, and its parameters file must be the self-removing one.
-    """
-    path = launcher.package_file('launch', 'transmission_hardware.launch.py')
-    tree = ast.parse(path.read_text())
-    imported = {a.asname or a.name: n.module for n in ast.walk(tree)
-                if isinstance(n, ast.ImportFrom) for a in n.names}
-    assert imported.get('LAUNCH_ARGUMENTS') == 'transmission_plugins.tools.launcher'
-    declared = []
-    loops = {}   # comprehension variable -> the name it iterates over
-    for node in ast.walk(tree):
-        if isinstance(node, ast.comprehension):
-            it = node.iter
-            if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute):
-                it = it.func.value          # LAUNCH_ARGUMENTS.items() / .keys()
-            targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
-            if isinstance(it, ast.Name) and isinstance(targets[0], ast.Name):
-                loops[targets[0].id] = it.id
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, 'id', '') == 'DeclareLaunchArgument':
-            first = node.args[0]
-            if isinstance(first, ast.Constant):
-                declared.append(first.value)
-            else:
-                assert loops.get(first.id) == 'LAUNCH_ARGUMENTS', ast.dump(first)
-                declared.extend(launcher.LAUNCH_ARGUMENTS)
-    assert sorted(declared) == sorted(launcher.LAUNCH_ARGUMENTS)
-    assert list(launcher.LAUNCH_ARGUMENTS) == ['description_file', 'config_file',
-                                               'use_mock_actuators']
-    # the values it reads are launch arguments
-    used = {n.slice.value for n in ast.walk(tree) if isinstance(n, ast.Subscript)
-            and isinstance(n.slice, ast.Constant) and getattr(n.value, 'id', '') == 'values'}
-    assert used == set(launcher.LAUNCH_ARGUMENTS)
-    calls = {n.func.id for n in ast.walk(tree)
-             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    assert 'temporary_params_file' in calls and 'write_params_file' not in calls
-    assert imported['temporary_params_file'] == 'transmission_plugins.tools.launcher'
+def test_parameters_file_fallback_directory_is_private_and_removed(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
+    spec = launcher.NodeSpec('n', 'p', 'e', None, {'robot_description': '<robot/>'})
+    with ParamsFile([spec], in_memory=False) as params:
+        assert not params.in_memory and params.path.startswith(str(tmp_path))
+        assert stat.S_IMODE(os.stat(os.path.dirname(params.path)).st_mode) == 0o700
+        assert yaml.safe_load(open(params.path)) == launcher.params_document([spec])
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_argument_parsing():
     values, ros = launcher.parse_arguments(
-        ['description_file:=a.urdf', '--config-file', 'c.yaml', '--ros-args', '-r',
-         '__ns:=/x', '-p', 'update_rate:=5.0'])
+        ['description_file:=a.urdf', '--config-file', 'c.yaml', 'xacro_args:=a:=1 b:=2',
+         '--ros-args', '-r', '__ns:=/x', '-p', 'update_rate:=5.0'])
     assert values == {'description_file': 'a.urdf', 'config_file': 'c.yaml',
-                      'use_mock_actuators': 'true'}
+                      'use_mock_actuators': 'true', 'namespace': '', 'use_sim_time': 'false',
+                      'log_level': 'info', 'update_rate': '', 'xacro_args': 'a:=1 b:=2'}
     assert ros == ['-r', '__ns:=/x', '-p', 'update_rate:=5.0']
     with pytest.raises(SystemExit):
         launcher.parse_arguments(['nonsense:=1'])
@@ -339,10 +339,14 @@ def test_node_set_exits_non_zero_when_a_node_dies():
     assert all(p.poll() is not None for _, p in nodes.processes)
 
 
+#: a node that stops cleanly (exit 0) on SIGINT
+CLEAN_SLEEPER = [sys.executable, '-c', 'import signal, sys, time; '
+                 'signal.signal(signal.SIGINT, lambda *a: sys.exit(0)); time.sleep(30)']
+
+
 def test_node_set_stops_the_nodes_on_sighup():
     """A closed terminal must not leave the nodes (in sessions of their own) running."""
-    nodes = launcher.NodeSet([
-        ('sleeper', [sys.executable, '-c', 'import time; time.sleep(30)'])], quiet=True)
+    nodes = launcher.NodeSet([('sleeper', CLEAN_SLEEPER)], quiet=True)
     nodes.start()
     before = signal.getsignal(signal.SIGHUP)
 
@@ -378,3 +382,145 @@ def test_node_set_stop_interrupts_then_kills():
     assert time.monotonic() - start < 5.0
     codes = dict(nodes.dead())
     assert codes['polite'] != 0 and codes['stubborn'] == -9
+
+
+# ---------------------------------------------------------------------- the new arguments
+XACRO_WITH_ARGS = """<?xml version="1.0"?>
+<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:arg name="prefix" default=""/>
+  <xacro:arg name="reduction" default="50"/>
+  <link name="base"/><link name="$(arg prefix)link1"/>
+  <joint name="$(arg prefix)joint1" type="revolute">
+    <parent link="base"/><child link="$(arg prefix)link1"/><axis xyz="0 0 1"/>
+    <limit lower="-1.5" upper="1.5" effort="10" velocity="2"/>
+  </joint>
+  <transmission name="$(arg prefix)trans1">
+    <type>transmission_interface/SimpleTransmission</type>
+    <joint name="$(arg prefix)joint1"><hardwareInterface>EffortJointInterface</hardwareInterface>
+    </joint>
+    <actuator name="$(arg prefix)motor1">
+      <mechanicalReduction>$(arg reduction)</mechanicalReduction></actuator>
+  </transmission>
+</robot>
+"""
+
+
+def test_every_node_gets_the_launch_wide_settings(tmp_path):
+    xacro = tmp_path / 'arm.urdf.xacro'
+    xacro.write_text(XACRO_WITH_ARGS)
+    plan = launcher.plan_nodes({
+        'description_file': str(xacro), 'xacro_args': "prefix:=left_ reduction:='-20'",
+        'namespace': 'robot1', 'use_sim_time': 'True', 'log_level': 'Warning',
+        'update_rate': '250'}, robot_state_publisher=True)
+    assert [s.name for s in plan.specs] == [
+        'transmission_hardware_interface', 'mock_actuators', 'robot_state_publisher']
+    assert plan.skipped == []
+    assert (plan.namespace, plan.log_level) == ('robot1', 'warn')
+    robot = load_robot_transmissions(plan.specs[0].parameters['robot_description'])
+    assert robot.joint_names == ['left_joint1'] and robot.actuator_names == ['left_motor1']
+    # the xacro argument reached the maths: joint = actuator / -20
+    out = robot.actuator_to_joint({'position': {'left_motor1': 2.0}})
+    assert out['position']['left_joint1'] == pytest.approx(-0.1)
+    for spec in plan.specs:
+        assert spec.parameters['use_sim_time'] is True
+    # update_rate is the hardware interface's only (the mock keeps its own rate)
+    assert plan.specs[0].parameters['update_rate'] == 250.0
+    assert plan.specs[1].parameters['rate'] == 200.0
+    assert 'update_rate' not in plan.specs[2].parameters
+    assert launcher.plan_ros_arguments(plan) == ['--log-level', 'warn', '-r', '__ns:=/robot1']
+
+
+def test_skipped_nodes_come_with_the_reason():
+    plan = launcher.plan_nodes({'use_mock_actuators': 'false'})
+    assert [s.name for s in plan.specs] == ['transmission_hardware_interface']
+    reasons = dict(plan.skipped)
+    assert reasons['mock_actuators'] == 'use_mock_actuators is false'
+    assert 'not installed' in reasons['robot_state_publisher']
+    assert 'TF' in reasons['robot_state_publisher']
+    assert launcher.plan_ros_arguments(plan) == ['--log-level', 'info']
+
+
+def test_one_more_node_kind_is_one_more_row(monkeypatch):
+    """How a later ``mode`` argument adds a node: a row with its rule and the settings it takes."""
+    from transmission_plugins.tools import node_plan
+    row = node_plan.NodeKind('extra_node', 'transmission_plugins', 'extra_node', 'x.extra',
+                             lambda s: None if s.use_sim_time else 'use_sim_time is false',
+                             takes=('update_rate',))
+    monkeypatch.setattr(node_plan, 'NODE_KINDS', node_plan.NODE_KINDS + (row,))
+    plan = node_plan.plan_nodes({'use_sim_time': 'true', 'update_rate': '50'})
+    assert plan.specs[-1].name == 'extra_node'
+    assert plan.specs[-1].parameters['update_rate'] == 50.0
+    plan = node_plan.plan_nodes({})
+    assert ('extra_node', 'use_sim_time is false') in plan.skipped
+
+
+@pytest.mark.parametrize('values, match', [
+    ({'log_level': 'loud'},
+     "log_level must be one of debug, info, warn, error, fatal, got 'loud'"),
+    ({'update_rate': '0'}, "update_rate must be a rate > 0 Hz, got '0'"),
+    ({'update_rate': 'fast'}, "update_rate must be a rate > 0 Hz, got 'fast'"),
+    ({'update_rate': 'inf'}, "update_rate must be a rate > 0 Hz, got 'inf'"),
+    ({'use_sim_time': 'sometimes'}, "use_sim_time must be true or false, got 'sometimes'"),
+    ({'xacro_args': 'prefix=left_'}, 'xacro_args: expected name:=value pairs separated by '
+                                     "spaces, got 'prefix=left_'"),
+    ({'xacro_args': 'a:="unclosed'}, 'xacro_args'),
+])
+def test_bad_launch_arguments_name_the_argument_and_the_value(values, match):
+    with pytest.raises(LaunchConfigError, match=re.escape(match)):
+        launcher.plan_nodes(values)
+
+
+def test_launcher_main_reports_a_bad_argument(capsys):
+    assert launcher.main(['update_rate:=-1']) == 2
+    assert capsys.readouterr().err.strip() == (
+        "transmission_hardware_launch: error: update_rate must be a rate > 0 Hz, got '-1'")
+
+
+def test_launcher_prints_the_skipped_nodes(monkeypatch, capsys):
+    class FakeNodeSet:
+        def __init__(self, commands, env):
+            pass
+
+        def start(self):
+            pass
+
+        def wait(self, after=None):
+            return 0
+
+    monkeypatch.setattr(launcher, 'NodeSet', FakeNodeSet)
+    assert launcher.main(['use_mock_actuators:=false']) == 0
+    out = capsys.readouterr().out
+    assert '[launcher] mock_actuators not started: use_mock_actuators is false' in out
+    assert '[launcher] robot_state_publisher not started: not installed' in out
+
+
+def test_node_set_reports_a_node_that_does_not_stop_cleanly(capsys):
+    nodes = launcher.NodeSet([
+        ('clean', CLEAN_SLEEPER),
+        ('crashes_on_stop', [sys.executable, '-c',
+                             'import signal, os, time; signal.signal(signal.SIGINT, '
+                             'lambda *a: os._exit(3)); print("ready", flush=True); '
+                             'time.sleep(30)'])], quiet=True)
+    nodes.start()
+    time.sleep(1.0)
+    assert nodes.stop() == [('crashes_on_stop', 3)]
+    assert '[launcher] crashes_on_stop stopped with exit code 3' in capsys.readouterr().err
+
+
+def test_node_set_leaves_the_given_handlers_after_the_stop():
+    nodes = launcher.NodeSet([('sleeper', CLEAN_SLEEPER)], quiet=True)
+    nodes.start()
+    before = signal.getsignal(signal.SIGTERM)
+
+    def terminate_once_handled():   # never SIGTERM pytest itself
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline:
+            if signal.getsignal(signal.SIGTERM) != before:
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
+            time.sleep(0.01)
+
+    threading.Thread(target=terminate_once_handled, daemon=True).start()
+    assert nodes.wait(after=signal.SIG_IGN) == 0
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        assert signal.getsignal(s) == signal.SIG_IGN

@@ -16,12 +16,14 @@
 Small rclpy helpers shared by the nodes: parameters, QoS profiles, message packing, the spin loop.
 
 ``EventsExecutor.spin()`` hangs with the PyPI wheels, so :func:`run_node` spins with
-``spin_once(timeout_sec)`` in a loop, which works with every executor.
+``spin_once(timeout_sec)`` in a loop, which works with every executor.  How signals stop that
+loop cleanly is explained in :mod:`.stop_signals`.
 """
 
 from array import array
 import inspect
 import os
+import sys
 from typing import Any
 from typing import Callable
 from typing import Dict
@@ -45,9 +47,11 @@ from rclpy.qos import DurabilityPolicy
 from rclpy.qos import HistoryPolicy
 from rclpy.qos import QoSProfile
 from rclpy.qos import ReliabilityPolicy
+from rclpy.signals import SignalHandlerOptions
 from std_msgs.msg import String
 
 from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.ros.stop_signals import StopSignals
 
 #: The ``robot_description`` parameter of both nodes: (default, description).
 ROBOT_DESCRIPTION_PARAMETER = ('', 'URDF (XML text); when empty, listen on the '
@@ -179,36 +183,53 @@ def make_executor() -> Any:
 def run_node(factory: Callable[[Optional[List[str]]], Any],
              args: Optional[List[str]] = None) -> int:
     """
-    Run ``factory(args)``'s node until Ctrl-C or an external shutdown; return an exit code.
+    Run ``factory(args)``'s node until SIGINT, SIGTERM or an external shutdown; return exit code.
+
+    Signals only request the stop (:class:`~.stop_signals.StopSignals`, installed here unless
+    the executable installed one first); rclpy's own signal handlers are not installed.  The
+    loop then leaves ``spin_once`` within 0.1 s and tears down on this thread, in order: the
+    node (its timers stop), the executor, the context.  No callback runs once the context is
+    shut down, so none can fail on it.  Exit codes: 0 a requested stop, 1 the node could not
+    start or a callback failed (logged as FATAL).
 
     :param factory: builds the node; called after ``rclpy.init``
     :param args: command line (``--ros-args`` included); default ``sys.argv``
     """
-    rclpy.init(args=args)
-    node = None
+    stop = StopSignals.current()
+    if stop is None or stop.requested:   # a request left from an earlier run does not count
+        stop = StopSignals().install()
+    try:
+        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    except Exception as e:  # noqa: B902 - e.g. a malformed --ros-args rule (rcl logged it)
+        print(f'error: cannot start: {e}', file=sys.stderr, flush=True)
+        stop.finish()
+        return 1
+    node = executor = None
     code = 0
     try:
         node = factory(args)
         executor = make_executor()
         executor.add_node(node)
-        while rclpy.ok():
+        while not stop.requested and rclpy.ok():
             executor.spin_once(timeout_sec=0.1)
-    except (KeyboardInterrupt, ExternalShutdownException):
+    except ExternalShutdownException:
         pass
     except StartupFailed:
         code = 1
     except Exception as e:  # noqa: B902 - report, then exit non-zero instead of a traceback
         if node is not None and not rclpy.ok():
-            pass   # Ctrl-C shut the context down while a callback was publishing: a clean stop
+            pass   # the context was shut down from outside while a callback was publishing
         elif node is not None:
             node.get_logger().fatal(f'{type(e).__name__}: {e}')
             code = 1
         else:
-            print(f'error: {type(e).__name__}: {e}', flush=True)
+            print(f'error: {type(e).__name__}: {e}', file=sys.stderr, flush=True)
             code = 1
     finally:
+        if executor is not None:
+            executor.shutdown()
         if node is not None:
             node.destroy_node()
-        if rclpy.ok():
-            rclpy.try_shutdown()
+        rclpy.try_shutdown()
+        stop.finish()   # after a stop request: later signals are ignored until the exit
     return code

@@ -124,7 +124,10 @@ def _plan(robot: RobotTransmissions, header: List[str], to: str, keep_unknown: b
     for interface in inputs:
         produced = []
         for t in robot.transmissions:
-            src = t.actuator_names if to_joint else t.joint_names
+            # the joints a transmission's joint-to-actuator maps read (the PR2 gripper: the
+            # gap joint alone), as for the name-keyed robot maps
+            src = t.actuator_names if to_joint else [
+                t.joint_names[k] for k in t.transmission.joint_to_actuator_inputs()]
             dst = t.joint_names if to_joint else t.actuator_names
             if not all(n in present[interface] for n in src):
                 continue

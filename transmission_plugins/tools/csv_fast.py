@@ -88,7 +88,7 @@ def read_batches(stream: Any, width: int, numeric: Sequence[int], block_size: in
         reader = pacsv.open_csv(
             stream,
             read_options=pacsv.ReadOptions(column_names=names, block_size=block_size,
-                                           use_threads=True),
+                                           use_threads=False),
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[''],
                                                  strings_can_be_null=False,
                                                  quoted_strings_can_be_null=False))

@@ -63,14 +63,19 @@ class NodeSet:
         """Return (name, exit code) of the processes that have exited."""
         return [(n, p.returncode) for n, p in self.processes if p.poll() is not None]
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """SIGINT every live process, then SIGKILL what is still alive after ``timeout``."""
-        for _, p in self.processes:
-            if p.poll() is None:
-                try:
-                    p.send_signal(signal.SIGINT)
-                except ProcessLookupError:
-                    pass
+    def stop(self, timeout: float = 5.0) -> List[Tuple[str, int]]:
+        """
+        SIGINT every live process, then SIGKILL what is still alive after ``timeout``.
+
+        :returns: (name, exit code) of the processes it stopped that did not stop cleanly
+            (code not 0); each is also reported on stderr
+        """
+        running = [(n, p) for n, p in self.processes if p.poll() is None]
+        for _, p in running:
+            try:
+                p.send_signal(signal.SIGINT)
+            except ProcessLookupError:
+                pass
         deadline = time.monotonic() + timeout
         for _, p in self.processes:
             try:
@@ -78,9 +83,22 @@ class NodeSet:
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+        unclean = [(n, p.returncode) for n, p in running if p.returncode != 0]
+        for name, code in unclean:
+            print(f'[launcher] {name} stopped with exit code {code}', file=sys.stderr,
+                  flush=True)
+        return unclean
 
-    def wait(self) -> int:
-        """Wait until Ctrl-C (exit 0 after a clean stop) or a node dies (exit 1)."""
+    def wait(self, after: Any = None) -> int:
+        """
+        Wait until Ctrl-C, SIGTERM or SIGHUP, or until a node exits; stop the others.
+
+        :param after: the handler SIGINT, SIGTERM and SIGHUP keep when this returns (``SIG_IGN``
+            for a launcher on its way out: a late Ctrl-C must not raise ``KeyboardInterrupt``);
+            None: the handlers found when it was called
+        :returns: 0 after a signal when every node stopped cleanly, else 1 (a node exited by
+            itself, or stopped with a non-zero code)
+        """
         interrupted = False
 
         def on_signal(signum: int, frame: Any) -> None:
@@ -90,17 +108,20 @@ class NodeSet:
         # SIGHUP too: the nodes run in sessions of their own and would outlive a closed terminal
         old = {s: signal.signal(s, on_signal)
                for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        code = 0
         try:
             while not interrupted:
                 gone = self.dead()
                 if gone:
-                    for name, code in gone:
-                        print(f'[launcher] {name} exited with code {code}; stopping the '
+                    for name, exit_code in gone:
+                        print(f'[launcher] {name} exited with code {exit_code}; stopping the '
                               'others', file=sys.stderr, flush=True)
-                    return 1
+                    code = 1
+                    break
                 time.sleep(0.1)
-            return 0
         finally:
-            self.stop()
+            if self.stop():
+                code = 1
             for s, h in old.items():
-                signal.signal(s, h)
+                signal.signal(s, h if after is None else after)
+        return code

@@ -28,8 +28,9 @@ The ``transmission_plugins`` command-line tool, one module per verb.
 * ``demo`` (:mod:`~.run_demo`): the main job on the bundled robot.
 
 Each verb module has ``add_parser(subparsers)`` and ``run(args)``; shared pieces are in
-:mod:`~.common`.  Exit status: 0 success, 1 the URDF or the data could not be loaded or
-converted, 2 bad usage.
+:mod:`~.common`.  The verbs that read a URDF take ``--xacro-arg NAME:=VALUE`` (repeatable) for
+xacro files; ``--version`` prints the package version.  Exit status: 0 success, 1 the URDF or
+the data could not be loaded or converted, 2 bad usage.
 """
 
 import argparse
@@ -46,6 +47,7 @@ from transmission_plugins.tools.cli import plot
 from transmission_plugins.tools.cli import run_demo
 from transmission_plugins.tools.cli.common import EXIT_OK
 from transmission_plugins.tools.cli.common import EXIT_USAGE
+from transmission_plugins.tools.cli.common import package_version
 from transmission_plugins.tools.cli.common import PROG
 
 __all__ = ['build_parser', 'main']
@@ -55,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser with every subcommand."""
     parser = argparse.ArgumentParser(
         prog=PROG, description='Inspect, convert and run URDF transmissions.')
+    parser.add_argument('--version', action='version', version=f'{PROG} {package_version()}')
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
     for verb in (list_plugins, inspect_urdf, convert, export_csv, plot, run_demo):
         verb.add_parser(sub)

@@ -16,6 +16,8 @@
 
 import argparse
 import sys
+from typing import Dict
+from typing import List
 from typing import Optional
 from typing import Tuple
 from typing import Type
@@ -41,9 +43,42 @@ def error(command: str, message: str, status: int = EXIT_ERROR) -> int:
     return status
 
 
+def package_version() -> str:
+    """Return the installed package's version (its metadata, else ``package.xml``)."""
+    from importlib import metadata
+    try:
+        return metadata.version(PROG)
+    except metadata.PackageNotFoundError:
+        pass
+    import re
+    from transmission_plugins.tools.node_plan import package_file
+    try:
+        found = re.search(r'<version>([^<]+)</version>', package_file('package.xml').read_text())
+    except OSError:
+        found = None
+    return found.group(1).strip() if found else 'unknown'
+
+
+def xacro_argument(text: str) -> Tuple[str, str]:
+    """Read one ``--xacro-arg NAME:=VALUE`` (argparse type)."""
+    name, sep, value = text.partition(':=')
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f'expected NAME:=VALUE, got {text!r}')
+    return name, value
+
+
+def xacro_mappings(pairs: Optional[List[Tuple[str, str]]]) -> Dict[str, str]:
+    """Return the ``--xacro-arg`` pairs as xacro's mappings (a later pair wins)."""
+    return dict(pairs or [])
+
+
 def add_urdf_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the URDF argument and the loading options (``--lenient``, ``--source``)."""
+    """Add the URDF argument and the loading options (``--lenient``, ``--source``, xacro)."""
     parser.add_argument('urdf', metavar='URDF', help='URDF or .xacro file')
+    parser.add_argument('--xacro-arg', dest='xacro_args', metavar='NAME:=VALUE',
+                        type=xacro_argument, action='append', default=[],
+                        help="a xacro argument for a .xacro URDF, as on xacro's command line "
+                             '(repeat for more)')
     parser.add_argument('--lenient', action='store_true',
                         help='skip transmissions that cannot be loaded (unknown vendor types, '
                              'bad values) with a warning instead of failing')
@@ -63,8 +98,9 @@ def load_or_report(args: argparse.Namespace, command: str,
         Python warnings)
     """
     try:
-        robot = load_robot_transmissions(args.urdf, lenient=args.lenient, source=args.source,
-                                         warn=False)
+        robot = load_robot_transmissions(
+            args.urdf, lenient=args.lenient, source=args.source,
+            xacro_args=xacro_mappings(getattr(args, 'xacro_args', None)), warn=False)
     except LOAD_ERRORS as e:
         error(command, describe(e, args))
         return None

@@ -1,0 +1,216 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+How node processes stop: SIGINT and SIGTERM, once or repeatedly, at any moment.
+
+A node process publishing at 1 kHz (a publish is always close when a signal lands) is signalled
+in each way a terminal, ``ros2 launch`` or a supervisor does; it must exit 0 without a FATAL
+line, a traceback or an abort.  The real tools (``ros2 launch``, pseudo-terminal Ctrl-C) are
+in ``test/ros_cli``.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from transmission_plugins.ros.stop_signals import StopSignals
+
+pytestmark = pytest.mark.ros
+
+#: a node as the executables start one: the handler first, then rclpy and the node
+NODE = textwrap.dedent("""\
+    import sys
+    from transmission_plugins.ros.stop_signals import StopSignals
+    StopSignals().install()
+    from std_msgs.msg import String
+    from rclpy.node import Node
+    from transmission_plugins.ros.common import run_node, timer_callback
+
+    def factory(args):
+        node = Node('stop_signals_test')
+        pub = node.create_publisher(String, 'stop_signals_chatter', 10)
+        msg = String(data='x' * 1000)
+        node.create_timer(0.001, timer_callback(lambda: pub.publish(msg)))
+        node.create_timer(0.2, lambda: print('spinning', flush=True))
+        return node
+
+    sys.exit(run_node(factory, sys.argv[:1]))
+    """)
+
+#: signals (number, seconds to wait before sending it) for each way of stopping
+WAYS = {
+    'ctrl_c': [(signal.SIGINT, 0.0)],
+    'ctrl_c_plus_forwarded': [(signal.SIGINT, 0.0), (signal.SIGINT, 0.002)],
+    'ctrl_c_twice': [(signal.SIGINT, 0.0), (signal.SIGINT, 0.1)],
+    'sigterm': [(signal.SIGTERM, 0.0)],
+    'sigterm_then_sigint': [(signal.SIGTERM, 0.0), (signal.SIGINT, 0.05)],
+    'five_signals': [(signal.SIGINT, 0.0)] + [(signal.SIGTERM, 0.03)] * 4,
+}
+
+
+@pytest.fixture
+def env():
+    """Use a domain range of this module's own, 80-89 (see grep ROS_DOMAIN_ID test/)."""
+    return dict(os.environ, ROS_DOMAIN_ID=str(os.getpid() % 10 + 80),
+                ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1')
+
+
+def _clean(output):
+    bad = ('Traceback', 'FATAL', 'KeyboardInterrupt', 'terminate called', 'Error')
+    return [line for line in output.splitlines() if any(b in line for b in bad)]
+
+
+def _start(code, env):
+    return subprocess.Popen([sys.executable, '-c', code], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.mark.parametrize('way', list(WAYS))
+def test_a_spinning_node_stops_cleanly(way, env):
+    for _ in range(2):
+        p = _start(NODE, env)
+        _stop_and_check(p, way)
+
+
+@pytest.mark.parametrize('way', ['ctrl_c_plus_forwarded', 'sigterm_then_sigint'])
+def test_the_same_with_the_single_threaded_executor(way, env):
+    _stop_and_check(_start(NODE, dict(env, TP_EXECUTOR='single')), way)
+
+
+def _stop_and_check(p, way):
+    """Signal the spinning node ``way``; it must exit 0 without an unclean line."""
+    try:
+        assert p.stdout.readline().strip() == 'spinning'
+        for signum, delay in WAYS[way]:
+            time.sleep(delay)
+            p.send_signal(signum)
+        out = p.communicate(timeout=20)[0]
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0, out
+    assert _clean(out) == []
+
+
+def test_a_signal_while_the_node_is_still_importing_is_a_clean_stop(env, tmp_path):
+    """What ``ros2 launch`` does when Ctrl-C comes within the first second."""
+    (tmp_path / 'slow_node.py').write_text(textwrap.dedent("""\
+        import time
+        print('importing', flush=True)
+        time.sleep(2.0)
+        import rclpy
+
+        def main(args=None):
+            print('main was called', flush=True)
+            return 3
+        """))
+    code = textwrap.dedent("""\
+        import sys
+        from transmission_plugins.ros import executables
+        executables.NODES['slow_node'] = 'slow_node'
+        sys.exit(executables.run('slow_node'))
+        """)
+    p = _start(code, dict(env, PYTHONPATH=f'{tmp_path}{os.pathsep}{env.get("PYTHONPATH", "")}'))
+    assert p.stdout.readline().strip() == 'importing'
+    p.send_signal(signal.SIGINT)
+    p.send_signal(signal.SIGINT)
+    out = p.communicate(timeout=20)[0]
+    assert p.returncode == 0, out
+    assert 'main was called' not in out and _clean(out) == []
+
+
+def test_a_node_stops_when_the_process_that_started_it_dies(env, tmp_path):
+    """``ros2 launch`` ends at once on SIGTERM or SIGKILL; its nodes must not run on."""
+    log = tmp_path / 'child.log'
+    child = textwrap.dedent(f"""\
+        import sys, time
+        from transmission_plugins.ros.stop_signals import StopSignals
+        from transmission_plugins.ros.executables import stop_with_parent
+        stop = StopSignals().install()
+        with open({str(log)!r}, 'w', buffering=1) as out:
+            out.write(f'armed {{stop_with_parent()}}\\n')
+            deadline = time.monotonic() + 30
+            while not stop.requested and time.monotonic() < deadline:
+                time.sleep(0.01)
+            out.write(f'stopped {{stop.received}}\\n')
+        """)
+    parent = textwrap.dedent("""\
+        import os, subprocess, sys, time
+        env = dict(os.environ, TP_STOP_WITH_PARENT=str(os.getpid()))
+        child = subprocess.Popen([sys.executable, '-c', sys.argv[1]], env=env)
+        print(child.pid, flush=True)
+        time.sleep(60)
+        """)
+    p = subprocess.Popen([sys.executable, '-c', parent, child], env=env, stdout=subprocess.PIPE,
+                         text=True)
+    child_pid = int(p.stdout.readline())
+    deadline = time.monotonic() + 20
+    while not (log.exists() and 'armed' in log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    p.kill()
+    p.wait()
+    while 'stopped' not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert log.read_text().splitlines() == ['armed True', f'stopped [{int(signal.SIGTERM)}]']
+    with pytest.raises(ProcessLookupError):
+        for _ in range(100):   # the child exits right after writing
+            os.kill(child_pid, 0)
+            time.sleep(0.05)
+
+
+def test_without_the_variable_a_node_outlives_its_parent_as_usual(monkeypatch):
+    from transmission_plugins.ros.executables import stop_with_parent
+    monkeypatch.delenv('TP_STOP_WITH_PARENT', raising=False)
+    assert stop_with_parent() is False
+
+
+@pytest.fixture
+def saved_handlers():
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for s, h in saved.items():
+        signal.signal(s, h)
+    StopSignals._current = None
+
+
+def test_stop_signals_record_and_never_raise(saved_handlers):
+    woken = []
+    stop = StopSignals(on_stop=lambda: woken.append(True)).install()
+    assert StopSignals.current() is stop and not stop.requested
+    os.kill(os.getpid(), signal.SIGINT)
+    os.kill(os.getpid(), signal.SIGTERM)
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.05)   # the handler runs on this thread between bytecodes
+    assert stop.requested and woken == [True]
+    assert stop.received == [signal.SIGINT, signal.SIGTERM, signal.SIGINT]
+    stop.finish()
+    # after a stop the process is on its way out: later signals are ignored
+    assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+    assert StopSignals.current() is None
+
+
+def test_without_a_request_finish_restores_the_handlers(saved_handlers):
+    before = signal.getsignal(signal.SIGINT)
+    stop = StopSignals().install()
+    assert signal.getsignal(signal.SIGINT) != before
+    stop.finish()
+    assert signal.getsignal(signal.SIGINT) == before
+    assert StopSignals.current() is None

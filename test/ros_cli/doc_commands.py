@@ -1,0 +1,66 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ``ros2`` commands of ``README.md`` and ``doc/*.md``, and the test that runs each as written.
+
+The tests of this folder take their command lines from here, so what runs is the documented
+text; ``test_doc_commands.py`` checks that this table and the pages list the same commands.
+"""
+
+LAUNCH = 'ros2 launch transmission_plugins transmission_hardware.launch.py'
+TOPIC_HZ = 'ros2 topic hz /joint_states'
+TOPIC_ECHO = 'ros2 topic echo --once /joint_states'
+LIFECYCLE_GET = 'ros2 lifecycle get /transmission_hardware_interface'
+LIFECYCLE_DEACTIVATE = 'ros2 lifecycle set /transmission_hardware_interface deactivate'
+PARAM_DESCRIBE = 'ros2 param describe /transmission_hardware_interface update_rate'
+PARAM_GET = 'ros2 param get /transmission_hardware_interface command_timeout'
+PARAM_SET = 'ros2 param set /transmission_hardware_interface command_timeout 1.5'
+LAUNCH_OWN_ROBOT = ('ros2 launch transmission_plugins transmission_hardware.launch.py '
+                    'description_file:=robot.urdf.xacro use_mock_actuators:=false')
+TOPIC_PUB_STATES = ('ros2 topic pub -r 20 /actuator_states sensor_msgs/msg/JointState '
+                    '"{name: [motor1], position: [1.0]}"')
+LAUNCH_XML = ('ros2 launch transmission_plugins transmission_hardware.launch.xml '
+              'description_file:=robot.urdf.xacro xacro_args:=prefix:=left_ namespace:=left '
+              'update_rate:=50')
+RUN_HARDWARE = ('ros2 run transmission_plugins hardware_interface_node --ros-args '
+                '--params-file robot_description.yaml -p update_rate:=500')
+RUN_MOCK = ('ros2 run transmission_plugins mock_actuators_node --ros-args '
+            '--params-file robot_description.yaml')
+RUN_REMAPPED = ('ros2 run transmission_plugins hardware_interface_node --ros-args '
+                '--params-file robot_description.yaml -r __ns:=/left '
+                '-r joint_states:=/joint_states')
+RUN_VERSION = 'ros2 run transmission_plugins transmission_plugins --version'
+RUN_MUJOCO = ('ros2 run transmission_plugins mock_actuators_node --ros-args '
+              '-p robot_description:="$(xacro urdf/example_robot.urdf.xacro)" -p physics:=mujoco')
+
+#: documented command -> the test (``module::function``) that runs it exactly as written
+COVERED = {
+    LAUNCH: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
+    TOPIC_HZ: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
+    TOPIC_ECHO: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
+    LIFECYCLE_GET: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
+    LIFECYCLE_DEACTIVATE: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
+    PARAM_DESCRIBE: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
+    PARAM_GET: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
+    PARAM_SET: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
+    LAUNCH_OWN_ROBOT: 'test_launch_cli.py::test_your_robot_without_mock_actuators',
+    TOPIC_PUB_STATES: 'test_launch_cli.py::test_your_robot_without_mock_actuators',
+    LAUNCH_XML: 'test_launch_cli.py::test_the_xml_launch_file_with_xacro_arguments',
+    RUN_HARDWARE: 'test_run_cli.py::test_ros2_run_both_nodes',
+    RUN_MOCK: 'test_run_cli.py::test_ros2_run_both_nodes',
+    RUN_REMAPPED: 'test_run_cli.py::test_ros2_run_with_namespace_and_remapping',
+    RUN_VERSION: 'test_run_cli.py::test_the_commands_of_the_workspace',
+    RUN_MUJOCO: 'test_run_cli.py::test_the_mock_with_mujoco_physics',
+}

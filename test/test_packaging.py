@@ -1,0 +1,159 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Packaging: package.xml (every import declared with its rosdep key, the URLs), commands on PATH.
+
+``rosdep install --from-paths src`` installs what package.xml declares and nothing else, so an
+undeclared import is a ``ModuleNotFoundError`` for the next ROS user.  Each key below exists in
+rosdistro (Kilted ``distribution.yaml`` for ROS packages, ``rosdep/python.yaml`` for the rest).
+"""
+
+import ast
+from pathlib import Path
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+from tp_support import REPO
+
+#: imported module -> rosdep key
+ROSDEP_KEYS = {
+    'rclpy': 'rclpy', 'rcl_interfaces': 'rcl_interfaces', 'sensor_msgs': 'sensor_msgs',
+    'std_msgs': 'std_msgs', 'diagnostic_msgs': 'diagnostic_msgs',
+    'lifecycle_msgs': 'lifecycle_msgs', 'builtin_interfaces': 'builtin_interfaces',
+    'rosgraph_msgs': 'rosgraph_msgs', 'ament_index_python': 'ament_index_python',
+    'launch': 'launch', 'launch_ros': 'launch_ros', 'launch_xml': 'launch_xml',
+    'urdf_parser_py': 'urdfdom_py', 'xacro': 'xacro', 'lxml': 'python3-lxml',
+    'numpy': 'python3-numpy', 'yaml': 'python3-yaml', 'matplotlib': 'python3-matplotlib',
+    'pytest': 'python3-pytest', 'hypothesis': 'python3-hypothesis',
+    'ament_copyright': 'ament_copyright', 'ament_flake8': 'ament_flake8',
+    'ament_pep257': 'ament_pep257', 'catkin_pkg': 'python3-catkin-pkg',
+    'psutil': 'python3-psutil', 'tqdm': 'python3-tqdm', 'orjson': 'python3-orjson',
+    # no Debian package: rosdep installs them with pip (keys of rosdistro's python.yaml)
+    'mujoco': 'python3-mujoco-pip', 'rosbags': 'python3-rosbags-pip',
+}
+#: optional imports without any rosdep key, each guarded where it is used (ImportError)
+OPTIONAL = {
+    'pyarrow': 'the fast CSV path (tools/csv_fast); the csv module otherwise',
+    'apsw': "rosbags' faster SQLite for .db3 bags (tools/bag_io); sqlite3 otherwise",
+    'mcap': 'a test reads written .mcap bags with the mcap library too, when installed',
+}
+#: test helper modules (any test/**/*.py) and the package itself are not dependencies
+NOT_DEPENDENCIES = {'transmission_plugins', 'setuptools'} | {
+    p.stem for p in (REPO / 'test').rglob('*.py')}
+#: what is used without an import: the ros2 command of test/ros_cli, mypy of test_mypy.py
+TOOLS = {'ros2cli', 'ros2run', 'ros2topic', 'ros2param', 'ros2lifecycle', 'ros2node',
+         'python3-mypy'}
+
+
+def _dependencies(*tags):
+    root = ElementTree.parse(REPO / 'package.xml').getroot()
+    return {e.text.strip() for tag in tags for e in root.findall(tag)}
+
+
+def _imports(paths):
+    found = {}
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module]
+            for name in names:
+                top = name.split('.')[0]
+                if top not in sys.stdlib_module_names and top not in NOT_DEPENDENCIES:
+                    found.setdefault(top, str(path.relative_to(REPO)))
+    return found
+
+
+def _python_files(*folders):
+    return [p for f in folders for p in sorted(Path(REPO, f).rglob('*.py'))]
+
+
+def test_every_runtime_import_is_an_exec_depend():
+    declared = _dependencies('exec_depend', 'depend')
+    imports = _imports(_python_files('transmission_plugins', 'launch'))
+    unknown = {m: where for m, where in imports.items()
+               if m not in ROSDEP_KEYS and m not in OPTIONAL}
+    assert unknown == {}, f'imports without a known rosdep key: {unknown}'
+    missing = {ROSDEP_KEYS[m]: where for m, where in imports.items()
+               if m in ROSDEP_KEYS and ROSDEP_KEYS[m] not in declared}
+    assert missing == {}, f'imports not declared as exec_depend in package.xml: {missing}'
+
+
+def test_every_test_import_is_declared():
+    declared = _dependencies('exec_depend', 'depend', 'test_depend')
+    imports = _imports(_python_files('test'))
+    unknown = {m: where for m, where in imports.items()
+               if m not in ROSDEP_KEYS and m not in OPTIONAL}
+    assert unknown == {}, f'imports without a known rosdep key: {unknown}'
+    missing = {ROSDEP_KEYS[m]: where for m, where in imports.items()
+               if m in ROSDEP_KEYS and ROSDEP_KEYS[m] not in declared}
+    assert missing == {}, f'test imports not declared in package.xml: {missing}'
+    assert TOOLS <= _dependencies('test_depend')
+
+
+def test_the_launch_files_dependencies():
+    """The .launch.py needs launch and launch_ros, the .launch.xml launch_xml, both ros2launch."""
+    declared = _dependencies('exec_depend')
+    assert {'launch', 'launch_ros', 'launch_xml', 'ros2launch',
+            'robot_state_publisher'} <= declared
+
+
+def test_urls_for_the_ros_index_and_bloom():
+    root = ElementTree.parse(REPO / 'package.xml').getroot()
+    urls = {u.get('type'): u.text for u in root.findall('url')}
+    assert set(urls) == {'website', 'repository', 'bugtracker'}
+    assert all(u.startswith('https://') for u in urls.values())
+
+
+def test_package_xml_is_valid_for_catkin_pkg():
+    from catkin_pkg.package import parse_package
+    package = parse_package(str(REPO / 'package.xml'))
+    package.validate()
+    assert package.name == 'transmission_plugins'
+    assert package.get_build_type() == 'ament_python'
+
+
+def test_user_commands_are_on_path_and_nodes_where_ros2_run_looks():
+    """In the venv of scripts/setup_env.sh (pip install -e): bin/ and lib/transmission_plugins/."""
+    lib = Path(sys.prefix, 'lib', 'transmission_plugins')
+    if not lib.is_dir():
+        pytest.skip(f'the package is not installed into {sys.prefix} (scripts/setup_env.sh does '
+                    'that); test/ros_cli checks a colcon workspace')
+    assert sorted(p.name for p in lib.iterdir()) == [
+        'hardware_interface_node', 'mock_actuators_node', 'transmission_hardware_launch',
+        'transmission_plugins']
+    for name in ('transmission_plugins', 'transmission_hardware_launch'):
+        exe = Path(sys.prefix, 'bin', name)
+        assert exe.is_file(), f'{name} is not on PATH in the venv'
+        out = subprocess.run([str(exe), '--help'], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0 and name in out.stdout
+    # the node executables are not commands a user types: not on PATH
+    assert not Path(sys.prefix, 'bin', 'hardware_interface_node').exists()
+
+
+def test_optional_imports_are_guarded():
+    """A module importing a package without rosdep key handles its absence (ImportError)."""
+    for path in _python_files('transmission_plugins'):
+        found = _imports([path])
+        optional = sorted(set(found) & set(OPTIONAL))
+        if optional:
+            handlers = [ast.unparse(h.type) for h in ast.walk(ast.parse(path.read_text()))
+                        if isinstance(h, ast.ExceptHandler) and h.type is not None]
+            assert any('ImportError' in h for h in handlers), (
+                f'{path.relative_to(REPO)} imports {optional} without handling ImportError')

@@ -1,0 +1,87 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""``transmission_plugins --version`` and ``--xacro-arg NAME:=VALUE``; one version everywhere."""
+
+import json
+import re
+
+import pytest
+from tp_support import REPO
+from transmission_plugins.tools.cli import main
+from transmission_plugins.tools.cli.common import package_version
+
+#: a xacro robot whose names and reduction come from its arguments
+XACRO = """<?xml version="1.0"?>
+<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:arg name="prefix" default=""/>
+  <xacro:arg name="reduction" default="50"/>
+  <link name="base"/><link name="$(arg prefix)link1"/>
+  <joint name="$(arg prefix)joint1" type="revolute">
+    <parent link="base"/><child link="$(arg prefix)link1"/><axis xyz="0 0 1"/>
+    <limit lower="-1.5" upper="1.5" effort="10" velocity="2"/>
+  </joint>
+  <transmission name="$(arg prefix)trans1">
+    <type>transmission_interface/SimpleTransmission</type>
+    <joint name="$(arg prefix)joint1"><hardwareInterface>EffortJointInterface</hardwareInterface>
+    </joint>
+    <actuator name="$(arg prefix)motor1">
+      <mechanicalReduction>$(arg reduction)</mechanicalReduction></actuator>
+  </transmission>
+</robot>
+"""
+
+
+def _versions():
+    """Return the version written in package.xml, setup.py and CHANGELOG.rst."""
+    package = re.search(r'<version>([^<]+)</version>', (REPO / 'package.xml').read_text())
+    setup = re.search(r"version='([^']+)'", (REPO / 'setup.py').read_text())
+    changelog = re.search(r'^(\d+\.\d+\.\d+) \(\d{4}-\d\d-\d\d\)$',
+                          (REPO / 'CHANGELOG.rst').read_text(), re.M)
+    return package.group(1), setup.group(1), changelog.group(1)
+
+
+def test_one_version_everywhere():
+    package, setup, changelog = _versions()
+    assert package == setup == changelog
+
+
+def test_version_option(capsys):
+    assert main(['--version']) == 0
+    assert capsys.readouterr().out.strip() == f'transmission_plugins {_versions()[0]}'
+    assert package_version() == _versions()[0]
+
+
+def test_xacro_arguments_reach_the_robot(tmp_path, capsys):
+    path = tmp_path / 'arm.urdf.xacro'
+    path.write_text(XACRO)
+    assert main(['inspect', str(path), '--json', '--xacro-arg', 'prefix:=left_',
+                 '--xacro-arg', 'reduction:=-20', '--xacro-arg', 'prefix:=right_']) == 0
+    (trans,) = json.loads(capsys.readouterr().out)['transmissions']
+    assert (trans['name'], trans['joints'], trans['actuators']) == (
+        'right_trans1', ['right_joint1'], ['right_motor1'])   # a later pair wins
+    assert trans['map']['actuator_reduction'] == -20.0
+    assert trans['map']['jacobian'] == [[pytest.approx(-1 / 20)]]
+    assert main(['inspect', str(path), '--json']) == 0   # the defaults
+    (trans,) = json.loads(capsys.readouterr().out)['transmissions']
+    assert (trans['joints'], trans['map']['actuator_reduction']) == (['joint1'], 50.0)
+
+
+@pytest.mark.parametrize('bad', ['prefix', ':=x', 'prefix=x'])
+def test_a_malformed_xacro_argument_is_a_usage_error(tmp_path, capsys, bad):
+    path = tmp_path / 'arm.urdf.xacro'
+    path.write_text(XACRO)
+    assert main(['inspect', str(path), '--xacro-arg', bad]) == 2
+    err = capsys.readouterr().err
+    assert f"argument --xacro-arg: expected NAME:=VALUE, got '{bad}'" in err

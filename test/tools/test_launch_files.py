@@ -1,0 +1,175 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The launch files: the Python one and the XML one declare the launcher's arguments.
+
+Without ``launch`` installed only their text is checked; with it (``../shared/ros2_cli``), the
+launch descriptions are built and the event handlers exercised.  ``test/ros_cli`` runs them
+under the real ``ros2 launch``.
+"""
+
+import ast
+import signal
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+from tp_support import REPO
+from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
+from transmission_plugins.tools.node_plan import package_file
+
+PY_LAUNCH = REPO / 'launch' / 'transmission_hardware.launch.py'
+XML_LAUNCH = REPO / 'launch' / 'transmission_hardware.launch.xml'
+
+
+def _launch():
+    try:
+        import launch
+        import launch_ros  # noqa: F401
+    except ImportError:
+        pytest.skip('launch / launch_ros are not installed (../shared/ros2_cli/install.sh '
+                    'adds them); the launch files were checked as text only')
+    return launch
+
+
+@pytest.fixture
+def ament_prefix(monkeypatch, tmp_path):
+    """Make the venv an ament prefix: launch finds its grammar through the ament index."""
+    monkeypatch.setenv('AMENT_PREFIX_PATH', sys.prefix)
+
+
+def test_python_launch_file_is_the_package_launch_description():
+    tree = ast.parse(PY_LAUNCH.read_text())
+    imports = [(n.module, [a.name for a in n.names]) for n in tree.body
+               if isinstance(n, ast.ImportFrom)]
+    assert imports == [('transmission_plugins.tools.launch_description',
+                        ['generate_launch_description'])]
+    for name in LAUNCH_ARGUMENTS:
+        assert f'``{name}``' in ast.get_docstring(tree)
+
+
+def test_xml_launch_file_declares_the_same_arguments_and_passes_them_on():
+    root = ElementTree.parse(XML_LAUNCH).getroot()
+    declared = {a.get('name'): (a.get('default'), a.get('description'))
+                for a in root.findall('arg')}
+    assert declared == LAUNCH_ARGUMENTS
+    assert list(declared) == list(LAUNCH_ARGUMENTS)
+    include, = root.findall('include')
+    assert include.get('file') == ('$(find-pkg-share transmission_plugins)/launch/'
+                                   'transmission_hardware.launch.py')
+    passed = {a.get('name'): a.get('value') for a in include.findall('arg')}
+    assert passed == {name: f'$(var {name})' for name in LAUNCH_ARGUMENTS}
+
+
+def test_both_launch_files_are_installed():
+    setup = (REPO / 'setup.py').read_text()
+    assert "_files('launch/*.launch.*')" in setup
+    assert package_file('launch', 'transmission_hardware.launch.xml').is_file()
+
+
+def test_generated_description_declares_the_arguments():
+    _launch()
+    from transmission_plugins.tools.launch_description import generate_launch_description
+    description = generate_launch_description()
+    arguments = description.get_launch_arguments()
+    assert [a.name for a in arguments] == list(LAUNCH_ARGUMENTS)
+    for a in arguments:
+        default = ''.join(s.text for s in a.default_value)
+        assert (default, a.description) == LAUNCH_ARGUMENTS[a.name]
+
+
+def test_xml_launch_file_parses_with_launch_xml(ament_prefix):
+    _launch()
+    try:
+        from launch.frontend import Parser
+        import launch_xml  # noqa: F401
+    except ImportError:
+        pytest.skip('launch_xml is not installed')
+    with open(XML_LAUNCH) as f:
+        root, parser = Parser.load(f)
+    description = parser.parse_description(root)
+    arguments = description.get_launch_arguments()
+    assert [a.name for a in arguments] == list(LAUNCH_ARGUMENTS)
+
+
+def test_node_set_actions(monkeypatch, tmp_path):
+    launch = _launch()
+    from launch.actions import LogInfo
+    from launch.actions import RegisterEventHandler
+    from launch_ros.actions import Node
+    from transmission_plugins.tools.launch_description import node_set
+    monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))   # no robot_state_publisher
+    context = launch.LaunchContext()
+    context.launch_configurations.update(
+        {name: default for name, (default, _) in LAUNCH_ARGUMENTS.items()})
+    context.launch_configurations['use_mock_actuators'] = 'false'
+    actions = node_set(context)
+    logs = [a for a in actions if isinstance(a, LogInfo)]
+    nodes = [a for a in actions if isinstance(a, Node)]
+    handlers = [a for a in actions if isinstance(a, RegisterEventHandler)]
+    text = [''.join(s.perform(context) for s in log.msg) for log in logs]
+    assert text[0] == 'mock_actuators not started: use_mock_actuators is false'
+    assert text[1].startswith('robot_state_publisher not started: not installed')
+    assert [(n.node_package, n.node_executable) for n in nodes] == [
+        ('transmission_plugins', 'hardware_interface_node')]
+    assert len(handlers) == 2   # the node's exit, and the shutdown
+
+
+def test_a_node_exiting_while_running_ends_the_launch():
+    launch = _launch()
+    from transmission_plugins.tools.launch_description import _on_exit
+    from transmission_plugins.tools.launch_description import NodeExited
+
+    class Exited:
+        returncode = 1
+
+    context = launch.LaunchContext()
+    with pytest.raises(NodeExited, match='mock_actuators exited with code 1 while the launch '
+                                         'was running; stopping the other nodes'):
+        _on_exit('mock_actuators', Exited(), context)
+    context._set_is_shutdown(True)   # as ros2 launch does when it shuts down
+    assert _on_exit('mock_actuators', Exited(), context) is None
+
+
+def test_sigint_to_ros2_launch_alone_reaches_the_running_nodes():
+    _launch()
+    from launch.events import Shutdown
+    from transmission_plugins.tools.launch_description import _interrupt
+    code = ('import signal, sys, time\n'
+            'signal.signal(signal.SIGINT, lambda *a: sys.exit(7))\n'
+            'print("ready", flush=True)\n'
+            'time.sleep(30)\n')
+    sleeper = subprocess.Popen([sys.executable, '-c', code], stdout=subprocess.PIPE, text=True)
+
+    class FakeNode:
+        def __init__(self, pid, return_code=None):
+            self.process_details = None if pid is None else {'pid': pid}
+            self.return_code = return_code
+
+    try:
+        assert sleeper.stdout.readline().strip() == 'ready'
+        nodes = [FakeNode(None), FakeNode(sleeper.pid, return_code=0)]
+        assert _interrupt(nodes, Shutdown(reason='ctrl-c', due_to_sigint=True)) is None
+        assert sleeper.poll() is None   # not started, or exited: not signalled
+        nodes.append(FakeNode(sleeper.pid))
+        assert _interrupt(nodes, Shutdown(reason='test', due_to_sigint=False)) is None
+        assert sleeper.poll() is None   # launch signals the nodes itself then
+        assert _interrupt(nodes, Shutdown(reason='ctrl-c', due_to_sigint=True)) is None
+        assert sleeper.wait(10) == 7
+    finally:
+        if sleeper.poll() is None:
+            sleeper.send_signal(signal.SIGKILL)
+            sleeper.wait()

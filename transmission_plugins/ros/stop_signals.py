@@ -1,0 +1,137 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+How a node process turns SIGINT and SIGTERM into one orderly stop.
+
+A terminal's Ctrl-C reaches ``ros2 launch`` and its nodes, and ``ros2 launch`` forwards one more
+SIGINT, so a node is signalled once, twice or more, at any moment, even while it is still
+importing.  The defaults go wrong in three ways:
+
+* Python's SIGINT handler raises ``KeyboardInterrupt`` wherever the main thread is, inside a
+  timer callback too; the EventsExecutor (C++) logs it as FATAL and, when it surfaces in a
+  C++ frame that cannot throw, the process aborts (``terminate called ...
+  pybind11::error_already_set``, exit code -6);
+* rclpy's own handlers shut the context down from a helper thread while a callback may be
+  publishing on it (``[FATAL] Exception in 'timers' callback: publisher's context is invalid``);
+* Python puts the default action back while the interpreter finalizes, so a second signal
+  arriving at the end of the shutdown kills the process (exit code -2).
+
+:class:`StopSignals` replaces all of that with one Python handler that only records the request
+(it never raises).  The nodes' spin loop polls :attr:`StopSignals.requested` and tears down in
+order on the main thread: node, executor, context.  After a stop request the signals are then
+ignored until the process exits (:meth:`StopSignals.finish`).  This module imports nothing
+heavy: the nodes' executables (:mod:`.executables`) install it before importing rclpy.
+"""
+
+import signal
+import threading
+from types import FrameType
+from typing import Any
+from typing import Callable
+from typing import Dict
+from typing import List
+from typing import Optional
+
+#: The signals that stop a node (rclpy's SignalHandlerOptions.ALL covers the same two).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class StopSignals:
+    """
+    Record SIGINT and SIGTERM as a stop request instead of raising ``KeyboardInterrupt``.
+
+    Any number of signals may arrive, at any time: each one only sets :attr:`requested` and
+    appends its number to :attr:`received`.  Handlers are installed from the main thread only
+    (elsewhere :meth:`install` does nothing, as Python allows nothing else).
+
+    :param on_stop: called at the first request (from the handler, on the main thread), e.g. to
+        wake an executor; an exception it raises is ignored
+    """
+
+    _current: Optional['StopSignals'] = None
+
+    def __init__(self, on_stop: Optional[Callable[[], None]] = None) -> None:
+        self.received: List[int] = []
+        self.on_stop = on_stop
+        self._event = threading.Event()
+        self._saved: Dict[int, Any] = {}
+
+    @classmethod
+    def current(cls) -> Optional['StopSignals']:
+        """Return the instance whose handlers are installed, if any."""
+        return cls._current
+
+    @property
+    def requested(self) -> bool:
+        """Tell whether a stop signal arrived (or :meth:`request` was called)."""
+        return self._event.is_set()
+
+    @property
+    def installed(self) -> bool:
+        """Tell whether this instance's handlers are installed."""
+        return StopSignals._current is self
+
+    def request(self, signum: int = 0) -> None:
+        """Ask for a stop, as a signal does (``signum`` 0: not a signal)."""
+        if signum:
+            self.received.append(signum)
+        first = not self._event.is_set()
+        self._event.set()
+        if first and self.on_stop is not None:
+            try:
+                self.on_stop()
+            except Exception:  # noqa: B902 - a signal handler must never raise
+                pass
+
+    def _handler(self, signum: int, frame: Optional[FrameType]) -> None:
+        self.request(signum)
+
+    def install(self) -> 'StopSignals':
+        """Install the handlers (again: over whatever native code put in their place)."""
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        if not self.installed:
+            self._saved = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+            StopSignals._current = self
+        for s in STOP_SIGNALS:
+            signal.signal(s, self._handler)
+        return self
+
+    def restore(self) -> None:
+        """Put back the handlers :meth:`install` found (``SIG_DFL`` for native ones)."""
+        if not self.installed:
+            return
+        for s, handler in self._saved.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+        StopSignals._current = None
+
+    def finish(self) -> None:
+        """
+        End of the run: restore the handlers, or, after a stop request, ignore the signals.
+
+        After a stop request the process is on its way out: later signals are ignored until it
+        exits.  A Python handler would not do, because the interpreter puts the default action
+        back while it finalizes (for every signal with a Python handler), and a signal arriving
+        then would kill the process (exit code -2).  ``SIG_IGN`` is left alone.
+        """
+        if not self.requested:
+            self.restore()
+        elif self.installed:
+            for s in STOP_SIGNALS:
+                signal.signal(s, signal.SIG_IGN)
+            StopSignals._current = None
+
+
+__all__ = ['STOP_SIGNALS', 'StopSignals']

@@ -1,0 +1,129 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The launch description of ``launch/transmission_hardware.launch.py`` (``launch``, ``launch_ros``).
+
+It behaves like the launcher (:mod:`.launcher`), with ``ros2 launch``'s tools:
+
+* the arguments are :data:`~.node_plan.LAUNCH_ARGUMENTS` and the nodes those of
+  :func:`~.node_plan.plan_nodes`; a skipped node is logged with the reason;
+* a node that exits while the launch runs ends the launch with an error: ``ros2 launch`` stops
+  the other nodes and exits 1 (a node set only works whole);
+* the parameters file is an in-memory file of the ``ros2 launch`` process
+  (:class:`~.params_file.ParamsFile`): nothing holding the URDF is left on disk, however the
+  launch ends;
+* SIGINT sent to ``ros2 launch`` alone (not from a terminal, which signals the nodes too) is
+  passed on to the nodes at once: ``ros2 launch`` would otherwise assume the terminal did it,
+  wait five seconds and escalate to SIGTERM;
+* the nodes stop by themselves when ``ros2 launch`` dies without stopping them (SIGTERM,
+  SIGKILL): ``TP_STOP_WITH_PARENT``, see :mod:`transmission_plugins.ros.executables`.
+"""
+
+import os
+import signal
+from typing import Any
+from typing import List
+from typing import Optional
+
+from launch import LaunchContext
+from launch import LaunchDescription
+from launch.action import Action
+from launch.actions import DeclareLaunchArgument
+from launch.actions import LogInfo
+from launch.actions import OpaqueFunction
+from launch.actions import RegisterEventHandler
+from launch.event_handlers import OnProcessExit
+from launch.event_handlers import OnShutdown
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.tools.launcher import STOP_WITH_PARENT
+from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
+from transmission_plugins.tools.node_plan import plan_nodes
+from transmission_plugins.tools.params_file import ParamsFile
+
+
+class NodeExited(TransmissionError, RuntimeError):
+    """A node of the set exited while the launch was running: ``ros2 launch`` exits 1."""
+
+
+def generate_launch_description() -> LaunchDescription:
+    """
+    Declare the arguments and the node set.
+
+    :returns: arguments :data:`~.node_plan.LAUNCH_ARGUMENTS`, then an ``OpaqueFunction`` that
+        plans the nodes from their values (:func:`node_set`)
+    """
+    arguments: List[Action] = [
+        DeclareLaunchArgument(name, default_value=default, description=text)
+        for name, (default, text) in LAUNCH_ARGUMENTS.items()]
+    return LaunchDescription(arguments + [OpaqueFunction(function=node_set)])
+
+
+def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:
+    """
+    Turn the evaluated launch arguments into the node actions and their event handlers.
+
+    :raises LaunchConfigError: a bad argument or file (``ros2 launch`` prints it, exits 1)
+    """
+    values = {name: LaunchConfiguration(name).perform(context) for name in LAUNCH_ARGUMENTS}
+    plan = plan_nodes(values)
+    params = ParamsFile(plan.specs)   # open until ros2 launch exits
+    actions: List[Action] = [LogInfo(msg=f'{name} not started: {reason}')
+                             for name, reason in plan.skipped]
+    nodes = []
+    for spec in plan.specs:
+        node = Node(package=spec.package, executable=spec.executable, name=spec.name,
+                    namespace=plan.namespace or None, parameters=[params.path],
+                    ros_arguments=['--log-level', plan.log_level], output='screen',
+                    additional_env={STOP_WITH_PARENT: str(os.getpid())})
+        nodes.append(node)
+        actions += [node, RegisterEventHandler(OnProcessExit(
+            target_action=node, on_exit=lambda event, ctx, n=spec.name: _on_exit(n, event, ctx)))]
+    actions.append(RegisterEventHandler(OnShutdown(
+        on_shutdown=lambda event, ctx: _interrupt(nodes, event))))
+    return actions
+
+
+def _on_exit(name: str, event: Any, context: LaunchContext) -> None:
+    """Accept a node's exit while the launch shuts down; otherwise end the launch with it."""
+    if context.is_shutdown:
+        return None
+    raise NodeExited(f'{name} exited with code {event.returncode} while the launch was '
+                     'running; stopping the other nodes (the node set only works whole)')
+
+
+def _interrupt(nodes: List[Node], event: Any) -> Optional[List[Action]]:
+    """
+    On a shutdown due to SIGINT, send SIGINT to every running node now.
+
+    ``ros2 launch`` assumes the terminal has signalled the nodes already; when only
+    ``ros2 launch`` got the signal, that costs five seconds and an escalation to SIGTERM.  A
+    second SIGINT is harmless to these nodes (see :mod:`transmission_plugins.ros.stop_signals`).
+    """
+    if not getattr(event, 'due_to_sigint', False):
+        return None   # ros2 launch signals the nodes itself
+    for node in nodes:
+        details = node.process_details
+        if details is None or node.return_code is not None:
+            continue   # not started yet, or exited already
+        try:
+            os.kill(details['pid'], signal.SIGINT)
+        except ProcessLookupError:
+            pass
+    return None
+
+
+__all__ = ['NodeExited', 'generate_launch_description', 'node_set']

@@ -1,0 +1,366 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What ``transmission_hardware.launch.py`` and the launcher start, computed from launch arguments.
+
+:data:`LAUNCH_ARGUMENTS` are the arguments both accept (``name:=value``); :func:`plan_nodes`
+reads them once (description file, xacro, config YAML, checks) and returns a :class:`NodePlan`:
+the nodes to start with their parameters, the ones skipped with the reason, and the settings
+that apply to every node (namespace, log level).  The launch file turns the plan into
+``launch_ros`` actions (:mod:`.launch_description`), the launcher into subprocesses.
+
+The node kinds are one table, :data:`NODE_KINDS`: one more kind (say a simulation interface
+selected by a ``mode`` argument) is one more row with the rule that decides whether it starts.
+"""
+
+import os
+from pathlib import Path
+import shlex
+from typing import Any
+from typing import Callable
+from typing import Dict
+from typing import List
+from typing import Mapping
+from typing import NamedTuple
+from typing import Optional
+from typing import Tuple
+
+from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.urdf.xacro_expansion import expand_xacro
+from transmission_plugins.urdf.xacro_expansion import uses_xacro
+import yaml
+
+PACKAGE = 'transmission_plugins'
+HARDWARE_INTERFACE = 'transmission_hardware_interface'
+MOCK_ACTUATORS = 'mock_actuators'
+ROBOT_STATE_PUBLISHER = 'robot_state_publisher'
+
+#: launch argument -> (default, description); the launch files and the launcher share it.
+LAUNCH_ARGUMENTS = {
+    'description_file': ('', 'URDF or xacro file of the robot; default: the bundled '
+                             'urdf/example_robot.urdf.xacro'),
+    'config_file': ('', 'ros2_control-style parameters YAML; default: the bundled '
+                        'config/transmission_hardware.yaml'),
+    'use_mock_actuators': ('true', 'start mock_actuators to simulate the motors'),
+    'namespace': ('', 'namespace of every node, e.g. robot1; default: the root namespace'),
+    'use_sim_time': ('false', 'every node takes its time from the /clock topic'),
+    'log_level': ('info', 'log level of every node: debug, info, warn, error or fatal'),
+    'update_rate': ('', "the hardware interface's cycle rate in Hz; default: config_file's "
+                        '(100 Hz in the bundled one)'),
+    'xacro_args': ('', 'xacro arguments for description_file: name:=value pairs separated by '
+                       'spaces'),
+}
+
+LOG_LEVELS = ('debug', 'info', 'warn', 'error', 'fatal')
+
+
+class LaunchConfigError(TransmissionError, ValueError):
+    """A launch argument or the config file is unusable (a TransmissionError and a ValueError)."""
+
+
+class NodeSpec(NamedTuple):
+    """One node to start: what ``launch_ros.actions.Node`` or a subprocess needs."""
+
+    name: str
+    package: str
+    executable: str
+    #: the node's Python module (run by the launcher); None for non-Python executables
+    module: Optional[str]
+    parameters: Dict[str, Any]
+
+
+class Settings(NamedTuple):
+    """The launch arguments, read and checked."""
+
+    description: str
+    config: Dict[str, Dict[str, Any]]
+    use_mock_actuators: bool
+    namespace: str
+    use_sim_time: bool
+    log_level: str
+    #: parameters set by launch arguments, for the node kinds that take them
+    overrides: Dict[str, Any]
+    robot_state_publisher: bool
+
+
+class NodeKind(NamedTuple):
+    """A row of :data:`NODE_KINDS`."""
+
+    name: str
+    package: str
+    executable: str
+    module: Optional[str]
+    #: None when the node starts, else why it does not
+    skip_reason: Callable[[Settings], Optional[str]]
+    #: which :attr:`Settings.overrides` it takes
+    takes: Tuple[str, ...] = ()
+
+
+class NodePlan(NamedTuple):
+    """The nodes to start, the nodes skipped and the settings every node gets."""
+
+    specs: List[NodeSpec]
+    #: (node name, why it is not started)
+    skipped: List[Tuple[str, str]]
+    namespace: str
+    log_level: str
+
+
+def _mock_skip(s: Settings) -> Optional[str]:
+    return None if s.use_mock_actuators else 'use_mock_actuators is false'
+
+
+def _rsp_skip(s: Settings) -> Optional[str]:
+    if s.robot_state_publisher:
+        return None
+    return ('not installed (no lib/robot_state_publisher/robot_state_publisher under '
+            'AMENT_PREFIX_PATH), so this launch publishes no TF; install it with rosdep or '
+            'ros-$ROS_DISTRO-robot-state-publisher')
+
+
+#: every node the launch can start, in start order
+NODE_KINDS = (
+    NodeKind(HARDWARE_INTERFACE, PACKAGE, 'hardware_interface_node',
+             'transmission_plugins.ros.hardware_interface_node', lambda s: None,
+             takes=('update_rate',)),
+    NodeKind(MOCK_ACTUATORS, PACKAGE, 'mock_actuators_node',
+             'transmission_plugins.ros.mock_actuators_node', _mock_skip),
+    NodeKind(ROBOT_STATE_PUBLISHER, ROBOT_STATE_PUBLISHER, ROBOT_STATE_PUBLISHER, None,
+             _rsp_skip),
+)
+
+
+def package_file(*parts: str) -> Path:
+    """Return a file of the package's share directory, else of the source tree."""
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        path = Path(get_package_share_directory(PACKAGE)).joinpath(*parts)
+        if path.exists():
+            return path
+    except Exception:  # noqa: B902 - not installed, or AMENT_PREFIX_PATH unset
+        pass
+    return Path(__file__).resolve().parents[2].joinpath(*parts)
+
+
+def default_description_file() -> Path:
+    """Return the bundled example robot."""
+    return package_file('urdf', 'example_robot.urdf.xacro')
+
+
+def default_config_file() -> Path:
+    """Return the bundled parameters file: generic, it names no joint."""
+    return package_file('config', 'transmission_hardware.yaml')
+
+
+def example_config_file() -> Path:
+    """Return the parameters of the bundled example robot (joint order, initial positions)."""
+    return package_file('config', 'example_robot.yaml')
+
+
+def parse_xacro_args(text: Any) -> Dict[str, str]:
+    """
+    Read ``xacro_args``: ``name:=value`` pairs separated by spaces (shell quoting allowed).
+
+    :raises LaunchConfigError: a word that is not ``name:=value``
+    """
+    try:
+        words = shlex.split(str(text or ''))
+    except ValueError as e:
+        raise LaunchConfigError(f'xacro_args {text!r}: {e}') from e
+    out: Dict[str, str] = {}
+    for word in words:
+        name, sep, value = word.partition(':=')
+        if not sep or not name:
+            raise LaunchConfigError(f'xacro_args: expected name:=value pairs separated by '
+                                    f'spaces, got {word!r}')
+        out[name] = value
+    return out
+
+
+def read_description(path: 'os.PathLike[str] | str',
+                     xacro_args: Optional[Mapping[str, str]] = None) -> str:
+    """
+    Return the URDF text of ``path`` for the nodes' ``robot_description``.
+
+    ``.xacro`` files, and files that hold xacro whatever their name, are expanded by the URDF
+    layer (:func:`~transmission_plugins.urdf.xacro_expansion.expand_xacro`, without the loader's
+    source-line marks: this text goes to other tools too).
+
+    :param xacro_args: xacro arguments (``name:=value``)
+    :raises LaunchConfigError: the file is missing or unreadable, or xacro fails
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise LaunchConfigError(f'description_file {str(path)!r} does not exist')
+    try:
+        text = path.read_text()
+        if path.suffix == '.xacro' or uses_xacro(text):
+            return expand_xacro(path, dict(xacro_args or {}), source_lines=False)
+    except BadValueError as e:
+        raise LaunchConfigError(f'xacro failed on {str(path)!r}: {e.message}') from e
+    except (OSError, UnicodeDecodeError, TransmissionError) as e:
+        raise LaunchConfigError(f'cannot read description_file {str(path)!r}: {e}') from e
+    return text
+
+
+def load_config(path: 'os.PathLike[str] | str') -> Dict[str, Dict[str, Any]]:
+    """
+    Read a ros2_control-style YAML: ``{node_name: {ros__parameters: {...}}}``.
+
+    :returns: node name (without namespace wildcards) to its parameters
+    :raises LaunchConfigError: unreadable YAML or the wrong shape
+    """
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except (OSError, yaml.YAMLError) as e:
+        raise LaunchConfigError(f'cannot read config_file {str(path)!r}: {e}') from e
+    if not isinstance(data, dict):
+        raise LaunchConfigError(f'{path}: expected a mapping of node names, got '
+                                f'{type(data).__name__}')
+    out: Dict[str, Dict[str, Any]] = {}
+    for key, section in data.items():
+        if not isinstance(section, dict) or not isinstance(
+                section.get('ros__parameters'), dict):
+            raise LaunchConfigError(f'{path}: section {key!r} must hold a ros__parameters '
+                                    'mapping')
+        name = str(key).rsplit('/', 1)[-1]
+        out.setdefault(name, {}).update(section['ros__parameters'])
+    return out
+
+
+def parse_bool(value: Any, name: str) -> bool:
+    """Read a launch-style boolean (``true``/``false``, any case, or a bool)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ('true', '1', 'yes', 'on'):
+        return True
+    if text in ('false', '0', 'no', 'off'):
+        return False
+    raise LaunchConfigError(f'{name} must be true or false, got {value!r}')
+
+
+def parse_log_level(value: Any) -> str:
+    """Read ``log_level`` (any case; ``warning`` is ``warn``)."""
+    text = str(value).strip().lower()
+    text = 'warn' if text == 'warning' else text
+    if text not in LOG_LEVELS:
+        raise LaunchConfigError(f'log_level must be one of {", ".join(LOG_LEVELS)}, got '
+                                f'{value!r}')
+    return text
+
+
+def parse_rate(value: Any) -> Optional[float]:
+    """Read ``update_rate``: empty for the config file's, else a rate > 0 Hz."""
+    if str(value).strip() == '':
+        return None
+    try:
+        rate = float(value)
+    except ValueError:
+        rate = float('nan')
+    if not rate > 0.0 or rate == float('inf'):
+        raise LaunchConfigError(f'update_rate must be a rate > 0 Hz, got {value!r}')
+    return rate
+
+
+def robot_state_publisher_executable() -> Optional[str]:
+    """Return the robot_state_publisher executable when installed (ament index), else None."""
+    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
+        if not prefix:
+            continue
+        exe = Path(prefix, 'lib', ROBOT_STATE_PUBLISHER, ROBOT_STATE_PUBLISHER)
+        if exe.is_file() and os.access(exe, os.X_OK):
+            return str(exe)
+    return None
+
+
+def read_settings(values: Mapping[str, Any],
+                  robot_state_publisher: Optional[bool] = None) -> Settings:
+    """
+    Read and check the launch arguments (missing ones take their defaults).
+
+    :param robot_state_publisher: start it; None: when it is installed
+    :raises LaunchConfigError: missing files, bad YAML, bad arguments
+    """
+    def value(name: str) -> Any:
+        v = values.get(name)
+        return LAUNCH_ARGUMENTS[name][0] if v is None else v
+
+    xacro_args = parse_xacro_args(value('xacro_args'))
+    description = read_description(value('description_file') or default_description_file(),
+                                   xacro_args)
+    config = load_config(value('config_file') or default_config_file())
+    rate = parse_rate(value('update_rate'))
+    if robot_state_publisher is None:
+        robot_state_publisher = robot_state_publisher_executable() is not None
+    return Settings(description=description, config=config,
+                    use_mock_actuators=parse_bool(value('use_mock_actuators'),
+                                                  'use_mock_actuators'),
+                    namespace=str(value('namespace')).strip(),
+                    use_sim_time=parse_bool(value('use_sim_time'), 'use_sim_time'),
+                    log_level=parse_log_level(value('log_level')),
+                    overrides={} if rate is None else {'update_rate': rate},
+                    robot_state_publisher=robot_state_publisher)
+
+
+def plan_nodes(values: Mapping[str, Any],
+               robot_state_publisher: Optional[bool] = None) -> NodePlan:
+    """
+    Return what to start for the launch arguments ``values`` (see :func:`read_settings`).
+
+    Every node gets its section of the config file, ``robot_description`` and
+    ``use_sim_time``; a kind that takes an argument-set parameter (``update_rate``) gets it over
+    the config file's value.
+    """
+    s = read_settings(values, robot_state_publisher)
+    specs: List[NodeSpec] = []
+    skipped: List[Tuple[str, str]] = []
+    for kind in NODE_KINDS:
+        reason = kind.skip_reason(s)
+        if reason is not None:
+            skipped.append((kind.name, reason))
+            continue
+        params = dict(s.config.get(kind.name, {}))
+        params['robot_description'] = s.description
+        params['use_sim_time'] = s.use_sim_time
+        params.update({k: v for k, v in s.overrides.items() if k in kind.takes})
+        specs.append(NodeSpec(kind.name, kind.package, kind.executable, kind.module, params))
+    return NodePlan(specs, skipped, s.namespace, s.log_level)
+
+
+def node_specs(description_file: Any = '', config_file: Any = '',
+               use_mock_actuators: Any = True,
+               robot_state_publisher: Optional[bool] = None,
+               **arguments: Any) -> List[NodeSpec]:
+    """
+    Return the nodes the launch file starts, with their parameters (:func:`plan_nodes`).
+
+    :param description_file: URDF/xacro path; empty: the bundled example robot
+    :param config_file: parameters YAML; empty: the bundled config
+    :param use_mock_actuators: also start ``mock_actuators`` (bool or ``'true'``/``'false'``)
+    :param robot_state_publisher: start it; None: when it is installed
+    :param arguments: the other launch arguments (``update_rate='250'``, ...)
+    :raises LaunchConfigError: missing files, bad YAML, bad arguments
+    """
+    values = dict(arguments, description_file=description_file, config_file=config_file,
+                  use_mock_actuators=use_mock_actuators)
+    return plan_nodes(values, robot_state_publisher).specs
+
+
+def params_document(specs: List[NodeSpec]) -> Dict[str, Any]:
+    """Return the parameters YAML document of ``specs``, keyed ``/**/<node_name>``."""
+    return {f'/**/{s.name}': {'ros__parameters': s.parameters} for s in specs}

@@ -13,156 +13,115 @@
 # limitations under the License.
 
 """
-Benchmark robot-wide conversion of the PR2: fused arrays against a loop over its transmissions.
+Benchmark robot-wide conversion: array maps, name-keyed maps and batches, against anchors.
 
-Run ``python bench/bench_robot.py [URDF]`` (default ``../shared/urdf_corpus/pr2.urdf``).  One
-*cycle* converts position, velocity and effort of every actuator to joint space and then every
-joint back to actuator space (both directions, all interfaces), as a hardware interface does
-once per control period.  Three ways are timed:
+One *cycle* converts position, velocity and effort of every actuator to joint space and back,
+as a hardware interface does once per control period.  For each robot it times:
 
-* ``fused``: :meth:`RobotTransmissions.actuator_to_joint_arrays` and
-  :meth:`~RobotTransmissions.joint_to_actuator_arrays` (one matrix product per interface kind
-  for the 26 simple and 2 wrist transmissions, the 2 nonlinear grippers beside it);
-* ``loop``: a plain Python loop over the 30 transmissions, each converted through its own
-  functional API (``transmission.actuator_to_joint({...})``) on slices of the same arrays, the
-  results scattered into the robot vectors;
-* ``name-keyed``: the dict API (:meth:`RobotTransmissions.actuator_to_joint`), single sample only.
+* ``arrays, 1 sample``: :meth:`RobotTransmissions.actuator_to_joint_arrays` then
+  :meth:`~RobotTransmissions.joint_to_actuator_arrays`, arrays of shape ``(n,)``;
+* ``name-keyed, 1 sample``: :meth:`RobotTransmissions.actuator_to_joint` then
+  :meth:`~RobotTransmissions.joint_to_actuator` with ``{interface: {name: value}}``;
+* ``arrays, batch of K``: the array maps on ``(K, n)`` arrays (``--batch``).
 
-For single samples and batches of 1000 samples it prints the median microseconds per cycle over
-several repeats and the loop/fused ratio, for the whole robot and again for its linear
-transmissions alone (the part that is fused; the grippers' kernels cost the same either way).
-Runtime is about 15 s.
+Each figure is the minimum / median of repeated blocks of calls, and a ratio against anchors
+measured in the same run: the plain loop over the transmissions (each through its own
+functional API; the benchmark checks that both give the same numbers) and one dense numpy
+matrix-vector product of the robot's size.
+
+By default it runs the bundled example robot (``urdf/example_robot.urdf.xacro``) and a generated
+robot of ``--synthetic`` mixed transmissions; ``--urdf`` benchmarks that description instead,
+e.g. the PR2: ``python bench/bench_robot.py --urdf ../shared/urdf_corpus/pr2.urdf``.
 """
 
-import platform
-import statistics
+import argparse
 import sys
 import time
+from typing import List
 
+from benchlib import dense_matvec
+from benchlib import environment
+from benchlib import EXAMPLE_URDF
+from benchlib import make_cycle
+from benchlib import make_loop
+from benchlib import make_named_cycle
+from benchlib import robot_state
+from benchlib import table
+from benchlib import timed
 import numpy as np
 
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-
-DEFAULT_URDF = '../shared/urdf_corpus/pr2.urdf'
-INTERFACES = ('position', 'velocity', 'effort')
-REPEATS = 7
-BATCH = 1000
+from transmission_plugins.robot.synthetic import synthetic_urdf
 
 
-def time_call(fn, budget=0.2, repeats=REPEATS):
-    """
-    Return the median time of one call to ``fn``, in seconds.
-
-    :param fn: the function to time, called without arguments
-    :param budget: approximate seconds per repeat; the call count is chosen from a trial call
-    :param repeats: number of repeats the median is taken over
-    """
-    start = time.perf_counter()
-    fn()
-    calls = max(3, int(budget / max(time.perf_counter() - start, 1e-7)))
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        times.append((time.perf_counter() - start) / calls)
-    return statistics.median(times)
-
-
-def make_loop(robot):
-    """Return a function doing one cycle with a Python loop over the transmissions."""
-    parts = [(t.transmission,
-              np.array([robot.actuator_index[n] for n in t.actuator_names]),
-              np.array([robot.joint_index[n] for n in t.joint_names]))
-             for t in robot.transmissions]
-    nj, na = len(robot.joint_names), len(robot.actuator_names)
-
-    def cycle(actuators):
-        shape = actuators['position'].shape[:-1]
-        joints = {i: np.empty(shape + (nj,)) for i in INTERFACES}
-        for tr, a, j in parts:
-            out = tr.actuator_to_joint({i: v[..., a] for i, v in actuators.items()})
-            for i in INTERFACES:
-                joints[i][..., j] = out[i]
-        back = {i: np.empty(shape + (na,)) for i in INTERFACES}
-        for tr, a, j in parts:
-            out = tr.joint_to_actuator({i: v[..., j] for i, v in joints.items()})
-            for i in INTERFACES:
-                back[i][..., a] = out[i]
-        return back
-
-    return cycle
-
-
-def make_fused(robot):
-    """Return a function doing one cycle with the fused array maps."""
-    def cycle(actuators):
-        return robot.joint_to_actuator_arrays(robot.actuator_to_joint_arrays(actuators))
-    return cycle
-
-
-def make_named(robot):
-    """Return a function doing one cycle with the name-keyed dict maps."""
-    def cycle(actuators):
-        return robot.joint_to_actuator(robot.actuator_to_joint(actuators))
-    return cycle
-
-
-def actuator_state(robot, shape, rng):
-    """Return random actuator positions, velocities and efforts (grippers half open)."""
-    values = {i: rng.uniform(-1.0, 1.0, shape + (len(robot.actuator_names),))
-              for i in INTERFACES}
-    for t in robot.transmissions:
-        if t.transmission.requires_position_state():
-            for n in t.actuator_names:
-                values['position'][..., robot.actuator_index[n]] = rng.uniform(
-                    100.0, 1300.0, shape)
-    return values
-
-
-def main(argv=None):
-    """Run the benchmark and print a Markdown table in microseconds per cycle."""
-    argv = sys.argv[1:] if argv is None else argv
-    start = time.perf_counter()
-    robot = load_robot_transmissions(argv[0] if argv else DEFAULT_URDF)
-    linear = [t for t in robot.transmissions if t.transmission.is_linear()]
-    linear_robot = RobotTransmissions(linear, robot.urdf_joints.values())
+def bench(robot: RobotTransmissions, batches: List[int], repeats: int) -> List[List[str]]:
+    """Return the table rows of one robot."""
     rng = np.random.default_rng(1234)
+    cycle, loop, named = make_cycle(robot), make_loop(robot), make_named_cycle(robot)
+    matvec = timed(dense_matvec(robot, rng), repeats)
     rows = []
-    for what, r in (('whole robot', robot), (f'{len(linear)} linear only', linear_robot)):
-        fused, loop, named = make_fused(r), make_loop(r), make_named(r)
-        for label, shape in (('1 sample', ()), (f'batch of {BATCH}', (BATCH,))):
-            state = actuator_state(r, shape, rng)
-            reference = loop(state)
-            result = fused(state)
-            for i in INTERFACES:  # both ways compute the same thing
-                np.testing.assert_allclose(result[i], reference[i], rtol=1e-12, atol=1e-12)
-            t_fused = time_call(lambda: fused(state))
-            t_loop = time_call(lambda: loop(state))
-            t_named = None
-            if not shape:
-                by_name = {i: dict(zip(r.actuator_names, v.tolist())) for i, v in state.items()}
-                t_named = time_call(lambda: named(by_name))
-            rows.append((what, label, t_fused, t_loop, t_named))
-    print(f'{robot.robot_name}: {len(robot.transmissions)} transmissions ({len(linear)} linear, '
-          f'fused), {len(robot.joint_names)} joints, {len(robot.actuator_names)} actuators; '
-          f'one cycle = actuator->joint->actuator for {", ".join(INTERFACES)}')
-    print(f'Python {platform.python_version()}, numpy {np.__version__}, median of {REPEATS} '
-          'repeats, microseconds per cycle')
-    print()
-    print('| transmissions | samples | fused arrays | loop over transmissions | loop / fused | '
-          'name-keyed dicts |')
-    print('|---|---|---:|---:|---:|---:|')
-    for what, label, t_fused, t_loop, t_named in rows:
-        named_text = f'{t_named * 1e6:.0f}' if t_named is not None else '-'
-        print(f'| {what} | {label} | {t_fused * 1e6:.1f} | {t_loop * 1e6:.1f} | '
-              f'{t_loop / t_fused:.1f}x | {named_text} |')
-    batch = rows[1]
-    print(f'\nwhole robot, per sample in a batch of {BATCH}: fused '
-          f'{batch[2] * 1e6 / BATCH:.3f} us, loop {batch[3] * 1e6 / BATCH:.3f} us')
-    print(f'(benchmark took {time.perf_counter() - start:.1f} s)')
+    one = robot_state(robot, (), rng)
+    by_name = {i: dict(zip(robot.actuator_names, v.tolist())) for i, v in one.items()}
+    reference = loop(one)
+    for i, v in cycle(one).items():  # the array maps and the loop compute the same thing
+        np.testing.assert_allclose(v, reference[i], rtol=1e-9, atol=1e-9)
+    t_cycle = timed(lambda: cycle(one), repeats)
+    t_loop = timed(lambda: loop(one), repeats)
+    t_named = timed(lambda: named(by_name), repeats)
+    rows.append(['arrays, 1 sample', t_cycle.us(), f'{t_cycle.faults:.0f}', t_loop.us(),
+                 f'{t_loop.best / t_cycle.best:.1f}x',
+                 f'{t_cycle.best / matvec.best:.1f} matvecs', '-'])
+    rows.append(['name-keyed, 1 sample', t_named.us(), f'{t_named.faults:.0f}', t_loop.us(),
+                 f'{t_loop.best / t_named.best:.1f}x',
+                 f'{t_named.best / matvec.best:.1f} matvecs',
+                 f'{t_named.best / t_cycle.best:.1f}x arrays'])
+    for k in batches:
+        state = robot_state(robot, (k,), rng)
+        t = timed(lambda: cycle(state), repeats, budget=0.3)
+        t_ref = timed(lambda: loop(state), max(3, repeats // 2), budget=0.3)
+        rows.append([f'arrays, batch of {k:,}', t.us(), f'{t.faults:.0f}', t_ref.us(),
+                     f'{t_ref.best / t.best:.1f}x', '-',
+                     f'{t.best / k * 1e9:.0f} ns/sample, {k / t.best / 1e6:.2f} M/s'])
+    return rows
+
+
+def main(argv: List[str] = None) -> int:
+    """Parse the command line, run the benchmark and print one table per robot."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.split('\n\n')[0].strip(),
+        epilog='Each figure: min / median microseconds per cycle over --repeats blocks of '
+               'calls; ratios use the minimum. About 10 s per robot.')
+    parser.add_argument('--urdf', help='robot description to benchmark (URDF or .xacro); '
+                        'default: the bundled example robot and a generated one')
+    parser.add_argument('--synthetic', type=int, default=100, metavar='N',
+                        help='transmissions of the generated robot (default 100; 0: none)')
+    parser.add_argument('--batch', type=int, nargs='*', default=[1000, 100000], metavar='K',
+                        help='batch sizes (default 1000 100000)')
+    parser.add_argument('--repeats', type=int, default=7, help='timed blocks per figure')
+    args = parser.parse_args(argv)
+    robots = []
+    if args.urdf:
+        robots.append((args.urdf, load_robot_transmissions(args.urdf, warn=False)))
+    else:
+        robots.append((str(EXAMPLE_URDF.relative_to(EXAMPLE_URDF.parents[1])),
+                       load_robot_transmissions(EXAMPLE_URDF, warn=False)))
+        if args.synthetic:
+            robots.append((f'synthetic robot of {args.synthetic} transmissions',
+                           load_robot_transmissions(synthetic_urdf(args.synthetic), warn=False)))
+    start = time.perf_counter()
+    print(environment())
+    for label, robot in robots:
+        nonlinear = sum(not t.transmission.is_linear() for t in robot.transmissions)
+        print(f'\n{label}: {len(robot.transmissions)} transmissions ({nonlinear} nonlinear), '
+              f'{len(robot.joint_names)} joints, {len(robot.actuator_names)} actuators; '
+              'one cycle = position, velocity, effort, actuators -> joints -> actuators\n')
+        rows = bench(robot, args.batch, args.repeats)
+        print(table(['cycle', 'us min / median', 'faults', 'loop over transmissions (anchor)',
+                     'loop / this', 'this / matvec (anchor)', 'other'], rows))
+    print(f'\n(benchmark took {time.perf_counter() - start:.0f} s)')
+    return 0
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(main())

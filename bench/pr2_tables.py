@@ -23,10 +23,12 @@ Run ``python bench/pr2_tables.py [path/to/pr2.urdf]``; without the shared corpus
 written below (copied from pr2.urdf's ``r_wrist_trans`` and ``r_gripper_trans``) are used.
 """
 
+import argparse
 from pathlib import Path
 import sys
 import time
 
+import benchlib  # noqa: F401 - puts the package of a fresh clone on the path
 import numpy as np
 
 from transmission_plugins import PR2GripperTransmission
@@ -126,8 +128,15 @@ def _time(call, arg) -> float:
 
 def main(argv=None) -> int:
     """Print the three tables."""
-    args = sys.argv[1:] if argv is None else argv
-    wrist, gripper, source = load(Path(args[0]) if args else DEFAULT_URDF)
+    parser = argparse.ArgumentParser(
+        description='Print the PR2 tables of doc/performance.md: wrist reflected inertia, '
+                    'gripper gap to motor, gripper batch conversion time.')
+    parser.add_argument('urdf', nargs='?', type=Path, default=DEFAULT_URDF,
+                        help='pr2.urdf to read r_wrist_trans and r_gripper_trans from (default '
+                             '../shared/urdf_corpus/pr2.urdf; without it, a built-in copy of '
+                             'their values)')
+    args = parser.parse_args(argv)
+    wrist, gripper, source = load(args.urdf)
     print(f'PR2 parameters from {source}\n')
     wrist_table(wrist)
     print()

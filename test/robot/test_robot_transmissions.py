@@ -361,7 +361,7 @@ def test_identical_nonlinear_transmissions_share_one_kernel_call():
               _t('g2', PR2GripperTransmission(**gripper), ['g2', 'p2'], ['gm2'])]
     robot = RobotTransmissions(ts)
     groups = robot.fused._nl_a2j
-    assert [b.actuators.shape for b in groups] == [(2, 1), (2, 1)]
+    assert [g.src.shape for g in groups] == [(2, 1), (2, 1)]  # (members, actuators)
     rng = np.random.default_rng(1234)
     a = {i: rng.uniform(-1.0, 1.0, (6, 5)) for i in INTERFACES_A}
     a['position'][:, [3, 4]] = rng.uniform(10.0, 1000.0, (6, 2))
@@ -380,7 +380,7 @@ def test_dense_coupling_keeps_nan_and_inf_local():
     robot = RobotTransmissions([_t('dense', dense, [f'j{k}' for k in range(6)],
                                    [f'm{k}' for k in range(6)]),
                                 _t('simple', SimpleTransmission(2.0), ['s'], ['n'])])
-    assert robot.fused._a2j['position']._layers is None  # 6 non-zeros per row: dense product
+    assert robot.fused.matrix(True, 'position').nnz == 37  # the dense block stays sparse data
     a = {i: rng.normal(size=(4, 7)) for i in ('position', 'velocity', 'effort')}
     ref = _loop(robot, a, to_joint=True)
     out = robot.actuator_to_joint_arrays(a)

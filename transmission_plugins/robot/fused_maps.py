@@ -13,7 +13,7 @@
 # limitations under the License.
 
 r"""
-Robot-wide array maps: every linear transmission fused into one matrix per map.
+Robot-wide array maps: every linear transmission fused into one sparse matrix per map.
 
 With :math:`\theta` all actuator positions and :math:`q` all joint positions of a robot, the
 linear transmissions together are one affine map with a block-structured Jacobian:
@@ -25,14 +25,17 @@ linear transmissions together are one affine map with a block-structured Jacobia
     \theta = K(q - q_0), \quad \dot\theta = K\dot q, \quad u = J^T\tau
 
 where :math:`J` (``nj x na``) holds each transmission's :math:`\partial q/\partial\theta` block
-and :math:`K` (``na x nj``) each :math:`J^{-1}` block.  One matrix product per interface kind
-then converts the whole robot; rows and columns of nonlinear transmissions are zero in these
-matrices and are filled by their own (vectorised) kernels afterwards; their position-dependent
-state is prepared once per call for the velocity and effort kernels.
+and :math:`K` (``na x nj``) each :math:`J^{-1}` block, stored sparse
+(:mod:`~.sparse_maps`: memory and time linear in the number of transmissions).  The interfaces
+of one call are converted together: their inputs are stacked and go through one block-diagonal
+product (``position``, ``velocity`` and ``effort`` of the PR2: one gather of 132 entries and
+one layer of 20 sums), exact on the sparsity pattern, so NaN (and inf) reaches exactly the
+outputs that depend on it.  Rows and columns of nonlinear transmissions are empty in these
+matrices and filled by their own (vectorised) kernels afterwards; their position-dependent state
+is prepared once per call for the velocity and effort kernels.
 
-A plain dense product would let a non-finite input (NaN = "no value") spoil outputs that do not
-depend on it (``0 * nan = nan``); :class:`_Product` fixes such rows up on the sparsity pattern, so
-NaN (and inf) reaches exactly the outputs that depend on it.
+Batches are converted with samples along the last axis internally; the arrays returned for a
+batch are views of one buffer in that layout (Fortran order), equal in value to C-ordered ones.
 """
 
 import math
@@ -51,142 +54,45 @@ from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
 from transmission_plugins.core.interfaces import EFFORT
 from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import POSITION
-from transmission_plugins.core.interfaces import VELOCITY
-from transmission_plugins.core.transmission import Transmission
+from transmission_plugins.robot.nonlinear_maps import Block
+from transmission_plugins.robot.nonlinear_maps import NonlinearMaps
+from transmission_plugins.robot.sparse_maps import fused_matrices
+from transmission_plugins.robot.sparse_maps import SCRATCH
+from transmission_plugins.robot.sparse_maps import Scratch
+from transmission_plugins.robot.sparse_maps import SparseMatrix
+from transmission_plugins.robot.sparse_maps import StackedProduct
+
+#: Stacked samples up to this length are checked with one dot product (no inf, nothing that
+#: overflows) instead of entering :class:`numpy.errstate` (the dot product is cheaper on small
+#: vectors; BLAS would start threads on long ones).
+QUIET_CHECK = 2048
 
 
-class Block(NamedTuple):
-    """One transmission placed in the robot-wide vectors."""
+class _Plan(NamedTuple):
+    """The stacked product of one direction and one sequence of interface kinds."""
 
-    transmission: Transmission
-    #: indices of its joints in the robot joint vector, in map order
-    joints: np.ndarray
-    #: indices of its actuators in the robot actuator vector, in map order
-    actuators: np.ndarray
-    #: False when an earlier, identical transmission already drives its actuators; only owners
-    #: write actuator values in ``joint_to_actuator``
-    owner: bool = True
-
-
-#: Largest number of non-zeros per row for which batches use the layered sparse product.
-SPARSE_MAX_ROW_NONZEROS = 4
-
-
-class _Product:
-    """
-    ``x @ m.T`` for a fixed matrix ``m``, exact on the sparsity pattern for non-finite ``x``.
-
-    Robot matrices are very sparse (the PR2's 44 x 32 position matrix has 36 non-zeros, at most 2
-    per row).  Batches then use *layers*, layer ``k`` holding the ``k``-th non-zero of every row
-    that has one: ``y[..., rows_k] += x[..., cols_k] * vals_k``.  Only structural non-zeros are
-    multiplied, so NaN and inf reach exactly the outputs that depend on them, and no
-    multithreaded BLAS call is made (its run time varies wildly on a loaded machine).
-
-    Single samples and denser matrices use one dense product when every input is finite
-    (checked with one cheap ``x @ 0``, a ``sum`` for batches).  Rows holding NaN or inf are
-    then fixed up on the sparsity pattern with products of indicator matrices (memory linear in
-    the rows): an output is NaN when it depends on a NaN or on infinities of both signs,
-    ``+-inf`` when it depends on infinities of one sign, else the product of the finite inputs.
-    """
-
-    def __init__(self, m: np.ndarray) -> None:
-        self.m = m
-        self.m.setflags(write=False)
-        pattern = m != 0.0
-        widths = pattern.sum(axis=1)
-        self._layers: Optional[List[Tuple[np.ndarray, np.ndarray, np.ndarray]]] = None
-        if widths.size and widths.max() <= SPARSE_MAX_ROW_NONZEROS:
-            columns = [np.flatnonzero(row) for row in pattern]
-            self._layers = []
-            for k in range(int(widths.max())):
-                rows = np.flatnonzero(widths > k)
-                cols = np.array([columns[r][k] for r in rows], dtype=np.intp)
-                self._layers.append((rows, cols, m[rows, cols].copy()))
-            # layer 0 as a full-width gather (a scatter costs more): empty rows read column 0
-            # with a zero weight and are zeroed afterwards, so a NaN there cannot leak
-            self._first = np.zeros(m.shape[0], dtype=np.intp)
-            self._first_vals = np.zeros(m.shape[0])
-            if self._layers:
-                rows, cols, vals = self._layers[0]
-                self._first[rows] = cols
-                self._first_vals[rows] = vals
-            self._empty = np.flatnonzero(widths == 0)
-        self._mt = np.ascontiguousarray(m.T)
-        self._zeros = np.zeros(m.shape[1])
-        self._pattern_t = pattern.T.astype(np.float64)
-        self._positive_t = (m > 0.0).T.astype(np.float64)
-        self._negative_t = (m < 0.0).T.astype(np.float64)
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        """Return ``x @ m.T``; call inside ``np.errstate(over='ignore', invalid='ignore')``."""
-        if self._layers is not None and x.ndim > 1:
-            if x.shape[-1] == 0:
-                return np.zeros(x.shape[:-1] + (self.m.shape[0],))
-            y = x[..., self._first] * self._first_vals
-            if self._empty.size:
-                y[..., self._empty] = 0.0
-            for rows, cols, vals in self._layers[1:]:
-                y[..., rows] += x[..., cols] * vals
-            return y
-        # any NaN or inf makes x @ 0 NaN (a single sample); a sum overflowing to inf only takes
-        # the exact path
-        if math.isfinite(x.dot(self._zeros) if x.ndim == 1 else x.sum()):
-            return x @ self._mt
-        finite = np.isfinite(x)
-        rows = ~finite.all(axis=-1)
-        y = np.where(finite, x, 0.0) @ self._mt
-        bad = x[rows]
-        up = (bad == math.inf).astype(np.float64)
-        down = (bad == -math.inf).astype(np.float64)
-        to_plus = (up @ self._positive_t + down @ self._negative_t) > 0.0
-        to_minus = (up @ self._negative_t + down @ self._positive_t) > 0.0
-        to_nan = (np.isnan(bad).astype(np.float64) @ self._pattern_t > 0.0) \
-            | (to_plus & to_minus)
-        fixed = y[rows]
-        fixed[to_plus] = math.inf
-        fixed[to_minus] = -math.inf
-        fixed[to_nan] = math.nan
-        y[rows] = fixed
-        return y
+    product: StackedProduct
+    #: number of stacked interfaces
+    m: int
+    #: the first slot of the nonlinear outputs in the stacked input
+    base: int
+    #: subtracted from the stacked input (joint offsets in position segments), or None
+    offset_in: Optional[np.ndarray]
+    #: added to the stacked output (joint offsets in position segments), or None
+    offset_out: Optional[np.ndarray]
+    #: first stacked row of each position segment (joints)
+    offset_rows: Tuple[int, ...]
+    #: True when inputs with a finite sum of squares cannot overflow a product
+    quiet: bool
 
 
 def _check(values: Mapping[str, Any], size: int, side: str) -> Dict[str, np.ndarray]:
     return check_value_arrays(values, size, side, tuple(INTERFACE_KIND), 'RobotTransmissions')
 
 
-def _group(blocks: List[Block]) -> List[Block]:
-    """
-    Merge nonlinear blocks with identical maps into one block with a group axis.
-
-    Two PR2 grippers with the same parameters become one block whose ``actuators`` and
-    ``joints`` are ``(2, N)`` and ``(2, M)`` index arrays: ``x[..., actuators]`` has shape
-    ``(..., 2, N)``, one kernel call converts both (kernels accept leading batch axes), and
-    ``y[..., joints] = ...`` scatters the result.
-    """
-    groups: Dict[Any, List[Block]] = {}
-    for b in blocks:
-        tr = b.transmission
-        groups.setdefault(tr.map_key(), []).append(b)
-    out = []
-    for members in groups.values():
-        if len(members) == 1:
-            out.append(members[0])
-        else:
-            out.append(Block(members[0].transmission,
-                             np.stack([m.joints for m in members]),
-                             np.stack([m.actuators for m in members]),
-                             all(m.owner for m in members)))
-    return out
-
-
-def _state(arrays: Dict[str, np.ndarray]) -> Optional[np.ndarray]:
-    state = arrays.get(POSITION)
-    return arrays.get(ABSOLUTE_POSITION) if state is None else state
-
-
 class FusedMaps:
     """
-    Convert whole-robot arrays: fused linear products plus nonlinear kernels beside them.
+    Convert whole-robot arrays: fused sparse linear products plus nonlinear kernels beside them.
 
     :param blocks: the transmissions with their joint and actuator indices; every joint index
         appears in exactly one block, every actuator index in at least one owner block
@@ -198,57 +104,90 @@ class FusedMaps:
         nj, na = num_joints, num_actuators
         self.num_joints = nj
         self.num_actuators = na
-        a2j_pos = np.zeros((nj, na))
-        a2j_eff = np.zeros((nj, na))
-        j2a_pos = np.zeros((na, nj))
-        j2a_eff = np.zeros((na, nj))
-        offset = np.zeros(nj)
-        self.linear: List[Block] = []
-        self.nonlinear: List[Block] = []
-        for b in blocks:
-            tr = b.transmission
-            if not tr.is_linear():
-                self.nonlinear.append(b)
-                continue
-            self.linear.append(b)
-            jac, inv, q0 = tr.linear_map()  # type: ignore[attr-defined]
-            rows, cols = np.ix_(b.joints, b.actuators)
-            a2j_pos[rows, cols] = jac
-            a2j_eff[rows, cols] = inv.T
-            offset[b.joints] = q0
-            if b.owner:
-                rows, cols = np.ix_(b.actuators, b.joints)
-                j2a_pos[rows, cols] = inv
-                j2a_eff[rows, cols] = jac.T
+        self.linear: List[Block] = [b for b in blocks if b.transmission.is_linear()]
+        self.nonlinear: List[Block] = [b for b in blocks if not b.transmission.is_linear()]
+        self._matrices, offset = fused_matrices(self.linear, nj, na)
         self.joint_offset = offset
         self.joint_offset.setflags(write=False)
-        # velocities map like positions (without the offsets): one product serves both
-        a2j_position, j2a_position = _Product(a2j_pos), _Product(j2a_pos)
-        self._a2j = {POSITION: a2j_position, VELOCITY: a2j_position, EFFORT: _Product(a2j_eff)}
-        self._j2a = {POSITION: j2a_position, VELOCITY: j2a_position, EFFORT: _Product(j2a_eff)}
-        self._nl_a2j = _group(self.nonlinear)
-        self._nl_j2a = _group([b for b in self.nonlinear if b.owner])
+        self._offset_column = offset[:, None]
+        self._plans: Dict[Tuple[bool, Tuple[str, ...]], _Plan] = {}
+        self._calls: Dict[Tuple[bool, Tuple[str, ...]], _Call] = {}
+        self._nonlinear_maps = {True: NonlinearMaps(blocks, True),
+                                False: NonlinearMaps(blocks, False)}
+        #: the nonlinear transmissions with identical maps grouped (one kernel call per group)
+        self._nl_a2j = self._nonlinear_maps[True].groups
 
     # ------------------------------------------------------------------ the fused matrices
+    def matrix(self, to_joint: bool, kind: str) -> SparseMatrix:
+        """
+        Return one fused map as a sparse matrix.
+
+        :param to_joint: True for actuator to joint (``nj x na``), False for the reverse
+        :param kind: ``'position'`` (velocities map alike) or ``'effort'``
+        """
+        return self._matrices[to_joint, EFFORT if kind == EFFORT else POSITION]
+
     @property
     def actuator_to_joint_position(self) -> np.ndarray:
-        r"""Return :math:`J` (``nj x na``): joint positions and velocities from actuators."""
-        return self._a2j[POSITION].m
+        r"""Return :math:`J` (``nj x na``, dense copy): joint positions and velocities."""
+        return self.matrix(True, POSITION).toarray()
 
     @property
     def actuator_to_joint_effort(self) -> np.ndarray:
-        r"""Return :math:`K^T` (``nj x na``): joint efforts from actuator efforts."""
-        return self._a2j[EFFORT].m
+        r"""Return :math:`K^T` (``nj x na``, dense copy): joint efforts from actuator efforts."""
+        return self.matrix(True, EFFORT).toarray()
 
     @property
     def joint_to_actuator_position(self) -> np.ndarray:
-        r"""Return :math:`K` (``na x nj``): actuator positions and velocities from joints."""
-        return self._j2a[POSITION].m
+        r"""Return :math:`K` (``na x nj``, dense copy): actuator positions and velocities."""
+        return self.matrix(False, POSITION).toarray()
 
     @property
     def joint_to_actuator_effort(self) -> np.ndarray:
-        r"""Return :math:`J^T` (``na x nj``): actuator efforts from joint efforts."""
-        return self._j2a[EFFORT].m
+        r"""Return :math:`J^T` (``na x nj``, dense copy): actuator efforts from joint efforts."""
+        return self.matrix(False, EFFORT).toarray()
+
+    def nbytes(self) -> int:
+        """Return the bytes held by the fused maps' arrays (linear in the transmissions)."""
+        total = self.joint_offset.nbytes
+        for m in self._matrices.values():
+            total += m.rows.nbytes + m.cols.nbytes + m.values.nbytes
+        for plan in list(self._plans.values()):
+            total += plan.product.nbytes()
+            for extra in (plan.offset_in, plan.offset_out):
+                total += 0 if extra is None else extra.nbytes
+        return total
+
+    def _plan(self, to_joint: bool, kinds: Tuple[str, ...]) -> _Plan:
+        """Return (made once, then cached) the stacked product for ``kinds`` in one direction."""
+        plan = self._plans.get((to_joint, kinds))
+        if plan is not None:
+            return plan
+        n_out, n_in = ((self.num_joints, self.num_actuators) if to_joint
+                       else (self.num_actuators, self.num_joints))
+        nonlinear = self._nonlinear_maps[to_joint]
+        m = len(kinds)
+        base = m * n_in
+        n_cols = base + m * nonlinear.size + 1
+        matrices = [self.matrix(to_joint, k) for k in kinds]
+        slot_rows, slot_cols = nonlinear.slot_entries(m, n_out, base)
+        rows = np.concatenate([s.rows + i * n_out for i, s in enumerate(matrices)] + [slot_rows])
+        cols = np.concatenate([s.cols + i * n_in for i, s in enumerate(matrices)] + [slot_cols])
+        vals = np.concatenate([s.values for s in matrices] + [np.ones(slot_rows.size)])
+        order = np.lexsort((cols, rows))
+        product = StackedProduct(rows[order], cols[order], vals[order], m * n_out, n_cols)
+        offset_in = offset_out = None
+        offset_rows = tuple(i * self.num_joints for i, k in enumerate(kinds) if k == POSITION)
+        if POSITION in kinds and self.joint_offset.any():
+            offset = np.zeros(m * self.num_joints if to_joint else n_cols)
+            for i, k in enumerate(kinds):
+                if k == POSITION:
+                    offset[i * self.num_joints:(i + 1) * self.num_joints] = self.joint_offset
+            offset_out, offset_in = (offset, None) if to_joint else (None, offset)
+        plan = _Plan(product, m, base, offset_in, offset_out, offset_rows,
+                     product.max_value < 1e150 and n_cols <= QUIET_CHECK)
+        self._plans[to_joint, kinds] = plan
+        return plan
 
     # ------------------------------------------------------------------ conversions
     def actuator_to_joint(self, values: Mapping[str, Any]) -> Dict[str, np.ndarray]:
@@ -260,18 +199,8 @@ class FusedMaps:
 
         :raises TransmissionInputError: unknown interface, non-numeric values or wrong shape
         """
-        arrays = _check(values, self.num_actuators, 'actuator')
-        states = self._states(arrays, self._nl_a2j, to_joint=True)
-        out = {}
-        with np.errstate(over='ignore', invalid='ignore'):  # once for every product
-            for name, x in arrays.items():
-                kind = INTERFACE_KIND[name]
-                y = self._a2j[kind](x)
-                if kind == POSITION:
-                    y += self.joint_offset
-                out[name] = y
-        self._nonlinear(arrays, out, self._nl_a2j, states, to_joint=True)
-        return out
+        return self._single(values, True) or self.convert_valid(
+            _check(values, self.num_actuators, 'actuator'), to_joint=True)
 
     def joint_to_actuator(self, values: Mapping[str, Any]) -> Dict[str, np.ndarray]:
         """
@@ -283,53 +212,172 @@ class FusedMaps:
 
         :raises TransmissionInputError: unknown interface, non-numeric values or wrong shape
         """
-        arrays = _check(values, self.num_joints, 'joint')
-        states = self._states(arrays, self._nl_j2a, to_joint=False)
-        out = {}
-        with np.errstate(over='ignore', invalid='ignore'):  # once for every product
-            for name, x in arrays.items():
-                kind = INTERFACE_KIND[name]
-                if kind == POSITION:
-                    out[name] = self._j2a[POSITION](x - self.joint_offset)
-                else:
-                    out[name] = self._j2a[kind](x)
-        self._nonlinear(arrays, out, self._nl_j2a, states, to_joint=False)
+        return self._single(values, False) or self.convert_valid(
+            _check(values, self.num_joints, 'joint'), to_joint=False)
+
+    def convert_valid(self, arrays: Mapping[str, np.ndarray],
+                      to_joint: bool) -> Dict[str, np.ndarray]:
+        """
+        Convert arrays already checked: float64, the right length on the last axis.
+
+        :param arrays: interface name to array (as :func:`check_value_arrays` returns them)
+        :param to_joint: True for actuator to joint, False for joint to actuator
+        """
+        if not arrays:
+            return {}
+        shape = next(iter(arrays.values())).shape
+        if all(x.shape == shape for x in arrays.values()):
+            if math.prod(shape[:-1]) == 1:  # one sample, (n,) or (1, n): the one-sample path
+                self._call(to_joint, tuple(arrays))
+                single = self._single({k: v.reshape(-1) for k, v in arrays.items()}, to_joint)
+                if single is not None:
+                    return {k: v.reshape(shape[:-1] + (-1,)) for k, v in single.items()}
+            return self._stacked(arrays, to_joint, _state(arrays))
+        # interfaces of different batch shapes: one product each, positions broadcast to them
+        out: Dict[str, np.ndarray] = {}
+        state = _state(arrays)
+        for name, x in arrays.items():
+            here = None if state is None else np.broadcast_to(state, x.shape)
+            out.update(self._stacked({name: x}, to_joint, here))
         return out
 
-    @staticmethod
-    def _states(arrays: Dict[str, np.ndarray], blocks: List[Block], to_joint: bool) -> List[Any]:
+    def _call(self, to_joint: bool, names: Tuple[str, ...]) -> '_Call':
+        """Return (made once, then cached) what a conversion of ``names`` needs."""
+        call = self._calls.get((to_joint, names))
+        if call is None:
+            kinds = tuple(INTERFACE_KIND[n] for n in names)
+            plan = self._plan(to_joint, kinds)
+            n_out = plan.product.n_rows // plan.m
+            state = names.index(POSITION) if POSITION in names else \
+                names.index(ABSOLUTE_POSITION) if ABSOLUTE_POSITION in names else None
+            slices = tuple(slice(i * n_out, (i + 1) * n_out) for i in range(len(names)))
+            call = _Call(plan, kinds, slices, state, self._nonlinear_maps[to_joint] or None,
+                         (self.num_actuators if to_joint else self.num_joints,))
+            self._calls[to_joint, names] = call
+        return call
+
+    def _single(self, values: Any, to_joint: bool) -> Optional[Dict[str, np.ndarray]]:
         """
-        Return each nonlinear block's prepared position state, None where there is none.
+        Convert one sample of every interface with one stacked product; None if not applicable.
 
-        Prepared once per call (:meth:`~transmission_plugins.Transmission.prepare_state`) and
-        shared by the velocity and effort kernels; not computed when only positions are
-        converted.
+        Applies to a dict of float64 arrays of shape ``(n,)`` whose interface names were
+        converted before (so were checked): the call of a hardware interface's every cycle.
         """
-        state = _state(arrays)
-        if state is None or not blocks \
-                or all(INTERFACE_KIND[name] == POSITION for name in arrays):
-            return [None] * len(blocks)
-        return [b.transmission.prepare_state(
-            to_joint, _take(state, b.actuators if to_joint else b.joints)) for b in blocks]
+        if type(values) is not dict:
+            return None
+        names = tuple(values)
+        call = self._calls.get((to_joint, names))
+        if call is None:
+            return None
+        xs = list(values.values())
+        for x in xs:
+            if type(x) is not np.ndarray or x.dtype is not _F64 or x.shape != call.shape:
+                return None
+        plan = call.plan
+        x = np.empty(plan.product.n_cols)
+        np.concatenate(xs, out=x[:plan.base])
+        if call.nonlinear is not None:
+            x[plan.base:-1] = call.nonlinear.single(call.kinds, x, call.shape[0], call.state)
+        x[-1] = 0.0
+        if plan.quiet and math.isfinite(x.dot(x)):  # no inf, no product can overflow
+            y = self._apply(plan, x)
+        else:
+            with np.errstate(over='ignore', invalid='ignore'):
+                y = self._apply(plan, x)
+        return {name: y[part] for name, part in zip(names, call.slices)}
 
     @staticmethod
-    def _nonlinear(arrays: Dict[str, np.ndarray], out: Dict[str, np.ndarray],
-                   blocks: List[Block], states: List[Any], to_joint: bool) -> None:
-        """Overwrite the outputs of the nonlinear blocks with their kernels' values."""
-        for name, x in arrays.items():
-            kind = INTERFACE_KIND[name]
-            y = out[name]
-            one = x.ndim == 1
-            for b, state in zip(blocks, states):
-                src, dst = (b.actuators, b.joints) if to_joint else (b.joints, b.actuators)
-                v = (np.nan if state is None and kind != POSITION else
-                     b.transmission.apply_map(kind, to_joint, _take(x, src), state))
-                if one:
-                    y[dst] = v
-                else:
-                    y[..., dst] = v
+    def _apply(plan: _Plan, x: np.ndarray) -> np.ndarray:
+        if plan.offset_in is not None:
+            x -= plan.offset_in
+        y = plan.product.single(x)
+        if plan.offset_out is not None:
+            y += plan.offset_out
+        return y
+
+    def _stacked(self, arrays: Mapping[str, np.ndarray], to_joint: bool,
+                 state: Optional[np.ndarray]) -> Dict[str, np.ndarray]:
+        """Convert a batch of every interface (all of one shape) with one stacked product."""
+        names = tuple(arrays)
+        call = self._call(to_joint, names)
+        plan = call.plan
+        n_cols = plan.product.n_cols
+        xs = list(arrays.values())
+        shape = xs[0].shape[:-1]
+        count = int(np.prod(shape))
+        flat = [x.reshape(count, -1) for x in xs]
+        position = None if state is None else state.reshape(count, -1)
+        n_rows = plan.product.n_rows
+        yt = np.empty((n_rows, count))
+        # chunks whose stacked inputs (and the product's temporary, and the outputs when there
+        # are several chunks) fit in the scratch buffer; a chunk's outputs are computed
+        # contiguous there, then copied into place
+        extra = n_rows if plan.product.needs_tmp else 0
+        chunk = max(1, min(count, SCRATCH // (n_cols + extra)))
+        if chunk < count:
+            chunk = max(1, SCRATCH // (n_cols + extra + n_rows))
+        with Scratch() as scratch, np.errstate(over='ignore', invalid='ignore'):
+            for start in range(0, count, chunk):
+                part = slice(start, min(start + chunk, count))
+                size = part.stop - part.start
+                buf = scratch.take((n_cols + extra + (0 if size == count else n_rows)) * size)
+                cut = (n_cols + extra) * size
+                out = yt if size == count else buf[cut:].reshape(n_rows, size)
+                self._batch(call, [x[part] for x in flat],
+                            None if position is None else position[part],
+                            buf[:n_cols * size].reshape(n_cols, size), out,
+                            buf[n_cols * size:cut].reshape(n_rows, size) if extra else None)
+                if out is not yt:
+                    yt[:, part] = out
+        return {name: yt[part].T.reshape(shape + (-1,))
+                for name, part in zip(names, call.slices)}
+
+    def _batch(self, call: '_Call', flat: List[np.ndarray], position: Optional[np.ndarray],
+               xt: np.ndarray, yt: np.ndarray, tmp: Optional[np.ndarray]) -> None:
+        """
+        Write the stacked outputs of ``K`` samples into ``yt`` (``(m * n_out, K)``).
+
+        :param flat: each interface's inputs, ``(K, n_in)``
+        :param position: the positions for velocity and effort, ``(K, n_in)``, or None
+        :param xt: scratch for the stacked inputs, ``(n_cols, K)``
+        :param tmp: scratch of ``yt``'s shape for the product, or None
+        """
+        plan = call.plan
+        np.concatenate([x.T for x in flat], axis=0, out=xt[:plan.base])
+        if call.nonlinear is not None:
+            call.nonlinear.batch(call.kinds, flat, call.state,
+                                 None if call.state is not None else position, xt, plan.base)
+        xt[-1] = 0.0
+        column = self._offset_column
+        if plan.offset_in is not None:
+            for start in plan.offset_rows:
+                rows = xt[start:start + self.num_joints]
+                np.subtract(rows, column, out=rows)
+        plan.product.batch(xt, yt, tmp)
+        if plan.offset_out is not None:
+            for start in plan.offset_rows:
+                rows = yt[start:start + self.num_joints]
+                np.add(rows, column, out=rows)
 
 
-def _take(x: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """Return ``x[..., index]`` (plain indexing for one sample: several times cheaper)."""
-    return x[index] if x.ndim == 1 else x[..., index]
+class _Call(NamedTuple):
+    """What one conversion needs, by direction and interface names (cached)."""
+
+    plan: _Plan
+    kinds: Tuple[str, ...]
+    #: each interface's part of the stacked output
+    slices: Tuple[slice, ...]
+    #: which interface holds the positions for velocity and effort, or None
+    state: Optional[int]
+    nonlinear: Optional[NonlinearMaps]
+    #: the shape of one sample of one interface
+    shape: Tuple[int]
+
+
+def _state(arrays: Mapping[str, np.ndarray]) -> Optional[np.ndarray]:
+    """Return where velocity and effort are mapped: ``position``, else ``absolute_position``."""
+    state = arrays.get(POSITION)
+    return arrays.get(ABSOLUTE_POSITION) if state is None else state
+
+
+_F64 = np.dtype(np.float64)

@@ -46,6 +46,8 @@ from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.robot.effort_limits import actuator_to_joint_effort_limit
 from transmission_plugins.robot.effort_limits import box_bound
 from transmission_plugins.robot.effort_limits import joint_to_actuator_effort_limit
+from transmission_plugins.robot.fused_maps import FusedMaps
+from transmission_plugins.robot.sparse_maps import SparseMatrix
 
 #: Number of joint positions at which nonlinear maps are evaluated.
 SAMPLES = 33
@@ -147,3 +149,50 @@ def joint_effort_bound(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
         theta = out['position'] if out is not None else None
     with np.errstate(all='ignore'):
         return largest(actuator_to_joint_effort_limit(tr, actuator_effort, theta))
+
+
+def linear_limits(fused: FusedMaps, lower: np.ndarray, upper: np.ndarray, velocity: np.ndarray,
+                  effort: np.ndarray) -> Tuple[np.ndarray, ...]:
+    """
+    Map the joint limits of every linear transmission to its actuators at once.
+
+    The same bounds as :func:`actuator_limits` for each linear transmission, computed on the
+    robot's sparse fused maps (one pass over their non-zeros instead of one call per
+    transmission).  Only the actuators of linear transmissions that own them are meaningful.
+
+    :param lower: joint lower position limits ``(nj,)``
+    :param upper: joint upper position limits ``(nj,)``
+    :param velocity: joint velocity limits ``(nj,)``, >= 0, ``inf`` for none
+    :param effort: joint effort limits ``(nj,)``, >= 0, ``inf`` for none
+    :returns: ``(actuator_lower, actuator_upper, velocity_limit, effort_limit)``, each ``(na,)``
+    """
+    k = fused.matrix(False, 'position')
+    q0 = fused.joint_offset[k.cols]
+    with np.errstate(invalid='ignore'):
+        a = k.values * (lower[k.cols] - q0)
+        b = k.values * (upper[k.cols] - q0)
+    lo = _row_sums(k, np.minimum(a, b))
+    hi = _row_sums(k, np.maximum(a, b))
+    vel = largest(sparse_box_bound(k, velocity))
+    eff = largest(sparse_box_bound(fused.matrix(False, 'effort'), effort))
+    return lo, hi, vel, eff
+
+
+def linear_joint_effort_bound(fused: FusedMaps, actuator_effort: np.ndarray) -> np.ndarray:
+    r"""
+    Return :math:`\sum_a |B_{ja}|\,\bar u_a` for every joint of a linear transmission, ``(nj,)``.
+
+    :func:`joint_effort_bound` of every linear transmission at once, on the sparse
+    actuator-to-joint effort map :math:`B = K^T`.
+    """
+    return largest(sparse_box_bound(fused.matrix(True, 'effort'), actuator_effort))
+
+
+def sparse_box_bound(m: SparseMatrix, limits: np.ndarray) -> np.ndarray:
+    r"""Return :math:`\sum_j |m_{ij}|\,\bar x_j` (non-zeros only: :math:`0\cdot\infty = 0`)."""
+    return _row_sums(m, np.abs(m.values) * limits[m.cols])
+
+
+def _row_sums(m: SparseMatrix, terms: np.ndarray) -> np.ndarray:
+    """Return the sum of ``terms`` (one per non-zero of ``m``) over each row, in column order."""
+    return np.bincount(m.rows, weights=terms, minlength=m.shape[0]).astype(np.float64)

@@ -75,6 +75,8 @@ def load_robot_transmissions(urdf: Union[str, bytes, 'os.PathLike[str]'], *,
     if plugins is None:
         plugins = find_transmission_plugins()  # once: it scans every installed distribution
     parsed = parse_transmissions(xml_text, lenient=lenient, source=source)
+    root = parsed.root if parsed.root is not None else xml_text
+    del xml_text  # the parsed tree holds it all (peak memory of big robots)
     notes: List[str] = list(parsed.warnings)
     records = []
     actuators: Dict[str, ActuatorInfo] = {}
@@ -94,7 +96,7 @@ def load_robot_transmissions(urdf: Union[str, bytes, 'os.PathLike[str]'], *,
         for a in info.actuators:
             actuators.setdefault(a.name, a)
     # the limits of the driven joints are validated (bad ones raise, or warn in lenient mode)
-    model = read_robot_model(parsed.root if parsed.root is not None else xml_text,
+    model = read_robot_model(root,
                              check=[j for r in records for j in r.joint_names], lenient=lenient)
     robot = RobotTransmissions(records, model.joints.values(), actuator_info=actuators,
                                warnings=notes + list(model.limit_warnings),

@@ -44,7 +44,9 @@ from transmission_plugins.robot.inertia import reflected_inertia as transmission
 from transmission_plugins.robot.limits import actuator_limits
 from transmission_plugins.robot.limits import joint_effort_bound
 from transmission_plugins.robot.limits import joint_samples
-from transmission_plugins.robot.named_maps import convert_by_name
+from transmission_plugins.robot.limits import linear_joint_effort_bound
+from transmission_plugins.robot.limits import linear_limits
+from transmission_plugins.robot.named_maps import NamedMaps
 from transmission_plugins.robot.named_maps import NameMap
 from transmission_plugins.robot.wiring import RobotTransmission
 from transmission_plugins.robot.wiring import wire
@@ -92,6 +94,8 @@ class RobotTransmissions:
         self.actuator_index = {n: i for i, n in enumerate(self.actuator_names)}
         self._blocks = blocks
         self.fused = FusedMaps(blocks, len(self.joint_names), len(self.actuator_names))
+        self._named = NamedMaps(self.transmissions, self.fused, self.joint_names,
+                                self.actuator_names, [b.owner for b in blocks])
         self._set_joint_limits()
         self._set_actuators(actuator_info or {})
         driven = set(self.joint_names)
@@ -120,8 +124,17 @@ class RobotTransmissions:
         self.actuator_upper = np.full(na, math.inf)
         self.actuator_velocity_limit = np.full(na, math.inf)
         mapped_effort = np.full(na, math.inf)
+        owned = [b.actuators for b in self._blocks if b.owner and b.transmission.is_linear()]
+        if owned:  # every linear transmission at once, on the sparse fused maps
+            a = np.concatenate(owned)
+            lo, hi, vel, eff = linear_limits(
+                self.fused, self.joint_lower, self.joint_upper,
+                np.abs(self.joint_velocity_limit), np.abs(self.joint_effort_limit))
+            self.actuator_lower[a], self.actuator_upper[a] = lo[a], hi[a]
+            self.actuator_velocity_limit[a] = vel[a]
+            mapped_effort[a] = eff[a]
         for b in self._blocks:
-            if not b.owner:
+            if not b.owner or b.transmission.is_linear():
                 continue
             j, a = b.joints, b.actuators
             lo, hi, vel, eff = actuator_limits(
@@ -164,7 +177,14 @@ class RobotTransmissions:
             for d, m in zip(data_effort, mapped_effort)]
         #: joint efforts reachable with the actuator-data effort limits (``inf`` without data)
         self.joint_effort_limit_from_actuators = np.full(len(self.joint_names), math.inf)
+        driven = [b.joints for b in self._blocks if b.transmission.is_linear()]
+        if driven:
+            j = np.concatenate(driven)
+            self.joint_effort_limit_from_actuators[j] = linear_joint_effort_bound(
+                self.fused, data_effort)[j]
         for b in self._blocks:
+            if b.transmission.is_linear():
+                continue
             self.joint_effort_limit_from_actuators[b.joints] = joint_effort_bound(
                 b.transmission, self.joint_lower[b.joints], self.joint_upper[b.joints],
                 data_effort[b.actuators])
@@ -182,7 +202,7 @@ class RobotTransmissions:
         :returns: ``{interface: {joint: value}}`` for every interface given
         :raises TransmissionInputError: unknown interface or a value that is not a number
         """
-        return convert_by_name(self.transmissions, values, to_joint=True)
+        return self._named.convert(values, to_joint=True)
 
     def joint_to_actuator(self, values: Mapping[str, Mapping[str, Any]]) -> NameMap:
         """
@@ -198,7 +218,7 @@ class RobotTransmissions:
         :returns: ``{interface: {actuator: value}}`` for every interface given
         :raises TransmissionInputError: unknown interface or a value that is not a number
         """
-        return convert_by_name(self.transmissions, values, to_joint=False)
+        return self._named.convert(values, to_joint=False)
 
     # ------------------------------------------------------------------ array maps
     def actuator_to_joint_arrays(self, values: Mapping[str, Any]) -> Dict[str, np.ndarray]:

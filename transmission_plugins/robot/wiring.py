@@ -115,7 +115,7 @@ _DUPLICATE = 'duplicate'
 
 class _Wirer:
     def __init__(self, robot_joints: Collection[str]) -> None:
-        self.robot_joints = robot_joints
+        self.robot_joints = frozenset(robot_joints)  # membership tests: O(1) per joint
         self.joint_owner: Dict[str, RobotTransmission] = {}
         self.named: Dict[str, RobotTransmission] = {}
         self.owner: Dict[str, RobotTransmission] = {}

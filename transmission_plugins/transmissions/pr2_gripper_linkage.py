@@ -149,6 +149,8 @@ class PR2GripperLinkage:
     _r: float
     _mr: float
     _nj: int
+    _num_passive: int
+    _sim_zeros: List[float]
 
     def _set_linkage(self) -> None:
         """
@@ -258,6 +260,34 @@ class PR2GripperLinkage:
             arg2 = TOL
         return mrev, dm_dtheta, 1.0 / math.sqrt(arg2) / self._r
 
+    def _row(self, gap: float, passive: float) -> List[float]:
+        """Return one sample's joint values: the gap, the passive joints, simulated zeros."""
+        return [gap] + [passive] * self._num_passive + self._sim_zeros
+
+    def _forward_velocity_sample(self, v: float, dtheta_dm: float,
+                                 dt_dm: float) -> Tuple[float, float]:
+        """Return (gap, passive) velocities for motor velocity ``v``."""
+        mrev_dot = v / self._mr * RAD2MR
+        return 2.0 * mrev_dot * dt_dm, dtheta_dm * mrev_dot
+
+    def _forward_effort_sample(self, e: float, dtheta_dm: float,
+                               dt_dm: float) -> Tuple[float, float]:
+        """Return (gap, passive) efforts for motor effort ``e``."""
+        motor_torque = e / self._mr
+        return motor_torque / dt_dm / RAD2MR / 2.0, motor_torque / dtheta_dm / RAD2MR
+
+    def _inverse_position_sample(self, q: float) -> float:
+        """Return the motor position at gap ``q``."""
+        return self._inverse_sample(q)[0] * self._mr / RAD2MR
+
+    def _inverse_velocity_sample(self, v: float, dm_dtheta: float, dtheta_dt: float) -> float:
+        """Return the motor velocity for gap velocity ``v``."""
+        return v / 2.0 * dtheta_dt * dm_dtheta * self._mr / RAD2MR
+
+    def _inverse_effort_sample(self, e: float, dm_dtheta: float, dtheta_dt: float) -> float:
+        """Return the motor effort for gap effort ``e``."""
+        return 2.0 * e / (abs(dm_dtheta) * dtheta_dt) * RAD2MR * self._mr
+
     # ------------------------------------------------------------------ arrays (numpy)
     def _u(self, mrev: np.ndarray) -> np.ndarray:
         length = self._L0 + mrev * self._k
@@ -267,12 +297,30 @@ class PR2GripperLinkage:
         """Return dtheta/dM and dt/dM (both ``(...)``) at actuator ``position[..., 0]``."""
         m_plus = np.maximum(position[..., 0] / self._mr * RAD2MR, 0.0)  # NaN-propagating,
         u_plus = self._u(m_plus)                                          # unlike the C++
+        return self._forward_at(m_plus, u_plus, self._theta_offset + np.arccos(u_plus))
+
+    def _forward_at(self, m_plus: np.ndarray, u_plus: np.ndarray,
+                    theta_plus: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """Return dtheta/dM and dt/dM from ``M_+``, ``u_+`` and ``theta_+``."""
         arg = np.maximum(1.0 - u_plus * u_plus, TOL)
         du_dm = self._du0 - m_plus / self._ab * self._k2
         dtheta_dm = -1.0 / np.sqrt(arg) * du_dm
-        theta_plus = self._theta_offset + np.arccos(u_plus)
         dt_dm = self._r * np.cos(theta_plus) * dtheta_dm
         return dtheta_dm, dt_dm
+
+    def _joint_array(self, gap: np.ndarray, passive: np.ndarray) -> np.ndarray:
+        """Return joint values ``(..., M)``: the gap, the passive joints, simulated zeros."""
+        out = np.zeros(np.shape(gap) + (self._nj,))
+        out[..., 0] = gap
+        out[..., 1:1 + self._num_passive] = np.asarray(passive)[..., None]
+        return out
+
+    def _position_at(self, mrev: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``u``, ``theta`` and the joint positions ``(..., M)`` at motor revolutions."""
+        u = self._u(mrev)
+        theta = self._theta_offset + np.arccos(u)
+        half_gap = self._t0 + self._r * (np.sin(theta) - self._sin_theta0)
+        return u, theta, self._joint_array(2.0 * half_gap, theta - self._theta0)
 
     def _inverse(self, position: np.ndarray, derivatives: bool = True
                  ) -> Tuple[np.ndarray, Any, Any]:

@@ -39,14 +39,14 @@ from transmission_plugins.core.info import TransmissionWiring
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.transmissions.pr2_elements import gripper_from_info
 from transmission_plugins.transmissions.pr2_elements import gripper_vocabulary
+from transmission_plugins.transmissions.pr2_gripper_fast_paths import PR2GripperFastPaths
 from transmission_plugins.transmissions.pr2_gripper_linkage import _SCALAR_ERRORS
 from transmission_plugins.transmissions.pr2_gripper_linkage import COEFFICIENTS
-from transmission_plugins.transmissions.pr2_gripper_linkage import PR2GripperLinkage
 from transmission_plugins.transmissions.pr2_gripper_linkage import RAD2MR
 from transmission_plugins.transmissions.pr2_gripper_linkage import SMALL_BATCH
 
 
-class PR2GripperTransmission(PR2GripperLinkage, Transmission):
+class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
     r"""
     Implement the PR2 gripper: a motor, a lead screw and a four-bar linkage open a gap.
 
@@ -220,15 +220,6 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
             return np.array(rows)
         return np.array(rows).reshape(shape + (self._nj,))
 
-    def _row(self, gap: float, passive: float) -> List[float]:
-        return [gap] + [passive] * self._num_passive + self._sim_zeros
-
-    def _joint_array(self, gap: np.ndarray, passive: np.ndarray) -> np.ndarray:
-        out = np.zeros(np.shape(gap) + (self._nj,))
-        out[..., 0] = gap
-        out[..., 1:1 + self._num_passive] = np.asarray(passive)[..., None]
-        return out
-
     # ------------------------------------------------------------------ kernels
     def _actuator_to_joint_position(self, position: np.ndarray) -> np.ndarray:
         if 0 < position.size <= SMALL_BATCH:
@@ -238,21 +229,16 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
             except _SCALAR_ERRORS:
                 pass
         with np.errstate(all='ignore'):
-            mrev = position[..., 0] / self._mr * RAD2MR
-            theta = self._theta_offset + np.arccos(self._u(mrev))
-            half_gap = self._t0 + self._r * (np.sin(theta) - self._sin_theta0)
-            return self._joint_array(2.0 * half_gap, theta - self._theta0)
+            return self._position_at(position[..., 0] / self._mr * RAD2MR)[2]
 
     def _actuator_to_joint_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
         state = self._forward_state(position)
         mr = self._mr
         if state.small and velocity.shape[:-1] == state.shape:
             try:
-                rows = []
-                for v, dtheta_dm, dt_dm in zip(velocity.ravel().tolist(), state.dtheta_dm,
-                                               state.dt_dm):
-                    mrev_dot = v / mr * RAD2MR
-                    rows.append(self._row(2.0 * mrev_dot * dt_dm, dtheta_dm * mrev_dot))
+                rows = [self._row(*self._forward_velocity_sample(v, dtheta_dm, dt_dm))
+                        for v, dtheta_dm, dt_dm in zip(velocity.ravel().tolist(),
+                                                       state.dtheta_dm, state.dt_dm)]
                 return self._rows(rows, state.shape)
             except _SCALAR_ERRORS:
                 pass
@@ -266,12 +252,9 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
         mr = self._mr
         if state.small and effort.shape[:-1] == state.shape:
             try:
-                rows = []
-                for e, dtheta_dm, dt_dm in zip(effort.ravel().tolist(), state.dtheta_dm,
-                                               state.dt_dm):
-                    motor_torque = e / mr
-                    rows.append(self._row(motor_torque / dt_dm / RAD2MR / 2.0,
-                                          motor_torque / dtheta_dm / RAD2MR))
+                rows = [self._row(*self._forward_effort_sample(e, dtheta_dm, dt_dm))
+                        for e, dtheta_dm, dt_dm in zip(effort.ravel().tolist(),
+                                                       state.dtheta_dm, state.dt_dm)]
                 return self._rows(rows, state.shape)
             except _SCALAR_ERRORS:
                 pass
@@ -285,8 +268,7 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
         gap = position[..., 0]
         if 0 < gap.size <= SMALL_BATCH:
             try:
-                values = [self._inverse_sample(q)[0] * self._mr / RAD2MR
-                          for q in gap.ravel().tolist()]
+                values = [self._inverse_position_sample(q) for q in gap.ravel().tolist()]
                 return np.array(values).reshape(gap.shape + (1,))
             except _SCALAR_ERRORS:
                 pass
@@ -299,7 +281,7 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
         mr = self._mr
         if state.small and velocity.shape[:-1] == state.shape:
             try:
-                values = [v / 2.0 * dtheta_dt * dm_dtheta * mr / RAD2MR
+                values = [self._inverse_velocity_sample(v, dm_dtheta, dtheta_dt)
                           for v, dm_dtheta, dtheta_dt in zip(
                               velocity[..., 0].ravel().tolist(), state.dm_dtheta,
                               state.dtheta_dt)]
@@ -316,7 +298,7 @@ class PR2GripperTransmission(PR2GripperLinkage, Transmission):
         mr = self._mr
         if state.small and effort.shape[:-1] == state.shape:
             try:
-                values = [2.0 * e / (abs(dm_dtheta) * dtheta_dt) * RAD2MR * mr
+                values = [self._inverse_effort_sample(e, dm_dtheta, dtheta_dt)
                           for e, dm_dtheta, dtheta_dt in zip(
                               effort[..., 0].ravel().tolist(), state.dm_dtheta,
                               state.dtheta_dt)]

@@ -1,0 +1,174 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the benchmarks share: timing, the reference loop, robots and their states.
+
+Timing (:func:`timed`): a trial call sizes a block of calls to about ``budget`` seconds, then
+``repeats`` blocks are timed; the figure is the time of one call, as the minimum (the least
+disturbed block: the machine's best) and the median over the blocks.  Each call's result is kept
+until the next one returns, like a program that holds its latest values; minor page faults per
+call are counted too (on a virtual machine a fault costs about a microsecond, so a pattern of
+allocations that makes glibc return memory to the kernel can dominate a batch).
+"""
+
+from pathlib import Path
+import platform
+import resource
+import statistics
+import sys
+import time
+from typing import Any
+from typing import Callable
+from typing import Dict
+from typing import List
+from typing import NamedTuple
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # a fresh clone: the package beside this folder
+    sys.path.insert(1, str(ROOT))
+
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions  # noqa: E402
+
+#: The bundled example robot (four transmissions: simple, four-bar, differential, PR2 gripper).
+EXAMPLE_URDF = ROOT / 'urdf' / 'example_robot.urdf.xacro'
+#: The PR2 of the shared corpus, when it is there (``--urdf`` points at it).
+PR2_URDF = ROOT.parent / 'shared' / 'urdf_corpus' / 'pr2.urdf'
+INTERFACES = ('position', 'velocity', 'effort')
+
+
+class Timing(NamedTuple):
+    """Seconds per call: the minimum and the median over the repeats; page faults per call."""
+
+    best: float
+    median: float
+    faults: float
+
+    def us(self) -> str:
+        """Return ``min / median`` in microseconds, for a table."""
+        return f'{self.best * 1e6:.1f} / {self.median * 1e6:.1f}'
+
+
+def timed(fn: Callable[[], Any], repeats: int = 7, budget: float = 0.1) -> Timing:
+    """
+    Time ``fn`` (no arguments): min and median seconds per call over ``repeats`` blocks.
+
+    :param budget: about how many seconds one block takes (at least 1 call per block)
+    """
+    start = time.perf_counter()
+    kept = fn()
+    calls = max(1, int(budget / max(time.perf_counter() - start, 1e-7)))
+    times: List[float] = []
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            kept = fn()
+        times.append((time.perf_counter() - start) / calls)
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
+    del kept
+    return Timing(min(times), statistics.median(times), faults / (repeats * calls))
+
+
+def environment() -> str:
+    """Return one line naming Python, numpy and the machine's load."""
+    load = ''
+    try:
+        load = ', load average ' + open('/proc/loadavg').read().split()[0]
+    except OSError:
+        pass
+    return (f'Python {platform.python_version()}, numpy {np.__version__}, '
+            f'{platform.machine()}{load}')
+
+
+def robot_state(robot: RobotTransmissions, shape: tuple, rng: np.random.Generator,
+                to_joint: bool = True) -> Dict[str, np.ndarray]:
+    """Return random position, velocity and effort, nonlinear transmissions in their range."""
+    names = robot.actuator_names if to_joint else robot.joint_names
+    values = {i: rng.uniform(-1.0, 1.0, shape + (len(names),)) for i in INTERFACES}
+    index = robot.actuator_index if to_joint else robot.joint_index
+    for t in robot.transmissions:
+        if t.transmission.requires_position_state():  # the PR2 gripper: half open, forwards
+            for n in (t.actuator_names if to_joint else t.joint_names[:1]):
+                sign = np.sign(getattr(t.transmission, 'get_actuator_reduction', lambda: 1)())
+                values['position'][..., index[n]] = (
+                    sign * rng.uniform(100.0, 1300.0, shape) if to_joint
+                    else rng.uniform(0.01, 0.08, shape))
+    return values
+
+
+def make_loop(robot: RobotTransmissions) -> Callable[[Dict[str, np.ndarray]], Dict[str, Any]]:
+    """
+    Return the reference cycle: a plain Python loop over the transmissions.
+
+    Each transmission converts its slice of the arrays through its own functional API
+    (``transmission.actuator_to_joint({...})``), the results are scattered into the robot
+    vectors, then back to the actuators the same way.
+    """
+    parts = [(t.transmission, np.array([robot.actuator_index[n] for n in t.actuator_names]),
+              np.array([robot.joint_index[n] for n in t.joint_names]))
+             for t in robot.transmissions]
+    nj, na = len(robot.joint_names), len(robot.actuator_names)
+
+    def cycle(actuators: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        shape = actuators['position'].shape[:-1]
+        joints = {i: np.empty(shape + (nj,)) for i in actuators}
+        for tr, a, j in parts:
+            out = tr.actuator_to_joint({i: v[..., a] for i, v in actuators.items()})
+            for i, v in out.items():
+                joints[i][..., j] = v
+        back = {i: np.empty(shape + (na,)) for i in actuators}
+        for tr, a, j in parts:
+            out = tr.joint_to_actuator({i: v[..., j] for i, v in joints.items()})
+            for i, v in out.items():
+                back[i][..., a] = v
+        return back
+
+    return cycle
+
+
+def make_cycle(robot: RobotTransmissions) -> Callable[[Dict[str, np.ndarray]], Dict[str, Any]]:
+    """Return one cycle through the array maps: actuators to joints and back."""
+    def cycle(actuators: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        return robot.joint_to_actuator_arrays(robot.actuator_to_joint_arrays(actuators))
+    return cycle
+
+
+def make_named_cycle(robot: RobotTransmissions) -> Callable[[Dict[str, Any]], Dict[str, Any]]:
+    """Return one cycle through the name-keyed maps."""
+    def cycle(actuators: Dict[str, Any]) -> Dict[str, Any]:
+        return robot.joint_to_actuator(robot.actuator_to_joint(actuators))
+    return cycle
+
+
+def dense_matvec(robot: RobotTransmissions, rng: np.random.Generator) -> Callable[[], Any]:
+    """
+    Return the in-run anchor: one dense ``nj x na`` matrix-vector product of numpy.
+
+    The cost of one numpy call of the robot's size (about 1 us for the PR2): a cycle of six
+    such products (three interfaces, both ways) would be the floor of a dense design.
+    """
+    m = rng.normal(size=(len(robot.joint_names), len(robot.actuator_names)))
+    x = rng.normal(size=len(robot.actuator_names))
+    return lambda: m @ x
+
+
+def table(header: List[str], rows: List[List[str]]) -> str:
+    """Return the rows under the header as Markdown, numbers right-aligned."""
+    lines = ['| ' + ' | '.join(header) + ' |',
+             '|' + '|'.join(['---'] + ['---:'] * (len(header) - 1)) + '|']
+    lines += ['| ' + ' | '.join(row) + ' |' for row in rows]
+    return '\n'.join(lines)

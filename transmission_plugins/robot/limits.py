@@ -79,6 +79,13 @@ def largest(samples: np.ndarray) -> np.ndarray:
     return np.where(ok.any(axis=0), out, math.inf)
 
 
+def no_nan_limits(lo: np.ndarray, hi: np.ndarray, vel: np.ndarray,
+                  eff: np.ndarray) -> Tuple[np.ndarray, ...]:
+    """Return the limits with every NaN (a bound the maths cannot tell) made no bound."""
+    return (np.where(np.isnan(lo), -math.inf, lo), np.where(np.isnan(hi), math.inf, hi),
+            np.where(np.isnan(vel), math.inf, vel), np.where(np.isnan(eff), math.inf, eff))
+
+
 def actuator_limits(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
                     velocity: np.ndarray,
                     effort: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -99,8 +106,7 @@ def actuator_limits(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
         lo, hi = actuator_position_range(tr, lower, upper)
     # never a NaN limit: a bound the maths cannot tell (inf - inf, 0 * inf with an overflowing
     # reduction) is no bound
-    return (np.where(np.isnan(lo), -math.inf, lo), np.where(np.isnan(hi), math.inf, hi),
-            np.where(np.isnan(vel), math.inf, vel), np.where(np.isnan(eff), math.inf, eff))
+    return no_nan_limits(lo, hi, vel, eff)
 
 
 def actuator_position_range(tr: Transmission, lower: np.ndarray,
@@ -168,14 +174,18 @@ def linear_limits(fused: FusedMaps, lower: np.ndarray, upper: np.ndarray, veloci
     """
     k = fused.matrix(False, 'position')
     q0 = fused.joint_offset[k.cols]
-    with np.errstate(invalid='ignore'):
-        a = k.values * (lower[k.cols] - q0)
-        b = k.values * (upper[k.cols] - q0)
-    lo = _row_sums(k, np.minimum(a, b))
-    hi = _row_sums(k, np.maximum(a, b))
-    vel = largest(sparse_box_bound(k, velocity))
-    eff = largest(sparse_box_bound(fused.matrix(False, 'effort'), effort))
-    return lo, hi, vel, eff
+    lower_k, upper_k = lower[k.cols], upper[k.cols]
+    with np.errstate(all='ignore'):
+        # 0 * inf = 0: a bound at the offset contributes nothing (non-zeros only are stored)
+        a = np.where(lower_k == q0, 0.0, k.values * (lower_k - q0))
+        b = np.where(upper_k == q0, 0.0, k.values * (upper_k - q0))
+        lo = _row_sums(k, np.minimum(a, b))
+        hi = _row_sums(k, np.maximum(a, b))
+        vel = largest(sparse_box_bound(k, velocity))
+        eff = largest(sparse_box_bound(fused.matrix(False, 'effort'), effort))
+    # never a NaN limit: a bound the arithmetic cannot tell (inf - inf when a reduction such as
+    # 1e308 overflows) is no bound, as in actuator_limits
+    return no_nan_limits(lo, hi, vel, eff)
 
 
 def linear_joint_effort_bound(fused: FusedMaps, actuator_effort: np.ndarray) -> np.ndarray:

@@ -64,7 +64,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from transmission_plugins.core.exceptions import TransmissionInputError
-from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.transmissions.pr2_gripper_constants import checked_constant
 
 #: Motor revolutions per radian (the C++ ``RAD2MR``).
 RAD2MR = 1.0 / (2.0 * math.pi)
@@ -185,29 +185,10 @@ class PR2GripperLinkage:
 
     def _constant(self, formula: str, coefficients: Tuple[str, ...],
                   compute: Callable[[], float], nonzero: bool = False) -> float:
-        """Return ``compute()``; raise naming a coefficient when it is not finite (or is 0)."""
-        try:
-            value = compute()
-        except ArithmeticError:  # float ** and / raise where numpy gives inf
-            value = math.nan
-        if math.isfinite(value) and not (nonzero and value == 0.0):
-            return value
-        values = {c: self._coefficient(c) for c in coefficients}
-
-        def extremity(name: str) -> float:
-            x = abs(values[name])
-            return abs(math.log(x)) if x > 0.0 else 0.0
-
-        culprit = max(coefficients, key=extremity)
-        others = ', '.join(f'{c}={values[c]!r}' for c in coefficients if c != culprit)
-        state = 'finite and non-zero' if nonzero else 'finite'
-        raise TransmissionValueError(
-            culprit, values[culprit], f'a magnitude for which the linkage constant {formula} is '
-            f'{state}' + (f' (with {others})' if others else ''), 'PR2GripperTransmission')
-
-    def _coefficient(self, name: str) -> float:
+        """Return ``compute()``, checked by :func:`.pr2_gripper_constants.checked_constant`."""
         attributes = {'screw_reduction': '_s', 'gear_ratio': '_g', 'L0': '_L0'}
-        return float(getattr(self, attributes.get(name, f'_{name}')))
+        values = {c: float(getattr(self, attributes.get(c, f'_{c}'))) for c in coefficients}
+        return checked_constant(formula, coefficients, values, compute, nonzero)
 
     # ------------------------------------------------------------------ one sample (math)
     # The scalar functions below repeat the numpy expressions of the array path operation by

@@ -79,8 +79,8 @@ def largest(samples: np.ndarray) -> np.ndarray:
     return np.where(ok.any(axis=0), out, math.inf)
 
 
-def no_nan_limits(lo: np.ndarray, hi: np.ndarray, vel: np.ndarray,
-                  eff: np.ndarray) -> Tuple[np.ndarray, ...]:
+def no_nan_limits(lo: np.ndarray, hi: np.ndarray, vel: np.ndarray, eff: np.ndarray
+                  ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return the limits with every NaN (a bound the maths cannot tell) made no bound."""
     return (np.where(np.isnan(lo), -math.inf, lo), np.where(np.isnan(hi), math.inf, hi),
             np.where(np.isnan(vel), math.inf, vel), np.where(np.isnan(eff), math.inf, eff))

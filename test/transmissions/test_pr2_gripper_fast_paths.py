@@ -138,3 +138,27 @@ def test_convert_rows_writes_only_its_rows_and_declines_without_a_position(gripp
     assert np.all(buffer[0] == 7.0) and np.all(buffer[-1] == 7.0)
     assert not gripper.convert_rows(True, ('velocity',), [pa], None, out[:1])
     assert gripper.convert_rows(True, ('position',), [pa], None, out[:1])
+
+
+@pytest.mark.parametrize('to_joint', [True, False])
+@pytest.mark.parametrize('kinds', [('velocity', 'position'), ('effort',), ('position',),
+                                   ('effort', 'velocity', 'position')])
+def test_convert_sample_of_other_interface_sets_equals_the_kernels(gripper, to_joint, kinds):
+    """The general path (any interfaces, the position given apart) besides a cycle's."""
+    width = gripper.num_actuators() if to_joint else gripper.num_joints()
+    distinct = gripper.distinct_outputs(to_joint)
+    d = max(distinct) + 1
+    for p, v in itertools.product(MOTOR if to_joint else GAP, RATE):
+        position = [p] + [0.01] * (width - 1)
+        values = [list(position) if k == 'position' else [v] * width for k in kinds]
+        got = gripper.convert_sample(to_joint, kinds, values, position)
+        arrays = {k: np.array(x) for k, x in zip(kinds, values)}
+        arrays.setdefault('position', np.array(position))  # the state the kernels need
+        with np.errstate(all='ignore'):
+            ref = (gripper.actuator_to_joint(arrays) if to_joint
+                   else gripper.joint_to_actuator(arrays))
+        if got is None:
+            continue
+        for i, k in enumerate(kinds):
+            np.testing.assert_allclose([got[i * d + e] for e in distinct], ref[k], rtol=1e-12,
+                                       atol=0.0, err_msg=f'{k} {p} {v}')

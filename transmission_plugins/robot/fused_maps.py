@@ -164,6 +164,7 @@ class FusedMaps:
         vals = np.concatenate([s.values for s in matrices] + [np.ones(slot_rows.size)])
         order = np.lexsort((cols, rows))
         product = StackedProduct(rows[order], cols[order], vals[order], m * n_out, n_cols)
+        product.set_single_columns(nonlinear.single_columns(m, base, n_cols))
         offset_in = offset_out = None
         offset_rows = tuple(i * self.num_joints for i, k in enumerate(kinds) if k == POSITION)
         if POSITION in kinds and self.joint_offset.any():
@@ -262,7 +263,7 @@ class FusedMaps:
             slices = tuple(slice(i * n_out, (i + 1) * n_out) for i in range(len(names)))
             call = Call(plan, kinds, slices, state, self._nonlinear_maps[to_joint] or None,
                         (self.num_actuators if to_joint else self.num_joints,),
-                        self._offset_column)
+                        self._offset_column, np.zeros(plan.product.n_cols - plan.base))
             self._calls[to_joint, names] = call
         return call
 
@@ -284,11 +285,9 @@ class FusedMaps:
             if type(x) is not np.ndarray or x.dtype is not _F64 or x.shape != shape:
                 return None
         plan = call.plan
-        x = np.empty(plan.product.n_cols)
-        np.concatenate(xs, out=x[:plan.base])
+        x = np.concatenate(xs + [call.tail])  # the inputs, then room for the slots, then 0
         if call.nonlinear is not None:
             x[plan.base:-1] = call.nonlinear.single(call.kinds, x, shape[0], call.state)
-        x[-1] = 0.0
         if plan.quiet and math.isfinite(x.dot(x)):  # no inf, no product can overflow
             y = self._apply(plan, x)
         else:

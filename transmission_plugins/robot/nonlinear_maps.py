@@ -155,7 +155,7 @@ class NonlinearMaps:
             offset += group.width * len(members)
         #: number of slots of all groups for one interface
         self.size = offset
-        self._layouts: Dict[Tuple[int, int], np.ndarray] = {}
+        self._layouts: Dict[Tuple[int, int], List[np.ndarray]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.groups)
@@ -174,10 +174,28 @@ class NonlinearMaps:
         return np.concatenate(rows).astype(np.intp), np.concatenate(cols).astype(np.intp)
 
     # ------------------------------------------------------------------ one sample
+    def single_columns(self, m: int, base: int, n_cols: int) -> np.ndarray:
+        """
+        Return where a single sample holds each stacked column (see :meth:`single`).
+
+        The slots of a batch go group by group, interface, output, then member (a group's
+        slots of one interface are one block); those of a single sample member by member,
+        then interface and output, in the order :meth:`single` computes them.
+        """
+        remap = np.arange(n_cols)
+        for g in self.groups:
+            size, width = len(g.src), g.width
+            start = base + m * g.offset
+            i, d, j = np.meshgrid(np.arange(m), np.arange(width), np.arange(size),
+                                  indexing='ij')
+            remap[start + ((i * width + d) * size + j).ravel()] = \
+                start + (j * m * width + i * width + d).ravel()
+        return remap
+
     def single(self, kinds: Sequence[str], x: np.ndarray, n_in: int,
                state: Optional[int]) -> List[float]:
         """
-        Return every slot value of one sample, in slot order.
+        Return every slot value of one sample, member by member (:meth:`single_columns`).
 
         :param kinds: the map kind of each stacked interface
         :param x: the stacked inputs (``len(kinds) * n_in`` values first)
@@ -185,36 +203,26 @@ class NonlinearMaps:
         :param state: which interface holds the positions for velocity and effort, or None
         """
         m = len(kinds)
-        gather = self._layouts.get((m, n_in))
-        if gather is None:
-            gather = self._layout(m, n_in)
-        flat = x[gather].tolist()
+        gathers = self._layouts.get((m, n_in))
+        if gathers is None:
+            gathers = self._layout(m, n_in)
         out: List[float] = []
         to_joint = self.to_joint
-        start = 0
-        for g in self.groups:
-            n = g.src.shape[1]
-            results = []
-            for _ in range(len(g.src)):
-                values = [flat[start + i * n:start + (i + 1) * n] for i in range(m)]
-                start += m * n
+        for g, gather in zip(self.groups, gathers):
+            rows = x[gather].tolist()  # member by member, interface by interface
+            for start in range(0, len(rows), m):
+                values = rows[start:start + m]
                 position = None if state is None else values[state]
                 result = None if g.sample is None else g.sample(to_joint, kinds, values, position)
-                if result is None:
-                    result = self._kernels(g, kinds, values, position)
-                results.append(result)
-            if len(results) == 1:
-                out += results[0]
-            else:  # interleave the members: slot (i * D + d) * G + j
-                out += [v for same in zip(*results) for v in same]
+                out += self._kernels(g, kinds, values, position) if result is None else result
         return out
 
-    def _layout(self, m: int, n_in: int) -> np.ndarray:
-        """Return (made once) the gather of every member's inputs, member by member."""
-        gather = np.concatenate([src + i * n_in for g in self.groups for src in g.src
-                                 for i in range(m)] + [np.zeros(0, np.intp)])
-        self._layouts[m, n_in] = gather
-        return gather
+    def _layout(self, m: int, n_in: int) -> List[np.ndarray]:
+        """Return (made once) each group's gather of its inputs: ``(G * m, N)`` indices."""
+        gathers = [np.concatenate([src[None] + i * n_in for src in g.src for i in range(m)])
+                   for g in self.groups]
+        self._layouts[m, n_in] = gathers
+        return gathers
 
     def _kernels(self, g: _Group, kinds: Sequence[str], values: List[List[float]],
                  position: Optional[List[float]]) -> List[float]:

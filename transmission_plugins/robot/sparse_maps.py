@@ -192,6 +192,17 @@ class StackedProduct:
         #: largest |value|: with inputs below sqrt(max float) no product overflows
         self.max_value = float(np.abs(values).max()) if values.size else 0.0
 
+    def set_single_columns(self, remap: np.ndarray) -> None:
+        """
+        Make :meth:`single` read column ``remap[c]`` of its input where the matrix has ``c``.
+
+        For a single sample the nonlinear transmissions lay their slots out member by member
+        (:meth:`~.nonlinear_maps.NonlinearMaps.single_columns`), batches group by group.
+        """
+        self._single_cols = remap[self._single_cols]
+        self._sparse = [(rows, remap[cols], vals, vals_t)
+                        for rows, cols, vals, vals_t in self._sparse]
+
     def single(self, x: np.ndarray) -> np.ndarray:
         """Return ``Y`` for one stacked sample ``x`` (length ``n_cols``, last slot 0)."""
         z = x[self._single_cols]

@@ -79,6 +79,8 @@ class Call(NamedTuple):
     shape: Tuple[int]
     #: the joint offsets as a column (``(nj, 1)``), for the position segments
     offset: np.ndarray
+    #: zeros, appended to the inputs of one sample (the slots and the zero slot)
+    tail: np.ndarray
 
 
 def output_rows(out: Any, names: Sequence[str], shape: Tuple[int, ...], size: int,

@@ -210,7 +210,7 @@ class PR2GripperFastPaths(PR2GripperStates):
     def _forward_rows(self, kinds: Sequence[str], values: Sequence[np.ndarray],
                       position: Optional[np.ndarray], out: Sequence[np.ndarray]) -> None:
         shared: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None
-        state: Optional[Tuple[np.ndarray, np.ndarray]] = None
+        state: Optional[np.ndarray] = None  # [dt/dM, dtheta/dM]
         passive = bool(self._num_passive)
         for kind, v, o in zip(kinds, values, out):
             if self._num_simulated:
@@ -227,8 +227,10 @@ class PR2GripperFastPaths(PR2GripperStates):
                     mrev = position[0] * self._p2m  # type: ignore[index]
                     shared = (mrev, *self._uw(mrev))
                 state = self._forward_at(*shared)
-            convert = self._forward_velocity if kind == VELOCITY else self._forward_effort
-            convert(v[0], *state, o[0], o[1] if passive else None, passive)
+            if passive:
+                self._forward_map(kind == VELOCITY, v[0], state, o[:2])
+            else:
+                o[0] = self._forward_map(kind == VELOCITY, v[0], state)[0]
 
     def _inverse_rows(self, kinds: Sequence[str], values: Sequence[np.ndarray],
                       position: Optional[np.ndarray], out: Sequence[np.ndarray]) -> None:

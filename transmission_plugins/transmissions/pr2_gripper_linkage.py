@@ -117,6 +117,9 @@ class PR2GripperLinkage(PR2GripperConstants):
         super()._set_linkage()
         # the Jacobians of M < 0; + - * / and sqrt round alike in Python and numpy
         self._uw0 = self._uw_sample(0.0)
+        # [gap, passive] factors of the velocity and effort maps, against [dt/dM, dtheta/dM]
+        self._velocity_factors = np.array([self._v_gap, self._p2m])
+        self._effort_factors = np.array([self._e_gap, self._e_passive])
 
     # ------------------------------------------------------------------ one sample (math)
     # The scalar functions below repeat the numpy expressions of the array path operation by
@@ -219,22 +222,22 @@ class PR2GripperLinkage(PR2GripperConstants):
         theta -= self._phi0
         return gap, theta
 
-    def _jacobians(self, m_plus: np.ndarray, u: np.ndarray,
-                   w: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """Return dtheta/dM and dt/dM from ``M_+`` and ``u, w`` there."""
-        dtheta_dm = m_plus * self._kab
+    def _jacobians(self, m_plus: np.ndarray, u: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Return ``[dt/dM, dtheta/dM]`` (``(2, ...)``) from ``M_+`` and ``u, w`` there."""
+        both = np.empty((2,) + np.shape(u))
+        dt_dm, dtheta_dm = both
+        np.multiply(m_plus, self._kab, out=dtheta_dm)
         dtheta_dm -= self._du0
         dtheta_dm /= np.maximum(w, SQRT_TOL)
-        dt_dm = u * self._r_cd
+        np.multiply(u, self._r_cd, out=dt_dm)
         dt_dm -= w * self._r_sd
         dt_dm *= dtheta_dm
-        return dtheta_dm, dt_dm
+        return both
 
-    def _forward_at(self, mrev: np.ndarray, u: np.ndarray,
-                    w: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """Return dtheta/dM and dt/dM at ``max(mrev, 0)``, given ``u, w`` at ``mrev``."""
-        below = mrev < 0.0
-        if below.any():
+    def _forward_at(self, mrev: np.ndarray, u: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Return ``[dt/dM, dtheta/dM]`` at ``max(mrev, 0)``, given ``u, w`` at ``mrev``."""
+        if np.fmin.reduce(mrev, axis=None) < 0.0:  # NaN ignored
+            below = mrev < 0.0
             mrev = np.maximum(mrev, 0.0)
             u = np.where(below, self._uw0[0], u)
             w = np.where(below, self._uw0[1], w)
@@ -243,31 +246,24 @@ class PR2GripperLinkage(PR2GripperConstants):
     def _forward(self, position: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """Return dtheta/dM and dt/dM (both ``(...)``) at actuator ``position[..., 0]``."""
         m_plus = np.maximum(position[..., 0] * self._p2m, 0.0)  # NaN-propagating, unlike
-        return self._jacobians(m_plus, *self._uw(m_plus))         # the C++
+        dt_dm, dtheta_dm = self._jacobians(m_plus, *self._uw(m_plus))  # the C++
+        return dtheta_dm, dt_dm
 
-    def _forward_velocity(self, v: np.ndarray, dtheta_dm: np.ndarray, dt_dm: np.ndarray,
-                          gap: Optional[np.ndarray] = None, passive: Optional[np.ndarray] = None,
-                          with_passive: bool = True) -> Tuple[np.ndarray, Any]:
-        """Return (gap, passive) velocities for motor velocities ``v``."""
-        gap = np.multiply(v, self._v_gap, out=gap)
-        gap *= dt_dm
-        if not with_passive:
-            return gap, None
-        passive = np.multiply(v, self._p2m, out=passive)
-        passive *= dtheta_dm
-        return gap, passive
+    def _forward_map(self, velocity: bool, v: np.ndarray, jacobians: np.ndarray,
+                     out: Optional[np.ndarray] = None) -> np.ndarray:
+        """
+        Return ``[gap, passive]`` velocities (or efforts), ``(2, ...)``, of motor values ``v``.
 
-    def _forward_effort(self, e: np.ndarray, dtheta_dm: np.ndarray, dt_dm: np.ndarray,
-                        gap: Optional[np.ndarray] = None, passive: Optional[np.ndarray] = None,
-                        with_passive: bool = True) -> Tuple[np.ndarray, Any]:
-        """Return (gap, passive) efforts for motor efforts ``e``."""
-        gap = np.multiply(e, self._e_gap, out=gap)
-        gap /= dt_dm
-        if not with_passive:
-            return gap, None
-        passive = np.multiply(e, self._e_passive, out=passive)
-        passive /= dtheta_dm
-        return gap, passive
+        :param jacobians: ``[dt/dM, dtheta/dM]`` as :meth:`_forward_at` returns them
+        :param out: where to write them (``(2, ...)``), or None
+        """
+        factors = self._velocity_factors if velocity else self._effort_factors
+        out = np.multiply(v, factors.reshape((2,) + (1,) * np.ndim(v)), out=out)
+        if velocity:
+            out *= jacobians
+        else:
+            out /= jacobians
+        return out
 
     def _joint_array(self, gap: np.ndarray, passive: np.ndarray) -> np.ndarray:
         """Return joint values ``(..., M)``: the gap, the passive joints, simulated zeros."""

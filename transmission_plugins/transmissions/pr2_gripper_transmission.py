@@ -243,7 +243,8 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
                 pass
         dtheta_dm, dt_dm = state.arrays()
         with np.errstate(all='ignore'):
-            return self._joint_array(*self._forward_velocity(velocity[..., 0], dtheta_dm, dt_dm))
+            both = np.stack(np.broadcast_arrays(dt_dm, dtheta_dm))
+            return self._joint_array(*self._forward_map(True, velocity[..., 0], both))
 
     def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
         state = self._forward_state(position)
@@ -257,7 +258,8 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
                 pass
         dtheta_dm, dt_dm = state.arrays()
         with np.errstate(all='ignore'):
-            return self._joint_array(*self._forward_effort(effort[..., 0], dtheta_dm, dt_dm))
+            both = np.stack(np.broadcast_arrays(dt_dm, dtheta_dm))
+            return self._joint_array(*self._forward_map(False, effort[..., 0], both))
 
     def _joint_to_actuator_position(self, position: np.ndarray) -> np.ndarray:
         gap = position[..., 0]

@@ -244,11 +244,18 @@ class FusedMaps:
                 here = None if state is None else np.broadcast_to(state, x.shape)
                 result.update(self._stacked({name: x}, to_joint, here, None))
             return result
-        if out is None and math.prod(shape[:-1]) == 1:  # one sample: the one-sample path
-            self._call(to_joint, tuple(arrays))
+        if math.prod(shape[:-1]) == 1:  # one sample: the one-sample path
+            call = self._call(to_joint, tuple(arrays))
             single = self._single({k: v.reshape(-1) for k, v in arrays.items()}, to_joint)
             if single is not None:
-                return {k: v.reshape(shape[:-1] + (-1,)) for k, v in single.items()}
+                if out is None:
+                    return {k: v.reshape(shape[:-1] + (-1,)) for k, v in single.items()}
+                n_out = call.plan.product.n_rows // call.plan.m
+                rows = output_rows(out, tuple(arrays), shape[:-1], n_out,
+                                   list(arrays.values()), 'RobotTransmissions')
+                for r, y in zip(rows, single.values()):
+                    r[:, 0] = y
+                return {name: out[name] for name in arrays}
         return self._stacked(arrays, to_joint, _state(arrays), out)
 
     def _call(self, to_joint: bool, names: Tuple[str, ...]) -> Call:

@@ -50,11 +50,12 @@ import numpy as np
 from transmission_plugins.robot.nonlinear_maps import Block
 
 
-#: Doubles of the per-thread scratch buffer that holds stacked batch inputs: batches are
-#: converted in chunks of ``SCRATCH // columns`` samples (1886 for the PR2's three interfaces),
-#: so big batches cost no more per sample than small ones and nothing big is allocated per call
-#: but the outputs.
-SCRATCH = 1 << 18
+#: Doubles of the per-thread scratch buffer (4 MB) that holds stacked batch inputs: batches are
+#: converted in chunks of ``SCRATCH // (columns + rows)`` samples (1934 for the PR2's three
+#: interfaces), so nothing big is allocated per call but the outputs (none with ``out=``), and
+#: the numpy calls of a chunk are spread over enough samples (chunks from 1 to 8 MB ran
+#: fastest on the development machine).
+SCRATCH = 1 << 19
 
 #: Batches of more samples multiply by a full array of the first layer's values
 #: (:meth:`StackedProduct._multiplier`).

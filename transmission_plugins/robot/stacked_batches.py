@@ -125,13 +125,22 @@ def joined_rows(rows: Sequence[np.ndarray]) -> Optional[np.ndarray]:
     if not first.flags.c_contiguous:
         return None
     step = first.nbytes
-    start = first.ctypes.data
+    start = _address(first)
     for i, r in enumerate(rows):
-        if r.shape != first.shape or not r.flags.c_contiguous or \
-                r.ctypes.data != start + i * step:
+        if r.shape != first.shape or not r.flags.c_contiguous or _address(r) != start + i * step:
             return None
     shape = (len(rows) * first.shape[0], first.shape[1])
+    root = first
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.flags.c_contiguous and root.size == shape[0] * shape[1] and _address(root) == start:
+        return root.reshape(shape)  # the buffer a previous call returned views of
     return np.lib.stride_tricks.as_strided(first, shape, first.strides)
+
+
+def _address(x: np.ndarray) -> int:
+    """Return the address of ``x``'s first element."""
+    return int(x.__array_interface__['data'][0])
 
 
 def convert_batch(call: Call, xs: Sequence[np.ndarray], position: Optional[np.ndarray],

@@ -126,3 +126,30 @@ def test_bad_out_buffers_are_refused_with_the_reason():
     with pytest.raises(TransmissionInputError, match='one shape'):
         robot.actuator_to_joint_arrays(mixed, out={'position': np.zeros((5, nj)),
                                                    'velocity': np.zeros(nj)})
+
+
+def test_result_buffers_are_reused_only_when_nothing_refers_to_them():
+    robot = _robot(seed=10)
+    rng = np.random.default_rng(10)
+    first = _inputs(robot, rng, (40,), True)
+    second = _inputs(robot, rng, (40,), True)
+    expected_first = {k: v.copy() for k, v in robot.actuator_to_joint_arrays(first).items()}
+    expected_second = robot.actuator_to_joint_arrays(second)
+
+    def address(result):
+        return result['position'].__array_interface__['data'][0]
+
+    kept = robot.actuator_to_joint_arrays(first)
+    view = kept['velocity'][3:7]  # a view keeps the whole buffer
+    del kept
+    held = robot.actuator_to_joint_arrays(second)
+    np.testing.assert_array_equal(view, expected_first['velocity'][3:7])  # untouched
+    for k in KINDS:
+        np.testing.assert_array_equal(held[k], expected_second[k])
+    where = address(held)
+    del held  # nothing refers to that buffer any more: the next result may use it again
+    again = robot.actuator_to_joint_arrays(first)
+    assert address(again) == where
+    for k in KINDS:
+        np.testing.assert_array_equal(again[k], expected_first[k])
+    np.testing.assert_array_equal(view, expected_first['velocity'][3:7])

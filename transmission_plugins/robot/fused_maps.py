@@ -65,6 +65,7 @@ from transmission_plugins.robot.stacked_batches import batch_result
 from transmission_plugins.robot.stacked_batches import Call
 from transmission_plugins.robot.stacked_batches import convert_batch
 from transmission_plugins.robot.stacked_batches import joined_rows
+from transmission_plugins.robot.stacked_batches import OutputPool
 from transmission_plugins.robot.stacked_batches import output_rows
 from transmission_plugins.robot.stacked_batches import Plan
 
@@ -100,6 +101,7 @@ class FusedMaps:
         self._offset_column = offset[:, None]
         self._plans: Dict[Tuple[bool, Tuple[str, ...]], Plan] = {}
         self._calls: Dict[Tuple[bool, Tuple[str, ...]], Call] = {}
+        self._pool = OutputPool()
         self._nonlinear_maps = {True: NonlinearMaps(blocks, True),
                                 False: NonlinearMaps(blocks, False)}
         #: the nonlinear transmissions with identical maps grouped (one kernel call per group)
@@ -323,7 +325,7 @@ class FusedMaps:
         n_out = call.plan.product.n_rows // call.plan.m
         joined: Optional[np.ndarray]
         if out is None:
-            joined = np.empty((call.plan.product.n_rows, count))
+            joined = self._pool.take((call.plan.product.n_rows, count))
             rows = [joined[part] for part in call.slices]
         else:
             rows = output_rows(out, names, shape, n_out, xs, 'RobotTransmissions')

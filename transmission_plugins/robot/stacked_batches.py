@@ -29,6 +29,8 @@ them directly, otherwise each chunk is copied into them.
 """
 
 import math
+import sys
+import threading
 from typing import Any
 from typing import Dict
 from typing import List
@@ -81,6 +83,44 @@ class Call(NamedTuple):
     offset: np.ndarray
     #: zeros, appended to the inputs of one sample (the slots and the zero slot)
     tail: np.ndarray
+
+
+class OutputPool:
+    """
+    Output buffers of batches, reused once nothing refers to them any more.
+
+    A program that converts batch after batch drops each result before (or just after) it gets
+    the next; a new buffer for each is new memory that the kernel faults in page by page when
+    glibc has returned the old one (hundreds of faults per PR2 batch of 1000, as long as the
+    conversion itself, depending on the heap's history).  The pool keeps the last
+    :data:`POOL_SIZE` buffers of at most :data:`POOL_BYTES` each and hands one out again only
+    when its reference count shows that no array (no view of it, whatever the caller kept) is
+    left: the caller's arrays never change behind its back.
+    """
+
+    def __init__(self) -> None:
+        self._buffers: List[np.ndarray] = []
+        self._lock = threading.Lock()
+
+    def take(self, shape: Tuple[int, int]) -> np.ndarray:
+        """Return a C-ordered float64 buffer of ``shape``, unused or new."""
+        with self._lock:
+            for i in range(len(self._buffers)):
+                # references: the list's and getrefcount's argument: nobody else has it
+                if self._buffers[i].shape == shape and sys.getrefcount(self._buffers[i]) == 2:
+                    buffer = self._buffers[i]
+                    return buffer
+            buffer = np.empty(shape)
+            if buffer.nbytes <= POOL_BYTES:
+                self._buffers.append(buffer)
+                if len(self._buffers) > POOL_SIZE:
+                    del self._buffers[0]
+            return buffer
+
+
+#: buffers an :class:`OutputPool` keeps, and their largest size (bytes)
+POOL_SIZE = 4
+POOL_BYTES = 1 << 24
 
 
 def output_rows(out: Any, names: Sequence[str], shape: Tuple[int, ...], size: int,

@@ -65,8 +65,8 @@ from transmission_plugins.robot.stacked_batches import batch_result
 from transmission_plugins.robot.stacked_batches import Call
 from transmission_plugins.robot.stacked_batches import convert_batch
 from transmission_plugins.robot.stacked_batches import joined_rows
-from transmission_plugins.robot.stacked_batches import OutputPool
 from transmission_plugins.robot.stacked_batches import output_rows
+from transmission_plugins.robot.stacked_batches import OutputPool
 from transmission_plugins.robot.stacked_batches import Plan
 
 #: Stacked samples up to this length are checked with one dot product (no inf, nothing that

@@ -101,13 +101,17 @@ class OutputPool:
     def __init__(self) -> None:
         self._buffers: List[np.ndarray] = []
         self._lock = threading.Lock()
+        # the count of an array only a list refers to, as take() reads it (2 on CPython 3.11:
+        # the list's reference and getrefcount's argument)
+        probe = [np.empty(0)]
+        self._unused = sys.getrefcount(probe[0])
 
     def take(self, shape: Tuple[int, int]) -> np.ndarray:
         """Return a C-ordered float64 buffer of ``shape``, unused or new."""
         with self._lock:
             for i in range(len(self._buffers)):
-                # references: the list's and getrefcount's argument: nobody else has it
-                if self._buffers[i].shape == shape and sys.getrefcount(self._buffers[i]) == 2:
+                if self._buffers[i].shape == shape and \
+                        sys.getrefcount(self._buffers[i]) == self._unused:
                     buffer = self._buffers[i]
                     return buffer
             buffer = np.empty(shape)

@@ -56,7 +56,10 @@ class PR2GripperFastPaths(PR2GripperStates):
         super()._set_linkage()
         # per interface: gap, passive (if any), 0 (if simulated joints): -1 is the 0
         one = [0] + ([1] if self._num_passive else []) + ([-1] if self._num_simulated else [])
-        pattern = tuple(i if i < 0 else i + 2 * kind for kind in range(3) for i in one)
+        pattern: Optional[Tuple[int, ...]] = tuple(
+            i if i < 0 else i + 2 * kind for kind in range(3) for i in one)
+        if pattern == (0, 1, -1, 2, 3, -1, 4, 5, -1):
+            pattern = None  # spelt out in _forward_cycle
         self._forward_constants = (
             self._p2m, self._k, self._L0, self._c0, self._two_ab, self._g_u, self._g_w,
             self._g_0, self._phi0, self._kab, self._du0, self._r_cd, self._r_sd, self._v_gap,
@@ -124,8 +127,11 @@ class PR2GripperFastPaths(PR2GripperStates):
             mrev, u, w = 0.0, u0, w0
         dtheta_dm = (mrev * kab - du0) / (SQRT_TOL if w < SQRT_TOL else w)
         dt_dm = (u * r_cd - w * r_sd) * dtheta_dm
-        values = (gap, passive, v * v_gap * dt_dm, v * p2m * dtheta_dm,
-                  e * e_gap / dt_dm, e * e_passive / dtheta_dm)
+        gap_v, passive_v = v * v_gap * dt_dm, v * p2m * dtheta_dm
+        gap_e, passive_e = e * e_gap / dt_dm, e * e_passive / dtheta_dm
+        if pattern is None:  # passive and simulated joints: the usual gripper
+            return [gap, passive, 0.0, gap_v, passive_v, 0.0, gap_e, passive_e, 0.0]
+        values = (gap, passive, gap_v, passive_v, gap_e, passive_e)
         return [0.0 if i < 0 else values[i] for i in pattern]
 
     def _inverse_cycle(self, q: float, v: float, e: float) -> List[float]:

@@ -386,3 +386,20 @@ def test_diagnostics_speak_of_joint_states(sim, clock):
     assert [r.level for r in records] == [OK, OK, OK]
     keys = dict(records[0].values)
     assert keys['stale_joints'] == 'omit' and keys['enforce_limits'] == 'true'
+
+
+def test_name_index_select_keeps_known_names_and_caches_both_answers():
+    from transmission_plugins.runtime.messages import NameIndex
+    index = NameIndex(['a', 'b', 'c'], 'joint')
+    idx, where = index.select(['x', 'c', 'a'])
+    assert idx.tolist() == [2, 0] and where.tolist() == [1, 2]
+    again = index.select(['x', 'c', 'a'])
+    assert again[0] is idx and again[1] is where          # the last list: no new check
+    idx, where = index.select(['b', 'a'])
+    assert idx.tolist() == [1, 0] and where is None          # every name known
+    with pytest.raises(InputRejected, match='unknown_names'):
+        index.lookup(['x', 'a'])                              # strict lookup refuses ...
+    assert index.select(['x', 'a'])[0].tolist() == [0]       # ... select does not
+    for _ in range(2):                                        # refused twice, same reason
+        with pytest.raises(InputRejected, match='none of the 2 names'):
+            index.select(['x', 'y'])

@@ -85,6 +85,16 @@ LIVE_SETTINGS: Dict[str, Tuple[str, Callable[[Any], Any]]] = {
 }
 
 
+def core_settings(values: Dict[str, Any]) -> Dict[str, Any]:
+    """Return the settings of the ROS-free cycle from the checked parameter ``values``."""
+    return {'state_timeout': float(values['state_timeout']),
+            'command_timeout': float(values['command_timeout']),
+            'enforce_limits': bool(values['enforce_limits']),
+            'command_joints': list(values['joints'] or []),
+            'timeout_action': str(values['command_timeout_action']),
+            'stale_joints': str(values['stale_joints'])}
+
+
 def apply_settings(core: InterfaceCycle, names: Iterable[str], value: Callable[[str], Any],
                    live: Optional[Dict[str, Tuple[str, Callable[[Any], Any]]]] = None) -> None:
     """

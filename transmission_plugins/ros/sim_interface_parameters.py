@@ -19,19 +19,15 @@ Every parameter of ``transmission_hardware_interface`` (:mod:`.hardware_interfac
 with the same name, range and checks, and what applies when; the descriptions speak of the
 mirror's topics, ``stale_joints`` defaults to ``omit`` (a simulator gone quiet looks like a
 motor bus gone quiet: its actuators leave ``actuator_states``), and one parameter more,
-``array_commands`` (applied at once): the interfaces also published as ``<interface>_commands``
-arrays in ``joints`` order.
+``array_commands`` (read at configure, like ``joints``): the interfaces also published as
+``<interface>_commands`` arrays in ``joints`` order.
 """
 
 from typing import Any
-from typing import Callable
-from typing import Dict
 from typing import Optional
 from typing import Tuple
 
-from transmission_plugins.ros.hardware_interface_parameters import AT_CONFIGURE
-from transmission_plugins.ros.hardware_interface_parameters import LIVE_SETTINGS as HW_LIVE
-from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS as HW_PARAMETERS
+from transmission_plugins.ros import hardware_interface_parameters as hw
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.parameters import Constraint
 from transmission_plugins.runtime.parameters import Specs
@@ -39,7 +35,7 @@ from transmission_plugins.runtime.parameters import Specs
 
 def _mirror(name: str, description: str, default: Optional[Any] = None) -> Tuple[Any, ...]:
     """Return the hardware interface's spec of ``name`` with this node's description."""
-    spec = HW_PARAMETERS[name]
+    spec = hw.PARAMETERS[name]
     return (spec[0] if default is None else default, description) + tuple(spec[2:])
 
 
@@ -69,7 +65,7 @@ _MIRRORED = {
 
 #: name -> (default, description, constraint); the node's parameter contract (doc/nodes.md).
 PARAMETERS: Specs = {}
-for _name, _spec in HW_PARAMETERS.items():
+for _name, _spec in hw.PARAMETERS.items():
     PARAMETERS[_name] = _MIRRORED.get(_name, _spec)
     if _name == 'joints':
         PARAMETERS['array_commands'] = (
@@ -77,8 +73,9 @@ for _name, _spec in HW_PARAMETERS.items():
                 'Float64MultiArray in joints order), e.g. [position]; empty: none',
             Constraint(choices=FIELDS, unique=True))
 
-#: parameter -> (SimInterface attribute, conversion): the settings applied at once.
-LIVE_SETTINGS: Dict[str, Tuple[str, Callable[[Any], Any]]] = dict(
-    HW_LIVE, array_commands=('array_commands', lambda value: tuple(value or ())))
+#: Parameters read at configure only: the hardware interface's, and ``array_commands`` (its
+#: publishers are created at configure).  The live settings are the hardware interface's.
+AT_CONFIGURE = hw.AT_CONFIGURE | {'array_commands'}
+LIVE_SETTINGS = hw.LIVE_SETTINGS
 
 __all__ = ['AT_CONFIGURE', 'LIVE_SETTINGS', 'PARAMETERS']

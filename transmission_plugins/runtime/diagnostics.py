@@ -27,6 +27,7 @@ in every state.
 import math
 from typing import List
 from typing import NamedTuple
+from typing import Optional
 from typing import Tuple
 from typing import TYPE_CHECKING
 
@@ -67,6 +68,18 @@ def lifecycle_record(prefix: str, state: str, level: int, message: str,
                      robot_id: str = 'none') -> DiagnosticRecord:
     """Return the node status of a node without a robot yet (unconfigured, or it failed)."""
     return DiagnosticRecord(prefix, level, message, robot_id, [('lifecycle_state', state)])
+
+
+def node_records(prefix: str, core: 'Optional[InterfaceCycle]', lifecycle_state: str,
+                 configure_error: str = '') -> List[DiagnosticRecord]:
+    """Return the statuses of an interface node: its cycle's, else why it has none yet."""
+    if core is not None:
+        return core.diagnostics(prefix, lifecycle_state)
+    if configure_error:
+        return [lifecycle_record(prefix, lifecycle_state, ERROR,
+                                 f'configure failed: {configure_error}')]
+    return [lifecycle_record(prefix, lifecycle_state, WARN, 'unconfigured: waiting for a '
+                             'robot_description or a configure transition')]
 
 
 def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,

@@ -26,11 +26,10 @@ Topics (all relative, so namespaces and remapping apply):
   ``update_rate`` while active, and ``/diagnostics`` (``diagnostic_msgs/DiagnosticArray``) every
   ``diagnostic_period`` seconds in every lifecycle state.
 
-Parameters are checked when set and again at configure; which apply at once is in
-``doc/nodes.md``.  A rejected message costs a counter increment (drops are logged as one summary
-line per topic at most once a second).  The per-cycle logic lives in
-:class:`~..runtime.hardware_interface.HardwareInterface`; this module only declares parameters,
-moves messages and drives the lifecycle.
+Parameters are checked when set and again at configure (which apply at once: ``doc/nodes.md``).
+A rejected message costs a counter increment (one summary log line per topic a second at most).
+The cycle is :class:`~..runtime.hardware_interface.HardwareInterface`; this module declares
+parameters, moves messages and drives the lifecycle.
 """
 
 import functools
@@ -120,8 +119,7 @@ class HardwareInterfaceNode(LifecycleNode):
         self._active = False
         self._joint_pub: Optional[LifecyclePublisher[JointState]] = None
         self._command_pub: Optional[LifecyclePublisher[JointState]] = None
-        #: the lifecycle publishers of the configured node (destroyed at cleanup)
-        self._cycle_publishers: List[Any] = []
+        self._cycle_publishers: List[Any] = []   # the configured node's, destroyed at cleanup
         self._reports = Reports()
         #: steady start of the last cycle, and when a message callback runs an overdue one
         self._last_cycle = -math.inf
@@ -359,21 +357,23 @@ class HardwareInterfaceNode(LifecycleNode):
 
     def _publish(self, out: Any, now: Any) -> None:
         """Publish one cycle's output (``now``: the node clock's ``Time``)."""
-        joint_pub, command_pub = self._joint_pub, self._command_pub
-        assert joint_pub is not None and command_pub is not None
-        js = out.joint_states
-        if js is not None:
-            data = self._serializer(js.names, js.position, js.velocity, js.effort,
-                                    now.nanoseconds)
-            joint_pub.publish(data if data is not None
-                              else self._fill(self._joint_msg, js, now.to_msg()))
-        if out.actuator_commands:
-            stamp = now.to_msg()
-            for group in out.actuator_commands:
-                command_pub.publish(self._fill(JointState(), group, stamp))
+        assert self._joint_pub is not None and self._command_pub is not None
+        if out.joint_states is not None:
+            self._publish_states(self._joint_pub, self._joint_msg, out.joint_states, now)
+        self._publish_commands(self._command_pub, out.actuator_commands, now)
 
-    def _fill(self, msg: JointState, values: Any, stamp: Any) -> JointState:
-        return fill_joint_state(msg, values, stamp, self._serializer.frame_id)
+    def _publish_states(self, pub: Any, msg: JointState, values: Any, now: Any) -> None:
+        """Publish states: template-serialised bytes, else ``msg`` filled with ``values``."""
+        data = self._serializer(values.names, values.position, values.velocity, values.effort,
+                                now.nanoseconds)
+        pub.publish(data if data is not None else fill_joint_state(
+            msg, values, now.to_msg(), self._serializer.frame_id))
+
+    def _publish_commands(self, pub: Any, groups: List[Any], now: Any) -> None:
+        """Publish one ``JointState`` per command group (none: nothing)."""
+        for group in groups:
+            pub.publish(fill_joint_state(JointState(), group, now.to_msg(),
+                                         self._serializer.frame_id))
 
     def _publish_diagnostics(self) -> None:
         core = self.core

@@ -110,18 +110,10 @@ class SimInterfaceNode(HardwareInterfaceNode):
     # ------------------------------------------------------------------ cycle
     def _publish(self, out: SimCycleOutput, now: Any) -> None:
         """Publish one cycle's actuator states, joint commands and command arrays."""
-        state_pub, command_pub = self._state_pub, self._joint_command_pub
-        assert state_pub is not None and command_pub is not None
-        states = out.actuator_states
-        if states is not None:
-            data = self._serializer(states.names, states.position, states.velocity,
-                                    states.effort, now.nanoseconds)
-            state_pub.publish(data if data is not None
-                              else self._fill(self._state_msg, states, now.to_msg()))
-        if out.joint_commands:
-            stamp = now.to_msg()
-            for group in out.joint_commands:
-                command_pub.publish(self._fill(JointState(), group, stamp))
+        assert self._state_pub is not None and self._joint_command_pub is not None
+        if out.actuator_states is not None:
+            self._publish_states(self._state_pub, self._state_msg, out.actuator_states, now)
+        self._publish_commands(self._joint_command_pub, out.joint_commands, now)
         for interface, values in out.array_commands.items():
             pub = self._array_pubs.get(interface)
             if pub is not None:

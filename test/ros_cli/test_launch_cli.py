@@ -31,28 +31,11 @@ from ros_cli_support import run
 from ros_cli_support import start
 from ros_cli_support import stop
 from tp_support import PR2_URDF
+from tp_support import PREFIXED_ARM_XACRO
 import yaml
 
 pytestmark = pytest.mark.ros
 
-#: the user's own robot: one simple transmission (reduction 50), names with an optional prefix
-ROBOT_XACRO = """<?xml version="1.0"?>
-<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
-  <xacro:arg name="prefix" default=""/>
-  <link name="base"/><link name="$(arg prefix)link1"/>
-  <joint name="$(arg prefix)joint1" type="revolute">
-    <parent link="base"/><child link="$(arg prefix)link1"/><axis xyz="0 0 1"/>
-    <limit lower="-1.5" upper="1.5" effort="10" velocity="2"/>
-  </joint>
-  <transmission name="$(arg prefix)trans1">
-    <type>transmission_interface/SimpleTransmission</type>
-    <joint name="$(arg prefix)joint1"><hardwareInterface>EffortJointInterface</hardwareInterface>
-    </joint>
-    <actuator name="$(arg prefix)motor1"><mechanicalReduction>50</mechanicalReduction>
-    </actuator>
-  </transmission>
-</robot>
-"""
 
 #: a parent launch file of a user: ours in a namespace, joint_states remapped
 PARENT_LAUNCH = """
@@ -113,7 +96,7 @@ def test_the_bundled_robot_with_the_ros2_tools(user):
 
 def test_your_robot_without_mock_actuators(user):
     """A xacro description, no mock: the actuator states come from ``ros2 topic pub``."""
-    (user.path / 'robot.urdf.xacro').write_text(ROBOT_XACRO)
+    (user.path / 'robot.urdf.xacro').write_text(PREFIXED_ARM_XACRO)
     launch = start(doc.LAUNCH_OWN_ROBOT, user, ready=(']: active',))
     publisher = None
     try:
@@ -173,7 +156,7 @@ def test_simulation_mode_with_a_stand_in_simulator(user):
 
 
 def test_the_xml_launch_file_with_xacro_arguments(user):
-    (user.path / 'robot.urdf.xacro').write_text(ROBOT_XACRO)
+    (user.path / 'robot.urdf.xacro').write_text(PREFIXED_ARM_XACRO)
     launch = start(doc.LAUNCH_XML, user)
     try:
         assert 25.0 < hz('ros2 topic hz /left/joint_states', user) < 60.0   # update_rate:=50

@@ -27,6 +27,7 @@ import time
 
 import numpy as np
 import pytest
+from tp_support import PREFIXED_ARM_XACRO
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.hardware_interface_node import PARAMETERS as HW_PARAMETERS
@@ -436,29 +437,11 @@ def test_node_set_stop_interrupts_then_kills():
 
 
 # ---------------------------------------------------------------------- the new arguments
-XACRO_WITH_ARGS = """<?xml version="1.0"?>
-<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
-  <xacro:arg name="prefix" default=""/>
-  <xacro:arg name="reduction" default="50"/>
-  <link name="base"/><link name="$(arg prefix)link1"/>
-  <joint name="$(arg prefix)joint1" type="revolute">
-    <parent link="base"/><child link="$(arg prefix)link1"/><axis xyz="0 0 1"/>
-    <limit lower="-1.5" upper="1.5" effort="10" velocity="2"/>
-  </joint>
-  <transmission name="$(arg prefix)trans1">
-    <type>transmission_interface/SimpleTransmission</type>
-    <joint name="$(arg prefix)joint1"><hardwareInterface>EffortJointInterface</hardwareInterface>
-    </joint>
-    <actuator name="$(arg prefix)motor1">
-      <mechanicalReduction>$(arg reduction)</mechanicalReduction></actuator>
-  </transmission>
-</robot>
-"""
 
 
 def test_every_node_gets_the_launch_wide_settings(tmp_path):
     xacro = tmp_path / 'arm.urdf.xacro'
-    xacro.write_text(XACRO_WITH_ARGS)
+    xacro.write_text(PREFIXED_ARM_XACRO)
     plan = launcher.plan_nodes({
         'description_file': str(xacro), 'xacro_args': "prefix:=left_ reduction:='-20'",
         'namespace': 'robot1', 'use_sim_time': 'True', 'log_level': 'Warning',

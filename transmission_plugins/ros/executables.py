@@ -75,6 +75,7 @@ def stop_with_parent() -> bool:
 def run(name: str, args: Optional[List[str]] = None) -> int:
     """Run the node executable ``name`` (a key of :data:`NODES`); return its exit code."""
     stop = StopSignals.current() or StopSignals().install()
+    stop.watch()   # a stop that hangs ends the process within TP_STOP_GRACE seconds
     stop_with_parent()
     module = importlib.import_module(NODES[name])
     if stop.requested:   # stopped while starting: nothing to shut down yet

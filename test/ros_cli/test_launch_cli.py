@@ -32,6 +32,7 @@ from ros_cli_support import start
 from ros_cli_support import stop
 from tp_support import PR2_URDF
 from tp_support import PREFIXED_ARM_XACRO
+import yaml
 
 pytestmark = pytest.mark.ros
 
@@ -112,6 +113,45 @@ def test_your_robot_without_mock_actuators(user):
     finally:
         if publisher is not None:
             publisher.kill()
+    stop(launch)
+
+
+def _values(echo, field):
+    """Return ``{name: value}`` of one field of a ``ros2 topic echo`` of a JointState."""
+    # from the message on: ros2 topic echo may print a warning first ("A message was lost")
+    msg = yaml.safe_load(echo[echo.index('header:'):].split('---')[0])
+    return dict(zip(msg['name'], msg[field]))
+
+
+def test_simulation_mode_with_a_stand_in_simulator(user):
+    """The worked example of doc/simulation.md: ``ros2 topic pub`` plays the simulator."""
+    launch = start(doc.LAUNCH_SIM, user, ready=(']: active',))
+    publishers = []
+    try:
+        assert 'mock_actuators not started: mode is simulation' in launch.output
+        nodes = ros2('ros2 node list', user, 'transmission_sim_interface').split()
+        assert '/transmission_hardware_interface' not in nodes
+        assert '/transmission_sim_interface' in nodes
+        publishers.append(Command(doc.TOPIC_PUB_JOINT_STATES, user.env, str(user.path)))
+        states = _values(ros2(doc.TOPIC_ECHO_ACTUATOR_STATES, user, 'gripper_motor'),
+                         'position')
+        # pan: 2:1; wrist: 2.5 (pitch +- roll); gripper: screw and linkage (PR2 constants)
+        assert states['pan_motor'] == pytest.approx(1.0, abs=1e-9)
+        assert states['wrist_left_motor'] == pytest.approx(0.75, abs=1e-9)
+        assert states['wrist_right_motor'] == pytest.approx(0.25, abs=1e-9)
+        assert states['gripper_motor'] == pytest.approx(581.0, abs=0.5)
+        assert 'shoulder_motor' not in states
+        publishers.append(Command(doc.TOPIC_PUB_ACTUATOR_COMMANDS, user.env, str(user.path)))
+        commands = _values(ros2(doc.TOPIC_ECHO_JOINT_COMMANDS, user, 'wrist_roll_joint'),
+                           'position')
+        assert commands == pytest.approx({'wrist_pitch_joint': 0.6, 'wrist_roll_joint': 0.2})
+        ros2(doc.PARAM_GET_STALE, user, 'String value is: omit')
+    except BaseException:
+        launch.kill()
+        raise
+    finally:
+        for p in publishers:
+            p.kill()
     stop(launch)
 
 

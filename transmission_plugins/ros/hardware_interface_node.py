@@ -26,22 +26,21 @@ Topics (all relative, so namespaces and remapping apply):
   ``update_rate`` while active, and ``/diagnostics`` (``diagnostic_msgs/DiagnosticArray``) every
   ``diagnostic_period`` seconds in every lifecycle state.
 
-Parameters are checked when set and again at configure; which apply at once is in
-``doc/nodes.md``.  A rejected message costs a counter increment (drops are logged as one summary
-line per topic at most once a second).  The per-cycle logic lives in
-:class:`~..runtime.hardware_interface.HardwareInterface`; this module only declares parameters,
-moves messages and drives the lifecycle.
+Parameters are checked when set and again at configure (which apply at once: ``doc/nodes.md``).
+A rejected message costs a counter increment (one summary log line per topic a second at most).
+The cycle is :class:`~..runtime.hardware_interface.HardwareInterface`; this module declares
+parameters, moves messages and drives the lifecycle.
 """
 
 import functools
 import math
 import time
 from typing import Any
+from typing import Dict
 from typing import List
 from typing import Optional
 
 from diagnostic_msgs.msg import DiagnosticArray
-from rcl_interfaces.msg import SetParametersResult
 from rclpy.exceptions import InvalidParameterValueException
 from rclpy.lifecycle import LifecycleNode
 from rclpy.lifecycle import LifecyclePublisher
@@ -70,33 +69,45 @@ from transmission_plugins.ros.common import validate_parameters
 from transmission_plugins.ros.hardware_interface_parameters import apply_settings
 from transmission_plugins.ros.hardware_interface_parameters import AT_CONFIGURE
 from transmission_plugins.ros.hardware_interface_parameters import check_joints
+from transmission_plugins.ros.hardware_interface_parameters import core_settings
+from transmission_plugins.ros.hardware_interface_parameters import LIVE_SETTINGS
 from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
 from transmission_plugins.ros.joint_state_serializer import JointStateSerializer
-from transmission_plugins.runtime.diagnostics import ERROR
-from transmission_plugins.runtime.diagnostics import lifecycle_record
-from transmission_plugins.runtime.diagnostics import WARN
+from transmission_plugins.runtime.diagnostics import node_records
 from transmission_plugins.runtime.hardware_interface import FIELDS
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.hardware_interface import InputRejected
 from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.parameters import require_valid
+from transmission_plugins.runtime.parameters import Specs
 from transmission_plugins.runtime.reports import Reports
 
 NODE_NAME = 'transmission_hardware_interface'
 
 
 class HardwareInterfaceNode(LifecycleNode):
-    """Map actuator states to joint states and joint commands to actuator commands."""
+    """
+    Map actuator states to joint states and joint commands to actuator commands.
+
+    :class:`~.sim_interface_node.SimInterfaceNode` runs it the other way round: it overrides
+    the parameters, :meth:`_make_core`, :meth:`_create_topics`, :meth:`_publish` and the
+    message callbacks.
+    """
+
+    #: the parameter contract, the parameters applied at once and those read at configure
+    PARAMETERS: Specs = PARAMETERS
+    LIVE_SETTINGS = LIVE_SETTINGS
+    AT_CONFIGURE = AT_CONFIGURE
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
-        self.validator = validate_parameters(self, PARAMETERS)
+        self.validator = validate_parameters(self, self.PARAMETERS)
         try:
-            declare_parameters(self, PARAMETERS)
+            declare_parameters(self, self.PARAMETERS)
         except InvalidParameterValueException as e:
             self.get_logger().error(f'invalid parameter: {self.validator.rejected or e}')
             raise StartupFailed(self.validator.rejected or str(e)) from e
-        self.add_on_set_parameters_callback(self._check_joints)
+        self.add_on_set_parameters_callback(lambda p: check_joints(self.core, p))
         self.add_post_set_parameters_callback(self._apply_parameters)
         self.core: Optional[HardwareInterface] = None
         self.lifecycle_state = 'unconfigured'
@@ -108,6 +119,7 @@ class HardwareInterfaceNode(LifecycleNode):
         self._active = False
         self._joint_pub: Optional[LifecyclePublisher[JointState]] = None
         self._command_pub: Optional[LifecyclePublisher[JointState]] = None
+        self._cycle_publishers: List[Any] = []   # the configured node's, destroyed at cleanup
         self._reports = Reports()
         #: steady start of the last cycle, and when a message callback runs an overdue one
         self._last_cycle = -math.inf
@@ -146,9 +158,6 @@ class HardwareInterfaceNode(LifecycleNode):
         return self.create_timer(float(self._param('diagnostic_period')),
                                  timer_callback(self._publish_diagnostics))
 
-    def _check_joints(self, parameters: List[Parameter[Any]]) -> SetParametersResult:
-        return check_joints(self.core, parameters)
-
     def _apply_parameters(self, parameters: List[Parameter[Any]]) -> None:
         """Apply what can change at once (validated already); the rest waits for configure."""
         names = {p.name for p in parameters}
@@ -159,12 +168,12 @@ class HardwareInterfaceNode(LifecycleNode):
             self._serializer = JointStateSerializer(str(self._param('frame_id')))
         core = self.core
         if core is not None:
-            apply_settings(core, names, self._param)
+            apply_settings(core, names, self._param, self.LIVE_SETTINGS)
             if 'update_rate' in names and self._timer is not None:
                 self.destroy_timer(self._timer)
                 self._timer = self.create_timer(1.0 / float(self._param('update_rate')),
                                                 timer_callback(self._on_timer))
-        later = sorted(names & AT_CONFIGURE)
+        later = sorted(names & self.AT_CONFIGURE)
         if later:
             self.get_logger().info(f'{", ".join(later)} changed: applied at the next configure '
                                    '(cleanup, then configure)')
@@ -189,28 +198,33 @@ class HardwareInterfaceNode(LifecycleNode):
             raise TransmissionValueError('robot_description', '', 'a URDF: the parameter is '
                                          'empty and nothing arrived on the robot_description '
                                          'topic yet')
-        values = {name: self._param(name) for name in PARAMETERS}
-        require_valid(PARAMETERS, values)
+        values = {name: self._param(name) for name in self.PARAMETERS}
+        require_valid(self.PARAMETERS, values)
         robot = load_robot_transmissions(description, lenient=bool(values['lenient']),
                                          warn=False)
         if not robot.joint_names:
             raise TransmissionValueError('robot_description', robot.robot_name, 'a robot with '
                                          'at least one <transmission>; this one has none')
-        core = HardwareInterface(
-            robot, state_timeout=float(values['state_timeout']),
-            command_timeout=float(values['command_timeout']),
-            enforce_limits=bool(values['enforce_limits']),
-            command_joints=list(values['joints'] or []),
-            timeout_action=str(values['command_timeout_action']),
-            stale_joints=str(values['stale_joints']))
+        core = self._make_core(robot, values)
         core.period = 1.0 / float(values['update_rate'])
         self.core = core
-        depth = int(values['qos_depth'])
+        self._create_topics(int(values['qos_depth']))
+        self.get_logger().info(
+            f'configured: {len(robot.transmissions)} transmissions, {len(robot.joint_names)} '
+            f'joints, {len(robot.actuator_names)} actuators, {values["update_rate"]:g} Hz')
+
+    def _make_core(self, robot: Any, values: Dict[str, Any]) -> HardwareInterface:
+        """Return the ROS-free cycle for ``robot`` with the checked parameter ``values``."""
+        return HardwareInterface(robot, **core_settings(values))
+
+    def _create_topics(self, depth: int) -> None:
+        """Create the publishers and subscriptions of the configured node."""
         self._joint_msg = JointState()   # reused every cycle: publish() serialises at once
         self._joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
                                                           **qos_overridable(depth))
         self._command_pub = self.create_lifecycle_publisher(JointState, 'actuator_commands',
                                                             **qos_overridable(depth))
+        self._cycle_publishers = [self._joint_pub, self._command_pub]
         self._entities = [
             subscribe_with_arrival(self, JointState, 'actuator_states', self._on_state,
                                    **qos_overridable(depth, reliable=False)),
@@ -220,9 +234,6 @@ class HardwareInterfaceNode(LifecycleNode):
             self._entities.append(subscribe_with_arrival(
                 self, Float64MultiArray, f'{field}_commands',
                 functools.partial(self._on_array_command, field), **qos_overridable(depth)))
-        self.get_logger().info(
-            f'configured: {len(robot.transmissions)} transmissions, {len(robot.joint_names)} '
-            f'joints, {len(robot.actuator_names)} actuators, {values["update_rate"]:g} Hz')
 
     @logged_transition('activate')
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -280,9 +291,9 @@ class HardwareInterfaceNode(LifecycleNode):
         for sub in self._entities:
             self.destroy_subscription(sub)
         self._entities = []
-        for pub in (self._joint_pub, self._command_pub):
-            if pub is not None:
-                self.destroy_lifecycle_publisher(pub)
+        for pub in self._cycle_publishers:
+            self.destroy_lifecycle_publisher(pub)
+        self._cycle_publishers = []
         self._joint_pub = self._command_pub = None
         self.core = None
 
@@ -324,8 +335,7 @@ class HardwareInterfaceNode(LifecycleNode):
 
     def _update(self) -> None:
         core = self.core
-        joint_pub, command_pub = self._joint_pub, self._command_pub
-        if core is None or not self._active or joint_pub is None or command_pub is None:
+        if core is None or not self._active or not self._cycle_publishers:
             return
         start = time.monotonic()
         self._last_cycle = start
@@ -339,37 +349,39 @@ class HardwareInterfaceNode(LifecycleNode):
                 self.get_logger().error(line)
             core.record_cycle(start, time.monotonic())
             return
-        now = self.get_clock().now()
-        js = out.joint_states
-        if js is not None:
-            data = self._serializer(js.names, js.position, js.velocity, js.effort,
-                                    now.nanoseconds)
-            joint_pub.publish(data if data is not None
-                              else self._fill(self._joint_msg, js, now.to_msg()))
-        if out.actuator_commands:
-            stamp = now.to_msg()
-            for group in out.actuator_commands:
-                command_pub.publish(self._fill(JointState(), group, stamp))
+        self._publish(out, self.get_clock().now())
         core.record_cycle(start, time.monotonic())
         line = self._reports.stale(core)
         if line:
             self.get_logger().warning(line)
 
-    def _fill(self, msg: JointState, values: Any, stamp: Any) -> JointState:
-        return fill_joint_state(msg, values, stamp, self._serializer.frame_id)
+    def _publish(self, out: Any, now: Any) -> None:
+        """Publish one cycle's output (``now``: the node clock's ``Time``)."""
+        assert self._joint_pub is not None and self._command_pub is not None
+        if out.joint_states is not None:
+            self._publish_states(self._joint_pub, self._joint_msg, out.joint_states, now)
+        self._publish_commands(self._command_pub, out.actuator_commands, now)
+
+    def _publish_states(self, pub: Any, msg: JointState, values: Any, now: Any) -> None:
+        """Publish states: template-serialised bytes, else ``msg`` filled with ``values``."""
+        data = self._serializer(values.names, values.position, values.velocity, values.effort,
+                                now.nanoseconds)
+        pub.publish(data if data is not None else fill_joint_state(
+            msg, values, now.to_msg(), self._serializer.frame_id))
+
+    def _publish_commands(self, pub: Any, groups: List[Any], now: Any) -> None:
+        """Publish one ``JointState`` per command group (none: nothing)."""
+        for group in groups:
+            pub.publish(fill_joint_state(JointState(), group, now.to_msg(),
+                                         self._serializer.frame_id))
 
     def _publish_diagnostics(self) -> None:
-        name = self.get_fully_qualified_name()
         core = self.core
-        if core is None:
-            records = [lifecycle_record(
-                name, self.lifecycle_state, ERROR if self.configure_error else WARN,
-                f'configure failed: {self.configure_error}' if self.configure_error
-                else 'unconfigured: waiting for a robot_description or a configure transition')]
-        else:
+        if core is not None:
             for line in self._reports.drops(core, force=True):
                 self.get_logger().warning(line)
-            records = core.diagnostics(name, self.lifecycle_state)
+        records = node_records(self.get_fully_qualified_name(), core, self.lifecycle_state,
+                               self.configure_error)
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [diagnostic_status(r.name, r.level, r.message, r.hardware_id, r.values)

@@ -596,6 +596,7 @@ def test_command_watchdog_fires_within_one_period(client, robot):
     _open_ready(client, robot, q_act)
     _feed(client, robot, q_act, OPEN_COMMAND_TIMEOUT + 0.05)  # earlier commands expire
     cmds = client.record('/open/actuator_commands')
+    js = client.record('/open/joint_states')
     pub = _matched(client, '/open/joint_commands')
     start = time.monotonic()
     pub.publish(_state_msg(['pan_joint'], [0.3]))
@@ -603,8 +604,16 @@ def test_command_watchdog_fires_within_one_period(client, robot):
     def sent():
         return [(t, m) for t, m in cmds if t > start and 'pan_motor' in m.name]
 
-    deadline = start + 10.0   # until the command came and went: none for half a second
-    while time.monotonic() < deadline and not (sent() and time.monotonic() - sent()[-1][0] > 0.5):
+    def gone():
+        # the node's own clock is past the expiry (a joint_states stamped a timeout and 0.1 s
+        # after the last command seen; a starved node may still send late ones), and nothing
+        # more came for half a second here
+        s = sent()
+        return bool(s) and time.monotonic() - s[-1][0] > 0.5 and any(
+            _stamp(m) > _stamp(s[-1][1]) + OPEN_COMMAND_TIMEOUT + 0.1 for _, m in js)
+
+    deadline = start + 30.0
+    while time.monotonic() < deadline and not gone():
         _feed(client, robot, q_act, 0.05)
     assert sent(), 'the command never reached actuator_commands'
     stamps = sorted(_stamp(m) for _, m in sent())

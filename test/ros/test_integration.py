@@ -34,6 +34,7 @@ namespace of a ROS domain private to this process:
 
 import math
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -217,12 +218,14 @@ class Client:
             self.executor.spin_once(timeout_sec=min(0.01, max(0.0, end - time.monotonic())))
 
     def spin_until(self, predicate, timeout, what='condition'):
+        """Spin until ``predicate()``; on timeout fail naming ``what`` (None: return False)."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if predicate():
-                return
+                return True
             self.executor.spin_once(timeout_sec=0.01)
-        assert predicate(), f'timed out after {timeout} s waiting for {what}'
+        assert what is None or predicate(), f'timed out after {timeout} s waiting for {what}'
+        return bool(predicate())
 
     def call(self, srv_type, name, request, timeout=10.0):
         cli = self.node.create_client(srv_type, name)
@@ -358,6 +361,19 @@ def _command_until(client, robot, q_act, topic, msg, ready, msg_type=JointState)
         got = _latest(cmds, start)
         if (got is not None and ready(got)) or time.monotonic() > deadline:
             return got
+
+
+def _dump_node_stacks(launchers):
+    """Ask every node process of ``launchers`` for its threads' stacks (SIGUSR1, to its log)."""
+    for launcher in launchers:
+        children = subprocess.run(['pgrep', '-P', str(launcher.pid)], capture_output=True,
+                                  text=True).stdout.split()
+        for pid in children:
+            try:
+                os.kill(int(pid), signal.SIGUSR1)
+            except ProcessLookupError:
+                pass
+    time.sleep(1.0)
 
 
 def _node_arrival(client, transmission, key, after):
@@ -968,7 +984,10 @@ def test_launcher_runs_the_node_set_and_forwards_ctrl_c(client, ros_env, tmp_pat
         for ns in runs:
             # four node processes and two launchers start at once: with both cores busy they have
             # been seen to need 40 s (imports, xacro, DDS discovery, all on a share of a core)
-            client.spin_until(lambda: len(js[ns]) > 5, 120.0, f'{ns}/joint_states')
+            if not client.spin_until(lambda: len(js[ns]) > 5, 120.0, None):
+                _dump_node_stacks(procs.values())
+                pytest.fail(f'no {ns}/joint_states after 120 s; launcher log:\n'
+                            + (tmp_path / 'launcher.log').read_text()[-6000:])
         assert list(_latest(js['/generic']).name) == ['joint1', 'joint2']
         assert all(p.poll() is None for p in procs.values())
         for p in procs.values():

@@ -312,3 +312,30 @@ def test_an_executable_ends_with_its_code_and_nothing_left_in_a_buffer():
         assert proc.returncode == code, proc.stderr
         assert 'python buffered' in proc.stdout and 'atexit ran' in proc.stdout, proc.stdout
         assert 'C buffered' in proc.stdout, proc.stdout
+
+
+def test_sigusr1_prints_the_stacks_of_a_running_executable_which_runs_on(env, tmp_path):
+    """``kill -USR1`` shows where a node is without stopping it."""
+    (tmp_path / 'busy_node.py').write_text(textwrap.dedent("""\
+        import time
+
+        def main(args=None):
+            print('running', flush=True)
+            for _ in range(100):
+                time.sleep(0.05)
+            print('finished', flush=True)
+            return 0
+        """))
+    code = textwrap.dedent("""\
+        import sys
+        from transmission_plugins.ros import executables
+        executables.NODES['busy_node'] = 'busy_node'
+        sys.exit(executables.run('busy_node'))
+        """)
+    p = _start(code, dict(env, PYTHONPATH=f'{tmp_path}{os.pathsep}{env.get("PYTHONPATH", "")}'))
+    assert p.stdout.readline().strip() == 'running'
+    p.send_signal(signal.SIGUSR1)
+    out = p.communicate(timeout=30)[0]
+    assert p.returncode == 0, out
+    assert 'most recent call first' in out and 'busy_node.py", line 6 in main' in out, out
+    assert 'finished' in out

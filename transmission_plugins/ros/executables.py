@@ -24,10 +24,14 @@ When the environment variable ``TP_STOP_WITH_PARENT`` holds the pid of the proce
 the node (the launch file and the launcher set it), the node also stops, as on SIGTERM, when
 that process dies: ``ros2 launch`` ends at once on SIGTERM (``docker stop``) or SIGKILL without
 stopping its nodes, and they would otherwise run on, orphaned (Linux ``PR_SET_PDEATHSIG``).
+
+``kill -USR1 PID`` makes a running node print the Python stack of each of its threads on stderr
+(:func:`faulthandler.register`), to see where a node that seems stuck is.
 """
 
 import atexit
 import ctypes
+import faulthandler
 import gc
 import importlib
 import os
@@ -79,6 +83,8 @@ def run(name: str, args: Optional[List[str]] = None) -> int:
     """Run the node executable ``name`` (a key of :data:`NODES`); return its exit code."""
     stop = StopSignals.current() or StopSignals().install()
     stop.watch()   # a stop that hangs ends the process within TP_STOP_GRACE seconds
+    # ``kill -USR1 PID`` prints every thread's Python stack, even with the GIL held elsewhere
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     stop_with_parent()
     module = importlib.import_module(NODES[name])
     if stop.requested:   # stopped while starting: nothing to shut down yet

@@ -30,6 +30,11 @@ counted).  What ``joint_states`` says about *stale* joints is the ``stale_joints
 
 A joint never known (no state since start) is left out under both.  Joint states are converted
 only when a new state arrived or the set of fresh actuators changed.
+
+The common case of a running robot, every actuator fresh with finite values, takes a short path
+(:meth:`ActuatorStates.joint_states`): one comparison of the oldest arrival with the timeout,
+one finiteness check of the three fields stored as rows of one array, one of the three outputs
+copied as rows of one array; the general path handles everything else.
 """
 
 from typing import Callable
@@ -86,8 +91,9 @@ class ActuatorStates:
         self.stale_joints = stale_joints
         self.joint_names: List[str] = list(robot.joint_names)
         na = len(robot.actuator_names)
-        #: latest value per field (NaN = unknown)
-        self.state: Dict[str, FloatArray] = {f: np.full(na, np.nan) for f in FIELDS}
+        #: latest value per field (NaN = unknown): the rows of one array, checked in one call
+        self._values = np.full((len(FIELDS), na), np.nan)
+        self.state: Dict[str, FloatArray] = {f: self._values[i] for i, f in enumerate(FIELDS)}
         #: arrival time per actuator (-inf: never)
         self.state_time = np.full(na, -np.inf)
         self._version = 0
@@ -101,6 +107,9 @@ class ActuatorStates:
         #: the fresh-actuator mask of the last cycle, and how often it changed
         self.fresh_mask = np.zeros(na, dtype=bool)
         self.fresh_changes = 0
+        #: the mask of all actuators fresh (one object: :meth:`joint_states` tests identity)
+        self._all_fresh = np.ones(na, dtype=bool)
+        self._all_fresh.flags.writeable = False
 
     def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
         """Store a validated message for actuators ``idx``; absent fields become unknown."""
@@ -128,8 +137,17 @@ class ActuatorStates:
 
     def joint_states(self, now: float) -> Optional[JointOutput]:
         """Return this cycle's joint states (module docstring), None when no joint is known."""
-        fresh = self.fresh(now)
         version, mask, output = self._cached
+        if mask is not None and mask is self._all_fresh and self._all_fresh_at(now):
+            if version == self._version:
+                return output   # nothing new since the last cycle: same joint states
+            output = self._convert_all_fresh()
+            if output is not None:
+                self._cached = (self._version, mask, output)
+                return output
+        fresh = self.fresh(now)
+        if all_true(fresh):
+            fresh = self._all_fresh   # one object: the short path's test above
         if mask is None or not np.array_equal(mask, fresh):
             if mask is not None or any_true(fresh):
                 self.fresh_changes += 1
@@ -142,6 +160,34 @@ class ActuatorStates:
             output = self._convert(fresh)
         self._cached = (self._version, fresh, output)
         return output
+
+    def _all_fresh_at(self, now: float) -> bool:
+        """Return True when every actuator is fresh at ``now`` (one reduction)."""
+        oldest = float(self.state_time.min())
+        if self.state_timeout <= 0.0:
+            return oldest > -np.inf
+        return now - oldest <= self.state_timeout
+
+    def _convert_all_fresh(self) -> Optional[JointOutput]:
+        """
+        Convert when every actuator is fresh: the short path, None when it does not apply.
+
+        It applies when every stored value is finite and every converted one too; then every
+        joint is known and complete, as the general path (:meth:`_convert`) would find.
+        """
+        if not all_true(np.isfinite(self._values)):
+            return None
+        out = self.robot.actuator_to_joint_arrays(self.state)
+        # one copy of the three (held values and cached outputs outlive the maps' buffers)
+        y = np.concatenate([out[f] for f in FIELDS]).reshape(len(FIELDS), -1)
+        if y.dtype != np.float64 or not all_true(np.isfinite(y)):
+            return None
+        values = {f: y[i] for i, f in enumerate(FIELDS)}
+        if self.stale_joints == 'last':
+            self.held = values
+        self.last_joint_position = values['position']
+        return JointOutput(self.joint_names, values['position'], values['velocity'],
+                           values['effort'])
 
     def _convert(self, fresh: np.ndarray) -> Optional[JointOutput]:
         values, complete = self._joint_values(fresh)

@@ -23,19 +23,22 @@ Topics (all relative, so namespaces and remapping apply):
   (``std_msgs/Float64MultiArray`` ordered by the ``joints`` parameter), and ``robot_description``
   (``std_msgs/String``, transient local) while the parameter is empty;
 * publishes ``joint_states`` and ``actuator_commands`` (``sensor_msgs/JointState``, reliable) at
-  ``update_rate`` while active, and ``/diagnostics`` (``diagnostic_msgs/DiagnosticArray``) every
-  ``diagnostic_period`` seconds in every lifecycle state.
+  ``update_rate`` while active (with ``event_driven``: when their inputs arrive, and at
+  ``update_rate`` while the inputs are silent), and ``/diagnostics``
+  (``diagnostic_msgs/DiagnosticArray``) every ``diagnostic_period`` seconds in every lifecycle
+  state.
 
 Parameters are checked when set and again at configure; which apply at once is in
 ``doc/nodes.md``.  A rejected message costs a counter increment (drops are logged as one summary
 line per topic at most once a second).  The per-cycle logic lives in
-:class:`~..runtime.hardware_interface.HardwareInterface`; this module only declares parameters,
-moves messages and drives the lifecycle.
+:class:`~..runtime.hardware_interface.HardwareInterface`, the timer and the publishing in
+:class:`~.cycle_driver.CycleDriver`; this module only declares parameters, moves messages and
+drives the lifecycle.  ``actuator_states`` and ``joint_commands`` are taken as bytes and read
+by :class:`~.joint_state_serializer.JointStateDecoder` (a Python message object per message
+cost more than the whole conversion).
 """
 
 import functools
-import math
-import time
 from typing import Any
 from typing import List
 from typing import Optional
@@ -56,7 +59,6 @@ from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.common import declare_parameters
 from transmission_plugins.ros.common import diagnostic_status
-from transmission_plugins.ros.common import fill_joint_state
 from transmission_plugins.ros.common import logged_transition
 from transmission_plugins.ros.common import parameter_value
 from transmission_plugins.ros.common import qos_overridable
@@ -67,10 +69,13 @@ from transmission_plugins.ros.common import subscribe_description
 from transmission_plugins.ros.common import subscribe_with_arrival
 from transmission_plugins.ros.common import timer_callback
 from transmission_plugins.ros.common import validate_parameters
+from transmission_plugins.ros.cycle_driver import CycleDriver
 from transmission_plugins.ros.hardware_interface_parameters import apply_settings
 from transmission_plugins.ros.hardware_interface_parameters import AT_CONFIGURE
 from transmission_plugins.ros.hardware_interface_parameters import check_joints
 from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
+from transmission_plugins.ros.joint_state_serializer import JointStateDecoder
+from transmission_plugins.ros.joint_state_serializer import JointStateFields
 from transmission_plugins.ros.joint_state_serializer import JointStateSerializer
 from transmission_plugins.runtime.diagnostics import ERROR
 from transmission_plugins.runtime.diagnostics import lifecycle_record
@@ -104,15 +109,13 @@ class HardwareInterfaceNode(LifecycleNode):
         self._topic_description: Optional[str] = None
         self._description_sub = None
         self._entities: List[Any] = []
-        self._timer: Optional[Timer] = None
-        self._active = False
+        #: the timer and the publishing while active (None otherwise)
+        self.driver: Optional[CycleDriver] = None
         self._joint_pub: Optional[LifecyclePublisher[JointState]] = None
         self._command_pub: Optional[LifecyclePublisher[JointState]] = None
         self._reports = Reports()
-        #: steady start of the last cycle, and when a message callback runs an overdue one
-        self._last_cycle = -math.inf
-        self._due = math.inf
-        self._rescue = True
+        self._decoders = {topic: JointStateDecoder()
+                          for topic in ('actuator_states', 'joint_commands')}
         self._serializer = JointStateSerializer(str(self._param('frame_id')))
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(int(self._param('qos_depth'))))
@@ -160,10 +163,12 @@ class HardwareInterfaceNode(LifecycleNode):
         core = self.core
         if core is not None:
             apply_settings(core, names, self._param)
-            if 'update_rate' in names and self._timer is not None:
-                self.destroy_timer(self._timer)
-                self._timer = self.create_timer(1.0 / float(self._param('update_rate')),
-                                                timer_callback(self._on_timer))
+        driver = self.driver
+        if driver is not None:
+            driver.serializer = self._serializer
+            driver.event_driven = bool(self._param('event_driven'))
+            if 'update_rate' in names:
+                driver.set_period(1.0 / float(self._param('update_rate')))
         later = sorted(names & AT_CONFIGURE)
         if later:
             self.get_logger().info(f'{", ".join(later)} changed: applied at the next configure '
@@ -206,34 +211,37 @@ class HardwareInterfaceNode(LifecycleNode):
         core.period = 1.0 / float(values['update_rate'])
         self.core = core
         depth = int(values['qos_depth'])
-        self._joint_msg = JointState()   # reused every cycle: publish() serialises at once
         self._joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
                                                           **qos_overridable(depth))
         self._command_pub = self.create_lifecycle_publisher(JointState, 'actuator_commands',
                                                             **qos_overridable(depth))
         self._entities = [
             subscribe_with_arrival(self, JointState, 'actuator_states', self._on_state,
-                                   **qos_overridable(depth, reliable=False)),
+                                   raw=True, **qos_overridable(depth, reliable=False)),
             subscribe_with_arrival(self, JointState, 'joint_commands', self._on_command,
-                                   **qos_overridable(depth))]
+                                   raw=True, **qos_overridable(depth))]
         for field in FIELDS:
             self._entities.append(subscribe_with_arrival(
                 self, Float64MultiArray, f'{field}_commands',
                 functools.partial(self._on_array_command, field), **qos_overridable(depth)))
+        mode = 'event-driven, watchdogs at' if values['event_driven'] else 'timer at'
         self.get_logger().info(
             f'configured: {len(robot.transmissions)} transmissions, {len(robot.joint_names)} '
-            f'joints, {len(robot.actuator_names)} actuators, {values["update_rate"]:g} Hz')
+            f'joints, {len(robot.actuator_names)} actuators, {mode} '
+            f'{values["update_rate"]:g} Hz')
 
     @logged_transition('activate')
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Start the update timer; commands received while inactive are discarded."""
-        assert self.core is not None and self.core.period is not None
-        self.core.reset_commands()
-        self._timer = self.create_timer(self.core.period, timer_callback(self._on_timer))
-        # steady-clock cycles can be run by message callbacks when the timer is overdue; not
-        # under sim time, where a paused /clock must pause the cycle
-        self._rescue = not self.get_parameter('use_sim_time').value
-        self._active = True
+        core = self.core
+        assert core is not None and core.period is not None
+        core.reset_commands()
+        # under sim time the timer runs on the node clock (a paused /clock pauses the cycle)
+        self.driver = CycleDriver(
+            self, core, core.joint_states, core.actuator_commands, self._joint_pub,
+            self._command_pub, self._serializer, self._reports, core.period,
+            event_driven=bool(self._param('event_driven')),
+            steady=not self.get_parameter('use_sim_time').value)
         self.lifecycle_state = 'active'
         self.get_logger().info('active')
         return super().on_activate(state)
@@ -241,11 +249,7 @@ class HardwareInterfaceNode(LifecycleNode):
     @logged_transition('deactivate')
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Stop publishing joint states and actuator commands."""
-        self._active = False
-        self._due = math.inf
-        if self._timer is not None:
-            self.destroy_timer(self._timer)
-            self._timer = None
+        self._stop_driver()
         self.lifecycle_state = 'inactive'
         self.get_logger().info('inactive')
         return super().on_deactivate(state)
@@ -271,12 +275,13 @@ class HardwareInterfaceNode(LifecycleNode):
         self.lifecycle_state = 'unconfigured'
         return TransitionCallbackReturn.SUCCESS
 
+    def _stop_driver(self) -> None:
+        if self.driver is not None:
+            self.driver.destroy()
+        self.driver = None
+
     def _teardown(self) -> None:
-        self._active = False
-        self._due = math.inf
-        if self._timer is not None:
-            self.destroy_timer(self._timer)
-        self._timer = None
+        self._stop_driver()
         for sub in self._entities:
             self.destroy_subscription(sub)
         self._entities = []
@@ -287,76 +292,56 @@ class HardwareInterfaceNode(LifecycleNode):
         self.core = None
 
     # ------------------------------------------------------------------ inputs
-    def _receive(self, active_only: bool, store: str, *args: Any, arrival: float) -> None:
-        """Hand a message to ``core.<store>``; a rejection costs a counter and a time check."""
+    def _decode(self, topic: str, data: bytes) -> Optional[JointStateFields]:
+        """Read a raw JointState; bytes rclpy cannot read are dropped as ``bad_type``."""
+        try:
+            return self._decoders[topic](data)
+        except Exception as e:  # noqa: B902 - whatever rclpy raises for such bytes
+            if self.core is not None:
+                self.core.drops.reject(topic, InputRejected(
+                    'bad_type', f'not a JointState ({type(e).__name__}: {e})'))
+            return None
+
+    def _receive(self, active_only: bool, store: str, *args: Any, arrival: float) -> bool:
+        """Hand a message to ``core.<store>``; return False when it was not stored."""
         core = self.core
-        if core is None or (active_only and not self._active):
-            return
+        if core is None or (active_only and self.driver is None):
+            return False
         try:
             getattr(core, store)(*args, received=arrival)
         except InputRejected:
             for line in self._reports.drops(core):   # at most one summary a second
                 self.get_logger().warning(line)
-        if time.monotonic() > self._due:
-            # a backlog of messages holds the timer back (the EventsExecutor serves events in
-            # arrival order): run the overdue cycle from here
-            self._update()
+            return False
+        return True
 
-    def _on_state(self, msg: JointState, arrival: float) -> None:
-        self._receive(False, 'set_actuator_state', msg.name, msg.position, msg.velocity,
-                      msg.effort, arrival=arrival)
+    def _on_state(self, data: bytes, arrival: float) -> None:
+        msg = self._decode('actuator_states', data)
+        stored = msg is not None and self._receive(False, 'set_actuator_state', *msg,
+                                                   arrival=arrival)
+        driver = self.driver
+        if driver is not None:   # active: publish now (event-driven), or an overdue tick
+            if stored:
+                driver.state_arrived()
+            else:
+                driver.run_if_overdue()
 
-    def _on_command(self, msg: JointState, arrival: float) -> None:
-        self._receive(True, 'set_joint_command', msg.name, msg.position, msg.velocity,
-                      msg.effort, arrival=arrival)
+    def _on_command(self, data: bytes, arrival: float) -> None:
+        msg = self._decode('joint_commands', data)
+        self._command_done(msg is not None and self._receive(
+            True, 'set_joint_command', *msg, arrival=arrival))
 
     def _on_array_command(self, field: str, msg: Float64MultiArray, arrival: float) -> None:
-        self._receive(True, 'set_interface_command', field, msg.data, arrival=arrival)
+        self._command_done(self._receive(True, 'set_interface_command', field, msg.data,
+                                         arrival=arrival))
 
-    # ------------------------------------------------------------------ cycle
-    def _on_timer(self) -> None:
-        """Run a cycle, unless a message callback ran it less than half a period ago."""
-        core = self.core
-        if core is not None and core.period is not None and \
-                time.monotonic() - self._last_cycle < 0.5 * core.period:
-            return
-        self._update()
-
-    def _update(self) -> None:
-        core = self.core
-        joint_pub, command_pub = self._joint_pub, self._command_pub
-        if core is None or not self._active or joint_pub is None or command_pub is None:
-            return
-        start = time.monotonic()
-        self._last_cycle = start
-        if self._rescue and core.period is not None:
-            self._due = start + 1.5 * core.period
-        try:
-            out = core.update()
-        except Exception as e:  # noqa: B902 - a cycle must never take the node down
-            line = self._reports.cycle_failed(e)
-            if line:
-                self.get_logger().error(line)
-            core.record_cycle(start, time.monotonic())
-            return
-        now = self.get_clock().now()
-        js = out.joint_states
-        if js is not None:
-            data = self._serializer(js.names, js.position, js.velocity, js.effort,
-                                    now.nanoseconds)
-            joint_pub.publish(data if data is not None
-                              else self._fill(self._joint_msg, js, now.to_msg()))
-        if out.actuator_commands:
-            stamp = now.to_msg()
-            for group in out.actuator_commands:
-                command_pub.publish(self._fill(JointState(), group, stamp))
-        core.record_cycle(start, time.monotonic())
-        line = self._reports.stale(core)
-        if line:
-            self.get_logger().warning(line)
-
-    def _fill(self, msg: JointState, values: Any, stamp: Any) -> JointState:
-        return fill_joint_state(msg, values, stamp, self._serializer.frame_id)
+    def _command_done(self, stored: bool) -> None:
+        driver = self.driver
+        if driver is not None:
+            if stored:
+                driver.command_arrived()
+            else:
+                driver.run_if_overdue()
 
     def _publish_diagnostics(self) -> None:
         name = self.get_fully_qualified_name()

@@ -355,6 +355,7 @@ class HardwareInterfaceNode(LifecycleNode):
             for line in self._reports.drops(core, force=True):
                 self.get_logger().warning(line)
             records = core.diagnostics(name, self.lifecycle_state)
+            records[0].values.insert(1, ('event_driven', str(self._param('event_driven')).lower()))
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [diagnostic_status(r.name, r.level, r.message, r.hardware_id, r.values)

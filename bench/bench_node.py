@@ -37,7 +37,9 @@ relay of the same run (min / median over the runs).  Targets (issue 13): timer m
 p99 send->recv at most 1.0 ms.
 
 By default the bundled example robot (``urdf/example_robot.urdf.xacro``); the PR2 with
-``--urdf ../shared/urdf_corpus/pr2.urdf``.  The machine's other load shifts every figure: run
+``--urdf ../shared/urdf_corpus/pr2.urdf``.  ``--before DIR`` adds the timer mode of another copy
+of the package (e.g. ``git archive <commit> | tar -x -C DIR``) to every run, for before/after
+tables measured side by side.  The machine's other load shifts every figure: run
 it on an idle machine, or say that it was shared.
 """
 
@@ -64,8 +66,9 @@ import numpy as np
 
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 
-CONTENDERS = ('relay', 'timer', 'event')
-LABELS = {'relay': 'bare relay', 'timer': 'timer mode', 'event': 'event-driven'}
+CONTENDERS = ('relay', 'before', 'timer', 'event')
+LABELS = {'relay': 'bare relay', 'before': 'timer mode, before', 'timer': 'timer mode',
+          'event': 'event-driven'}
 #: How far apart two state values are: states carry their sequence number in one actuator.
 STEP = 1e-4
 WRAP = 100_000
@@ -300,8 +303,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument('--relay', action='store_true', help=argparse.SUPPRESS)
     parser.add_argument('--urdf', default=str(EXAMPLE_URDF),
                         help='robot description (URDF or .xacro); default: the example robot')
-    parser.add_argument('--contenders', nargs='+', choices=CONTENDERS, default=list(CONTENDERS),
+    parser.add_argument('--contenders', nargs='+', choices=CONTENDERS,
+                        default=['relay', 'timer', 'event'],
                         help='what to run in each run (the relay is the anchor of the ratios)')
+    parser.add_argument('--before', metavar='DIR',
+                        help='a copy of the package (its root folder) whose timer mode runs too')
     parser.add_argument('--runs', type=int, default=3, help='runs of all contenders')
     parser.add_argument('--seconds', type=float, default=5.0, help='measured seconds each')
     parser.add_argument('--warmup', type=float, default=1.0, help='seconds before measuring')
@@ -330,12 +336,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     root = str(Path(__file__).resolve().parent.parent)
     env['PYTHONPATH'] = root + os.pathsep + env.get('PYTHONPATH', '')
     os.environ.update({k: env[k] for k in ('ROS_DOMAIN_ID', 'ROS_AUTOMATIC_DISCOVERY_RANGE')})
-    contenders = [c for c in CONTENDERS if c in args.contenders]
+    contenders = [c for c in CONTENDERS if c in args.contenders or (c == 'before' and args.before)]
+    envs = {c: env for c in contenders}
+    if args.before:
+        before = str(Path(args.before).resolve())
+        envs['before'] = dict(env, PYTHONPATH=before + os.pathsep + env.get('PYTHONPATH', ''))
     runs: List[Dict[str, Dict[str, Any]]] = []
     with tempfile.TemporaryDirectory() as tmp:
         argvs = {'relay': [sys.executable, str(Path(__file__).resolve()), '--relay']}
         for mode, rate, event in (('timer', args.update_rate, False),
-                                  ('event', args.watchdog_rate, True)):
+                                  ('event', args.watchdog_rate, True),
+                                  ('before', args.update_rate, False)):
             params = Path(tmp, f'{mode}.yaml')
             params.write_text(yaml.safe_dump({'/**/transmission_hardware_interface': {
                 'ros__parameters': {'robot_description': urdf, 'update_rate': rate,
@@ -345,7 +356,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                            'transmission_plugins.ros.hardware_interface_node',
                            '--ros-args', '--params-file', str(params)]
         for i in range(args.runs):
-            run = {c: measure(LABELS[c], argvs[c], env, robot, c != 'relay', args)
+            run = {c: measure(LABELS[c], argvs[c], envs[c], robot, c != 'relay', args)
                    for c in contenders}
             runs.append(run)
             print(f'run {i + 1}/{args.runs}: ' + ', '.join(

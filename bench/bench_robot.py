@@ -22,7 +22,12 @@ as a hardware interface does once per control period.  For each robot it times:
   :meth:`~RobotTransmissions.joint_to_actuator_arrays`, arrays of shape ``(n,)``;
 * ``name-keyed, 1 sample``: :meth:`RobotTransmissions.actuator_to_joint` then
   :meth:`~RobotTransmissions.joint_to_actuator` with ``{interface: {name: value}}``;
-* ``arrays, batch of K``: the array maps on ``(K, n)`` arrays (``--batch``).
+* ``arrays, batch of K``: the array maps on ``(K, n)`` arrays (``--batch``), new output arrays
+  each call; ``out=`` the same into the arrays of the previous call (``out=`` of
+  :meth:`~RobotTransmissions.actuator_to_joint_arrays`: no new memory to fault in);
+* ``batches of 1000 over K``: the K samples of the biggest batch converted 1000 at a time
+  (``out=``), each batch new to the caches as in a stream of data: compare its time per sample
+  with one batch of K (the biggest batch's data does not fit the caches either way).
 
 Each figure is the minimum / median of repeated blocks of calls, and a ratio against anchors
 measured in the same run: the plain loop over the transmissions (each through its own
@@ -43,6 +48,7 @@ from benchlib import dense_matvec
 from benchlib import environment
 from benchlib import EXAMPLE_URDF
 from benchlib import make_cycle
+from benchlib import make_cycle_into
 from benchlib import make_loop
 from benchlib import make_named_cycle
 from benchlib import robot_state
@@ -81,9 +87,30 @@ def bench(robot: RobotTransmissions, batches: List[int], repeats: int) -> List[L
         t = timed(lambda: cycle(state), repeats, budget=0.3)
         t_ref = timed(lambda: loop(state), max(3, repeats // 2), budget=0.3)
         rows.append([f'arrays, batch of {k:,}', t.us(), f'{t.faults:.0f}', t_ref.us(),
-                     f'{t_ref.best / t.best:.1f}x', '-',
-                     f'{t.best / k * 1e9:.0f} ns/sample, {k / t.best / 1e6:.2f} M/s'])
+                     f'{t_ref.best / t.best:.1f}x', '-', _rate(t.best, k)])
+        into = make_cycle_into(robot, state)
+        t = timed(lambda: into(state), repeats, budget=0.3)
+        rows.append([f'arrays, batch of {k:,}, out=', t.us(), f'{t.faults:.0f}', t_ref.us(),
+                     f'{t_ref.best / t.best:.1f}x', '-', _rate(t.best, k)])
+    if batches and max(batches) > 1000:
+        k = max(batches)
+        state = robot_state(robot, (k,), rng)
+        parts = [{i: v[s:s + 1000] for i, v in state.items()} for s in range(0, k, 1000)]
+        into = make_cycle_into(robot, parts[0])
+
+        def stream() -> None:
+            for part in parts:
+                into(part)
+
+        t = timed(stream, max(3, repeats // 2), budget=0.3)
+        rows.append([f'batches of 1000 over {k:,}, out=', t.us(), f'{t.faults:.0f}', '-', '-',
+                     '-', _rate(t.best, k)])
     return rows
+
+
+def _rate(seconds: float, samples: int) -> str:
+    """Return the time per sample and the samples per second of a batch."""
+    return f'{seconds / samples * 1e9:.0f} ns/sample, {samples / seconds / 1e6:.2f} M/s'
 
 
 def main(argv: List[str] = None) -> int:

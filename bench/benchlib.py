@@ -147,6 +147,23 @@ def make_cycle(robot: RobotTransmissions) -> Callable[[Dict[str, np.ndarray]], D
     return cycle
 
 
+def make_cycle_into(robot: RobotTransmissions,
+                    example: Dict[str, np.ndarray]) -> Callable[[Dict[str, np.ndarray]], Any]:
+    """
+    Return one cycle through the array maps into reused arrays (``out=``).
+
+    The buffers are the arrays a first cycle of ``example`` returned, as a program that
+    converts batch after batch of one size keeps them.
+    """
+    joints = robot.actuator_to_joint_arrays(example)
+    actuators = robot.joint_to_actuator_arrays(joints)
+
+    def cycle(values: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        return robot.joint_to_actuator_arrays(robot.actuator_to_joint_arrays(values, out=joints),
+                                              out=actuators)
+    return cycle
+
+
 def make_named_cycle(robot: RobotTransmissions) -> Callable[[Dict[str, Any]], Dict[str, Any]]:
     """Return one cycle through the name-keyed maps."""
     def cycle(actuators: Dict[str, Any]) -> Dict[str, Any]:

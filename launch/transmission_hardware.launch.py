@@ -15,12 +15,16 @@
 r"""
 Start the transmission hardware interface, mock actuators and robot_state_publisher.
 
+With ``mode:=simulation``, the simulation interface instead of the hardware interface and the
+mock actuators: a joint-space simulator's joint states become actuator states, actuator
+commands become its joint commands.
+
 Arguments (``ros2 launch transmission_plugins transmission_hardware.launch.py --show-args``):
-``description_file``, ``config_file``, ``use_mock_actuators``, ``namespace``, ``use_sim_time``,
-``log_level``, ``update_rate``, ``xacro_args``.  Which nodes start, with which parameters, is
-decided by :func:`transmission_plugins.tools.node_plan.plan_nodes`, the same function the
-launcher (``transmission_hardware_launch``, for machines without ``ros2 launch``) uses; the
-actions are built by :mod:`transmission_plugins.tools.launch_description`::
+``description_file``, ``config_file``, ``use_mock_actuators``, ``mode``, ``namespace``,
+``use_sim_time``, ``log_level``, ``update_rate``, ``xacro_args``.  Which nodes start, with
+which parameters, is decided by :func:`transmission_plugins.tools.node_plan.plan_nodes`, the
+same function the launcher (``transmission_hardware_launch``, for machines without ``ros2
+launch``) uses; the actions are built by :mod:`transmission_plugins.tools.launch_description`::
 
     ros2 launch transmission_plugins transmission_hardware.launch.py \
         description_file:=/path/robot.urdf.xacro use_mock_actuators:=false

@@ -136,15 +136,16 @@ def test_user_commands_are_on_path_and_nodes_where_ros2_run_looks():
         pytest.skip(f'the package is not installed into {sys.prefix} (scripts/setup_env.sh does '
                     'that); test/ros_cli checks a colcon workspace')
     assert sorted(p.name for p in lib.iterdir()) == [
-        'hardware_interface_node', 'mock_actuators_node', 'transmission_hardware_launch',
-        'transmission_plugins']
+        'hardware_interface_node', 'mock_actuators_node', 'sim_interface_node',
+        'transmission_hardware_launch', 'transmission_plugins']
     for name in ('transmission_plugins', 'transmission_hardware_launch'):
         exe = Path(sys.prefix, 'bin', name)
         assert exe.is_file(), f'{name} is not on PATH in the venv'
         out = subprocess.run([str(exe), '--help'], capture_output=True, text=True, timeout=60)
         assert out.returncode == 0 and name in out.stdout
     # the node executables are not commands a user types: not on PATH
-    assert not Path(sys.prefix, 'bin', 'hardware_interface_node').exists()
+    for node in ('hardware_interface_node', 'mock_actuators_node', 'sim_interface_node'):
+        assert not Path(sys.prefix, 'bin', node).exists()
 
 
 def test_optional_imports_are_guarded():

@@ -45,6 +45,28 @@ CORPUS_SKIP_REASON = (f'needs the real-robot corpus ../shared/urdf_corpus, not f
                       'test/fixtures)')
 
 
+#: a user's own xacro robot: one simple transmission whose names take an optional ``prefix``
+#: argument and whose reduction is the ``reduction`` argument (default 50)
+PREFIXED_ARM_XACRO = """<?xml version="1.0"?>
+<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:arg name="prefix" default=""/>
+  <xacro:arg name="reduction" default="50"/>
+  <link name="base"/><link name="$(arg prefix)link1"/>
+  <joint name="$(arg prefix)joint1" type="revolute">
+    <parent link="base"/><child link="$(arg prefix)link1"/><axis xyz="0 0 1"/>
+    <limit lower="-1.5" upper="1.5" effort="10" velocity="2"/>
+  </joint>
+  <transmission name="$(arg prefix)trans1">
+    <type>transmission_interface/SimpleTransmission</type>
+    <joint name="$(arg prefix)joint1"><hardwareInterface>EffortJointInterface</hardwareInterface>
+    </joint>
+    <actuator name="$(arg prefix)motor1">
+      <mechanicalReduction>$(arg reduction)</mechanicalReduction></actuator>
+  </transmission>
+</robot>
+"""
+
+
 #: the documentation: the front page and every page of ``doc/``
 DOC_PAGES = [REPO / 'README.md'] + sorted((REPO / 'doc').glob('*.md'))
 #: ``<!-- doc-test: skip (reason) -->`` on the line before a fence

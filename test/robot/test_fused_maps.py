@@ -27,8 +27,8 @@ import pytest
 
 from transmission_plugins import PR2GripperTransmission
 from transmission_plugins.core.info import ActuatorInfo
-from transmission_plugins.robot import fused_maps
 from transmission_plugins.robot import sparse_maps
+from transmission_plugins.robot import stacked_batches
 from transmission_plugins.robot.limits import actuator_limits
 from transmission_plugins.robot.limits import joint_effort_bound
 from transmission_plugins.robot.loading import load_robot_transmissions
@@ -180,7 +180,7 @@ def test_big_batches_in_chunks_equal_one_chunk(monkeypatch):
     values = _inputs(robot, rng, (257,), True, nan_fraction=0.01)
     whole = robot.actuator_to_joint_arrays(values)
     back = robot.joint_to_actuator_arrays(whole)
-    monkeypatch.setattr(fused_maps, 'SCRATCH', 4000)  # chunks of a few samples
+    monkeypatch.setattr(stacked_batches, 'SCRATCH', 4000)  # chunks of a few samples
     monkeypatch.setattr(sparse_maps, 'SCRATCH', 4000)
     chunked = robot.actuator_to_joint_arrays(values)
     for k in KINDS:  # chunks of up to 8 samples take the grippers' math path: libm's last bit

@@ -214,3 +214,47 @@ def test_without_a_request_finish_restores_the_handlers(saved_handlers):
     stop.finish()
     assert signal.getsignal(signal.SIGINT) == before
     assert StopSignals.current() is None
+
+
+#: a process whose main thread keeps waiting after the stop request (as if stuck in native code)
+STUCK = textwrap.dedent("""\
+    import sys, time
+    from transmission_plugins.ros.stop_signals import StopSignals
+    stop = StopSignals().install()
+    assert stop.watch(float(sys.argv[1]))
+    print('ready', flush=True)
+    if sys.argv[2] == 'stuck':
+        time.sleep(60)          # the handler runs, but nothing looks at the request
+    else:
+        while not stop.requested:
+            time.sleep(0.01)
+        stop.finish()
+    sys.exit(0)
+    """)
+
+
+def _run_until_ready(mode, grace):
+    proc = subprocess.Popen([sys.executable, '-c', STUCK, str(grace), mode],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == 'ready'
+    return proc
+
+
+def test_a_stop_that_hangs_ends_the_process_after_the_grace_period_with_the_stacks():
+    proc = _run_until_ready('stuck', 0.5)
+    start = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGTERM)   # ignored like any further signal: one deadline
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1, err
+    assert 0.5 <= time.monotonic() - start
+    assert 'did not end within 0.5 s of the stop signal' in err
+    assert 'File "<string>", line 7 in <module>' in err, err   # where the main thread waited
+
+
+def test_a_clean_stop_is_not_touched_by_the_watcher():
+    proc = _run_until_ready('clean', 0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert 'did not end' not in err

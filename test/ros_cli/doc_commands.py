@@ -44,6 +44,17 @@ RUN_REMAPPED = ('ros2 run transmission_plugins hardware_interface_node --ros-arg
 RUN_VERSION = 'ros2 run transmission_plugins transmission_plugins --version'
 RUN_MUJOCO = ('ros2 run transmission_plugins mock_actuators_node --ros-args '
               '-p robot_description:="$(xacro urdf/example_robot.urdf.xacro)" -p physics:=mujoco')
+LAUNCH_SIM = ('ros2 launch transmission_plugins transmission_hardware.launch.py '
+              'mode:=simulation')
+TOPIC_PUB_JOINT_STATES = (
+    'ros2 topic pub -r 50 /joint_states sensor_msgs/msg/JointState "{name: [pan_joint, '
+    'wrist_pitch_joint, wrist_roll_joint, gripper_joint], position: [0.5, 0.2, 0.1, 0.04]}"')
+TOPIC_ECHO_ACTUATOR_STATES = 'ros2 topic echo --once /actuator_states'
+TOPIC_PUB_ACTUATOR_COMMANDS = (
+    'ros2 topic pub -r 20 /actuator_commands sensor_msgs/msg/JointState '
+    '"{name: [wrist_left_motor, wrist_right_motor], position: [2.0, 1.0]}"')
+TOPIC_ECHO_JOINT_COMMANDS = 'ros2 topic echo --once /joint_commands'
+PARAM_GET_STALE = 'ros2 param get /transmission_sim_interface stale_joints'
 
 #: documented command -> the test (``module::function``) that runs it exactly as written
 COVERED = {
@@ -63,4 +74,13 @@ COVERED = {
     RUN_REMAPPED: 'test_run_cli.py::test_ros2_run_with_namespace_and_remapping',
     RUN_VERSION: 'test_run_cli.py::test_the_commands_of_the_workspace',
     RUN_MUJOCO: 'test_run_cli.py::test_the_mock_with_mujoco_physics',
+    LAUNCH_SIM: 'test_launch_cli.py::test_simulation_mode_with_a_stand_in_simulator',
+    TOPIC_PUB_JOINT_STATES: 'test_launch_cli.py::test_simulation_mode_with_a_stand_in_simulator',
+    TOPIC_ECHO_ACTUATOR_STATES:
+        'test_launch_cli.py::test_simulation_mode_with_a_stand_in_simulator',
+    TOPIC_PUB_ACTUATOR_COMMANDS:
+        'test_launch_cli.py::test_simulation_mode_with_a_stand_in_simulator',
+    TOPIC_ECHO_JOINT_COMMANDS:
+        'test_launch_cli.py::test_simulation_mode_with_a_stand_in_simulator',
+    PARAM_GET_STALE: 'test_launch_cli.py::test_simulation_mode_with_a_stand_in_simulator',
 }

@@ -31,27 +31,11 @@ from ros_cli_support import run
 from ros_cli_support import start
 from ros_cli_support import stop
 from tp_support import PR2_URDF
+from tp_support import PREFIXED_ARM_XACRO
+import yaml
 
 pytestmark = pytest.mark.ros
 
-#: the user's own robot: one simple transmission (reduction 50), names with an optional prefix
-ROBOT_XACRO = """<?xml version="1.0"?>
-<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
-  <xacro:arg name="prefix" default=""/>
-  <link name="base"/><link name="$(arg prefix)link1"/>
-  <joint name="$(arg prefix)joint1" type="revolute">
-    <parent link="base"/><child link="$(arg prefix)link1"/><axis xyz="0 0 1"/>
-    <limit lower="-1.5" upper="1.5" effort="10" velocity="2"/>
-  </joint>
-  <transmission name="$(arg prefix)trans1">
-    <type>transmission_interface/SimpleTransmission</type>
-    <joint name="$(arg prefix)joint1"><hardwareInterface>EffortJointInterface</hardwareInterface>
-    </joint>
-    <actuator name="$(arg prefix)motor1"><mechanicalReduction>50</mechanicalReduction>
-    </actuator>
-  </transmission>
-</robot>
-"""
 
 #: a parent launch file of a user: ours in a namespace, joint_states remapped
 PARENT_LAUNCH = """
@@ -112,7 +96,7 @@ def test_the_bundled_robot_with_the_ros2_tools(user):
 
 def test_your_robot_without_mock_actuators(user):
     """A xacro description, no mock: the actuator states come from ``ros2 topic pub``."""
-    (user.path / 'robot.urdf.xacro').write_text(ROBOT_XACRO)
+    (user.path / 'robot.urdf.xacro').write_text(PREFIXED_ARM_XACRO)
     launch = start(doc.LAUNCH_OWN_ROBOT, user, ready=(']: active',))
     publisher = None
     try:
@@ -132,8 +116,47 @@ def test_your_robot_without_mock_actuators(user):
     stop(launch)
 
 
+def _values(echo, field):
+    """Return ``{name: value}`` of one field of a ``ros2 topic echo`` of a JointState."""
+    # from the message on: ros2 topic echo may print a warning first ("A message was lost")
+    msg = yaml.safe_load(echo[echo.index('header:'):].split('---')[0])
+    return dict(zip(msg['name'], msg[field]))
+
+
+def test_simulation_mode_with_a_stand_in_simulator(user):
+    """The worked example of doc/simulation.md: ``ros2 topic pub`` plays the simulator."""
+    launch = start(doc.LAUNCH_SIM, user, ready=(']: active',))
+    publishers = []
+    try:
+        assert 'mock_actuators not started: mode is simulation' in launch.output
+        nodes = ros2('ros2 node list', user, 'transmission_sim_interface').split()
+        assert '/transmission_hardware_interface' not in nodes
+        assert '/transmission_sim_interface' in nodes
+        publishers.append(Command(doc.TOPIC_PUB_JOINT_STATES, user.env, str(user.path)))
+        states = _values(ros2(doc.TOPIC_ECHO_ACTUATOR_STATES, user, 'gripper_motor'),
+                         'position')
+        # pan: 2:1; wrist: 2.5 (pitch +- roll); gripper: screw and linkage (PR2 constants)
+        assert states['pan_motor'] == pytest.approx(1.0, abs=1e-9)
+        assert states['wrist_left_motor'] == pytest.approx(0.75, abs=1e-9)
+        assert states['wrist_right_motor'] == pytest.approx(0.25, abs=1e-9)
+        assert states['gripper_motor'] == pytest.approx(581.0, abs=0.5)
+        assert 'shoulder_motor' not in states
+        publishers.append(Command(doc.TOPIC_PUB_ACTUATOR_COMMANDS, user.env, str(user.path)))
+        commands = _values(ros2(doc.TOPIC_ECHO_JOINT_COMMANDS, user, 'wrist_roll_joint'),
+                           'position')
+        assert commands == pytest.approx({'wrist_pitch_joint': 0.6, 'wrist_roll_joint': 0.2})
+        ros2(doc.PARAM_GET_STALE, user, 'String value is: omit')
+    except BaseException:
+        launch.kill()
+        raise
+    finally:
+        for p in publishers:
+            p.kill()
+    stop(launch)
+
+
 def test_the_xml_launch_file_with_xacro_arguments(user):
-    (user.path / 'robot.urdf.xacro').write_text(ROBOT_XACRO)
+    (user.path / 'robot.urdf.xacro').write_text(PREFIXED_ARM_XACRO)
     launch = start(doc.LAUNCH_XML, user)
     try:
         assert 25.0 < hz('ros2 topic hz /left/joint_states', user) < 60.0   # update_rate:=50

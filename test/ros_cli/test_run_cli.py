@@ -102,6 +102,7 @@ def test_the_commands_of_the_workspace(user, workspace):
                  str(user.path)).stdout.split()
     assert listed == ['transmission_plugins', 'hardware_interface_node',
                       'transmission_plugins', 'mock_actuators_node',
+                      'transmission_plugins', 'sim_interface_node',
                       'transmission_plugins', 'transmission_hardware_launch',
                       'transmission_plugins', 'transmission_plugins']
 

@@ -149,7 +149,8 @@ def params_file(user):
 
 
 @pytest.mark.parametrize('executable, ready', [('hardware_interface_node', (']: active',)),
-                                               ('mock_actuators_node', ('simulating',))])
+                                               ('mock_actuators_node', ('simulating',)),
+                                               ('sim_interface_node', (']: active',))])
 @pytest.mark.parametrize('way', list(RUN_WAYS))
 def test_ros2_run(user, params_file, way, executable, ready):
     line = (f'ros2 run transmission_plugins {executable} --ros-args '

@@ -18,29 +18,10 @@ import json
 import re
 
 import pytest
+from tp_support import PREFIXED_ARM_XACRO
 from tp_support import REPO
 from transmission_plugins.tools.cli import main
 from transmission_plugins.tools.cli.common import package_version
-
-#: a xacro robot whose names and reduction come from its arguments
-XACRO = """<?xml version="1.0"?>
-<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
-  <xacro:arg name="prefix" default=""/>
-  <xacro:arg name="reduction" default="50"/>
-  <link name="base"/><link name="$(arg prefix)link1"/>
-  <joint name="$(arg prefix)joint1" type="revolute">
-    <parent link="base"/><child link="$(arg prefix)link1"/><axis xyz="0 0 1"/>
-    <limit lower="-1.5" upper="1.5" effort="10" velocity="2"/>
-  </joint>
-  <transmission name="$(arg prefix)trans1">
-    <type>transmission_interface/SimpleTransmission</type>
-    <joint name="$(arg prefix)joint1"><hardwareInterface>EffortJointInterface</hardwareInterface>
-    </joint>
-    <actuator name="$(arg prefix)motor1">
-      <mechanicalReduction>$(arg reduction)</mechanicalReduction></actuator>
-  </transmission>
-</robot>
-"""
 
 
 def _versions():
@@ -65,7 +46,7 @@ def test_version_option(capsys):
 
 def test_xacro_arguments_reach_the_robot(tmp_path, capsys):
     path = tmp_path / 'arm.urdf.xacro'
-    path.write_text(XACRO)
+    path.write_text(PREFIXED_ARM_XACRO)
     assert main(['inspect', str(path), '--json', '--xacro-arg', 'prefix:=left_',
                  '--xacro-arg', 'reduction:=-20', '--xacro-arg', 'prefix:=right_']) == 0
     (trans,) = json.loads(capsys.readouterr().out)['transmissions']
@@ -81,7 +62,7 @@ def test_xacro_arguments_reach_the_robot(tmp_path, capsys):
 @pytest.mark.parametrize('bad', ['prefix', ':=x', 'prefix=x'])
 def test_a_malformed_xacro_argument_is_a_usage_error(tmp_path, capsys, bad):
     path = tmp_path / 'arm.urdf.xacro'
-    path.write_text(XACRO)
+    path.write_text(PREFIXED_ARM_XACRO)
     assert main(['inspect', str(path), '--xacro-arg', bad]) == 2
     err = capsys.readouterr().err
     assert f"argument --xacro-arg: expected NAME:=VALUE, got '{bad}'" in err

@@ -126,6 +126,14 @@ def test_node_set_actions(monkeypatch, tmp_path):
     assert [(n.node_package, n.node_executable) for n in nodes] == [
         ('transmission_plugins', 'hardware_interface_node')]
     assert len(handlers) == 2   # the node's exit, and the shutdown
+    context.launch_configurations['mode'] = 'simulation'
+    actions = node_set(context)
+    nodes = [a for a in actions if isinstance(a, Node)]
+    assert [(n.node_package, n.node_executable) for n in nodes] == [
+        ('transmission_plugins', 'sim_interface_node')]
+    text = [''.join(s.perform(context) for s in a.msg) for a in actions
+            if isinstance(a, LogInfo)]
+    assert text[0].startswith('mock_actuators not started: mode is simulation')
 
 
 def test_a_node_exiting_while_running_ends_the_launch():

@@ -27,12 +27,15 @@ import time
 
 import numpy as np
 import pytest
+from tp_support import PREFIXED_ARM_XACRO
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.hardware_interface_node import PARAMETERS as HW_PARAMETERS
 from transmission_plugins.ros.mock_actuators_node import initial_joint_positions
 from transmission_plugins.ros.mock_actuators_node import PARAMETERS as MOCK_PARAMETERS
+from transmission_plugins.ros.sim_interface_parameters import PARAMETERS as SIM_PARAMETERS
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
+from transmission_plugins.runtime.sim_interface import SimInterface
 from transmission_plugins.tools import launcher
 from transmission_plugins.tools.launcher import LaunchConfigError
 from transmission_plugins.tools.params_file import ParamsFile
@@ -151,6 +154,54 @@ def test_bundled_config_documents_every_parameter_it_sets():
     for name in config['transmission_hardware_interface']:
         before = text[:text.index(f'    {name}:')].rstrip().splitlines()[-1]
         assert before.strip().startswith('#'), f'{name} has no comment'
+
+
+def test_bundled_config_documents_the_sim_interface_with_its_defaults():
+    config = launcher.load_config(launcher.default_config_file())
+    section = config['transmission_sim_interface']
+    assert set(section) == set(SIM_PARAMETERS) - {'robot_description'}
+    for name, value in section.items():
+        assert value == SIM_PARAMETERS[name][0], name
+    text = launcher.default_config_file().read_text()
+    sim_text = text[text.index('transmission_sim_interface:'):text.index('mock_actuators:')]
+    for name in section:
+        before = sim_text[:sim_text.index(f'    {name}:')].rstrip().splitlines()[-1]
+        assert before.strip().startswith('#'), f'{name} has no comment'
+
+
+def test_simulation_mode_starts_the_sim_interface_instead(tmp_path):
+    plan = launcher.plan_nodes({'mode': 'Simulation', 'update_rate': '500'},
+                               robot_state_publisher=True)
+    assert [s.name for s in plan.specs] == ['transmission_sim_interface', 'robot_state_publisher']
+    sim = plan.specs[0]
+    assert (sim.executable, sim.module) == ('sim_interface_node',
+                                            'transmission_plugins.ros.sim_interface_node')
+    assert sim.parameters['update_rate'] == 500.0
+    assert sim.parameters['stale_joints'] == 'omit'
+    reasons = dict(plan.skipped)
+    assert list(reasons) == ['mock_actuators']   # the hardware interface is another mode's
+    assert reasons['mock_actuators'].startswith('mode is simulation')
+    # the example config's sim section fits the example robot (as the node configures)
+    specs = launcher.node_specs('', str(launcher.example_config_file()), mode='simulation')
+    params = specs[0].parameters
+    robot = load_robot_transmissions(params['robot_description'])
+    core = SimInterface(robot, command_joints=list(params['joints']),
+                        array_commands=list(params.get('array_commands') or []))
+    assert core.command_joints[-1] == 'gripper_joint'
+    # and the default config fits any robot
+    urdf = tmp_path / 'generic_arm.urdf'
+    urdf.write_text(GENERIC_URDF)
+    params = launcher.node_specs(str(urdf), mode='simulation')[0].parameters
+    core = SimInterface(load_robot_transmissions(params['robot_description']),
+                        command_joints=list(params['joints']))
+    assert core.command_joints == ['joint1', 'joint2']
+
+
+def test_hardware_mode_leaves_the_sim_interface_out_silently():
+    plan = launcher.plan_nodes({'mode': 'hardware'}, robot_state_publisher=True)
+    assert [s.name for s in plan.specs] == [
+        'transmission_hardware_interface', 'mock_actuators', 'robot_state_publisher']
+    assert plan.skipped == []
 
 
 def test_without_mock_actuators_and_with_robot_state_publisher():
@@ -309,8 +360,9 @@ def test_argument_parsing():
         ['description_file:=a.urdf', '--config-file', 'c.yaml', 'xacro_args:=a:=1 b:=2',
          '--ros-args', '-r', '__ns:=/x', '-p', 'update_rate:=5.0'])
     assert values == {'description_file': 'a.urdf', 'config_file': 'c.yaml',
-                      'use_mock_actuators': 'true', 'namespace': '', 'use_sim_time': 'false',
-                      'log_level': 'info', 'update_rate': '', 'xacro_args': 'a:=1 b:=2'}
+                      'use_mock_actuators': 'true', 'mode': 'hardware', 'namespace': '',
+                      'use_sim_time': 'false', 'log_level': 'info', 'update_rate': '',
+                      'xacro_args': 'a:=1 b:=2'}
     assert ros == ['-r', '__ns:=/x', '-p', 'update_rate:=5.0']
     with pytest.raises(SystemExit):
         launcher.parse_arguments(['nonsense:=1'])
@@ -385,29 +437,11 @@ def test_node_set_stop_interrupts_then_kills():
 
 
 # ---------------------------------------------------------------------- the new arguments
-XACRO_WITH_ARGS = """<?xml version="1.0"?>
-<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
-  <xacro:arg name="prefix" default=""/>
-  <xacro:arg name="reduction" default="50"/>
-  <link name="base"/><link name="$(arg prefix)link1"/>
-  <joint name="$(arg prefix)joint1" type="revolute">
-    <parent link="base"/><child link="$(arg prefix)link1"/><axis xyz="0 0 1"/>
-    <limit lower="-1.5" upper="1.5" effort="10" velocity="2"/>
-  </joint>
-  <transmission name="$(arg prefix)trans1">
-    <type>transmission_interface/SimpleTransmission</type>
-    <joint name="$(arg prefix)joint1"><hardwareInterface>EffortJointInterface</hardwareInterface>
-    </joint>
-    <actuator name="$(arg prefix)motor1">
-      <mechanicalReduction>$(arg reduction)</mechanicalReduction></actuator>
-  </transmission>
-</robot>
-"""
 
 
 def test_every_node_gets_the_launch_wide_settings(tmp_path):
     xacro = tmp_path / 'arm.urdf.xacro'
-    xacro.write_text(XACRO_WITH_ARGS)
+    xacro.write_text(PREFIXED_ARM_XACRO)
     plan = launcher.plan_nodes({
         'description_file': str(xacro), 'xacro_args': "prefix:=left_ reduction:='-20'",
         'namespace': 'robot1', 'use_sim_time': 'True', 'log_level': 'Warning',
@@ -461,6 +495,7 @@ def test_one_more_node_kind_is_one_more_row(monkeypatch):
     ({'update_rate': 'fast'}, "update_rate must be a rate > 0 Hz, got 'fast'"),
     ({'update_rate': 'inf'}, "update_rate must be a rate > 0 Hz, got 'inf'"),
     ({'use_sim_time': 'sometimes'}, "use_sim_time must be true or false, got 'sometimes'"),
+    ({'mode': 'sim'}, "mode must be one of hardware, simulation, got 'sim'"),
     ({'xacro_args': 'prefix=left_'}, 'xacro_args: expected name:=value pairs separated by '
                                      "spaces, got 'prefix=left_'"),
     ({'xacro_args': 'a:="unclosed'}, 'xacro_args'),

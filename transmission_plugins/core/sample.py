@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-:class:`SampleConverter` and :class:`BatchConverter`: optional fast paths of nonlinear maps.
+Optional fast paths of nonlinear maps: :class:`SampleConverter`, :class:`BatchConverter`.
 
 A hardware interface converts one sample per cycle; for a nonlinear transmission numpy's cost per
 call (about a microsecond) then outweighs the arithmetic.  A transmission may therefore define
@@ -23,8 +23,17 @@ the kernels (to the last bit of libm), and return None whenever it cannot (a div
 a domain error, a missing position): the kernels are then used.  Linear transmissions need none
 (they are fused into one sparse product).
 
-Likewise ``convert_batch`` converts the interfaces of a batch in one call, so that what they
-share (the linkage of the PR2 gripper at the given positions) is computed once.
+Likewise ``convert_rows`` converts the interfaces of a batch in one call, so that what they
+share (the linkage of the PR2 gripper at the given positions) is computed once.  Its batch is
+laid out in *rows*, one per source value, samples along the remaining axes (the robot maps'
+stacked layout): each row is contiguous, and the results are written straight into the caller's
+rows.
+
+Both may compute fewer values than the transmission has outputs when several outputs always
+hold the same value (the PR2 gripper's passive finger joints, its simulated joints that are
+always 0): ``distinct_outputs(to_joint)`` then says, for each output in map order, which of
+the computed values it holds (indices ``0 .. D-1`` in order of first use); the robot maps copy
+them where they belong.  Without it every output is computed.
 """
 
 from typing import List
@@ -32,8 +41,21 @@ from typing import Optional
 from typing import Protocol
 from typing import runtime_checkable
 from typing import Sequence
+from typing import Tuple
 
 import numpy as np
+
+
+@runtime_checkable
+class DistinctOutputs(Protocol):
+    """A transmission some of whose outputs always repeat another one."""
+
+    def distinct_outputs(self, to_joint: bool) -> Tuple[int, ...]:
+        """
+        Return, per output in map order, the index of the distinct value it holds.
+
+        :param to_joint: True for the joints (actuator to joint), False for the actuators
+        """
 
 
 @runtime_checkable
@@ -51,23 +73,26 @@ class SampleConverter(Protocol):
         :param values: the source values of each interface (``num_actuators()`` floats when
             ``to_joint``, else ``num_joints()``)
         :param position: the source positions the velocity and effort maps are evaluated at,
-            None when the call has none
-        :returns: the destination values of every interface, concatenated in the order of
-            ``kinds``, or None
+            None when the call has none; the very list among ``values`` when it is one of them
+        :returns: the distinct destination values (:class:`DistinctOutputs`; else all of
+            them) of every interface, concatenated in the order of ``kinds``, or None
         """
 
 
 @runtime_checkable
 class BatchConverter(Protocol):
-    """A transmission that converts several interfaces of a batch at once, sharing work."""
+    """A transmission that converts several interfaces of a batch laid out in rows at once."""
 
-    def convert_batch(self, to_joint: bool, kinds: Sequence[str], values: Sequence[np.ndarray],
-                      position: Optional[np.ndarray]) -> Optional[List[np.ndarray]]:
+    def convert_rows(self, to_joint: bool, kinds: Sequence[str], values: Sequence[np.ndarray],
+                     position: Optional[np.ndarray], out: Sequence[np.ndarray]) -> bool:
         """
-        Convert a batch of several interfaces; return None to fall back to the kernels.
+        Write the distinct destination values of a batch into ``out``; False to decline.
 
-        The same contract as :meth:`SampleConverter.convert_sample` with arrays: ``values`` are
-        ``(..., N)`` (or ``(..., M)``) arrays, ``position`` is the very array among them (or
-        another one) the velocity and effort maps are evaluated at; the result holds one array
-        per interface, equal to the kernels' results.
+        The same contract as :meth:`SampleConverter.convert_sample` with arrays: ``values[i]``
+        has shape ``(N, *batch)`` (or ``(M, *batch)``): row ``k`` is source ``k`` of interface
+        ``i`` for every sample; ``position`` is the very array among them (or another of that
+        shape) the velocity and effort maps are evaluated at, or None; ``out[i]`` has shape
+        ``(D, *batch)`` and receives the distinct values (:class:`DistinctOutputs`; else all
+        ``D`` outputs), equal to the kernels' results.  Declining (False) leaves ``out``
+        undefined: the kernels then fill it.
         """

@@ -30,12 +30,14 @@ and :math:`K` (``na x nj``) each :math:`J^{-1}` block, stored sparse
 of one call are converted together: their inputs are stacked and go through one block-diagonal
 product (``position``, ``velocity`` and ``effort`` of the PR2: one gather of 132 entries and
 one layer of 20 sums), exact on the sparsity pattern, so NaN (and inf) reaches exactly the
-outputs that depend on it.  Rows and columns of nonlinear transmissions are empty in these
-matrices and filled by their own (vectorised) kernels afterwards; their position-dependent state
-is prepared once per call for the velocity and effort kernels.
+outputs that depend on it.  The nonlinear transmissions write their outputs into extra slots of
+the stacked input, which the product places (:mod:`~.nonlinear_maps`); their position-dependent
+state is prepared once per call for the velocity and effort maps.
 
-Batches are converted with samples along the last axis internally; the arrays returned for a
-batch are views of one buffer in that layout (Fortran order), equal in value to C-ordered ones.
+One sample goes through :meth:`FusedMaps._single` (a few numpy calls on the stacked vector),
+batches through :mod:`~.stacked_batches` (samples along the last axis, in chunks; the arrays
+returned are views of one buffer in that layout, Fortran order, equal in value to C-ordered
+ones).  Both can write into the caller's arrays (``out=``).
 """
 
 import math
@@ -43,13 +45,13 @@ from typing import Any
 from typing import Dict
 from typing import List
 from typing import Mapping
-from typing import NamedTuple
 from typing import Optional
 from typing import Tuple
 
 import numpy as np
 
 from transmission_plugins.core.checks import check_value_arrays
+from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
 from transmission_plugins.core.interfaces import EFFORT
 from transmission_plugins.core.interfaces import INTERFACE_KIND
@@ -57,33 +59,20 @@ from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.robot.nonlinear_maps import Block
 from transmission_plugins.robot.nonlinear_maps import NonlinearMaps
 from transmission_plugins.robot.sparse_maps import fused_matrices
-from transmission_plugins.robot.sparse_maps import SCRATCH
-from transmission_plugins.robot.sparse_maps import Scratch
 from transmission_plugins.robot.sparse_maps import SparseMatrix
 from transmission_plugins.robot.sparse_maps import StackedProduct
+from transmission_plugins.robot.stacked_batches import batch_result
+from transmission_plugins.robot.stacked_batches import Call
+from transmission_plugins.robot.stacked_batches import convert_batch
+from transmission_plugins.robot.stacked_batches import joined_rows
+from transmission_plugins.robot.stacked_batches import output_rows
+from transmission_plugins.robot.stacked_batches import OutputPool
+from transmission_plugins.robot.stacked_batches import Plan
 
 #: Stacked samples up to this length are checked with one dot product (no inf, nothing that
 #: overflows) instead of entering :class:`numpy.errstate` (the dot product is cheaper on small
 #: vectors; BLAS would start threads on long ones).
 QUIET_CHECK = 2048
-
-
-class _Plan(NamedTuple):
-    """The stacked product of one direction and one sequence of interface kinds."""
-
-    product: StackedProduct
-    #: number of stacked interfaces
-    m: int
-    #: the first slot of the nonlinear outputs in the stacked input
-    base: int
-    #: subtracted from the stacked input (joint offsets in position segments), or None
-    offset_in: Optional[np.ndarray]
-    #: added to the stacked output (joint offsets in position segments), or None
-    offset_out: Optional[np.ndarray]
-    #: first stacked row of each position segment (joints)
-    offset_rows: Tuple[int, ...]
-    #: True when inputs with a finite sum of squares cannot overflow a product
-    quiet: bool
 
 
 def _check(values: Mapping[str, Any], size: int, side: str) -> Dict[str, np.ndarray]:
@@ -110,8 +99,9 @@ class FusedMaps:
         self.joint_offset = offset
         self.joint_offset.setflags(write=False)
         self._offset_column = offset[:, None]
-        self._plans: Dict[Tuple[bool, Tuple[str, ...]], _Plan] = {}
-        self._calls: Dict[Tuple[bool, Tuple[str, ...]], _Call] = {}
+        self._plans: Dict[Tuple[bool, Tuple[str, ...]], Plan] = {}
+        self._calls: Dict[Tuple[bool, Tuple[str, ...]], Call] = {}
+        self._pool = OutputPool()
         self._nonlinear_maps = {True: NonlinearMaps(blocks, True),
                                 False: NonlinearMaps(blocks, False)}
         #: the nonlinear transmissions with identical maps grouped (one kernel call per group)
@@ -158,7 +148,7 @@ class FusedMaps:
                 total += 0 if extra is None else extra.nbytes
         return total
 
-    def _plan(self, to_joint: bool, kinds: Tuple[str, ...]) -> _Plan:
+    def _plan(self, to_joint: bool, kinds: Tuple[str, ...]) -> Plan:
         """Return (made once, then cached) the stacked product for ``kinds`` in one direction."""
         plan = self._plans.get((to_joint, kinds))
         if plan is not None:
@@ -176,6 +166,7 @@ class FusedMaps:
         vals = np.concatenate([s.values for s in matrices] + [np.ones(slot_rows.size)])
         order = np.lexsort((cols, rows))
         product = StackedProduct(rows[order], cols[order], vals[order], m * n_out, n_cols)
+        product.set_single_columns(nonlinear.single_columns(m, base, n_cols))
         offset_in = offset_out = None
         offset_rows = tuple(i * self.num_joints for i, k in enumerate(kinds) if k == POSITION)
         if POSITION in kinds and self.joint_offset.any():
@@ -184,25 +175,36 @@ class FusedMaps:
                 if k == POSITION:
                     offset[i * self.num_joints:(i + 1) * self.num_joints] = self.joint_offset
             offset_out, offset_in = (offset, None) if to_joint else (None, offset)
-        plan = _Plan(product, m, base, offset_in, offset_out, offset_rows,
-                     product.max_value < 1e150 and n_cols <= QUIET_CHECK)
+        plan = Plan(product, m, base, offset_in, offset_out, offset_rows,
+                    product.max_value < 1e150 and n_cols <= QUIET_CHECK)
         self._plans[to_joint, kinds] = plan
         return plan
 
     # ------------------------------------------------------------------ conversions
-    def actuator_to_joint(self, values: Mapping[str, Any]) -> Dict[str, np.ndarray]:
+    def actuator_to_joint(self, values: Mapping[str, Any],
+                          out: Optional[Mapping[str, np.ndarray]] = None
+                          ) -> Dict[str, np.ndarray]:
         """
         Map actuator arrays ``(..., na)`` per interface to joint arrays ``(..., nj)``.
 
         Joints of nonlinear transmissions get NaN velocity and effort when no ``position`` (or
         ``absolute_position``) is given in the same call.
 
-        :raises TransmissionInputError: unknown interface, non-numeric values or wrong shape
+        :param out: optional, interface name to a float64 array ``(..., nj)`` to write the
+            result into (one for every interface given, not overlapping the inputs); the
+            result then holds these arrays
+        :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
+            a bad ``out``
         """
-        return self._single(values, True) or self.convert_valid(
-            _check(values, self.num_actuators, 'actuator'), to_joint=True)
+        if out is None:
+            single = self._single(values, True)
+            if single is not None:
+                return single
+        return self.convert_valid(_check(values, self.num_actuators, 'actuator'), True, out)
 
-    def joint_to_actuator(self, values: Mapping[str, Any]) -> Dict[str, np.ndarray]:
+    def joint_to_actuator(self, values: Mapping[str, Any],
+                          out: Optional[Mapping[str, np.ndarray]] = None
+                          ) -> Dict[str, np.ndarray]:
         """
         Map joint arrays ``(..., nj)`` per interface to actuator arrays ``(..., na)``.
 
@@ -210,38 +212,55 @@ class FusedMaps:
         Actuators of nonlinear transmissions get NaN velocity and effort when no ``position`` is
         given in the same call.
 
-        :raises TransmissionInputError: unknown interface, non-numeric values or wrong shape
+        :param out: optional, as for :meth:`actuator_to_joint` (arrays ``(..., na)``)
+        :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
+            a bad ``out``
         """
-        return self._single(values, False) or self.convert_valid(
-            _check(values, self.num_joints, 'joint'), to_joint=False)
+        if out is None:
+            single = self._single(values, False)
+            if single is not None:
+                return single
+        return self.convert_valid(_check(values, self.num_joints, 'joint'), False, out)
 
-    def convert_valid(self, arrays: Mapping[str, np.ndarray],
-                      to_joint: bool) -> Dict[str, np.ndarray]:
+    def convert_valid(self, arrays: Mapping[str, np.ndarray], to_joint: bool,
+                      out: Optional[Mapping[str, np.ndarray]] = None) -> Dict[str, np.ndarray]:
         """
         Convert arrays already checked: float64, the right length on the last axis.
 
         :param arrays: interface name to array (as :func:`check_value_arrays` returns them)
         :param to_joint: True for actuator to joint, False for joint to actuator
+        :param out: optional output arrays (see :meth:`actuator_to_joint`)
         """
         if not arrays:
             return {}
         shape = next(iter(arrays.values())).shape
-        if all(x.shape == shape for x in arrays.values()):
-            if math.prod(shape[:-1]) == 1:  # one sample, (n,) or (1, n): the one-sample path
-                self._call(to_joint, tuple(arrays))
-                single = self._single({k: v.reshape(-1) for k, v in arrays.items()}, to_joint)
-                if single is not None:
+        if not all(x.shape == shape for x in arrays.values()):
+            if out is not None:
+                raise TransmissionInputError(
+                    'RobotTransmissions: out= needs every interface in one shape, got '
+                    + ', '.join(f'{k} {x.shape}' for k, x in arrays.items()))
+            # interfaces of different batch shapes: one product each, positions broadcast
+            result: Dict[str, np.ndarray] = {}
+            state = _state(arrays)
+            for name, x in arrays.items():
+                here = None if state is None else np.broadcast_to(state, x.shape)
+                result.update(self._stacked({name: x}, to_joint, here, None))
+            return result
+        if math.prod(shape[:-1]) == 1:  # one sample: the one-sample path
+            call = self._call(to_joint, tuple(arrays))
+            single = self._single({k: v.reshape(-1) for k, v in arrays.items()}, to_joint)
+            if single is not None:
+                if out is None:
                     return {k: v.reshape(shape[:-1] + (-1,)) for k, v in single.items()}
-            return self._stacked(arrays, to_joint, _state(arrays))
-        # interfaces of different batch shapes: one product each, positions broadcast to them
-        out: Dict[str, np.ndarray] = {}
-        state = _state(arrays)
-        for name, x in arrays.items():
-            here = None if state is None else np.broadcast_to(state, x.shape)
-            out.update(self._stacked({name: x}, to_joint, here))
-        return out
+                n_out = call.plan.product.n_rows // call.plan.m
+                rows = output_rows(out, tuple(arrays), shape[:-1], n_out,
+                                   list(arrays.values()), 'RobotTransmissions')
+                for r, y in zip(rows, single.values()):
+                    r[:, 0] = y
+                return {name: out[name] for name in arrays}
+        return self._stacked(arrays, to_joint, _state(arrays), out)
 
-    def _call(self, to_joint: bool, names: Tuple[str, ...]) -> '_Call':
+    def _call(self, to_joint: bool, names: Tuple[str, ...]) -> Call:
         """Return (made once, then cached) what a conversion of ``names`` needs."""
         call = self._calls.get((to_joint, names))
         if call is None:
@@ -251,8 +270,9 @@ class FusedMaps:
             state = names.index(POSITION) if POSITION in names else \
                 names.index(ABSOLUTE_POSITION) if ABSOLUTE_POSITION in names else None
             slices = tuple(slice(i * n_out, (i + 1) * n_out) for i in range(len(names)))
-            call = _Call(plan, kinds, slices, state, self._nonlinear_maps[to_joint] or None,
-                         (self.num_actuators if to_joint else self.num_joints,))
+            call = Call(plan, kinds, slices, state, self._nonlinear_maps[to_joint] or None,
+                        (self.num_actuators if to_joint else self.num_joints,),
+                        self._offset_column, np.zeros(plan.product.n_cols - plan.base))
             self._calls[to_joint, names] = call
         return call
 
@@ -265,29 +285,27 @@ class FusedMaps:
         """
         if type(values) is not dict:
             return None
-        names = tuple(values)
-        call = self._calls.get((to_joint, names))
+        call = self._calls.get((to_joint, tuple(values)))
         if call is None:
             return None
         xs = list(values.values())
+        shape = call.shape
         for x in xs:
-            if type(x) is not np.ndarray or x.dtype is not _F64 or x.shape != call.shape:
+            if type(x) is not np.ndarray or x.dtype is not _F64 or x.shape != shape:
                 return None
         plan = call.plan
-        x = np.empty(plan.product.n_cols)
-        np.concatenate(xs, out=x[:plan.base])
+        x = np.concatenate(xs + [call.tail])  # the inputs, then room for the slots, then 0
         if call.nonlinear is not None:
-            x[plan.base:-1] = call.nonlinear.single(call.kinds, x, call.shape[0], call.state)
-        x[-1] = 0.0
+            x[plan.base:-1] = call.nonlinear.single(call.kinds, x, shape[0], call.state)
         if plan.quiet and math.isfinite(x.dot(x)):  # no inf, no product can overflow
             y = self._apply(plan, x)
         else:
             with np.errstate(over='ignore', invalid='ignore'):
                 y = self._apply(plan, x)
-        return {name: y[part] for name, part in zip(names, call.slices)}
+        return {name: y[part] for name, part in zip(values, call.slices)}
 
     @staticmethod
-    def _apply(plan: _Plan, x: np.ndarray) -> np.ndarray:
+    def _apply(plan: Plan, x: np.ndarray) -> np.ndarray:
         if plan.offset_in is not None:
             x -= plan.offset_in
         y = plan.product.single(x)
@@ -296,82 +314,27 @@ class FusedMaps:
         return y
 
     def _stacked(self, arrays: Mapping[str, np.ndarray], to_joint: bool,
-                 state: Optional[np.ndarray]) -> Dict[str, np.ndarray]:
+                 state: Optional[np.ndarray],
+                 out: Optional[Mapping[str, np.ndarray]]) -> Dict[str, np.ndarray]:
         """Convert a batch of every interface (all of one shape) with one stacked product."""
         names = tuple(arrays)
         call = self._call(to_joint, names)
-        plan = call.plan
-        n_cols = plan.product.n_cols
         xs = list(arrays.values())
         shape = xs[0].shape[:-1]
-        count = int(np.prod(shape))
-        flat = [x.reshape(count, -1) for x in xs]
+        count = math.prod(shape)
+        n_out = call.plan.product.n_rows // call.plan.m
+        joined: Optional[np.ndarray]
+        if out is None:
+            joined = self._pool.take((call.plan.product.n_rows, count))
+            rows = [joined[part] for part in call.slices]
+        else:
+            rows = output_rows(out, names, shape, n_out, xs, 'RobotTransmissions')
+            joined = joined_rows(rows)
         position = None if state is None else state.reshape(count, -1)
-        n_rows = plan.product.n_rows
-        yt = np.empty((n_rows, count))
-        # chunks whose stacked inputs (and the product's temporary, and the outputs when there
-        # are several chunks) fit in the scratch buffer; a chunk's outputs are computed
-        # contiguous there, then copied into place
-        extra = n_rows if plan.product.needs_tmp else 0
-        chunk = max(1, min(count, SCRATCH // (n_cols + extra)))
-        if chunk < count:
-            chunk = max(1, SCRATCH // (n_cols + extra + n_rows))
-        with Scratch() as scratch, np.errstate(over='ignore', invalid='ignore'):
-            for start in range(0, count, chunk):
-                part = slice(start, min(start + chunk, count))
-                size = part.stop - part.start
-                buf = scratch.take((n_cols + extra + (0 if size == count else n_rows)) * size)
-                cut = (n_cols + extra) * size
-                out = yt if size == count else buf[cut:].reshape(n_rows, size)
-                self._batch(call, [x[part] for x in flat],
-                            None if position is None else position[part],
-                            buf[:n_cols * size].reshape(n_cols, size), out,
-                            buf[n_cols * size:cut].reshape(n_rows, size) if extra else None)
-                if out is not yt:
-                    yt[:, part] = out
-        return {name: yt[part].T.reshape(shape + (-1,))
-                for name, part in zip(names, call.slices)}
-
-    def _batch(self, call: '_Call', flat: List[np.ndarray], position: Optional[np.ndarray],
-               xt: np.ndarray, yt: np.ndarray, tmp: Optional[np.ndarray]) -> None:
-        """
-        Write the stacked outputs of ``K`` samples into ``yt`` (``(m * n_out, K)``).
-
-        :param flat: each interface's inputs, ``(K, n_in)``
-        :param position: the positions for velocity and effort, ``(K, n_in)``, or None
-        :param xt: scratch for the stacked inputs, ``(n_cols, K)``
-        :param tmp: scratch of ``yt``'s shape for the product, or None
-        """
-        plan = call.plan
-        np.concatenate([x.T for x in flat], axis=0, out=xt[:plan.base])
-        if call.nonlinear is not None:
-            call.nonlinear.batch(call.kinds, flat, call.state,
-                                 None if call.state is not None else position, xt, plan.base)
-        xt[-1] = 0.0
-        column = self._offset_column
-        if plan.offset_in is not None:
-            for start in plan.offset_rows:
-                rows = xt[start:start + self.num_joints]
-                np.subtract(rows, column, out=rows)
-        plan.product.batch(xt, yt, tmp)
-        if plan.offset_out is not None:
-            for start in plan.offset_rows:
-                rows = yt[start:start + self.num_joints]
-                np.add(rows, column, out=rows)
-
-
-class _Call(NamedTuple):
-    """What one conversion needs, by direction and interface names (cached)."""
-
-    plan: _Plan
-    kinds: Tuple[str, ...]
-    #: each interface's part of the stacked output
-    slices: Tuple[slice, ...]
-    #: which interface holds the positions for velocity and effort, or None
-    state: Optional[int]
-    nonlinear: Optional[NonlinearMaps]
-    #: the shape of one sample of one interface
-    shape: Tuple[int]
+        convert_batch(call, [x.reshape(count, -1) for x in xs], position, rows, joined)
+        if out is not None:
+            return {name: out[name] for name in names}
+        return batch_result(names, rows, shape)
 
 
 def _state(arrays: Mapping[str, np.ndarray]) -> Optional[np.ndarray]:

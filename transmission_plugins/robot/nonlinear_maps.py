@@ -17,15 +17,22 @@ The nonlinear transmissions of a robot in one direction, beside the fused sparse
 
 Their outputs are written into *slots* appended to the stacked input of the sparse product
 (:mod:`~.sparse_maps`), whose rows for their joints (or actuators) read the slots with weight 1
-(exact, NaN and inf included): the product then places them without a scatter.  The slot of
-member ``b`` (in robot order), interface ``i`` of ``m`` and output ``d`` is
-``base + m * offset_b + i * width_b + d``.
+(exact, NaN and inf included): the product then places them without a scatter.  Only the
+*distinct* outputs get a slot (:class:`~transmission_plugins.core.sample.DistinctOutputs`: the
+PR2 gripper's passive joints all read one slot, its simulated joints another).  Transmissions
+with identical maps (the PR2's two grippers) form a *group* of ``G`` members; with ``m``
+interfaces and ``D`` distinct outputs the group holds ``m * D * G`` slots from its offset on,
+interface ``i``, output ``d`` and member ``j`` at ``(i * D + d) * G + j``.  A group's slots of
+one interface are then a contiguous ``(D, G, samples)`` block of the stacked batch, and its
+inputs a strided ``(N, G, samples)`` view when the members' joints (actuators) are evenly laid
+out.
 
 * A single sample goes through each transmission's
   :class:`~transmission_plugins.core.sample.SampleConverter` fast path when it has one (plain
   floats, no numpy call), else through its kernels.
-* A batch goes through the kernels once per *group*: transmissions with identical maps (the
-  PR2's two grippers) are stacked on a group axis and converted in one call.
+* A batch goes through each group's
+  :class:`~transmission_plugins.core.sample.BatchConverter` fast path, which reads its rows of
+  the stacked input and writes its slots in place, else through the kernels.
 
 Velocity and effort need the source positions of the same call (``position``, else
 ``absolute_position``); without them their outputs are NaN.
@@ -40,12 +47,12 @@ from typing import NamedTuple
 from typing import Optional
 from typing import Sequence
 from typing import Tuple
-from typing import Union
 
 import numpy as np
 
 from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.core.sample import BatchConverter
+from transmission_plugins.core.sample import DistinctOutputs
 from transmission_plugins.core.sample import SampleConverter
 from transmission_plugins.core.transmission import Transmission
 
@@ -64,49 +71,57 @@ class Block(NamedTuple):
 
 
 class _Group(NamedTuple):
-    """Members with identical maps: ``src`` and ``dst`` are ``(G, n)`` or, for one, ``(n,)``."""
+    """Members with identical maps; ``src`` and ``dst`` are ``(G, n)``."""
 
     transmission: Transmission
     src: np.ndarray
     dst: np.ndarray
-    #: positions of the members in :attr:`NonlinearMaps.members`
-    members: Tuple[int, ...]
+    #: for each output, the distinct value it holds; ``firsts[d]``: the first output holding d
+    distinct: Tuple[int, ...]
+    firsts: List[int]
+    #: the first slot of the group, counted in slots per interface (multiply by ``m``)
+    offset: int
     #: ``(first, member step)`` when ``src[g, k] = first + g * step + k``: the inputs are then
     #: read through a strided view instead of a gathered copy; else None
-    strided: Optional[Tuple[int, int]] = None
+    strided: Optional[Tuple[int, int]]
+    #: the fast paths, or None
+    sample: Optional[Callable[..., Optional[List[float]]]]
+    rows: Optional[Callable[..., bool]]
 
-
-class _Fast(NamedTuple):
-    """One member in the one-sample path: its transmission, fast path, input parts, width."""
-
-    transmission: Transmission
-    convert: Optional[Callable[..., Optional[List[float]]]]
-    parts: List[slice]
-    width: int
+    @property
+    def width(self) -> int:
+        """Return the number of distinct outputs ``D``."""
+        return len(self.firsts)
 
 
 def _strided(src: np.ndarray) -> Optional[Tuple[int, int]]:
-    """Return ``(first, step)`` when ``src`` (``(G, n)`` or ``(n,)``) is evenly laid out."""
-    grid = src.reshape(-1, src.shape[-1])
-    first = int(grid[0, 0])
-    step = int(grid[1, 0] - grid[0, 0]) if len(grid) > 1 else 0
-    expected = first + step * np.arange(len(grid))[:, None] + np.arange(grid.shape[1])
-    if len(grid) > 1 and step < grid.shape[1]:
+    """Return ``(first, step)`` when ``src`` (``(G, n)``) is evenly laid out."""
+    first = int(src[0, 0])
+    step = int(src[1, 0] - src[0, 0]) if len(src) > 1 else src.shape[1]
+    expected = first + step * np.arange(len(src))[:, None] + np.arange(src.shape[1])
+    if step < src.shape[1]:
         return None  # overlapping or reversed members
-    return (first, step) if np.array_equal(grid, expected) else None
+    return (first, step) if np.array_equal(src, expected) else None
 
 
-def _take(x: np.ndarray, group: _Group) -> np.ndarray:
-    """Return ``x[..., group.src]``, a read-only strided view when the layout allows it."""
+def _rows(x: np.ndarray, start: int, group: _Group) -> np.ndarray:
+    """
+    Return rows ``start + group.src`` of ``x`` (``(n, K)``) as ``(N, G, K)`` (read only).
+
+    A view when the members' rows are evenly laid out, else a gathered copy.
+    """
     if group.strided is None:
-        return x[..., group.src]
+        return x[start + group.src.T]
     first, step = group.strided
-    if group.src.ndim == 1:  # one member: a plain slice
-        return x[..., first:first + group.src.shape[0]]
-    inner = x.strides[-1]
-    shape = x.shape[:-1] + group.src.shape
-    strides = x.strides[:-1] + ((step * inner, inner) if group.src.ndim == 2 else (inner,))
-    return np.lib.stride_tricks.as_strided(x[..., first:], shape, strides, writeable=False)
+    size, n = group.src.shape
+    first += start
+    if x.flags.c_contiguous and first + size * step <= x.shape[0]:  # plain slicing: cheap
+        if n == 1:
+            return x[first:first + size * step:step][None]
+        return x[first:first + size * step].reshape(size, step, -1)[:, :n].transpose(1, 0, 2)
+    row, col = x.strides
+    return np.lib.stride_tricks.as_strided(x[first:], (n, size, x.shape[1]),
+                                           (row, step * row, col), writeable=False)
 
 
 class NonlinearMaps:
@@ -121,48 +136,66 @@ class NonlinearMaps:
     def __init__(self, blocks: Sequence[Block], to_joint: bool) -> None:
         self.to_joint = to_joint
         kept = [b for b in blocks if not b.transmission.is_linear() and (to_joint or b.owner)]
-        #: (transmission, source indices, destination indices) in robot order
-        self.members = [(b.transmission, b.actuators if to_joint else b.joints,
-                         b.joints if to_joint else b.actuators) for b in kept]
-        widths = [len(dst) for _, _, dst in self.members]
-        self._widths = widths
-        self._offsets = np.concatenate([[0], np.cumsum(widths)]).astype(np.intp)
-        #: number of outputs of all members for one interface
-        self.size = int(self._offsets[-1])
-        by_map: Dict[Hashable, List[int]] = {}
-        for k, (tr, _, _) in enumerate(self.members):
-            by_map.setdefault(tr.map_key(), []).append(k)
+        by_map: Dict[Hashable, List[Block]] = {}
+        for b in kept:
+            by_map.setdefault(b.transmission.map_key(), []).append(b)
         self.groups: List[_Group] = []
-        for ks in by_map.values():
-            tr, src, dst = self.members[ks[0]]
-            if len(ks) > 1:
-                src = np.stack([self.members[k][1] for k in ks])
-                dst = np.stack([self.members[k][2] for k in ks])
-            self.groups.append(_Group(tr, src, dst, tuple(ks), _strided(src)))
-        self._layouts: Dict[Tuple[int, int], Tuple[np.ndarray, List['_Fast']]] = {}
-        self._slot_cache: Dict[Tuple[int, int, int, int], List[Tuple[slice, slice]]] = {}
-        self._batch_fast = [g.transmission.convert_batch
-                            if isinstance(g.transmission, BatchConverter) else None
-                            for g in self.groups]
+        offset = 0
+        for members in by_map.values():
+            tr = members[0].transmission
+            src = np.stack([b.actuators if to_joint else b.joints for b in members])
+            dst = np.stack([b.joints if to_joint else b.actuators for b in members])
+            distinct = (tr.distinct_outputs(to_joint) if isinstance(tr, DistinctOutputs)
+                        else tuple(range(dst.shape[1])))
+            firsts = [distinct.index(d) for d in range(max(distinct) + 1)]
+            group = _Group(tr, src, dst, distinct, firsts, offset, _strided(src),
+                           tr.convert_sample if isinstance(tr, SampleConverter) else None,
+                           tr.convert_rows if isinstance(tr, BatchConverter) else None)
+            self.groups.append(group)
+            offset += group.width * len(members)
+        #: number of slots of all groups for one interface
+        self.size = offset
+        self._layouts: Dict[Tuple[int, int], List[np.ndarray]] = {}
 
     def __bool__(self) -> bool:
-        return bool(self.members)
+        return bool(self.groups)
 
     def slot_entries(self, m: int, n_out: int, base: int) -> Tuple[np.ndarray, np.ndarray]:
         """Return (stacked output rows, slot columns) reading the slots of ``m`` interfaces."""
         rows, cols = [np.zeros(0, np.intp)], [np.zeros(0, np.intp)]
-        for k, (_, _, dst) in enumerate(self.members):
-            width = self._widths[k]
+        for g in self.groups:
+            size, width = len(g.src), g.width
+            start = base + m * g.offset
+            member = np.arange(size)[:, None]
+            distinct = np.array(g.distinct)[None, :]
             for i in range(m):
-                rows.append(i * n_out + dst)
-                cols.append(base + m * self._offsets[k] + i * width + np.arange(width))
+                rows.append((i * n_out + g.dst).ravel())
+                cols.append((start + (i * width + distinct) * size + member).ravel())
         return np.concatenate(rows).astype(np.intp), np.concatenate(cols).astype(np.intp)
 
     # ------------------------------------------------------------------ one sample
+    def single_columns(self, m: int, base: int, n_cols: int) -> np.ndarray:
+        """
+        Return where a single sample holds each stacked column (see :meth:`single`).
+
+        The slots of a batch go group by group, interface, output, then member (a group's
+        slots of one interface are one block); those of a single sample member by member,
+        then interface and output, in the order :meth:`single` computes them.
+        """
+        remap = np.arange(n_cols)
+        for g in self.groups:
+            size, width = len(g.src), g.width
+            start = base + m * g.offset
+            i, d, j = np.meshgrid(np.arange(m), np.arange(width), np.arange(size),
+                                  indexing='ij')
+            remap[start + ((i * width + d) * size + j).ravel()] = \
+                start + (j * m * width + i * width + d).ravel()
+        return remap
+
     def single(self, kinds: Sequence[str], x: np.ndarray, n_in: int,
                state: Optional[int]) -> List[float]:
         """
-        Return every slot value of one sample (members in order, then interfaces, outputs).
+        Return every slot value of one sample, member by member (:meth:`single_columns`).
 
         :param kinds: the map kind of each stacked interface
         :param x: the stacked inputs (``len(kinds) * n_in`` values first)
@@ -170,97 +203,77 @@ class NonlinearMaps:
         :param state: which interface holds the positions for velocity and effort, or None
         """
         m = len(kinds)
-        layout = self._layouts.get((m, n_in)) or self._layout(m, n_in)
-        flat = x[layout[0]].tolist()
+        gathers = self._layouts.get((m, n_in))
+        if gathers is None:
+            gathers = self._layout(m, n_in)
         out: List[float] = []
         to_joint = self.to_joint
-        for tr, fast, parts, width in layout[1]:
-            values = [flat[part] for part in parts]
-            position = None if state is None else values[state]
-            result = None if fast is None else fast(to_joint, kinds, values, position)
-            if result is None:
-                result = self._kernels(tr, kinds, values, position, width)
-            out += result
+        for g, gather in zip(self.groups, gathers):
+            rows = x[gather].tolist()  # member by member, interface by interface
+            for start in range(0, len(rows), m):
+                values = rows[start:start + m]
+                position = None if state is None else values[state]
+                result = None if g.sample is None else g.sample(to_joint, kinds, values, position)
+                out += self._kernels(g, kinds, values, position) if result is None else result
         return out
 
-    def _layout(self, m: int, n_in: int) -> Tuple[np.ndarray, List['_Fast']]:
-        """Return (made once) the gather of every member's inputs and each member's parts."""
-        gather = np.concatenate([src + i * n_in for _, src, _ in self.members
-                                 for i in range(m)] + [np.zeros(0, np.intp)])
-        members = []
-        start = 0
-        for k, (tr, src, _) in enumerate(self.members):
-            n = len(src)
-            parts = [slice(start + i * n, start + (i + 1) * n) for i in range(m)]
-            start += m * n
-            fast = tr.convert_sample if isinstance(tr, SampleConverter) else None
-            members.append(_Fast(tr, fast, parts, self._widths[k]))
-        layout = (gather, members)
-        self._layouts[m, n_in] = layout
-        return layout
+    def _layout(self, m: int, n_in: int) -> List[np.ndarray]:
+        """Return (made once) each group's gather of its inputs: ``(G * m, N)`` indices."""
+        gathers = [np.concatenate([src[None] + i * n_in for src in g.src for i in range(m)])
+                   for g in self.groups]
+        self._layouts[m, n_in] = gathers
+        return gathers
 
-    def _kernels(self, tr: Transmission, kinds: Sequence[str], values: List[List[float]],
-                 position: Optional[List[float]], width: int) -> List[float]:
-        """Return one member's outputs of one sample through its array kernels."""
+    def _kernels(self, g: _Group, kinds: Sequence[str], values: List[List[float]],
+                 position: Optional[List[float]]) -> List[float]:
+        """Return one member's distinct outputs of one sample through its array kernels."""
+        tr = g.transmission
         state = None
         if position is not None and any(k != POSITION for k in kinds):
             state = tr.prepare_state(self.to_joint, np.array(position))
         out: List[float] = []
         for kind, v in zip(kinds, values):
             if state is None and kind != POSITION:
-                out += [math.nan] * width
+                out += [math.nan] * g.width
             else:
-                out += tr.apply_map(kind, self.to_joint, np.array(v), state).tolist()
+                out += tr.apply_map(kind, self.to_joint, np.array(v), state)[g.firsts].tolist()
         return out
 
     # ------------------------------------------------------------------ batches
-    def batch(self, kinds: Sequence[str], xs: Sequence[np.ndarray], state: Optional[int],
-              position: Optional[np.ndarray], xt: np.ndarray, base: int) -> None:
+    def batch(self, kinds: Sequence[str], xt: np.ndarray, n_in: int, base: int,
+              state: Optional[int], position: Optional[np.ndarray]) -> None:
         """
         Write the slots of a batch into the stacked transposed input ``xt``.
 
         :param kinds: the map kind of each stacked interface
-        :param xs: the inputs of each interface, ``(K, n_in)``
+        :param xt: the stacked inputs, ``(n_cols, K)``: interface ``i`` in rows
+            ``i * n_in`` on, the slots from row ``base`` on
         :param state: which interface holds the positions for velocity and effort, or None
-        :param position: the positions ``(K, n_in)`` when no interface holds them, or None
-        :param xt: the stacked inputs, ``(n_cols, K)``; rows ``base`` on are slots
+        :param position: the positions ``(n_in, K)`` when no interface holds them, or None
         """
         m = len(kinds)
-        count = xt.shape[1]
-        need_state = any(k != POSITION for k in kinds)
-        for g, group in enumerate(self.groups):
-            tr = group.transmission
-            values = [_take(x, group) for x in xs]
+        for g in self.groups:
+            values = [_rows(xt, i * n_in, g) for i in range(m)]
             at = values[state] if state is not None else \
-                None if position is None else _take(position, group)
-            fast = self._batch_fast[g]
-            out: Optional[Sequence[Union[float, np.ndarray]]] = None
-            if at is not None and fast is not None:
-                out = fast(self.to_joint, kinds, values, at)
-            if out is None:
-                prepared = tr.prepare_state(self.to_joint, at) if need_state else None
-                out = [math.nan if prepared is None and kind != POSITION else
-                       tr.apply_map(kind, self.to_joint, v, prepared)
-                       for kind, v in zip(kinds, values)]
-            for i, v in enumerate(out):
-                vt = None if isinstance(v, float) else v.reshape(count, -1).T
-                for rows, columns in self._slots(g, m, i, base):
-                    xt[rows] = v if vt is None else vt[columns]
+                None if position is None else _rows(position, 0, g)
+            size, width = len(g.src), g.width
+            start = base + m * g.offset
+            out = [xt[start + i * width * size:start + (i + 1) * width * size].reshape(
+                width, size, -1) for i in range(m)]
+            if g.rows is not None and g.rows(self.to_joint, kinds, values, at, out):
+                continue
+            self._batch_kernels(g, kinds, values, at, out)
 
-    def _slots(self, g: int, m: int, i: int, base: int) -> List[Tuple[slice, slice]]:
-        """
-        Return (made once) where interface ``i`` of group ``g`` goes: per member, its slots.
-
-        Each pair is (rows of ``xt``, columns of the kernel output flattened per sample); a
-        member's slots are contiguous, so each write is a plain slice copy.
-        """
-        slots = self._slot_cache.get((g, m, i, base))
-        if slots is None:
-            group = self.groups[g]
-            width = self._widths[group.members[0]]
-            slots = []
-            for j, k in enumerate(group.members):
-                start = int(base + m * self._offsets[k] + i * width)
-                slots.append((slice(start, start + width), slice(j * width, (j + 1) * width)))
-            self._slot_cache[g, m, i, base] = slots
-        return slots
+    def _batch_kernels(self, g: _Group, kinds: Sequence[str], values: List[np.ndarray],
+                       at: Optional[np.ndarray], out: List[np.ndarray]) -> None:
+        """Fill one group's slots through its kernels (samples first, sources last)."""
+        tr = g.transmission
+        prepared = None
+        if at is not None and any(k != POSITION for k in kinds):
+            prepared = tr.prepare_state(self.to_joint, np.moveaxis(at, 0, -1))
+        for kind, v, o in zip(kinds, values, out):
+            if prepared is None and kind != POSITION:
+                o[...] = math.nan
+                continue
+            y = tr.apply_map(kind, self.to_joint, np.moveaxis(v, 0, -1), prepared)
+            o[...] = np.moveaxis(y[..., g.firsts], -1, 0)

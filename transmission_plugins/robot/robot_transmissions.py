@@ -221,30 +221,43 @@ class RobotTransmissions:
         return self._named.convert(values, to_joint=False)
 
     # ------------------------------------------------------------------ array maps
-    def actuator_to_joint_arrays(self, values: Mapping[str, Any]) -> Dict[str, np.ndarray]:
+    def actuator_to_joint_arrays(self, values: Mapping[str, Any],
+                                 out: Optional[Mapping[str, np.ndarray]] = None
+                                 ) -> Dict[str, np.ndarray]:
         """
         Map actuator arrays ``(..., len(actuator_names))`` to joint arrays.
 
-        All linear transmissions go through one fused matrix product per interface kind,
-        nonlinear ones through their vectorised kernels (see :mod:`~.fused_maps`).
+        All linear transmissions go through one fused sparse product, nonlinear ones through
+        their vectorised kernels (see :mod:`~.fused_maps`).
 
         :param values: interface name to an array whose last axis follows ``actuator_names``
+        :param out: optional, interface name to a writeable float64 array
+            ``(..., len(joint_names))`` per interface given, to write the result into (the
+            result then holds these arrays); reusing them (e.g. the arrays a previous call
+            returned) saves allocating and faulting in new memory for big batches; they must
+            not overlap the inputs
         :returns: interface name to an array whose last axis follows ``joint_names``
-        :raises TransmissionInputError: unknown interface, non-numeric values or wrong shape
+        :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
+            a bad ``out``
         """
-        return self.fused.actuator_to_joint(values)
+        return self.fused.actuator_to_joint(values, out)
 
-    def joint_to_actuator_arrays(self, values: Mapping[str, Any]) -> Dict[str, np.ndarray]:
+    def joint_to_actuator_arrays(self, values: Mapping[str, Any],
+                                 out: Optional[Mapping[str, np.ndarray]] = None
+                                 ) -> Dict[str, np.ndarray]:
         """
         Map joint arrays ``(..., len(joint_names))`` to actuator arrays.
 
         Use NaN for joints without a command; the actuators that depend on them get NaN.
 
         :param values: interface name to an array whose last axis follows ``joint_names``
+        :param out: optional output arrays ``(..., len(actuator_names))``, as for
+            :meth:`actuator_to_joint_arrays`
         :returns: interface name to an array whose last axis follows ``actuator_names``
-        :raises TransmissionInputError: unknown interface, non-numeric values or wrong shape
+        :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
+            a bad ``out``
         """
-        return self.fused.joint_to_actuator(values)
+        return self.fused.joint_to_actuator(values, out)
 
     # ------------------------------------------------------------------ inertia
     def default_joint_position(self) -> np.ndarray:

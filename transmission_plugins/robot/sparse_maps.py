@@ -50,11 +50,16 @@ import numpy as np
 from transmission_plugins.robot.nonlinear_maps import Block
 
 
-#: Doubles of the per-thread scratch buffer that holds stacked batch inputs: batches are
-#: converted in chunks of ``SCRATCH // columns`` samples (1886 for the PR2's three interfaces),
-#: so big batches cost no more per sample than small ones and nothing big is allocated per call
-#: but the outputs.
-SCRATCH = 1 << 18
+#: Doubles of the per-thread scratch buffer (4 MB) that holds stacked batch inputs: batches are
+#: converted in chunks of ``SCRATCH // (columns + rows)`` samples (1934 for the PR2's three
+#: interfaces), so nothing big is allocated per call but the outputs (none with ``out=``), and
+#: the numpy calls of a chunk are spread over enough samples (chunks from 1 to 8 MB ran
+#: fastest on the development machine).
+SCRATCH = 1 << 19
+
+#: Batches of more samples multiply by a full array of the first layer's values
+#: (:meth:`StackedProduct._multiplier`).
+FULL_MULTIPLIER = 32
 
 
 class SparseMatrix(NamedTuple):
@@ -178,6 +183,7 @@ class StackedProduct:
                 self._batch_full.append((full_cols, full_vals[:, None]))
             else:
                 self._batch_sparse.append(layer)
+        self._full: Dict[int, np.ndarray] = {}
         #: whether :meth:`batch` needs a temporary of the output's shape
         self.needs_tmp = bool(self._batch_full)
         # one gather for layer 0 and the full layers, summed in layer order
@@ -186,6 +192,17 @@ class StackedProduct:
         self._single_count = 1 + len(full)
         #: largest |value|: with inputs below sqrt(max float) no product overflows
         self.max_value = float(np.abs(values).max()) if values.size else 0.0
+
+    def set_single_columns(self, remap: np.ndarray) -> None:
+        """
+        Make :meth:`single` read column ``remap[c]`` of its input where the matrix has ``c``.
+
+        For a single sample the nonlinear transmissions lay their slots out member by member
+        (:meth:`~.nonlinear_maps.NonlinearMaps.single_columns`), batches group by group.
+        """
+        self._single_cols = remap[self._single_cols]
+        self._sparse = [(rows, remap[cols], vals, vals_t)
+                        for rows, cols, vals, vals_t in self._sparse]
 
     def single(self, x: np.ndarray) -> np.ndarray:
         """Return ``Y`` for one stacked sample ``x`` (length ``n_cols``, last slot 0)."""
@@ -201,22 +218,40 @@ class StackedProduct:
 
     def batch(self, xt: np.ndarray, yt: np.ndarray, tmp: Optional[np.ndarray] = None) -> None:
         """
-        Write ``Y^T`` of stacked samples into ``yt`` (``(n_rows, K)``).
+        Write ``Y^T`` of stacked samples into ``yt`` (``(n_rows, K)``, contiguous).
 
         :param xt: the stacked samples, ``(n_cols, K)``, last row 0
-        :param yt: the output, ``(n_rows, K)`` (fastest when contiguous)
         :param tmp: scratch of ``yt``'s shape when :attr:`needs_tmp` (else one is allocated)
         """
         np.take(xt, self.first_cols, axis=0, out=yt, mode='clip')
-        np.multiply(yt, self._first_vals_t, out=yt)
+        np.multiply(yt, self._multiplier(yt.shape[1]), out=yt)
         if self._batch_full:
-            work = np.empty_like(yt) if tmp is None else tmp
+            full = np.empty(yt.shape) if tmp is None else tmp
             for cols, vals_t in self._batch_full:
-                np.take(xt, cols, axis=0, out=work, mode='clip')
-                np.multiply(work, vals_t, out=work)
-                np.add(yt, work, out=yt)
+                np.take(xt, cols, axis=0, out=full, mode='clip')
+                np.multiply(full, vals_t, out=full)
+                np.add(yt, full, out=yt)
         for rows, cols, _, vals_t in self._batch_sparse:
             yt[rows] += xt[cols] * vals_t
+
+    def _multiplier(self, size: int) -> np.ndarray:
+        """
+        Return the first layer's values for ``size`` samples: ``(n_rows, size)`` or a column.
+
+        numpy multiplies two contiguous arrays of one shape about twice as fast as it
+        broadcasts a column over rows, so batches of more than :data:`FULL_MULTIPLIER` samples
+        get the values repeated along the samples (made once per size; the last two sizes are
+        kept: at most a chunk of the scratch buffer each).
+        """
+        if size <= FULL_MULTIPLIER:
+            return self._first_vals_t
+        full = self._full.get(size)
+        if full is None:
+            if len(self._full) >= 2:
+                self._full.clear()
+            full = np.repeat(self._first_vals_t, size, axis=1)
+            self._full[size] = full
+        return full
 
     def nbytes(self) -> int:
         """Return the bytes held by the index and value arrays (linear in the non-zeros)."""

@@ -40,6 +40,7 @@ from transmission_plugins.ros.stop_signals import StopSignals
 NODES = {
     'hardware_interface_node': 'transmission_plugins.ros.hardware_interface_node',
     'mock_actuators_node': 'transmission_plugins.ros.mock_actuators_node',
+    'sim_interface_node': 'transmission_plugins.ros.sim_interface_node',
 }
 
 
@@ -74,6 +75,7 @@ def stop_with_parent() -> bool:
 def run(name: str, args: Optional[List[str]] = None) -> int:
     """Run the node executable ``name`` (a key of :data:`NODES`); return its exit code."""
     stop = StopSignals.current() or StopSignals().install()
+    stop.watch()   # a stop that hangs ends the process within TP_STOP_GRACE seconds
     stop_with_parent()
     module = importlib.import_module(NODES[name])
     if stop.requested:   # stopped while starting: nothing to shut down yet
@@ -90,6 +92,11 @@ def hardware_interface_node() -> int:
 def mock_actuators_node() -> int:
     """Console script ``mock_actuators_node``."""
     return run('mock_actuators_node')
+
+
+def sim_interface_node() -> int:
+    """Console script ``sim_interface_node``."""
+    return run('sim_interface_node')
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -28,23 +28,24 @@ Topics (all relative, so namespaces and remapping apply):
   (``diagnostic_msgs/DiagnosticArray``) every ``diagnostic_period`` seconds in every lifecycle
   state.
 
-Parameters are checked when set and again at configure; which apply at once is in
-``doc/nodes.md``.  A rejected message costs a counter increment (drops are logged as one summary
-line per topic at most once a second).  The per-cycle logic lives in
-:class:`~..runtime.hardware_interface.HardwareInterface`, the timer and the publishing in
-:class:`~.cycle_driver.CycleDriver`; this module only declares parameters, moves messages and
-drives the lifecycle.  ``actuator_states`` and ``joint_commands`` are taken as bytes and read
-by :class:`~.joint_state_serializer.JointStateDecoder` (a Python message object per message
-cost more than the whole conversion).
+Parameters are checked when set and again at configure (which apply at once: ``doc/nodes.md``).
+A rejected message costs a counter increment (one summary log line per topic a second at most).
+The cycle is :class:`~..runtime.hardware_interface.HardwareInterface`, the timer and the
+publishing :class:`~.cycle_driver.CycleDriver`; this module declares parameters, moves messages
+and drives the lifecycle.  ``actuator_states`` and ``joint_commands`` are taken as bytes and
+read by :class:`~.joint_state_serializer.JointStateDecoder` (a Python message object per
+message cost more than the whole conversion).
 """
 
 import functools
 from typing import Any
+from typing import Callable
+from typing import Dict
 from typing import List
 from typing import Optional
+from typing import Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
-from rcl_interfaces.msg import SetParametersResult
 from rclpy.exceptions import InvalidParameterValueException
 from rclpy.lifecycle import LifecycleNode
 from rclpy.lifecycle import LifecyclePublisher
@@ -73,35 +74,47 @@ from transmission_plugins.ros.cycle_driver import CycleDriver
 from transmission_plugins.ros.hardware_interface_parameters import apply_settings
 from transmission_plugins.ros.hardware_interface_parameters import AT_CONFIGURE
 from transmission_plugins.ros.hardware_interface_parameters import check_joints
+from transmission_plugins.ros.hardware_interface_parameters import core_settings
+from transmission_plugins.ros.hardware_interface_parameters import LIVE_SETTINGS
 from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
 from transmission_plugins.ros.joint_state_serializer import JointStateDecoder
 from transmission_plugins.ros.joint_state_serializer import JointStateFields
 from transmission_plugins.ros.joint_state_serializer import JointStateSerializer
-from transmission_plugins.runtime.diagnostics import ERROR
-from transmission_plugins.runtime.diagnostics import lifecycle_record
-from transmission_plugins.runtime.diagnostics import WARN
+from transmission_plugins.runtime.diagnostics import node_records
 from transmission_plugins.runtime.hardware_interface import FIELDS
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.hardware_interface import InputRejected
 from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.parameters import require_valid
+from transmission_plugins.runtime.parameters import Specs
 from transmission_plugins.runtime.reports import Reports
 
 NODE_NAME = 'transmission_hardware_interface'
 
 
 class HardwareInterfaceNode(LifecycleNode):
-    """Map actuator states to joint states and joint commands to actuator commands."""
+    """
+    Map actuator states to joint states and joint commands to actuator commands.
+
+    :class:`~.sim_interface_node.SimInterfaceNode` runs it the other way round: it overrides
+    the parameters, :meth:`_make_core`, :meth:`_create_topics`, :meth:`_outputs` and the
+    message callbacks.
+    """
+
+    #: the parameter contract, the parameters applied at once and those read at configure
+    PARAMETERS: Specs = PARAMETERS
+    LIVE_SETTINGS = LIVE_SETTINGS
+    AT_CONFIGURE = AT_CONFIGURE
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
-        self.validator = validate_parameters(self, PARAMETERS)
+        self.validator = validate_parameters(self, self.PARAMETERS)
         try:
-            declare_parameters(self, PARAMETERS)
+            declare_parameters(self, self.PARAMETERS)
         except InvalidParameterValueException as e:
             self.get_logger().error(f'invalid parameter: {self.validator.rejected or e}')
             raise StartupFailed(self.validator.rejected or str(e)) from e
-        self.add_on_set_parameters_callback(self._check_joints)
+        self.add_on_set_parameters_callback(lambda p: check_joints(self.core, p))
         self.add_post_set_parameters_callback(self._apply_parameters)
         self.core: Optional[HardwareInterface] = None
         self.lifecycle_state = 'unconfigured'
@@ -113,9 +126,9 @@ class HardwareInterfaceNode(LifecycleNode):
         self.driver: Optional[CycleDriver] = None
         self._joint_pub: Optional[LifecyclePublisher[JointState]] = None
         self._command_pub: Optional[LifecyclePublisher[JointState]] = None
+        self._cycle_publishers: List[Any] = []   # the configured node's, destroyed at cleanup
         self._reports = Reports()
-        self._decoders = {topic: JointStateDecoder()
-                          for topic in ('actuator_states', 'joint_commands')}
+        self._decoders: Dict[str, JointStateDecoder] = {}
         self._serializer = JointStateSerializer(str(self._param('frame_id')))
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(int(self._param('qos_depth'))))
@@ -149,9 +162,6 @@ class HardwareInterfaceNode(LifecycleNode):
         return self.create_timer(float(self._param('diagnostic_period')),
                                  timer_callback(self._publish_diagnostics))
 
-    def _check_joints(self, parameters: List[Parameter[Any]]) -> SetParametersResult:
-        return check_joints(self.core, parameters)
-
     def _apply_parameters(self, parameters: List[Parameter[Any]]) -> None:
         """Apply what can change at once (validated already); the rest waits for configure."""
         names = {p.name for p in parameters}
@@ -162,14 +172,14 @@ class HardwareInterfaceNode(LifecycleNode):
             self._serializer = JointStateSerializer(str(self._param('frame_id')))
         core = self.core
         if core is not None:
-            apply_settings(core, names, self._param)
+            apply_settings(core, names, self._param, self.LIVE_SETTINGS)
         driver = self.driver
         if driver is not None:
             driver.serializer = self._serializer
             driver.event_driven = bool(self._param('event_driven'))
             if 'update_rate' in names:
                 driver.set_period(1.0 / float(self._param('update_rate')))
-        later = sorted(names & AT_CONFIGURE)
+        later = sorted(names & self.AT_CONFIGURE)
         if later:
             self.get_logger().info(f'{", ".join(later)} changed: applied at the next configure '
                                    '(cleanup, then configure)')
@@ -194,27 +204,34 @@ class HardwareInterfaceNode(LifecycleNode):
             raise TransmissionValueError('robot_description', '', 'a URDF: the parameter is '
                                          'empty and nothing arrived on the robot_description '
                                          'topic yet')
-        values = {name: self._param(name) for name in PARAMETERS}
-        require_valid(PARAMETERS, values)
+        values = {name: self._param(name) for name in self.PARAMETERS}
+        require_valid(self.PARAMETERS, values)
         robot = load_robot_transmissions(description, lenient=bool(values['lenient']),
                                          warn=False)
         if not robot.joint_names:
             raise TransmissionValueError('robot_description', robot.robot_name, 'a robot with '
                                          'at least one <transmission>; this one has none')
-        core = HardwareInterface(
-            robot, state_timeout=float(values['state_timeout']),
-            command_timeout=float(values['command_timeout']),
-            enforce_limits=bool(values['enforce_limits']),
-            command_joints=list(values['joints'] or []),
-            timeout_action=str(values['command_timeout_action']),
-            stale_joints=str(values['stale_joints']))
+        core = self._make_core(robot, values)
         core.period = 1.0 / float(values['update_rate'])
         self.core = core
-        depth = int(values['qos_depth'])
+        self._create_topics(int(values['qos_depth']))
+        mode = 'event-driven, watchdogs at' if values['event_driven'] else 'timer at'
+        self.get_logger().info(
+            f'configured: {len(robot.transmissions)} transmissions, {len(robot.joint_names)} '
+            f'joints, {len(robot.actuator_names)} actuators, {mode} '
+            f'{values["update_rate"]:g} Hz')
+
+    def _make_core(self, robot: Any, values: Dict[str, Any]) -> HardwareInterface:
+        """Return the ROS-free cycle for ``robot`` with the checked parameter ``values``."""
+        return HardwareInterface(robot, **core_settings(values))
+
+    def _create_topics(self, depth: int) -> None:
+        """Create the publishers and subscriptions of the configured node."""
         self._joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
                                                           **qos_overridable(depth))
         self._command_pub = self.create_lifecycle_publisher(JointState, 'actuator_commands',
                                                             **qos_overridable(depth))
+        self._cycle_publishers = [self._joint_pub, self._command_pub]
         self._entities = [
             subscribe_with_arrival(self, JointState, 'actuator_states', self._on_state,
                                    raw=True, **qos_overridable(depth, reliable=False)),
@@ -224,11 +241,12 @@ class HardwareInterfaceNode(LifecycleNode):
             self._entities.append(subscribe_with_arrival(
                 self, Float64MultiArray, f'{field}_commands',
                 functools.partial(self._on_array_command, field), **qos_overridable(depth)))
-        mode = 'event-driven, watchdogs at' if values['event_driven'] else 'timer at'
-        self.get_logger().info(
-            f'configured: {len(robot.transmissions)} transmissions, {len(robot.joint_names)} '
-            f'joints, {len(robot.actuator_names)} actuators, {mode} '
-            f'{values["update_rate"]:g} Hz')
+
+    def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:
+        """Return the state half, the command half and their publishers (the driver's)."""
+        assert isinstance(self.core, HardwareInterface)
+        return (self.core.joint_states, self.core.actuator_commands, self._joint_pub,
+                self._command_pub)
 
     @logged_transition('activate')
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -238,8 +256,7 @@ class HardwareInterfaceNode(LifecycleNode):
         core.reset_commands()
         # under sim time the timer runs on the node clock (a paused /clock pauses the cycle)
         self.driver = CycleDriver(
-            self, core, core.joint_states, core.actuator_commands, self._joint_pub,
-            self._command_pub, self._serializer, self._reports, core.period,
+            self, core, *self._outputs(), self._serializer, self._reports, core.period,
             event_driven=bool(self._param('event_driven')),
             steady=not self.get_parameter('use_sim_time').value)
         self.lifecycle_state = 'active'
@@ -285,17 +302,20 @@ class HardwareInterfaceNode(LifecycleNode):
         for sub in self._entities:
             self.destroy_subscription(sub)
         self._entities = []
-        for pub in (self._joint_pub, self._command_pub):
-            if pub is not None:
-                self.destroy_lifecycle_publisher(pub)
+        for pub in self._cycle_publishers:
+            self.destroy_lifecycle_publisher(pub)
+        self._cycle_publishers = []
         self._joint_pub = self._command_pub = None
         self.core = None
 
     # ------------------------------------------------------------------ inputs
     def _decode(self, topic: str, data: bytes) -> Optional[JointStateFields]:
         """Read a raw JointState; bytes rclpy cannot read are dropped as ``bad_type``."""
+        decoder = self._decoders.get(topic)
+        if decoder is None:
+            decoder = self._decoders[topic] = JointStateDecoder()
         try:
-            return self._decoders[topic](data)
+            return decoder(data)
         except Exception as e:  # noqa: B902 - whatever rclpy raises for such bytes
             if self.core is not None:
                 self.core.drops.reject(topic, InputRejected(
@@ -315,16 +335,28 @@ class HardwareInterfaceNode(LifecycleNode):
             return False
         return True
 
-    def _on_state(self, data: bytes, arrival: float) -> None:
-        msg = self._decode('actuator_states', data)
-        stored = msg is not None and self._receive(False, 'set_actuator_state', *msg,
-                                                   arrival=arrival)
+    def _state_done(self, stored: bool) -> None:
+        """After a state input: publish now (event-driven), or run an overdue tick."""
         driver = self.driver
-        if driver is not None:   # active: publish now (event-driven), or an overdue tick
+        if driver is not None:
             if stored:
                 driver.state_arrived()
             else:
                 driver.run_if_overdue()
+
+    def _command_done(self, stored: bool) -> None:
+        """After a command input: publish now (event-driven), or run an overdue tick."""
+        driver = self.driver
+        if driver is not None:
+            if stored:
+                driver.command_arrived()
+            else:
+                driver.run_if_overdue()
+
+    def _on_state(self, data: bytes, arrival: float) -> None:
+        msg = self._decode('actuator_states', data)
+        self._state_done(msg is not None and self._receive(
+            False, 'set_actuator_state', *msg, arrival=arrival))
 
     def _on_command(self, data: bytes, arrival: float) -> None:
         msg = self._decode('joint_commands', data)
@@ -335,26 +367,14 @@ class HardwareInterfaceNode(LifecycleNode):
         self._command_done(self._receive(True, 'set_interface_command', field, msg.data,
                                          arrival=arrival))
 
-    def _command_done(self, stored: bool) -> None:
-        driver = self.driver
-        if driver is not None:
-            if stored:
-                driver.command_arrived()
-            else:
-                driver.run_if_overdue()
-
     def _publish_diagnostics(self) -> None:
-        name = self.get_fully_qualified_name()
         core = self.core
-        if core is None:
-            records = [lifecycle_record(
-                name, self.lifecycle_state, ERROR if self.configure_error else WARN,
-                f'configure failed: {self.configure_error}' if self.configure_error
-                else 'unconfigured: waiting for a robot_description or a configure transition')]
-        else:
+        if core is not None:
             for line in self._reports.drops(core, force=True):
                 self.get_logger().warning(line)
-            records = core.diagnostics(name, self.lifecycle_state)
+        records = node_records(self.get_fully_qualified_name(), core, self.lifecycle_state,
+                               self.configure_error)
+        if core is not None:
             records[0].values.insert(1, ('event_driven', str(self._param('event_driven')).lower()))
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()

@@ -36,7 +36,7 @@ from rclpy.parameter import Parameter
 
 from transmission_plugins.ros.common import MAX_QOS_DEPTH
 from transmission_plugins.ros.common import ROBOT_DESCRIPTION_PARAMETER
-from transmission_plugins.runtime.hardware_interface import HardwareInterface
+from transmission_plugins.runtime.cycle import InterfaceCycle
 from transmission_plugins.runtime.hardware_interface import STALE_JOINT_POLICIES
 from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.parameters import Constraint
@@ -91,16 +91,31 @@ LIVE_SETTINGS: Dict[str, Tuple[str, Callable[[Any], Any]]] = {
 }
 
 
-def apply_settings(core: HardwareInterface, names: Iterable[str],
-                   value: Callable[[str], Any]) -> None:
-    """Give ``core`` the new value (``value(name)``) of every live setting in ``names``."""
+def core_settings(values: Dict[str, Any]) -> Dict[str, Any]:
+    """Return the settings of the ROS-free cycle from the checked parameter ``values``."""
+    return {'state_timeout': float(values['state_timeout']),
+            'command_timeout': float(values['command_timeout']),
+            'enforce_limits': bool(values['enforce_limits']),
+            'command_joints': list(values['joints'] or []),
+            'timeout_action': str(values['command_timeout_action']),
+            'stale_joints': str(values['stale_joints'])}
+
+
+def apply_settings(core: InterfaceCycle, names: Iterable[str], value: Callable[[str], Any],
+                   live: Optional[Dict[str, Tuple[str, Callable[[Any], Any]]]] = None) -> None:
+    """
+    Give ``core`` the new value (``value(name)``) of every live setting in ``names``.
+
+    :param live: the live settings (default :data:`LIVE_SETTINGS`)
+    """
+    live = LIVE_SETTINGS if live is None else live
     for name in names:
-        if name in LIVE_SETTINGS:
-            attribute, cast = LIVE_SETTINGS[name]
+        if name in live:
+            attribute, cast = live[name]
             setattr(core, attribute, cast(value(name)))
 
 
-def check_joints(core: Optional[HardwareInterface],
+def check_joints(core: Optional[InterfaceCycle],
                  parameters: List[Parameter[Any]]) -> SetParametersResult:
     """Once a robot is loaded, ``joints`` must name its commandable joints."""
     for p in parameters:

@@ -33,10 +33,23 @@ importing.  The defaults go wrong in three ways:
 order on the main thread: node, executor, context.  After a stop request the signals are then
 ignored until the process exits (:meth:`StopSignals.finish`).  This module imports nothing
 heavy: the nodes' executables (:mod:`.executables`) install it before importing rclpy.
+
+A Python handler runs only when the main thread gets back to Python code.  Should the main thread
+ever stay blocked in native code (an executor wait that does not return), the stop request would
+never be seen and ``ros2 launch`` would escalate to SIGTERM and SIGKILL after 15 s.  The
+executables therefore also arm :meth:`StopSignals.watch`: the C-level part of Python's signal
+handling writes every signal to a pipe at once (``signal.set_wakeup_fd``), and a watcher thread
+that reads it ends the process ``grace`` seconds after the first stop signal if it has not ended
+by itself, printing every thread's Python stack first (exit code 1: not a clean stop, and the
+stacks say where it hung).
 """
 
+import faulthandler
+import os
 import signal
+import sys
 import threading
+import time
 from types import FrameType
 from typing import Any
 from typing import Callable
@@ -46,6 +59,10 @@ from typing import Optional
 
 #: The signals that stop a node (rclpy's SignalHandlerOptions.ALL covers the same two).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: environment variable: seconds :meth:`StopSignals.watch` allows after the first stop signal
+STOP_GRACE = 'TP_STOP_GRACE'
+#: its default: less than the 5 s after which ``ros2 launch`` escalates SIGINT to SIGTERM
+DEFAULT_STOP_GRACE = 4.0
 
 
 class StopSignals:
@@ -117,6 +134,30 @@ class StopSignals:
             signal.signal(s, signal.SIG_DFL if handler is None else handler)
         StopSignals._current = None
 
+    def watch(self, grace: Optional[float] = None) -> bool:
+        """
+        End the process ``grace`` seconds after the first stop signal if it is still running.
+
+        Call from the main thread after :meth:`install`, in a process of its own (never in a test
+        runner: the watcher ends the whole process).  ``grace`` defaults to ``TP_STOP_GRACE``
+        or :data:`DEFAULT_STOP_GRACE`; a value <= 0 disables the watcher.
+
+        :returns: True when the watcher is armed
+        """
+        if grace is None:
+            try:
+                grace = float(os.environ.get(STOP_GRACE, DEFAULT_STOP_GRACE))
+            except ValueError:
+                grace = DEFAULT_STOP_GRACE
+        if not grace > 0.0 or threading.current_thread() is not threading.main_thread():
+            return False
+        read_end, write_end = os.pipe()
+        os.set_blocking(write_end, False)
+        signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+        threading.Thread(target=_watcher, args=(read_end, grace), name='stop-watchdog',
+                         daemon=True).start()
+        return True
+
     def finish(self) -> None:
         """
         End of the run: restore the handlers, or, after a stop request, ignore the signals.
@@ -134,4 +175,20 @@ class StopSignals:
             StopSignals._current = None
 
 
-__all__ = ['STOP_SIGNALS', 'StopSignals']
+def _watcher(read_end: int, grace: float) -> None:
+    """Wait for a stop signal on the wakeup pipe, then ``grace`` seconds, then end the process."""
+    while True:
+        data = os.read(read_end, 64)
+        if not data:
+            return
+        if any(b in STOP_SIGNALS for b in data):
+            break
+    time.sleep(grace)
+    sys.stderr.write(f'[stop_signals] the process did not end within {grace:g} s of the stop '
+                     'signal: ending it now (exit code 1). Python stacks of every thread:\n')
+    sys.stderr.flush()
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+    os._exit(1)
+
+
+__all__ = ['DEFAULT_STOP_GRACE', 'STOP_GRACE', 'STOP_SIGNALS', 'StopSignals']

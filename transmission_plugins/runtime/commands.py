@@ -13,7 +13,12 @@
 # limitations under the License.
 
 """
-The command side of a cycle: latest joint commands, their watchdog, limits, conversion, grouping.
+The command side of a cycle: latest commands, their watchdog, limits, conversion, grouping.
+
+The hardware interface converts joint commands to actuator commands (:class:`JointCommands`),
+the simulation interface actuator commands to joint commands (:class:`ActuatorCommands`); both
+are a :class:`LatestCommands` over one :class:`~.topology.Direction`, described here for the
+first (swap joint and actuator for the second; every actuator may be commanded there).
 
 Each joint keeps its latest commanded position, velocity and effort (NaN: none) and the time they
 arrived; a command replaces every field of the joints it names.  Each cycle:
@@ -44,11 +49,10 @@ from typing import Optional
 import numpy as np
 
 from transmission_plugins.core.checks import FloatArray
-from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.counters import Counters
 from transmission_plugins.runtime.messages import any_true
 from transmission_plugins.runtime.messages import FIELDS
-from transmission_plugins.runtime.topology import limit_array
+from transmission_plugins.runtime.topology import Direction
 from transmission_plugins.runtime.topology import Topology
 
 #: What expired joints send: nothing, the actuator position measured at expiry, or zero.
@@ -56,7 +60,7 @@ TIMEOUT_ACTIONS = ('stop', 'hold', 'zero_velocity', 'zero_effort')
 
 
 class CommandOutput(NamedTuple):
-    """One actuator command message: actuators sharing the same commanded fields."""
+    """One command message: the targets sharing the same commanded fields."""
 
     names: List[str]
     position: Optional[FloatArray]
@@ -64,50 +68,51 @@ class CommandOutput(NamedTuple):
     effort: Optional[FloatArray]
 
 
-class JointCommands:
+class LatestCommands:
     """
-    Latest joint commands, the command watchdog and the actuator commands they make.
+    Latest source commands, the command watchdog and the target commands they make.
 
-    :param robot: the robot (names, limits, ``joint_to_actuator_arrays``)
-    :param topology: its index groups
+    :param topology: the robot's index groups; :attr:`TO_JOINTS` picks the direction
     :param counters: clamps, incomplete commands and non-finite outputs are counted there
     :param command_timeout: seconds after which a command expires; <= 0: never
-    :param enforce_limits: clamp to the joint and actuator limits
+    :param enforce_limits: clamp to the source and target limits
     :param timeout_action: one of :data:`TIMEOUT_ACTIONS`
     """
 
-    def __init__(self, robot: RobotTransmissions, topology: Topology, counters: Counters,
-                 command_timeout: float, enforce_limits: bool, timeout_action: str) -> None:
-        self.robot = robot
-        self.topology = topology
+    #: True: actuator commands in, joint commands out; False: the other way round
+    TO_JOINTS = False
+
+    def __init__(self, topology: Topology, counters: Counters, command_timeout: float,
+                 enforce_limits: bool, timeout_action: str) -> None:
+        direction = topology.direction(self.TO_JOINTS)
+        #: the sources, targets, limits and map (:class:`~.topology.Direction`)
+        self.direction: Direction = direction
         self.counters = counters
         self.command_timeout = float(command_timeout)
         self.enforce_limits = bool(enforce_limits)
         self.timeout_action = timeout_action
-        self.actuator_names: List[str] = list(robot.actuator_names)
-        nj, na = len(robot.joint_names), len(self.actuator_names)
-        self.lower = limit_array(robot, 'joint_lower', nj, -np.inf)
-        self.upper = limit_array(robot, 'joint_upper', nj, np.inf)
-        self.velocity_limit = np.abs(limit_array(robot, 'joint_velocity_limit', nj, np.inf))
-        self.effort_limit = np.abs(limit_array(robot, 'joint_effort_limit', nj, np.inf))
-        self.actuator_lower = limit_array(robot, 'actuator_lower', na, -np.inf)
-        self.actuator_upper = limit_array(robot, 'actuator_upper', na, np.inf)
-        self.actuator_velocity_limit = np.abs(
-            limit_array(robot, 'actuator_velocity_limit', na, np.inf))
-        self.actuator_effort_limit = np.abs(
-            limit_array(robot, 'actuator_effort_limit', na, np.inf))
+        self.target_names: List[str] = list(direction.target_names)
+        ns, nt = len(direction.source_names), len(self.target_names)
+        #: transmission -> its commandable sources, and the reverse
+        self._tr_sources = direction.tr_sources
+        self._source_tr = direction.tr_sources.T.copy()
+        #: target -> its transmissions
+        self._target_tr = (direction.tr_targets.T > 0).astype(float)
+        self._tr_commandable = direction.tr_sources.sum(axis=1) > 0
         #: latest command per field (NaN = none) and its arrival time (-inf: never)
-        self.command: Dict[str, FloatArray] = {f: np.full(nj, np.nan) for f in FIELDS}
-        self.command_time = np.full(nj, -np.inf)
-        self._held = np.full(na, np.nan)
+        self.command: Dict[str, FloatArray] = {f: np.full(ns, np.nan) for f in FIELDS}
+        self.command_time = np.full(ns, -np.inf)
+        self._held = np.full(nt, np.nan)
         # False while no command was stored since the last reset: then no command time is
-        # finite and nothing is held, and a cycle has no actuator command to work out
+        # finite and nothing is held, and a cycle has no target command to work out
         self._commanded = False
-        #: joints whose command expired (and has not been renewed)
-        self.expired = np.zeros(nj, dtype=bool)
+        #: sources whose command expired (and has not been renewed)
+        self.expired = np.zeros(ns, dtype=bool)
+        #: the last cycle's target commands per field (NaN: none; empty: no command at all)
+        self.latest: Dict[str, FloatArray] = {}
 
     def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
-        """Store a validated command for joints ``idx``; absent fields are cleared."""
+        """Store a validated command for sources ``idx``; absent fields are cleared."""
         for field in FIELDS:
             x = values.get(field)
             self.command[field][idx] = np.nan if x is None else x
@@ -116,7 +121,7 @@ class JointCommands:
         self._commanded = True
 
     def reset(self) -> None:
-        """Forget every joint command (e.g. on activation) and any held position."""
+        """Forget every command (e.g. on activation) and any held position."""
         for field in FIELDS:
             self.command[field][:] = np.nan
         self.command_time[:] = -np.inf
@@ -124,17 +129,18 @@ class JointCommands:
         self._held[:] = np.nan
         self._commanded = False
 
-    def actuator_commands(self, now: float, state_position: FloatArray,
-                          joint_position: FloatArray) -> List[CommandOutput]:
+    def outputs(self, now: float, target_position: FloatArray,
+                source_position: FloatArray) -> List[CommandOutput]:
         """
-        Return this cycle's actuator command messages (module docstring).
+        Return this cycle's target command messages (module docstring).
 
-        :param state_position: the latest measured actuator positions (held on expiry)
-        :param joint_position: the last joint positions converted (linearisation points)
+        :param target_position: the latest measured target positions (held on expiry)
+        :param source_position: the last source positions measured (linearisation points)
         """
+        self.latest = {}
         if not self._commanded:
             return []
-        na = len(self.actuator_names)
+        nt = len(self.target_names)
         has_cmd = np.isfinite(self.command_time)
         if not any_true(has_cmd) and not any_true(np.isfinite(self._held)):
             return []
@@ -144,136 +150,157 @@ class JointCommands:
             alive = has_cmd
         newly_expired = has_cmd & ~alive & ~self.expired
         if newly_expired.any():
-            self._on_expired(newly_expired, state_position)
+            self._on_expired(newly_expired, target_position)
         cmd = {}
         for field in FIELDS:
             c = np.where(alive, self.command[field], np.nan)
             if np.isfinite(c).any():
                 cmd[field] = c
         if self.enforce_limits:
-            self._clamp_joint_commands(cmd)
-        act = {f: np.full(na, np.nan) for f in FIELDS}
+            self._clamp_sources(cmd)
+        out = {f: np.full(nt, np.nan) for f in FIELDS}
         if cmd:
-            self._convert_commands(cmd, act, joint_position)
-        self._apply_timeout_action(alive, act)
+            self._convert_commands(cmd, out, source_position)
+        self._apply_timeout_action(alive, out)
         if self.enforce_limits:
-            self._clamp_actuator_commands(act)
-        return self._group_commands(act)
+            self._clamp_targets(out)
+        self.latest = out
+        return group_by_fields(self.target_names, out)
 
-    def _clamp_actuator_commands(self, act: Dict[str, np.ndarray]) -> None:
-        bounds = {
-            'position': ('actuator_position', self.actuator_lower, self.actuator_upper),
-            'velocity': ('actuator_velocity', -self.actuator_velocity_limit,
-                         self.actuator_velocity_limit),
-            'effort': ('actuator_effort', -self.actuator_effort_limit, self.actuator_effort_limit),
-        }
-        for field, (kind, lo, hi) in bounds.items():
-            a = act[field]
+    def _clamp_targets(self, out: Dict[str, np.ndarray]) -> None:
+        side = self.direction.target
+        per_target = getattr(self.counters, f'{side}_clamps')
+        for field, (lo, hi) in self.direction.target_limits.bounds().items():
+            a = out[field]
             outside = (a < lo) | (a > hi)   # NaN (no command) compares False
             if not any_true(outside):
                 continue
-            act[field] = np.clip(a, lo, hi)
+            out[field] = np.clip(a, lo, hi)
             # counted beyond rounding only: a command at a mapped limit may land an ulp past
-            # the limit computed from the same joint limit by the vectorised maths
+            # the limit computed from the same limit of the other side by the vectorised maths
             slack = 1e-9 * (1.0 + np.abs(a))
             over = (a < lo - slack) | (a > hi + slack)
             if any_true(over):
-                self.counters.clamps[kind] += int(np.count_nonzero(over))
-                self.counters.actuator_clamps += over
+                self.counters.clamps[f'{side}_{field}'] += int(np.count_nonzero(over))
+                per_target += over
 
     def _on_expired(self, newly_expired: np.ndarray, pos: FloatArray) -> None:
         self.expired |= newly_expired
         if self.timeout_action != 'hold':
             return
-        for _, jidx, aidx, active in self.topology.groups:
-            if newly_expired[active].any():
-                self._held[aidx] = pos[aidx]
+        for sidx, tidx in self.direction.groups:
+            if newly_expired[sidx].any():
+                self._held[tidx] = pos[tidx]
 
-    def _apply_timeout_action(self, alive: np.ndarray, act: Dict[str, np.ndarray]) -> None:
+    def _apply_timeout_action(self, alive: np.ndarray, out: Dict[str, np.ndarray]) -> None:
         if self.timeout_action == 'stop':
             return
         expired = self.expired & ~alive
         if not expired.any():
             self._held[:] = np.nan
             return
-        for _, jidx, aidx, active in self.topology.groups:
-            if not expired[active].any():
-                self._held[aidx] = np.nan
+        for sidx, tidx in self.direction.groups:
+            if not expired[sidx].any():
+                self._held[tidx] = np.nan
                 continue
-            commanded = np.zeros(len(aidx), dtype=bool)
+            commanded = np.zeros(len(tidx), dtype=bool)
             for f in FIELDS:
-                commanded |= np.isfinite(act[f][aidx])
+                commanded |= np.isfinite(out[f][tidx])
             if commanded.any():
-                continue  # live commands of another joint of this transmission win
+                continue  # live commands of another source of this transmission win
             if self.timeout_action == 'hold':
-                act['position'][aidx] = self._held[aidx]
+                out['position'][tidx] = self._held[tidx]
             elif self.timeout_action == 'zero_velocity':
-                act['velocity'][aidx] = 0.0
+                out['velocity'][tidx] = 0.0
             else:
-                act['effort'][aidx] = 0.0
+                out['effort'][tidx] = 0.0
 
-    def _clamp_joint_commands(self, cmd: Dict[str, np.ndarray]) -> None:
-        bounds = {
-            'position': ('joint_position', self.lower, self.upper),
-            'velocity': ('joint_velocity', -self.velocity_limit, self.velocity_limit),
-            'effort': ('joint_effort', -self.effort_limit, self.effort_limit),
-        }
+    def _clamp_sources(self, cmd: Dict[str, np.ndarray]) -> None:
+        side = self.direction.source
+        bounds = self.direction.source_limits.bounds()
         for field, c in cmd.items():
-            kind, lo, hi = bounds[field]
+            lo, hi = bounds[field]
             known = np.isfinite(c)
             over = known & ((c < lo) | (c > hi))
             if over.any():
-                self.counters.clamps[kind] += int(over.sum())
-                self.counters.joint_clamps += over
+                self.counters.clamps[f'{side}_{field}'] += int(over.sum())
+                getattr(self.counters, f'{side}_clamps')[:] += over
                 cmd[field] = np.where(over, np.clip(c, lo, hi), c)
 
-    def _convert_commands(self, cmd: Dict[str, FloatArray], act: Dict[str, FloatArray],
-                          joint_position: FloatArray) -> None:
-        """Map joint commands to actuators, transmission by transmission (complete ones only)."""
-        nj = len(joint_position)
+    def _convert_commands(self, cmd: Dict[str, FloatArray], out: Dict[str, FloatArray],
+                          source_position: FloatArray) -> None:
+        """Map source commands to targets, transmission by transmission (complete ones only)."""
+        ns = len(source_position)
         complete = {}
-        actuator_complete = {}
+        target_complete = {}
+        commandable = self.direction.commandable
         for field, c in cmd.items():
-            missing_j = (~np.isfinite(c) & self.topology.commandable).astype(float)
-            missing = self.topology.tr_active @ missing_j            # per transmission
-            full = (missing == 0.0) & self.topology.tr_has_active
-            commanded = self.topology.tr_active @ np.isfinite(c).astype(float)
+            missing_s = (~np.isfinite(c) & commandable).astype(float)
+            missing = self._tr_sources @ missing_s            # per transmission
+            full = (missing == 0.0) & self._tr_commandable
+            commanded = self._tr_sources @ np.isfinite(c).astype(float)
             self.counters.incomplete_commands += int(((missing > 0.0) & (commanded > 0.0)).sum())
-            complete[field] = (self.topology.joint_tr @ full.astype(float)) > 0.0
-            actuator_complete[field] = (self.topology.actuator_tr @ full.astype(float)) > 0.0
+            complete[field] = (self._source_tr @ full.astype(float)) > 0.0
+            target_complete[field] = (self._target_tr @ full.astype(float)) > 0.0
         # linearisation point of nonlinear maps: the commanded position (itself the position
         # command, clamped with enforce_limits), else the measured one clipped to the limits
-        measured = np.clip(np.where(np.isfinite(joint_position), joint_position, 0.0),
-                           self.lower, self.upper)
-        lin = np.where(complete.get('position', np.zeros(nj, dtype=bool)),
-                       cmd.get('position', np.zeros(nj)), measured)
+        limits = self.direction.source_limits
+        measured = np.clip(np.where(np.isfinite(source_position), source_position, 0.0),
+                           limits.lower, limits.upper)
+        lin = np.where(complete.get('position', np.zeros(ns, dtype=bool)),
+                       cmd.get('position', np.zeros(ns)), measured)
         inputs = {'position': lin}
         for field in ('velocity', 'effort'):
             if field in cmd and complete[field].any():
                 inputs[field] = np.where(complete[field], cmd[field], 0.0)
-        out = self.robot.joint_to_actuator_arrays(inputs)
+        converted = self.direction.convert(inputs)
         for field in FIELDS:
             if field not in cmd or not complete[field].any():
                 continue
-            y = np.asarray(out[field], dtype=np.float64)
-            use = actuator_complete[field]
+            y = np.asarray(converted[field], dtype=np.float64)
+            use = target_complete[field]
             bad = use & ~np.isfinite(y)
             if bad.any():
-                # a transmission with any non-finite actuator output sends nothing
-                bad_tr = (self.topology.tr_actuators @ bad.astype(float)) > 0.0
-                use = use & ~((self.topology.actuator_tr @ bad_tr.astype(float)) > 0.0)
+                # a transmission with any non-finite target output sends nothing
+                bad_tr = (self.direction.tr_targets @ bad.astype(float)) > 0.0
+                use = use & ~((self._target_tr @ bad_tr.astype(float)) > 0.0)
                 self.counters.non_finite_outputs += int(bad_tr.sum())
-            act[field] = np.where(use, y, act[field])
+            out[field] = np.where(use, y, out[field])
 
-    def _group_commands(self, act: Dict[str, np.ndarray]) -> List[CommandOutput]:
-        masks = np.stack([np.isfinite(act[f]) for f in FIELDS], axis=1)
-        if not masks.any():
-            return []
-        keys = masks @ np.array([1, 2, 4])
-        out = []
-        for key in sorted({int(k) for k in keys if k}):
-            sel = keys == key
-            names = [n for n, s in zip(self.actuator_names, sel) if s]
-            vals = [act[f][sel] if key & (1 << i) else None for i, f in enumerate(FIELDS)]
-            out.append(CommandOutput(names, *vals))
-        return out
+
+def group_by_fields(names: List[str], values: Dict[str, np.ndarray]) -> List[CommandOutput]:
+    """
+    Group the entries of ``values`` (per field, NaN: none) by the set of fields they carry.
+
+    :returns: one message per set of fields, entries in ``names`` order; none for entries
+        without any field
+    """
+    masks = np.stack([np.isfinite(values[f]) for f in FIELDS], axis=1)
+    if not masks.any():
+        return []
+    keys = masks @ np.array([1, 2, 4])
+    out = []
+    for key in sorted({int(k) for k in keys if k}):
+        sel = keys == key
+        selected = [n for n, s in zip(names, sel) if s]
+        vals = [values[f][sel] if key & (1 << i) else None for i, f in enumerate(FIELDS)]
+        out.append(CommandOutput(selected, *vals))
+    return out
+
+
+class JointCommands(LatestCommands):
+    """The hardware interface's command side: joint commands in, actuator commands out."""
+
+    TO_JOINTS = False
+
+    #: this cycle's actuator commands: ``(now, actuator positions measured, joint positions)``
+    actuator_commands = LatestCommands.outputs
+
+
+class ActuatorCommands(LatestCommands):
+    """The simulation interface's command side: actuator commands in, joint commands out."""
+
+    TO_JOINTS = True
+
+    #: this cycle's joint commands: ``(now, joint positions measured, actuator positions)``
+    joint_commands = LatestCommands.outputs

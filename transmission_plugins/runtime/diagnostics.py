@@ -27,6 +27,7 @@ in every state.
 import math
 from typing import List
 from typing import NamedTuple
+from typing import Optional
 from typing import Tuple
 from typing import TYPE_CHECKING
 
@@ -35,7 +36,7 @@ import numpy as np
 from transmission_plugins.runtime.counters import CLAMP_KINDS
 
 if TYPE_CHECKING:
-    from transmission_plugins.runtime.hardware_interface import HardwareInterface
+    from transmission_plugins.runtime.cycle import InterfaceCycle
 
 OK = 0
 WARN = 1
@@ -69,16 +70,33 @@ def lifecycle_record(prefix: str, state: str, level: int, message: str,
     return DiagnosticRecord(prefix, level, message, robot_id, [('lifecycle_state', state)])
 
 
-def interface_diagnostics(hw: 'HardwareInterface', prefix: str,
+def node_records(prefix: str, core: 'Optional[InterfaceCycle]', lifecycle_state: str,
+                 configure_error: str = '') -> List[DiagnosticRecord]:
+    """Return the statuses of an interface node: its cycle's, else why it has none yet."""
+    if core is not None:
+        return core.diagnostics(prefix, lifecycle_state)
+    if configure_error:
+        return [lifecycle_record(prefix, lifecycle_state, ERROR,
+                                 f'configure failed: {configure_error}')]
+    return [lifecycle_record(prefix, lifecycle_state, WARN, 'unconfigured: waiting for a '
+                             'robot_description or a configure transition')]
+
+
+def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
                           lifecycle_state: str = 'active') -> List[DiagnosticRecord]:
     """
-    Return one status for the hardware interface and one per transmission.
+    Return one status for the interface (hardware or simulation) and one per transmission.
 
-    Starts a new periodicity window (:meth:`~.timing.CycleTimer.periodicity`).
+    The state inputs counted stale are those some output depends on (a simulator need not
+    publish the PR2 gripper's passive finger joints).  Starts a new periodicity window
+    (:meth:`~.timing.CycleTimer.periodicity`).
     """
     now = hw.clock()
     robot_id = hardware_id(hw.robot)
-    fresh = hw.fresh_actuators(now)
+    states = hw.states
+    source = states.direction.source
+    fresh = hw.fresh_states(now)
+    needed = states.direction.depends.any(axis=0)
     state_age = now - hw.state_time
     cmd_age = now - hw.command_time
     timer = hw.timer
@@ -86,13 +104,15 @@ def interface_diagnostics(hw: 'HardwareInterface', prefix: str,
     records = []
     level = OK
     message = 'ok'
-    if not fresh.any():
-        level, message = STALE, 'no fresh actuator state'
-    elif not fresh.all():
-        level, message = WARN, f'{int((~fresh).sum())} actuators stale'
+    stale = int(np.count_nonzero(needed & ~fresh))
+    if not (fresh & needed).any():
+        level, message = STALE, f'no fresh {source} state'
+    elif stale:
+        level, message = WARN, f'{stale} {source}s stale'
     if level != OK:
-        message += ("; joint_states repeats their joints' last values" if hw.stale_joints
-                    == 'last' else '; their joints are left out of joint_states')
+        target, topic = states.direction.target, hw.STATE_OUTPUT_TOPIC
+        message += (f"; {topic} repeats their {target}s' last values" if hw.stale_joints
+                    == 'last' else f'; their {target}s are left out of {topic}')
     rate = timer.periodicity()
     values = [
         ('lifecycle_state', lifecycle_state),
@@ -123,18 +143,20 @@ def interface_diagnostics(hw: 'HardwareInterface', prefix: str,
     values.append(('stale_joints', hw.stale_joints))
     records.append(DiagnosticRecord(prefix, level, message, robot_id, values))
     expired = hw.commands.expired
-    for t, jidx, aidx, active in hw.topology.groups:
-        ages = state_age[aidx]
+    for k, (t, jidx, aidx, active) in enumerate(hw.topology.groups):
+        inputs = states.direction.groups[k][0]
+        commanded = hw.commands.direction.groups[k][0]
+        ages = state_age[inputs]
         age = float(np.max(ages)) if np.isfinite(ages).all() else math.inf
-        cage = float(np.min(cmd_age[active])) if len(active) else math.inf
-        if not fresh[aidx].all():
+        cage = float(np.min(cmd_age[commanded])) if len(commanded) else math.inf
+        if not fresh[inputs].all():
             level = STALE
             if math.isinf(age):
-                message = 'no actuator state received'
+                message = f'no {source} state received'
             else:
-                message = (f'stale: actuator state {age:.3f} s old '
+                message = (f'stale: {source} state {age:.3f} s old '
                            f'(state_timeout {hw.state_timeout:g} s)')
-        elif expired[active].any():
+        elif expired[commanded].any():
             level, message = WARN, f'command timed out ({hw.timeout_action})'
         else:
             level, message = OK, 'ok'

@@ -23,6 +23,10 @@ a message naming more entries than the robot has is refused at once (``too_large
 field is read), every other check is linear in the message size, and a drop is only counted
 here; :class:`DropCounts` also keeps what a rate-limited log line needs, so that no logger call
 is made per message.
+
+A simulator's ``joint_states`` also names joints that no transmission drives (wheels, casters,
+a whole humanoid around two motors): :func:`read_partial_message` keeps the robot's entries and
+ignores the others, whose values are not checked either.
 """
 
 from typing import Any
@@ -45,6 +49,10 @@ _T = TypeVar('_T', bound=Hashable)
 
 #: The value fields of a JointState message, in message order.
 FIELDS = ('position', 'velocity', 'effort')
+
+#: The fewest names a message that may name unknown entries is allowed (:meth:`NameIndex.select`
+#: also accepts ten times the known names).
+PARTIAL_NAMES = 10_000
 
 #: Why a message is dropped (the counter keys of /diagnostics).
 DROP_REASONS = ('empty', 'too_large', 'length_mismatch', 'unknown_names', 'duplicate_names',
@@ -86,11 +94,13 @@ def repeated(items: Iterable[_T]) -> Set[_T]:
     return twice
 
 
-def field_array(values: Any, count: int, field: str) -> Optional[FloatArray]:
+def field_array(values: Any, count: int, field: str,
+                select: Optional[np.ndarray] = None) -> Optional[FloatArray]:
     """
     Return one field of a message as float64, None when empty.
 
     :param count: the number of names in the message
+    :param select: keep these entries only (None: all); the others are not checked for NaN
     :raises InputRejected: ``bad_type`` (not a sequence of numbers), ``length_mismatch``,
         ``non_finite`` (NaN or infinity)
     """
@@ -106,22 +116,25 @@ def field_array(values: Any, count: int, field: str) -> Optional[FloatArray]:
         x = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as e:
         raise InputRejected('bad_type', f'{field} values are not numbers') from e
+    if select is not None:
+        x = x[select]
     if not all_true(np.isfinite(x)):
         raise InputRejected('non_finite', f'{field} contains NaN or infinity')
     return x
 
 
 def message_fields(names: Sequence[str], position: Any, velocity: Any,
-                   effort: Any) -> Dict[str, FloatArray]:
+                   effort: Any, select: Optional[np.ndarray] = None) -> Dict[str, FloatArray]:
     """
     Return the non-empty fields of a message, each validated by :func:`field_array`.
 
+    :param select: keep these entries only (None: all)
     :raises InputRejected: a bad field, or ``empty`` when no field has values
     """
     n = len(names)
     out = {}
     for field, values in zip(FIELDS, (position, velocity, effort)):
-        x = field_array(values, n, field)
+        x = field_array(values, n, field, select)
         if x is not None:
             out[field] = x
     if not out:
@@ -138,6 +151,9 @@ class NameIndex:
     refused again for the same reason without checking it again.  A new list is checked for
     emptiness, duplicates and unknown names, in linear time.
 
+    :meth:`select` is the lookup of messages that may name more than the known names (their
+    other names are ignored); it has a cache of its own.
+
     :param names: the known names, in index order
     :param kind: ``'joint'`` or ``'actuator'``, for messages
     """
@@ -149,6 +165,10 @@ class NameIndex:
         self._last: Optional[List[str]] = None
         self._last_idx: Optional[np.ndarray] = None
         self._refused: Optional[Tuple[List[str], str, str]] = None
+        self._last_select: Optional[Tuple[List[str], np.ndarray, Optional[np.ndarray]]] = None
+        self._refused_select: Optional[Tuple[List[str], str, str]] = None
+        #: the most names :meth:`select` accepts in one message
+        self.max_partial = max(PARTIAL_NAMES, 10 * len(self.names))
 
     def check_size(self, names: Sequence[str]) -> None:
         """
@@ -194,10 +214,54 @@ class NameIndex:
         self._last, self._last_idx = names, idx
         return idx
 
+    def select(self, names: Sequence[str]) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+        """
+        Return the indices of the known names of ``names``, and where they are in ``names``.
+
+        Unknown names are ignored.
+
+        :returns: ``(indices, positions)``; positions is None when every name is known
+        :raises InputRejected: ``too_large`` (more than :attr:`max_partial` names), ``empty``,
+            ``duplicate_names``, or ``unknown_names`` when no name is known
+        """
+        if len(names) > self.max_partial:
+            raise InputRejected('too_large', f'{len(names)} names, more than the '
+                                f'{self.max_partial} a message may hold here')
+        names = list(names)
+        last = self._last_select
+        if last is not None and names == last[0]:
+            return last[1], last[2]
+        refused = self._refused_select
+        if refused is not None and names == refused[0]:
+            raise InputRejected(refused[1], refused[2])
+        try:
+            found = self._check_partial(names)
+        except InputRejected as e:
+            self._refused_select = (names, e.reason, e.detail)
+            raise
+        self._last_select = (names,) + found
+        return found
+
+    def _check_partial(self, names: List[str]) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+        if not names:
+            raise InputRejected('empty', 'message has no names')
+        duplicates = repeated(names)
+        if duplicates:
+            raise InputRejected('duplicate_names',
+                                f'duplicate {self.kind} names {sorted(duplicates)[:5]}')
+        pos = self._pos
+        where = [k for k, n in enumerate(names) if n in pos]
+        if not where:
+            raise InputRejected('unknown_names', f'none of the {len(names)} names is a '
+                                f'{self.kind} of the robot (first: {names[:5]})')
+        idx = np.array([pos[names[k]] for k in where], dtype=np.intp)
+        return idx, None if len(where) == len(names) else np.array(where, dtype=np.intp)
+
     def forget(self) -> None:
         """Forget the cached lists (the next lookup checks its names again)."""
         self._last = self._last_idx = None
-        self._refused = None
+        self._refused = self._refused_select = None
+        self._last_select = None
 
 
 class DropCounts(Dict[str, Dict[str, int]]):
@@ -261,3 +325,19 @@ def read_message(index: NameIndex, names: Sequence[str], position: Any, velocity
     index.check_size(names)
     values = message_fields(names, position, velocity, effort)
     return index.lookup(names), values
+
+
+def read_partial_message(index: NameIndex, names: Sequence[str], position: Any, velocity: Any,
+                         effort: Any) -> Tuple[np.ndarray, Dict[str, FloatArray]]:
+    """
+    Validate a message that may name more than ``index`` knows; keep the known entries.
+
+    Checks, in order: the names (:meth:`NameIndex.select`: ``too_large``, ``empty``,
+    ``duplicate_names``, ``unknown_names`` when none is known), then every field's type and
+    length, then the known entries' values (``non_finite``), then ``empty`` (no values).
+
+    :returns: the known names' indices and their values per non-empty field
+    :raises InputRejected: the first check that fails
+    """
+    idx, where = index.select(names)
+    return idx, message_fields(names, position, velocity, effort, where)

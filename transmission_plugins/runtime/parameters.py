@@ -54,7 +54,7 @@ class Constraint(NamedTuple):
     :param high: largest number accepted (inclusive), None: no bound
     :param off: one more number accepted outside ``[low, high]``, meaning "disabled" (e.g. a
         diagnostic period of 0)
-    :param choices: the strings accepted (empty: any)
+    :param choices: the strings accepted (empty: any); of a string array, its entries
     :param read_only: the value is fixed once the node runs (set it at start-up)
     :param unique: string arrays: no duplicates
     :param note: the rule in words, when the bounds do not say it all
@@ -153,6 +153,8 @@ def _check_array(name: str, value: Any, default: Sequence[Any], c: Constraint) -
                 return f'{name} must hold finite numbers, got {x!r}'
         elif not isinstance(x, str):
             return f'{name} must hold strings, got {x!r}'
+        elif c.choices and x not in c.choices:
+            return f'{name} must hold entries among {", ".join(c.choices)}, got {x!r}'
     if c.unique:
         twice = repeated(value)
         if twice:

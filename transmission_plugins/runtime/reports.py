@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-What the hardware interface node logs, rate-limited without a logger call per event.
+What the interface nodes log, rate-limited without a logger call per event.
 
 A logger call costs about 180 us even when a throttle suppresses it, so a flood of rejected
 messages used to starve the cycle.  :class:`Reports` decides with one steady-clock comparison
@@ -29,7 +29,7 @@ from typing import Optional
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from transmission_plugins.runtime.hardware_interface import HardwareInterface
+    from transmission_plugins.runtime.cycle import InterfaceCycle
 
 #: Seconds between two lines of one kind.
 INTERVAL = 1.0
@@ -37,7 +37,7 @@ INTERVAL = 1.0
 
 class Reports:
     """
-    Rate-limited log lines of a hardware interface.
+    Rate-limited log lines of a hardware or simulation interface.
 
     :param clock: steady clock in seconds
     :param interval: seconds between two lines of one kind
@@ -58,7 +58,7 @@ class Reports:
         self._next[kind] = now + self.interval
         return True
 
-    def drops(self, hw: 'HardwareInterface', force: bool = False) -> List[str]:
+    def drops(self, hw: 'InterfaceCycle', force: bool = False) -> List[str]:
         """
         Return the summary of the messages dropped since the last one, when due.
 
@@ -68,26 +68,28 @@ class Reports:
             return []
         return hw.drops.report()
 
-    def stale(self, hw: 'HardwareInterface') -> Optional[str]:
+    def stale(self, hw: 'InterfaceCycle') -> Optional[str]:
         """
         Return a line when the set of stale joints changed since the last line, when due.
 
         ``'every actuator state is fresh again'``, or which joints are stale and what
-        ``joint_states`` does about them (the ``stale_joints`` policy).
+        ``joint_states`` does about them (the ``stale_joints`` policy); the simulation
+        interface's lines speak of joint states and stale actuators.
         """
         states = hw.states
         if states.fresh_changes == self._fresh_changes or not self.due('stale'):
             return None
         self._fresh_changes = states.fresh_changes
-        stale = ~states.fresh_joints(states.fresh_mask)
+        source, target = states.direction.source, states.direction.target
+        stale = ~states.fresh_targets(states.fresh_mask)
         if not stale.any():
-            return 'every actuator state is fresh again'
-        names = [n for n, s in zip(hw.joint_names, stale) if s]
+            return f'every {source} state is fresh again'
+        names = [n for n, s in zip(states.target_names, stale) if s]
         what = 'repeats their last values' if hw.stale_joints == 'last' else 'leaves them out'
         more = '...' if len(names) > 8 else ''
-        return (f'no actuator state for {hw.state_timeout:g} s: {len(names)} joints stale '
-                f'({", ".join(names[:8])}{more}); joint_states {what} (stale_joints: '
-                f'{hw.stale_joints})')
+        return (f'no {source} state for {hw.state_timeout:g} s: {len(names)} {target}s stale '
+                f'({", ".join(names[:8])}{more}); {hw.STATE_OUTPUT_TOPIC} {what} '
+                f'(stale_joints: {hw.stale_joints})')
 
     def cycle_failed(self, error: Exception) -> Optional[str]:
         """Return the line for a cycle that raised, when due."""

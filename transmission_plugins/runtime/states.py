@@ -13,26 +13,32 @@
 # limitations under the License.
 
 """
-The actuator side of a cycle: the latest state of every actuator, its watchdog, and joint states.
+The state side of a cycle: the latest state of every source, its watchdog, and the target states.
+
+The hardware interface converts actuator states to joint states (:class:`ActuatorStates`), the
+simulation interface joint states to actuator states (:class:`JointStates`); both are a
+:class:`LatestStates` over one :class:`~.topology.Direction`, described here for the first.
 
 Each actuator keeps its latest position, velocity and effort (NaN: unknown) and the steady-clock
 time they arrived.  An actuator is *fresh* while that time is within ``state_timeout``; a joint
-is fresh when every actuator of its transmission is.  Fresh joints are converted (no NaN or
-infinity ever reaches ``joint_states``: a value that comes out non-finite is left out and
-counted).  What ``joint_states`` says about *stale* joints is the ``stale_joints`` policy
+is fresh when every actuator of its transmission is (in the other direction: an actuator is
+fresh when every joint its map reads is).  Fresh joints are converted (no NaN or infinity ever
+reaches ``joint_states``: a value that comes out non-finite is left out and counted).  What
+``joint_states`` says about *stale* joints is the ``stale_joints`` policy
 (:data:`STALE_JOINT_POLICIES`):
 
-* ``last`` (default, what robot_state_publisher users expect: joint_state_broadcaster also
-  publishes every joint every cycle): a stale joint keeps the last values it was published
-  with, so TF does not vanish; the diagnostics say STALE and the node logs which joints are;
+* ``last`` (the hardware interface's default, what robot_state_publisher users expect:
+  joint_state_broadcaster also publishes every joint every cycle): a stale joint keeps the last
+  values it was published with, so TF does not vanish; the diagnostics say STALE and the node
+  logs which joints are;
 * ``omit``: stale joints are left out of ``joint_states`` (nothing at all is published while
   every actuator is stale).
 
 A joint never known (no state since start) is left out under both.  Joint states are converted
 only when a new state arrived or the set of fresh actuators changed.
 
-The common case of a running robot, every actuator fresh with finite values, takes a short path
-(:meth:`ActuatorStates.joint_states`): one comparison of the oldest arrival with the timeout,
+The common case of a running robot, every source fresh with finite values, takes a short path
+(:meth:`LatestStates.outputs`): one comparison of the oldest arrival with the timeout,
 one finiteness check of the three fields stored as rows of one array, one of the three outputs
 copied as rows of one array; the general path handles everything else.
 """
@@ -47,11 +53,11 @@ from typing import Tuple
 import numpy as np
 
 from transmission_plugins.core.checks import FloatArray
-from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.counters import Counters
 from transmission_plugins.runtime.messages import all_true
 from transmission_plugins.runtime.messages import any_true
 from transmission_plugins.runtime.messages import FIELDS
+from transmission_plugins.runtime.topology import Direction
 from transmission_plugins.runtime.topology import Topology
 
 
@@ -59,8 +65,8 @@ from transmission_plugins.runtime.topology import Topology
 STALE_JOINT_POLICIES = ('last', 'omit')
 
 
-class JointOutput(NamedTuple):
-    """Joint states to publish: the joints with known positions, in URDF order."""
+class StateOutput(NamedTuple):
+    """States to publish: the targets with known positions, in the robot's order."""
 
     names: List[str]
     position: Optional[FloatArray]
@@ -68,51 +74,56 @@ class JointOutput(NamedTuple):
     effort: Optional[FloatArray]
 
 
-class ActuatorStates:
-    """
-    Latest actuator states with arrival times, the state watchdog and the joint states.
+#: The hardware interface's name of :class:`StateOutput`.
+JointOutput = StateOutput
 
-    :param robot: a ``RobotTransmissions`` (names and ``actuator_to_joint_arrays``)
-    :param topology: the robot's index groups
+
+class LatestStates:
+    """
+    Latest source states with arrival times, the state watchdog and the target states.
+
+    :param topology: the robot's index groups; :attr:`TO_JOINTS` picks the direction
     :param counters: where non-finite outputs are counted
     :param state_timeout: seconds after which a state is stale; <= 0: never
     :param clock: the steady clock of the arrival times
     :param stale_joints: one of :data:`STALE_JOINT_POLICIES`
     """
 
-    def __init__(self, robot: RobotTransmissions, topology: Topology, counters: Counters,
-                 state_timeout: float, clock: Callable[[], float],
-                 stale_joints: str = 'last') -> None:
-        self.robot = robot
-        self.topology = topology
+    #: True: actuator states in, joint states out; False: the other way round
+    TO_JOINTS = True
+
+    def __init__(self, topology: Topology, counters: Counters, state_timeout: float,
+                 clock: Callable[[], float], stale_joints: str = 'last') -> None:
+        direction = topology.direction(self.TO_JOINTS)
+        #: the sources, targets and map (:class:`~.topology.Direction`)
+        self.direction: Direction = direction
         self.counters = counters
         self.state_timeout = float(state_timeout)
         self.clock = clock
         self.stale_joints = stale_joints
-        self.joint_names: List[str] = list(robot.joint_names)
-        na = len(robot.actuator_names)
+        self.target_names: List[str] = list(direction.target_names)
+        ns, nt = len(direction.source_names), len(self.target_names)
         #: latest value per field (NaN = unknown): the rows of one array, checked in one call
-        self._values = np.full((len(FIELDS), na), np.nan)
+        self._values = np.full((len(FIELDS), ns), np.nan)
         self.state: Dict[str, FloatArray] = {f: self._values[i] for i, f in enumerate(FIELDS)}
-        #: arrival time per actuator (-inf: never)
-        self.state_time = np.full(na, -np.inf)
+        #: arrival time per source (-inf: never)
+        self.state_time = np.full(ns, -np.inf)
         self._version = 0
-        self._cached: Tuple[int, Optional[np.ndarray], Optional[JointOutput]] = (-1, None, None)
-        #: the last joint positions converted (NaN where unknown): linearisation point of
+        self._cached: Tuple[int, Optional[np.ndarray], Optional[StateOutput]] = (-1, None, None)
+        #: the last target positions converted (NaN where unknown): linearisation point of
         #: nonlinear command maps
-        self.last_joint_position = np.full(len(self.joint_names), np.nan)
-        #: the values each joint was last published with (NaN: none), for ``stale_joints: last``
-        self.held: Dict[str, FloatArray] = {
-            f: np.full(len(self.joint_names), np.nan) for f in FIELDS}
-        #: the fresh-actuator mask of the last cycle, and how often it changed
-        self.fresh_mask = np.zeros(na, dtype=bool)
+        self.last_position = np.full(nt, np.nan)
+        #: the values each target was last published with (NaN: none), for ``stale_joints: last``
+        self.held: Dict[str, FloatArray] = {f: np.full(nt, np.nan) for f in FIELDS}
+        #: the fresh-source mask of the last cycle, and how often it changed
+        self.fresh_mask = np.zeros(ns, dtype=bool)
         self.fresh_changes = 0
-        #: the mask of all actuators fresh (one object: :meth:`joint_states` tests identity)
-        self._all_fresh = np.ones(na, dtype=bool)
+        #: the mask of all sources fresh (one object: :meth:`outputs` tests identity)
+        self._all_fresh = np.ones(ns, dtype=bool)
         self._all_fresh.flags.writeable = False
 
     def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
-        """Store a validated message for actuators ``idx``; absent fields become unknown."""
+        """Store a validated message for sources ``idx``; absent fields become unknown."""
         for field in FIELDS:
             x = values.get(field)
             self.state[field][idx] = np.nan if x is None else x
@@ -124,23 +135,23 @@ class ActuatorStates:
         self._version += 1
 
     def fresh(self, now: Optional[float] = None) -> np.ndarray:
-        """Return a boolean mask of the actuators whose state is within ``state_timeout``."""
+        """Return a boolean mask of the sources whose state is within ``state_timeout``."""
         now = self.clock() if now is None else now
         if self.state_timeout <= 0.0:
             return np.isfinite(self.state_time)
         # never seen: now - (-inf) = inf is not <= the timeout
         return (now - self.state_time) <= self.state_timeout
 
-    def fresh_joints(self, fresh: np.ndarray) -> np.ndarray:
-        """Return the joints whose every actuator is in ``fresh`` (boolean mask)."""
-        return (self.topology.joint_actuators @ (~fresh).astype(float)) == 0.0
+    def fresh_targets(self, fresh: np.ndarray) -> np.ndarray:
+        """Return the targets whose every source is in ``fresh`` (boolean mask)."""
+        return (self.direction.depends @ (~fresh).astype(float)) == 0.0
 
-    def joint_states(self, now: float) -> Optional[JointOutput]:
-        """Return this cycle's joint states (module docstring), None when no joint is known."""
+    def outputs(self, now: float) -> Optional[StateOutput]:
+        """Return this cycle's target states (module docstring), None when none is known."""
         version, mask, output = self._cached
         if mask is not None and mask is self._all_fresh and self._all_fresh_at(now):
             if version == self._version:
-                return output   # nothing new since the last cycle: same joint states
+                return output   # nothing new since the last cycle: same target states
             output = self._convert_all_fresh()
             if output is not None:
                 self._cached = (self._version, mask, output)
@@ -153,7 +164,7 @@ class ActuatorStates:
                 self.fresh_changes += 1
             self.fresh_mask = fresh
         elif version == self._version:
-            return output   # nothing new since the last cycle: same joint states
+            return output   # nothing new since the last cycle: same target states
         if self.stale_joints == 'omit' and not any_true(fresh):
             output = None
         else:
@@ -162,22 +173,22 @@ class ActuatorStates:
         return output
 
     def _all_fresh_at(self, now: float) -> bool:
-        """Return True when every actuator is fresh at ``now`` (one reduction)."""
+        """Return True when every source is fresh at ``now`` (one reduction)."""
         oldest = float(self.state_time.min())
         if self.state_timeout <= 0.0:
             return oldest > -np.inf
         return now - oldest <= self.state_timeout
 
-    def _convert_all_fresh(self) -> Optional[JointOutput]:
+    def _convert_all_fresh(self) -> Optional[StateOutput]:
         """
-        Convert when every actuator is fresh: the short path, None when it does not apply.
+        Convert when every source is fresh: the short path, None when it does not apply.
 
         It applies when every stored value is finite and every converted one too; then every
-        joint is known and complete, as the general path (:meth:`_convert`) would find.
+        target is known and complete, as the general path (:meth:`_convert`) would find.
         """
         if not all_true(np.isfinite(self._values)):
             return None
-        out = self.robot.actuator_to_joint_arrays(self.state)
+        out = self.direction.convert(self.state)
         # one copy of the three (held values and cached outputs outlive the maps' buffers)
         y = np.concatenate([out[f] for f in FIELDS]).reshape(len(FIELDS), -1)
         if y.dtype != np.float64 or not all_true(np.isfinite(y)):
@@ -185,42 +196,42 @@ class ActuatorStates:
         values = {f: y[i] for i, f in enumerate(FIELDS)}
         if self.stale_joints == 'last':
             self.held = values
-        self.last_joint_position = values['position']
-        return JointOutput(self.joint_names, values['position'], values['velocity'],
+        self.last_position = values['position']
+        return StateOutput(self.target_names, values['position'], values['velocity'],
                            values['effort'])
 
-    def _convert(self, fresh: np.ndarray) -> Optional[JointOutput]:
-        values, complete = self._joint_values(fresh)
+    def _convert(self, fresh: np.ndarray) -> Optional[StateOutput]:
+        values, complete = self._target_values(fresh)
         if self.stale_joints == 'last':
             if not all_true(fresh):
-                joint_fresh = self.fresh_joints(fresh)
-                values = {f: np.where(joint_fresh, values[f], self.held[f]) for f in FIELDS}
+                target_fresh = self.fresh_targets(fresh)
+                values = {f: np.where(target_fresh, values[f], self.held[f]) for f in FIELDS}
                 complete = {f: all_true(np.isfinite(values[f])) for f in FIELDS}
             self.held = values
-        self.last_joint_position = values['position']
+        self.last_position = values['position']
         if complete['position']:
-            return JointOutput(self.joint_names, values['position'],
+            return StateOutput(self.target_names, values['position'],
                                values['velocity'] if complete['velocity'] else None,
                                values['effort'] if complete['effort'] else None)
         include = np.isfinite(values['position'])
         if not any_true(include):
             return None
-        names = [n for n, k in zip(self.joint_names, include) if k]
+        names = [n for n, k in zip(self.target_names, include) if k]
         fields: Dict[str, Optional[np.ndarray]] = {}
         for field in FIELDS:
             x = values[field][include]
             fields[field] = x if all_true(np.isfinite(x)) else None
-        return JointOutput(names, fields['position'], fields['velocity'], fields['effort'])
+        return StateOutput(names, fields['position'], fields['velocity'], fields['effort'])
 
-    def _joint_values(self, fresh: np.ndarray
-                      ) -> Tuple[Dict[str, FloatArray], Dict[str, bool]]:
+    def _target_values(self, fresh: np.ndarray
+                       ) -> Tuple[Dict[str, FloatArray], Dict[str, bool]]:
         """
-        Convert the fresh, finite actuator values; return joint values and completeness.
+        Convert the fresh, finite source values; return target values and completeness.
 
-        :returns: per field, the joint values (NaN where unknown: a stale or missing actuator,
-            or a non-finite result, counted), and whether every joint has one
+        :returns: per field, the target values (NaN where unknown: a stale or missing source,
+            or a non-finite result, counted), and whether every target has one
         """
-        nj = len(self.joint_names)
+        nt = len(self.target_names)
         inputs: Dict[str, FloatArray] = {}
         unknown: Dict[str, Optional[FloatArray]] = {}
         all_fresh = all_true(fresh)
@@ -235,11 +246,11 @@ class ActuatorStates:
             if any_true(ok):
                 inputs[field] = np.where(ok, x, 0.0)
                 unknown[field] = (~ok).astype(float)
-        values = {f: np.full(nj, np.nan) for f in FIELDS}
+        values = {f: np.full(nt, np.nan) for f in FIELDS}
         complete = dict.fromkeys(FIELDS, False)
         if 'position' not in inputs:
             return values, complete
-        out = self.robot.actuator_to_joint_arrays(inputs)
+        out = self.direction.convert(inputs)
         for field in inputs:
             # a copy: held values and cached outputs outlive the maps' buffers
             y = np.array(out[field], dtype=np.float64)
@@ -247,12 +258,37 @@ class ActuatorStates:
             missing = unknown[field]
             if missing is None:
                 valid = finite
-                self.counters.non_finite_outputs += int(nj - np.count_nonzero(finite))
+                self.counters.non_finite_outputs += int(nt - np.count_nonzero(finite))
             else:
-                # a joint is known when every actuator of its transmission is
-                known = (self.topology.joint_actuators @ missing) == 0.0
+                # a target is known when every source it depends on is
+                known = (self.direction.depends @ missing) == 0.0
                 self.counters.non_finite_outputs += int(np.count_nonzero(known & ~finite))
                 valid = known & finite
             complete[field] = all_true(valid)
             values[field] = y if complete[field] else np.where(valid, y, np.nan)
         return values, complete
+
+
+class ActuatorStates(LatestStates):
+    """The hardware interface's state side: actuator states in, joint states out."""
+
+    TO_JOINTS = True
+
+    #: this cycle's joint states
+    joint_states = LatestStates.outputs
+    #: the joints whose every actuator is fresh
+    fresh_joints = LatestStates.fresh_targets
+
+    @property
+    def last_joint_position(self) -> FloatArray:
+        """Return the last joint positions converted (NaN where unknown)."""
+        return self.last_position
+
+
+class JointStates(LatestStates):
+    """The simulation interface's state side: joint states in, actuator states out."""
+
+    TO_JOINTS = False
+
+    #: this cycle's actuator states
+    actuator_states = LatestStates.outputs

@@ -20,12 +20,21 @@ for a transmission?) without a Python loop over transmissions, so the groups are
 0/1 incidence matrices: one matrix product answers the question for every transmission at once.
 Joints that the joint-to-actuator map ignores (the PR2 gripper's passive fingers: a zero column
 of :math:`\partial\theta/\partial q`) are not *commandable*.
+
+A cycle converts in both directions (the hardware interface: actuator states to joint states,
+joint commands to actuator commands; the simulation interface the other way round), so the
+parts of a cycle work on a :class:`Direction` (:meth:`Topology.direction`): the names, groups,
+incidence matrices, limits and array map of one direction, from its *sources* to its *targets*.
 """
 
 from typing import Any
+from typing import Callable
+from typing import Dict
 from typing import List
+from typing import Mapping
 from typing import NamedTuple
 from typing import Sequence
+from typing import Tuple
 
 import numpy as np
 
@@ -85,6 +94,90 @@ class Topology:
         self.actuator_tr = (self.tr_actuators.T > 0).astype(float)
         #: transmissions with at least one commandable joint
         self.tr_has_active = self.tr_active.sum(axis=1) > 0
+        self._robot = robot
+
+    def direction(self, to_joints: bool) -> 'Direction':
+        """
+        Return one direction of the robot's maps (module docstring).
+
+        Actuators to joints: a joint is known when every actuator of its transmission is, every
+        actuator may be commanded, and commands reach the commandable joints only (a PR2
+        gripper's passive finger joints follow its gap joint; no joint command names them).
+        Joints to actuators: an actuator is known when every joint its map reads is (the
+        commandable ones: a PR2 gripper's motor follows from the gap joint alone), and passive
+        joints cannot be commanded.
+        """
+        robot = self._robot
+        joints = side_limits(robot, 'joint', len(self.commandable))
+        actuators = side_limits(robot, 'actuator', self.tr_actuators.shape[1])
+        if to_joints:
+            return Direction(
+                'actuator', 'joint', list(robot.actuator_names), list(robot.joint_names),
+                self.joint_actuators, np.ones(self.tr_actuators.shape[1], dtype=bool),
+                self.tr_actuators, self.tr_active,
+                [(g.actuators, g.active) for g in self.groups], actuators, joints,
+                robot.actuator_to_joint_arrays)
+        # actuator a <- the commandable joints of its transmissions
+        depends = ((self.tr_actuators.T @ self.tr_active) > 0.0).astype(float)
+        return Direction(
+            'joint', 'actuator', list(robot.joint_names), list(robot.actuator_names),
+            depends, self.commandable.copy(), self.tr_active, self.tr_actuators,
+            [(g.active, g.actuators) for g in self.groups], joints, actuators,
+            robot.joint_to_actuator_arrays)
+
+
+class Limits(NamedTuple):
+    """The limits of one side (joints or actuators): NaN and absent limits are unbounded."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    #: >= 0
+    velocity: np.ndarray
+    #: >= 0
+    effort: np.ndarray
+
+    def bounds(self) -> Dict[str, Tuple[np.ndarray, np.ndarray]]:
+        """Return ``field -> (low, high)`` for position, velocity and effort."""
+        return {'position': (self.lower, self.upper),
+                'velocity': (-self.velocity, self.velocity),
+                'effort': (-self.effort, self.effort)}
+
+
+class Direction(NamedTuple):
+    """
+    One direction of a robot's maps, from its sources to its targets, as a cycle needs it.
+
+    ``source`` and ``target`` are ``'actuator'`` or ``'joint'``.  Matrices are 0/1 incidence
+    matrices (:class:`Topology`); ``groups`` has one ``(commandable source indices, commandable
+    target indices)`` pair per transmission.  The passive joints of a transmission are neither
+    commandable sources nor commandable targets; they are targets of states only.
+    """
+
+    source: str
+    target: str
+    source_names: List[str]
+    target_names: List[str]
+    #: (targets, sources): target i is known when every source j marked 1 is
+    depends: np.ndarray
+    #: the sources a command may name (passive joints excluded)
+    commandable: np.ndarray
+    #: (transmissions, sources): transmission -> its commandable sources
+    tr_sources: np.ndarray
+    #: (transmissions, targets): transmission -> its commandable targets
+    tr_targets: np.ndarray
+    groups: List[Tuple[np.ndarray, np.ndarray]]
+    source_limits: Limits
+    target_limits: Limits
+    #: the robot's array map of this direction
+    convert: Callable[[Mapping[str, Any]], Dict[str, np.ndarray]]
+
+
+def side_limits(robot: Any, side: str, size: int) -> Limits:
+    """Return the limits of ``side`` (``'joint'`` or ``'actuator'``) of ``robot``."""
+    return Limits(limit_array(robot, f'{side}_lower', size, -np.inf),
+                  limit_array(robot, f'{side}_upper', size, np.inf),
+                  np.abs(limit_array(robot, f'{side}_velocity_limit', size, np.inf)),
+                  np.abs(limit_array(robot, f'{side}_effort_limit', size, np.inf)))
 
 
 def limit_array(robot: Any, attribute: str, size: int, default: float) -> np.ndarray:

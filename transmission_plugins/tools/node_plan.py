@@ -21,8 +21,13 @@ the nodes to start with their parameters, the ones skipped with the reason, and 
 that apply to every node (namespace, log level).  The launch file turns the plan into
 ``launch_ros`` actions (:mod:`.launch_description`), the launcher into subprocesses.
 
-The node kinds are one table, :data:`NODE_KINDS`: one more kind (say a simulation interface
-selected by a ``mode`` argument) is one more row with the rule that decides whether it starts.
+The node kinds are one table, :data:`NODE_KINDS`: one more kind is one more row with the modes
+it belongs to and the rule that decides whether it starts.  The ``mode`` argument (:data:`MODES`)
+picks the interface: ``hardware`` starts ``transmission_hardware_interface`` (and, unless
+``use_mock_actuators`` is false, ``mock_actuators`` for the motors); ``simulation`` starts
+``transmission_sim_interface`` between a joint-space simulator and motor-level software (the
+simulator stands in for the motors, so ``mock_actuators`` does not start).  A kind of another
+mode is left out silently; a kind of this mode that does not start is listed with the reason.
 """
 
 import os
@@ -45,6 +50,7 @@ import yaml
 
 PACKAGE = 'transmission_plugins'
 HARDWARE_INTERFACE = 'transmission_hardware_interface'
+SIM_INTERFACE = 'transmission_sim_interface'
 MOCK_ACTUATORS = 'mock_actuators'
 ROBOT_STATE_PUBLISHER = 'robot_state_publisher'
 
@@ -54,17 +60,22 @@ LAUNCH_ARGUMENTS = {
                              'urdf/example_robot.urdf.xacro'),
     'config_file': ('', 'ros2_control-style parameters YAML; default: the bundled '
                         'config/transmission_hardware.yaml'),
-    'use_mock_actuators': ('true', 'start mock_actuators to simulate the motors'),
+    'use_mock_actuators': ('true', 'start mock_actuators to simulate the motors (mode '
+                                   'hardware)'),
+    'mode': ('hardware', 'hardware: the hardware interface, motors to robot; simulation: the '
+                         'simulation interface, a joint-space simulator to motor-level software'),
     'namespace': ('', 'namespace of every node, e.g. robot1; default: the root namespace'),
     'use_sim_time': ('false', 'every node takes its time from the /clock topic'),
     'log_level': ('info', 'log level of every node: debug, info, warn, error or fatal'),
-    'update_rate': ('', "the hardware interface's cycle rate in Hz; default: config_file's "
-                        '(100 Hz in the bundled one)'),
+    'update_rate': ('', "the interface's cycle rate in Hz; default: config_file's (100 Hz in "
+                        'the bundled one)'),
     'xacro_args': ('', 'xacro arguments for description_file: name:=value pairs separated by '
                        'spaces'),
 }
 
 LOG_LEVELS = ('debug', 'info', 'warn', 'error', 'fatal')
+#: the values of the ``mode`` argument
+MODES = ('hardware', 'simulation')
 
 
 class LaunchConfigError(TransmissionError, ValueError):
@@ -88,6 +99,8 @@ class Settings(NamedTuple):
     description: str
     config: Dict[str, Dict[str, Any]]
     use_mock_actuators: bool
+    #: one of :data:`MODES`
+    mode: str
     namespace: str
     use_sim_time: bool
     log_level: str
@@ -107,6 +120,8 @@ class NodeKind(NamedTuple):
     skip_reason: Callable[[Settings], Optional[str]]
     #: which :attr:`Settings.overrides` it takes
     takes: Tuple[str, ...] = ()
+    #: the modes (:data:`MODES`) it belongs to
+    modes: Tuple[str, ...] = MODES
 
 
 class NodePlan(NamedTuple):
@@ -120,6 +135,9 @@ class NodePlan(NamedTuple):
 
 
 def _mock_skip(s: Settings) -> Optional[str]:
+    if s.mode == 'simulation':
+        return ('mode is simulation: the simulator stands in for the motors '
+                f'({SIM_INTERFACE} publishes actuator_states)')
     return None if s.use_mock_actuators else 'use_mock_actuators is false'
 
 
@@ -135,7 +153,10 @@ def _rsp_skip(s: Settings) -> Optional[str]:
 NODE_KINDS = (
     NodeKind(HARDWARE_INTERFACE, PACKAGE, 'hardware_interface_node',
              'transmission_plugins.ros.hardware_interface_node', lambda s: None,
-             takes=('update_rate',)),
+             takes=('update_rate',), modes=('hardware',)),
+    NodeKind(SIM_INTERFACE, PACKAGE, 'sim_interface_node',
+             'transmission_plugins.ros.sim_interface_node', lambda s: None,
+             takes=('update_rate',), modes=('simulation',)),
     NodeKind(MOCK_ACTUATORS, PACKAGE, 'mock_actuators_node',
              'transmission_plugins.ros.mock_actuators_node', _mock_skip),
     NodeKind(ROBOT_STATE_PUBLISHER, ROBOT_STATE_PUBLISHER, ROBOT_STATE_PUBLISHER, None,
@@ -264,6 +285,14 @@ def parse_log_level(value: Any) -> str:
     return text
 
 
+def parse_mode(value: Any) -> str:
+    """Read ``mode``: ``hardware`` or ``simulation`` (any case)."""
+    text = str(value).strip().lower()
+    if text not in MODES:
+        raise LaunchConfigError(f'mode must be one of {", ".join(MODES)}, got {value!r}')
+    return text
+
+
 def parse_rate(value: Any) -> Optional[float]:
     """Read ``update_rate``: empty for the config file's, else a rate > 0 Hz."""
     if str(value).strip() == '':
@@ -310,6 +339,7 @@ def read_settings(values: Mapping[str, Any],
     return Settings(description=description, config=config,
                     use_mock_actuators=parse_bool(value('use_mock_actuators'),
                                                   'use_mock_actuators'),
+                    mode=parse_mode(value('mode')),
                     namespace=str(value('namespace')).strip(),
                     use_sim_time=parse_bool(value('use_sim_time'), 'use_sim_time'),
                     log_level=parse_log_level(value('log_level')),
@@ -324,12 +354,14 @@ def plan_nodes(values: Mapping[str, Any],
 
     Every node gets its section of the config file, ``robot_description`` and
     ``use_sim_time``; a kind that takes an argument-set parameter (``update_rate``) gets it over
-    the config file's value.
+    the config file's value.  Kinds of another ``mode`` are left out, not listed as skipped.
     """
     s = read_settings(values, robot_state_publisher)
     specs: List[NodeSpec] = []
     skipped: List[Tuple[str, str]] = []
     for kind in NODE_KINDS:
+        if s.mode not in kind.modes:
+            continue
         reason = kind.skip_reason(s)
         if reason is not None:
             skipped.append((kind.name, reason))

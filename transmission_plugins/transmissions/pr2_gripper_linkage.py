@@ -42,34 +42,48 @@ and the inverse from the half gap :math:`t`:
     \frac{dM}{d\theta} = \frac{g}{2s}\frac{2ab\sin(\theta + \phi_0 - \theta_0)}{\sqrt A},
     \quad \frac{d\theta}{dt} = \frac{1}{r\sqrt{\max(1 - \sin^2\theta, 10^{-5})}}
 
-(:math:`A \le 0`: :math:`M = -gL_0/s`, :math:`dM/d\theta = 0`, as in the C++).  Every formula
-exists twice, as one-sample :mod:`math` code (``*_sample``: a hardware interface converts one
-sample per cycle, where numpy's per-call overhead dominates) and as vectorised numpy code; both
-give the same numbers up to the last bit of libm.  :class:`PR2GripperLinkage` holds them for
-:class:`~transmission_plugins.PR2GripperTransmission`, which maps them to the gap, passive and
-simulated joints.
+(:math:`A \le 0`: :math:`M = -gL_0/s`, :math:`dM/d\theta = 0`, as in the C++).
+
+The sines and cosines are evaluated without trigonometric calls (the C++ makes five per sample
+and direction; they dominate a numpy batch).  With :math:`\delta = \theta_0 - \phi_0`,
+:math:`w = \sin(\arccos u) = \sqrt{(1-u)(1+u)}` and, in the inverse,
+:math:`\sigma = \sin\theta` (the clamped argument of the arcsine) and
+:math:`c = \cos\theta = \sqrt{(1-\sigma)(1+\sigma)} \ge 0`:
+
+.. math::
+
+    \sin\theta = u\sin\delta + w\cos\delta, \quad \cos\theta = u\cos\delta - w\sin\delta,
+    \quad \sqrt{\max(1 - u^2, 10^{-5})} = \max(w, \sqrt{10^{-5}})
+
+    \cos(\theta - \delta) = c\cos\delta + \sigma\sin\delta, \quad
+    \sin(\theta - \delta) = \sigma\cos\delta - c\sin\delta, \quad
+    \sqrt{\max(1 - \sigma^2, 10^{-5})} = \max(c, \sqrt{10^{-5}})
+
+Only :math:`\arccos u` remains, for the passive joint angle :math:`\theta - \theta_0`.  The
+results differ from the C++ formulas by rounding only (``test_pr2_gripper_identities.py``
+bounds the difference: 1e-12 relative over the working range); :math:`(1-u)(1+u)` is more
+accurate than :math:`1 - u^2` near :math:`|u| = 1`.  Every formula exists twice, as one-sample
+:mod:`math` code (``*_sample``: a hardware interface converts one sample per cycle, where
+numpy's per-call overhead dominates) and as vectorised numpy code, operation by operation the
+same, so both give the same numbers up to the last bit of ``acos``.
+:class:`PR2GripperLinkage` holds them for :class:`~transmission_plugins.PR2GripperTransmission`,
+which maps them to the gap, passive and simulated joints.
 """
 
 import math
 from typing import Any
-from typing import Callable
-from typing import cast
 from typing import List
-from typing import NamedTuple
 from typing import Optional
 from typing import Tuple
-from typing import Union
 
 import numpy as np
-from numpy.typing import ArrayLike
 
-from transmission_plugins.core.exceptions import TransmissionInputError
-from transmission_plugins.transmissions.pr2_gripper_constants import checked_constant
+from transmission_plugins.transmissions.pr2_gripper_constants import PR2GripperConstants
+from transmission_plugins.transmissions.pr2_gripper_constants import RAD2MR
+from transmission_plugins.transmissions.pr2_gripper_constants import SQRT_TOL
+from transmission_plugins.transmissions.pr2_gripper_constants import TOL
 
-#: Motor revolutions per radian (the C++ ``RAD2MR``).
-RAD2MR = 1.0 / (2.0 * math.pi)
-#: Floor of the ``1 - u^2`` terms under the Jacobians' square roots (the C++ ``TOL``).
-TOL = 1e-5
+__all__ = ['COEFFICIENTS', 'PR2GripperLinkage', 'RAD2MR', 'SMALL_BATCH', 'SQRT_TOL', 'TOL']
 
 #: The linkage coefficients, in the order of the constructor (URDF ``gap_joint`` attributes).
 COEFFICIENTS = ('screw_reduction', 'gear_ratio', 'theta0', 'phi0', 't0', 'L0', 'h', 'a', 'b', 'r')
@@ -77,169 +91,85 @@ COEFFICIENTS = ('screw_reduction', 'gear_ratio', 'theta0', 'phi0', 't0', 'L0', '
 #: Batches of at most this many samples are converted one sample at a time with :mod:`math`:
 #: on such tiny arrays each numpy call costs more than the arithmetic it does (a hardware
 #: interface converts one sample per cycle; a robot's identical grippers are stacked into one
-#: call).  Larger batches use numpy.  Both give the same results (to the last bit of libm).
+#: call).  Larger batches use numpy.  Both give the same results (to the last bit of ``acos``).
 SMALL_BATCH = 8
 
-#: What the one-sample path may raise where numpy returns inf or NaN (x / 0, math domain
-#: errors); the call is then redone with numpy.
+#: What the one-sample path may raise where numpy returns inf or NaN (x / 0); the call is then
+#: redone with numpy.
 _SCALAR_ERRORS = (ArithmeticError, ValueError)
 
 
-#: per-sample factors of a state: a list of floats (small batches) or an array of the batch shape
-Factors = Union[List[float], np.ndarray]
-
-
-def _batch_arrays(shape: Tuple[int, ...], small: bool, first: Factors,
-                  second: Factors) -> Tuple[np.ndarray, np.ndarray]:
-    """Return two per-sample factors as arrays of ``shape`` (small states hold float lists)."""
-    if not small:
-        return cast(np.ndarray, first), cast(np.ndarray, second)
-    return np.array(first).reshape(shape), np.array(second).reshape(shape)
-
-
-class ForwardState(NamedTuple):
-    """
-    Per-call actuator-side state of the gripper: dtheta/dM and dt/dM for every sample.
-
-    Made by :meth:`PR2GripperTransmission._prepare_actuator_state`; ``shape`` is the batch
-    shape; a ``small`` state holds lists of floats (samples in C order), else arrays of
-    ``shape``.
-    """
-
-    shape: Tuple[int, ...]
-    dtheta_dm: Factors
-    dt_dm: Factors
-    small: bool
-
-    def arrays(self) -> Tuple[np.ndarray, np.ndarray]:
-        """Return dtheta/dM and dt/dM as arrays of the batch shape."""
-        return _batch_arrays(self.shape, self.small, self.dtheta_dm, self.dt_dm)
-
-
-class InverseState(NamedTuple):
-    """Per-call joint-side state of the gripper: dM/dtheta and dtheta/dt for every sample."""
-
-    shape: Tuple[int, ...]
-    dm_dtheta: Factors
-    dtheta_dt: Factors
-    small: bool
-
-    def arrays(self) -> Tuple[np.ndarray, np.ndarray]:
-        """Return dM/dtheta and dtheta/dt as arrays of the batch shape."""
-        return _batch_arrays(self.shape, self.small, self.dm_dtheta, self.dtheta_dt)
-
-
-class PR2GripperLinkage:
+class PR2GripperLinkage(PR2GripperConstants):
     """
     The linkage maths of the PR2 gripper (module docstring), as a base of the transmission.
 
     The transmission validates the coefficients, stores them as ``_s, _g, _theta0, _phi0, _t0,
-    _L0, _h, _a, _b, _r, _mr`` and its joint count as ``_nj``, then calls :meth:`_set_linkage`.
+    _L0, _h, _a, _b, _r, _mr`` and its joint count as ``_nj``, then calls :meth:`_set_linkage`
+    (:class:`~.pr2_gripper_constants.PR2GripperConstants`: the folded constants used below).
     """
 
-    _s: float
-    _g: float
-    _theta0: float
-    _phi0: float
-    _t0: float
-    _L0: float
-    _h: float
-    _a: float
-    _b: float
-    _r: float
-    _mr: float
     _nj: int
     _num_passive: int
     _sim_zeros: List[float]
 
     def _set_linkage(self) -> None:
-        """
-        Precompute the constants of the closed forms from the validated coefficients.
-
-        :raises TransmissionValueError: a constant overflows or vanishes (coefficients that are
-            each finite, such as ``a = 1e308`` or ``gear_ratio = 5e-324``, can make
-            :math:`a^2 + b^2 - h^2` or :math:`s/g` infinite or zero); the message names the
-            coefficient of the most extreme magnitude among those the constant uses
-        """
-        # constants of the closed-form maps (each written as the expression it replaces, so
-        # that the results do not change by a bit)
-        s, g, a, b, h, L0 = self._s, self._g, self._a, self._b, self._h, self._L0
-        self._sin_theta0 = math.sin(self._theta0)
-        self._k = self._constant('s/g', ('screw_reduction', 'gear_ratio'), lambda: s / g, True)
-        self._c0 = self._constant('a^2 + b^2 - h^2', ('a', 'b', 'h'),
-                                  lambda: a ** 2 + b ** 2 - h ** 2)
-        self._two_ab = self._constant('2ab', ('a', 'b'), lambda: 2.0 * a * b, True)
-        self._theta_offset = self._theta0 - self._phi0
-        self._ab = self._constant('ab', ('a', 'b'), lambda: a * b, True)
-        k = self._k
-        self._k2 = self._constant('(s/g)^2', ('screw_reduction', 'gear_ratio'),
-                                  lambda: k ** 2, True)
-        self._du0 = self._constant(  # du/dM at M = 0
-            'L0 s / (g a b)', ('L0', 'screw_reduction', 'gear_ratio', 'a', 'b'),
-            lambda: -(L0 * s) / (g * a * b))
-        self._dm0 = self._constant('g / (2 s)', ('gear_ratio', 'screw_reduction'),
-                                   lambda: g / (2.0 * s), True)
-        # M where the linkage has no real solution
-        self._m_closed = self._constant('L0 g / s', ('L0', 'screw_reduction', 'gear_ratio'),
-                                        lambda: -L0 / k)
-
-    def _constant(self, formula: str, coefficients: Tuple[str, ...],
-                  compute: Callable[[], float], nonzero: bool = False) -> float:
-        """Return ``compute()``, checked by :func:`.pr2_gripper_constants.checked_constant`."""
-        attributes = {'screw_reduction': '_s', 'gear_ratio': '_g', 'L0': '_L0'}
-        values = {c: float(getattr(self, attributes.get(c, f'_{c}'))) for c in coefficients}
-        return checked_constant(formula, coefficients, values, compute, nonzero)
+        """Precompute the constants (see the base class), and ``u, w`` at ``M = 0``."""
+        super()._set_linkage()
+        # the Jacobians of M < 0; + - * / and sqrt round alike in Python and numpy
+        self._uw0 = self._uw_sample(0.0)
+        # [gap, passive] factors of the velocity and effort maps, against [dt/dM, dtheta/dM]
+        self._velocity_factors = np.array([self._v_gap, self._p2m])
+        self._effort_factors = np.array([self._e_gap, self._e_passive])
 
     # ------------------------------------------------------------------ one sample (math)
     # The scalar functions below repeat the numpy expressions of the array path operation by
     # operation (same order, same constants), so that both give the same numbers up to the last
-    # bit of the libm functions; comparisons written as ``x < c`` let NaN through like np.clip
-    # and np.maximum do.  Python raises where numpy returns inf or NaN (division by zero,
-    # domain errors): callers then redo the call with numpy (:data:`_SCALAR_ERRORS`).
-    def _position_sample(self, p: float) -> Tuple[float, float]:
-        """Return (gap, passive angle) at motor position ``p``."""
-        mrev = p / self._mr * RAD2MR
-        length = self._L0 + mrev * self._k
+    # bit of acos; comparisons written as ``x < c`` let NaN through like np.clip and np.maximum
+    # do.  Python raises where numpy returns inf or NaN (division by zero): callers then redo
+    # the call with numpy (:data:`_SCALAR_ERRORS`).
+    def _uw_sample(self, mrev: float) -> Tuple[float, float]:
+        """Return ``u`` and ``w = sin(acos u)`` at ``mrev`` motor revolutions."""
+        length = mrev * self._k + self._L0
         u = (self._c0 - length * length) / self._two_ab
         u = -1.0 if u < -1.0 else 1.0 if u > 1.0 else u
-        theta = self._theta_offset + math.acos(u)
-        half_gap = self._t0 + self._r * (math.sin(theta) - self._sin_theta0)
-        return 2.0 * half_gap, theta - self._theta0
+        return u, math.sqrt((1.0 - u) * (1.0 + u))
+
+    def _gap_sample(self, u: float, w: float) -> Tuple[float, float]:
+        """Return (gap, passive angle) from ``u`` and ``w``."""
+        return u * self._g_u + w * self._g_w + self._g_0, math.acos(u) - self._phi0
+
+    def _position_sample(self, p: float) -> Tuple[float, float]:
+        """Return (gap, passive angle) at motor position ``p``."""
+        return self._gap_sample(*self._uw_sample(p * self._p2m))
+
+    def _jacobian_sample(self, m_plus: float, u: float, w: float) -> Tuple[float, float]:
+        """Return (dtheta/dM, dt/dM) from ``M_+`` and ``u, w`` there."""
+        dtheta_dm = (m_plus * self._kab - self._du0) / (SQRT_TOL if w < SQRT_TOL else w)
+        return dtheta_dm, (u * self._r_cd - w * self._r_sd) * dtheta_dm
 
     def _forward_sample(self, p: float) -> Tuple[float, float]:
         """Return (dtheta/dM, dt/dM) at motor position ``p`` (evaluated at max(M, 0))."""
-        m_plus = p / self._mr * RAD2MR
+        m_plus = p * self._p2m
         if m_plus < 0.0:
-            m_plus = 0.0
-        length = self._L0 + m_plus * self._k
-        u = (self._c0 - length * length) / self._two_ab
-        u = -1.0 if u < -1.0 else 1.0 if u > 1.0 else u
-        arg = 1.0 - u * u
-        if arg < TOL:
-            arg = TOL
-        dtheta_dm = -1.0 / math.sqrt(arg) * (self._du0 - m_plus / self._ab * self._k2)
-        dt_dm = self._r * math.cos(self._theta_offset + math.acos(u)) * dtheta_dm
-        return dtheta_dm, dt_dm
+            return self._jacobian_sample(0.0, *self._uw0)
+        return self._jacobian_sample(m_plus, *self._uw_sample(m_plus))
 
     def _inverse_sample(self, q: float) -> Tuple[float, float, float]:
-        """Return (M, dM/dtheta, dtheta/dt) at gap ``q``."""
-        sin_theta = (q / 2.0 - self._t0) / self._r + self._sin_theta0
+        """Return (motor position, dM/dtheta, dtheta/dt) at gap ``q``."""
+        sin_theta = q * self._q2s + self._s0
         sin_theta = -1.0 if sin_theta < -1.0 else 1.0 if sin_theta > 1.0 else sin_theta
-        theta = math.asin(sin_theta)
-        arg = self._c0 - self._two_ab * math.cos(theta - self._theta0 + self._phi0)
+        cos_theta = math.sqrt((1.0 - sin_theta) * (1.0 + sin_theta))
+        arg = self._c0 - (cos_theta * self._a_c + sin_theta * self._a_s)
         if arg <= 0.0:
-            mrev = self._m_closed
+            motor = self._p_closed
             dm_dtheta = 0.0
         else:  # NaN included, so that it propagates
             root = math.sqrt(arg)
-            mrev = (root - self._L0) / self._k
-            dm_dtheta = (self._dm0 / root * self._two_ab
-                         * math.sin(theta + self._phi0 - self._theta0))
-        u = (self._r * (math.sin(theta) - self._sin_theta0)) / self._r + self._sin_theta0
-        arg2 = 1.0 - u * u
-        if arg2 < TOL:
-            arg2 = TOL
-        return mrev, dm_dtheta, 1.0 / math.sqrt(arg2) / self._r
+            motor = root * self._p_root - self._p_0
+            dm_dtheta = self._dm_ab / root * (sin_theta * self._cos_delta
+                                              - cos_theta * self._sin_delta)
+        floor = SQRT_TOL if cos_theta < SQRT_TOL else cos_theta
+        return motor, dm_dtheta, self._inv_r / floor
 
     def _row(self, gap: float, passive: float) -> List[float]:
         """Return one sample's joint values: the gap, the passive joints, simulated zeros."""
@@ -248,46 +178,92 @@ class PR2GripperLinkage:
     def _forward_velocity_sample(self, v: float, dtheta_dm: float,
                                  dt_dm: float) -> Tuple[float, float]:
         """Return (gap, passive) velocities for motor velocity ``v``."""
-        mrev_dot = v / self._mr * RAD2MR
-        return 2.0 * mrev_dot * dt_dm, dtheta_dm * mrev_dot
+        return v * self._v_gap * dt_dm, v * self._p2m * dtheta_dm
 
     def _forward_effort_sample(self, e: float, dtheta_dm: float,
                                dt_dm: float) -> Tuple[float, float]:
         """Return (gap, passive) efforts for motor effort ``e``."""
-        motor_torque = e / self._mr
-        return motor_torque / dt_dm / RAD2MR / 2.0, motor_torque / dtheta_dm / RAD2MR
+        return e * self._e_gap / dt_dm, e * self._e_passive / dtheta_dm
 
     def _inverse_position_sample(self, q: float) -> float:
         """Return the motor position at gap ``q``."""
-        return self._inverse_sample(q)[0] * self._mr / RAD2MR
+        return self._inverse_sample(q)[0]
 
     def _inverse_velocity_sample(self, v: float, dm_dtheta: float, dtheta_dt: float) -> float:
         """Return the motor velocity for gap velocity ``v``."""
-        return v / 2.0 * dtheta_dt * dm_dtheta * self._mr / RAD2MR
+        return v * self._v_motor * dtheta_dt * dm_dtheta
 
     def _inverse_effort_sample(self, e: float, dm_dtheta: float, dtheta_dt: float) -> float:
         """Return the motor effort for gap effort ``e``."""
-        return 2.0 * e / (abs(dm_dtheta) * dtheta_dt) * RAD2MR * self._mr
+        return e * self._e_motor / (abs(dm_dtheta) * dtheta_dt)
 
     # ------------------------------------------------------------------ arrays (numpy)
-    def _u(self, mrev: np.ndarray) -> np.ndarray:
-        length = self._L0 + mrev * self._k
-        return np.clip((self._c0 - length * length) / self._two_ab, -1.0, 1.0)
+    # ``out`` arguments receive the results (rows of the robot maps' stacked batch); None
+    # makes new arrays.
+    def _uw(self, mrev: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """Return ``u`` and ``w = sin(acos u)`` at ``mrev`` (any shape)."""
+        length = mrev * self._k
+        length += self._L0
+        np.multiply(length, length, out=length)
+        u = np.subtract(self._c0, length, out=length)
+        u /= self._two_ab
+        u.clip(-1.0, 1.0, out=u)
+        w = np.subtract(1.0, u)
+        w *= 1.0 + u
+        return u, np.sqrt(w, out=w)
+
+    def _gap(self, u: np.ndarray, w: np.ndarray, gap: Optional[np.ndarray] = None,
+             passive: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """Return (gap, passive angle) from ``u`` and ``w``, into ``gap`` and ``passive``."""
+        gap = np.multiply(u, self._g_u, out=gap)
+        gap += w * self._g_w
+        gap += self._g_0
+        theta = np.arccos(u, out=passive)
+        theta -= self._phi0
+        return gap, theta
+
+    def _jacobians(self, m_plus: np.ndarray, u: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Return ``[dt/dM, dtheta/dM]`` (``(2, ...)``) from ``M_+`` and ``u, w`` there."""
+        both = np.empty((2,) + np.shape(u))
+        dt_dm, dtheta_dm = both
+        np.multiply(m_plus, self._kab, out=dtheta_dm)
+        dtheta_dm -= self._du0
+        dtheta_dm /= np.maximum(w, SQRT_TOL)
+        np.multiply(u, self._r_cd, out=dt_dm)
+        dt_dm -= w * self._r_sd
+        dt_dm *= dtheta_dm
+        return both
+
+    def _forward_at(self, mrev: np.ndarray, u: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Return ``[dt/dM, dtheta/dM]`` at ``max(mrev, 0)``, given ``u, w`` at ``mrev``."""
+        if np.fmin.reduce(mrev, axis=None) < 0.0:  # NaN ignored
+            below = mrev < 0.0
+            mrev = np.maximum(mrev, 0.0)
+            u = np.where(below, self._uw0[0], u)
+            w = np.where(below, self._uw0[1], w)
+        return self._jacobians(mrev, u, w)
 
     def _forward(self, position: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """Return dtheta/dM and dt/dM (both ``(...)``) at actuator ``position[..., 0]``."""
-        m_plus = np.maximum(position[..., 0] / self._mr * RAD2MR, 0.0)  # NaN-propagating,
-        u_plus = self._u(m_plus)                                          # unlike the C++
-        return self._forward_at(m_plus, u_plus, self._theta_offset + np.arccos(u_plus))
-
-    def _forward_at(self, m_plus: np.ndarray, u_plus: np.ndarray,
-                    theta_plus: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """Return dtheta/dM and dt/dM from ``M_+``, ``u_+`` and ``theta_+``."""
-        arg = np.maximum(1.0 - u_plus * u_plus, TOL)
-        du_dm = self._du0 - m_plus / self._ab * self._k2
-        dtheta_dm = -1.0 / np.sqrt(arg) * du_dm
-        dt_dm = self._r * np.cos(theta_plus) * dtheta_dm
+        m_plus = np.maximum(position[..., 0] * self._p2m, 0.0)  # NaN-propagating, unlike
+        dt_dm, dtheta_dm = self._jacobians(m_plus, *self._uw(m_plus))  # the C++
         return dtheta_dm, dt_dm
+
+    def _forward_map(self, velocity: bool, v: np.ndarray, jacobians: np.ndarray,
+                     out: Optional[np.ndarray] = None) -> np.ndarray:
+        """
+        Return ``[gap, passive]`` velocities (or efforts), ``(2, ...)``, of motor values ``v``.
+
+        :param jacobians: ``[dt/dM, dtheta/dM]`` as :meth:`_forward_at` returns them
+        :param out: where to write them (``(2, ...)``), or None
+        """
+        factors = self._velocity_factors if velocity else self._effort_factors
+        out = np.multiply(v, factors.reshape((2,) + (1,) * np.ndim(v)), out=out)
+        if velocity:
+            out *= jacobians
+        else:
+            out /= jacobians
+        return out
 
     def _joint_array(self, gap: np.ndarray, passive: np.ndarray) -> np.ndarray:
         """Return joint values ``(..., M)``: the gap, the passive joints, simulated zeros."""
@@ -296,95 +272,56 @@ class PR2GripperLinkage:
         out[..., 1:1 + self._num_passive] = np.asarray(passive)[..., None]
         return out
 
-    def _position_at(self, mrev: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return ``u``, ``theta`` and the joint positions ``(..., M)`` at motor revolutions."""
-        u = self._u(mrev)
-        theta = self._theta_offset + np.arccos(u)
-        half_gap = self._t0 + self._r * (np.sin(theta) - self._sin_theta0)
-        return u, theta, self._joint_array(2.0 * half_gap, theta - self._theta0)
+    def _inverse(self, position: np.ndarray, derivatives: bool = True,
+                 motor: Optional[np.ndarray] = None) -> Tuple[np.ndarray, Any, Any]:
+        """
+        Return motor position, dM/dtheta and dtheta/dt at the gaps ``position``.
 
-    def _inverse(self, position: np.ndarray, derivatives: bool = True
-                 ) -> Tuple[np.ndarray, Any, Any]:
-        """Return M, dM/dtheta and dtheta/dt (``(...)``; None, None without ``derivatives``)."""
-        half_gap = position[..., 0] / 2.0
-        sin_theta = np.clip((half_gap - self._t0) / self._r + self._sin_theta0, -1.0, 1.0)
-        theta = np.arcsin(sin_theta)
-        arg = self._c0 - self._two_ab * np.cos(theta - self._theta0 + self._phi0)
-        real = ~(arg <= 0.0)  # NaN stays on the computed branch so that it propagates
-        root = np.sqrt(np.where(real, arg, 1.0))
-        mrev = np.where(real, (root - self._L0) / self._k, self._m_closed)
+        :param position: the gaps, any shape
+        :param derivatives: False: None, None instead of the derivatives
+        :param motor: where to write the motor positions, or None
+        """
+        sin_theta = position * self._q2s
+        sin_theta += self._s0
+        sin_theta.clip(-1.0, 1.0, out=sin_theta)
+        cos_theta = np.subtract(1.0, sin_theta)
+        cos_theta *= 1.0 + sin_theta
+        np.sqrt(cos_theta, out=cos_theta)
+        arg = cos_theta * self._a_c
+        arg += sin_theta * self._a_s
+        np.subtract(self._c0, arg, out=arg)
+        closed = arg <= 0.0  # NaN stays on the computed branch so that it propagates
+        any_closed = closed.any()
+        if any_closed:
+            arg[closed] = 1.0
+        root = np.sqrt(arg, out=arg)
+        motor = np.multiply(root, self._p_root, out=motor)
+        motor -= self._p_0
+        if any_closed:
+            motor[closed] = self._p_closed
         if not derivatives:
-            return mrev, None, None
-        dm_dtheta = np.where(real, self._dm0 / root * self._two_ab
-                             * np.sin(theta + self._phi0 - self._theta0), 0.0)
-        u = (self._r * (np.sin(theta) - self._sin_theta0)) / self._r + self._sin_theta0
-        arg2 = np.maximum(1.0 - u * u, TOL)
-        dtheta_dt = 1.0 / np.sqrt(arg2) / self._r
-        return mrev, dm_dtheta, dtheta_dt
+            return motor, None, None
+        dm_dtheta = np.divide(self._dm_ab, root, out=root)
+        dm_dtheta *= sin_theta * self._cos_delta - cos_theta * self._sin_delta
+        if any_closed:
+            dm_dtheta[closed] = 0.0
+        dtheta_dt = np.maximum(cos_theta, SQRT_TOL, out=cos_theta)
+        np.divide(self._inv_r, dtheta_dt, out=dtheta_dt)
+        return motor, dm_dtheta, dtheta_dt
 
-    def _state(self, position: Optional[ArrayLike], side: str, size: int) -> np.ndarray:
-        if position is None:
-            raise TransmissionInputError(
-                f'PR2GripperTransmission is nonlinear: the {side} position is needed')
-        x = np.asarray(position, dtype=np.float64)
-        if x.ndim == 0 or x.shape[-1] != size:
-            raise TransmissionInputError(
-                f'PR2GripperTransmission: {side} positions must have {size} entries on the last '
-                f'axis, got shape {x.shape}')
-        return x
+    def _inverse_velocity(self, v: np.ndarray, dm_dtheta: np.ndarray, dtheta_dt: np.ndarray,
+                          out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Return the motor velocities for gap velocities ``v``."""
+        out = np.multiply(v, self._v_motor, out=out)
+        out *= dtheta_dt
+        out *= dm_dtheta
+        return out
 
-    # ------------------------------------------------------------------ per-call states
-    def _prepare_actuator_state(self, position: Optional[ArrayLike]) -> 'ForwardState':
-        """
-        Return dtheta/dM and dt/dM at the actuator ``position``, for the velocity/effort maps.
-
-        Computed once per conversion and shared by the velocity and effort kernels (see
-        :meth:`Transmission._prepare_actuator_state`); batches of at most
-        :data:`SMALL_BATCH` samples are computed sample by sample with :mod:`math`.
-
-        :raises TransmissionInputError: when the position is missing or has the wrong shape
-        """
-        x = self._state(position, 'actuator', 1)
-        shape = x.shape[:-1]
-        if 0 < x.size <= SMALL_BATCH:
-            try:
-                pairs = [self._forward_sample(p) for p in x.ravel().tolist()]
-                return ForwardState(shape, [d[0] for d in pairs], [d[1] for d in pairs], True)
-            except _SCALAR_ERRORS:
-                pass
-        with np.errstate(all='ignore'):
-            dtheta_dm, dt_dm = self._forward(x)
-        return ForwardState(shape, dtheta_dm, dt_dm, False)
-
-    def _prepare_joint_state(self, position: Optional[ArrayLike]) -> 'InverseState':
-        """
-        Return dM/dtheta and dtheta/dt at the joint ``position`` (only the gap is read).
-
-        The joint-side counterpart of :meth:`_prepare_actuator_state`.
-
-        :raises TransmissionInputError: when the position is missing or has the wrong shape
-        """
-        x = self._state(position, 'joint', self._nj)
-        gap = x[..., 0]
-        if 0 < gap.size <= SMALL_BATCH:
-            try:
-                triples = [self._inverse_sample(q) for q in gap.ravel().tolist()]
-                return InverseState(gap.shape, [d[1] for d in triples],
-                                    [d[2] for d in triples], True)
-            except _SCALAR_ERRORS:
-                pass
-        with np.errstate(all='ignore'):
-            _, dm_dtheta, dtheta_dt = self._inverse(x)
-        return InverseState(gap.shape, dm_dtheta, dtheta_dt, False)
-
-    def _forward_state(self, position: Union['ForwardState', ArrayLike, None]
-                       ) -> 'ForwardState':
-        if isinstance(position, ForwardState):
-            return position
-        return self._prepare_actuator_state(position)
-
-    def _inverse_state(self, position: Union['InverseState', ArrayLike, None]
-                       ) -> 'InverseState':
-        if isinstance(position, InverseState):
-            return position
-        return self._prepare_joint_state(position)
+    def _inverse_effort(self, e: np.ndarray, dm_dtheta: np.ndarray, dtheta_dt: np.ndarray,
+                        out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Return the motor efforts for gap efforts ``e``."""
+        dm_dt = np.abs(dm_dtheta)
+        dm_dt *= dtheta_dt
+        out = np.multiply(e, self._e_motor, out=out)
+        out /= dm_dt
+        return out

@@ -229,11 +229,10 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
             except _SCALAR_ERRORS:
                 pass
         with np.errstate(all='ignore'):
-            return self._position_at(position[..., 0] / self._mr * RAD2MR)[2]
+            return self._joint_array(*self._gap(*self._uw(position[..., 0] * self._p2m)))
 
     def _actuator_to_joint_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
         state = self._forward_state(position)
-        mr = self._mr
         if state.small and velocity.shape[:-1] == state.shape:
             try:
                 rows = [self._row(*self._forward_velocity_sample(v, dtheta_dm, dt_dm))
@@ -244,12 +243,11 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
                 pass
         dtheta_dm, dt_dm = state.arrays()
         with np.errstate(all='ignore'):
-            mrev_dot = velocity[..., 0] / mr * RAD2MR
-            return self._joint_array(2.0 * mrev_dot * dt_dm, dtheta_dm * mrev_dot)
+            both = np.stack(np.broadcast_arrays(dt_dm, dtheta_dm))
+            return self._joint_array(*self._forward_map(True, velocity[..., 0], both))
 
     def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
         state = self._forward_state(position)
-        mr = self._mr
         if state.small and effort.shape[:-1] == state.shape:
             try:
                 rows = [self._row(*self._forward_effort_sample(e, dtheta_dm, dt_dm))
@@ -260,9 +258,8 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
                 pass
         dtheta_dm, dt_dm = state.arrays()
         with np.errstate(all='ignore'):
-            motor_torque = effort[..., 0] / mr
-            return self._joint_array(motor_torque / dt_dm / RAD2MR / 2.0,
-                                     motor_torque / dtheta_dm / RAD2MR)
+            both = np.stack(np.broadcast_arrays(dt_dm, dtheta_dm))
+            return self._joint_array(*self._forward_map(False, effort[..., 0], both))
 
     def _joint_to_actuator_position(self, position: np.ndarray) -> np.ndarray:
         gap = position[..., 0]
@@ -273,12 +270,10 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
             except _SCALAR_ERRORS:
                 pass
         with np.errstate(all='ignore'):
-            mrev, _, _ = self._inverse(position, derivatives=False)
-            return (mrev * self._mr / RAD2MR)[..., None]
+            return self._inverse(gap, derivatives=False)[0][..., None]
 
     def _joint_to_actuator_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
         state = self._inverse_state(position)
-        mr = self._mr
         if state.small and velocity.shape[:-1] == state.shape:
             try:
                 values = [self._inverse_velocity_sample(v, dm_dtheta, dtheta_dt)
@@ -290,12 +285,10 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
                 pass
         dm_dtheta, dtheta_dt = state.arrays()
         with np.errstate(all='ignore'):
-            theta_dot = velocity[..., 0] / 2.0 * dtheta_dt
-            return (theta_dot * dm_dtheta * mr / RAD2MR)[..., None]
+            return self._inverse_velocity(velocity[..., 0], dm_dtheta, dtheta_dt)[..., None]
 
     def _joint_to_actuator_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
         state = self._inverse_state(position)
-        mr = self._mr
         if state.small and effort.shape[:-1] == state.shape:
             try:
                 values = [self._inverse_effort_sample(e, dm_dtheta, dtheta_dt)
@@ -307,8 +300,7 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
                 pass
         dm_dtheta, dtheta_dt = state.arrays()
         with np.errstate(all='ignore'):
-            dm_dt = np.abs(dm_dtheta) * dtheta_dt
-            return (2.0 * effort[..., 0] / dm_dt * RAD2MR * mr)[..., None]
+            return self._inverse_effort(effort[..., 0], dm_dtheta, dtheta_dt)[..., None]
 
     # ------------------------------------------------------------------ Jacobians
     def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> np.ndarray:
@@ -323,7 +315,7 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
         """
         dtheta_dm, dt_dm = self._forward_state(actuator_position).arrays()
         with np.errstate(all='ignore'):
-            scale = RAD2MR / self._mr
+            scale = self._p2m
             return self._joint_array(2.0 * dt_dm * scale, dtheta_dm * scale)[..., None]
 
     def joint_to_actuator_jacobian(self, joint_position: Any = None) -> np.ndarray:

@@ -1,0 +1,150 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Lifecycle node ``transmission_sim_interface``: a joint-space simulator, seen as motors.
+
+The mirror of ``transmission_hardware_interface`` (:mod:`.hardware_interface_node`), for
+testing motor-level software (drivers, actuator controllers, calibration) against a simulator
+that simulates joints (Gazebo through gz_ros2_control, MuJoCo, Isaac, Drake).  Topics (all
+relative, so namespaces and remapping apply):
+
+* subscribes ``joint_states`` (``sensor_msgs/JointState`` from the simulator, best effort so
+  that reliable and best-effort publishers both match; joints of no transmission are ignored),
+  ``actuator_commands`` (``sensor_msgs/JointState``, any subset of actuators and fields), and
+  ``robot_description`` (``std_msgs/String``, transient local) while the parameter is empty;
+* publishes ``actuator_states`` and ``joint_commands`` (``sensor_msgs/JointState``, reliable;
+  passive joints are never commanded) at ``update_rate`` while active (with ``event_driven``:
+  when their inputs arrive, and at ``update_rate`` while the inputs are silent), with
+  ``array_commands`` also ``<interface>_commands`` (``std_msgs/Float64MultiArray`` in ``joints``
+  order, when every one of those joints is commanded), and ``/diagnostics`` every
+  ``diagnostic_period`` seconds.
+
+Parameters (:mod:`.sim_interface_parameters`), lifecycle, watchdogs, QoS overrides, drop
+counting, diagnostics, the timer and event-driven mode (:class:`~.cycle_driver.CycleDriver`) and
+the raw ``JointState`` inputs are the hardware interface's: this node is that node with its
+messages turned around; the cycle is :class:`~..runtime.sim_interface.SimInterface`.
+"""
+
+from typing import Any
+from typing import Callable
+from typing import Dict
+from typing import List
+from typing import Optional
+from typing import Tuple
+
+from rclpy.lifecycle import LifecyclePublisher
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from transmission_plugins.ros.common import qos_overridable
+from transmission_plugins.ros.common import run_node
+from transmission_plugins.ros.common import subscribe_with_arrival
+from transmission_plugins.ros.common import to_msg_array
+from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
+from transmission_plugins.ros.hardware_interface_parameters import core_settings
+from transmission_plugins.ros.sim_interface_parameters import AT_CONFIGURE
+from transmission_plugins.ros.sim_interface_parameters import LIVE_SETTINGS
+from transmission_plugins.ros.sim_interface_parameters import PARAMETERS
+from transmission_plugins.runtime.commands import CommandOutput
+from transmission_plugins.runtime.parameters import Specs
+from transmission_plugins.runtime.sim_interface import SimInterface
+
+NODE_NAME = 'transmission_sim_interface'
+
+
+class SimInterfaceNode(HardwareInterfaceNode):
+    """Map joint states to actuator states and actuator commands to joint commands."""
+
+    PARAMETERS: Specs = PARAMETERS
+    LIVE_SETTINGS = LIVE_SETTINGS
+    AT_CONFIGURE = AT_CONFIGURE
+
+    def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
+        self._state_pub: Optional[LifecyclePublisher[JointState]] = None
+        self._joint_command_pub: Optional[LifecyclePublisher[JointState]] = None
+        self._array_pubs: Dict[str, Any] = {}
+        super().__init__(node_name, **kwargs)
+
+    def _make_core(self, robot: Any,  # type: ignore[override]
+                   values: Dict[str, Any]) -> SimInterface:
+        """Return the ROS-free mirror cycle for ``robot`` with the checked ``values``."""
+        return SimInterface(robot, array_commands=list(values['array_commands'] or []),
+                            **core_settings(values))
+
+    def _create_topics(self, depth: int) -> None:
+        """Create the publishers and subscriptions of the configured node."""
+        assert isinstance(self.core, SimInterface)
+        self._state_pub = self.create_lifecycle_publisher(JointState, 'actuator_states',
+                                                          **qos_overridable(depth))
+        self._joint_command_pub = self.create_lifecycle_publisher(
+            JointState, 'joint_commands', **qos_overridable(depth))
+        self._array_pubs = {
+            interface: self.create_lifecycle_publisher(
+                Float64MultiArray, f'{interface}_commands', **qos_overridable(depth))
+            for interface in self.core.array_commands}
+        self._cycle_publishers = [self._state_pub, self._joint_command_pub,
+                                  *self._array_pubs.values()]
+        self._entities = [
+            subscribe_with_arrival(self, JointState, 'joint_states', self._on_joint_state,
+                                   raw=True, **qos_overridable(depth, reliable=False)),
+            subscribe_with_arrival(self, JointState, 'actuator_commands',
+                                   self._on_actuator_command, raw=True,
+                                   **qos_overridable(depth))]
+
+    # ------------------------------------------------------------------ inputs
+    def _on_joint_state(self, data: bytes, arrival: float) -> None:
+        msg = self._decode('joint_states', data)
+        self._state_done(msg is not None and self._receive(
+            False, 'set_joint_state', *msg, arrival=arrival))
+
+    def _on_actuator_command(self, data: bytes, arrival: float) -> None:
+        msg = self._decode('actuator_commands', data)
+        self._command_done(msg is not None and self._receive(
+            True, 'set_actuator_command', *msg, arrival=arrival))
+
+    # ------------------------------------------------------------------ outputs
+    def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:
+        """Return the state half, the command half and their publishers (the driver's)."""
+        assert isinstance(self.core, SimInterface)
+        return (self.core.actuator_states, self._joint_commands, self._state_pub,
+                self._joint_command_pub)
+
+    def _joint_commands(self, now: float) -> List[CommandOutput]:
+        """Return the joint command messages (the driver publishes them); publish the arrays."""
+        assert isinstance(self.core, SimInterface)
+        groups = self.core.joint_commands(now)
+        for interface, values in self.core.array_outputs().items():
+            pub = self._array_pubs.get(interface)
+            if pub is not None:
+                msg = Float64MultiArray()
+                msg.data = to_msg_array(values)
+                pub.publish(msg)
+        return groups
+
+    def _teardown(self) -> None:
+        super()._teardown()
+        self._state_pub = self._joint_command_pub = None
+        self._array_pubs = {}
+
+
+def main(args: Optional[List[str]] = None) -> int:
+    """Run the node (``sim_interface_node`` executable)."""
+    return run_node(lambda a: SimInterfaceNode(), args)
+
+
+__all__ = ['NODE_NAME', 'PARAMETERS', 'SimInterfaceNode', 'main']
+
+if __name__ == '__main__':
+    raise SystemExit(main())

@@ -1,0 +1,296 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the hardware and the simulation interface share: settings, buffers, counters, diagnostics.
+
+:class:`InterfaceCycle` is the common base of
+:class:`~.hardware_interface.HardwareInterface` (actuator states to joint states, joint commands
+to actuator commands) and :class:`~.sim_interface.SimInterface` (the mirror: joint states to
+actuator states, actuator commands to joint commands).  A subclass names its state side and its
+command side (:attr:`InterfaceCycle.STATES`, :attr:`InterfaceCycle.COMMANDS`, both built on one
+:class:`~.topology.Direction` of the robot's maps) and its topics, and adds its inputs and its
+``update()``; everything else (watchdog settings, counters, timing, drop counts, diagnostics)
+is here, once.
+"""
+
+import math
+import time
+from typing import Any
+from typing import Callable
+from typing import Dict
+from typing import List
+from typing import Optional
+from typing import Sequence
+from typing import Type
+
+import numpy as np
+
+from transmission_plugins.core.checks import FloatArray
+from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.runtime.commands import LatestCommands
+from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
+from transmission_plugins.runtime.counters import Counters
+from transmission_plugins.runtime.diagnostics import DiagnosticRecord
+from transmission_plugins.runtime.diagnostics import interface_diagnostics
+from transmission_plugins.runtime.messages import DropCounts
+from transmission_plugins.runtime.messages import InputRejected
+from transmission_plugins.runtime.messages import NameIndex
+from transmission_plugins.runtime.states import LatestStates
+from transmission_plugins.runtime.states import STALE_JOINT_POLICIES
+from transmission_plugins.runtime.timing import CycleTimer
+from transmission_plugins.runtime.topology import Topology
+
+
+class InterfaceCycle:
+    """
+    Latest-value buffers, watchdogs, limits, counters and timing of one interface node.
+
+    :param robot: a ``RobotTransmissions`` (joint and actuator names, array maps, limits)
+    :param state_timeout: seconds after which a state is stale; <= 0 disables
+    :param command_timeout: seconds after which a command expires; <= 0 disables
+    :param enforce_limits: clamp commands to the limits of both sides
+    :param timeout_action: one of :data:`~.commands.TIMEOUT_ACTIONS`
+    :param stale_joints: one of :data:`~.states.STALE_JOINT_POLICIES`
+    :param clock: steady clock in seconds (``time.monotonic``); tests inject their own
+    :raises TransmissionValueError: a setting outside its range
+    """
+
+    #: the state side and the command side (subclasses set them)
+    STATES: Type[LatestStates] = LatestStates
+    COMMANDS: Type[LatestCommands] = LatestCommands
+    #: the topics of the state input and output, and of the command input and output
+    STATE_TOPIC = ''
+    STATE_OUTPUT_TOPIC = ''
+    COMMAND_TOPIC = ''
+    COMMAND_OUTPUT_TOPIC = ''
+
+    def __init__(self, robot: RobotTransmissions, *, state_timeout: float,
+                 command_timeout: float, enforce_limits: bool, timeout_action: str,
+                 stale_joints: str, clock: Callable[[], float] = time.monotonic) -> None:
+        check_choice('timeout_action', timeout_action, TIMEOUT_ACTIONS)
+        check_choice('stale_joints', stale_joints, STALE_JOINT_POLICIES)
+        for name, value in (('state_timeout', state_timeout),
+                            ('command_timeout', command_timeout)):
+            if not isinstance(value, (int, float)) or math.isnan(value):
+                raise TransmissionValueError(name, value, 'a number of seconds (<= 0: off)')
+        self.robot = robot
+        self.clock = clock
+        self.joint_names: List[str] = list(robot.joint_names)
+        self.actuator_names: List[str] = list(robot.actuator_names)
+        self._joints = NameIndex(self.joint_names, 'joint')
+        self._actuators = NameIndex(self.actuator_names, 'actuator')
+        self.topology = Topology(robot)
+        self.counters = Counters(len(self.joint_names), len(self.actuator_names))
+        self.states = self.STATES(self.topology, self.counters, state_timeout, clock,
+                                  stale_joints)
+        self.commands = self.COMMANDS(self.topology, self.counters, command_timeout,
+                                      enforce_limits, timeout_action)
+        self.timer = CycleTimer()
+        #: dropped messages per topic and reason
+        self.drops = DropCounts()
+
+    # ------------------------------------------------------------------ settings and state
+    # every setting may change between cycles (the node applies parameter changes at once)
+    @property
+    def state_timeout(self) -> float:
+        """Return the state watchdog's timeout in seconds (<= 0: disabled)."""
+        return self.states.state_timeout
+
+    @state_timeout.setter
+    def state_timeout(self, value: float) -> None:
+        self.states.state_timeout = float(value)
+
+    @property
+    def command_timeout(self) -> float:
+        """Return the command watchdog's timeout in seconds (<= 0: disabled)."""
+        return self.commands.command_timeout
+
+    @command_timeout.setter
+    def command_timeout(self, value: float) -> None:
+        self.commands.command_timeout = float(value)
+
+    @property
+    def enforce_limits(self) -> bool:
+        """Return True when commands are clamped to the limits."""
+        return self.commands.enforce_limits
+
+    @enforce_limits.setter
+    def enforce_limits(self, value: bool) -> None:
+        self.commands.enforce_limits = bool(value)
+
+    @property
+    def timeout_action(self) -> str:
+        """Return what expired commands send (:data:`~.commands.TIMEOUT_ACTIONS`)."""
+        return self.commands.timeout_action
+
+    @timeout_action.setter
+    def timeout_action(self, value: str) -> None:
+        check_choice('timeout_action', value, TIMEOUT_ACTIONS)
+        self.commands.timeout_action = value
+
+    @property
+    def stale_joints(self) -> str:
+        """Return the stale policy of the state output (:data:`~.states.STALE_JOINT_POLICIES`)."""
+        return self.states.stale_joints
+
+    @stale_joints.setter
+    def stale_joints(self, value: str) -> None:
+        check_choice('stale_joints', value, STALE_JOINT_POLICIES)
+        self.states.stale_joints = value
+        self.states.invalidate()
+
+    @property
+    def state(self) -> Dict[str, FloatArray]:
+        """Return the latest state per field (NaN = unknown)."""
+        return self.states.state
+
+    @property
+    def state_time(self) -> FloatArray:
+        """Return the arrival time of each state (-inf: never)."""
+        return self.states.state_time
+
+    @property
+    def command(self) -> Dict[str, FloatArray]:
+        """Return the latest command per field (NaN = none)."""
+        return self.commands.command
+
+    @property
+    def command_time(self) -> FloatArray:
+        """Return the arrival time of each command (-inf: never)."""
+        return self.commands.command_time
+
+    def commandable_joints(self) -> List[str]:
+        """Return the joints a joint command may name (passive joints excluded), URDF order."""
+        return [n for i, n in enumerate(self.joint_names) if self.topology.commandable[i]]
+
+    def joint_order(self, joints: Optional[Sequence[str]]) -> List[str]:
+        """
+        Return the joint order of the ``*_commands`` arrays: ``joints``, else the commandable ones.
+
+        :raises TransmissionValueError: ``joints`` that are not distinct commandable joints
+        """
+        commandable = self.commandable_joints()
+        if not joints:
+            return commandable
+        try:
+            self._joints.lookup(joints)
+        except InputRejected as e:
+            raise TransmissionValueError('joints', list(joints)[:10],
+                                         f'distinct joint names of the robot ({e.detail})'
+                                         ) from e
+        finally:
+            self._joints.forget()
+        allowed = set(commandable)
+        bad = [n for n in joints if n not in allowed]
+        if bad:
+            raise TransmissionValueError('joints', bad, 'joints that are not passive '
+                                         '(passive joints cannot be commanded)')
+        return list(joints)
+
+    def fresh_states(self, now: Optional[float] = None) -> np.ndarray:
+        """Return a boolean mask of the state inputs received within ``state_timeout``."""
+        return self.states.fresh(now)
+
+    # ------------------------------------------------------------------ counters and timing
+    @property
+    def clamps(self) -> Dict[str, int]:
+        """Return the clamp counts per limit kind."""
+        return self.counters.clamps
+
+    @property
+    def joint_clamps(self) -> np.ndarray:
+        """Return the clamp counts per joint."""
+        return self.counters.joint_clamps
+
+    @property
+    def actuator_clamps(self) -> np.ndarray:
+        """Return the clamp counts per actuator."""
+        return self.counters.actuator_clamps
+
+    @property
+    def incomplete_commands(self) -> int:
+        """Return how many transmissions were commanded for only some of their inputs."""
+        return self.counters.incomplete_commands
+
+    @property
+    def non_finite_outputs(self) -> int:
+        """Return how many outputs came out NaN or infinite (and were left out)."""
+        return self.counters.non_finite_outputs
+
+    @property
+    def period(self) -> Optional[float]:
+        """Return the cycle period in seconds (None: no overrun check)."""
+        return self.timer.period
+
+    @period.setter
+    def period(self, value: Optional[float]) -> None:
+        self.timer.period = value
+
+    @property
+    def cycles(self) -> int:
+        """Return the number of cycles run."""
+        return self.timer.cycles
+
+    @property
+    def overruns(self) -> int:
+        """Return the number of cycles that overran their period or started late."""
+        return self.timer.overruns
+
+    @property
+    def max_cycle_time(self) -> float:
+        """Return the longest cycle's work time in seconds."""
+        return self.timer.max_cycle_time
+
+    @property
+    def cycle_time_sum(self) -> float:
+        """Return the total work time of all cycles in seconds."""
+        return self.timer.cycle_time_sum
+
+    def record_cycle(self, start: float, end: float, periodic: bool = True) -> None:
+        """Account one cycle from ``start`` to ``end`` (steady clock); periodic: a timer tick."""
+        self.timer.record(start, end, periodic)
+
+    # ------------------------------------------------------------------ inputs
+    def _arrival(self, received: Optional[float]) -> float:
+        now = self.clock()
+        return now if received is None or not received <= now else received
+
+    def _read(self, topic: str, read: Callable[..., Any], *args: Any) -> Any:
+        """Return ``read(*args)``; a rejection is counted under ``topic`` and re-raised."""
+        try:
+            return read(*args)
+        except InputRejected as e:
+            self.drops.reject(topic, e)
+            raise
+
+    def reset_commands(self) -> None:
+        """Forget every command (e.g. on activation) and any held position."""
+        self.commands.reset()
+
+    def diagnostics(self, prefix: str, lifecycle_state: str = 'active'
+                    ) -> List[DiagnosticRecord]:
+        """Return one status for the interface and one per transmission (a new rate window)."""
+        return interface_diagnostics(self, prefix, lifecycle_state)
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
+    """
+    Check a setting that takes one of ``choices``.
+
+    :raises TransmissionValueError: naming the setting, the value and the choices
+    """
+    if value not in choices:
+        raise TransmissionValueError(name, value, f'one of {tuple(choices)}')

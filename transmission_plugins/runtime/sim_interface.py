@@ -1,0 +1,228 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+r"""
+The per-cycle logic of the simulation interface node, free of ROS: the hardware interface's mirror.
+
+A joint-space simulator (Gazebo through gz_ros2_control, MuJoCo, Isaac, Drake) publishes
+``joint_states`` and takes ``joint_commands``; motor-level software (drivers, actuator
+controllers, calibration) speaks ``actuator_states`` and ``actuator_commands``.
+:class:`SimInterface` sits between them, the hardware interface's cycle run the other way:
+
+* joint states in, actuator states out, through the joint-to-actuator maps
+
+  .. math:: \theta = f(q), \quad \dot\theta = J(q)\,\dot q, \quad \tau_a = J(q)^{-T}\tau_j
+
+  where :math:`J = \partial\theta/\partial q`: constant for the linear transmissions, whose
+  power :math:`\tau_a\cdot\dot\theta = \tau_j\cdot\dot q` is conserved; a PR2 gripper's motor
+  follows from its gap joint alone (the passive finger joints need not be published);
+* actuator commands in, joint commands out (and, optionally, the ``*_commands`` arrays of
+  forward_command_controller-style simulators, ordered by ``command_joints``), through the
+  actuator-to-joint maps, each transmission converted for a field only when every actuator of
+  it is commanded for that field;
+* a state watchdog (a stale simulator: its actuators are left out of ``actuator_states``, the
+  ``stale_joints`` policy ``omit``, by default, or repeat their last values with ``last``)
+  and a command watchdog (an expired actuator command: the ``timeout_action``, ``hold``
+  holding the joint positions measured at expiry);
+* with ``enforce_limits``, actuator commands are clamped to the actuator limits (position range
+  mapped from the joint limits, velocity, effort: the motor cannot do more) before conversion,
+  and joint commands to the URDF joint limits after, every clamp counted.
+
+Same conventions as the hardware interface (:mod:`~.hardware_interface`, whose parts this class
+shares through :class:`~.cycle.InterfaceCycle`): rejected messages raise
+:class:`~.messages.InputRejected` and are counted, outputs never hold NaN or infinity.  Unlike
+an actuator state message, a ``joint_states`` message may name joints of no transmission (a
+simulator publishes every joint): they are ignored (:func:`~.messages.read_partial_message`).
+"""
+
+import time
+from typing import Any
+from typing import Callable
+from typing import Dict
+from typing import List
+from typing import NamedTuple
+from typing import Optional
+from typing import Sequence
+from typing import Tuple
+
+import numpy as np
+
+from transmission_plugins.core.checks import FloatArray
+from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.runtime.commands import ActuatorCommands
+from transmission_plugins.runtime.commands import CommandOutput
+from transmission_plugins.runtime.cycle import InterfaceCycle
+from transmission_plugins.runtime.messages import all_true
+from transmission_plugins.runtime.messages import FIELDS
+from transmission_plugins.runtime.messages import read_message
+from transmission_plugins.runtime.messages import read_partial_message
+from transmission_plugins.runtime.messages import repeated
+from transmission_plugins.runtime.states import JointStates
+from transmission_plugins.runtime.states import StateOutput
+
+__all__ = ['SimCycleOutput', 'SimInterface']
+
+
+class SimCycleOutput(NamedTuple):
+    """What one :meth:`SimInterface.update` produces."""
+
+    actuator_states: Optional[StateOutput]
+    joint_commands: List[CommandOutput]
+    #: interface -> joint values in ``command_joints`` order, for each interface of
+    #: ``array_commands`` whose every joint was commanded this cycle
+    array_commands: Dict[str, FloatArray]
+
+
+class SimInterface(InterfaceCycle):
+    """
+    Joint states to actuator states, actuator commands to joint commands (module docstring).
+
+    :param robot: a ``RobotTransmissions`` (joint and actuator names, array maps, limits)
+    :param state_timeout: seconds after which a joint's state is stale; <= 0 disables
+    :param command_timeout: seconds after which an actuator command expires; <= 0 disables
+    :param enforce_limits: clamp actuator commands to the actuator limits and joint commands
+        to the URDF joint limits
+    :param command_joints: joint order of the ``*_commands`` arrays; default: every
+        commandable joint in URDF order
+    :param array_commands: the interfaces (``position``, ``velocity``, ``effort``) published
+        as arrays too; default: none
+    :param timeout_action: what expired actuators send, one of
+        :data:`~.commands.TIMEOUT_ACTIONS`: ``stop`` nothing, ``hold`` the joint positions
+        measured when the command expired, ``zero_velocity`` / ``zero_effort`` zero
+    :param stale_joints: what ``actuator_states`` says about actuators of stale joints:
+        ``omit`` (default) leaves them out, ``last`` repeats their last values
+    :param clock: steady clock in seconds (``time.monotonic``); tests inject their own
+    :raises TransmissionValueError: a setting outside its range, ``command_joints`` that are
+        not distinct commandable joints, or unknown ``array_commands``
+    """
+
+    STATES = JointStates
+    COMMANDS = ActuatorCommands
+    STATE_TOPIC = 'joint_states'
+    STATE_OUTPUT_TOPIC = 'actuator_states'
+    COMMAND_TOPIC = 'actuator_commands'
+    COMMAND_OUTPUT_TOPIC = 'joint_commands'
+    states: JointStates
+    commands: ActuatorCommands
+
+    def __init__(self, robot: RobotTransmissions, *, state_timeout: float = 0.1,
+                 command_timeout: float = 0.5, enforce_limits: bool = True,
+                 command_joints: Optional[Sequence[str]] = None,
+                 array_commands: Sequence[str] = (), timeout_action: str = 'stop',
+                 stale_joints: str = 'omit',
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(robot, state_timeout=state_timeout, command_timeout=command_timeout,
+                         enforce_limits=enforce_limits, timeout_action=timeout_action,
+                         stale_joints=stale_joints, clock=clock)
+        self.command_joints = self.joint_order(command_joints)
+        position = {n: i for i, n in enumerate(self.joint_names)}
+        self._command_idx = np.array([position[n] for n in self.command_joints], dtype=np.intp)
+        self._array_commands: Tuple[str, ...] = ()
+        self.array_commands = tuple(array_commands)
+
+    @property
+    def array_commands(self) -> Tuple[str, ...]:
+        """Return the interfaces also published as ``<interface>_commands`` arrays."""
+        return self._array_commands
+
+    @array_commands.setter
+    def array_commands(self, value: Sequence[str]) -> None:
+        value = tuple(value)
+        bad = [v for v in value if v not in FIELDS]
+        if bad or repeated(value):
+            raise TransmissionValueError('array_commands', list(value),
+                                         f'distinct interfaces among {FIELDS}')
+        self._array_commands = value
+
+    # ------------------------------------------------------------------ inputs
+    def set_joint_state(self, names: Sequence[str], position: Any = (), velocity: Any = (),
+                        effort: Any = (), topic: str = 'joint_states',
+                        received: Optional[float] = None) -> None:
+        """
+        Store a simulator's joint state message (any joints and fields).
+
+        Names of joints no transmission drives are ignored, and so are their values.  Fields
+        absent from the message become unknown for the joints it names.
+
+        :param received: when the message arrived, on :attr:`clock` (default: now); the state
+            watchdog counts from it
+        :raises InputRejected: the message is dropped (and counted); buffers are unchanged
+        """
+        idx, values = self._read(topic, read_partial_message, self._joints, names, position,
+                                 velocity, effort)
+        self.states.store(idx, values, self._arrival(received))
+
+    def set_actuator_command(self, names: Sequence[str], position: Any = (),
+                             velocity: Any = (), effort: Any = (),
+                             topic: str = 'actuator_commands',
+                             received: Optional[float] = None) -> None:
+        """
+        Store an actuator command (any subset of actuators and fields).
+
+        A command replaces every field of the actuators it names: absent fields are cleared.
+
+        :param received: when the message arrived, on :attr:`clock` (default: now); the command
+            watchdog counts from it
+        :raises InputRejected: the message is dropped (and counted); buffers are unchanged
+        """
+        idx, values = self._read(topic, read_message, self._actuators, names, position,
+                                 velocity, effort)
+        self.commands.store(idx, values, self._arrival(received))
+
+    # ------------------------------------------------------------------ cycle
+    def update(self) -> SimCycleOutput:
+        """Run one cycle: actuator states from joint states, joint commands from commands."""
+        now = self.clock()
+        actuators = self.actuator_states(now)
+        return SimCycleOutput(actuators, self.joint_commands(now), self.array_outputs())
+
+    def actuator_states(self, now: Optional[float] = None) -> Optional[StateOutput]:
+        """
+        Return the actuator states of the latest joint states (the state half of a cycle).
+
+        None when no actuator is known (or, with ``stale_joints: omit``, none is fresh).
+
+        :param now: the steady time of the watchdog (default: :attr:`clock`)
+        """
+        return self.states.actuator_states(self.clock() if now is None else now)
+
+    def joint_commands(self, now: Optional[float] = None) -> List[CommandOutput]:
+        """
+        Return the joint command messages of the latest actuator commands (the command half).
+
+        Nonlinear maps are linearised at the actuator positions :meth:`actuator_states`
+        converted last; :meth:`array_outputs` then holds this half's arrays.
+
+        :param now: the steady time of the watchdog (default: :attr:`clock`)
+        """
+        return self.commands.joint_commands(self.clock() if now is None else now,
+                                            self.states.state['position'],
+                                            self.states.last_position)
+
+    def array_outputs(self) -> Dict[str, FloatArray]:
+        """
+        Return the ``*_commands`` arrays of the last :meth:`joint_commands`.
+
+        :returns: interface -> joint values in ``command_joints`` order, for each interface of
+            ``array_commands`` whose every joint was commanded
+        """
+        arrays: Dict[str, FloatArray] = {}
+        latest = self.commands.latest
+        if latest:
+            for interface in self._array_commands:
+                x = latest[interface][self._command_idx]
+                if x.size and all_true(np.isfinite(x)):
+                    arrays[interface] = x
+        return arrays

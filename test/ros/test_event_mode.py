@@ -13,12 +13,14 @@
 # limitations under the License.
 
 """
-The hardware interface with ``event_driven: true``, through DDS in this process.
+The hardware and the simulation interface with ``event_driven: true``, through DDS in this process.
 
 The watchdog timer runs at 4 Hz while states and commands come every 10 ms, so every output
 seen while inputs flow was made by its input's callback; then the inputs fall silent and the
 watchdog's outputs take over: the held joint states (``stale_joints: last``) and the
 ``hold`` timeout action.  Expected values come from the robot's maps, one message at a time.
+The simulation interface shares the event-driven mode: each joint state makes its
+``actuator_states``, each actuator command its ``joint_commands``.
 """
 
 import os
@@ -33,6 +35,7 @@ from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
+from transmission_plugins.ros.sim_interface_node import SimInterfaceNode
 from transmission_plugins.tools.launcher import default_description_file
 from transmission_plugins.tools.launcher import read_description
 
@@ -46,8 +49,8 @@ COMMAND_TIMEOUT = 0.4
 @pytest.fixture(scope='module')
 def context():
     saved = {k: os.environ.get(k) for k in ('ROS_DOMAIN_ID', 'ROS_AUTOMATIC_DISCOVERY_RANGE')}
-    # a domain range of this module's own (10-19); Fast DDS ends the process above 232
-    os.environ['ROS_DOMAIN_ID'] = str(os.getpid() % 10 + 10)
+    # a domain range of this module's own (90-99); Fast DDS ends the process above 232
+    os.environ['ROS_DOMAIN_ID'] = str(os.getpid() % 10 + 90)
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     context = Context()
     context.init([])
@@ -199,3 +202,65 @@ def test_silent_inputs_are_covered_by_the_watchdog(setup):
                                       rel=1e-9, abs=1e-12)
     top = dict(setup.hw.core.diagnostics('/x')[0].values)
     assert int(top['event_updates']) >= 42
+
+
+def test_the_simulation_interface_publishes_each_output_from_its_input(context):
+    """The mirror: joint states to actuator states, actuator commands to joint commands."""
+    urdf = read_description(default_description_file())
+    robot = load_robot_transmissions(urdf)
+    ns = f'/event_sim_{os.getpid()}'
+    sim = SimInterfaceNode(context=context, namespace=ns, parameter_overrides=[
+        Parameter('robot_description', value=urdf), Parameter('event_driven', value=True),
+        Parameter('update_rate', value=WATCHDOG_RATE)])
+    client = Node('event_sim_client', context=context, namespace=ns)
+    states = client.create_publisher(JointState, 'joint_states', 10)
+    commands = client.create_publisher(JointState, 'actuator_commands', 10)
+    seen = {'actuator_states': [], 'joint_commands': []}
+    for topic, got in seen.items():
+        client.create_subscription(JointState, topic, got.append, 100)
+    executor = EventsExecutor(context=context)
+    executor.add_node(sim)
+    executor.add_node(client)
+
+    def spin_until(done, timeout):
+        end = time.monotonic() + timeout
+        while not done() and time.monotonic() < end:
+            executor.spin_once(timeout_sec=0.01)
+        return done()
+
+    try:
+        assert sim.driver is not None and sim.driver.event_driven
+        assert spin_until(lambda: states.get_subscription_count() > 0
+                          and commands.get_subscription_count() > 0
+                          and client.count_publishers('actuator_states') > 0
+                          and client.count_publishers('joint_commands') > 0, 10.0)
+        q0 = robot.default_joint_position()
+        n = len(q0)
+        for k in range(1, 11):
+            q, qd, tau = q0 + 1e-3 * k, np.full(n, 0.01 * k), np.full(n, -0.02 * k)
+            count = len(seen['actuator_states'])
+            states.publish(JointState(name=list(robot.joint_names), position=q.tolist(),
+                                      velocity=qd.tolist(), effort=tau.tolist()))
+            # within a 250 ms watchdog period: only the state's callback can have published it
+            assert spin_until(lambda: len(seen['actuator_states']) > count, 0.2), k
+            msg = seen['actuator_states'][-1]
+            expected = robot.joint_to_actuator_arrays({'position': q, 'velocity': qd,
+                                                       'effort': tau})
+            assert list(msg.name) == list(robot.actuator_names)
+            for field in ('position', 'velocity', 'effort'):
+                np.testing.assert_allclose(getattr(msg, field), expected[field], rtol=1e-12,
+                                           atol=1e-12, err_msg=f'state {k}: {field}')
+            a = np.asarray(expected['position'])
+            count = len(seen['joint_commands'])
+            commands.publish(JointState(name=list(robot.actuator_names), position=a.tolist()))
+            assert spin_until(lambda: len(seen['joint_commands']) > count, 0.2), k
+            got = dict(zip(seen['joint_commands'][-1].name, seen['joint_commands'][-1].position))
+            back = robot.actuator_to_joint_arrays({'position': a})['position']
+            for name, value in got.items():
+                assert value == pytest.approx(back[robot.joint_names.index(name)], rel=1e-9,
+                                              abs=1e-12)
+        assert sim.core.timer.events >= 20
+    finally:
+        executor.shutdown()
+        sim.destroy_node()
+        client.destroy_node()

@@ -194,13 +194,14 @@ def measure(label: str, argv: List[str], env: Dict[str, str], robot: RobotTransm
         feeder = Feeder(robot, node_mode)
         executor = SingleThreadedExecutor()
         executor.add_node(feeder.node)
-        deadline = time.monotonic() + 30.0
+        deadline = time.monotonic() + 90.0   # start-up on a loaded machine takes its time
         while not feeder.received and time.monotonic() < deadline:
             feeder.publish()
             executor.spin_once(timeout_sec=0.01)
         if not feeder.received:
             log.seek(0)
-            raise RuntimeError(f'{label} never answered:\n{log.read().decode()}')
+            raise RuntimeError(f'{label} never answered within 90 s (still running: '
+                               f'{proc.poll() is None}):\n{log.read().decode()}')
         result: Dict[str, Any] = {}
         for phase, seconds in (('warmup', args.warmup), ('measure', args.seconds)):
             start = time.monotonic()
@@ -320,6 +321,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument('--executor', choices=('single', 'events'), default='events',
                         help='executor of every contender (TP_EXECUTOR)')
     parser.add_argument('--json', help='also write every run to this file')
+    parser.add_argument('--profile', metavar='DIR',
+                        help='run the node contenders under cProfile, one <contender>.prof in DIR '
+                             'per contender (of the last run); this slows them down')
     args = parser.parse_args(argv)
     if args.relay:
         return relay_main()
@@ -352,7 +356,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                 'ros__parameters': {'robot_description': urdf, 'update_rate': rate,
                                     'event_driven': event, 'state_timeout': 0.1,
                                     'diagnostic_period': 1.0}}}))
-            argvs[mode] = [sys.executable, '-m',
+            profile = ['-m', 'cProfile', '-o', str(Path(args.profile, f'{mode}.prof'))] \
+                if args.profile else []
+            argvs[mode] = [sys.executable, *profile, '-m',
                            'transmission_plugins.ros.hardware_interface_node',
                            '--ros-args', '--params-file', str(params)]
         for i in range(args.runs):

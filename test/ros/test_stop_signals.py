@@ -258,3 +258,57 @@ def test_a_clean_stop_is_not_touched_by_the_watcher():
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert 'did not end' not in err
+
+
+#: a teardown blocked in native code that holds the GIL (ctypes.PyDLL keeps it), as a DDS
+#: participant's deletion can under load
+STUCK_WITH_THE_GIL = textwrap.dedent("""\
+    import ctypes, sys, time
+    from transmission_plugins.ros.stop_signals import StopSignals
+    stop = StopSignals().install()
+    assert stop.watch(float(sys.argv[1]))
+    libc = ctypes.PyDLL(None)
+    mutex = ctypes.create_string_buffer(64)     # zeroed: PTHREAD_MUTEX_INITIALIZER
+    libc.pthread_mutex_lock(mutex)
+    print('ready', flush=True)
+    while not stop.requested:                   # the spin loop sees the request
+        time.sleep(0.01)
+    time.sleep(0.2)
+    libc.pthread_mutex_lock(mutex)              # locked twice: waits forever, signals or not
+    """)
+
+
+def test_a_stop_stuck_in_native_code_holding_the_gil_still_ends_one_second_later():
+    """The watcher thread cannot print; faulthandler's native thread ends the process."""
+    proc = subprocess.Popen([sys.executable, '-c', STUCK_WITH_THE_GIL, '0.5'],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == 'ready'
+    start = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1, err
+    assert 1.5 <= time.monotonic() - start
+    assert 'Timeout (0:00:01.500000)!' in err, err
+    assert 'File "<string>", line 12 in <module>' in err, err   # the native call's line
+
+
+#: what an executable leaves in its buffers and atexit handlers as it ends
+ENDING = textwrap.dedent("""\
+    import atexit, ctypes, sys
+    from transmission_plugins.ros.executables import exit_process
+    libc = ctypes.CDLL(None)
+    atexit.register(lambda: print('atexit ran'))
+    print('python buffered', end='')           # a pipe: block-buffered, no newline
+    libc.printf(b'C buffered\\n')               # C stdio, block-buffered on a pipe
+    exit_process(int(sys.argv[1]))
+    """)
+
+
+def test_an_executable_ends_with_its_code_and_nothing_left_in_a_buffer():
+    """exit_process skips Python's finalization but loses no output and runs atexit."""
+    for code in (0, 3):
+        proc = subprocess.run([sys.executable, '-c', ENDING, str(code)], capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == code, proc.stderr
+        assert 'python buffered' in proc.stdout and 'atexit ran' in proc.stdout, proc.stdout
+        assert 'C buffered' in proc.stdout, proc.stdout

@@ -200,7 +200,8 @@ def linear_joint_effort_bound(fused: FusedMaps, actuator_effort: np.ndarray) -> 
 
 def sparse_box_bound(m: SparseMatrix, limits: np.ndarray) -> np.ndarray:
     r"""Return :math:`\sum_j |m_{ij}|\,\bar x_j` (non-zeros only: :math:`0\cdot\infty = 0`)."""
-    return _row_sums(m, np.abs(m.values) * limits[m.cols])
+    with np.errstate(over='ignore'):   # a huge ratio times a limit is an infinite bound
+        return _row_sums(m, np.abs(m.values) * limits[m.cols])
 
 
 def _row_sums(m: SparseMatrix, terms: np.ndarray) -> np.ndarray:

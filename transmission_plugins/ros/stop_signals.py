@@ -36,12 +36,15 @@ heavy: the nodes' executables (:mod:`.executables`) install it before importing 
 
 A Python handler runs only when the main thread gets back to Python code.  Should the main thread
 ever stay blocked in native code (an executor wait that does not return), the stop request would
-never be seen and ``ros2 launch`` would escalate to SIGTERM and SIGKILL after 15 s.  The
-executables therefore also arm :meth:`StopSignals.watch`: the C-level part of Python's signal
-handling writes every signal to a pipe at once (``signal.set_wakeup_fd``), and a watcher thread
-that reads it ends the process ``grace`` seconds after the first stop signal if it has not ended
-by itself, printing every thread's Python stack first (exit code 1: not a clean stop, and the
-stacks say where it hung).
+never be seen and ``ros2 launch`` would escalate to SIGTERM (ignored once a stop is under way)
+and SIGKILL 10 s after SIGINT.  The executables therefore also arm :meth:`StopSignals.watch`:
+the C-level part of Python's signal handling writes every signal to a pipe at once
+(``signal.set_wakeup_fd``), and a watcher thread that reads it ends the process ``grace`` seconds
+after the first stop signal if it has not ended by itself, printing every thread's Python stack
+first (exit code 1: not a clean stop, and the stacks say where it hung).  Should the blocked main
+thread also hold the GIL, the watcher thread could not run: it therefore arms, as soon as the
+signal arrives, :func:`faulthandler.dump_traceback_later`, whose native thread needs no GIL and
+does the same one second later (its first line reads ``Timeout (0:00:09)!``).
 """
 
 import faulthandler
@@ -61,8 +64,9 @@ from typing import Optional
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: environment variable: seconds :meth:`StopSignals.watch` allows after the first stop signal
 STOP_GRACE = 'TP_STOP_GRACE'
-#: its default: less than the 5 s after which ``ros2 launch`` escalates SIGINT to SIGTERM
-DEFAULT_STOP_GRACE = 4.0
+#: its default: a loaded machine may need several seconds to stop a node cleanly, and ``ros2
+#: launch`` sends SIGKILL 10 s after SIGINT (5 s to its SIGTERM, 5 s more to SIGKILL)
+DEFAULT_STOP_GRACE = 8.0
 
 
 class StopSignals:
@@ -183,6 +187,8 @@ def _watcher(read_end: int, grace: float) -> None:
             return
         if any(b in STOP_SIGNALS for b in data):
             break
+    # the backstop: a native thread that needs no GIL (the main thread may hold it, blocked)
+    faulthandler.dump_traceback_later(grace + 1.0, exit=True)
     time.sleep(grace)
     sys.stderr.write(f'[stop_signals] the process did not end within {grace:g} s of the stop '
                      'signal: ending it now (exit code 1). Python stacks of every thread:\n')

@@ -200,13 +200,17 @@ class NameIndex:
             self._refused = (names, e.reason, e.detail)
             raise
 
-    def _check(self, names: List[str]) -> np.ndarray:
+    def _refuse_empty_or_repeated(self, names: List[str]) -> None:
+        """Raise :class:`InputRejected` for a message without names or with a name twice."""
         if not names:
             raise InputRejected('empty', 'message has no names')
         duplicates = repeated(names)
         if duplicates:
             raise InputRejected('duplicate_names',
                                 f'duplicate {self.kind} names {sorted(duplicates)[:5]}')
+
+    def _check(self, names: List[str]) -> np.ndarray:
+        self._refuse_empty_or_repeated(names)
         unknown = [n for n in names if n not in self._pos]
         if unknown:
             raise InputRejected('unknown_names', f'unknown {self.kind} names {unknown[:5]}')
@@ -243,12 +247,7 @@ class NameIndex:
         return found
 
     def _check_partial(self, names: List[str]) -> Tuple[np.ndarray, Optional[np.ndarray]]:
-        if not names:
-            raise InputRejected('empty', 'message has no names')
-        duplicates = repeated(names)
-        if duplicates:
-            raise InputRejected('duplicate_names',
-                                f'duplicate {self.kind} names {sorted(duplicates)[:5]}')
+        self._refuse_empty_or_repeated(names)
         pos = self._pos
         where = [k for k, n in enumerate(names) if n in pos]
         if not where:

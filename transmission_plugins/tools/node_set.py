@@ -63,9 +63,13 @@ class NodeSet:
         """Return (name, exit code) of the processes that have exited."""
         return [(n, p.returncode) for n, p in self.processes if p.poll() is not None]
 
-    def stop(self, timeout: float = 5.0) -> List[Tuple[str, int]]:
+    def stop(self, timeout: float = 10.0) -> List[Tuple[str, int]]:
         """
         SIGINT every live process, then SIGKILL what is still alive after ``timeout``.
+
+        The default is ``ros2 launch``'s (5 s to SIGTERM, 5 s more to SIGKILL; the nodes ignore
+        SIGTERM once stopping), longer than the nodes' own stop watchdog (8 s): a node stuck in
+        its stop prints its stacks before it is killed.
 
         :returns: (name, exit code) of the processes it stopped that did not stop cleanly
             (code not 0); each is also reported on stderr

@@ -39,6 +39,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.serialization import deserialize_message
+from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
@@ -57,6 +58,7 @@ PARAMETER_VALUES = {
     'command_timeout_action': (['stop', 'hold', 'zero_velocity', 'zero_effort'],
                                ['', 'STOP', 'explode', 1]),
     'stale_joints': (['last', 'omit'], ['', 'none', 3]),
+    'event_driven': ([True, False], ['true', 1, 0.5]),
     'enforce_limits': ([True, False], ['true', 1, 0.5]),
     'frame_id': (['', 'base_link', 'x' * 1000], [1, 2.5, True]),
     'diagnostic_period': ([0.01, 1.0, 3600], [0.0, 0.001, -1.0, NAN, INF, 'x']),
@@ -179,11 +181,17 @@ def test_hostile_parameters_and_messages_never_break_the_running_node(node, data
     passive = [j for j in joints if j not in core.commandable_joints()]
     for _ in range(data.draw(st.integers(5, 25))):
         kind = data.draw(st.sampled_from(['state', 'state', 'command', 'array', 'parameter',
-                                          'cycle', 'cycle']))
+                                          'cycle', 'cycle', 'bytes']))
         drops = core.drops.total()
-        if kind in ('state', 'command'):
+        since = len(node.published)
+        if kind == 'bytes':   # not a JointState at all: a raw publisher can send anything
+            garbage = data.draw(st.binary(max_size=200))
+            getattr(node, data.draw(st.sampled_from(['_on_state', '_on_command'])))(
+                garbage, time.monotonic())
+            assert core.drops.total() == drops + 1
+        elif kind in ('state', 'command'):
             names, fields = data.draw(_joint_state(actuators if kind == 'state' else joints))
-            msg = _message(names, fields)
+            msg = serialize_message(_message(names, fields))
             if kind == 'state':
                 node._on_state(msg, time.monotonic())
                 valid = _valid_message(names, fields, actuators)
@@ -208,9 +216,8 @@ def test_hostile_parameters_and_messages_never_break_the_running_node(node, data
             assert result.successful == expected, (name, value, result.reason)
             assert result.successful or result.reason
         else:
-            since = len(node.published)
-            node._update()
-            _check_outputs(node, since)
+            node.driver.tick()
+        _check_outputs(node, since)   # event-driven: states and commands publish at once
     assert node.core is core and node.lifecycle_state == 'active'
     assert math.isfinite(core.state_timeout) and math.isfinite(core.command_timeout)
 
@@ -269,7 +276,7 @@ def test_a_flood_of_rejected_messages_makes_one_log_line_per_second(node, monkey
     core = node.core
     core.drops.report()                  # forget what earlier tests left unreported
     before = core.drops.total()
-    bad = _message(['ghost'], {'position': [1.0]})
+    bad = serialize_message(_message(['ghost'], {'position': [1.0]}))
     start = time.monotonic()
     for _ in range(2000):
         node._on_state(bad, time.monotonic())
@@ -367,20 +374,23 @@ def test_the_mock_logs_a_flood_of_bad_commands_once_a_second(context, urdf, monk
 
 def test_a_message_callback_runs_the_cycle_the_timer_is_late_for(node):
     """A flood queued ahead of the timer (EventsExecutor: arrival order) cannot stop cycles."""
-    assert node.set_parameters([Parameter('update_rate', value=1.0)])[0].successful
+    assert node.set_parameters([Parameter('update_rate', value=1.0),
+                                Parameter('event_driven', value=False)])[0].successful
     names = node.core.actuator_names
-    good = _message(names, {'position': [0.0] * len(names)})
+    good = serialize_message(_message(names, {'position': [0.0] * len(names)}))
     node._on_state(good, time.monotonic())
     before = node.core.cycles
-    node._due = math.inf
+    schedule = node.driver.schedule
+    schedule.due = math.inf
     node._on_state(good, time.monotonic())          # not overdue: no cycle
     assert node.core.cycles == before
-    node._due = time.monotonic() - 0.1                # the timer is late
-    node._on_state(_message(['ghost'], {'position': [1.0]}), time.monotonic())
+    schedule.due = time.monotonic() - 0.1           # the timer is late
+    node._on_state(serialize_message(_message(['ghost'], {'position': [1.0]})),
+                   time.monotonic())
     assert node.core.cycles == before + 1          # the cycle ran from the callback
-    assert node._due > time.monotonic()
-    node._on_timer()                                  # and the late timer does not repeat it
+    assert schedule.due > time.monotonic()
+    node.driver._on_timer()                         # and the late timer does not repeat it
     assert node.core.cycles == before + 1
-    node._last_cycle -= 1.0
-    node._on_timer()
+    schedule.last_tick -= 1.0
+    node.driver._on_timer()
     assert node.core.cycles == before + 2

@@ -159,12 +159,15 @@ def test_live_parameters_apply_at_once(node):
             ('command_timeout_action', 'hold', lambda n: n.core.timeout_action),
             ('enforce_limits', False, lambda n: n.core.enforce_limits),
             ('stale_joints', 'omit', lambda n: n.core.stale_joints),
-            ('frame_id', 'base_link', lambda n: n._serializer.frame_id)):
+            ('frame_id', 'base_link', lambda n: n.driver.serializer.frame_id),
+            ('event_driven', True, lambda n: n.driver.event_driven),
+            ('event_driven', False, lambda n: n.driver.schedule.event_driven)):
         assert _set(node, name, value).successful, name
         assert read(node) == value, name
-    timer = node._timer
+    timer = node.driver.timer
     assert _set(node, 'update_rate', 250.0).successful
-    assert node._timer is not timer and node._timer.timer_period_ns == 4_000_000
+    assert node.driver.timer is not timer and node.driver.timer.timer_period_ns == 4_000_000
+    assert node.driver.schedule.period == pytest.approx(0.004)
     diag = node._diag_timer
     assert _set(node, 'diagnostic_period', 0.5).successful
     assert node._diag_timer is not diag and node._diag_timer.timer_period_ns == 500_000_000

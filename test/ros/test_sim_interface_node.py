@@ -345,7 +345,8 @@ def test_parameters_and_lifecycle_are_the_hardware_interfaces(client):
     reply = client.call(DescribeParameters, f'{node}/describe_parameters',
                         DescribeParameters.Request(names=['update_rate', 'array_commands']))
     rate, arrays = reply.descriptors
-    assert rate.description == 'cycle rate in Hz of actuator_states and joint_commands'
+    assert rate.description.startswith('cycle rate in Hz of actuator_states and '
+                                       'joint_commands (with event_driven')
     assert (rate.floating_point_range[0].from_value,
             rate.floating_point_range[0].to_value) == (0.1, 10_000.0)
     assert 'position, velocity, effort' in arrays.additional_constraints

@@ -23,22 +23,27 @@ Topics (all relative, so namespaces and remapping apply):
   (``std_msgs/Float64MultiArray`` ordered by the ``joints`` parameter), and ``robot_description``
   (``std_msgs/String``, transient local) while the parameter is empty;
 * publishes ``joint_states`` and ``actuator_commands`` (``sensor_msgs/JointState``, reliable) at
-  ``update_rate`` while active, and ``/diagnostics`` (``diagnostic_msgs/DiagnosticArray``) every
-  ``diagnostic_period`` seconds in every lifecycle state.
+  ``update_rate`` while active (with ``event_driven``: when their inputs arrive, and at
+  ``update_rate`` while the inputs are silent), and ``/diagnostics``
+  (``diagnostic_msgs/DiagnosticArray``) every ``diagnostic_period`` seconds in every lifecycle
+  state.
 
 Parameters are checked when set and again at configure (which apply at once: ``doc/nodes.md``).
 A rejected message costs a counter increment (one summary log line per topic a second at most).
-The cycle is :class:`~..runtime.hardware_interface.HardwareInterface`; this module declares
-parameters, moves messages and drives the lifecycle.
+The cycle is :class:`~..runtime.hardware_interface.HardwareInterface`, the timer and the
+publishing :class:`~.cycle_driver.CycleDriver`; this module declares parameters, moves messages
+and drives the lifecycle.  ``actuator_states`` and ``joint_commands`` are taken as bytes and
+read by :class:`~.joint_state_serializer.JointStateDecoder` (a Python message object per
+message cost more than the whole conversion).
 """
 
 import functools
-import math
-import time
 from typing import Any
+from typing import Callable
 from typing import Dict
 from typing import List
 from typing import Optional
+from typing import Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.exceptions import InvalidParameterValueException
@@ -55,7 +60,6 @@ from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.common import declare_parameters
 from transmission_plugins.ros.common import diagnostic_status
-from transmission_plugins.ros.common import fill_joint_state
 from transmission_plugins.ros.common import logged_transition
 from transmission_plugins.ros.common import parameter_value
 from transmission_plugins.ros.common import qos_overridable
@@ -66,12 +70,15 @@ from transmission_plugins.ros.common import subscribe_description
 from transmission_plugins.ros.common import subscribe_with_arrival
 from transmission_plugins.ros.common import timer_callback
 from transmission_plugins.ros.common import validate_parameters
+from transmission_plugins.ros.cycle_driver import CycleDriver
 from transmission_plugins.ros.hardware_interface_parameters import apply_settings
 from transmission_plugins.ros.hardware_interface_parameters import AT_CONFIGURE
 from transmission_plugins.ros.hardware_interface_parameters import check_joints
 from transmission_plugins.ros.hardware_interface_parameters import core_settings
 from transmission_plugins.ros.hardware_interface_parameters import LIVE_SETTINGS
 from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
+from transmission_plugins.ros.joint_state_serializer import JointStateDecoder
+from transmission_plugins.ros.joint_state_serializer import JointStateFields
 from transmission_plugins.ros.joint_state_serializer import JointStateSerializer
 from transmission_plugins.runtime.diagnostics import node_records
 from transmission_plugins.runtime.hardware_interface import FIELDS
@@ -90,7 +97,7 @@ class HardwareInterfaceNode(LifecycleNode):
     Map actuator states to joint states and joint commands to actuator commands.
 
     :class:`~.sim_interface_node.SimInterfaceNode` runs it the other way round: it overrides
-    the parameters, :meth:`_make_core`, :meth:`_create_topics`, :meth:`_publish` and the
+    the parameters, :meth:`_make_core`, :meth:`_create_topics`, :meth:`_outputs` and the
     message callbacks.
     """
 
@@ -115,16 +122,13 @@ class HardwareInterfaceNode(LifecycleNode):
         self._topic_description: Optional[str] = None
         self._description_sub = None
         self._entities: List[Any] = []
-        self._timer: Optional[Timer] = None
-        self._active = False
+        #: the timer and the publishing while active (None otherwise)
+        self.driver: Optional[CycleDriver] = None
         self._joint_pub: Optional[LifecyclePublisher[JointState]] = None
         self._command_pub: Optional[LifecyclePublisher[JointState]] = None
         self._cycle_publishers: List[Any] = []   # the configured node's, destroyed at cleanup
         self._reports = Reports()
-        #: steady start of the last cycle, and when a message callback runs an overdue one
-        self._last_cycle = -math.inf
-        self._due = math.inf
-        self._rescue = True
+        self._decoders: Dict[str, JointStateDecoder] = {}
         self._serializer = JointStateSerializer(str(self._param('frame_id')))
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(int(self._param('qos_depth'))))
@@ -169,10 +173,12 @@ class HardwareInterfaceNode(LifecycleNode):
         core = self.core
         if core is not None:
             apply_settings(core, names, self._param, self.LIVE_SETTINGS)
-            if 'update_rate' in names and self._timer is not None:
-                self.destroy_timer(self._timer)
-                self._timer = self.create_timer(1.0 / float(self._param('update_rate')),
-                                                timer_callback(self._on_timer))
+        driver = self.driver
+        if driver is not None:
+            driver.serializer = self._serializer
+            driver.event_driven = bool(self._param('event_driven'))
+            if 'update_rate' in names:
+                driver.set_period(1.0 / float(self._param('update_rate')))
         later = sorted(names & self.AT_CONFIGURE)
         if later:
             self.get_logger().info(f'{", ".join(later)} changed: applied at the next configure '
@@ -209,9 +215,11 @@ class HardwareInterfaceNode(LifecycleNode):
         core.period = 1.0 / float(values['update_rate'])
         self.core = core
         self._create_topics(int(values['qos_depth']))
+        mode = 'event-driven, watchdogs at' if values['event_driven'] else 'timer at'
         self.get_logger().info(
             f'configured: {len(robot.transmissions)} transmissions, {len(robot.joint_names)} '
-            f'joints, {len(robot.actuator_names)} actuators, {values["update_rate"]:g} Hz')
+            f'joints, {len(robot.actuator_names)} actuators, {mode} '
+            f'{values["update_rate"]:g} Hz')
 
     def _make_core(self, robot: Any, values: Dict[str, Any]) -> HardwareInterface:
         """Return the ROS-free cycle for ``robot`` with the checked parameter ``values``."""
@@ -219,7 +227,6 @@ class HardwareInterfaceNode(LifecycleNode):
 
     def _create_topics(self, depth: int) -> None:
         """Create the publishers and subscriptions of the configured node."""
-        self._joint_msg = JointState()   # reused every cycle: publish() serialises at once
         self._joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
                                                           **qos_overridable(depth))
         self._command_pub = self.create_lifecycle_publisher(JointState, 'actuator_commands',
@@ -227,24 +234,31 @@ class HardwareInterfaceNode(LifecycleNode):
         self._cycle_publishers = [self._joint_pub, self._command_pub]
         self._entities = [
             subscribe_with_arrival(self, JointState, 'actuator_states', self._on_state,
-                                   **qos_overridable(depth, reliable=False)),
+                                   raw=True, **qos_overridable(depth, reliable=False)),
             subscribe_with_arrival(self, JointState, 'joint_commands', self._on_command,
-                                   **qos_overridable(depth))]
+                                   raw=True, **qos_overridable(depth))]
         for field in FIELDS:
             self._entities.append(subscribe_with_arrival(
                 self, Float64MultiArray, f'{field}_commands',
                 functools.partial(self._on_array_command, field), **qos_overridable(depth)))
 
+    def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:
+        """Return the state half, the command half and their publishers (the driver's)."""
+        assert isinstance(self.core, HardwareInterface)
+        return (self.core.joint_states, self.core.actuator_commands, self._joint_pub,
+                self._command_pub)
+
     @logged_transition('activate')
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Start the update timer; commands received while inactive are discarded."""
-        assert self.core is not None and self.core.period is not None
-        self.core.reset_commands()
-        self._timer = self.create_timer(self.core.period, timer_callback(self._on_timer))
-        # steady-clock cycles can be run by message callbacks when the timer is overdue; not
-        # under sim time, where a paused /clock must pause the cycle
-        self._rescue = not self.get_parameter('use_sim_time').value
-        self._active = True
+        core = self.core
+        assert core is not None and core.period is not None
+        core.reset_commands()
+        # under sim time the timer runs on the node clock (a paused /clock pauses the cycle)
+        self.driver = CycleDriver(
+            self, core, *self._outputs(), self._serializer, self._reports, core.period,
+            event_driven=bool(self._param('event_driven')),
+            steady=not self.get_parameter('use_sim_time').value)
         self.lifecycle_state = 'active'
         self.get_logger().info('active')
         return super().on_activate(state)
@@ -252,11 +266,7 @@ class HardwareInterfaceNode(LifecycleNode):
     @logged_transition('deactivate')
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Stop publishing joint states and actuator commands."""
-        self._active = False
-        self._due = math.inf
-        if self._timer is not None:
-            self.destroy_timer(self._timer)
-            self._timer = None
+        self._stop_driver()
         self.lifecycle_state = 'inactive'
         self.get_logger().info('inactive')
         return super().on_deactivate(state)
@@ -282,12 +292,13 @@ class HardwareInterfaceNode(LifecycleNode):
         self.lifecycle_state = 'unconfigured'
         return TransitionCallbackReturn.SUCCESS
 
+    def _stop_driver(self) -> None:
+        if self.driver is not None:
+            self.driver.destroy()
+        self.driver = None
+
     def _teardown(self) -> None:
-        self._active = False
-        self._due = math.inf
-        if self._timer is not None:
-            self.destroy_timer(self._timer)
-        self._timer = None
+        self._stop_driver()
         for sub in self._entities:
             self.destroy_subscription(sub)
         self._entities = []
@@ -298,82 +309,63 @@ class HardwareInterfaceNode(LifecycleNode):
         self.core = None
 
     # ------------------------------------------------------------------ inputs
-    def _receive(self, active_only: bool, store: str, *args: Any, arrival: float) -> None:
-        """Hand a message to ``core.<store>``; a rejection costs a counter and a time check."""
+    def _decode(self, topic: str, data: bytes) -> Optional[JointStateFields]:
+        """Read a raw JointState; bytes rclpy cannot read are dropped as ``bad_type``."""
+        decoder = self._decoders.get(topic)
+        if decoder is None:
+            decoder = self._decoders[topic] = JointStateDecoder()
+        try:
+            return decoder(data)
+        except Exception as e:  # noqa: B902 - whatever rclpy raises for such bytes
+            if self.core is not None:
+                self.core.drops.reject(topic, InputRejected(
+                    'bad_type', f'not a JointState ({type(e).__name__}: {e})'))
+            return None
+
+    def _receive(self, active_only: bool, store: str, *args: Any, arrival: float) -> bool:
+        """Hand a message to ``core.<store>``; return False when it was not stored."""
         core = self.core
-        if core is None or (active_only and not self._active):
-            return
+        if core is None or (active_only and self.driver is None):
+            return False
         try:
             getattr(core, store)(*args, received=arrival)
         except InputRejected:
             for line in self._reports.drops(core):   # at most one summary a second
                 self.get_logger().warning(line)
-        if time.monotonic() > self._due:
-            # a backlog of messages holds the timer back (the EventsExecutor serves events in
-            # arrival order): run the overdue cycle from here
-            self._update()
+            return False
+        return True
 
-    def _on_state(self, msg: JointState, arrival: float) -> None:
-        self._receive(False, 'set_actuator_state', msg.name, msg.position, msg.velocity,
-                      msg.effort, arrival=arrival)
+    def _state_done(self, stored: bool) -> None:
+        """After a state input: publish now (event-driven), or run an overdue tick."""
+        driver = self.driver
+        if driver is not None:
+            if stored:
+                driver.state_arrived()
+            else:
+                driver.run_if_overdue()
 
-    def _on_command(self, msg: JointState, arrival: float) -> None:
-        self._receive(True, 'set_joint_command', msg.name, msg.position, msg.velocity,
-                      msg.effort, arrival=arrival)
+    def _command_done(self, stored: bool) -> None:
+        """After a command input: publish now (event-driven), or run an overdue tick."""
+        driver = self.driver
+        if driver is not None:
+            if stored:
+                driver.command_arrived()
+            else:
+                driver.run_if_overdue()
+
+    def _on_state(self, data: bytes, arrival: float) -> None:
+        msg = self._decode('actuator_states', data)
+        self._state_done(msg is not None and self._receive(
+            False, 'set_actuator_state', *msg, arrival=arrival))
+
+    def _on_command(self, data: bytes, arrival: float) -> None:
+        msg = self._decode('joint_commands', data)
+        self._command_done(msg is not None and self._receive(
+            True, 'set_joint_command', *msg, arrival=arrival))
 
     def _on_array_command(self, field: str, msg: Float64MultiArray, arrival: float) -> None:
-        self._receive(True, 'set_interface_command', field, msg.data, arrival=arrival)
-
-    # ------------------------------------------------------------------ cycle
-    def _on_timer(self) -> None:
-        """Run a cycle, unless a message callback ran it less than half a period ago."""
-        core = self.core
-        if core is not None and core.period is not None and \
-                time.monotonic() - self._last_cycle < 0.5 * core.period:
-            return
-        self._update()
-
-    def _update(self) -> None:
-        core = self.core
-        if core is None or not self._active or not self._cycle_publishers:
-            return
-        start = time.monotonic()
-        self._last_cycle = start
-        if self._rescue and core.period is not None:
-            self._due = start + 1.5 * core.period
-        try:
-            out = core.update()
-        except Exception as e:  # noqa: B902 - a cycle must never take the node down
-            line = self._reports.cycle_failed(e)
-            if line:
-                self.get_logger().error(line)
-            core.record_cycle(start, time.monotonic())
-            return
-        self._publish(out, self.get_clock().now())
-        core.record_cycle(start, time.monotonic())
-        line = self._reports.stale(core)
-        if line:
-            self.get_logger().warning(line)
-
-    def _publish(self, out: Any, now: Any) -> None:
-        """Publish one cycle's output (``now``: the node clock's ``Time``)."""
-        assert self._joint_pub is not None and self._command_pub is not None
-        if out.joint_states is not None:
-            self._publish_states(self._joint_pub, self._joint_msg, out.joint_states, now)
-        self._publish_commands(self._command_pub, out.actuator_commands, now)
-
-    def _publish_states(self, pub: Any, msg: JointState, values: Any, now: Any) -> None:
-        """Publish states: template-serialised bytes, else ``msg`` filled with ``values``."""
-        data = self._serializer(values.names, values.position, values.velocity, values.effort,
-                                now.nanoseconds)
-        pub.publish(data if data is not None else fill_joint_state(
-            msg, values, now.to_msg(), self._serializer.frame_id))
-
-    def _publish_commands(self, pub: Any, groups: List[Any], now: Any) -> None:
-        """Publish one ``JointState`` per command group (none: nothing)."""
-        for group in groups:
-            pub.publish(fill_joint_state(JointState(), group, now.to_msg(),
-                                         self._serializer.frame_id))
+        self._command_done(self._receive(True, 'set_interface_command', field, msg.data,
+                                         arrival=arrival))
 
     def _publish_diagnostics(self) -> None:
         core = self.core
@@ -382,6 +374,8 @@ class HardwareInterfaceNode(LifecycleNode):
                 self.get_logger().warning(line)
         records = node_records(self.get_fully_qualified_name(), core, self.lifecycle_state,
                                self.configure_error)
+        if core is not None:
+            records[0].values.insert(1, ('event_driven', str(self._param('event_driven')).lower()))
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [diagnostic_status(r.name, r.level, r.message, r.hardware_id, r.values)

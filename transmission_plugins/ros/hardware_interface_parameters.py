@@ -18,8 +18,9 @@ The parameters of ``transmission_hardware_interface``: the contract, and what ap
 Every parameter has a range or choices (:class:`~transmission_plugins.runtime.parameters.
 Constraint`), checked when it is set and again at configure.  The watchdogs,
 ``command_timeout_action``, ``enforce_limits``, ``stale_joints`` (:func:`apply_settings`),
-``update_rate``, ``diagnostic_period`` and ``frame_id`` apply at once; :data:`AT_CONFIGURE` at
-the next configure; ``autostart``, ``qos_depth`` and the ``qos_overrides.*`` are read-only.
+``update_rate``, ``event_driven``, ``diagnostic_period`` and ``frame_id`` apply at once;
+:data:`AT_CONFIGURE` at the next configure; ``autostart``, ``qos_depth`` and the
+``qos_overrides.*`` are read-only.
 """
 
 from typing import Any
@@ -46,8 +47,13 @@ PARAMETERS: Specs = {
     'robot_description': ROBOT_DESCRIPTION_PARAMETER,
     'autostart': (True, 'configure and activate by itself at start-up',
                   Constraint(read_only=True)),
-    'update_rate': (100.0, 'cycle rate in Hz of joint_states and actuator_commands',
+    'update_rate': (100.0, 'cycle rate in Hz of joint_states and actuator_commands (with '
+                           'event_driven: the rate of the watchdogs, and of the outputs while '
+                           'their inputs are silent)',
                     Constraint(low=0.1, high=10_000.0)),
+    'event_driven': (False, 'publish joint_states when actuator_states arrive and '
+                            'actuator_commands when joint commands arrive, instead of at '
+                            'update_rate; the update_rate timer keeps the watchdogs'),
     'state_timeout': (0.1, 'seconds without actuator state after which joints are stale (see '
                            'stale_joints); 0 disables the watchdog',
                       Constraint(low=0.0, high=3600.0)),

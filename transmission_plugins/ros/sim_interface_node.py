@@ -25,19 +25,24 @@ relative, so namespaces and remapping apply):
   ``actuator_commands`` (``sensor_msgs/JointState``, any subset of actuators and fields), and
   ``robot_description`` (``std_msgs/String``, transient local) while the parameter is empty;
 * publishes ``actuator_states`` and ``joint_commands`` (``sensor_msgs/JointState``, reliable;
-  passive joints are never commanded) at ``update_rate`` while active, with ``array_commands``
-  also ``<interface>_commands`` (``std_msgs/Float64MultiArray`` in ``joints`` order, when every
-  one of those joints is commanded), and ``/diagnostics`` every ``diagnostic_period`` seconds.
+  passive joints are never commanded) at ``update_rate`` while active (with ``event_driven``:
+  when their inputs arrive, and at ``update_rate`` while the inputs are silent), with
+  ``array_commands`` also ``<interface>_commands`` (``std_msgs/Float64MultiArray`` in ``joints``
+  order, when every one of those joints is commanded), and ``/diagnostics`` every
+  ``diagnostic_period`` seconds.
 
 Parameters (:mod:`.sim_interface_parameters`), lifecycle, watchdogs, QoS overrides, drop
-counting and diagnostics are the hardware interface's: this node is that node with its
+counting, diagnostics, the timer and event-driven mode (:class:`~.cycle_driver.CycleDriver`) and
+the raw ``JointState`` inputs are the hardware interface's: this node is that node with its
 messages turned around; the cycle is :class:`~..runtime.sim_interface.SimInterface`.
 """
 
 from typing import Any
+from typing import Callable
 from typing import Dict
 from typing import List
 from typing import Optional
+from typing import Tuple
 
 from rclpy.lifecycle import LifecyclePublisher
 from sensor_msgs.msg import JointState
@@ -52,8 +57,8 @@ from transmission_plugins.ros.hardware_interface_parameters import core_settings
 from transmission_plugins.ros.sim_interface_parameters import AT_CONFIGURE
 from transmission_plugins.ros.sim_interface_parameters import LIVE_SETTINGS
 from transmission_plugins.ros.sim_interface_parameters import PARAMETERS
+from transmission_plugins.runtime.commands import CommandOutput
 from transmission_plugins.runtime.parameters import Specs
-from transmission_plugins.runtime.sim_interface import SimCycleOutput
 from transmission_plugins.runtime.sim_interface import SimInterface
 
 NODE_NAME = 'transmission_sim_interface'
@@ -70,7 +75,6 @@ class SimInterfaceNode(HardwareInterfaceNode):
         self._state_pub: Optional[LifecyclePublisher[JointState]] = None
         self._joint_command_pub: Optional[LifecyclePublisher[JointState]] = None
         self._array_pubs: Dict[str, Any] = {}
-        self._state_msg = JointState()   # reused every cycle: publish() serialises at once
         super().__init__(node_name, **kwargs)
 
     def _make_core(self, robot: Any,  # type: ignore[override]
@@ -94,32 +98,40 @@ class SimInterfaceNode(HardwareInterfaceNode):
                                   *self._array_pubs.values()]
         self._entities = [
             subscribe_with_arrival(self, JointState, 'joint_states', self._on_joint_state,
-                                   **qos_overridable(depth, reliable=False)),
+                                   raw=True, **qos_overridable(depth, reliable=False)),
             subscribe_with_arrival(self, JointState, 'actuator_commands',
-                                   self._on_actuator_command, **qos_overridable(depth))]
+                                   self._on_actuator_command, raw=True,
+                                   **qos_overridable(depth))]
 
     # ------------------------------------------------------------------ inputs
-    def _on_joint_state(self, msg: JointState, arrival: float) -> None:
-        self._receive(False, 'set_joint_state', msg.name, msg.position, msg.velocity,
-                      msg.effort, arrival=arrival)
+    def _on_joint_state(self, data: bytes, arrival: float) -> None:
+        msg = self._decode('joint_states', data)
+        self._state_done(msg is not None and self._receive(
+            False, 'set_joint_state', *msg, arrival=arrival))
 
-    def _on_actuator_command(self, msg: JointState, arrival: float) -> None:
-        self._receive(True, 'set_actuator_command', msg.name, msg.position, msg.velocity,
-                      msg.effort, arrival=arrival)
+    def _on_actuator_command(self, data: bytes, arrival: float) -> None:
+        msg = self._decode('actuator_commands', data)
+        self._command_done(msg is not None and self._receive(
+            True, 'set_actuator_command', *msg, arrival=arrival))
 
-    # ------------------------------------------------------------------ cycle
-    def _publish(self, out: SimCycleOutput, now: Any) -> None:
-        """Publish one cycle's actuator states, joint commands and command arrays."""
-        assert self._state_pub is not None and self._joint_command_pub is not None
-        if out.actuator_states is not None:
-            self._publish_states(self._state_pub, self._state_msg, out.actuator_states, now)
-        self._publish_commands(self._joint_command_pub, out.joint_commands, now)
-        for interface, values in out.array_commands.items():
+    # ------------------------------------------------------------------ outputs
+    def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:
+        """Return the state half, the command half and their publishers (the driver's)."""
+        assert isinstance(self.core, SimInterface)
+        return (self.core.actuator_states, self._joint_commands, self._state_pub,
+                self._joint_command_pub)
+
+    def _joint_commands(self, now: float) -> List[CommandOutput]:
+        """Return the joint command messages (the driver publishes them); publish the arrays."""
+        assert isinstance(self.core, SimInterface)
+        groups = self.core.joint_commands(now)
+        for interface, values in self.core.array_outputs().items():
             pub = self._array_pubs.get(interface)
             if pub is not None:
                 msg = Float64MultiArray()
                 msg.data = to_msg_array(values)
                 pub.publish(msg)
+        return groups
 
     def _teardown(self) -> None:
         super()._teardown()

@@ -42,7 +42,13 @@ def _mirror(name: str, description: str, default: Optional[Any] = None) -> Tuple
 #: Descriptions (and the one default) that differ from the hardware interface's.
 _MIRRORED = {
     'update_rate': _mirror('update_rate', 'cycle rate in Hz of actuator_states and '
-                                          'joint_commands'),
+                                          'joint_commands (with event_driven: the rate of the '
+                                          'watchdogs, and of the outputs while their inputs '
+                                          'are silent)'),
+    'event_driven': _mirror('event_driven', 'publish actuator_states when joint_states arrive '
+                                            'and joint_commands when actuator_commands arrive, '
+                                            'instead of at update_rate; the update_rate timer '
+                                            'keeps the watchdogs'),
     'state_timeout': _mirror('state_timeout', 'seconds without joint state after which the '
                                               'actuators of those joints are stale (see '
                                               'stale_joints); 0 disables the watchdog'),

@@ -259,9 +259,9 @@ class InterfaceCycle:
         """Return the total work time of all cycles in seconds."""
         return self.timer.cycle_time_sum
 
-    def record_cycle(self, start: float, end: float) -> None:
-        """Account one cycle that started at ``start`` and finished at ``end`` (steady clock)."""
-        self.timer.record(start, end)
+    def record_cycle(self, start: float, end: float, periodic: bool = True) -> None:
+        """Account one cycle from ``start`` to ``end`` (steady clock); periodic: a timer tick."""
+        self.timer.record(start, end, periodic)
 
     # ------------------------------------------------------------------ inputs
     def _arrival(self, received: Optional[float]) -> float:

@@ -188,10 +188,29 @@ class HardwareInterface(InterfaceCycle):
     def update(self) -> CycleOutput:
         """Run one cycle: joint states from actuator states, actuator commands from commands."""
         now = self.clock()
-        joints = self.states.joint_states(now)
-        commands = self.commands.actuator_commands(now, self.states.state['position'],
-                                                   self.states.last_joint_position)
-        return CycleOutput(joints, commands)
+        return CycleOutput(self.joint_states(now), self.actuator_commands(now))
+
+    def joint_states(self, now: Optional[float] = None) -> Optional[JointOutput]:
+        """
+        Return the joint states of the latest actuator states (the state half of a cycle).
+
+        None when no joint is known (or, with ``stale_joints: omit``, none is fresh).
+
+        :param now: the steady time of the watchdog (default: :attr:`clock`)
+        """
+        return self.states.joint_states(self.clock() if now is None else now)
+
+    def actuator_commands(self, now: Optional[float] = None) -> List[CommandOutput]:
+        """
+        Return the actuator command messages of the latest joint commands (the command half).
+
+        Nonlinear maps are linearised at the joint positions :meth:`joint_states` converted last.
+
+        :param now: the steady time of the watchdog (default: :attr:`clock`)
+        """
+        return self.commands.actuator_commands(self.clock() if now is None else now,
+                                               self.states.state['position'],
+                                               self.states.last_joint_position)
 
 
 def array_values(data: Any, count: int, interface: str) -> np.ndarray:

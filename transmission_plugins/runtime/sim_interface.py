@@ -185,9 +185,39 @@ class SimInterface(InterfaceCycle):
     def update(self) -> SimCycleOutput:
         """Run one cycle: actuator states from joint states, joint commands from commands."""
         now = self.clock()
-        actuators = self.states.actuator_states(now)
-        commands = self.commands.joint_commands(now, self.states.state['position'],
-                                                self.states.last_position)
+        actuators = self.actuator_states(now)
+        return SimCycleOutput(actuators, self.joint_commands(now), self.array_outputs())
+
+    def actuator_states(self, now: Optional[float] = None) -> Optional[StateOutput]:
+        """
+        Return the actuator states of the latest joint states (the state half of a cycle).
+
+        None when no actuator is known (or, with ``stale_joints: omit``, none is fresh).
+
+        :param now: the steady time of the watchdog (default: :attr:`clock`)
+        """
+        return self.states.actuator_states(self.clock() if now is None else now)
+
+    def joint_commands(self, now: Optional[float] = None) -> List[CommandOutput]:
+        """
+        Return the joint command messages of the latest actuator commands (the command half).
+
+        Nonlinear maps are linearised at the actuator positions :meth:`actuator_states`
+        converted last; :meth:`array_outputs` then holds this half's arrays.
+
+        :param now: the steady time of the watchdog (default: :attr:`clock`)
+        """
+        return self.commands.joint_commands(self.clock() if now is None else now,
+                                            self.states.state['position'],
+                                            self.states.last_position)
+
+    def array_outputs(self) -> Dict[str, FloatArray]:
+        """
+        Return the ``*_commands`` arrays of the last :meth:`joint_commands`.
+
+        :returns: interface -> joint values in ``command_joints`` order, for each interface of
+            ``array_commands`` whose every joint was commanded
+        """
         arrays: Dict[str, FloatArray] = {}
         latest = self.commands.latest
         if latest:
@@ -195,4 +225,4 @@ class SimInterface(InterfaceCycle):
                 x = latest[interface][self._command_idx]
                 if x.size and all_true(np.isfinite(x)):
                     arrays[interface] = x
-        return SimCycleOutput(actuators, commands, arrays)
+        return arrays

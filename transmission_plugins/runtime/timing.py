@@ -18,7 +18,9 @@ Cycle timing for /diagnostics: work time per cycle (mean, p99, max), overruns an
 Periodicity follows ros2_control's controller manager: the rate of each cycle, ``1 / (start -
 previous start)``, summarised (average, standard deviation, min, max, in Hz) over the cycles
 since the previous summary (:meth:`CycleTimer.periodicity`); the achieved rate is the number of
-those cycles over the time they spanned.
+those cycles over the time they spanned.  Only the timer's cycles are periodic: the updates an
+event-driven node makes when an input arrives count in the work times (and as ``events``), not
+in the periodicity.
 """
 
 from typing import Dict
@@ -43,6 +45,8 @@ class CycleTimer:
         #: the loop's period in seconds (None: no overrun check)
         self.period: Optional[float] = None
         self.cycles = 0
+        #: the cycles that were not the timer's (event-driven updates)
+        self.events = 0
         self.overruns = 0
         self.max_cycle_time = 0.0
         self.cycle_time_sum = 0.0
@@ -51,8 +55,14 @@ class CycleTimer:
         #: intervals between cycle starts since the last :meth:`periodicity`
         self._intervals: List[float] = []
 
-    def record(self, start: float, end: float) -> None:
-        """Account one cycle that started at ``start`` and finished at ``end`` (steady clock)."""
+    def record(self, start: float, end: float, periodic: bool = True) -> None:
+        """
+        Account one cycle that started at ``start`` and finished at ``end`` (steady clock).
+
+        :param periodic: a tick of the timer; False for an event-driven update, which counts
+            in the work times and as an overrun when it outlasts the period, not in the
+            periodicity
+        """
         self.cycles += 1
         dt = max(0.0, end - start)
         self.cycle_time_sum += dt
@@ -60,6 +70,11 @@ class CycleTimer:
         self._times.append(dt)
         if len(self._times) > WINDOW:
             del self._times[:WINDOW // 2]
+        if not periodic:
+            self.events += 1
+            if self.period and dt > self.period:
+                self.overruns += 1
+            return
         if self._last_start is not None:
             self._intervals.append(start - self._last_start)
             if len(self._intervals) > WINDOW:

@@ -1,0 +1,262 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Timer mode and event-driven mode without ROS: which outputs go out when, and cycle accounting.
+
+The node's decisions (:class:`OutputSchedule`) on hand-made steady-clock readings; the two
+halves of a cycle against :meth:`HardwareInterface.update`; the short state path (every
+actuator fresh) against the general one on random states of the example robot and the PR2.
+"""
+
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import HealthCheck
+from hypothesis import settings
+from hypothesis import strategies as st
+import numpy as np
+import pytest
+
+from tp_support import SHARED
+from transmission_plugins.robot.loading import load_robot_transmissions
+from transmission_plugins.runtime.hardware_interface import HardwareInterface
+from transmission_plugins.runtime.output_schedule import OutputSchedule
+from transmission_plugins.runtime.states import ActuatorStates
+from transmission_plugins.runtime.timing import CycleTimer
+from transmission_plugins.tools.launcher import default_description_file
+from transmission_plugins.tools.launcher import read_description
+
+P = 0.01   # the period of every schedule here
+
+
+# ---------------------------------------------------------------------- OutputSchedule
+def test_timer_mode_publishes_both_outputs_on_every_tick_and_never_on_arrival():
+    s = OutputSchedule(P)
+    assert not s.event_driven
+    for t in (0.0, 0.01, 0.02):
+        assert s.state_arrived() is False and s.command_arrived() is False
+        assert s.tick(t) == (True, True)
+    assert s.tick(0.03) == (True, True)   # nothing arrived: still both
+
+
+def test_event_driven_publishes_on_arrival_and_ticks_for_silent_inputs():
+    s = OutputSchedule(P, event_driven=True)
+    assert s.tick(0.0) == (True, True)             # nothing arrived yet: the watchdog's turn
+    assert s.state_arrived() is True and s.command_arrived() is True
+    assert s.tick(0.01) == (False, False)          # both arrived since the previous tick
+    assert s.state_arrived() is True
+    assert s.tick(0.02) == (False, True)           # commands silent: the tick sends them
+    assert s.tick(0.03) == (True, True)            # both silent
+    s.command_arrived()
+    assert s.tick(0.04) == (True, False)
+
+
+def test_switching_modes_applies_at_the_next_occasion():
+    s = OutputSchedule(P, event_driven=True)
+    s.state_arrived()
+    s.event_driven = False
+    assert s.tick(0.0) == (True, True) and s.state_arrived() is False
+    s.event_driven = True
+    assert s.tick(0.01) == (False, True)   # the state came in timer mode: counted anyway
+    assert s.tick(0.02) == (True, True)
+
+
+def test_a_late_tick_runs_from_a_message_callback_and_the_timer_then_skips_it():
+    s = OutputSchedule(P)
+    assert not s.overdue(1e9)                      # no tick yet: nothing is late
+    s.tick(1.0)
+    assert not s.overdue(1.0 + 1.4 * P)
+    assert s.overdue(1.0 + 1.6 * P)                # 1.5 periods late: run it from here
+    s.tick(1.0 + 1.6 * P)
+    assert s.skip_tick(1.0 + 1.9 * P)              # the timer fires 0.3 periods later: skip
+    assert not s.skip_tick(1.0 + 2.2 * P)
+    s.stop()
+    assert not s.overdue(1e9)
+
+
+def test_without_rescue_no_tick_is_ever_overdue():
+    s = OutputSchedule(P, rescue=False)            # simulated time: a paused clock pauses
+    s.tick(1.0)
+    assert not s.overdue(1e9)
+
+
+def test_stop_forgets_arrivals():
+    s = OutputSchedule(P, event_driven=True)
+    s.state_arrived()
+    s.command_arrived()
+    s.stop()
+    assert s.tick(0.0) == (True, True)
+
+
+# ---------------------------------------------------------------------- CycleTimer
+def test_event_updates_count_as_work_but_not_in_the_periodicity():
+    timer = CycleTimer()
+    timer.period = P
+    for t in (0.0, 0.01, 0.02):                    # ticks, 10 ms apart
+        timer.record(t, t + 0.001)
+    for t in (0.003, 0.004, 0.0141, 0.015):        # event updates between them
+        timer.record(t, t + 0.0005, periodic=False)
+    timer.record(0.016, 0.016 + 2 * P, periodic=False)   # one outlasting the period
+    assert timer.cycles == 8 and timer.events == 5
+    assert timer.overruns == 1
+    assert timer.max_cycle_time == pytest.approx(2 * P)
+    rate = timer.periodicity()
+    assert rate['average'] == pytest.approx(100.0) and rate['min'] == pytest.approx(100.0)
+    assert rate['achieved'] == pytest.approx(100.0)
+
+
+def test_a_late_tick_is_an_overrun_but_an_event_gap_is_not():
+    timer = CycleTimer()
+    timer.period = P
+    timer.record(0.0, 0.001)
+    timer.record(0.1, 0.1001, periodic=False)      # 100 ms after the tick: not a late tick
+    assert timer.overruns == 0
+    timer.record(0.2, 0.201)                       # the next tick 200 ms late
+    assert timer.overruns == 1
+
+
+# ---------------------------------------------------------------------- cycle halves
+class Clock:
+    def __init__(self) -> None:
+        self.t = 50.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture(scope='module')
+def example_robot():
+    return load_robot_transmissions(read_description(default_description_file()))
+
+
+@pytest.fixture(scope='module')
+def pr2():
+    path = Path(SHARED) / 'urdf_corpus' / 'pr2.urdf'
+    if not path.exists():
+        pytest.skip(f'the PR2 of the shared corpus is not at {path}')
+    return load_robot_transmissions(path.read_text())
+
+
+def _equal(a, b):
+    if a is None or b is None:
+        return a is b
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    return list(a.names) == list(b.names) and all(
+        (x is None and y is None) or (x is not None and y is not None
+                                      and np.array_equal(x, y))
+        for x, y in zip(a[1:], b[1:]))
+
+
+def _inputs(robot, rng, names, n):
+    """Random messages: states (some NaN, some partial), commands, clock steps."""
+    steps = []
+    for _ in range(n):
+        kind = rng.choice(['state', 'state', 'command', 'wait'] if names else ['state', 'wait'])
+        if kind == 'wait':
+            steps.append(('wait', float(rng.choice([0.001, 0.05, 0.3]))))
+            continue
+        pool = robot.actuator_names if kind == 'state' else names
+        count = len(pool) if rng.random() < 0.5 else int(rng.integers(1, len(pool) + 1))
+        chosen = list(rng.permutation(pool)[:count])
+        values = {}
+        for field in ('position', 'velocity', 'effort'):
+            if rng.random() < 0.8:
+                x = rng.uniform(-1.0, 1.0, len(chosen))
+                if rng.random() < 0.1:
+                    x[int(rng.integers(len(x)))] = np.nan   # rejected as a whole
+                elif rng.random() < 0.1:   # outputs overflow, or leave a gripper's range
+                    x[int(rng.integers(len(x)))] = rng.choice([1e308, -1e308, 5e4])
+                values[field] = x
+        steps.append((kind, chosen, values))
+    return steps
+
+
+def _feed(hw, clock, step):
+    if step[0] == 'wait':
+        clock.t += step[1]
+        return
+    kind, names, values = step
+    store = hw.set_actuator_state if kind == 'state' else hw.set_joint_command
+    try:
+        store(names, **values)
+    except ValueError:
+        pass
+
+
+@pytest.mark.filterwarnings('ignore::RuntimeWarning')
+@pytest.mark.parametrize('seed', range(4))
+def test_the_two_halves_make_what_update_makes(example_robot, seed):
+    rng = np.random.default_rng(seed)
+    clocks = Clock(), Clock()
+    whole, halves = (HardwareInterface(example_robot, clock=c, timeout_action='hold',
+                                       state_timeout=0.2, command_timeout=0.25)
+                     for c in clocks)
+    for step in _inputs(example_robot, rng, whole.commandable_joints(), 60):
+        for hw, clock in zip((whole, halves), clocks):
+            _feed(hw, clock, step)
+        out = whole.update()
+        assert _equal(out.joint_states, halves.joint_states())
+        assert _equal(out.actuator_commands, halves.actuator_commands())
+
+
+def _general_path_only(monkeypatch):
+    monkeypatch.setattr(ActuatorStates, '_convert_all_fresh', lambda self: None)
+
+
+@pytest.mark.filterwarnings('ignore::RuntimeWarning')   # overflow on purpose
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(seed=st.integers(0, 2 ** 32 - 1), policy=st.sampled_from(['last', 'omit']))
+def test_the_short_state_path_gives_what_the_general_path_gives(pr2, example_robot,
+                                                                monkeypatch, seed, policy):
+    """Fresh, stale, partial and non-finite states; PR2 grippers near and past their range."""
+    rng = np.random.default_rng(seed)
+    robot = pr2 if seed % 2 else example_robot
+    steps = [s for s in _inputs(robot, rng, [], 40) if s[0] != 'command']
+    outputs = []
+    counts = []
+    for general in (True, False):
+        clock = Clock()
+        hw = HardwareInterface(robot, clock=clock, stale_joints=policy, state_timeout=0.1)
+        with monkeypatch.context() as m:
+            if general:
+                m.setattr(ActuatorStates, '_convert_all_fresh', lambda self: None)
+            outs = []
+            for step in steps:
+                _feed(hw, clock, step)
+                outs.append(hw.joint_states())
+        outputs.append(outs)
+        counts.append(hw.non_finite_outputs)
+    assert all(_equal(a, b) for a, b in zip(*outputs))
+    assert counts[0] == counts[1]
+
+
+def test_the_short_path_is_taken_when_every_actuator_is_fresh(pr2):
+    clock = Clock()
+    hw = HardwareInterface(pr2, clock=clock)
+    q = pr2.default_joint_position()
+    a = np.asarray(pr2.joint_to_actuator_arrays({'position': q})['position'])
+    calls = []
+    original = hw.states._convert_all_fresh
+    hw.states._convert_all_fresh = lambda: calls.append(1) or original()
+    n = len(pr2.actuator_names)
+    for i in range(3):
+        hw.set_actuator_state(pr2.actuator_names, a + 1e-3 * i, np.zeros(n), np.zeros(n))
+        clock.t += 0.001
+        out = hw.joint_states()
+        np.testing.assert_allclose(pr2.joint_to_actuator_arrays({'position': out.position})[
+            'position'], a + 1e-3 * i, atol=1e-9)
+    assert len(calls) == 2   # the first call finds the mask changed: the general path

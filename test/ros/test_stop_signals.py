@@ -282,10 +282,15 @@ def test_a_stop_stuck_in_native_code_holding_the_gil_still_ends_one_second_later
     """The watcher thread cannot print; faulthandler's native thread ends the process."""
     proc = subprocess.Popen([sys.executable, '-c', STUCK_WITH_THE_GIL, '0.5'],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout.readline().strip() == 'ready'
-    start = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    try:
+        assert proc.stdout.readline().strip() == 'ready'
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:   # never left behind, locked forever
+            proc.kill()
+            proc.wait()
     assert proc.returncode == 1, err
     assert 1.5 <= time.monotonic() - start
     assert 'Timeout (0:00:01.500000)!' in err, err

@@ -344,3 +344,35 @@ def test_sigusr1_prints_the_stacks_of_a_running_executable_which_runs_on(env, tm
     assert p.returncode == 0, out
     assert 'most recent call first' in out and 'busy_node.py", line 6 in main' in out, out
     assert 'finished' in out
+
+
+#: an object whose collection hangs with the GIL held, as a DDS participant's deletion can
+HANGING_DELETION = textwrap.dedent("""\
+    import ctypes, sys
+    from transmission_plugins.ros import executables
+    libc = ctypes.PyDLL(None)
+    mutex = ctypes.create_string_buffer(64)
+
+    class Participant:
+        def __del__(self):
+            libc.pthread_mutex_lock(mutex)
+            libc.pthread_mutex_lock(mutex)      # never returns, GIL held
+
+    p = Participant()
+    p.cycle = p                                 # freed by gc.collect() only
+    del p
+    executables.EXIT_DEADLINE = 0.5
+    print('stopped', end='')
+    executables.exit_process(int(sys.argv[1]))
+    """)
+
+
+def test_a_deletion_that_hangs_after_a_clean_stop_still_ends_with_the_nodes_code():
+    """The native timer ends the process with the node's exit code, output flushed."""
+    for code in (0, 3):
+        start = time.monotonic()
+        proc = subprocess.run([sys.executable, '-c', HANGING_DELETION, str(code)],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == code, proc.stderr
+        assert proc.stdout == 'stopped'
+        assert 0.5 <= time.monotonic() - start

@@ -44,6 +44,9 @@ RUN_REMAPPED = ('ros2 run transmission_plugins hardware_interface_node --ros-arg
 RUN_VERSION = 'ros2 run transmission_plugins transmission_plugins --version'
 RUN_MUJOCO = ('ros2 run transmission_plugins mock_actuators_node --ros-args '
               '-p robot_description:="$(xacro urdf/example_robot.urdf.xacro)" -p physics:=mujoco')
+RUN_EVENT_DRIVEN = ('ros2 run transmission_plugins hardware_interface_node --ros-args '
+                    '-p robot_description:="$(xacro urdf/example_robot.urdf.xacro)" '
+                    '-p event_driven:=true -p update_rate:=100.0')
 LAUNCH_SIM = ('ros2 launch transmission_plugins transmission_hardware.launch.py '
               'mode:=simulation')
 TOPIC_PUB_JOINT_STATES = (
@@ -74,6 +77,7 @@ COVERED = {
     RUN_REMAPPED: 'test_run_cli.py::test_ros2_run_with_namespace_and_remapping',
     RUN_VERSION: 'test_run_cli.py::test_the_commands_of_the_workspace',
     RUN_MUJOCO: 'test_run_cli.py::test_the_mock_with_mujoco_physics',
+    RUN_EVENT_DRIVEN: 'test_run_cli.py::test_the_hardware_interface_event_driven',
     LAUNCH_SIM: 'test_launch_cli.py::test_simulation_mode_with_a_stand_in_simulator',
     TOPIC_PUB_JOINT_STATES: 'test_launch_cli.py::test_simulation_mode_with_a_stand_in_simulator',
     TOPIC_ECHO_ACTUATOR_STATES:

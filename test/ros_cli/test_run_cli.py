@@ -119,3 +119,17 @@ def test_the_mock_with_mujoco_physics(user):
         mock.kill()
         raise
     stop(mock)
+
+
+def test_the_hardware_interface_event_driven(user):
+    """doc/nodes.md: event-driven mode from the command line; a state in, joint_states out."""
+    (user.path / 'urdf').symlink_to(REPO / 'urdf')
+    node = start(doc.RUN_EVENT_DRIVEN, user, ready=(']: active',))
+    try:
+        ros2('ros2 param get /transmission_hardware_interface event_driven', user,
+             'Boolean value is: True')
+        ros2('ros2 lifecycle get /transmission_hardware_interface', user, 'active')
+    except BaseException:
+        node.kill()
+        raise
+    stop(node)

@@ -25,7 +25,8 @@ traceback, abort, a node that died or had to be escalated), and no process it st
 
 Expected exit codes of the tools themselves: 0, except ``ros2 launch`` and ``ros2 run`` on
 SIGTERM, which upstream leave to the default action (killed, -15); their nodes then stop by
-themselves (SIGTERM from the terminal's process group, or the death of ``ros2 launch``).
+themselves (SIGTERM from the terminal's process group, or the death of ``ros2 launch``), and
+``ros2 run`` on a second Ctrl-C that comes after its node has ended (killed, -2).
 """
 
 import itertools
@@ -56,6 +57,8 @@ class Way(NamedTuple):
 
     act: Callable[[Command], None]
     code: int
+    #: another code the tool itself may give (upstream), when its output shows its node clean
+    also: Optional[int] = None
 
 
 def _twice(cmd: Command) -> None:
@@ -77,7 +80,11 @@ LAUNCH_WAYS['sigterm_to_the_tool'] = Way(WAYS['sigterm_to_the_tool'].act, -signa
 LAUNCH_WAYS['sigterm_to_the_group'] = Way(WAYS['sigterm_to_the_group'].act, -signal.SIGTERM)
 LAUNCHER_WAYS = {name: WAYS[name] for name in ('ctrl_c', 'ctrl_c_twice', 'sigint_to_the_tool',
                                                'sigterm_to_the_tool')}
-RUN_WAYS = {name: WAYS[name] for name in ('ctrl_c', 'ctrl_c_twice')}
+RUN_WAYS = {name: WAYS[name] for name in ('ctrl_c',)}
+# The node ends within about 0.2 s of the first Ctrl-C.  When the second comes after that,
+# ``ros2 run`` itself is past its wait for the node (which it reports when not 0, with a line
+# '[ros2run]: ...') and upstream does not catch it there: it dies of it (-2).
+RUN_WAYS['ctrl_c_twice'] = Way(_twice, 0, also=-signal.SIGINT)
 RUN_WAYS['sigterm_to_the_group'] = Way(WAYS['sigterm_to_the_group'].act, -signal.SIGTERM)
 
 
@@ -104,7 +111,8 @@ def _stop_all(user, lines, way: Way, ready=READY, nodes: Optional[int] = None):
             way.act(cmd)
         for cmd in cmds:
             code = cmd.wait(10)
-            assert code == way.code, f'{cmd.line!r}: exit code {code}:\n{cmd.output}'
+            upstream = way.also is not None and code == way.also and '[ros2run]' not in cmd.output
+            assert code == way.code or upstream, f'{cmd.line!r}: exit code {code}:\n{cmd.output}'
             assert cmd.bad_lines() == [], cmd.output
             assert cmd.wait_gone(10) == [], cmd.output
             if nodes is not None and way.code == 0:   # ros2 launch reports every node

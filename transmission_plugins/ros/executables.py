@@ -37,6 +37,7 @@ import importlib
 import os
 import signal
 import sys
+import time
 from typing import List
 from typing import NoReturn
 from typing import Optional
@@ -98,25 +99,82 @@ def exit_process(code: int) -> NoReturn:
     End the node's process with ``code`` once the node has stopped, without Python's finalization.
 
     The node, its executor and its context are already torn down; what remains is freeing
-    objects.  The ones that hold ROS resources are collected here, while the stop watchdog can
-    still run: the last node's DDS participant is deleted (the other participants hear it leave
-    instead of waiting for its lease to expire).  The ``atexit`` handlers run (rclpy's logging
-    flushes its files), the standard streams are flushed, and the process ends.  Python's
-    finalization, which frees every module one by one, is skipped: on a loaded machine it took
-    several seconds, past the stop watchdog and the SIGKILL of ``ros2 launch``.
+    objects.  The ones that hold ROS resources are collected here: the last node's DDS
+    participant is deleted, so that the other participants see it leave at once instead of
+    when its lease expires.  Then the ``atexit`` handlers run, the standard streams (Python's
+    and C's) are flushed, and the process ends.  Python's finalization, which frees every module
+    one by one, is skipped: on a loaded machine it took several seconds, past the stop watchdog
+    and the SIGKILL of ``ros2 launch``.
+
+    The participant's deletion itself has been seen to hang (about one stop in a hundred with
+    several nodes on a loaded machine: Fast DDS joining one of its threads, with the GIL held, so
+    no Python code can step in).  A native timer (:func:`_exit_later`) therefore ends the
+    process with ``code`` anyway :data:`EXIT_DEADLINE` seconds later: the node itself had
+    stopped cleanly.
     """
+    _flush()
+    _exit_later(EXIT_DEADLINE, code)
     gc.collect()
     atexit._run_exitfuncs()
+    _flush()
+    os._exit(code)
+
+
+#: seconds the DDS participant's deletion may take before the process ends without it
+EXIT_DEADLINE = 3.0
+
+
+def _flush() -> None:
+    """Flush Python's standard streams and C's stdio buffers (rcutils logs through them)."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):
             pass
-    try:   # and C's stdio buffers (rcutils writes the ROS log lines through them)
+    try:
         ctypes.CDLL(None).fflush(None)
     except (OSError, AttributeError):
         pass
-    os._exit(code)
+
+
+class _SigEvent(ctypes.Structure):
+    """``struct sigevent`` (Linux, 64 bytes) with the ``SIGEV_THREAD`` members."""
+
+    _fields_ = [('value', ctypes.c_void_p), ('signo', ctypes.c_int), ('notify', ctypes.c_int),
+                ('function', ctypes.c_void_p), ('attribute', ctypes.c_void_p),
+                ('pad', ctypes.c_int * 8)]
+
+
+class _ITimerSpec(ctypes.Structure):
+    _fields_ = [('interval_s', ctypes.c_long), ('interval_ns', ctypes.c_long),
+                ('value_s', ctypes.c_long), ('value_ns', ctypes.c_long)]
+
+
+_SIGEV_THREAD = 2
+
+
+def _exit_later(seconds: float, code: int) -> bool:
+    """
+    Arm a POSIX timer that calls ``_exit(code)`` in a thread of its own after ``seconds``.
+
+    The timer and its thread are the C library's (``timer_create`` with ``SIGEV_THREAD`` and
+    ``_exit`` as the function, ``code`` as its argument): nothing of it needs Python's GIL.
+
+    :returns: False where the C library offers no such timer (the process then ends whenever
+        the deletion does)
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        event = _SigEvent(value=code, notify=_SIGEV_THREAD,
+                          function=ctypes.cast(libc._exit, ctypes.c_void_p).value)
+        timer = ctypes.c_void_p()
+        if libc.timer_create(time.CLOCK_MONOTONIC, ctypes.byref(event), ctypes.byref(timer)):
+            return False
+        whole = int(seconds)
+        spec = _ITimerSpec(0, 0, whole, int((seconds - whole) * 1e9))
+        return libc.timer_settime(timer, 0, ctypes.byref(spec), None) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def hardware_interface_node() -> NoReturn:

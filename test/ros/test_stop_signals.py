@@ -22,6 +22,7 @@ in ``test/ros_cli``.
 """
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -342,7 +343,8 @@ def test_sigusr1_prints_the_stacks_of_a_running_executable_which_runs_on(env, tm
     p.send_signal(signal.SIGUSR1)
     out = p.communicate(timeout=30)[0]
     assert p.returncode == 0, out
-    assert 'most recent call first' in out and 'busy_node.py", line 6 in main' in out, out
+    assert 'most recent call first' in out, out
+    assert re.search(r'busy_node\.py", line [46] in main', out), out   # print or sleep
     assert 'finished' in out
 
 

@@ -20,7 +20,6 @@ halves of a cycle against :meth:`HardwareInterface.update`; the short state path
 actuator fresh) against the general one on random states of the example robot and the PR2.
 """
 
-from pathlib import Path
 
 from hypothesis import given
 from hypothesis import HealthCheck
@@ -29,14 +28,10 @@ from hypothesis import strategies as st
 import numpy as np
 import pytest
 
-from tp_support import SHARED
-from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.output_schedule import OutputSchedule
 from transmission_plugins.runtime.states import ActuatorStates
 from transmission_plugins.runtime.timing import CycleTimer
-from transmission_plugins.tools.launcher import default_description_file
-from transmission_plugins.tools.launcher import read_description
 
 P = 0.01   # the period of every schedule here
 
@@ -134,19 +129,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.t
-
-
-@pytest.fixture(scope='module')
-def example_robot():
-    return load_robot_transmissions(read_description(default_description_file()))
-
-
-@pytest.fixture(scope='module')
-def pr2():
-    path = Path(SHARED) / 'urdf_corpus' / 'pr2.urdf'
-    if not path.exists():
-        pytest.skip(f'the PR2 of the shared corpus is not at {path}')
-    return load_robot_transmissions(path.read_text())
 
 
 def _equal(a, b):

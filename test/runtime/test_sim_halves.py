@@ -22,17 +22,12 @@ The state half (:meth:`SimInterface.actuator_states`), the command half
 actuators), on the example robot and the PR2.
 """
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tp_support import SHARED
-from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.runtime.sim_interface import SimInterface
 from transmission_plugins.runtime.states import JointStates
-from transmission_plugins.tools.launcher import default_description_file
-from transmission_plugins.tools.launcher import read_description
 
 
 class Clock:
@@ -43,19 +38,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.t
-
-
-@pytest.fixture(scope='module')
-def example_robot():
-    return load_robot_transmissions(read_description(default_description_file()))
-
-
-@pytest.fixture(scope='module')
-def pr2():
-    path = Path(SHARED) / 'urdf_corpus' / 'pr2.urdf'
-    if not path.exists():
-        pytest.skip(f'the PR2 of the shared corpus is not at {path}')
-    return load_robot_transmissions(path.read_text())
 
 
 def _equal(a, b):

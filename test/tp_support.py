@@ -20,8 +20,12 @@ The repository, the package and the optional shared corpus; the fenced code bloc
 (:func:`doc_ros2_commands`), which the ROS-tools tests run.
 """
 
+import contextlib
+import os
 from pathlib import Path
 import re
+from typing import Dict
+from typing import Iterator
 from typing import List
 from typing import NamedTuple
 from typing import Optional
@@ -159,3 +163,26 @@ def doc_ros2_commands() -> List[Tuple[str, str]]:
                 found += [(block.page, command) for _, command, _ in shell_commands(block)
                           if command.startswith('ros2 ')]
     return found
+
+
+@contextlib.contextmanager
+def ros_domain(first: int, count: int) -> Iterator[Dict[str, str]]:
+    """
+    Give the block a ROS domain of its own, on localhost only; yield the environment.
+
+    ``ROS_DOMAIN_ID`` becomes ``first + pid % count`` (each test module has a range of its own:
+    ``grep -rn ros_domain test/``; Fast DDS ends the process above 232), and both variables are
+    put back as they were afterwards.
+    """
+    names = ('ROS_DOMAIN_ID', 'ROS_AUTOMATIC_DISCOVERY_RANGE')
+    saved = {k: os.environ.get(k) for k in names}
+    os.environ['ROS_DOMAIN_ID'] = str(first + os.getpid() % count)
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    try:
+        yield dict(os.environ)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

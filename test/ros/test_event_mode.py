@@ -33,6 +33,7 @@ from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
+from tp_support import ros_domain
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
 from transmission_plugins.ros.sim_interface_node import SimInterfaceNode
@@ -48,19 +49,11 @@ COMMAND_TIMEOUT = 0.4
 
 @pytest.fixture(scope='module')
 def context():
-    saved = {k: os.environ.get(k) for k in ('ROS_DOMAIN_ID', 'ROS_AUTOMATIC_DISCOVERY_RANGE')}
-    # a domain range of this module's own (90-99); Fast DDS ends the process above 232
-    os.environ['ROS_DOMAIN_ID'] = str(os.getpid() % 10 + 90)
-    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    context = Context()
-    context.init([])
-    yield context
-    context.try_shutdown()
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    with ros_domain(90, 10):   # this module's range
+        context = Context()
+        context.init([])
+        yield context
+        context.try_shutdown()
 
 
 class Setup:

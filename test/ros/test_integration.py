@@ -55,6 +55,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
+from tp_support import ros_domain
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.tools.launcher import default_description_file
 from transmission_plugins.tools.launcher import read_description
@@ -104,16 +105,8 @@ def robot(urdf):
 @pytest.fixture(scope='module')
 def ros_env():
     """Give this module its own ROS domain, on localhost only."""
-    saved = {k: os.environ.get(k) for k in ('ROS_DOMAIN_ID', 'ROS_AUTOMATIC_DISCOVERY_RANGE')}
-    # a domain of this module's own; Fast DDS ends the process above 232
-    os.environ['ROS_DOMAIN_ID'] = str(os.getpid() % 40 + 100)
-    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    yield dict(os.environ)
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    with ros_domain(100, 40) as env:   # this module's range
+        yield env
 
 
 @pytest.fixture(scope='module')

@@ -42,6 +42,7 @@ from rclpy.serialization import deserialize_message
 from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
+from tp_support import ros_domain
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
 from transmission_plugins.tools.launcher import default_description_file
 from transmission_plugins.tools.launcher import read_description
@@ -78,19 +79,11 @@ def urdf():
 
 @pytest.fixture(scope='module')
 def context():
-    saved = {k: os.environ.get(k) for k in ('ROS_DOMAIN_ID', 'ROS_AUTOMATIC_DISCOVERY_RANGE')}
-    # a domain range of this module's own (50-69); Fast DDS ends the process above 232
-    os.environ['ROS_DOMAIN_ID'] = str(os.getpid() % 20 + 50)
-    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    context = Context()
-    context.init([])
-    yield context
-    context.try_shutdown()
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    with ros_domain(50, 20):   # this module's range
+        context = Context()
+        context.init([])
+        yield context
+        context.try_shutdown()
 
 
 @pytest.fixture(scope='module')

@@ -32,7 +32,6 @@ run in subprocesses; this module has its own ROS domain (10 to 29, see
 ``grep -rn ROS_DOMAIN_ID test/``).
 """
 
-import os
 import subprocess
 import sys
 import time
@@ -49,6 +48,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from tp_support import PR2_URDF
+from tp_support import ros_domain
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.runtime.sim_interface import SimInterface
 from transmission_plugins.tools.node_plan import default_description_file
@@ -74,15 +74,8 @@ def _robots():
 @pytest.fixture(scope='module')
 def ros_env():
     """Give this module its own ROS domain (10-29), on localhost only."""
-    saved = {k: os.environ.get(k) for k in ('ROS_DOMAIN_ID', 'ROS_AUTOMATIC_DISCOVERY_RANGE')}
-    os.environ['ROS_DOMAIN_ID'] = str(os.getpid() % 20 + 10)
-    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    yield dict(os.environ)
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    with ros_domain(10, 20) as env:   # this module's range
+        yield env
 
 
 @pytest.fixture(scope='module')

@@ -378,3 +378,37 @@ def test_a_deletion_that_hangs_after_a_clean_stop_still_ends_with_the_nodes_code
         assert proc.returncode == code, proc.stderr
         assert proc.stdout == 'stopped'
         assert 0.5 <= time.monotonic() - start
+
+
+#: a second signal landing on every line of the first one's handling, to any depth of two
+NESTED_SIGNALS = textwrap.dedent("""\
+    import signal, sys
+    from transmission_plugins.ros.stop_signals import StopSignals
+    stop = StopSignals()
+    depth = [0]
+
+    def tracer(frame, event, arg):
+        if event == 'line' and depth[0] < 2:
+            depth[0] += 1
+            stop._handler(signal.SIGINT, None)
+            depth[0] -= 1
+        return tracer
+
+    sys.settrace(lambda frame, event, arg: tracer)
+    stop._handler(signal.SIGINT, None)
+    sys.settrace(None)
+    print('requested', stop.requested, len(stop.received) > 1)
+    """)
+
+
+def test_a_signal_inside_the_handling_of_another_never_deadlocks():
+    """
+    The handler may run again inside itself; it must take no lock.
+
+    A CI run saw ``threading.Event.set`` in the handler interrupted by the second Ctrl-C, whose
+    handler then waited forever for the lock the first one held (the old code hangs here).
+    """
+    proc = subprocess.run([sys.executable, '-c', NESTED_SIGNALS], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == 'requested True True'

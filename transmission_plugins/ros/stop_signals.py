@@ -86,7 +86,9 @@ class StopSignals:
     def __init__(self, on_stop: Optional[Callable[[], None]] = None) -> None:
         self.received: List[int] = []
         self.on_stop = on_stop
-        self._event = threading.Event()
+        # a plain flag, no lock: the handler may run again inside itself (a second signal
+        # between two bytecodes of the first), and a lock taken there would never be released
+        self._requested = False
         self._saved: Dict[int, Any] = {}
 
     @classmethod
@@ -97,7 +99,7 @@ class StopSignals:
     @property
     def requested(self) -> bool:
         """Tell whether a stop signal arrived (or :meth:`request` was called)."""
-        return self._event.is_set()
+        return self._requested
 
     @property
     def installed(self) -> bool:
@@ -105,11 +107,16 @@ class StopSignals:
         return StopSignals._current is self
 
     def request(self, signum: int = 0) -> None:
-        """Ask for a stop, as a signal does (``signum`` 0: not a signal)."""
+        """
+        Ask for a stop, as a signal does (``signum`` 0: not a signal).
+
+        Safe to re-enter: it takes no lock (``threading.Event.set`` does, and a second signal
+        landing inside it deadlocked the main thread in a loaded CI run).
+        """
         if signum:
             self.received.append(signum)
-        first = not self._event.is_set()
-        self._event.set()
+        first = not self._requested
+        self._requested = True
         if first and self.on_stop is not None:
             try:
                 self.on_stop()

@@ -988,7 +988,10 @@ def test_launcher_runs_the_node_set_and_forwards_ctrl_c(client, ros_env, tmp_pat
         for ns, p in procs.items():
             # the launcher allows its nodes 10 s before SIGKILL; a loaded run once needed more
             # than 15 s in all (the launcher itself waiting for a share of a core)
-            assert p.wait(30) == 0, ns
+            code = p.wait(30)
+            log.flush()
+            assert code == 0, (f'{ns} exited {code}; launcher log:\n'
+                               + (tmp_path / 'launcher.log').read_text()[-8000:])
         client.spin(0.3)   # drain what was already on its way
         count = {ns: len(m) for ns, m in js.items()}
         client.spin(0.5)

@@ -298,6 +298,35 @@ def test_a_stop_stuck_in_native_code_holding_the_gil_still_ends_one_second_later
     assert 'File "<string>", line 12 in <module>' in err, err   # the native call's line
 
 
+#: the first request's handler arms the backstop itself: here no signal ever reaches the
+#: watcher's pipe (a request by code) and the main thread then blocks with the GIL at once
+REQUEST_THEN_STUCK = textwrap.dedent("""\
+    import ctypes, sys
+    from transmission_plugins.ros.stop_signals import StopSignals
+    stop = StopSignals().install()
+    assert stop.watch(float(sys.argv[1]))
+    libc = ctypes.PyDLL(None)
+    mutex = ctypes.create_string_buffer(64)
+    libc.pthread_mutex_lock(mutex)
+    stop.request()
+    libc.pthread_mutex_lock(mutex)
+    """)
+
+
+def test_the_first_request_arms_the_backstop_without_the_watcher_thread():
+    proc = subprocess.Popen([sys.executable, '-c', REQUEST_THEN_STUCK, '0.5'],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:   # the old code: blocked for ever
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 1, err
+    assert 'Timeout (0:00:01.500000)!' in err, err
+    assert 'File "<string>", line 9 in <module>' in err, err
+
+
 #: what an executable leaves in its buffers and atexit handlers as it ends
 ENDING = textwrap.dedent("""\
     import atexit, ctypes, sys

@@ -42,9 +42,12 @@ the C-level part of Python's signal handling writes every signal to a pipe at on
 (``signal.set_wakeup_fd``), and a watcher thread that reads it ends the process ``grace`` seconds
 after the first stop signal if it has not ended by itself, printing every thread's Python stack
 first (exit code 1: not a clean stop, and the stacks say where it hung).  Should the blocked main
-thread also hold the GIL, the watcher thread could not run: it therefore arms, as soon as the
-signal arrives, :func:`faulthandler.dump_traceback_later`, whose native thread needs no GIL and
-does the same one second later (its first line reads ``Timeout (0:00:09)!``).
+thread also hold the GIL, the watcher thread could not run: the first stop request (the handler,
+on the main thread) and the watcher, whichever runs first, therefore arm
+:func:`faulthandler.dump_traceback_later`, whose native thread needs no GIL and does the same one
+second later (its first line reads ``Timeout (0:00:09)!``).  A main thread that holds the GIL
+from *before* the signal runs neither: the launcher then asks for the stacks with SIGUSR1 before
+its SIGKILL (``kill -USR1 PID`` by hand under ``ros2 launch``).
 """
 
 import faulthandler
@@ -90,6 +93,7 @@ class StopSignals:
         # between two bytecodes of the first), and a lock taken there would never be released
         self._requested = False
         self._saved: Dict[int, Any] = {}
+        self._grace: Optional[float] = None   # set by watch()
 
     @classmethod
     def current(cls) -> Optional['StopSignals']:
@@ -117,6 +121,8 @@ class StopSignals:
             self.received.append(signum)
         first = not self._requested
         self._requested = True
+        if first and self._grace is not None:
+            _arm_backstop(self._grace)
         if first and self.on_stop is not None:
             try:
                 self.on_stop()
@@ -162,6 +168,7 @@ class StopSignals:
                 grace = DEFAULT_STOP_GRACE
         if not grace > 0.0 or threading.current_thread() is not threading.main_thread():
             return False
+        self._grace = grace
         read_end, write_end = os.pipe()
         os.set_blocking(write_end, False)
         signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
@@ -186,6 +193,24 @@ class StopSignals:
             StopSignals._current = None
 
 
+_backstop_armed = False
+
+
+def _arm_backstop(grace: float) -> None:
+    """
+    Arm, once, faulthandler's native thread: stacks and exit code 1 at ``grace`` + 1 s.
+
+    It needs no GIL, which a blocked main thread may hold.  Both the handler (on the main thread,
+    as soon as Python code runs there) and the watcher thread (as soon as it gets the GIL) arm
+    it, whichever comes first: under load either may be late, and a main thread that blocks with
+    the GIL right after its handler would keep the watcher from ever arming it.
+    """
+    global _backstop_armed
+    if not _backstop_armed:
+        _backstop_armed = True
+        faulthandler.dump_traceback_later(grace + 1.0, exit=True)
+
+
 def _watcher(read_end: int, grace: float) -> None:
     """Wait for a stop signal on the wakeup pipe, then ``grace`` seconds, then end the process."""
     while True:
@@ -194,8 +219,7 @@ def _watcher(read_end: int, grace: float) -> None:
             return
         if any(b in STOP_SIGNALS for b in data):
             break
-    # the backstop: a native thread that needs no GIL (the main thread may hold it, blocked)
-    faulthandler.dump_traceback_later(grace + 1.0, exit=True)
+    _arm_backstop(grace)
     time.sleep(grace)
     sys.stderr.write(f'[stop_signals] the process did not end within {grace:g} s of the stop '
                      'signal: ending it now (exit code 1). Python stacks of every thread:\n')

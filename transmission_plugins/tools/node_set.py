@@ -16,8 +16,9 @@
 A set of node processes started, watched and stopped together (the launcher's and the demo's).
 
 Each node runs in a process group of its own, so that a terminal's Ctrl-C reaches the launcher
-only and the launcher decides how the nodes stop: SIGINT to each, then SIGKILL after a timeout.
-A node that exits ends the whole set.
+only and the launcher decides how the nodes stop: SIGINT to each, then, to one still running
+after the timeout, SIGUSR1 (the nodes' executables print their threads' stacks: where it hung)
+and SIGKILL a second later.  A node that exits ends the whole set.
 """
 
 import signal
@@ -30,6 +31,9 @@ from typing import List
 from typing import Optional
 from typing import Sequence
 from typing import Tuple
+
+#: seconds between the SIGUSR1 that asks a node which has not stopped for its stacks and SIGKILL
+STACKS_BEFORE_KILL = 1.0
 
 
 class NodeSet:
@@ -65,11 +69,14 @@ class NodeSet:
 
     def stop(self, timeout: float = 10.0) -> List[Tuple[str, int]]:
         """
-        SIGINT every live process, then SIGKILL what is still alive after ``timeout``.
+        SIGINT every live process; SIGUSR1, then SIGKILL, what still runs ``timeout`` s later.
 
         The default is ``ros2 launch``'s (5 s to SIGTERM, 5 s more to SIGKILL; the nodes ignore
         SIGTERM once stopping), longer than the nodes' own stop watchdog (8 s): a node stuck in
-        its stop prints its stacks before it is killed.
+        its stop prints its stacks before it is killed.  SIGUSR1 goes :data:`STACKS_BEFORE_KILL`
+        s (at most a quarter of ``timeout``) before the SIGKILL, for a node whose watchdog could
+        not run (its main thread holding the GIL since before the signal); a process without
+        such a handler ends there (code -10).
 
         :returns: (name, exit code) of the processes it stopped that did not stop cleanly
             (code not 0); each is also reported on stderr
@@ -80,18 +87,32 @@ class NodeSet:
                 p.send_signal(signal.SIGINT)
             except ProcessLookupError:
                 pass
-        deadline = time.monotonic() + timeout
-        for _, p in self.processes:
+        stacks = min(STACKS_BEFORE_KILL, timeout / 4)
+        deadline = time.monotonic() + timeout - stacks
+        for name, p in self.processes:
             try:
                 p.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+                self._kill_with_stacks(name, p, stacks)
         unclean = [(n, p.returncode) for n, p in running if p.returncode != 0]
         for name, code in unclean:
             print(f'[launcher] {name} stopped with exit code {code}', file=sys.stderr,
                   flush=True)
         return unclean
+
+    @staticmethod
+    def _kill_with_stacks(name: str, p: 'subprocess.Popen[bytes]', wait: float) -> None:
+        """SIGUSR1 (a node prints its threads' stacks), then SIGKILL if it is still there."""
+        print(f'[launcher] {name} has not stopped: asking for its stacks (SIGUSR1), then '
+              'SIGKILL', file=sys.stderr, flush=True)
+        try:
+            p.send_signal(signal.SIGUSR1)
+            p.wait(wait)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
     def wait(self, after: Any = None) -> int:
         """

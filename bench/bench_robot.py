@@ -27,7 +27,16 @@ as a hardware interface does once per control period.  For each robot it times:
   :meth:`~RobotTransmissions.actuator_to_joint_arrays`: no new memory to fault in);
 * ``batches of 1000 over K``: the K samples of the biggest batch converted 1000 at a time
   (``out=``), each batch new to the caches as in a stream of data: compare its time per sample
-  with one batch of K (the biggest batch's data does not fit the caches either way).
+  with one batch of K (the biggest batch's data does not fit the caches either way).  A cycle
+  of one big batch also sends all its joint values through main memory between the two
+  directions, which batches of 1000 keep in the caches: the rows ``actuators -> joints`` and
+  ``joints -> actuators`` compare one direction alone, one batch of K against batches of 1000.
+* ``--numpy-too``: the batches once more through the numpy path (a second copy of the robot
+  with the compiled kernels off), side by side with the compiled ones.
+
+Batches run the compiled kernels when numba is installed (:mod:`~transmission_plugins.robot.
+compiled_kernels`; the first line says which), the numpy path otherwise or with
+``TP_COMPILED=0``.
 
 Each figure is the minimum / median of repeated blocks of calls, and a ratio against anchors
 measured in the same run: the plain loop over the transmissions (each through its own
@@ -42,6 +51,8 @@ e.g. the PR2: ``python bench/bench_robot.py --urdf ../shared/urdf_corpus/pr2.urd
 import argparse
 import sys
 import time
+from typing import Any
+from typing import Dict
 from typing import List
 
 from benchlib import dense_matvec
@@ -56,6 +67,7 @@ from benchlib import table
 from benchlib import timed
 import numpy as np
 
+from transmission_plugins.robot import compiled_kernels
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.robot.synthetic import synthetic_urdf
@@ -105,7 +117,55 @@ def bench(robot: RobotTransmissions, batches: List[int], repeats: int) -> List[L
         t = timed(stream, max(3, repeats // 2), budget=0.3)
         rows.append([f'batches of 1000 over {k:,}, out=', t.us(), f'{t.faults:.0f}', '-', '-',
                      '-', _rate(t.best, k)])
+        rows += _one_direction(robot, state, k, repeats)
     return rows
+
+
+def _one_direction(robot: RobotTransmissions, state: Dict[str, np.ndarray], k: int,
+                   repeats: int) -> List[List[str]]:
+    """Return rows timing each direction alone: one batch of ``k``, then batches of 1000."""
+    rows = []
+    joints = robot.actuator_to_joint_arrays(state)
+    for label, convert, values in (
+            ('actuators -> joints', robot.actuator_to_joint_arrays, state),
+            ('joints -> actuators', robot.joint_to_actuator_arrays, joints)):
+        whole = convert(values)
+        parts = [{i: v[s:s + 1000] for i, v in values.items()} for s in range(0, k, 1000)]
+        small = convert(parts[0])
+
+        def one(convert: Any = convert, values: Any = values, whole: Any = whole) -> None:
+            convert(values, out=whole)
+
+        def stream(convert: Any = convert, parts: Any = parts, small: Any = small) -> None:
+            for part in parts:
+                convert(part, out=small)
+
+        for name, fn in ((f'batch of {k:,}', one), (f'batches of 1000 over {k:,}', stream)):
+            t = timed(fn, max(3, repeats // 2), budget=0.3)
+            rows.append([f'{label}, {name}, out=', t.us(), f'{t.faults:.0f}', '-', '-', '-',
+                         _rate(t.best, k)])
+    return rows
+
+
+def numpy_rows(urdf: Any, batches: List[int], repeats: int) -> List[List[str]]:
+    """Return the batch rows of the numpy path: a second copy of the robot, kernels off."""
+    saved = compiled_kernels._kernels
+    compiled_kernels._kernels = None
+    try:
+        robot = load_robot_transmissions(urdf, warn=False)
+        rng = np.random.default_rng(1234)
+        cycle = make_cycle(robot)
+        rows = []
+        for k in batches:
+            state = robot_state(robot, (k,), rng)
+            into = make_cycle_into(robot, state)
+            for name, fn in (('', cycle), (', out=', into)):
+                t = timed(lambda: fn(state), repeats, budget=0.3)
+                rows.append([f'numpy path: arrays, batch of {k:,}{name}', t.us(),
+                             f'{t.faults:.0f}', '-', '-', '-', _rate(t.best, k)])
+        return rows
+    finally:
+        compiled_kernels._kernels = saved
 
 
 def _rate(seconds: float, samples: int) -> str:
@@ -126,24 +186,29 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument('--batch', type=int, nargs='*', default=[1000, 100000], metavar='K',
                         help='batch sizes (default 1000 100000)')
     parser.add_argument('--repeats', type=int, default=7, help='timed blocks per figure')
+    parser.add_argument('--numpy-too', action='store_true',
+                        help='also time the batches through the numpy path (compiled kernels '
+                        'off), side by side')
     args = parser.parse_args(argv)
     robots = []
     if args.urdf:
-        robots.append((args.urdf, load_robot_transmissions(args.urdf, warn=False)))
+        robots.append((args.urdf, args.urdf))
     else:
-        robots.append((str(EXAMPLE_URDF.relative_to(EXAMPLE_URDF.parents[1])),
-                       load_robot_transmissions(EXAMPLE_URDF, warn=False)))
+        robots.append((str(EXAMPLE_URDF.relative_to(EXAMPLE_URDF.parents[1])), EXAMPLE_URDF))
         if args.synthetic:
             robots.append((f'synthetic robot of {args.synthetic} transmissions',
-                           load_robot_transmissions(synthetic_urdf(args.synthetic), warn=False)))
+                           synthetic_urdf(args.synthetic)))
     start = time.perf_counter()
     print(environment())
-    for label, robot in robots:
+    for label, source in robots:
+        robot = load_robot_transmissions(source, warn=False)
         nonlinear = sum(not t.transmission.is_linear() for t in robot.transmissions)
         print(f'\n{label}: {len(robot.transmissions)} transmissions ({nonlinear} nonlinear), '
               f'{len(robot.joint_names)} joints, {len(robot.actuator_names)} actuators; '
               'one cycle = position, velocity, effort, actuators -> joints -> actuators\n')
         rows = bench(robot, args.batch, args.repeats)
+        if args.numpy_too and compiled_kernels.kernels() is not None:
+            rows += numpy_rows(source, args.batch, args.repeats)
         print(table(['cycle', 'us min / median', 'faults', 'loop over transmissions (anchor)',
                      'loop / this', 'this / matvec (anchor)', 'other'], rows))
     print(f'\n(benchmark took {time.perf_counter() - start:.0f} s)')

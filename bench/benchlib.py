@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # a fresh clone: the package beside this folder
     sys.path.insert(1, str(ROOT))
 
+from transmission_plugins.robot import compiled_kernels  # noqa: E402
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions  # noqa: E402
 
 #: The bundled example robot (four transmissions: simple, four-bar, differential, PR2 gripper).
@@ -91,7 +92,15 @@ def environment() -> str:
     except OSError:
         pass
     return (f'Python {platform.python_version()}, numpy {np.__version__}, '
-            f'{platform.machine()}{load}')
+            f'{platform.machine()}{load}; compiled batch kernels: {compiled_status()}')
+
+
+def compiled_status() -> str:
+    """Return whether batches run the compiled kernels (numba) or the numpy path."""
+    if compiled_kernels.kernels() is not None:
+        import numba
+        return f'numba {numba.__version__}'
+    return 'off (numba not installed, or TP_COMPILED=0): numpy path'
 
 
 def robot_state(robot: RobotTransmissions, shape: tuple, rng: np.random.Generator,

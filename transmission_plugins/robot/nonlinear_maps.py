@@ -32,7 +32,8 @@ out.
   floats, no numpy call), else through its kernels.
 * A batch goes through each group's
   :class:`~transmission_plugins.core.sample.BatchConverter` fast path, which reads its rows of
-  the stacked input and writes its slots in place, else through the kernels.
+  the stacked input and writes its slots in place (the PR2 gripper's compiled one when numba
+  is installed: :mod:`~.compiled_kernels`), else through the kernels.
 
 Velocity and effort need the source positions of the same call (``position``, else
 ``absolute_position``); without them their outputs are NaN.
@@ -55,6 +56,8 @@ from transmission_plugins.core.sample import BatchConverter
 from transmission_plugins.core.sample import DistinctOutputs
 from transmission_plugins.core.sample import SampleConverter
 from transmission_plugins.core.transmission import Transmission
+from transmission_plugins.robot import compiled_kernels
+from transmission_plugins.transmissions.pr2_gripper_transmission import PR2GripperTransmission
 
 
 class Block(NamedTuple):
@@ -124,6 +127,13 @@ def _rows(x: np.ndarray, start: int, group: _Group) -> np.ndarray:
                                            (row, step * row, col), writeable=False)
 
 
+def _compiled_rows(group: _Group) -> Optional[Callable[..., bool]]:
+    """Return the compiled batch fast path of a group's transmission, if it has one."""
+    if type(group.transmission) is PR2GripperTransmission:   # not a subclass: its own maths
+        return compiled_kernels.gripper_rows(group.transmission)
+    return None
+
+
 class NonlinearMaps:
     """
     The nonlinear blocks of one direction: slot layout, single-sample and batch conversion.
@@ -156,6 +166,7 @@ class NonlinearMaps:
         #: number of slots of all groups for one interface
         self.size = offset
         self._layouts: Dict[Tuple[int, int], List[np.ndarray]] = {}
+        self._batch_rows: Optional[List[Optional[Callable[..., bool]]]] = None
 
     def __bool__(self) -> bool:
         return bool(self.groups)
@@ -252,7 +263,9 @@ class NonlinearMaps:
         :param position: the positions ``(n_in, K)`` when no interface holds them, or None
         """
         m = len(kinds)
-        for g in self.groups:
+        if self._batch_rows is None:
+            self._batch_rows = [_compiled_rows(g) or g.rows for g in self.groups]
+        for g, rows in zip(self.groups, self._batch_rows):
             values = [_rows(xt, i * n_in, g) for i in range(m)]
             at = values[state] if state is not None else \
                 None if position is None else _rows(position, 0, g)
@@ -260,7 +273,7 @@ class NonlinearMaps:
             start = base + m * g.offset
             out = [xt[start + i * width * size:start + (i + 1) * width * size].reshape(
                 width, size, -1) for i in range(m)]
-            if g.rows is not None and g.rows(self.to_joint, kinds, values, at, out):
+            if rows is not None and rows(self.to_joint, kinds, values, at, out):
                 continue
             self._batch_kernels(g, kinds, values, at, out)
 

@@ -32,7 +32,8 @@ work is the number of non-zeros.  Only structural non-zeros are multiplied, so a
 input reaches exactly the outputs that depend on it, ``inf - inf`` giving NaN as in the sum;
 the sums run in column order within a row.  A batch is evaluated in the transposed layout
 (samples along the last axis, :meth:`StackedProduct.batch`): each gather then copies whole
-contiguous rows, and no multithreaded BLAS call is made.
+contiguous rows, and no multithreaded BLAS call is made; with numba installed, a compiled loop
+does the same row by row in one pass (:mod:`~.compiled_kernels`, bit for bit the same).
 """
 
 import threading
@@ -47,6 +48,7 @@ from typing import Tuple
 
 import numpy as np
 
+from transmission_plugins.robot import compiled_kernels
 from transmission_plugins.robot.nonlinear_maps import Block
 
 
@@ -192,6 +194,9 @@ class StackedProduct:
         self._single_count = 1 + len(full)
         #: largest |value|: with inputs below sqrt(max float) no product overflows
         self.max_value = float(np.abs(values).max()) if values.size else 0.0
+        #: compressed rows (entries already sorted by row, then column) for the compiled batch
+        self._csr = (np.searchsorted(rows, np.arange(n_rows + 1)).astype(np.intp),
+                     cols.astype(np.intp), values.astype(np.float64))
 
     def set_single_columns(self, remap: np.ndarray) -> None:
         """
@@ -221,8 +226,11 @@ class StackedProduct:
         Write ``Y^T`` of stacked samples into ``yt`` (``(n_rows, K)``, contiguous).
 
         :param xt: the stacked samples, ``(n_cols, K)``, last row 0
+        :param yt: contiguous, or any view with the compiled kernels (:attr:`compiled`)
         :param tmp: scratch of ``yt``'s shape when :attr:`needs_tmp` (else one is allocated)
         """
+        if compiled_kernels.product(*self._csr, xt, yt):
+            return
         np.take(xt, self.first_cols, axis=0, out=yt, mode='clip')
         np.multiply(yt, self._multiplier(yt.shape[1]), out=yt)
         if self._batch_full:
@@ -233,6 +241,11 @@ class StackedProduct:
                 np.add(yt, full, out=yt)
         for rows, cols, _, vals_t in self._batch_sparse:
             yt[rows] += xt[cols] * vals_t
+
+    @property
+    def compiled(self) -> bool:
+        """Tell whether :meth:`batch` runs compiled: any layout of ``yt``, no ``tmp``."""
+        return compiled_kernels.kernels() is not None
 
     def _multiplier(self, size: int) -> np.ndarray:
         """
@@ -260,6 +273,7 @@ class StackedProduct:
             arrays.extend(layer[:3])
         arrays.extend([self._single_cols, self._single_vals])
         arrays.extend(a for layer in self._batch_full for a in layer)
+        arrays.extend(self._csr)
         return sum(a.nbytes for a in arrays)
 
 

@@ -43,6 +43,7 @@ from typing import Tuple
 import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionInputError
+from transmission_plugins.robot import compiled_kernels
 from transmission_plugins.robot.nonlinear_maps import NonlinearMaps
 from transmission_plugins.robot.sparse_maps import SCRATCH
 from transmission_plugins.robot.sparse_maps import Scratch
@@ -202,13 +203,15 @@ def convert_batch(call: Call, xs: Sequence[np.ndarray], position: Optional[np.nd
     product = plan.product
     n_cols, n_rows = product.n_cols, product.n_rows
     count = xs[0].shape[0]
-    extra = n_rows if product.needs_tmp else 0
-    # one chunk written straight into contiguous outputs, else chunks computed in scratch
-    # (numpy's operations are fastest on contiguous arrays) and copied into place
-    direct = joined is not None and joined.flags.c_contiguous and \
-        count * (n_cols + extra) <= SCRATCH
+    compiled = product.compiled
+    extra = n_rows if product.needs_tmp and not compiled else 0
+    # numpy: one chunk written straight into contiguous outputs, else chunks computed in scratch
+    # (numpy's operations are fastest on contiguous arrays) and copied into place; compiled:
+    # every chunk straight into the outputs when they are one buffer
+    direct = joined is not None and (compiled or joined.flags.c_contiguous and
+                                     count * (n_cols + extra) <= SCRATCH)
     per_sample = n_cols + extra + (0 if direct else n_rows)
-    chunk = count if direct else max(1, min(count, SCRATCH // per_sample))
+    chunk = count if direct and not compiled else max(1, min(count, SCRATCH // per_sample))
     with Scratch() as scratch, np.errstate(over='ignore', invalid='ignore'):
         for start in range(0, count, chunk):
             stop = min(start + chunk, count)
@@ -217,7 +220,7 @@ def convert_batch(call: Call, xs: Sequence[np.ndarray], position: Optional[np.nd
             xt = buf[:n_cols * size].reshape(n_cols, size)
             tmp = buf[n_cols * size:(n_cols + extra) * size].reshape(n_rows, size) \
                 if extra else None
-            yt = joined if direct and joined is not None else \
+            yt = joined[:, start:stop] if direct and joined is not None else \
                 buf[(n_cols + extra) * size:].reshape(n_rows, size)
             _chunk(call, [x[start:stop] for x in xs],
                    None if position is None else position[start:stop], xt, yt, tmp)
@@ -233,7 +236,8 @@ def _chunk(call: Call, xs: List[np.ndarray], position: Optional[np.ndarray], xt:
            yt: np.ndarray, tmp: Optional[np.ndarray]) -> None:
     """Convert one chunk: stack ``xs`` into ``xt``, add the slots, product into ``yt``."""
     plan = call.plan
-    np.concatenate([x.T for x in xs], axis=0, out=xt[:plan.base])
+    if not compiled_kernels.stack(xs, xt):
+        np.concatenate([x.T for x in xs], axis=0, out=xt[:plan.base])
     n_in = xs[0].shape[1]
     if call.nonlinear is not None:
         call.nonlinear.batch(call.kinds, xt, n_in, plan.base, call.state,

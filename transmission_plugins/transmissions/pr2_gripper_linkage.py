@@ -83,10 +83,18 @@ from transmission_plugins.transmissions.pr2_gripper_constants import RAD2MR
 from transmission_plugins.transmissions.pr2_gripper_constants import SQRT_TOL
 from transmission_plugins.transmissions.pr2_gripper_constants import TOL
 
-__all__ = ['COEFFICIENTS', 'PR2GripperLinkage', 'RAD2MR', 'SMALL_BATCH', 'SQRT_TOL', 'TOL']
+__all__ = ['COEFFICIENTS', 'FOLDED', 'PR2GripperLinkage', 'RAD2MR', 'SMALL_BATCH', 'SQRT_TOL',
+           'TOL']
 
 #: The linkage coefficients, in the order of the constructor (URDF ``gap_joint`` attributes).
 COEFFICIENTS = ('screw_reduction', 'gear_ratio', 'theta0', 'phi0', 't0', 'L0', 'h', 'a', 'b', 'r')
+
+#: The folded constants the formulas use, in the order of
+#: :meth:`PR2GripperLinkage.folded_constants` (which appends ``u, w`` at ``M = 0`` and the
+#: square-root floor): what compiled code needs to repeat the one-sample formulas.
+FOLDED = ('p2m', 'k', 'L0', 'c0', 'two_ab', 'g_u', 'g_w', 'g_0', 'phi0', 'kab', 'du0', 'r_cd',
+          'r_sd', 'v_gap', 'e_gap', 'e_passive', 'q2s', 's0', 'a_c', 'a_s', 'p_closed',
+          'p_root', 'p_0', 'dm_ab', 'cos_delta', 'sin_delta', 'inv_r', 'v_motor', 'e_motor')
 
 #: Batches of at most this many samples are converted one sample at a time with :mod:`math`:
 #: on such tiny arrays each numpy call costs more than the arithmetic it does (a hardware
@@ -120,6 +128,11 @@ class PR2GripperLinkage(PR2GripperConstants):
         # [gap, passive] factors of the velocity and effort maps, against [dt/dM, dtheta/dM]
         self._velocity_factors = np.array([self._v_gap, self._p2m])
         self._effort_factors = np.array([self._e_gap, self._e_passive])
+
+    def folded_constants(self) -> np.ndarray:
+        """Return the :data:`FOLDED` constants, then ``u, w`` at ``M = 0`` and ``SQRT_TOL``."""
+        return np.array([float(getattr(self, '_' + name)) for name in FOLDED]
+                        + [*self._uw0, SQRT_TOL])
 
     # ------------------------------------------------------------------ one sample (math)
     # The scalar functions below repeat the numpy expressions of the array path operation by

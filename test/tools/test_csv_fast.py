@@ -65,6 +65,67 @@ def test_format_rows_lone_empty_cell():
     assert csv_fast.format_rows([['', 'x', '']], block) == _reference(block, [['', 'x', '']])
 
 
+def test_format_rows_nulls_at_row_edges():
+    # the split at orjson's ``null``: empty and respelled cells first, last and alone in a row
+    tiny = [1.5e-05, -2e-07, float('inf'), np.nan]
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 5):
+        block = rng.uniform(-1, 1, (40, n))
+        block[::3, 0] = rng.choice(tiny, len(block[::3]))
+        block[1::4, -1] = rng.choice(tiny, len(block[1::4]))
+        block[5] = np.nan
+        block[6] = 3e-06
+        texts = [[f'{k}' for k in range(40)], ['', ',', 'a"b', 'null'] * 10]
+        assert csv_fast.format_rows(texts, block) == _reference(block, texts)
+        assert csv_fast.format_rows(texts[1:], block) == _reference(block, texts[1:])
+        if n > 1:
+            assert csv_fast.format_rows([], block) == _reference(block)
+
+
+def test_small_values_spelled_like_repr():
+    # orjson writes 0.0000D... and De-7 where repr writes D.De-05 and De-07
+    rng = np.random.default_rng(11)
+    values = rng.uniform(-10, 10, 20000) * 10.0 ** rng.integers(-325, -4, 20000)
+    values = np.concatenate([values[values != 0], [
+        1e-05, -1e-05, 9.999999999999999e-05, -1.2345678901234567e-05, 1e-06, 9.99e-06,
+        1e-07, 5e-324, -5e-324, 2.2250738585072014e-308, 1e-300, np.inf, -np.inf]])
+    assert csv_fast._small_reprs(values) == [repr(v).encode() for v in values.tolist()]
+
+
+def test_prefetch_keeps_order_and_raises_in_place():
+    def items(fail_at):
+        for k in range(10):
+            if k == fail_at:
+                raise csv_fast.FastPathError(f'bad block {k}')
+            yield k
+
+    with csv_fast.Prefetch(items(None)) as it:
+        assert list(it) == list(range(10))
+        assert next(it, 'end') == 'end'
+    got = []
+    with pytest.raises(csv_fast.FastPathError, match='bad block 6'):
+        with csv_fast.Prefetch(items(6), depth=1) as it:
+            for k in it:
+                got.append(k)
+    assert got == list(range(6))
+
+
+def test_prefetch_stops_its_thread_when_left_early():
+    produced = []
+
+    def endless():
+        k = 0
+        while True:
+            produced.append(k)
+            yield k
+            k += 1
+
+    with csv_fast.Prefetch(endless(), depth=2) as it:
+        assert next(it) == 0
+    assert not it._thread.is_alive()
+    assert len(produced) <= 4  # the one taken, the queue (2), the one waiting to be queued
+
+
 def _csv(path, robot, rows, seed, names=None, note=True):
     rng = np.random.default_rng(seed)
     names = names or robot.actuator_names

@@ -16,6 +16,7 @@
 
 import csv
 import io
+import threading
 
 from bag_support import EXAMPLE_URDF
 import numpy as np
@@ -124,6 +125,33 @@ def test_prefetch_stops_its_thread_when_left_early():
         assert next(it) == 0
     assert not it._thread.is_alive()
     assert len(produced) <= 4  # the one taken, the queue (2), the one waiting to be queued
+
+
+def test_read_batches_ahead_or_not_and_closed_early(tmp_path):
+    rng = np.random.default_rng(5)
+    data = rng.uniform(-1, 1, (3000, 6))
+    data[rng.random(data.shape) < 0.01] = np.nan
+    path = tmp_path / 'in.csv'
+    with open(path, 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['t', 'a', 'b', 'c', 'd', 'e', 'f'])
+        w.writerows([f'x{k}'] + [None if v != v else v for v in row]
+                    for k, row in enumerate(data.tolist()))
+    for ahead in (0, 1, 2):
+        with open(path, 'rb') as f:
+            f.readline()
+            blocks = list(csv_fast.read_batches(f, 7, range(1, 7), block_size=4096, ahead=ahead))
+        assert len(blocks) > 10  # many Arrow blocks
+        numbers = np.concatenate([b[0] for b in blocks])
+        assert np.array_equal(numbers, data, equal_nan=True)
+        texts = [c for b in blocks for c in b[1][0]]
+        assert texts == [f'x{k}' for k in range(3000)]
+    with open(path, 'rb') as f:
+        f.readline()
+        batches = csv_fast.read_batches(f, 7, range(1, 7), block_size=4096)
+        next(batches)
+        batches.close()  # the parsing thread ends before the file is closed
+        assert not any(t.name == 'csv-prefetch' for t in threading.enumerate())
 
 
 def _csv(path, robot, rows, seed, names=None, note=True):

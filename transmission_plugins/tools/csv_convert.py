@@ -28,6 +28,7 @@ give empty cells in the outputs that depend on them.  Rows are read, converted w
 array maps and written ``chunk_size`` at a time, so memory does not grow with the file.
 """
 
+import contextlib
 import csv
 import os
 from typing import Any
@@ -267,7 +268,7 @@ def _fast_rows(job: _Job, path: str, header: List[str], dst: TextIO, chunk_size:
     with open(path, 'rb') as f:
         f.readline()  # the header (one line: checked by the caller)
         try:
-            with csv_fast.Prefetch(csv_fast.read_batches(f, len(header), numeric)) as batches:
+            with contextlib.closing(csv_fast.read_batches(f, len(header), numeric)) as batches:
                 for numbers, texts in rechunk(batches, chunk_size):
                     block = _convert_block(job, {i: numbers[:, p] for i, p in picks.items()})
                     dst.write(csv_fast.format_rows([texts[t] for t in text_pick], block))

@@ -16,6 +16,7 @@
 
 import csv
 import io
+import threading
 
 from bag_support import EXAMPLE_URDF
 import numpy as np
@@ -63,6 +64,94 @@ def test_format_rows_lone_empty_cell():
     block = np.array([[np.nan], [1.0], [np.nan]])
     assert csv_fast.format_rows([], block) == '""\n1.0\n""\n' == _reference(block)
     assert csv_fast.format_rows([['', 'x', '']], block) == _reference(block, [['', 'x', '']])
+
+
+def test_format_rows_nulls_at_row_edges():
+    # the split at orjson's ``null``: empty and respelled cells first, last and alone in a row
+    tiny = [1.5e-05, -2e-07, float('inf'), np.nan]
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 5):
+        block = rng.uniform(-1, 1, (40, n))
+        block[::3, 0] = rng.choice(tiny, len(block[::3]))
+        block[1::4, -1] = rng.choice(tiny, len(block[1::4]))
+        block[5] = np.nan
+        block[6] = 3e-06
+        texts = [[f'{k}' for k in range(40)], ['', ',', 'a"b', 'null'] * 10]
+        assert csv_fast.format_rows(texts, block) == _reference(block, texts)
+        assert csv_fast.format_rows(texts[1:], block) == _reference(block, texts[1:])
+        if n > 1:
+            assert csv_fast.format_rows([], block) == _reference(block)
+
+
+def test_small_values_spelled_like_repr():
+    # orjson writes 0.0000D... and De-7 where repr writes D.De-05 and De-07
+    rng = np.random.default_rng(11)
+    values = rng.uniform(-10, 10, 20000) * 10.0 ** rng.integers(-325, -4, 20000)
+    values = np.concatenate([values[values != 0], [
+        1e-05, -1e-05, 9.999999999999999e-05, -1.2345678901234567e-05, 1e-06, 9.99e-06,
+        1e-07, 5e-324, -5e-324, 2.2250738585072014e-308, 1e-300, np.inf, -np.inf]])
+    assert csv_fast._small_reprs(values) == [repr(v).encode() for v in values.tolist()]
+
+
+def test_prefetch_keeps_order_and_raises_in_place():
+    def items(fail_at):
+        for k in range(10):
+            if k == fail_at:
+                raise csv_fast.FastPathError(f'bad block {k}')
+            yield k
+
+    with csv_fast.Prefetch(items(None)) as it:
+        assert list(it) == list(range(10))
+        assert next(it, 'end') == 'end'
+    got = []
+    with pytest.raises(csv_fast.FastPathError, match='bad block 6'):
+        with csv_fast.Prefetch(items(6), depth=1) as it:
+            for k in it:
+                got.append(k)
+    assert got == list(range(6))
+
+
+def test_prefetch_stops_its_thread_when_left_early():
+    produced = []
+
+    def endless():
+        k = 0
+        while True:
+            produced.append(k)
+            yield k
+            k += 1
+
+    with csv_fast.Prefetch(endless(), depth=2) as it:
+        assert next(it) == 0
+    assert not it._thread.is_alive()
+    assert len(produced) <= 4  # the one taken, the queue (2), the one waiting to be queued
+
+
+def test_read_batches_ahead_or_not_and_closed_early(tmp_path):
+    rng = np.random.default_rng(5)
+    data = rng.uniform(-1, 1, (3000, 6))
+    data[rng.random(data.shape) < 0.01] = np.nan
+    path = tmp_path / 'in.csv'
+    with open(path, 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['t', 'a', 'b', 'c', 'd', 'e', 'f'])
+        w.writerows([f'x{k}'] + [None if v != v else v for v in row]
+                    for k, row in enumerate(data.tolist()))
+    for ahead in (0, 1, 2):
+        with open(path, 'rb') as f:
+            f.readline()
+            blocks = list(csv_fast.read_batches(f, 7, range(1, 7), block_size=4096, ahead=ahead))
+        assert len(blocks) > 10  # many Arrow blocks
+        numbers = np.concatenate([b[0] for b in blocks])
+        assert np.array_equal(numbers, data, equal_nan=True)
+        texts = [c for b in blocks for c in b[1][0]]
+        assert texts == [f'x{k}' for k in range(3000)]
+    with open(path, 'rb') as f:
+        f.readline()
+        batches = csv_fast.read_batches(f, 7, range(1, 7), block_size=4096)
+        next(batches)
+        batches.close()  # the parsing thread ends before the file is closed
+        assert not any(t.name == 'csv-prefetch' for t in threading.enumerate())
 
 
 def _csv(path, robot, rows, seed, names=None, note=True):

@@ -73,14 +73,15 @@ def find_transmission_plugins(
     plugins = []
     for dist in distributions:
         try:
+            # entry points first: parsing every distribution's METADATA costs ~0.2 s
+            entry_points = [ep for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP]
+            if not entry_points:
+                continue
             dist_name = dist.metadata['Name'] or ''
             version = dist.version or ''
-            entry_points = list(dist.entry_points)
         except Exception:  # broken metadata of an unrelated distribution: skip it
             continue
         for ep in entry_points:
-            if ep.group != ENTRY_POINT_GROUP:
-                continue
             key = (ep.name, ep.value, dist_name.lower().replace('-', '_'))
             if key in seen:
                 continue

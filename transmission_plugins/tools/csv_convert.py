@@ -28,6 +28,7 @@ give empty cells in the outputs that depend on them.  Rows are read, converted w
 array maps and written ``chunk_size`` at a time, so memory does not grow with the file.
 """
 
+import contextlib
 import csv
 import os
 from typing import Any
@@ -177,6 +178,7 @@ class _Job(NamedTuple):
     width: int
     columns: Dict[str, List[int]]   # interface -> input columns
     slots: Dict[str, List[int]]     # interface -> source indices
+    picks: List[Tuple[str, List[int]]]  # (interface, target indices) of the output columns
 
 
 def _job(robot: RobotTransmissions, header: List[str], to: str, keep_unknown: bool) -> _Job:
@@ -184,8 +186,13 @@ def _job(robot: RobotTransmissions, header: List[str], to: str, keep_unknown: bo
     convert = (robot.actuator_to_joint_arrays if to == TO_JOINT
                else robot.joint_to_actuator_arrays)
     width = len(robot.actuator_names if to == TO_JOINT else robot.joint_names)
+    picks: List[Tuple[str, List[int]]] = []
+    for interface, index in plan.outputs:  # grouped by interface, in order
+        if not picks or picks[-1][0] != interface:
+            picks.append((interface, []))
+        picks[-1][1].append(index)
     return _Job(plan, convert, width, {i: [k for k, _ in c] for i, c in plan.inputs.items()},
-                {i: [s for _, s in c] for i, c in plan.inputs.items()})
+                {i: [s for _, s in c] for i, c in plan.inputs.items()}, picks)
 
 
 def _convert_block(job: _Job, numbers: Dict[str, np.ndarray]) -> np.ndarray:
@@ -197,10 +204,8 @@ def _convert_block(job: _Job, numbers: Dict[str, np.ndarray]) -> np.ndarray:
         full[:, job.slots[interface]] = x
         values[interface] = full
     out = job.convert(values)
-    block = np.empty((rows, len(job.plan.outputs)))
-    for j, (interface, index) in enumerate(job.plan.outputs):
-        block[:, j] = out[interface][:, index]
-    return block
+    # the output columns come interface by interface (see _plan): one gather per interface
+    return np.concatenate([out[i][:, index] for i, index in job.picks], axis=1)
 
 
 def _slow_rows(job: _Job, reader: Any, header: List[str], dst: TextIO, chunk_size: int,
@@ -263,15 +268,15 @@ def _fast_rows(job: _Job, path: str, header: List[str], dst: TextIO, chunk_size:
     with open(path, 'rb') as f:
         f.readline()  # the header (one line: checked by the caller)
         try:
-            batches = csv_fast.read_batches(f, len(header), numeric)
-            for numbers, texts in rechunk(batches, chunk_size):
-                block = _convert_block(job, {i: numbers[:, p] for i, p in picks.items()})
-                dst.write(csv_fast.format_rows([texts[t] for t in text_pick], block))
-                rows_done += numbers.shape[0]
-                if progress is not None:
-                    position = f.tell()
-                    progress(position - reported)
-                    reported = position
+            with contextlib.closing(csv_fast.read_batches(f, len(header), numeric)) as batches:
+                for numbers, texts in rechunk(batches, chunk_size):
+                    block = _convert_block(job, {i: numbers[:, p] for i, p in picks.items()})
+                    dst.write(csv_fast.format_rows([texts[t] for t in text_pick], block))
+                    rows_done += numbers.shape[0]
+                    if progress is not None:
+                        position = f.tell()
+                        progress(position - reported)
+                        reported = position
         except csv_fast.FastPathError:
             return rows_done, False
     return rows_done, True

@@ -26,7 +26,7 @@ Generates, in a temporary folder:
 then runs the real command (``python -m transmission_plugins convert URDF IN OUT --to joint``)
 on each in a child process and prints wall time, messages (rows) per second, the child's CPU
 time (user + system, all threads) with the rate per CPU second (less sensitive to other load on
-the machine than the wall time) and its peak resident memory (``ru_maxrss``).  With
+the machine than the wall time) and its peak resident memory (its ``VmHWM``).  With
 ``--compare`` the CSV is also converted with the standard-library path
 (``convert_csv(..., fast=False)``), the one used before the compiled path.
 
@@ -106,16 +106,40 @@ def make_csv(robot, path, rows):
 
 
 def run_child(argv):
-    """Run ``argv``; return (wall seconds, CPU seconds, peak RSS in MB) of the child."""
+    """
+    Run ``argv``; return (wall seconds, CPU seconds, peak RSS in MB) of the child.
+
+    The peak is the child's own ``VmHWM``, read from ``/proc`` while it runs: its ``ru_maxrss``
+    would count this process's memory too (Linux carries the peak of the memory a child starts
+    with, this process's, over ``exec``).
+    """
     t = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
+    peak = 0.0
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        peak = max(peak, _hwm(proc.pid))
+        time.sleep(0.01)
     wall = time.perf_counter() - t
     err = proc.stderr.read().decode() if proc.stderr else ''
     proc.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f'bench_convert: {" ".join(argv)} failed:\n{err}')
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+    return wall, usage.ru_utime + usage.ru_stime, peak or usage.ru_maxrss / 1024.0
+
+
+def _hwm(pid):
+    """Return the peak resident memory of process ``pid`` so far, in MB (0: unknown)."""
+    try:
+        with open(f'/proc/{pid}/status') as f:
+            for line in f:
+                if line.startswith('VmHWM:'):
+                    return int(line.split()[1]) / 1024.0
+    except (OSError, ValueError):
+        pass
+    return 0.0
 
 
 def main(argv=None):

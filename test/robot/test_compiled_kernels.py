@@ -182,3 +182,12 @@ def test_numba_is_imported_at_the_first_batch_only(compiled):
             "r.actuator_to_joint_arrays({'position': np.ones((9, 1))}); "
             "print(a, 'numba' in sys.modules)")
     assert _python(code) == 'False True'
+
+
+def test_the_command_line_tool_keeps_to_the_numpy_path_unless_asked(compiled):
+    """Its conversions are bound by text and bag I/O: numba's import would cost more."""
+    code = ('import sys, numpy as np; from transmission_plugins.tools.cli import main; '
+            "main(['list']); from transmission_plugins.robot import compiled_kernels as c; "
+            'print(c.kernels() is None)')
+    assert _python(code).splitlines()[-1] == 'True'
+    assert _python(code, TP_COMPILED='1').splitlines()[-1] == 'False'

@@ -33,7 +33,8 @@ microsecond or two whatever its size.  Compiled loops do each in one pass:
   numpy's to the last bit of ``acos``, as between those two.
 
 Numba is optional (``pip install numba``; rosdep ``python3-numba``): without it, or with the
-environment variable ``TP_COMPILED=0``, batches take the numpy path.  It is imported and the
+environment variable ``TP_COMPILED=0``, batches take the numpy path; so do the command-line
+tool's conversions (:func:`prefer_numpy`) unless ``TP_COMPILED=1``.  It is imported and the
 kernels compiled at the first batch, not at ``import transmission_plugins``; numba caches the
 machine code on disk (``cache=True``), so later processes load it in milliseconds.
 """
@@ -190,16 +191,23 @@ class _Kernels:
 _lock = threading.Lock()
 _kernels: Optional[_Kernels] = None
 _tried = False
+_wanted = True
 
 
 def kernels() -> Optional[_Kernels]:
-    """Return the compiled kernels, or None without numba or with ``TP_COMPILED=0``."""
+    """
+    Return the compiled kernels, or None.
+
+    None: numba is not installed, ``TP_COMPILED=0``, or this process chose the numpy path
+    (:func:`prefer_numpy`) and ``TP_COMPILED=1`` does not overrule it.
+    """
     global _kernels, _tried
     if _tried:
         return _kernels
     with _lock:
         if not _tried:
-            if os.environ.get(ENV, '1').strip() != '0':
+            setting = os.environ.get(ENV, '').strip()
+            if setting == '1' or setting != '0' and _wanted:
                 try:
                     import numba
                 except ImportError:
@@ -208,6 +216,19 @@ def kernels() -> Optional[_Kernels]:
                     _kernels = _Kernels(numba)
             _tried = True
     return _kernels
+
+
+def prefer_numpy() -> None:
+    """
+    Keep this process on the numpy path (unless ``TP_COMPILED=1``), if no batch has run yet.
+
+    For short-lived processes whose batches are a small part of the work: the ``convert`` and
+    ``export-csv`` commands spend their time reading and writing text and bags, and importing
+    numba with its compiler and cached code (about 0.3 s and 110 MB of memory) would cost them
+    more than the kernels save.
+    """
+    global _wanted
+    _wanted = False
 
 
 def product(indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, xt: np.ndarray,
@@ -289,4 +310,4 @@ def gripper_rows(transmission: Any) -> Optional[RowsConverter]:
     return convert_rows
 
 
-__all__ = ['ENV', 'gripper_rows', 'kernels', 'product', 'stack']
+__all__ = ['ENV', 'gripper_rows', 'kernels', 'prefer_numpy', 'product', 'stack']

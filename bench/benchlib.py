@@ -23,6 +23,9 @@ call are counted too (on a virtual machine a fault costs about a microsecond, so
 allocations that makes glibc return memory to the kernel can dominate a batch).
 """
 
+import importlib.metadata
+import importlib.util
+import os
 from pathlib import Path
 import platform
 import resource
@@ -96,11 +99,15 @@ def environment() -> str:
 
 
 def compiled_status() -> str:
-    """Return whether batches run the compiled kernels (numba) or the numpy path."""
-    if compiled_kernels.kernels() is not None:
-        import numba
-        return f'numba {numba.__version__}'
-    return 'off (numba not installed, or TP_COMPILED=0): numpy path'
+    """
+    Return whether batches run the compiled kernels (numba) or the numpy path.
+
+    Without importing numba (about 70 MB): the memory figures of a benchmark stay its own.
+    """
+    off = os.environ.get(compiled_kernels.ENV, '').strip() == '0'
+    if off or importlib.util.find_spec('numba') is None:
+        return 'off (numba not installed, or TP_COMPILED=0): numpy path'
+    return f'numba {importlib.metadata.version("numba")}'
 
 
 def robot_state(robot: RobotTransmissions, shape: tuple, rng: np.random.Generator,

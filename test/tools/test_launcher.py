@@ -37,6 +37,7 @@ from transmission_plugins.ros.sim_interface_parameters import PARAMETERS as SIM_
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.sim_interface import SimInterface
 from transmission_plugins.tools import launcher
+from transmission_plugins.tools import node_set
 from transmission_plugins.tools.launcher import LaunchConfigError
 from transmission_plugins.tools.params_file import ParamsFile
 import yaml
@@ -396,17 +397,22 @@ CLEAN_SLEEPER = [sys.executable, '-c', 'import signal, sys, time; '
                  'signal.signal(signal.SIGINT, lambda *a: sys.exit(0)); time.sleep(30)']
 
 
-def test_node_set_stops_the_nodes_on_sighup():
+def test_node_set_stops_the_nodes_on_sighup(tmp_path):
     """A closed terminal must not leave the nodes (in sessions of their own) running."""
-    nodes = launcher.NodeSet([('sleeper', CLEAN_SLEEPER)], quiet=True)
+    ready = tmp_path / 'ready'
+    sleeper = [sys.executable, '-c', 'import pathlib, signal, sys, time; '
+               'signal.signal(signal.SIGINT, lambda *a: sys.exit(0)); '
+               f'pathlib.Path({str(ready)!r}).touch(); time.sleep(30)']
+    nodes = launcher.NodeSet([('sleeper', sleeper)], quiet=True)
     nodes.start()
     before = signal.getsignal(signal.SIGHUP)
 
     def hang_up_once_handled():
-        # never hang up on pytest itself: only once wait() has installed its handler
-        deadline = time.monotonic() + 10.0
+        # never hang up on pytest itself: only once wait() has installed its handler, and
+        # once the sleeper handles SIGINT (under load its start-up can take seconds)
+        deadline = time.monotonic() + 60.0
         while time.monotonic() < deadline:
-            if signal.getsignal(signal.SIGHUP) != before:
+            if signal.getsignal(signal.SIGHUP) != before and ready.exists():
                 os.kill(os.getpid(), signal.SIGHUP)
                 return
             time.sleep(0.01)
@@ -416,7 +422,7 @@ def test_node_set_stops_the_nodes_on_sighup():
     start = time.monotonic()
     assert nodes.wait() == 0
     sender.join(1.0)
-    assert time.monotonic() - start < 10.0
+    assert time.monotonic() - start < 60.0
     assert all(p.poll() is not None for _, p in nodes.processes)
     assert signal.getsignal(signal.SIGHUP) == before
 
@@ -433,15 +439,16 @@ def test_node_set_stop_interrupts_then_kills():
     nodes.stop(timeout=1.0)
     assert time.monotonic() - start < 5.0
     codes = dict(nodes.dead())
-    # SIGUSR1 (asking a node for its stacks) ends a process without a handler for it
-    assert codes['polite'] != 0 and codes['stubborn'] in (-10, -9)
-    assert codes['polite'] not in (-10, -9), 'the SIGINT came with time to act on it'
+    # SIGINT ignored: SIGTERM half-way ends it (its default action)
+    assert codes['polite'] != 0 and codes['stubborn'] == -signal.SIGTERM
+    assert codes['polite'] not in (-15, -10, -9), 'the SIGINT came with time to act on it'
 
 
 #: a node whose main thread holds the GIL, blocked in native code, from before any signal:
 #: neither its Python handlers nor its watchdog thread can ever run
 GIL_HOLDER = textwrap.dedent("""\
     import ctypes, faulthandler, signal, sys
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     libc = ctypes.PyDLL(None)
     mutex = ctypes.create_string_buffer(64)
@@ -468,7 +475,58 @@ def test_node_set_asks_a_node_that_does_not_stop_for_its_stacks_before_the_kill(
                 if p.poll() is None:
                     p.kill()
     out = (tmp_path / 'nodes.log').read_text()
-    assert 'File "<string>", line 7 in <module>' in out, out   # where the main thread is
+    assert 'File "<string>", line 8 in <module>' in out, out   # where the main thread is
+
+
+#: a node whose SIGINT goes nowhere (ignored here) but which stops cleanly on SIGTERM
+DEAF_TO_SIGINT = textwrap.dedent("""\
+    import signal, sys, time
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+    print('ready', flush=True)
+    time.sleep(60)
+    """)
+
+
+def test_node_set_sends_sigterm_to_a_node_that_did_not_stop_on_sigint(tmp_path, capsys):
+    with open(tmp_path / 'nodes.log', 'w') as log:
+        nodes = launcher.NodeSet([('deaf', [sys.executable, '-c', DEAF_TO_SIGINT])], log=log)
+        nodes.start()
+        try:
+            deadline = time.monotonic() + 60
+            while 'ready' not in (tmp_path / 'nodes.log').read_text():
+                assert time.monotonic() < deadline, 'the node did not start'
+                time.sleep(0.05)
+            assert nodes.stop(timeout=2.0) == []      # a clean stop, on SIGTERM
+        finally:
+            for _, p in nodes.processes:
+                if p.poll() is None:
+                    p.kill()
+    assert 'deaf still runs 1 s after SIGINT (SIGINT ignored): SIGTERM' in \
+        capsys.readouterr().err
+
+
+def test_sigint_state_says_pending_and_blocked():
+    proc = subprocess.Popen([sys.executable, '-c', textwrap.dedent("""\
+        import signal, time
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        print('ready', flush=True)
+        time.sleep(60)
+        """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == 'ready'
+        state = node_set.sigint_state(proc.pid)
+        assert 'pending' not in state and 'blocked by every thread' in state, state
+        proc.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + 10
+        while 'pending' not in node_set.sigint_state(proc.pid):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert node_set.sigint_state(proc.pid).endswith('caught')   # Python's handler
+    finally:
+        proc.kill()
+        proc.wait()
+    assert node_set.sigint_state(proc.pid) == 'SIGINT state unknown'   # gone
 
 
 # ---------------------------------------------------------------------- the new arguments

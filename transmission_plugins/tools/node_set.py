@@ -16,11 +16,12 @@
 A set of node processes started, watched and stopped together (the launcher's and the demo's).
 
 Each node runs in a process group of its own, so that a terminal's Ctrl-C reaches the launcher
-only and the launcher decides how the nodes stop: SIGINT to each, then, to one still running
-after the timeout, SIGUSR1 (the nodes' executables print their threads' stacks: where it hung)
-and SIGKILL a second later.  A node that exits ends the whole set.
+only and the launcher decides how the nodes stop: SIGINT to each, SIGTERM to one still running
+5 s later, and 10 s after SIGINT SIGKILL, a second after a SIGUSR1 (the nodes' executables
+print their threads' stacks: where it hung).  A node that exits ends the whole set.
 """
 
+import os
 import signal
 import subprocess
 import sys
@@ -69,30 +70,34 @@ class NodeSet:
 
     def stop(self, timeout: float = 10.0) -> List[Tuple[str, int]]:
         """
-        SIGINT every live process; SIGUSR1, then SIGKILL, what still runs ``timeout`` s later.
+        Stop every live process: SIGINT, SIGTERM after half of ``timeout``, SIGKILL at its end.
 
-        The default is ``ros2 launch``'s (5 s to SIGTERM, 5 s more to SIGKILL; the nodes ignore
-        SIGTERM once stopping), longer than the nodes' own stop watchdog (8 s): a node stuck in
-        its stop prints its stacks before it is killed.  SIGUSR1 goes :data:`STACKS_BEFORE_KILL`
-        s (at most a quarter of ``timeout``) before the SIGKILL, for a node whose watchdog could
-        not run (its main thread holding the GIL since before the signal); a process without
-        such a handler ends there (code -10).
+        The same escalation as ``ros2 launch`` (SIGINT, SIGTERM 5 s later, SIGKILL 5 s after
+        that). The nodes stop on SIGINT or SIGTERM alike, and ignore the later one while they
+        stop; their own stop watchdog (8 s from the first signal) prints their stacks and ends
+        them before the SIGKILL. A node that is still there when SIGTERM is due is named with
+        the state of SIGINT in its process (pending, blocked, ignored, caught), and one still
+        there :data:`STACKS_BEFORE_KILL` s (at most a quarter of ``timeout``) before the SIGKILL
+        gets SIGUSR1 (the nodes' executables print their threads' stacks; a process without
+        such a handler ends there, code -10).
 
         :returns: (name, exit code) of the processes it stopped that did not stop cleanly
             (code not 0); each is also reported on stderr
         """
         running = [(n, p) for n, p in self.processes if p.poll() is None]
         for _, p in running:
-            try:
-                p.send_signal(signal.SIGINT)
-            except ProcessLookupError:
-                pass
+            _signal(p, signal.SIGINT)
+        start = time.monotonic()
         stacks = min(STACKS_BEFORE_KILL, timeout / 4)
-        deadline = time.monotonic() + timeout - stacks
-        for name, p in self.processes:
-            try:
-                p.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
+        _wait_all(running, start + timeout / 2)
+        late = [(n, p) for n, p in running if p.poll() is None]
+        for name, p in late:
+            print(f'[launcher] {name} still runs {timeout / 2:g} s after SIGINT '
+                  f'({sigint_state(p.pid)}): SIGTERM', file=sys.stderr, flush=True)
+            _signal(p, signal.SIGTERM)
+        _wait_all(late, start + timeout - stacks)
+        for name, p in late:
+            if p.poll() is None:
                 self._kill_with_stacks(name, p, stacks)
         unclean = [(n, p.returncode) for n, p in running if p.returncode != 0]
         for name, code in unclean:
@@ -105,10 +110,10 @@ class NodeSet:
         """SIGUSR1 (a node prints its threads' stacks), then SIGKILL if it is still there."""
         print(f'[launcher] {name} has not stopped: asking for its stacks (SIGUSR1), then '
               'SIGKILL', file=sys.stderr, flush=True)
+        _signal(p, signal.SIGUSR1)
         try:
-            p.send_signal(signal.SIGUSR1)
             p.wait(wait)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
+        except subprocess.TimeoutExpired:
             pass
         if p.poll() is None:
             p.kill()
@@ -150,3 +155,51 @@ class NodeSet:
             for s, h in old.items():
                 signal.signal(s, h if after is None else after)
         return code
+
+
+def _signal(p: 'subprocess.Popen[bytes]', signum: int) -> None:
+    """Send ``signum`` to ``p`` unless it has exited."""
+    try:
+        p.send_signal(signum)
+    except ProcessLookupError:
+        pass
+
+
+def _wait_all(processes: Sequence[Tuple[str, 'subprocess.Popen[bytes]']], until: float) -> None:
+    """Wait until every process has exited or the monotonic clock reaches ``until``."""
+    for _, p in processes:
+        try:
+            p.wait(max(0.0, until - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            return
+
+
+def sigint_state(pid: int) -> str:
+    """
+    Return how SIGINT stands in process ``pid`` (Linux ``/proc``), e.g. ``SIGINT caught``.
+
+    Pending (for the process or a thread), blocked (by every thread or by some), ignored,
+    caught (a handler) or default: what to look at when a process does not react to it.
+    """
+    bit = 1 << (signal.SIGINT - 1)
+    words = []
+    try:
+        with open(f'/proc/{pid}/status') as f:
+            fields = dict(line.split(':', 1) for line in f if ':' in line)
+        masks = {k: int(fields[k].strip(), 16) for k in ('ShdPnd', 'SigIgn', 'SigCgt')}
+        threads = []
+        for tid in os.listdir(f'/proc/{pid}/task'):
+            with open(f'/proc/{pid}/task/{tid}/status') as f:
+                t = dict(line.split(':', 1) for line in f if ':' in line)
+            threads.append((int(t['SigPnd'].strip(), 16), int(t['SigBlk'].strip(), 16)))
+    except (OSError, KeyError, ValueError):
+        return 'SIGINT state unknown'
+    if masks['ShdPnd'] & bit or any(pnd & bit for pnd, _ in threads):
+        words.append('pending')
+    blocked = sum(1 for _, blk in threads if blk & bit)
+    if blocked:
+        words.append('blocked by every thread' if blocked == len(threads)
+                     else f'blocked by {blocked} of {len(threads)} threads')
+    words.append('ignored' if masks['SigIgn'] & bit else
+                 'caught' if masks['SigCgt'] & bit else 'default action')
+    return 'SIGINT ' + ', '.join(words)

@@ -14,6 +14,7 @@
 
 """The node plan of the launch files and the launcher, the config YAML, the launcher processes."""
 
+import contextlib
 import os
 import re
 import signal
@@ -458,22 +459,29 @@ GIL_HOLDER = textwrap.dedent("""\
     """)
 
 
-def test_node_set_asks_a_node_that_does_not_stop_for_its_stacks_before_the_kill(tmp_path):
-    with open(tmp_path / 'nodes.log', 'w') as log:
-        nodes = launcher.NodeSet([('stuck', [sys.executable, '-c', GIL_HOLDER])], log=log)
+@contextlib.contextmanager
+def _one_node(name, script, log_path):
+    """Start ``script`` as the only node of a set, its output in ``log_path``; yield the set."""
+    with open(log_path, 'w') as log:
+        nodes = launcher.NodeSet([(name, [sys.executable, '-c', script])], log=log)
         nodes.start()
         try:
             deadline = time.monotonic() + 60
-            while 'ready' not in (tmp_path / 'nodes.log').read_text():
+            while 'ready' not in log_path.read_text():
                 assert time.monotonic() < deadline, 'the node did not start'
                 time.sleep(0.05)
-            start = time.monotonic()
-            assert nodes.stop(timeout=1.5) == [('stuck', -9)]
-            assert time.monotonic() - start >= 1.5
+            yield nodes
         finally:
             for _, p in nodes.processes:
                 if p.poll() is None:
                     p.kill()
+
+
+def test_node_set_asks_a_node_that_does_not_stop_for_its_stacks_before_the_kill(tmp_path):
+    with _one_node('stuck', GIL_HOLDER, tmp_path / 'nodes.log') as nodes:
+        start = time.monotonic()
+        assert nodes.stop(timeout=1.5) == [('stuck', -9)]
+        assert time.monotonic() - start >= 1.5
     out = (tmp_path / 'nodes.log').read_text()
     assert 'File "<string>", line 8 in <module>' in out, out   # where the main thread is
 
@@ -489,19 +497,8 @@ DEAF_TO_SIGINT = textwrap.dedent("""\
 
 
 def test_node_set_sends_sigterm_to_a_node_that_did_not_stop_on_sigint(tmp_path, capsys):
-    with open(tmp_path / 'nodes.log', 'w') as log:
-        nodes = launcher.NodeSet([('deaf', [sys.executable, '-c', DEAF_TO_SIGINT])], log=log)
-        nodes.start()
-        try:
-            deadline = time.monotonic() + 60
-            while 'ready' not in (tmp_path / 'nodes.log').read_text():
-                assert time.monotonic() < deadline, 'the node did not start'
-                time.sleep(0.05)
-            assert nodes.stop(timeout=2.0) == []      # a clean stop, on SIGTERM
-        finally:
-            for _, p in nodes.processes:
-                if p.poll() is None:
-                    p.kill()
+    with _one_node('deaf', DEAF_TO_SIGINT, tmp_path / 'nodes.log') as nodes:
+        assert nodes.stop(timeout=2.0) == []      # a clean stop, on SIGTERM
     assert 'deaf still runs 1 s after SIGINT (SIGINT ignored): SIGTERM' in \
         capsys.readouterr().err
 

@@ -93,7 +93,8 @@ class NodeSet:
         late = [(n, p) for n, p in running if p.poll() is None]
         for name, p in late:
             print(f'[launcher] {name} still runs {timeout / 2:g} s after SIGINT '
-                  f'({sigint_state(p.pid)}): SIGTERM', file=sys.stderr, flush=True)
+                  f'({sigint_state(p.pid)}; {process_state(p.pid)}): SIGTERM',
+                  file=sys.stderr, flush=True)
             _signal(p, signal.SIGTERM)
         _wait_all(late, start + timeout - stacks)
         for name, p in late:
@@ -203,3 +204,36 @@ def sigint_state(pid: int) -> str:
     words.append('ignored' if masks['SigIgn'] & bit else
                  'caught' if masks['SigCgt'] & bit else 'default action')
     return 'SIGINT ' + ', '.join(words)
+
+
+def process_state(pid: int) -> str:
+    """
+    Return the scheduler state of process ``pid`` and its threads (Linux ``/proc``).
+
+    E.g. ``state S, threads 18 S 2 R, main thread in syscall 7``: a process whose threads all
+    wait in the kernel (``D``: uninterruptible, ``T``: stopped) takes no signal.
+    """
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            state = f.read().rsplit(')', 1)[1].split()[0]
+        counts: Dict[str, int] = {}
+        for tid in os.listdir(f'/proc/{pid}/task'):
+            with open(f'/proc/{pid}/task/{tid}/stat') as f:
+                s = f.read().rsplit(')', 1)[1].split()[0]
+            counts[s] = counts.get(s, 0) + 1
+    except (OSError, IndexError):
+        return 'state unknown'
+    threads = ' '.join(f'{n} {s}' for s, n in sorted(counts.items()))
+    return f'state {state}, threads {threads}, main thread {_syscall(pid)}'
+
+
+def _syscall(pid: int) -> str:
+    """Return where the main thread of ``pid`` is: ``running`` or ``in syscall N``."""
+    try:
+        with open(f'/proc/{pid}/syscall') as f:
+            words = f.read().split()
+    except OSError:   # not ours to read (ptrace rules), or gone
+        return 'unknown'
+    if not words or not words[0].lstrip('-').isdigit():
+        return ' '.join(words[:1]) or 'unknown'
+    return f'in syscall {words[0]}'

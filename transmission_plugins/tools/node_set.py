@@ -224,7 +224,18 @@ def process_state(pid: int) -> str:
     except (OSError, IndexError):
         return 'state unknown'
     threads = ' '.join(f'{n} {s}' for s, n in sorted(counts.items()))
-    return f'state {state}, threads {threads}, main thread {_syscall(pid)}'
+    return (f'state {state}, threads {threads}, main thread {_syscall(pid)}'
+            f'{_kernel_stack(pid)}')
+
+
+def _kernel_stack(pid: int, depth: int = 4) -> str:
+    """Return `` (kernel: f < g < ...)``, the main thread's innermost kernel frames, or ''."""
+    try:
+        with open(f'/proc/{pid}/stack') as f:
+            frames = [line.split()[-1].split('+')[0] for line in f if line.strip()]
+    except (OSError, IndexError):
+        return ''
+    return f' (kernel: {" < ".join(frames[:depth])})' if frames else ''
 
 
 def _syscall(pid: int) -> str:

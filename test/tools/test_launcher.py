@@ -501,7 +501,8 @@ def test_node_set_sends_sigterm_to_a_node_that_did_not_stop_on_sigint(tmp_path, 
         assert nodes.stop(timeout=2.0) == []      # a clean stop, on SIGTERM
     err = capsys.readouterr().err
     assert re.search(r'deaf still runs 1 s after SIGINT \(SIGINT ignored; state S, threads 1 S, '
-                     r'main thread (in syscall \d+|unknown)( \(kernel: [^)]*\))?\): SIGTERM', err), err
+                     r'main thread (in syscall \d+|unknown)( \(kernel: [^)]*\))?\): '
+                     r'SIGTERM', err), err
 
 
 def test_sigint_state_says_pending_and_blocked():

@@ -441,3 +441,47 @@ def test_a_signal_inside_the_handling_of_another_never_deadlocks():
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == 'requested True True'
+
+
+def test_a_stopped_node_leaves_the_ros_graph_at_once(env, monkeypatch):
+    """
+    The executable deletes the node's DDS participant as it exits, frozen start-up objects too.
+
+    ``run_node`` freezes what exists at start-up out of the garbage collector (the node among
+    it); ``exit_process`` must unfreeze before collecting, or the participant is never deleted
+    and the others see the node leave only when its lease expires (20 s with Fast DDS): a
+    second node of the same name then appears twice in ``ros2 node list`` (bound here: 10 s).
+    """
+    import rclpy
+    from rclpy.context import Context
+    monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+    monkeypatch.setenv('ROS_DOMAIN_ID', env['ROS_DOMAIN_ID'])
+    proc = subprocess.Popen([sys.executable, '-m', 'transmission_plugins.ros.executables',
+                             'hardware_interface_node', '--ros-args', '-r', '__ns:=/leaving'],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    context = Context()
+    rclpy.init(context=context)
+    observer = rclpy.create_node('graph_observer', context=context)
+
+    def present():
+        return ('transmission_hardware_interface', '/leaving') in \
+            observer.get_node_names_and_namespaces()
+
+    try:
+        deadline = time.monotonic() + 120
+        while not present():
+            assert time.monotonic() < deadline and proc.poll() is None, 'the node never appeared'
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 0, out
+        left = time.monotonic()
+        while present():
+            assert time.monotonic() - left < 10.0, 'the node stayed in the graph after its exit'
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        observer.destroy_node()
+        rclpy.shutdown(context=context)

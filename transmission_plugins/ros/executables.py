@@ -114,6 +114,7 @@ def exit_process(code: int) -> NoReturn:
     """
     _flush()
     _exit_later(EXIT_DEADLINE, code)
+    gc.unfreeze()   # run_node froze the start-up objects, the node's among them
     gc.collect()
     atexit._run_exitfuncs()
     _flush()

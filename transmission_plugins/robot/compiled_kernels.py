@@ -115,24 +115,21 @@ def _forward(kind: int, v: Any, at: Any, o: Any, c: Any, passive: bool,
     groups, size = v.shape
     for g in range(groups):
         for k in range(size):
+            # the motor revolutions: of the position itself, or of the state, at max(M, 0) (NaN
+            # kept; u, w at 0 are those of M = 0 bit for bit: no branch to mispredict)
+            m = (v[g, k] if kind == 0 else at[g, k]) * p2m
+            if kind != 0:
+                m = 0.0 if m < 0.0 else m
+            length = m * k_ + l0
+            u = (c0 - length * length) / two_ab
+            u = -1.0 if u < -1.0 else 1.0 if u > 1.0 else u
+            w = math.sqrt((1.0 - u) * (1.0 + u))
             if kind == 0:
-                length = v[g, k] * p2m * k_ + l0
-                u = (c0 - length * length) / two_ab
-                u = -1.0 if u < -1.0 else 1.0 if u > 1.0 else u
-                w = math.sqrt((1.0 - u) * (1.0 + u))
                 o[0, g, k] = u * g_u + w * g_w + g_0
                 if passive:
                     o[1, g, k] = math.acos(u) - phi0
             else:
-                # max(M, 0), NaN kept; u, w at 0 are those of M = 0 (u0, w0) bit for bit:
-                # no branch to mispredict on data of both signs
-                m_plus = at[g, k] * p2m
-                m_plus = 0.0 if m_plus < 0.0 else m_plus
-                length = m_plus * k_ + l0
-                u = (c0 - length * length) / two_ab
-                u = -1.0 if u < -1.0 else 1.0 if u > 1.0 else u
-                w = math.sqrt((1.0 - u) * (1.0 + u))
-                dtheta_dm = (m_plus * kab - du0) / (floor if w < floor else w)
+                dtheta_dm = (m * kab - du0) / (floor if w < floor else w)
                 dt_dm = (u * r_cd - w * r_sd) * dtheta_dm
                 if kind == 1:
                     o[0, g, k] = v[g, k] * f_gap * dt_dm

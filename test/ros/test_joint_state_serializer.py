@@ -194,6 +194,10 @@ def test_the_decoder_reads_what_rclpy_reads(data):
         assert list(got.names) == list(expected.name)
         for field in ('position', 'velocity', 'effort'):
             assert list(getattr(got, field)) == list(getattr(expected, field)), field
+        if got.stacked is not None:   # the three fields, rows of one array
+            assert got.stacked.shape == (3, len(names))
+            np.testing.assert_array_equal(got.stacked, np.stack(
+                [expected.position, expected.velocity, expected.effort]))
 
 
 def test_the_decoder_reads_repeated_names_through_its_template():
@@ -204,11 +208,13 @@ def test_the_decoder_reads_repeated_names_through_its_template():
         raw = bytes(serialize_message(_reference(NAMES, *values, STAMP + i)))
         got = decoder(raw)
         assert got.names == NAMES
-        np.testing.assert_array_equal(np.stack(got[1:]), values)
+        np.testing.assert_array_equal(np.stack(got[1:4]), values)
+        assert i == 0 or got.stacked is not None   # the template's reads: one (3, n) array
+        np.testing.assert_array_equal(values if got.stacked is None else got.stacked, values)
     assert (decoder.full_reads, decoder.template_reads) == (1, 4)
     renamed = NAMES[:-1] + ['other_joint']            # one name differs: rclpy reads it
     got = decoder(bytes(serialize_message(_reference(renamed, values[0], None, None, STAMP))))
     assert got.names == renamed and decoder.full_reads == 2
-    assert len(got.velocity) == 0 and len(got.effort) == 0
+    assert len(got.velocity) == 0 and len(got.effort) == 0 and got.stacked is None
     with pytest.raises(Exception):
         decoder(b'\x00\x01\x00\x00\xff\xff')             # not a JointState

@@ -283,6 +283,26 @@ class FusedMaps:
         Applies to a dict of float64 arrays of shape ``(n,)`` whose interface names were
         converted before (so were checked): the call of a hardware interface's every cycle.
         """
+        done = self._single_product(values, to_joint)
+        if done is None:
+            return None
+        call, y = done
+        return {name: y[part] for name, part in zip(values, call.slices)}
+
+    def single_stacked(self, values: Any, to_joint: bool) -> Optional[np.ndarray]:
+        """
+        Convert one sample as :meth:`actuator_to_joint` (or the other way) does, stacked.
+
+        :returns: the outputs of every interface of ``values``, in its order, one after the
+            other (a new array of ``len(values) * n`` values), or None where the one-sample
+            path does not apply (then convert with :meth:`actuator_to_joint` or
+            :meth:`joint_to_actuator`)
+        """
+        done = self._single_product(values, to_joint)
+        return None if done is None else done[1]
+
+    def _single_product(self, values: Any, to_joint: bool) -> Optional[Tuple[Call, np.ndarray]]:
+        """Return the call and the stacked product of one sample (see :meth:`_single`)."""
         if type(values) is not dict:
             return None
         call = self._calls.get((to_joint, tuple(values)))
@@ -298,11 +318,9 @@ class FusedMaps:
         if call.nonlinear is not None:
             x[plan.base:-1] = call.nonlinear.single(call.kinds, x, shape[0], call.state)
         if plan.quiet and math.isfinite(x.dot(x)):  # no inf, no product can overflow
-            y = self._apply(plan, x)
-        else:
-            with np.errstate(over='ignore', invalid='ignore'):
-                y = self._apply(plan, x)
-        return {name: y[part] for name, part in zip(values, call.slices)}
+            return call, self._apply(plan, x)
+        with np.errstate(over='ignore', invalid='ignore'):
+            return call, self._apply(plan, x)
 
     @staticmethod
     def _apply(plan: Plan, x: np.ndarray) -> np.ndarray:

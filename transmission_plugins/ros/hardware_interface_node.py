@@ -322,13 +322,14 @@ class HardwareInterfaceNode(LifecycleNode):
                     'bad_type', f'not a JointState ({type(e).__name__}: {e})'))
             return None
 
-    def _receive(self, active_only: bool, store: str, *args: Any, arrival: float) -> bool:
+    def _receive(self, active_only: bool, store: str, *args: Any, arrival: float,
+                 **kwargs: Any) -> bool:
         """Hand a message to ``core.<store>``; return False when it was not stored."""
         core = self.core
         if core is None or (active_only and self.driver is None):
             return False
         try:
-            getattr(core, store)(*args, received=arrival)
+            getattr(core, store)(*args, received=arrival, **kwargs)
         except InputRejected:
             for line in self._reports.drops(core):   # at most one summary a second
                 self.get_logger().warning(line)
@@ -356,12 +357,12 @@ class HardwareInterfaceNode(LifecycleNode):
     def _on_state(self, data: bytes, arrival: float) -> None:
         msg = self._decode('actuator_states', data)
         self._state_done(msg is not None and self._receive(
-            False, 'set_actuator_state', *msg, arrival=arrival))
+            False, 'set_actuator_state', *msg[:4], arrival=arrival, stacked=msg.stacked))
 
     def _on_command(self, data: bytes, arrival: float) -> None:
         msg = self._decode('joint_commands', data)
         self._command_done(msg is not None and self._receive(
-            True, 'set_joint_command', *msg, arrival=arrival))
+            True, 'set_joint_command', *msg[:4], arrival=arrival))
 
     def _on_array_command(self, field: str, msg: Float64MultiArray, arrival: float) -> None:
         self._command_done(self._receive(True, 'set_interface_command', field, msg.data,

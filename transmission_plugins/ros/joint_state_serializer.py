@@ -170,6 +170,8 @@ class JointStateFields(NamedTuple):
     position: Any
     velocity: Any
     effort: Any
+    #: the three fields as the rows of one ``(3, n)`` float64 array, when all three are full
+    stacked: Optional[np.ndarray] = None
 
 
 class _Template(NamedTuple):
@@ -179,6 +181,7 @@ class _Template(NamedTuple):
     expected: int                 # ... equals expected (mask: 0 at stamp, values and padding)
     slots: List[Tuple[int, int]]  # (offset, count) of position, velocity, effort
     names: List[str]
+    stride: int                   # bytes from one field's values to the next's (0: not even)
 
 
 def _cdr_layout(names: Sequence[str], frame_id: str, counts: Sequence[int]
@@ -254,8 +257,11 @@ def _template(msg: JointState) -> Optional[_Template]:
     for a, b in fixed:
         mask[a:b] = b'\xff' * (b - a)
     bits = int.from_bytes(mask, 'little')
+    starts = [at for at, _ in slots]
+    stride = starts[1] - starts[0] if all(present) and \
+        starts[2] - starts[1] == starts[1] - starts[0] else 0
     return _Template(len(blob), span, bits, int.from_bytes(blob[:span], 'little') & bits,
-                     slots, names)
+                     slots, names, stride)
 
 
 class JointStateDecoder:
@@ -285,6 +291,10 @@ class JointStateDecoder:
         if t is not None and len(data) == t.size and \
                 int.from_bytes(data[:t.span], 'little') & t.mask == t.expected:
             self.template_reads += 1
+            if t.stride:
+                block = np.ndarray((3, len(t.names)), np.float64, data, t.slots[0][0],
+                                   (t.stride, 8))
+                return JointStateFields(t.names, block[0], block[1], block[2], block)
             values = [np.frombuffer(data, np.float64, count, at) if count else ()
                       for at, count in t.slots]
             return JointStateFields(t.names, values[0], values[1], values[2])

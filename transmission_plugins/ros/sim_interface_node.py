@@ -107,12 +107,12 @@ class SimInterfaceNode(HardwareInterfaceNode):
     def _on_joint_state(self, data: bytes, arrival: float) -> None:
         msg = self._decode('joint_states', data)
         self._state_done(msg is not None and self._receive(
-            False, 'set_joint_state', *msg, arrival=arrival))
+            False, 'set_joint_state', *msg[:4], arrival=arrival))
 
     def _on_actuator_command(self, data: bytes, arrival: float) -> None:
         msg = self._decode('actuator_commands', data)
         self._command_done(msg is not None and self._receive(
-            True, 'set_actuator_command', *msg, arrival=arrival))
+            True, 'set_actuator_command', *msg[:4], arrival=arrival))
 
     # ------------------------------------------------------------------ outputs
     def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:

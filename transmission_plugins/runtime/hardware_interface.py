@@ -53,6 +53,7 @@ from transmission_plugins.runtime.diagnostics import ERROR
 from transmission_plugins.runtime.diagnostics import OK
 from transmission_plugins.runtime.diagnostics import STALE
 from transmission_plugins.runtime.diagnostics import WARN
+from transmission_plugins.runtime.messages import all_true
 from transmission_plugins.runtime.messages import DROP_REASONS
 from transmission_plugins.runtime.messages import field_array
 from transmission_plugins.runtime.messages import FIELDS
@@ -130,7 +131,8 @@ class HardwareInterface(InterfaceCycle):
 
     def set_actuator_state(self, names: Sequence[str], position: Any = (), velocity: Any = (),
                            effort: Any = (), topic: str = 'actuator_states',
-                           received: Optional[float] = None) -> None:
+                           received: Optional[float] = None,
+                           stacked: Optional[np.ndarray] = None) -> None:
         """
         Store an actuator state message (any subset of actuators and fields).
 
@@ -140,6 +142,12 @@ class HardwareInterface(InterfaceCycle):
             watchdog counts from it
         :raises InputRejected: the message is dropped (and counted); buffers are unchanged
         """
+        if stacked is not None:
+            idx = self._actuators.last(names)
+            if idx is not None and stacked.shape == (3, len(idx)) and \
+                    all_true(np.isfinite(stacked)):
+                self.states.store_stacked(idx, stacked, self._arrival(received))
+                return
         idx, values = self._read(topic, read_message, self._actuators, names, position,
                                  velocity, effort)
         self.states.store(idx, values, self._arrival(received))

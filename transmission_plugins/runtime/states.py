@@ -109,6 +109,8 @@ class LatestStates:
         #: arrival time per source (-inf: never)
         self.state_time = np.full(ns, -np.inf)
         self._version = 0
+        #: the last index array :meth:`store_stacked` saw, and whether it is every source in order
+        self._in_order: Tuple[Optional[np.ndarray], bool] = (None, False)
         self._cached: Tuple[int, Optional[np.ndarray], Optional[StateOutput]] = (-1, None, None)
         #: the last target positions converted (NaN where unknown): linearisation point of
         #: nonlinear command maps
@@ -128,6 +130,24 @@ class LatestStates:
             x = values.get(field)
             self.state[field][idx] = np.nan if x is None else x
         self.state_time[idx] = now
+        self._version += 1
+
+    def store_stacked(self, idx: np.ndarray, stacked: np.ndarray, now: float) -> None:
+        """
+        Store a validated message that has all three fields, the rows of ``stacked``.
+
+        The same as :meth:`store`; a message naming every source in order (the indices
+        ``0 .. n-1``: the usual message of a driver) is copied without indexing.
+        """
+        if idx is not self._in_order[0]:
+            self._in_order = (idx, idx.size == self.state_time.size and
+                              bool(np.array_equal(idx, np.arange(idx.size))))
+        if self._in_order[1]:
+            self._values[...] = stacked
+            self.state_time.fill(now)
+        else:
+            self._values[:, idx] = stacked
+            self.state_time[idx] = now
         self._version += 1
 
     def invalidate(self) -> None:
@@ -188,9 +208,12 @@ class LatestStates:
         """
         if not all_true(np.isfinite(self._values)):
             return None
-        out = self.direction.convert(self.state)
-        # one copy of the three (held values and cached outputs outlive the maps' buffers)
-        y = np.concatenate([out[f] for f in FIELDS]).reshape(len(FIELDS), -1)
+        y = self.direction.convert_stacked(self.state)   # a new array, or None
+        if y is None:
+            out = self.direction.convert(self.state)
+            # one copy of the three (held values and cached outputs outlive the maps' buffers)
+            y = np.concatenate([out[f] for f in FIELDS])
+        y = y.reshape(len(FIELDS), -1)
         if y.dtype != np.float64 or not all_true(np.isfinite(y)):
             return None
         values = {f: y[i] for i, f in enumerate(FIELDS)}

@@ -88,6 +88,10 @@ def test_a_bad_stacked_state_is_refused_as_the_same_fields(example_robot):
     assert dict(fast.drops) == dict(plain.drops) == {'actuator_states': {'non_finite': 1}}
     with pytest.raises(InputRejected, match='length_mismatch'):   # a stacked of the wrong shape
         fast.set_actuator_state(names, *values[:, :-1], stacked=values[:, :-1])
+    ints = np.ones((3, len(names)), dtype=int)
+    for stacked in (ints, ints.tolist(), ints.astype(object)):   # not float64 arrays: checked
+        fast.set_actuator_state(names, *ints, stacked=stacked)   # field by field
+        np.testing.assert_array_equal(fast.states._values, ints)
 
 
 @pytest.mark.parametrize('robot_name', ['example_robot', 'pr2'])

@@ -140,11 +140,16 @@ class HardwareInterface(InterfaceCycle):
 
         :param received: when the message arrived, on :attr:`clock` (default: now); the state
             watchdog counts from it
+        :param stacked: optional, the same three fields as the rows of one ``(3, n)`` float64
+            array (the node's decoder reads full messages so): a message naming the list of
+            names accepted last is then checked and stored in one step each, with the same
+            result; anything else goes through the checks of the fields one by one
         :raises InputRejected: the message is dropped (and counted); buffers are unchanged
         """
         if stacked is not None:
             idx = self._actuators.last(names)
-            if idx is not None and stacked.shape == (3, len(idx)) and \
+            if idx is not None and isinstance(stacked, np.ndarray) and \
+                    stacked.dtype == np.float64 and stacked.shape == (3, len(idx)) and \
                     all_true(np.isfinite(stacked)):
                 self.states.store_stacked(idx, stacked, self._arrival(received))
                 return

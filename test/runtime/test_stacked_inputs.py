@@ -36,9 +36,10 @@ class Clock:
         return self.t
 
 
-def _pair(robot):
+def _pair(robot, stale_joints='last'):
     clock = Clock()
-    return (HardwareInterface(robot, clock=clock), HardwareInterface(robot, clock=clock), clock)
+    return (HardwareInterface(robot, clock=clock, stale_joints=stale_joints),
+            HardwareInterface(robot, clock=clock, stale_joints=stale_joints), clock)
 
 
 def _message(robot, rng, order):
@@ -46,11 +47,13 @@ def _message(robot, rng, order):
     return names, rng.normal(size=(3, len(names)))
 
 
+@pytest.mark.parametrize('stale_joints', ['last', 'omit'])
 @pytest.mark.parametrize('robot_name', ['example_robot', 'pr2'])
-def test_a_stacked_state_is_stored_and_converted_as_the_same_fields(robot_name, request):
+def test_a_stacked_state_is_stored_and_converted_as_the_same_fields(robot_name, stale_joints,
+                                                                    request):
     robot = request.getfixturevalue(robot_name)
     rng = np.random.default_rng(11)
-    plain, fast, clock = _pair(robot)
+    plain, fast, clock = _pair(robot, stale_joints)
     n = len(robot.actuator_names)
     orders = [np.arange(n), rng.permutation(n), np.arange(n)[::2], np.arange(n)]
     for k, order in enumerate(orders * 2):
@@ -62,12 +65,13 @@ def test_a_stacked_state_is_stored_and_converted_as_the_same_fields(robot_name, 
             fast.set_actuator_state(names, *values, stacked=values)
         np.testing.assert_array_equal(fast.states._values, plain.states._values)
         np.testing.assert_array_equal(fast.states.state_time, plain.states.state_time)
-        a, b = plain.joint_states(), fast.joint_states()
-        assert (a is None) == (b is None), k
-        if a is not None:
-            assert a.names == b.names
-            for x, y in zip(a[1:], b[1:]):
-                np.testing.assert_array_equal(x, y)
+        for late in (0.0, 0.05, 0.2):   # fresh, still fresh, stale (state_timeout 0.1 s)
+            a, b = plain.joint_states(clock.t + late), fast.joint_states(clock.t + late)
+            assert (a is None) == (b is None), (k, late)
+            if a is not None:
+                assert a.names == b.names
+                for x, y in zip(a[1:], b[1:]):
+                    np.testing.assert_array_equal(x, y)
 
 
 def test_a_bad_stacked_state_is_refused_as_the_same_fields(example_robot):

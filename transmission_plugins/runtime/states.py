@@ -111,6 +111,9 @@ class LatestStates:
         self._version = 0
         #: the last index array :meth:`store_stacked` saw, and whether it is every source in order
         self._in_order: Tuple[Optional[np.ndarray], bool] = (None, False)
+        #: (version, time): at that version every source holds checked finite values, all
+        #: stored at that time (one whole message in order); spares the short path two scans
+        self._whole: Tuple[int, float] = (-1, 0.0)
         self._cached: Tuple[int, Optional[np.ndarray], Optional[StateOutput]] = (-1, None, None)
         #: the last target positions converted (NaN where unknown): linearisation point of
         #: nonlinear command maps
@@ -142,13 +145,14 @@ class LatestStates:
         if idx is not self._in_order[0]:
             self._in_order = (idx, idx.size == self.state_time.size and
                               bool(np.array_equal(idx, np.arange(idx.size))))
+        self._version += 1
         if self._in_order[1]:
             self._values[...] = stacked
             self.state_time.fill(now)
+            self._whole = (self._version, now)
         else:
             self._values[:, idx] = stacked
             self.state_time[idx] = now
-        self._version += 1
 
     def invalidate(self) -> None:
         """Make the next cycle convert again (a setting that shapes the output changed)."""
@@ -194,7 +198,8 @@ class LatestStates:
 
     def _all_fresh_at(self, now: float) -> bool:
         """Return True when every source is fresh at ``now`` (one reduction)."""
-        oldest = float(self.state_time.min())
+        version, at = self._whole
+        oldest = at if version == self._version else float(self.state_time.min())
         if self.state_timeout <= 0.0:
             return oldest > -np.inf
         return now - oldest <= self.state_timeout
@@ -206,7 +211,7 @@ class LatestStates:
         It applies when every stored value is finite and every converted one too; then every
         target is known and complete, as the general path (:meth:`_convert`) would find.
         """
-        if not all_true(np.isfinite(self._values)):
+        if self._whole[0] != self._version and not all_true(np.isfinite(self._values)):
             return None
         y = self.direction.convert_stacked(self.state)   # a new array, or None
         if y is None:

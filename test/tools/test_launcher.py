@@ -15,6 +15,7 @@
 """The node plan of the launch files and the launcher, the config YAML, the launcher processes."""
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -399,7 +400,7 @@ CLEAN_SLEEPER = [sys.executable, '-c', 'import signal, sys, time; '
 
 
 def test_node_set_stops_the_nodes_on_sighup(tmp_path):
-    """A closed terminal must not leave the nodes (in sessions of their own) running."""
+    """A closed terminal must not leave the nodes (in background groups) running."""
     ready = tmp_path / 'ready'
     sleeper = [sys.executable, '-c', 'import pathlib, signal, sys, time; '
                'signal.signal(signal.SIGINT, lambda *a: sys.exit(0)); '
@@ -426,6 +427,36 @@ def test_node_set_stops_the_nodes_on_sighup(tmp_path):
     assert time.monotonic() - start < 60.0
     assert all(p.poll() is not None for _, p in nodes.processes)
     assert signal.getsignal(signal.SIGHUP) == before
+
+
+#: prints how a child of the NodeSet was started: process group, session, SIGTTOU, stdin
+PROBE = """
+import json, os, signal, sys
+status = open('/proc/self/status').read().splitlines()
+ignored = int(next(line for line in status if line.startswith('SigIgn:')).split()[1], 16)
+json.dump({'pid': os.getpid(), 'pgid': os.getpgid(0), 'sid': os.getsid(0),
+           'ttou_ignored': bool(ignored >> (signal.SIGTTOU - 1) & 1),
+           'stdin': os.readlink('/proc/self/fd/0')}, open(sys.argv[1], 'w'))
+"""
+
+
+def test_node_set_starts_each_node_in_a_group_of_its_own_in_this_session(tmp_path):
+    """A group each (Ctrl-C reaches the launcher only), not a session each (autogroups)."""
+    before = signal.getsignal(signal.SIGTTOU)
+    nodes = launcher.NodeSet([(f'probe{i}', [sys.executable, '-c', PROBE, str(tmp_path / f'{i}')])
+                              for i in range(2)], quiet=True)
+    try:
+        nodes.start()
+        assert [p.wait(60) for _, p in nodes.processes] == [0, 0]
+    finally:
+        signal.signal(signal.SIGTTOU, before)
+    seen = [json.loads((tmp_path / f'{i}').read_text()) for i in range(2)]
+    for child, (_, p) in zip(seen, nodes.processes):
+        assert child['pid'] == p.pid
+        assert child['pgid'] == p.pid != os.getpgid(0)   # its own group, not the launcher's
+        assert child['sid'] == os.getsid(0)               # the launcher's session
+        assert child['ttou_ignored'] is (before == signal.SIG_DFL or before == signal.SIG_IGN)
+        assert child['stdin'] == '/dev/null'
 
 
 def test_node_set_stop_interrupts_then_kills():

@@ -19,12 +19,21 @@ Each node runs in a process group of its own, so that a terminal's Ctrl-C reache
 only and the launcher decides how the nodes stop: SIGINT to each, SIGTERM to one still running
 5 s later, and 10 s after SIGINT SIGKILL, a second after a SIGUSR1 (the nodes' executables
 print their threads' stacks: where it hung).  A node that exits ends the whole set.
+
+The groups stay in the launcher's session, as ``ros2 launch`` keeps its nodes in its own.  A
+session each (``setsid``) would also put each node in a CPU scheduling group of its own (Linux
+autogroup, enabled on most distributions), and on a loaded machine nodes in such groups have
+been starved for seconds while they stopped (up to 10.8 s from SIGINT to exit, against at most
+0.41 s in the launcher's session: doc/launch.md).  Reading the terminal is not theirs to do
+(their standard input is ``/dev/null``), and SIGTTOU is ignored (inherited) so that their output
+reaches the terminal even with ``stty tostop``, as it did when they had no terminal at all.
 """
 
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import Any
 from typing import Dict
@@ -57,11 +66,15 @@ class NodeSet:
         self.processes: List[Tuple[str, subprocess.Popen[bytes]]] = []
 
     def start(self) -> None:
-        """Start every process, each in its own process group (Ctrl-C is forwarded)."""
+        """Start every process in a process group of its own, in this session (see the module)."""
         out = subprocess.DEVNULL if self.quiet else self.log
+        _let_background_groups_write()
+        group: Dict[str, Any] = {'process_group': 0}
+        if sys.version_info < (3, 11):   # Python 3.10 (ROS 2 Humble): no process_group yet
+            group = {'preexec_fn': os.setpgrp}
         for name, argv in self.commands:
-            p = subprocess.Popen(argv, env=self.env, stdout=out, stderr=out,
-                                 start_new_session=True)
+            p = subprocess.Popen(argv, env=self.env, stdin=subprocess.DEVNULL, stdout=out,
+                                 stderr=out, **group)
             self.processes.append((name, p))
 
     def dead(self) -> List[Tuple[str, int]]:
@@ -136,7 +149,7 @@ class NodeSet:
             nonlocal interrupted
             interrupted = True
 
-        # SIGHUP too: the nodes run in sessions of their own and would outlive a closed terminal
+        # SIGHUP too: a closed terminal signals the foreground group only, the nodes would run on
         old = {s: signal.signal(s, on_signal)
                for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
         code = 0
@@ -156,6 +169,19 @@ class NodeSet:
             for s, h in old.items():
                 signal.signal(s, h if after is None else after)
         return code
+
+
+def _let_background_groups_write() -> None:
+    """
+    Ignore SIGTTOU in this process, and so in the nodes it starts (an ignored signal stays so).
+
+    With ``stty tostop``, a process of a background group that writes to its terminal is stopped
+    by SIGTTOU unless it ignores or blocks it (POSIX).  Only the main thread may change a
+    disposition; a handler already set is left alone.
+    """
+    if (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGTTOU) == signal.SIG_DFL):
+        signal.signal(signal.SIGTTOU, signal.SIG_IGN)
 
 
 def _signal(p: 'subprocess.Popen[bytes]', signum: int) -> None:

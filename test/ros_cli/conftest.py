@@ -99,7 +99,8 @@ def workspace(ros2_tools: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     out = run('. install/setup.bash && env -0', env, str(ws)).stdout
     sourced = dict(item.split('=', 1) for item in out.split('\0') if '=' in item)
     tmp = tmp_path_factory.mktemp('ros_cli_tmp')
-    sourced.update(ROS_DOMAIN_ID=str(60 + os.getpid() % 20),
+    logs = tmp_path_factory.mktemp('ros_cli_logs')   # not the user's ~/.ros/log
+    sourced.update(ROS_LOG_DIR=str(logs), ROS_DOMAIN_ID=str(60 + os.getpid() % 20),
                    ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1',
                    RCUTILS_COLORIZED_OUTPUT='0', TMPDIR=str(tmp))
     yield Workspace(ws, sourced, tmp)

@@ -178,6 +178,18 @@ class Command:
             except OSError:
                 pass
 
+    def launch_log(self) -> str:
+        """
+        Return ``launch.log`` of a ``ros2 launch`` command: every line it logged.
+
+        Its screen output can miss lines: each Ctrl-C flushes what the terminal has not yet
+        delivered (POSIX, unless ``NOFLSH``), in a user's terminal as on this one.
+        """
+        found = re.search(r'All log files can be found below (\S+)', self.output)
+        assert found, f'no log directory in the output of {self.line!r}:\n{self.output}'
+        with open(os.path.join(found.group(1), 'launch.log')) as f:
+            return f.read()
+
     def bad_lines(self) -> List[str]:
         """Return the output lines that show an unclean stop."""
         return [line for line in self.output.splitlines() if BAD_LINES.search(line)]

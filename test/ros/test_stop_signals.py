@@ -409,6 +409,51 @@ def test_a_deletion_that_hangs_after_a_clean_stop_still_ends_with_the_nodes_code
         assert 0.5 <= time.monotonic() - start
 
 
+#: a node whose teardown hangs in native code with the GIL held, as DDS's has under load
+HANGING_TEARDOWN = textwrap.dedent("""\
+    import ctypes, sys
+    from transmission_plugins.ros.stop_signals import StopSignals
+    StopSignals().install().watch(4.0)
+    import rclpy
+    from rclpy.node import Node
+    from transmission_plugins.ros import executables
+    from transmission_plugins.ros.common import run_node
+    libc = ctypes.PyDLL(None)
+    mutex = ctypes.create_string_buffer(64)
+
+    def hang(*args, **kwargs):
+        libc.pthread_mutex_lock(mutex)
+        libc.pthread_mutex_lock(mutex)          # never returns, GIL held
+
+    def factory(args):
+        node = Node('hanging_teardown_test')
+        node.destroy_node = hang
+        node.create_timer(0.2, lambda: print('spinning', flush=True))
+        return node
+
+    executables.EXIT_DEADLINE = 0.5
+    sys.exit(run_node(factory, sys.argv[:1]))
+    """)
+
+
+def test_a_teardown_that_hangs_after_a_clean_stop_ends_with_the_nodes_code(env):
+    """Not the watcher's exit 1 at 4 + 1 s with stacks: the node's code 0 at 0.5 s."""
+    p = _start(HANGING_TEARDOWN, env)
+    try:
+        assert p.stdout.readline().strip() == 'spinning'
+        p.send_signal(signal.SIGINT)
+        start = time.monotonic()
+        assert p.wait(30) == 0
+        elapsed = time.monotonic() - start
+        out = p.stdout.read()
+        assert 0.5 <= elapsed < 4.0, elapsed
+        assert 'Timeout' not in out and 'stacks' not in out, out
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 #: a second signal landing on every line of the first one's handling, to any depth of two
 NESTED_SIGNALS = textwrap.dedent("""\
     import signal, sys

@@ -58,6 +58,7 @@ from rclpy.subscription import Subscription
 from std_msgs.msg import String
 
 from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.ros import executables
 from transmission_plugins.ros.node_parameters import declare_parameters  # noqa: F401
 from transmission_plugins.ros.node_parameters import MAX_QOS_DEPTH  # noqa: F401
 from transmission_plugins.ros.node_parameters import validate_parameters  # noqa: F401
@@ -333,7 +334,9 @@ def run_node(factory: Callable[[Optional[List[str]]], Any],
     loop then leaves ``spin_once`` within 0.1 s and tears down on this thread, in order: the
     node (its timers stop), the executor, the context.  No callback runs once the context is
     shut down, so none can fail on it.  Exit codes: 0 a requested stop, 1 the node could not
-    start or a callback failed (logged as FATAL).
+    start or a callback failed (logged as FATAL).  In a node's own process (the stop watcher
+    armed), a teardown that hangs in native code ends the process with that code
+    :data:`~.executables.EXIT_DEADLINE` seconds after it began.
 
     :param factory: builds the node; called after ``rclpy.init``
     :param args: command line (``--ros-args`` included); default ``sys.argv``
@@ -377,10 +380,15 @@ def run_node(factory: Callable[[Optional[List[str]]], Any],
             code = 1
     finally:
         _LOOP_TIMERS = None
+        # a teardown hanging in DDS with the GIL held (seen in destroy_node under load): the
+        # node's process ends with its code anyway, as exit_process does, before any escalation
+        deadline = executables.exit_later(executables.EXIT_DEADLINE, code) if stop.watching \
+            else None
         if executor is not None:
             executor.shutdown()
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
+        executables.cancel_exit(deadline)
         stop.finish()   # after a stop request: later signals are ignored until the exit
     return code

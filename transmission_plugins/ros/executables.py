@@ -108,12 +108,12 @@ def exit_process(code: int) -> NoReturn:
 
     The participant's deletion itself has been seen to hang (about one stop in a hundred with
     several nodes on a loaded machine: Fast DDS joining one of its threads, with the GIL held, so
-    no Python code can step in).  A native timer (:func:`_exit_later`) therefore ends the
+    no Python code can step in).  A native timer (:func:`exit_later`) therefore ends the
     process with ``code`` anyway :data:`EXIT_DEADLINE` seconds later: the node itself had
     stopped cleanly.
     """
     _flush()
-    _exit_later(EXIT_DEADLINE, code)
+    exit_later(EXIT_DEADLINE, code)
     gc.unfreeze()   # run_node froze the start-up objects, the node's among them
     gc.collect()
     atexit._run_exitfuncs()
@@ -121,7 +121,8 @@ def exit_process(code: int) -> NoReturn:
     os._exit(code)
 
 
-#: seconds the DDS participant's deletion may take before the process ends without it
+#: seconds the DDS participant's deletion (and the node's teardown, see
+#: :func:`~.common.run_node`) may take before the process ends without it
 EXIT_DEADLINE = 3.0
 
 
@@ -154,15 +155,15 @@ class _ITimerSpec(ctypes.Structure):
 _SIGEV_THREAD = 2
 
 
-def _exit_later(seconds: float, code: int) -> bool:
+def exit_later(seconds: float, code: int) -> Optional[ctypes.c_void_p]:
     """
     Arm a POSIX timer that calls ``_exit(code)`` in a thread of its own after ``seconds``.
 
     The timer and its thread are the C library's (``timer_create`` with ``SIGEV_THREAD`` and
     ``_exit`` as the function, ``code`` as its argument): nothing of it needs Python's GIL.
 
-    :returns: False where the C library offers no such timer (the process then ends whenever
-        the deletion does)
+    :returns: the timer, for :func:`cancel_exit`; None where the C library offers no such
+        timer (the process then ends whenever the deletion does)
     """
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -170,12 +171,21 @@ def _exit_later(seconds: float, code: int) -> bool:
                           function=ctypes.cast(libc._exit, ctypes.c_void_p).value)
         timer = ctypes.c_void_p()
         if libc.timer_create(time.CLOCK_MONOTONIC, ctypes.byref(event), ctypes.byref(timer)):
-            return False
+            return None
         whole = int(seconds)
         spec = _ITimerSpec(0, 0, whole, int((seconds - whole) * 1e9))
-        return libc.timer_settime(timer, 0, ctypes.byref(spec), None) == 0
+        if libc.timer_settime(timer, 0, ctypes.byref(spec), None) != 0:
+            libc.timer_delete(timer)
+            return None
+        return timer
     except (OSError, AttributeError):
-        return False
+        return None
+
+
+def cancel_exit(timer: Optional[ctypes.c_void_p]) -> None:
+    """Disarm and delete a timer of :func:`exit_later` (None: nothing to do)."""
+    if timer is not None:
+        ctypes.CDLL(None).timer_delete(timer)
 
 
 def hardware_interface_node() -> NoReturn:

@@ -106,6 +106,11 @@ class StopSignals:
         return self._requested
 
     @property
+    def watching(self) -> bool:
+        """Whether :meth:`watch` armed the watcher: this process is a node's own."""
+        return self._grace is not None
+
+    @property
     def installed(self) -> bool:
         """Tell whether this instance's handlers are installed."""
         return StopSignals._current is self

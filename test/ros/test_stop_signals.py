@@ -414,9 +414,8 @@ HANGING_TEARDOWN = textwrap.dedent("""\
     import ctypes, sys
     from transmission_plugins.ros.stop_signals import StopSignals
     StopSignals().install().watch(4.0)
-    import rclpy
     from rclpy.node import Node
-    from transmission_plugins.ros import executables
+    from transmission_plugins.ros import stop_signals
     from transmission_plugins.ros.common import run_node
     libc = ctypes.PyDLL(None)
     mutex = ctypes.create_string_buffer(64)
@@ -431,7 +430,7 @@ HANGING_TEARDOWN = textwrap.dedent("""\
         node.create_timer(0.2, lambda: print('spinning', flush=True))
         return node
 
-    executables.EXIT_DEADLINE = 0.5
+    stop_signals.EXIT_DEADLINE = 0.5
     sys.exit(run_node(factory, sys.argv[:1]))
     """)
 

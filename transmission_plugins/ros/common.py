@@ -58,10 +58,12 @@ from rclpy.subscription import Subscription
 from std_msgs.msg import String
 
 from transmission_plugins.core.exceptions import TransmissionError
-from transmission_plugins.ros import executables
+from transmission_plugins.ros import stop_signals
 from transmission_plugins.ros.node_parameters import declare_parameters  # noqa: F401
 from transmission_plugins.ros.node_parameters import MAX_QOS_DEPTH  # noqa: F401
 from transmission_plugins.ros.node_parameters import validate_parameters  # noqa: F401
+from transmission_plugins.ros.stop_signals import cancel_exit
+from transmission_plugins.ros.stop_signals import exit_later
 from transmission_plugins.ros.stop_signals import StopSignals
 
 #: The ``robot_description`` parameter of both nodes: (default, description).
@@ -336,7 +338,7 @@ def run_node(factory: Callable[[Optional[List[str]]], Any],
     shut down, so none can fail on it.  Exit codes: 0 a requested stop, 1 the node could not
     start or a callback failed (logged as FATAL).  In a node's own process (the stop watcher
     armed), a teardown that hangs in native code ends the process with that code
-    :data:`~.executables.EXIT_DEADLINE` seconds after it began.
+    :data:`~.stop_signals.EXIT_DEADLINE` seconds after it began.
 
     :param factory: builds the node; called after ``rclpy.init``
     :param args: command line (``--ros-args`` included); default ``sys.argv``
@@ -382,13 +384,12 @@ def run_node(factory: Callable[[Optional[List[str]]], Any],
         _LOOP_TIMERS = None
         # a teardown hanging in DDS with the GIL held (seen in destroy_node under load): the
         # node's process ends with its code anyway, as exit_process does, before any escalation
-        deadline = executables.exit_later(executables.EXIT_DEADLINE, code) if stop.watching \
-            else None
+        deadline = exit_later(stop_signals.EXIT_DEADLINE, code) if stop.watching else None
         if executor is not None:
             executor.shutdown()
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
-        executables.cancel_exit(deadline)
+        cancel_exit(deadline)
         stop.finish()   # after a stop request: later signals are ignored until the exit
     return code

@@ -37,11 +37,12 @@ import importlib
 import os
 import signal
 import sys
-import time
 from typing import List
 from typing import NoReturn
 from typing import Optional
 
+from transmission_plugins.ros.stop_signals import EXIT_DEADLINE
+from transmission_plugins.ros.stop_signals import exit_later
 from transmission_plugins.ros.stop_signals import StopSignals
 
 #: executable name -> module whose ``main(args)`` runs the node
@@ -108,8 +109,9 @@ def exit_process(code: int) -> NoReturn:
 
     The participant's deletion itself has been seen to hang (about one stop in a hundred with
     several nodes on a loaded machine: Fast DDS joining one of its threads, with the GIL held, so
-    no Python code can step in).  A native timer (:func:`exit_later`) therefore ends the
-    process with ``code`` anyway :data:`EXIT_DEADLINE` seconds later: the node itself had
+    no Python code can step in).  A native timer (:func:`~.stop_signals.exit_later`) therefore
+    ends the process with ``code`` anyway :data:`~.stop_signals.EXIT_DEADLINE` seconds later
+    (this module's ``EXIT_DEADLINE``, which tests may lower): the node itself had
     stopped cleanly.
     """
     _flush()
@@ -119,11 +121,6 @@ def exit_process(code: int) -> NoReturn:
     atexit._run_exitfuncs()
     _flush()
     os._exit(code)
-
-
-#: seconds the DDS participant's deletion (and the node's teardown, see
-#: :func:`~.common.run_node`) may take before the process ends without it
-EXIT_DEADLINE = 3.0
 
 
 def _flush() -> None:
@@ -137,55 +134,6 @@ def _flush() -> None:
         ctypes.CDLL(None).fflush(None)
     except (OSError, AttributeError):
         pass
-
-
-class _SigEvent(ctypes.Structure):
-    """``struct sigevent`` (Linux, 64 bytes) with the ``SIGEV_THREAD`` members."""
-
-    _fields_ = [('value', ctypes.c_void_p), ('signo', ctypes.c_int), ('notify', ctypes.c_int),
-                ('function', ctypes.c_void_p), ('attribute', ctypes.c_void_p),
-                ('pad', ctypes.c_int * 8)]
-
-
-class _ITimerSpec(ctypes.Structure):
-    _fields_ = [('interval_s', ctypes.c_long), ('interval_ns', ctypes.c_long),
-                ('value_s', ctypes.c_long), ('value_ns', ctypes.c_long)]
-
-
-_SIGEV_THREAD = 2
-
-
-def exit_later(seconds: float, code: int) -> Optional[ctypes.c_void_p]:
-    """
-    Arm a POSIX timer that calls ``_exit(code)`` in a thread of its own after ``seconds``.
-
-    The timer and its thread are the C library's (``timer_create`` with ``SIGEV_THREAD`` and
-    ``_exit`` as the function, ``code`` as its argument): nothing of it needs Python's GIL.
-
-    :returns: the timer, for :func:`cancel_exit`; None where the C library offers no such
-        timer (the process then ends whenever the deletion does)
-    """
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        event = _SigEvent(value=code, notify=_SIGEV_THREAD,
-                          function=ctypes.cast(libc._exit, ctypes.c_void_p).value)
-        timer = ctypes.c_void_p()
-        if libc.timer_create(time.CLOCK_MONOTONIC, ctypes.byref(event), ctypes.byref(timer)):
-            return None
-        whole = int(seconds)
-        spec = _ITimerSpec(0, 0, whole, int((seconds - whole) * 1e9))
-        if libc.timer_settime(timer, 0, ctypes.byref(spec), None) != 0:
-            libc.timer_delete(timer)
-            return None
-        return timer
-    except (OSError, AttributeError):
-        return None
-
-
-def cancel_exit(timer: Optional[ctypes.c_void_p]) -> None:
-    """Disarm and delete a timer of :func:`exit_later` (None: nothing to do)."""
-    if timer is not None:
-        ctypes.CDLL(None).timer_delete(timer)
 
 
 def hardware_interface_node() -> NoReturn:

@@ -48,8 +48,13 @@ on the main thread) and the watcher, whichever runs first, therefore arm
 second later (its first line reads ``Timeout (0:00:09)!``).  A main thread that holds the GIL
 from *before* the signal runs neither: the launcher then asks for the stacks with SIGUSR1 before
 its SIGKILL (``kill -USR1 PID`` by hand under ``ros2 launch``).
+
+Once the node has stopped, what is left can still hang in DDS with the GIL held (the node's
+teardown, its participant's deletion): :func:`exit_later` arms a native timer that ends the
+process with the node's exit code :data:`EXIT_DEADLINE` seconds later, well before the watcher.
 """
 
+import ctypes
 import faulthandler
 import os
 import signal
@@ -233,4 +238,59 @@ def _watcher(read_end: int, grace: float) -> None:
     os._exit(1)
 
 
-__all__ = ['DEFAULT_STOP_GRACE', 'STOP_GRACE', 'STOP_SIGNALS', 'StopSignals']
+#: seconds a node's teardown (:func:`~.common.run_node`) and its DDS participant's deletion
+#: (:func:`~.executables.exit_process`) may each take before the process ends without them
+EXIT_DEADLINE = 3.0
+
+
+class _SigEvent(ctypes.Structure):
+    """``struct sigevent`` (Linux, 64 bytes) with the ``SIGEV_THREAD`` members."""
+
+    _fields_ = [('value', ctypes.c_void_p), ('signo', ctypes.c_int), ('notify', ctypes.c_int),
+                ('function', ctypes.c_void_p), ('attribute', ctypes.c_void_p),
+                ('pad', ctypes.c_int * 8)]
+
+
+class _ITimerSpec(ctypes.Structure):
+    _fields_ = [('interval_s', ctypes.c_long), ('interval_ns', ctypes.c_long),
+                ('value_s', ctypes.c_long), ('value_ns', ctypes.c_long)]
+
+
+_SIGEV_THREAD = 2
+
+
+def exit_later(seconds: float, code: int) -> Optional[ctypes.c_void_p]:
+    """
+    Arm a POSIX timer that calls ``_exit(code)`` in a thread of its own after ``seconds``.
+
+    The timer and its thread are the C library's (``timer_create`` with ``SIGEV_THREAD`` and
+    ``_exit`` as the function, ``code`` as its argument): nothing of it needs Python's GIL.
+
+    :returns: the timer, for :func:`cancel_exit`; None where the C library offers no such
+        timer (the process then ends whenever the deletion does)
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        event = _SigEvent(value=code, notify=_SIGEV_THREAD,
+                          function=ctypes.cast(libc._exit, ctypes.c_void_p).value)
+        timer = ctypes.c_void_p()
+        if libc.timer_create(time.CLOCK_MONOTONIC, ctypes.byref(event), ctypes.byref(timer)):
+            return None
+        whole = int(seconds)
+        spec = _ITimerSpec(0, 0, whole, int((seconds - whole) * 1e9))
+        if libc.timer_settime(timer, 0, ctypes.byref(spec), None) != 0:
+            libc.timer_delete(timer)
+            return None
+        return timer
+    except (OSError, AttributeError):
+        return None
+
+
+def cancel_exit(timer: Optional[ctypes.c_void_p]) -> None:
+    """Disarm and delete a timer of :func:`exit_later` (None: nothing to do)."""
+    if timer is not None:
+        ctypes.CDLL(None).timer_delete(timer)
+
+
+__all__ = ['DEFAULT_STOP_GRACE', 'EXIT_DEADLINE', 'STOP_GRACE', 'STOP_SIGNALS', 'StopSignals',
+           'cancel_exit', 'exit_later']

@@ -95,9 +95,15 @@ def guard_sigint(context: LaunchContext) -> bool:
         if current is not signal.default_int_handler:
             return False   # a handler someone chose: leave it
         signal.signal(signal.SIGINT, _guarded_sigint)
+    _prune()   # launches that have ended are not kept
     if context not in _guarded:
         _guarded.append(context)
     return True
+
+
+def _prune() -> None:
+    """Forget the guarded launches whose event loop has ended (``asyncio_loop`` unset)."""
+    _guarded[:] = [c for c in _guarded if c.asyncio_loop is not None]
 
 
 def _guarded_sigint(signum: int, frame: Any) -> None:
@@ -107,7 +113,7 @@ def _guarded_sigint(signum: int, frame: Any) -> None:
     Also ignored while Python waits for its threads at exit (``threading._shutdown``), where
     ``KeyboardInterrupt`` would only print ``Exception ignored in: <module 'threading'>``.
     """
-    _guarded[:] = [c for c in _guarded if c.asyncio_loop is not None]
+    _prune()
     if _guarded or _exiting(frame):
         return   # launch hears it through its wakeup file descriptor, or the process ends
     signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -88,6 +88,7 @@ from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.parameters import require_valid
 from transmission_plugins.runtime.parameters import Specs
 from transmission_plugins.runtime.reports import Reports
+from transmission_plugins.urdf.text import received_description
 
 NODE_NAME = 'transmission_hardware_interface'
 
@@ -206,7 +207,8 @@ class HardwareInterfaceNode(LifecycleNode):
                                          'topic yet')
         values = {name: self._param(name) for name in self.PARAMETERS}
         require_valid(self.PARAMETERS, values)
-        robot = load_robot_transmissions(description, lenient=bool(values['lenient']),
+        robot = load_robot_transmissions(received_description(description),
+                                         lenient=bool(values['lenient']),
                                          warn=False)
         if not robot.joint_names:
             raise TransmissionValueError('robot_description', robot.robot_name, 'a robot with '

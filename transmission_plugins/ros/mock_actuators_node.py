@@ -93,6 +93,7 @@ from transmission_plugins.runtime.mujoco_model import import_mujoco
 from transmission_plugins.runtime.mujoco_model import ModelOptions
 from transmission_plugins.runtime.mujoco_physics import MujocoPhysics
 from transmission_plugins.runtime.simulator import ActuatorSimulator
+from transmission_plugins.urdf.text import received_description
 
 NODE_NAME = 'mock_actuators'
 
@@ -241,6 +242,7 @@ class MockActuatorsNode(Node):
 
         :raises TransmissionError: the description or a parameter is unusable
         """
+        description = received_description(description)
         robot = load_robot_transmissions(description, lenient=bool(self._p('lenient')),
                                          warn=False)
         if not robot.actuator_names:

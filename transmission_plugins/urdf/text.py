@@ -16,7 +16,10 @@
 URDF text from what users hand in: XML text, bytes, a file, a ``.xacro`` file; parsed safely.
 
 :func:`read_urdf_text` decodes files (BOM or XML declaration encoding, else UTF-8) and expands
-xacro; :func:`parse_xml` parses with lxml without entity expansion or network access.  Input
+xacro in files a user names (never in text: :mod:`~.xacro_expansion`);
+:func:`received_description` checks description text that arrived over ROS (a topic or a
+parameter: XML, never a path, never xacro); :func:`parse_xml` parses with lxml without entity
+expansion or network access.  Input
 is bounded: a description larger than :data:`MAX_URDF_BYTES` (a file, text or bytes) is refused
 with a :class:`~transmission_plugins.TransmissionFileError` before it is read whole, and text that
 cannot be encoded as UTF-8 (a lone surrogate in a ``str``) is a
@@ -37,8 +40,8 @@ from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import TransmissionFileError
 from transmission_plugins.urdf.xacro_expansion import apply_source_lines
 from transmission_plugins.urdf.xacro_expansion import expand_xacro
-from transmission_plugins.urdf.xacro_expansion import expand_xacro_text
 from transmission_plugins.urdf.xacro_expansion import uses_xacro
+from transmission_plugins.urdf.xacro_expansion import XACRO_TEXT_REFUSED
 
 
 #: The largest URDF accepted, in bytes (text: characters).  The PR2's is 0.4 MB; real robots
@@ -61,22 +64,23 @@ def read_urdf_text(urdf: Union[str, bytes, 'os.PathLike[str]'],
 
     A ``str`` whose first non-blank character is ``<`` is XML text; ``bytes`` are decoded (BOM or
     XML declaration encoding, else UTF-8); anything else is a path.  A path ending in ``.xacro``
-    is expanded with the xacro package (``xacro_mappings`` are its ``name:=value`` arguments),
-    and so is any file or text that holds xacro instructions whatever its name (a xacro file
-    saved as ``.urdf`` is common upstream; reading it as plain XML would silently lose every
-    transmission inside a macro or a ``<xacro:if>``).  Expanded elements keep the line of the
-    element that produced them (:mod:`~.xacro_expansion`).
+    is expanded with the xacro package in a bounded child process (``xacro_mappings`` are its
+    ``name:=value`` arguments), and so is any file that holds xacro instructions whatever its
+    name (a xacro file saved as ``.urdf`` is common upstream; reading it as plain XML would
+    silently lose every transmission inside a macro or a ``<xacro:if>``).  Text and bytes are
+    never expanded: xacro runs code, and text may come from anywhere.  Expanded elements keep the
+    line of the element that produced them (:mod:`~.xacro_expansion`).
 
     :raises TransmissionFileError: (also an ``OSError``) the path is empty, the file is missing,
         a directory or unreadable, or the xacro package is not installed
-    :raises BadValueError: the bytes cannot be decoded or xacro fails
+    :raises BadValueError: the bytes cannot be decoded, text holds xacro markup, or xacro fails
     """
     if isinstance(urdf, bytes):
         _check_size(len(urdf), '<bytes>')
-        return _expanded_text(_decode(urdf, '<bytes>'), xacro_mappings)
+        return _plain_text(_decode(urdf, '<bytes>'))
     if isinstance(urdf, str) and urdf.lstrip('\ufeff \t\r\n').startswith('<'):
         _check_size(len(urdf), '<text>')
-        return _expanded_text(urdf, xacro_mappings)
+        return _plain_text(urdf)
     if isinstance(urdf, str) and not urdf.strip():
         raise TransmissionFileError(urdf, 'the URDF is empty: expected XML text (starting with '
                                     "'<') or a file path")
@@ -114,9 +118,32 @@ def _read_bounded(path: Path) -> bytes:
     return data
 
 
-def _expanded_text(text: str, xacro_mappings: Optional[Dict[str, str]]) -> str:
-    """Return ``text``, expanded when it holds xacro instructions."""
-    return expand_xacro_text(text, xacro_mappings) if uses_xacro(text) else text
+def _plain_text(text: str) -> str:
+    """Return ``text``; text holding xacro markup is refused (:data:`XACRO_TEXT_REFUSED`)."""
+    if uses_xacro(text):
+        raise BadValueError('/', XACRO_TEXT_REFUSED)
+    return text
+
+
+def received_description(text: str, where: str = 'robot_description') -> str:
+    """
+    Return description text that arrived over ROS (a topic or a parameter), checked.
+
+    Text from the network is data: it must be URDF XML (its first non-blank character ``<``),
+    is never read as a file path and never expanded as xacro.
+
+    :param where: how messages name the source (the topic or the parameter)
+    :raises BadValueError: the text is not XML, or it holds xacro markup (naming the remedy)
+    """
+    if not text.lstrip('\ufeff \t\r\n').startswith('<'):
+        raise BadValueError(where, "expected URDF XML text (starting with '<'), got "
+                            f'{text[:40]!r}{"..." if len(text) > 40 else ""}: description text '
+                            'received over ROS is never read as a file path; pass the file '
+                            'at launch (description_file:=...)')
+    _check_size(len(text), where)
+    if uses_xacro(text):
+        raise BadValueError(where, XACRO_TEXT_REFUSED)
+    return text
 
 
 def _decode(data: bytes, where: str) -> str:

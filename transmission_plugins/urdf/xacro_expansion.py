@@ -13,29 +13,40 @@
 # limitations under the License.
 
 """
-The one place where xacro is expanded: ``.xacro`` files, and xacro found in other files or text.
+The one place where xacro is expanded: files a user names, in a bounded child process.
+
+xacro evaluates Python expressions, reads files (``xacro.load_yaml``), the environment
+(``$(env ...)``) and runs ``$(find ...)``; its expression sandbox can be escaped.  So xacro only
+ever runs on a *file a user names* (a path given to the Python API, a launch argument, a
+command-line argument), never on description text (the ``robot_description`` topic or
+parameter, text given to :func:`~transmission_plugins.load_robot_transmissions`): that text is
+refused with :data:`XACRO_TEXT_REFUSED` (:func:`~.text.read_urdf_text`).
+
+Even a trusted file can be a bomb (a macro calling itself ten times nine deep, a property doubled
+forty times, ``${10**10**10}``).  Each expansion runs in a child Python process
+(``python -m transmission_plugins.urdf.xacro_expansion``) bounded by :class:`XacroLimits`: wall
+time (the child is killed), address space (``RLIMIT_AS``), the size of the text it returns, and
+depth (the child's recursion limit; xacro reports "maximum recursion depth exceeded").
 
 Line numbers survive the expansion.  xacro works on a ``minidom`` tree, which knows no source
-lines, and serialises the result anew, so the expanded text's line numbers say nothing about the
-file a user wrote.  Before xacro reads a file (the main one and every ``<xacro:include>``), every
-element that is not a xacro instruction gets an attribute in a private namespace holding its
-line in the main file (0 for elements of included files); xacro copies it with the element,
-including into every macro expansion (which then points at the macro's body).  When the loader
-parses the result (:func:`transmission_plugins.urdf.text.parse_xml`), it moves that line into
-the element's ``sourceline`` and removes the attribute, and elements xacro generated
-(``<xacro:element>``) or took from included files get no line instead of a wrong one.  Text meant
-for other tools (the launcher's ``robot_description``) is expanded without the attribute.
-
-xacro keeps module-level state while it runs (file stack, search root), so expansions are
-serialised with a lock.
+lines, and serialises the result anew.  Before xacro reads a file (the main one and every
+``<xacro:include>``), every element that is not a xacro instruction gets an attribute in a
+private namespace holding its line in the main file (0 for elements of included files); xacro
+copies it with the element, including into every macro expansion (which then points at the
+macro's body).  When the loader parses the result (:func:`~.text.parse_xml`), it moves that line
+into the element's ``sourceline`` and removes the attribute (:func:`apply_source_lines`).  Text
+meant for other tools (the launch files' ``robot_description``) is expanded without the marks.
 """
 
+import json
 import os
 from pathlib import Path
 import re
-import threading
+import subprocess
+import sys
 from typing import Any
 from typing import Mapping
+from typing import NamedTuple
 from typing import Optional
 
 from lxml import etree
@@ -49,9 +60,33 @@ XACRO_NAMESPACES = ('http://www.ros.org/wiki/xacro', 'http://ros.org/wiki/xacro'
 SOURCE_LINE_NAMESPACE = 'urn:transmission-plugins:source-line'
 SOURCE_LINE_ATTRIBUTE = f'{{{SOURCE_LINE_NAMESPACE}}}line'
 
+#: Why description text with xacro markup is refused (the remedy included).
+XACRO_TEXT_REFUSED = (
+    'the description holds xacro markup, and description text is never expanded (xacro runs '
+    'code): expand the file when you launch (description_file:=robot.urdf.xacro, or '
+    '-p robot_description:="$(xacro robot.urdf.xacro)"), or pass the file path instead of '
+    'its text')
+
 _PREFIX = re.compile(r'xmlns:([A-Za-z_][\w.-]*)\s*=\s*["\'](?:%s)["\']'
                      % '|'.join(re.escape(n) for n in XACRO_NAMESPACES))
-_LOCK = threading.Lock()
+#: exit code of the child for an expansion error (its message on stderr)
+_FAILED = 2
+
+
+class XacroLimits(NamedTuple):
+    """
+    The bounds of one xacro expansion.
+
+    :param seconds: wall time before the child process is killed
+    :param memory: address space of the child process, in bytes
+    :param output: the longest text returned, in characters
+    :param depth: the child's Python recursion limit (bounds macro nesting)
+    """
+
+    seconds: float = 30.0
+    memory: int = 2 * 1024 ** 3
+    output: int = 64 * 1024 * 1024
+    depth: int = 1000
 
 
 def uses_xacro(text: str) -> bool:
@@ -72,15 +107,16 @@ def uses_xacro(text: str) -> bool:
 
 
 def expand_xacro(path: 'os.PathLike[str] | str', mappings: Optional[Mapping[str, str]] = None,
-                 *, source_lines: bool = True) -> str:
+                 *, source_lines: bool = True, limits: XacroLimits = XacroLimits()) -> str:
     """
-    Return the URDF text of a xacro file.
+    Return the URDF text of a xacro file a user named, expanded in a bounded child process.
 
     :param mappings: xacro arguments (``name:=value`` on xacro's command line)
     :param source_lines: mark elements with their source line for the loader (module docstring);
         False for text handed to other tools
+    :param limits: the bounds of the expansion
     :raises TransmissionFileError: the file cannot be read, or xacro is not installed
-    :raises BadValueError: xacro fails (naming the file and xacro's message)
+    :raises BadValueError: xacro fails or a bound is reached (naming the file and the cause)
     """
     path = Path(os.fspath(path))
     try:
@@ -89,32 +125,25 @@ def expand_xacro(path: 'os.PathLike[str] | str', mappings: Optional[Mapping[str,
     except OSError as e:
         raise TransmissionFileError.from_os_error(
             str(path), 'cannot read the xacro file', e) from e
-    xacro = _import_xacro(str(path))
-    with _LOCK, _annotating(xacro, str(path.resolve()) if source_lines else None):
-        try:
-            document = xacro.process_file(str(path), mappings=dict(mappings or {}))
-            return str(document.toxml())
-        except Exception as e:  # xacro raises XacroException, NameError, expat errors...
-            raise BadValueError(str(path), f'xacro cannot expand the file: {e}') from e
-
-
-def expand_xacro_text(text: str, mappings: Optional[Mapping[str, str]] = None, *,
-                      source_lines: bool = True, where: str = '<text>') -> str:
-    """
-    Return the URDF text of xacro given as text (includes resolve from the working directory).
-
-    :param where: how messages name the text
-    :raises BadValueError: xacro fails
-    """
-    xacro = _import_xacro(where)
-    with _LOCK:
-        try:
-            xacro.init_stacks(None)
-            document = xacro.parse(_annotate(text, True) if source_lines else text)
-            xacro.process_doc(document, mappings=dict(mappings or {}))
-            return str(document.toxml())
-        except Exception as e:  # noqa: B902 - xacro raises many types
-            raise BadValueError(where, f'xacro cannot expand the text: {e}') from e
+    request = {'path': str(path.resolve()), 'mappings': dict(mappings or {}),
+               'source_lines': source_lines, 'limits': limits._asdict()}
+    try:
+        done = subprocess.run(
+            [sys.executable, '-m', __name__], input=json.dumps(request).encode(),
+            capture_output=True, timeout=limits.seconds, check=False)
+    except subprocess.TimeoutExpired as e:
+        raise BadValueError(str(path), f'xacro did not finish within {limits.seconds:g} s; '
+                            'stopped (a recursive macro or an expression that grows without '
+                            'bound?)') from e
+    message = done.stderr.decode('utf-8', 'replace').strip()
+    if done.returncode == _FAILED and message.startswith('ImportError'):
+        raise TransmissionFileError(str(path), f'cannot expand xacro: the xacro package is not '
+                                    f'installed ({message})')
+    if done.returncode != 0:
+        if not message:  # killed by a signal, or out of memory before it could say so
+            message = f'the expansion ended with exit code {done.returncode}'
+        raise BadValueError(str(path), f'xacro cannot expand the file: {message}')
+    return done.stdout.decode('utf-8')
 
 
 def apply_source_lines(root: Any) -> None:
@@ -131,15 +160,7 @@ def apply_source_lines(root: Any) -> None:
     etree.cleanup_namespaces(root)
 
 
-def _import_xacro(where: str) -> Any:
-    try:
-        import xacro
-    except ImportError as e:
-        raise TransmissionFileError(where, f'cannot expand xacro: the xacro package is not '
-                                    f'installed ({e})') from e
-    return xacro
-
-
+# ------------------------------------------------------------------------ the child process
 def _annotate(text: str, main: bool) -> str:
     """Return ``text`` with every non-xacro element marked with its line (0 unless ``main``)."""
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
@@ -153,31 +174,64 @@ def _annotate(text: str, main: bool) -> str:
     return str(etree.tostring(root, encoding='unicode'))
 
 
-class _annotating:  # noqa: N801 - used as a context manager, like contextlib's
-    """Make ``xacro.parse`` mark the elements of every file it reads, for one expansion."""
+def _mark_source_lines(xacro: Any, main: str) -> None:
+    """Make ``xacro.parse`` mark the elements of every file it reads (this process only)."""
+    original = xacro.parse
 
-    def __init__(self, xacro: Any, main: Optional[str]) -> None:
-        self.xacro = xacro
-        self.main = main
-        self.original = xacro.parse
+    def parse(inp: Any, filename: Optional[str] = None) -> Any:
+        if inp is None and filename is not None:
+            full = os.path.join(getattr(xacro, 'root_dir', ''), filename)
+            try:
+                with open(full, encoding='utf-8') as f:
+                    text = f.read()
+            except (OSError, UnicodeDecodeError):
+                return original(inp, filename)  # xacro's own error and file stack
+            return original(_annotate(text, os.path.realpath(full) == main), filename)
+        return original(inp, filename)
 
-    def __enter__(self) -> None:
-        if self.main is None:
-            return
-        original, xacro, main = self.original, self.xacro, self.main
+    xacro.parse = parse
 
-        def parse(inp: Any, filename: Optional[str] = None) -> Any:
-            if inp is None and filename is not None:
-                full = os.path.join(getattr(xacro, 'root_dir', ''), filename)
-                try:
-                    with open(full, encoding='utf-8') as f:
-                        text = f.read()
-                except (OSError, UnicodeDecodeError):
-                    return original(inp, filename)  # xacro's own error and file stack
-                return original(_annotate(text, os.path.realpath(full) == main), filename)
-            return original(inp, filename)
 
-        xacro.parse = parse
+def _reason(error: BaseException, limits: XacroLimits) -> str:
+    """Return why an expansion failed: a bound it reached, else xacro's message (shortened)."""
+    seen: Optional[BaseException] = error
+    while seen is not None:  # xacro wraps errors (XacroException.exc) as it unwinds
+        if isinstance(seen, MemoryError):
+            return f'the expansion needs more than {limits.memory} bytes of memory'
+        if isinstance(seen, RecursionError):
+            return (f'the expansion nests deeper than {limits.depth} Python frames (a macro '
+                    'calling itself without end?)')
+        seen = getattr(seen, 'exc', None) or seen.__cause__ or seen.__context__
+    message = str(error) or repr(error)
+    return message if len(message) <= 2000 else message[:2000] + ' ...'
 
-    def __exit__(self, *exc: Any) -> None:
-        self.xacro.parse = self.original
+
+def _child() -> int:
+    """Expand the file of the request on stdin, within its limits; the text on stdout."""
+    import resource
+    request = json.load(sys.stdin)
+    limits = XacroLimits(**request['limits'])
+    resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
+    sys.setrecursionlimit(limits.depth)
+    try:
+        import xacro
+    except ImportError as e:
+        print(f'ImportError: {e}', file=sys.stderr)
+        return _FAILED
+    if request['source_lines']:
+        _mark_source_lines(xacro, request['path'])
+    try:
+        text = str(xacro.process_file(request['path'], mappings=request['mappings']).toxml())
+    except Exception as e:  # noqa: B902 - xacro raises XacroException, NameError, expat errors
+        print(_reason(e, limits), file=sys.stderr)
+        return _FAILED
+    if len(text) > limits.output:
+        print(f'the expanded text is longer than {limits.output} characters ({len(text)})',
+              file=sys.stderr)
+        return _FAILED
+    sys.stdout.buffer.write(text.encode('utf-8'))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(_child())

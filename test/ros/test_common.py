@@ -16,7 +16,6 @@
 
 import ast
 
-import pytest
 from rcl_interfaces.msg import ParameterType
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.parameter import Parameter
@@ -71,48 +70,3 @@ def test_nodes_share_the_helpers_through_ros_common():
         assert module.PARAMETERS['robot_description'] is ros_common.ROBOT_DESCRIPTION_PARAMETER
         assert 'declare_parameters' not in vars(module) or \
             module.declare_parameters is ros_common.declare_parameters
-
-
-# ---------------------------------------------------------------------- loop timers
-class _Clock:
-    def __init__(self) -> None:
-        self.t = 10.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-def test_loop_timers_tick_on_their_period_and_keep_the_phase():
-    clock = _Clock()
-    timers = ros_common.LoopTimers(clock)
-    assert timers.wait(0.1) == 0.1                 # no timer: the loop's own limit
-    ticks = []
-    fast = timers.add(0.01, lambda: ticks.append(('fast', clock.t)))
-    timers.add(0.05, lambda: ticks.append(('slow', clock.t)))
-    assert fast.timer_period_ns == 10_000_000
-    assert timers.wait(0.1) == pytest.approx(0.01)
-    timers.run_due()
-    assert ticks == []                             # nothing due yet
-    clock.t += 0.012                               # 2 ms late
-    assert timers.wait(0.1) == 0.0
-    timers.run_due()
-    assert ticks == [('fast', 10.012)]
-    assert timers.wait(0.1) == pytest.approx(0.008)   # the phase is kept: due at 10.02
-    clock.t = 10.055                               # 3.5 periods late: one tick, not four
-    timers.run_due()
-    assert ticks[1:] == [('fast', 10.055), ('slow', 10.055)]
-    assert timers.wait(0.1) == pytest.approx(0.005)   # next at 10.06, on the old phase
-    fast.cancel()
-    fast.cancel()                                  # twice: no error
-    assert timers.wait(0.1) == pytest.approx(0.045)   # the slow one at 10.1
-
-
-def test_a_loop_timer_may_cancel_itself_or_another():
-    clock = _Clock()
-    timers = ros_common.LoopTimers(clock)
-    ran = []
-    first = timers.add(0.01, lambda: (ran.append(1), second.cancel()))
-    second = timers.add(0.01, lambda: ran.append(2))
-    clock.t += 0.01
-    timers.run_due()
-    assert ran == [1] and timers.timers == [first]

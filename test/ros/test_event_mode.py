@@ -29,7 +29,7 @@ import time
 import numpy as np
 import pytest
 from rclpy.context import Context
-from rclpy.experimental import EventsExecutor
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
@@ -80,7 +80,7 @@ class Setup:
         self.client.create_subscription(
             JointState, 'actuator_commands',
             lambda m: self.actuator_commands.append((time.monotonic(), m)), 100)
-        self.executor = EventsExecutor(context=context)
+        self.executor = SingleThreadedExecutor(context=context)
         self.executor.add_node(self.hw)
         self.executor.add_node(self.client)
 
@@ -211,7 +211,7 @@ def test_the_simulation_interface_publishes_each_output_from_its_input(context):
     seen = {'actuator_states': [], 'joint_commands': []}
     for topic, got in seen.items():
         client.create_subscription(JointState, topic, got.append, 100)
-    executor = EventsExecutor(context=context)
+    executor = SingleThreadedExecutor(context=context)
     executor.add_node(sim)
     executor.add_node(client)
 

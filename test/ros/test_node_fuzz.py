@@ -38,8 +38,6 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.serialization import deserialize_message
-from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from tp_support import ros_domain
@@ -61,7 +59,7 @@ PARAMETER_VALUES = {
     'stale_joints': (['last', 'omit'], ['', 'none', 3]),
     'event_driven': ([True, False], ['true', 1, 0.5]),
     'enforce_limits': ([True, False], ['true', 1, 0.5]),
-    'frame_id': (['', 'base_link', 'x' * 1000], [1, 2.5, True]),
+    'frame_id': (['', 'base_link', 'x' * 256], [1, 2.5, True, 'x' * 257, 'x' * 5_000_000]),
     'diagnostic_period': ([0.01, 1.0, 3600], [0.0, 0.001, -1.0, NAN, INF, 'x']),
     'qos_depth': ([], [1, 10, 2 ** 62]),
     'autostart': ([], [True, False]),
@@ -148,7 +146,7 @@ def _check_outputs(node, since):
     core = node.core
     robot = core.robot
     for item in node.published[since:]:
-        msg = deserialize_message(item, JointState) if isinstance(item, bytes) else item
+        msg = item
         for field in ('position', 'velocity', 'effort'):
             values = np.asarray(getattr(msg, field))
             assert np.isfinite(values).all(), (field, msg)
@@ -174,17 +172,12 @@ def test_hostile_parameters_and_messages_never_break_the_running_node(node, data
     passive = [j for j in joints if j not in core.commandable_joints()]
     for _ in range(data.draw(st.integers(5, 25))):
         kind = data.draw(st.sampled_from(['state', 'state', 'command', 'array', 'parameter',
-                                          'cycle', 'cycle', 'bytes']))
+                                          'cycle', 'cycle']))
         drops = core.drops.total()
         since = len(node.published)
-        if kind == 'bytes':   # not a JointState at all: a raw publisher can send anything
-            garbage = data.draw(st.binary(max_size=200))
-            getattr(node, data.draw(st.sampled_from(['_on_state', '_on_command'])))(
-                garbage, time.monotonic())
-            assert core.drops.total() == drops + 1
-        elif kind in ('state', 'command'):
+        if kind in ('state', 'command'):
             names, fields = data.draw(_joint_state(actuators if kind == 'state' else joints))
-            msg = serialize_message(_message(names, fields))
+            msg = _message(names, fields)
             if kind == 'state':
                 node._on_state(msg, time.monotonic())
                 valid = _valid_message(names, fields, actuators)
@@ -218,7 +211,6 @@ def test_hostile_parameters_and_messages_never_break_the_running_node(node, data
 # ---------------------------------------------------------------------- arrival time
 def test_the_state_watchdog_counts_from_arrival_through_dds(context, urdf):
     """A message waiting 0.3 s for the executor is stored with its DDS reception time."""
-    from rclpy.experimental import EventsExecutor   # the nodes' default executor
     ns = f'/arrival_{os.getpid()}'
     hw = HardwareInterfaceNode(context=context, namespace=ns, parameter_overrides=[
         Parameter('robot_description', value=urdf)])
@@ -227,7 +219,7 @@ def test_the_state_watchdog_counts_from_arrival_through_dds(context, urdf):
         pub = client.create_publisher(JointState, 'actuator_states', 10)
         robot = hw.core.robot
         msg = _message(robot.actuator_names, {'position': [0.0] * len(robot.actuator_names)})
-        for executor in (SingleThreadedExecutor(context=context), EventsExecutor(context=context)):
+        for executor in (SingleThreadedExecutor(context=context),):
             executor.add_node(hw)
             end = time.monotonic() + 10.0
             while pub.get_subscription_count() == 0 and time.monotonic() < end:
@@ -269,7 +261,7 @@ def test_a_flood_of_rejected_messages_makes_one_log_line_per_second(node, monkey
     core = node.core
     core.drops.report()                  # forget what earlier tests left unreported
     before = core.drops.total()
-    bad = serialize_message(_message(['ghost'], {'position': [1.0]}))
+    bad = _message(['ghost'], {'position': [1.0]})
     start = time.monotonic()
     for _ in range(2000):
         node._on_state(bad, time.monotonic())
@@ -279,8 +271,6 @@ def test_a_flood_of_rejected_messages_makes_one_log_line_per_second(node, monkey
     assert 1 <= len(logger.calls) <= 1 + int(elapsed) + 1, logger.calls
     level, text = logger.calls[0]
     assert level == 'warning' and 'on actuator_states' in text and 'unknown_names' in text
-    node._publish_diagnostics()          # the diagnostics timer flushes what is pending
-    assert 'in all' in logger.calls[-1][1]
 
 
 # ---------------------------------------------------------------------- mock actuators
@@ -363,27 +353,3 @@ def test_the_mock_logs_a_flood_of_bad_commands_once_a_second(context, urdf, monk
         assert 1 <= len(logger.calls) <= 3
     finally:
         mock.destroy_node()
-
-
-def test_a_message_callback_runs_the_cycle_the_timer_is_late_for(node):
-    """A flood queued ahead of the timer (EventsExecutor: arrival order) cannot stop cycles."""
-    assert node.set_parameters([Parameter('update_rate', value=1.0),
-                                Parameter('event_driven', value=False)])[0].successful
-    names = node.core.actuator_names
-    good = serialize_message(_message(names, {'position': [0.0] * len(names)}))
-    node._on_state(good, time.monotonic())
-    before = node.core.cycles
-    schedule = node.driver.schedule
-    schedule.due = math.inf
-    node._on_state(good, time.monotonic())          # not overdue: no cycle
-    assert node.core.cycles == before
-    schedule.due = time.monotonic() - 0.1           # the timer is late
-    node._on_state(serialize_message(_message(['ghost'], {'position': [1.0]})),
-                   time.monotonic())
-    assert node.core.cycles == before + 1          # the cycle ran from the callback
-    assert schedule.due > time.monotonic()
-    node.driver._on_timer()                         # and the late timer does not repeat it
-    assert node.core.cycles == before + 1
-    schedule.last_tick -= 1.0
-    node.driver._on_timer()
-    assert node.core.cycles == before + 2

@@ -159,18 +159,20 @@ def test_live_parameters_apply_at_once(node):
             ('command_timeout_action', 'hold', lambda n: n.core.timeout_action),
             ('enforce_limits', False, lambda n: n.core.enforce_limits),
             ('stale_joints', 'omit', lambda n: n.core.stale_joints),
-            ('frame_id', 'base_link', lambda n: n.driver.serializer.frame_id),
+            ('frame_id', 'base_link', lambda n: n.driver.frame_id),
             ('event_driven', True, lambda n: n.driver.event_driven),
             ('event_driven', False, lambda n: n.driver.schedule.event_driven)):
         assert _set(node, name, value).successful, name
         assert read(node) == value, name
-    timer = node.driver.timer
     assert _set(node, 'update_rate', 250.0).successful
-    assert node.driver.timer is not timer and node.driver.timer.timer_period_ns == 4_000_000
+    assert node.driver.timer.timer_period_ns == 4_000_000
     assert node.driver.schedule.period == pytest.approx(0.004)
-    diag = node._diag_timer
-    assert _set(node, 'diagnostic_period', 0.5).successful
-    assert node._diag_timer is not diag and node._diag_timer.timer_period_ns == 500_000_000
+    assert node.core.period == pytest.approx(0.004)
+    for period in (0.5, 0.2, 0.5):   # back to back: the diagnostics timer keeps its new period
+        assert _set(node, 'diagnostic_period', period).successful
+    assert node._diag_timer.timer_period_ns == 500_000_000
+    assert _set(node, 'update_rate', 20).successful   # an integer: the parameter stays a double
+    assert node.get_parameter('update_rate').type_ == Parameter.Type.DOUBLE
 
 
 def test_configure_time_parameters_wait_for_the_next_configure(node):

@@ -182,9 +182,7 @@ def test_the_pr2_gripper_velocity_of_the_issue_is_within_its_limit():
     assert abs(value) == pytest.approx(robot.actuator_velocity_limit[i], rel=0.05)
 
 
-def test_report_the_worst_limit_margin(capsys):
-    """Print the largest |command| / limit met (1.0 means a command sat exactly at a limit)."""
-    with capsys.disabled():
-        print(f'\nworst |actuator command| / limit over {EXAMPLES["count"]} examples: '
-              + ', '.join(f'{k} {v:.6f}' for k, v in WORST.items()))
-    assert all(v <= 1.0 for v in WORST.values())
+def test_the_worst_limit_margin_is_at_most_one():
+    """The largest |command| / limit met (1.0 means a command sat exactly at a limit)."""
+    assert EXAMPLES['count'] > 0
+    assert all(v <= 1.0 for v in WORST.values()), WORST

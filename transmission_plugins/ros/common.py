@@ -16,19 +16,12 @@
 Small rclpy helpers shared by the nodes: parameters, QoS profiles, message packing, the spin loop.
 
 Parameter declaration and validation live in :mod:`~.node_parameters` (re-exported here).
-
-``EventsExecutor.spin()`` hangs with the PyPI wheels, so :func:`run_node` spins with
-``spin_once(timeout_sec)`` in a loop, which works with every executor; that loop also runs the
-steady-clock timers of :class:`LoopTimers`.  How signals stop the loop cleanly is explained in
-:mod:`.stop_signals`.
+:func:`run_node` spins a node with rclpy's ``SingleThreadedExecutor`` until a stop request
+(:mod:`.stop_signals`), then tears down in order on the main thread.
 """
 
 from array import array
 import functools
-import gc
-import inspect
-import math
-import os
 import sys
 import time
 from typing import Any
@@ -54,21 +47,24 @@ from rclpy.qos import QoSProfile
 from rclpy.qos import ReliabilityPolicy
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from rclpy.signals import SignalHandlerOptions
-from rclpy.subscription import Subscription
 from std_msgs.msg import String
 
 from transmission_plugins.core.exceptions import TransmissionError
-from transmission_plugins.ros import stop_signals
 from transmission_plugins.ros.node_parameters import declare_parameters  # noqa: F401
+from transmission_plugins.ros.node_parameters import float_parameters  # noqa: F401
 from transmission_plugins.ros.node_parameters import MAX_QOS_DEPTH  # noqa: F401
 from transmission_plugins.ros.node_parameters import validate_parameters  # noqa: F401
-from transmission_plugins.ros.stop_signals import cancel_exit
-from transmission_plugins.ros.stop_signals import exit_later
-from transmission_plugins.ros.stop_signals import StopSignals
+from transmission_plugins.ros.stop_signals import StopRequest
+from transmission_plugins.runtime.parameters import Constraint
+from transmission_plugins.urdf.text import MAX_URDF_BYTES
 
-#: The ``robot_description`` parameter of both nodes: (default, description).
-ROBOT_DESCRIPTION_PARAMETER = ('', 'URDF (XML text); when empty, listen on the '
-                                   'robot_description topic (transient local)')
+#: seconds :func:`run_node` waits in one ``spin_once`` (the longest a stop request waits)
+SPIN_TIMEOUT = 0.1
+
+#: The ``robot_description`` parameter of every node: (default, description, constraint).
+ROBOT_DESCRIPTION_PARAMETER = ('', 'URDF (XML text, already expanded: xacro and file paths are '
+                                   'refused); when empty, listen on the robot_description topic '
+                                   '(transient local)', Constraint(max_length=MAX_URDF_BYTES))
 
 
 def qos_overridable(depth: int, reliable: bool = True) -> Dict[str, Any]:
@@ -104,21 +100,12 @@ def subscribe_with_arrival(node: Any, msg_type: Any, topic: str,
     """
     Subscribe ``callback(msg, arrival)``, ``arrival`` from :func:`steady_arrival`.
 
-    rclpy passes ``MessageInfo`` to callbacks that take two arguments; the EventsExecutor of
-    rclpy 9 (Kilted) hands the ``(msg, info)`` pair as one argument instead, so the wrapper
-    accepts both forms (and a message alone, arrival = now).
+    A callback of two arguments gets rclpy's ``MessageInfo`` with each message.
     """
-    def on_message(msg: Any, info: Any = None) -> None:
-        if info is None and isinstance(msg, tuple) and len(msg) == 2:
-            msg, info = msg
+    def on_message(msg: Any, info: Any) -> None:
         callback(msg, steady_arrival(info))
 
-    sub = node.create_subscription(msg_type, topic, on_message, **qos)
-    callback_type = getattr(Subscription, 'CallbackType', None)
-    if callback_type is not None and hasattr(sub, '_callback_type'):
-        # the signature also binds one argument, which rclpy reads as "message only"
-        sub._callback_type = callback_type.WithMessageInfo
-    return sub
+    return node.create_subscription(msg_type, topic, on_message, **qos)
 
 
 def parameter_value(node: Any, name: str) -> Any:
@@ -215,137 +202,23 @@ def logged_transition(transition: str) -> Callable[[Callable[..., Any]], Callabl
     return decorate
 
 
-def timer_callback(function: Callable[[], None]) -> Callable[[], None]:
-    """
-    Wrap ``function`` for ``create_timer`` so rclpy does not re-inspect it on every tick.
-
-    rclpy's executors call ``inspect.signature`` on a timer callback at every tick (to pass
-    ``TimerInfo`` to callbacks that ask for it); for a bound method that costs tens of
-    microseconds, a lot at 1 kHz.  A function with a precomputed ``__signature__`` is answered
-    at once.
-    """
-    def callback() -> None:
-        function()
-
-    callback.__signature__ = inspect.Signature()  # type: ignore[attr-defined]
-    return callback
-
-
-class LoopTimer:
-    """A periodic callback of :class:`LoopTimers` (``cancel()`` stops it)."""
-
-    def __init__(self, owner: 'LoopTimers', period: float, callback: Callable[[], None],
-                 start: float) -> None:
-        self.owner = owner
-        self.period = float(period)
-        self.callback = callback
-        #: steady time of the next tick
-        self.next = start + self.period
-
-    @property
-    def timer_period_ns(self) -> int:
-        """Return the period in nanoseconds (as ``rclpy.timer.Timer`` does)."""
-        return int(round(self.period * 1e9))
-
-    def cancel(self) -> None:
-        """Stop ticking."""
-        self.owner.remove(self)
-
-
-class LoopTimers:
-    """
-    Steady-clock periodic callbacks run by :func:`run_node`'s spin loop between two events.
-
-    With the EventsExecutor, an rclpy timer tick costs a helper thread's wake-up and three
-    trips through the executor's event queue: about 40 to 60 us of CPU per tick on the
-    development machine, a large part of a 1 kHz cycle.  Here a tick is the spin loop's timed
-    wait running out (``spin_once(timeout_sec=time to the next tick)``), then a plain call.  A
-    tick that is late by more than a period is not repeated: the next one keeps the phase.
-    Only for steady-clock periods (under simulated time the node clock's rclpy timers apply),
-    and only while :func:`run_node` spins (:func:`loop_timers` says whether it does).
-
-    :param clock: steady clock in seconds
-    """
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self.timers: List[LoopTimer] = []
-
-    def add(self, period: float, callback: Callable[[], None]) -> LoopTimer:
-        """Call ``callback()`` every ``period`` seconds from now on; return the timer."""
-        timer = LoopTimer(self, period, callback, self.clock())
-        self.timers.append(timer)
-        return timer
-
-    def remove(self, timer: LoopTimer) -> None:
-        """Stop ``timer`` (no error when it was stopped already)."""
-        if timer in self.timers:
-            self.timers.remove(timer)
-
-    def wait(self, limit: float) -> float:
-        """Return the seconds until the next tick is due, at most ``limit`` (0: due now)."""
-        if not self.timers:
-            return limit
-        due = min(t.next for t in self.timers) - self.clock()
-        return min(limit, max(0.0, due))
-
-    def run_due(self) -> None:
-        """Run every timer whose tick is due, once each."""
-        for timer in list(self.timers):
-            now = self.clock()
-            if now >= timer.next and timer in self.timers:
-                late = now - timer.next
-                timer.next += timer.period * (1 + math.floor(late / timer.period))
-                timer.callback()
-
-
-#: The timers of the running :func:`run_node` loop (None while no such loop runs).
-_LOOP_TIMERS: Optional[LoopTimers] = None
-
-
-def loop_timers() -> Optional[LoopTimers]:
-    """Return the :class:`LoopTimers` of the :func:`run_node` loop of this process, if any."""
-    return _LOOP_TIMERS
-
-
-def make_executor() -> Any:
-    """
-    Return the executor the nodes spin with.
-
-    rclpy's EventsExecutor by default: at 1 kHz it needs a third of the CPU of the
-    SingleThreadedExecutor and keeps the rate (its ``spin()`` hangs with the PyPI wheels, so it is
-    only ever spun with ``spin_once``).  ``TP_EXECUTOR=single`` selects the
-    SingleThreadedExecutor.
-    """
-    if os.environ.get('TP_EXECUTOR', 'events').lower() != 'single':
-        try:
-            from rclpy.experimental import EventsExecutor
-        except ImportError:  # rclpy older than Jazzy
-            return SingleThreadedExecutor()
-        return EventsExecutor()
-    return SingleThreadedExecutor()
-
-
 def run_node(factory: Callable[[Optional[List[str]]], Any],
              args: Optional[List[str]] = None) -> int:
     """
     Run ``factory(args)``'s node until SIGINT, SIGTERM or an external shutdown; return exit code.
 
-    Signals only request the stop (:class:`~.stop_signals.StopSignals`, installed here unless
-    the executable installed one first); rclpy's own signal handlers are not installed.  The
-    loop then leaves ``spin_once`` within 0.1 s and tears down on this thread, in order: the
-    node (its timers stop), the executor, the context.  No callback runs once the context is
-    shut down, so none can fail on it.  Exit codes: 0 a requested stop, 1 the node could not
-    start or a callback failed (logged as FATAL).  In a node's own process (the stop watcher
-    armed), a teardown that hangs in native code ends the process with that code
-    :data:`~.stop_signals.EXIT_DEADLINE` seconds after it began.
+    Signals only request the stop (:class:`~.stop_signals.StopRequest`, installed here unless
+    the executable installed it first); rclpy's own signal handlers are not installed.  The loop
+    sees the request within :data:`SPIN_TIMEOUT` and tears down on this thread, in order: the
+    executor, the node (its timers stop), the context; later signals are ignored.  A node whose
+    ``finished`` attribute turns true (a lifecycle node shut down to *finalized*) ends the loop
+    too.  Exit codes: 0 a requested stop or a finished node, 1 the node could not start or a
+    callback failed (logged as FATAL).
 
     :param factory: builds the node; called after ``rclpy.init``
     :param args: command line (``--ros-args`` included); default ``sys.argv``
     """
-    stop = StopSignals.current()
-    if stop is None or stop.requested:   # a request left from an earlier run does not count
-        stop = StopSignals().install()
+    stop = StopRequest.installed() or StopRequest().install()
     try:
         rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     except Exception as e:  # noqa: B902 - e.g. a malformed --ros-args rule (rcl logged it)
@@ -354,19 +227,12 @@ def run_node(factory: Callable[[Optional[List[str]]], Any],
         return 1
     node = executor = None
     code = 0
-    global _LOOP_TIMERS
-    timers = _LOOP_TIMERS = LoopTimers()
     try:
         node = factory(args)
-        executor = make_executor()
+        executor = SingleThreadedExecutor()
         executor.add_node(node)
-        # what exists now (modules, rclpy, the node and its maps) lives for the whole run: out of
-        # the collector's scans, a full collection takes microseconds instead of ~9 ms (PR2
-        # node), a pause that held up every message arriving meanwhile (tail latency)
-        gc.freeze()
-        while not stop.requested and rclpy.ok():
-            executor.spin_once(timeout_sec=timers.wait(0.1))
-            timers.run_due()
+        while not stop.requested and rclpy.ok() and not getattr(node, 'finished', False):
+            executor.spin_once(timeout_sec=SPIN_TIMEOUT)
     except ExternalShutdownException:
         pass
     except StartupFailed:
@@ -381,15 +247,10 @@ def run_node(factory: Callable[[Optional[List[str]]], Any],
             print(f'error: {type(e).__name__}: {e}', file=sys.stderr, flush=True)
             code = 1
     finally:
-        _LOOP_TIMERS = None
-        # a teardown hanging in DDS with the GIL held (seen in destroy_node under load): the
-        # node's process ends with its code anyway, as exit_process does, before any escalation
-        deadline = exit_later(stop_signals.EXIT_DEADLINE, code) if stop.watching else None
         if executor is not None:
             executor.shutdown()
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
-        cancel_exit(deadline)
-        stop.finish()   # after a stop request: later signals are ignored until the exit
+        stop.finish()
     return code

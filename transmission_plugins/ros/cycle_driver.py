@@ -15,35 +15,30 @@
 """
 The active part of an interface node: its timer, and publishing its two outputs.
 
-A :class:`CycleDriver` exists while the node is active.  It owns the node's timer (on the
-steady clock, a :class:`~.common.LoopTimers` timer of the :func:`~.common.run_node` loop when the
-node runs in one, cheaper than an rclpy timer; otherwise, and under simulated time, an rclpy
-timer on the node clock) and an
+A :class:`CycleDriver` exists while the node is active.  It owns the node's timer, always on the
+steady clock, so that the watchdogs act whatever ``/clock`` does (a simulator that stops or
+crashes still gets its command timeout action), and an
 :class:`~transmission_plugins.runtime.output_schedule.OutputSchedule` (timer mode or
-event-driven), and publishes the *state* output (``joint_states`` for the hardware interface:
-serialised from a template, :mod:`.joint_state_serializer`) and the *command* output
-(``actuator_commands``) when the schedule says so: on a tick, or from the input's own callback
-in event-driven mode.  Each update is timed into the interface's cycle statistics, a failing
-update is logged (rate-limited) instead of taking the node down, and stale-joint changes are
-logged.  The node only stores inputs and tells the driver that one arrived; what an output
-holds comes from two callables, so the mirror node (joint-space simulators) drives its outputs
-with the same class.
+event-driven).  It publishes the *state* output (``joint_states`` for the hardware interface)
+and the *command* output (``actuator_commands``) when the schedule says so: on a tick, or from
+the input's own callback in event-driven mode.  Messages are stamped with the node clock (the
+simulated time under ``use_sim_time``); while that clock has not started (``use_sim_time`` and no
+``/clock`` message yet) nothing is published and a warning says why, once a minute at most.
+Each update is timed into the interface's cycle statistics, a failing update is logged
+(rate-limited) instead of taking the node down, and stale-joint changes are logged.  What an
+output holds comes from two callables, so the mirror node (joint-space simulators) drives its
+outputs with the same class.
 """
 
-import time
 from typing import Any
 from typing import Callable
 from typing import List
-from typing import Optional
 
-from rclpy.time import Time
+from rclpy.clock import Clock
+from rclpy.clock import ClockType
 from sensor_msgs.msg import JointState
 
 from transmission_plugins.ros.common import fill_joint_state
-from transmission_plugins.ros.common import loop_timers
-from transmission_plugins.ros.common import LoopTimer
-from transmission_plugins.ros.common import timer_callback
-from transmission_plugins.ros.joint_state_serializer import JointStateSerializer
 from transmission_plugins.runtime.output_schedule import OutputSchedule
 from transmission_plugins.runtime.reports import Reports
 
@@ -54,38 +49,34 @@ class CycleDriver:
 
     :param node: the node (its clock, timers and logger)
     :param core: the interface (``record_cycle`` and what :class:`~.runtime.reports.Reports`
-        reads); its ``clock`` is the steady clock of the schedule
+        reads); its ``clock`` is the steady clock of the cycle statistics
     :param states: returns the state output now (``names, position, velocity, effort``; None:
         nothing to publish)
     :param commands: returns the command output messages now (same shape, one per message)
-    :param state_pub: publisher of the state output (bytes or ``JointState``)
+    :param state_pub: publisher of the state output
     :param command_pub: publisher of the command output
-    :param serializer: makes the state output's bytes (and holds ``frame_id``)
+    :param frame_id: ``header.frame_id`` of the outputs
     :param reports: the node's rate-limited log lines
     :param period: seconds between ticks
     :param event_driven: publish each output when its input arrives (the timer as watchdog)
-    :param steady: the node clock is the system clock (false under simulated time): the timer
-        may run on the steady clock, message callbacks may run overdue ticks, stamps are read
-        with ``time.time_ns``
     """
 
     def __init__(self, node: Any, core: Any, states: Callable[[float], Any],
                  commands: Callable[[float], List[Any]], state_pub: Any, command_pub: Any,
-                 serializer: JointStateSerializer, reports: Reports, period: float,
-                 event_driven: bool = False, steady: bool = True) -> None:
+                 frame_id: str, reports: Reports, period: float,
+                 event_driven: bool = False) -> None:
         self.node = node
         self.core = core
         self._states = states
         self._commands = commands
         self._state_pub = state_pub
         self._command_pub = command_pub
-        self.serializer = serializer
+        self.frame_id = frame_id
         self._reports = reports
         self._clock = core.clock
-        self._state_msg = JointState()   # reused: publish() serialises it at once
-        self.steady = steady
-        self.schedule = OutputSchedule(period, event_driven, rescue=steady)
-        self._timer: Optional[Any] = self._start_timer(period)
+        self._steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self.schedule = OutputSchedule(period, event_driven)
+        self.timer: Any = node.create_timer(period, self.tick, clock=self._steady)
 
     # ------------------------------------------------------------------ settings
     @property
@@ -97,102 +88,63 @@ class CycleDriver:
     def event_driven(self, value: bool) -> None:
         self.schedule.event_driven = bool(value)
 
-    @property
-    def timer(self) -> Optional[Any]:
-        """Return the update timer of the node (None once destroyed)."""
-        return self._timer
-
     def set_period(self, period: float) -> None:
-        """Restart the timer with a new period."""
+        """Give the timer a new period (from its next tick on)."""
         self.schedule.period = float(period)
-        if self._timer is not None:
-            self._stop_timer()
-            self._timer = self._start_timer(period)
+        if self.timer is not None:
+            self.timer.timer_period_ns = int(round(float(period) * 1e9))
 
     def destroy(self) -> None:
         """Stop the timer; nothing is published any more."""
-        if self._timer is not None:
-            self._stop_timer()
-        self._timer = None
+        if self.timer is not None:
+            self.node.destroy_timer(self.timer)
+        self.timer = None
         self.schedule.stop()
-
-    def _start_timer(self, period: float) -> Any:
-        loop = loop_timers() if self.steady else None
-        if loop is not None:
-            return loop.add(period, self._on_timer)
-        return self.node.create_timer(period, timer_callback(self._on_timer))
-
-    def _stop_timer(self) -> None:
-        if isinstance(self._timer, LoopTimer):
-            self._timer.cancel()
-        else:
-            self.node.destroy_timer(self._timer)
 
     # ------------------------------------------------------------------ occasions
     def state_arrived(self) -> None:
         """Note a stored input state: publish the state output now in event-driven mode."""
         if self.schedule.state_arrived():
-            self._update(True, False, self._clock(), periodic=False)
-        self.run_if_overdue()
+            self._update(True, False, periodic=False)
 
     def command_arrived(self) -> None:
         """Note a stored input command: publish the command output now in event-driven mode."""
         if self.schedule.command_arrived():
-            self._update(False, True, self._clock(), periodic=False)
-        self.run_if_overdue()
-
-    def run_if_overdue(self) -> None:
-        """Run the tick from a message callback when the timer is 1.5 periods late."""
-        now = self._clock()
-        if self.schedule.overdue(now):
-            self._tick(now)
+            self._update(False, True, periodic=False)
 
     def tick(self) -> None:
-        """Run a tick now, as the timer does."""
-        self._tick(self._clock())
-
-    def _on_timer(self) -> None:
-        now = self._clock()
-        if not self.schedule.skip_tick(now):
-            self._tick(now)
-
-    def _tick(self, now: float) -> None:
-        states, commands = self.schedule.tick(now)
-        self._update(states, commands, now, periodic=True)
+        """Publish what a tick publishes: both outputs, or in event mode the watchdogs'."""
+        states, commands = self.schedule.tick()
+        self._update(states, commands, periodic=True)
 
     # ------------------------------------------------------------------ publishing
-    def _update(self, states: bool, commands: bool, start: float, periodic: bool) -> None:
+    def _update(self, states: bool, commands: bool, periodic: bool) -> None:
+        start = self._clock()
+        stamp = self.node.get_clock().now()
+        if stamp.nanoseconds == 0:   # use_sim_time and no /clock yet
+            line = self._reports.no_clock()
+            if line:
+                self.node.get_logger().warning(line)
+            return
+        msg_stamp = stamp.to_msg()
         try:
             if states:
-                self._publish_states(start)
+                out = self._states(start)
+                if out is not None:
+                    self._state_pub.publish(
+                        fill_joint_state(JointState(), out, msg_stamp, self.frame_id))
             if commands:
-                self._publish_commands(start)
+                for group in self._commands(start):
+                    self._command_pub.publish(
+                        fill_joint_state(JointState(), group, msg_stamp, self.frame_id))
         except Exception as e:  # noqa: B902 - an update must never take the node down
             line = self._reports.cycle_failed(e)
             if line:
                 self.node.get_logger().error(line)
         self.core.record_cycle(start, self._clock(), periodic)
-        line = self._reports.stale(self.core)
-        if line:
-            self.node.get_logger().warning(line)
-
-    def _stamp(self) -> int:
-        """Return the node clock's time in nanoseconds (the system clock's when steady)."""
-        return time.time_ns() if self.steady else self.node.get_clock().now().nanoseconds
-
-    def _publish_states(self, now: float) -> None:
-        out = self._states(now)
-        if out is None:
-            return
-        stamp = self._stamp()
-        data = self.serializer(out.names, out.position, out.velocity, out.effort, stamp)
-        self._state_pub.publish(data if data is not None else fill_joint_state(
-            self._state_msg, out, Time(nanoseconds=stamp).to_msg(), self.serializer.frame_id))
-
-    def _publish_commands(self, now: float) -> None:
-        groups = self._commands(now)
-        if groups:
-            stamp = Time(nanoseconds=self._stamp()).to_msg()
-            for group in groups:
-                self._command_pub.publish(fill_joint_state(JointState(), group, stamp,
-                                                           self.serializer.frame_id))
+        for level, line in self._reports.stale(self.core):
+            getattr(self.node.get_logger(), level)(line)
+        if commands:
+            line = self._reports.incomplete(self.core)
+            if line:
+                self.node.get_logger().warning(line)

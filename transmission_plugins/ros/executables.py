@@ -13,15 +13,16 @@
 # limitations under the License.
 
 """
-The nodes' executables (``ros2 run transmission_plugins <name>``, the launch file, the launcher).
+The nodes' executables (``ros2 run transmission_plugins <name>``, the launch files, the launcher).
 
-Each installs the stop-signal handler (:class:`~.stop_signals.StopSignals`) *before* importing
-rclpy, numpy and the node, so that a Ctrl-C during the second of start-up is a clean stop (exit
-0) instead of a ``KeyboardInterrupt`` traceback.  ``python -m transmission_plugins.ros.executables
-NAME [--ros-args ...]`` does the same for a name of :data:`NODES`.
+Each installs the stop handler (:class:`~.stop_signals.StopRequest`) *before* importing rclpy,
+numpy and the node, so that a Ctrl-C during the second of start-up is a clean stop (exit 0)
+instead of a ``KeyboardInterrupt`` traceback.  ``NAME --help`` prints the node's topics and
+parameters and exits.  ``python -m transmission_plugins.ros.executables NAME [--ros-args ...]``
+does the same for a name of :data:`NODES`.
 
 When the environment variable ``TP_STOP_WITH_PARENT`` holds the pid of the process that started
-the node (the launch file and the launcher set it), the node also stops, as on SIGTERM, when
+the node (the launch files and the launcher set it), the node also stops, as on SIGTERM, when
 that process dies: ``ros2 launch`` ends at once on SIGTERM (``docker stop``) or SIGKILL without
 stopping its nodes, and they would otherwise run on, orphaned (Linux ``PR_SET_PDEATHSIG``).
 
@@ -29,21 +30,17 @@ stopping its nodes, and they would otherwise run on, orphaned (Linux ``PR_SET_PD
 (:func:`faulthandler.register`), to see where a node that seems stuck is.
 """
 
-import atexit
 import ctypes
 import faulthandler
-import gc
 import importlib
 import os
 import signal
 import sys
+import textwrap
 from typing import List
-from typing import NoReturn
 from typing import Optional
 
-from transmission_plugins.ros.stop_signals import EXIT_DEADLINE
-from transmission_plugins.ros.stop_signals import exit_later
-from transmission_plugins.ros.stop_signals import StopSignals
+from transmission_plugins.ros.stop_signals import StopRequest
 
 #: executable name -> module whose ``main(args)`` runs the node
 NODES = {
@@ -51,7 +48,6 @@ NODES = {
     'mock_actuators_node': 'transmission_plugins.ros.mock_actuators_node',
     'sim_interface_node': 'transmission_plugins.ros.sim_interface_node',
 }
-
 
 #: environment variable: the pid of the process whose death stops the node
 STOP_WITH_PARENT = 'TP_STOP_WITH_PARENT'
@@ -81,10 +77,38 @@ def stop_with_parent() -> bool:
     return True
 
 
+def wants_help(args: List[str]) -> bool:
+    """Return True when ``-h`` or ``--help`` comes before any ``--ros-args``."""
+    for word in args[1:]:
+        if word == '--ros-args':
+            return False
+        if word in ('-h', '--help'):
+            return True
+    return False
+
+
+def node_help(name: str) -> str:
+    """Return the ``--help`` text of executable ``name``: what it does, topics, parameters."""
+    module = importlib.import_module(NODES[name])
+    lines = [f'usage: ros2 run transmission_plugins {name} [--ros-args ...]', '']
+    lines += (module.__doc__ or '').strip().splitlines()
+    lines += ['', 'parameters (ros2 run ... --ros-args -p NAME:=VALUE, or --params-file FILE):']
+    for param, spec in module.PARAMETERS.items():
+        default = spec[0]
+        lines.append(f'  {param} (default {default!r})')
+        lines += textwrap.wrap(spec[1], 95, initial_indent='      ',
+                               subsequent_indent='      ')
+    lines += ['', 'doc/nodes.md has the whole contract (topics, watchdogs, lifecycle, QoS).']
+    return '\n'.join(lines)
+
+
 def run(name: str, args: Optional[List[str]] = None) -> int:
     """Run the node executable ``name`` (a key of :data:`NODES`); return its exit code."""
-    stop = StopSignals.current() or StopSignals().install()
-    stop.watch()   # a stop that hangs ends the process within TP_STOP_GRACE seconds
+    stop = StopRequest.installed() or StopRequest().install()
+    argv = list(sys.argv if args is None else args)
+    if wants_help(argv):
+        print(node_help(name))
+        return 0
     # ``kill -USR1 PID`` prints every thread's Python stack, even with the GIL held elsewhere
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     stop_with_parent()
@@ -95,60 +119,19 @@ def run(name: str, args: Optional[List[str]] = None) -> int:
     return int(module.main(args))
 
 
-def exit_process(code: int) -> NoReturn:
-    """
-    End the node's process with ``code`` once the node has stopped, without Python's finalization.
-
-    The node, its executor and its context are already torn down; what remains is freeing
-    objects.  The ones that hold ROS resources are collected here: the last node's DDS
-    participant is deleted, so that the other participants see it leave at once instead of
-    when its lease expires.  Then the ``atexit`` handlers run, the standard streams (Python's
-    and C's) are flushed, and the process ends.  Python's finalization, which frees every module
-    one by one, is skipped: on a loaded machine it took several seconds, past the stop watchdog
-    and the SIGKILL of ``ros2 launch``.
-
-    The participant's deletion itself has been seen to hang (about one stop in a hundred with
-    several nodes on a loaded machine: Fast DDS joining one of its threads, with the GIL held, so
-    no Python code can step in).  A native timer (:func:`~.stop_signals.exit_later`) therefore
-    ends the process with ``code`` anyway :data:`~.stop_signals.EXIT_DEADLINE` seconds later
-    (this module's ``EXIT_DEADLINE``, which tests may lower): the node itself had
-    stopped cleanly.
-    """
-    _flush()
-    exit_later(EXIT_DEADLINE, code)
-    gc.unfreeze()   # run_node froze the start-up objects, the node's among them
-    gc.collect()
-    atexit._run_exitfuncs()
-    _flush()
-    os._exit(code)
-
-
-def _flush() -> None:
-    """Flush Python's standard streams and C's stdio buffers (rcutils logs through them)."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    try:
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError):
-        pass
-
-
-def hardware_interface_node() -> NoReturn:
+def hardware_interface_node() -> int:
     """Console script ``hardware_interface_node``."""
-    exit_process(run('hardware_interface_node'))
+    return run('hardware_interface_node')
 
 
-def mock_actuators_node() -> NoReturn:
+def mock_actuators_node() -> int:
     """Console script ``mock_actuators_node``."""
-    exit_process(run('mock_actuators_node'))
+    return run('mock_actuators_node')
 
 
-def sim_interface_node() -> NoReturn:
+def sim_interface_node() -> int:
     """Console script ``sim_interface_node``."""
-    exit_process(run('sim_interface_node'))
+    return run('sim_interface_node')
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -162,4 +145,4 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == '__main__':
-    exit_process(main())
+    sys.exit(main())

@@ -32,9 +32,7 @@ Parameters are checked when set and again at configure (which apply at once: ``d
 A rejected message costs a counter increment (one summary log line per topic a second at most).
 The cycle is :class:`~..runtime.hardware_interface.HardwareInterface`, the timer and the
 publishing :class:`~.cycle_driver.CycleDriver`; this module declares parameters, moves messages
-and drives the lifecycle.  ``actuator_states`` and ``joint_commands`` are taken as bytes and
-read by :class:`~.joint_state_serializer.JointStateDecoder` (a Python message object per
-message cost more than the whole conversion).
+and drives the lifecycle.  Shut down to *finalized*, the node ends its process (exit code 0).
 """
 
 import functools
@@ -52,14 +50,15 @@ from rclpy.lifecycle import LifecyclePublisher
 from rclpy.lifecycle import LifecycleState
 from rclpy.lifecycle import TransitionCallbackReturn
 from rclpy.parameter import Parameter
-from rclpy.timer import Timer
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.common import declare_parameters
 from transmission_plugins.ros.common import diagnostic_status
+from transmission_plugins.ros.common import float_parameters
 from transmission_plugins.ros.common import logged_transition
 from transmission_plugins.ros.common import parameter_value
 from transmission_plugins.ros.common import qos_overridable
@@ -68,7 +67,6 @@ from transmission_plugins.ros.common import run_node
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.common import subscribe_description
 from transmission_plugins.ros.common import subscribe_with_arrival
-from transmission_plugins.ros.common import timer_callback
 from transmission_plugins.ros.common import validate_parameters
 from transmission_plugins.ros.cycle_driver import CycleDriver
 from transmission_plugins.ros.hardware_interface_parameters import apply_settings
@@ -77,9 +75,6 @@ from transmission_plugins.ros.hardware_interface_parameters import check_joints
 from transmission_plugins.ros.hardware_interface_parameters import core_settings
 from transmission_plugins.ros.hardware_interface_parameters import LIVE_SETTINGS
 from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
-from transmission_plugins.ros.joint_state_serializer import JointStateDecoder
-from transmission_plugins.ros.joint_state_serializer import JointStateFields
-from transmission_plugins.ros.joint_state_serializer import JointStateSerializer
 from transmission_plugins.runtime.diagnostics import node_records
 from transmission_plugins.runtime.hardware_interface import FIELDS
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
@@ -120,20 +115,25 @@ class HardwareInterfaceNode(LifecycleNode):
         self.core: Optional[HardwareInterface] = None
         self.lifecycle_state = 'unconfigured'
         self.configure_error = ''
+        #: True once shut down (finalized): run_node then ends the process
+        self.finished = False
         self._topic_description: Optional[str] = None
         self._description_sub = None
         self._entities: List[Any] = []
+        #: the joints order filled in by configure (when ``joints`` was empty), else None
+        self._filled_joints: Optional[List[str]] = None
+        self._filling = False
         #: the timer and the publishing while active (None otherwise)
         self.driver: Optional[CycleDriver] = None
         self._joint_pub: Optional[LifecyclePublisher[JointState]] = None
         self._command_pub: Optional[LifecyclePublisher[JointState]] = None
         self._cycle_publishers: List[Any] = []   # the configured node's, destroyed at cleanup
         self._reports = Reports()
-        self._decoders: Dict[str, JointStateDecoder] = {}
-        self._serializer = JointStateSerializer(str(self._param('frame_id')))
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(int(self._param('qos_depth'))))
-        self._diag_timer = self._start_diagnostics()
+        self._diag_timer = self.create_timer(float(self._param('diagnostic_period')),
+                                             self._publish_diagnostics)
+        float_parameters(self, self.PARAMETERS)
         if not self._param('robot_description'):
             self._description_sub = subscribe_description(self, self._on_description)
         elif self._param('autostart'):
@@ -159,29 +159,22 @@ class HardwareInterfaceNode(LifecycleNode):
     def _param(self, name: str) -> Any:
         return parameter_value(self, name)
 
-    def _start_diagnostics(self) -> Timer:
-        return self.create_timer(float(self._param('diagnostic_period')),
-                                 timer_callback(self._publish_diagnostics))
-
     def _apply_parameters(self, parameters: List[Parameter[Any]]) -> None:
         """Apply what can change at once (validated already); the rest waits for configure."""
         names = {p.name for p in parameters}
         if 'diagnostic_period' in names:
-            self.destroy_timer(self._diag_timer)
-            self._diag_timer = self._start_diagnostics()
-        if 'frame_id' in names:
-            self._serializer = JointStateSerializer(str(self._param('frame_id')))
+            self._diag_timer.timer_period_ns = int(float(self._param('diagnostic_period')) * 1e9)
         core = self.core
         if core is not None:
             apply_settings(core, names, self._param, self.LIVE_SETTINGS)
         driver = self.driver
         if driver is not None:
-            driver.serializer = self._serializer
+            driver.frame_id = str(self._param('frame_id'))
             driver.event_driven = bool(self._param('event_driven'))
             if 'update_rate' in names:
                 driver.set_period(1.0 / float(self._param('update_rate')))
         later = sorted(names & self.AT_CONFIGURE)
-        if later:
+        if later and not self._filling:
             self.get_logger().info(f'{", ".join(later)} changed: applied at the next configure '
                                    '(cleanup, then configure)')
 
@@ -193,7 +186,11 @@ class HardwareInterfaceNode(LifecycleNode):
         except Exception as e:  # noqa: B902 - any error fails the transition, logged
             self._teardown()
             self.configure_error = f'{type(e).__name__}: {e}'
-            self.get_logger().error(f'cannot configure: {self.configure_error}')
+            hint = ''
+            if isinstance(e, UrdfTransmissionError) and not self._param('lenient'):
+                hint = (' (lenient:=true loads what it can, with defaults for ill-defined '
+                        'values and a warning for each; doc/urdf.md)')
+            self.get_logger().error(f'cannot configure: {self.configure_error}{hint}')
             return TransitionCallbackReturn.FAILURE
         self.configure_error = ''
         self.lifecycle_state = 'inactive'
@@ -206,22 +203,46 @@ class HardwareInterfaceNode(LifecycleNode):
                                          'empty and nothing arrived on the robot_description '
                                          'topic yet')
         values = {name: self._param(name) for name in self.PARAMETERS}
+        if self._filled_joints is not None and list(values['joints']) == self._filled_joints:
+            values['joints'] = []   # the order configure filled in for the previous robot
         require_valid(self.PARAMETERS, values)
         robot = load_robot_transmissions(received_description(description),
-                                         lenient=bool(values['lenient']),
-                                         warn=False)
+                                         lenient=bool(values['lenient']), warn=False)
         if not robot.joint_names:
             raise TransmissionValueError('robot_description', robot.robot_name, 'a robot with '
                                          'at least one <transmission>; this one has none')
+        self._log_load_warnings(robot.warnings)
         core = self._make_core(robot, values)
         core.period = 1.0 / float(values['update_rate'])
         self.core = core
         self._create_topics(int(values['qos_depth']))
+        self._fill_joints(values['joints'], core.command_joints)
         mode = 'event-driven, watchdogs at' if values['event_driven'] else 'timer at'
         self.get_logger().info(
             f'configured: {len(robot.transmissions)} transmissions, {len(robot.joint_names)} '
             f'joints, {len(robot.actuator_names)} actuators, {mode} '
             f'{values["update_rate"]:g} Hz')
+
+    def _log_load_warnings(self, warnings: List[Any]) -> None:
+        """Log what the loader worked around (lenient mode: defaults, skipped transmissions)."""
+        shown = 20
+        for w in warnings[:shown]:
+            self.get_logger().warning(f'robot_description: {w}')
+        if len(warnings) > shown:
+            self.get_logger().warning(f'robot_description: {len(warnings) - shown} more '
+                                      'warnings (transmission_plugins inspect FILE lists all)')
+
+    def _fill_joints(self, given: List[str], order: List[str]) -> None:
+        """Make ``ros2 param get <node> joints`` show the order of the array commands."""
+        if given:
+            self._filled_joints = None
+            return
+        self._filled_joints = list(order)
+        self._filling = True
+        try:
+            self.set_parameters([Parameter('joints', value=list(order))])
+        finally:
+            self._filling = False
 
     def _make_core(self, robot: Any, values: Dict[str, Any]) -> HardwareInterface:
         """Return the ROS-free cycle for ``robot`` with the checked parameter ``values``."""
@@ -236,9 +257,9 @@ class HardwareInterfaceNode(LifecycleNode):
         self._cycle_publishers = [self._joint_pub, self._command_pub]
         self._entities = [
             subscribe_with_arrival(self, JointState, 'actuator_states', self._on_state,
-                                   raw=True, **qos_overridable(depth, reliable=False)),
+                                   **qos_overridable(depth, reliable=False)),
             subscribe_with_arrival(self, JointState, 'joint_commands', self._on_command,
-                                   raw=True, **qos_overridable(depth))]
+                                   **qos_overridable(depth))]
         for field in FIELDS:
             self._entities.append(subscribe_with_arrival(
                 self, Float64MultiArray, f'{field}_commands',
@@ -256,11 +277,10 @@ class HardwareInterfaceNode(LifecycleNode):
         core = self.core
         assert core is not None and core.period is not None
         core.reset_commands()
-        # under sim time the timer runs on the node clock (a paused /clock pauses the cycle)
+        # the timer runs on the steady clock: the watchdogs act whatever /clock does
         self.driver = CycleDriver(
-            self, core, *self._outputs(), self._serializer, self._reports, core.period,
-            event_driven=bool(self._param('event_driven')),
-            steady=not self.get_parameter('use_sim_time').value)
+            self, core, *self._outputs(), str(self._param('frame_id')), self._reports,
+            core.period, event_driven=bool(self._param('event_driven')))
         self.lifecycle_state = 'active'
         self.get_logger().info('active')
         return super().on_activate(state)
@@ -278,13 +298,16 @@ class HardwareInterfaceNode(LifecycleNode):
         """Drop the transmissions and every interface; ready to configure again."""
         self._teardown()
         self.lifecycle_state = 'unconfigured'
+        self.get_logger().info('cleaned up: unconfigured')
         return TransitionCallbackReturn.SUCCESS
 
     @logged_transition('shutdown')
     def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
-        """Release everything."""
+        """Release everything; the process then ends (exit code 0)."""
         self._teardown()
         self.lifecycle_state = 'finalized'
+        self.finished = True
+        self.get_logger().info('shut down: finalized, exiting')
         return TransitionCallbackReturn.SUCCESS
 
     @logged_transition('error processing')
@@ -311,19 +334,6 @@ class HardwareInterfaceNode(LifecycleNode):
         self.core = None
 
     # ------------------------------------------------------------------ inputs
-    def _decode(self, topic: str, data: bytes) -> Optional[JointStateFields]:
-        """Read a raw JointState; bytes rclpy cannot read are dropped as ``bad_type``."""
-        decoder = self._decoders.get(topic)
-        if decoder is None:
-            decoder = self._decoders[topic] = JointStateDecoder()
-        try:
-            return decoder(data)
-        except Exception as e:  # noqa: B902 - whatever rclpy raises for such bytes
-            if self.core is not None:
-                self.core.drops.reject(topic, InputRejected(
-                    'bad_type', f'not a JointState ({type(e).__name__}: {e})'))
-            return None
-
     def _receive(self, active_only: bool, store: str, *args: Any, arrival: float,
                  **kwargs: Any) -> bool:
         """Hand a message to ``core.<store>``; return False when it was not stored."""
@@ -338,42 +348,27 @@ class HardwareInterfaceNode(LifecycleNode):
             return False
         return True
 
-    def _state_done(self, stored: bool) -> None:
-        """After a state input: publish now (event-driven), or run an overdue tick."""
-        driver = self.driver
-        if driver is not None:
-            if stored:
-                driver.state_arrived()
-            else:
-                driver.run_if_overdue()
+    def _on_state(self, msg: JointState, arrival: float) -> None:
+        stored = self._receive(False, 'set_actuator_state', msg.name, msg.position,
+                               msg.velocity, msg.effort, arrival=arrival)
+        if stored and self.driver is not None:
+            self.driver.state_arrived()
 
-    def _command_done(self, stored: bool) -> None:
-        """After a command input: publish now (event-driven), or run an overdue tick."""
-        driver = self.driver
-        if driver is not None:
-            if stored:
-                driver.command_arrived()
-            else:
-                driver.run_if_overdue()
-
-    def _on_state(self, data: bytes, arrival: float) -> None:
-        msg = self._decode('actuator_states', data)
-        self._state_done(msg is not None and self._receive(
-            False, 'set_actuator_state', *msg[:4], arrival=arrival, stacked=msg.stacked))
-
-    def _on_command(self, data: bytes, arrival: float) -> None:
-        msg = self._decode('joint_commands', data)
-        self._command_done(msg is not None and self._receive(
-            True, 'set_joint_command', *msg[:4], arrival=arrival))
+    def _on_command(self, msg: JointState, arrival: float) -> None:
+        stored = self._receive(True, 'set_joint_command', msg.name, msg.position, msg.velocity,
+                               msg.effort, arrival=arrival)
+        if stored and self.driver is not None:
+            self.driver.command_arrived()
 
     def _on_array_command(self, field: str, msg: Float64MultiArray, arrival: float) -> None:
-        self._command_done(self._receive(True, 'set_interface_command', field, msg.data,
-                                         arrival=arrival))
+        stored = self._receive(True, 'set_interface_command', field, msg.data, arrival=arrival)
+        if stored and self.driver is not None:
+            self.driver.command_arrived()
 
     def _publish_diagnostics(self) -> None:
         core = self.core
         if core is not None:
-            for line in self._reports.drops(core, force=True):
+            for line in self._reports.drops(core):
                 self.get_logger().warning(line)
         records = node_records(self.get_fully_qualified_name(), core, self.lifecycle_state,
                                self.configure_error)

@@ -77,7 +77,6 @@ from transmission_plugins.ros.common import reliable_qos
 from transmission_plugins.ros.common import run_node
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.common import subscribe_description
-from transmission_plugins.ros.common import timer_callback
 from transmission_plugins.ros.common import to_msg_array
 from transmission_plugins.ros.common import validate_parameters
 from transmission_plugins.ros.mock_actuators_parameters import CHECKED
@@ -163,7 +162,7 @@ class MockActuatorsNode(Node):
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(self._depth))
         period = float(self._p('diagnostic_period'))
-        self._diag_timer = (self.create_timer(period, timer_callback(self._publish_diagnostics))
+        self._diag_timer = (self.create_timer(period, self._publish_diagnostics)
                             if period > 0.0 else None)
         self._physics = self._check_physics()
         self._rtf_mark = (0.0, time.monotonic())
@@ -280,7 +279,7 @@ class MockActuatorsNode(Node):
         self._max_dt = 5.0 / rate
         self._rate = rate
         self._last = time.monotonic()
-        self._timer = self.create_timer(1.0 / rate, timer_callback(self._step))
+        self._timer = self.create_timer(1.0 / rate, self._step)
         self._rtf_mark = (0.0, time.monotonic())
         self.get_logger().info(f'simulating {len(models)} actuators ({self._physics} physics) '
                                f'at {rate:g} Hz: {", ".join(self._names)}')

@@ -141,6 +141,30 @@ class ParameterValidator:
         return SetParametersResult(successful=True)
 
 
+def float_parameters(node: Any, specs: Dict[str, Tuple[Any, ...]]) -> None:
+    """
+    Keep the float parameters of ``specs`` floats when they are given integers.
+
+    They are declared with dynamic typing so that ``-p update_rate:=500`` is accepted at
+    start-up; a pre-set callback turns an integer given later (``ros2 param set ... 20``) into a
+    float, and a declared integer is set again as a float where the parameter is writable, so
+    that ``ros2 param get`` keeps answering with a double.
+    """
+    floats = {name for name, spec in specs.items()
+              if isinstance(spec[0], float)}
+
+    def to_float(parameters: List[Parameter[Any]]) -> List[Parameter[Any]]:
+        return [Parameter(p.name, value=float(p.value))
+                if p.name in floats and type(p.value) is int else p for p in parameters]
+
+    node.add_pre_set_parameters_callback(to_float)
+    again = [Parameter(name, value=float(node.get_parameter(name).value)) for name in floats
+             if type(node.get_parameter(name).value) is int
+             and not constraint_of(specs[name]).read_only]
+    if again:
+        node.set_parameters(again)
+
+
 def validate_parameters(node: Any, specs: Dict[str, Tuple[Any, ...]]) -> ParameterValidator:
     """Register a :class:`ParameterValidator` for ``specs`` on ``node``; return it."""
     validator = ParameterValidator(specs)

@@ -32,8 +32,8 @@ relative, so namespaces and remapping apply):
   ``diagnostic_period`` seconds.
 
 Parameters (:mod:`.sim_interface_parameters`), lifecycle, watchdogs, QoS overrides, drop
-counting, diagnostics, the timer and event-driven mode (:class:`~.cycle_driver.CycleDriver`) and
-the raw ``JointState`` inputs are the hardware interface's: this node is that node with its
+counting, diagnostics, the timer and event-driven mode (:class:`~.cycle_driver.CycleDriver`)
+are the hardware interface's: this node is that node with its
 messages turned around; the cycle is :class:`~..runtime.sim_interface.SimInterface`.
 """
 
@@ -98,21 +98,22 @@ class SimInterfaceNode(HardwareInterfaceNode):
                                   *self._array_pubs.values()]
         self._entities = [
             subscribe_with_arrival(self, JointState, 'joint_states', self._on_joint_state,
-                                   raw=True, **qos_overridable(depth, reliable=False)),
+                                   **qos_overridable(depth, reliable=False)),
             subscribe_with_arrival(self, JointState, 'actuator_commands',
-                                   self._on_actuator_command, raw=True,
-                                   **qos_overridable(depth))]
+                                   self._on_actuator_command, **qos_overridable(depth))]
 
     # ------------------------------------------------------------------ inputs
-    def _on_joint_state(self, data: bytes, arrival: float) -> None:
-        msg = self._decode('joint_states', data)
-        self._state_done(msg is not None and self._receive(
-            False, 'set_joint_state', *msg[:4], arrival=arrival))
+    def _on_joint_state(self, msg: JointState, arrival: float) -> None:
+        stored = self._receive(False, 'set_joint_state', msg.name, msg.position, msg.velocity,
+                               msg.effort, arrival=arrival)
+        if stored and self.driver is not None:
+            self.driver.state_arrived()
 
-    def _on_actuator_command(self, data: bytes, arrival: float) -> None:
-        msg = self._decode('actuator_commands', data)
-        self._command_done(msg is not None and self._receive(
-            True, 'set_actuator_command', *msg[:4], arrival=arrival))
+    def _on_actuator_command(self, msg: JointState, arrival: float) -> None:
+        stored = self._receive(True, 'set_actuator_command', msg.name, msg.position,
+                               msg.velocity, msg.effort, arrival=arrival)
+        if stored and self.driver is not None:
+            self.driver.command_arrived()
 
     # ------------------------------------------------------------------ outputs
     def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:

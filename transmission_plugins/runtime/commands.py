@@ -110,6 +110,8 @@ class LatestCommands:
         self.expired = np.zeros(ns, dtype=bool)
         #: the last cycle's target commands per field (NaN: none; empty: no command at all)
         self.latest: Dict[str, FloatArray] = {}
+        #: per transmission: commanded for only some of its commandable sources last cycle
+        self.incomplete = np.zeros(len(direction.groups), dtype=bool)
 
     def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
         """Store a validated command for sources ``idx``; absent fields are cleared."""
@@ -138,6 +140,7 @@ class LatestCommands:
         :param source_position: the last source positions measured (linearisation points)
         """
         self.latest = {}
+        self.incomplete[:] = False
         if not self._commanded:
             return []
         nt = len(self.target_names)
@@ -239,7 +242,9 @@ class LatestCommands:
             missing = self._tr_sources @ missing_s            # per transmission
             full = (missing == 0.0) & self._tr_commandable
             commanded = self._tr_sources @ np.isfinite(c).astype(float)
-            self.counters.incomplete_commands += int(((missing > 0.0) & (commanded > 0.0)).sum())
+            incomplete = (missing > 0.0) & (commanded > 0.0)
+            self.counters.incomplete_commands += int(incomplete.sum())
+            self.incomplete |= incomplete
             complete[field] = (self._source_tr @ full.astype(float)) > 0.0
             target_complete[field] = (self._target_tr @ full.astype(float)) > 0.0
         # linearisation point of nonlinear maps: the commanded position (itself the position

@@ -104,12 +104,18 @@ def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
     records = []
     level = OK
     message = 'ok'
-    stale = int(np.count_nonzero(needed & ~fresh))
-    if not (fresh & needed).any():
+    known = np.isfinite(hw.state_time)
+    stale = int(np.count_nonzero(needed & ~fresh & known))
+    never = int(np.count_nonzero(needed & ~known))
+    if not known[needed].any():
+        level, message = STALE, f'no {source} state received yet'
+    elif not (fresh & needed).any():
         level, message = STALE, f'no fresh {source} state'
-    elif stale:
-        level, message = WARN, f'{stale} {source}s stale'
-    if level != OK:
+    elif stale or never:
+        words = ([f'{stale} {source}s stale'] if stale else []) + \
+            ([f'{never} {source}s never received'] if never else [])
+        level, message = WARN, ', '.join(words)
+    if level != OK and known[needed].any():
         target, topic = states.direction.target, hw.STATE_OUTPUT_TOPIC
         message += (f"; {topic} repeats their {target}s' last values" if hw.stale_joints
                     == 'last' else f'; their {target}s are left out of {topic}')
@@ -138,6 +144,9 @@ def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
     for kind in CLAMP_KINDS:
         values.append((f'clamped.{kind}', str(counters.clamps[kind])))
     values.append(('incomplete_commands', str(counters.incomplete_commands)))
+    if hw.commands.incomplete.any() and level == OK:
+        level, message = WARN, (f'{int(hw.commands.incomplete.sum())} transmissions commanded '
+                                'incompletely (nothing sent to their actuators)')
     values.append(('non_finite_outputs', str(counters.non_finite_outputs)))
     values.append(('enforce_limits', str(hw.enforce_limits).lower()))
     values.append(('stale_joints', hw.stale_joints))
@@ -158,6 +167,10 @@ def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
                            f'(state_timeout {hw.state_timeout:g} s)')
         elif expired[commanded].any():
             level, message = WARN, f'command timed out ({hw.timeout_action})'
+        elif hw.commands.incomplete[k]:
+            level, message = WARN, ('incomplete command: each commandable '
+                                    f'{hw.commands.direction.source} needs the field; '
+                                    'nothing sent')
         else:
             level, message = OK, 'ok'
         values = [

@@ -53,7 +53,6 @@ from transmission_plugins.runtime.diagnostics import ERROR
 from transmission_plugins.runtime.diagnostics import OK
 from transmission_plugins.runtime.diagnostics import STALE
 from transmission_plugins.runtime.diagnostics import WARN
-from transmission_plugins.runtime.messages import all_true
 from transmission_plugins.runtime.messages import DROP_REASONS
 from transmission_plugins.runtime.messages import field_array
 from transmission_plugins.runtime.messages import FIELDS
@@ -131,8 +130,7 @@ class HardwareInterface(InterfaceCycle):
 
     def set_actuator_state(self, names: Sequence[str], position: Any = (), velocity: Any = (),
                            effort: Any = (), topic: str = 'actuator_states',
-                           received: Optional[float] = None,
-                           stacked: Optional[np.ndarray] = None) -> None:
+                           received: Optional[float] = None) -> None:
         """
         Store an actuator state message (any subset of actuators and fields).
 
@@ -140,19 +138,8 @@ class HardwareInterface(InterfaceCycle):
 
         :param received: when the message arrived, on :attr:`clock` (default: now); the state
             watchdog counts from it
-        :param stacked: optional, the same three fields as the rows of one ``(3, n)`` float64
-            array (the node's decoder reads full messages so): a message naming the list of
-            names accepted last is then checked and stored in one step each, with the same
-            result; anything else goes through the checks of the fields one by one
         :raises InputRejected: the message is dropped (and counted); buffers are unchanged
         """
-        if stacked is not None:
-            idx = self._actuators.last(names)
-            if idx is not None and isinstance(stacked, np.ndarray) and \
-                    stacked.dtype == np.float64 and stacked.shape == (3, len(idx)) and \
-                    all_true(np.isfinite(stacked)):
-                self.states.store_stacked(idx, stacked, self._arrival(received))
-                return
         idx, values = self._read(topic, read_message, self._actuators, names, position,
                                  velocity, effort)
         self.states.store(idx, values, self._arrival(received))
@@ -232,7 +219,14 @@ def array_values(data: Any, count: int, interface: str) -> np.ndarray:
 
     :raises InputRejected: as :func:`~.messages.field_array`, or ``empty`` without values
     """
-    x = field_array(data, count, interface)
+    try:
+        x = field_array(data, count, interface)
+    except InputRejected as e:
+        if e.reason != 'length_mismatch':
+            raise
+        raise InputRejected('length_mismatch', f'{len(data)} {interface} values, expected '
+                            f'{count}: one per joint of the joints parameter (ros2 param get '
+                            '<node> joints), in that order') from None
     if x is None:
         raise InputRejected('empty', 'no values')
     return x

@@ -180,10 +180,6 @@ class NameIndex:
             raise InputRejected('too_large', f'{len(names)} names, more than the '
                                 f'{len(self.names)} {self.kind}s there are')
 
-    def last(self, names: Sequence[str]) -> Optional[np.ndarray]:
-        """Return the indices of ``names`` if they are the last list :meth:`lookup` accepted."""
-        return self._last_idx if names == self._last else None
-
     def lookup(self, names: Sequence[str]) -> np.ndarray:
         """
         Return the indices of ``names``.

@@ -41,9 +41,12 @@ class InvalidParameters(TransmissionError, ValueError):
     """Parameters break their constraints; the message gives every reason."""
 
 
-#: The longest string or array any parameter accepts (``robot_description`` has its own bound
-#: in the loader, MAX_URDF_BYTES).
+#: The most entries an array parameter accepts.
 MAX_ITEMS = 100_000
+#: The longest string a parameter (or an entry of a string array) accepts unless its constraint
+#: says otherwise (``robot_description``: the loader's bound): names and frame ids are short, and
+#: a 5 MB ``frame_id`` copied into every message cut the output rate by half.
+MAX_STRING = 256
 
 
 class Constraint(NamedTuple):
@@ -58,6 +61,7 @@ class Constraint(NamedTuple):
     :param read_only: the value is fixed once the node runs (set it at start-up)
     :param unique: string arrays: no duplicates
     :param note: the rule in words, when the bounds do not say it all
+    :param max_length: the longest string accepted (strings and string-array entries)
     """
 
     low: Optional[float] = None
@@ -67,6 +71,7 @@ class Constraint(NamedTuple):
     read_only: bool = False
     unique: bool = False
     note: str = ''
+    max_length: int = MAX_STRING
 
     def describe(self) -> str:
         """Return the rule in words (the descriptor's ``additional_constraints``)."""
@@ -118,6 +123,9 @@ def check_parameter(name: str, value: Any, default: Any,
     if isinstance(default, str):
         if not isinstance(value, str):
             return f'{name} must be a string, got {value!r}'
+        if len(value) > constraint.max_length:
+            return (f'{name} must be at most {constraint.max_length} characters long, got '
+                    f'{len(value)}')
         if constraint.choices and value not in constraint.choices:
             return f'{name} must be one of {", ".join(constraint.choices)}, got {value!r}'
         return None
@@ -153,6 +161,8 @@ def _check_array(name: str, value: Any, default: Sequence[Any], c: Constraint) -
                 return f'{name} must hold finite numbers, got {x!r}'
         elif not isinstance(x, str):
             return f'{name} must hold strings, got {x!r}'
+        elif len(x) > c.max_length:
+            return f'{name} must hold strings of at most {c.max_length} characters, got {len(x)}'
         elif c.choices and x not in c.choices:
             return f'{name} must hold entries among {", ".join(c.choices)}, got {x!r}'
     if c.unique:

@@ -34,13 +34,8 @@ reaches ``joint_states``: a value that comes out non-finite is left out and coun
 * ``omit``: stale joints are left out of ``joint_states`` (nothing at all is published while
   every actuator is stale).
 
-A joint never known (no state since start) is left out under both.  Joint states are converted
-only when a new state arrived or the set of fresh actuators changed.
-
-The common case of a running robot, every source fresh with finite values, takes a short path
-(:meth:`LatestStates.outputs`): one comparison of the oldest arrival with the timeout,
-one finiteness check of the three fields stored as rows of one array, one of the three outputs
-copied as rows of one array; the general path handles everything else.
+A joint never known (no state since start) is left out under both, and is not called stale.
+Joint states are converted only when a new state arrived or the set of fresh actuators changed.
 """
 
 from typing import Callable
@@ -103,17 +98,12 @@ class LatestStates:
         self.stale_joints = stale_joints
         self.target_names: List[str] = list(direction.target_names)
         ns, nt = len(direction.source_names), len(self.target_names)
-        #: latest value per field (NaN = unknown): the rows of one array, checked in one call
-        self._values = np.full((len(FIELDS), ns), np.nan)
-        self.state: Dict[str, FloatArray] = {f: self._values[i] for i, f in enumerate(FIELDS)}
+        #: latest value per field (NaN = unknown)
+        self.state: Dict[str, FloatArray] = {f: np.full(ns, np.nan) for f in FIELDS}
         #: arrival time per source (-inf: never)
         self.state_time = np.full(ns, -np.inf)
+        #: counts stored messages: the output is converted again only when it changed
         self._version = 0
-        #: the last index array :meth:`store_stacked` saw, and whether it is every source in order
-        self._in_order: Tuple[Optional[np.ndarray], bool] = (None, False)
-        #: (version, time): at that version every source holds checked finite values, all
-        #: stored at that time (one whole message in order); spares the short path two scans
-        self._whole: Tuple[int, float] = (-1, 0.0)
         self._cached: Tuple[int, Optional[np.ndarray], Optional[StateOutput]] = (-1, None, None)
         #: the last target positions converted (NaN where unknown): linearisation point of
         #: nonlinear command maps
@@ -123,9 +113,6 @@ class LatestStates:
         #: the fresh-source mask of the last cycle, and how often it changed
         self.fresh_mask = np.zeros(ns, dtype=bool)
         self.fresh_changes = 0
-        #: the mask of all sources fresh (one object: :meth:`outputs` tests identity)
-        self._all_fresh = np.ones(ns, dtype=bool)
-        self._all_fresh.flags.writeable = False
 
     def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
         """Store a validated message for sources ``idx``; absent fields become unknown."""
@@ -134,25 +121,6 @@ class LatestStates:
             self.state[field][idx] = np.nan if x is None else x
         self.state_time[idx] = now
         self._version += 1
-
-    def store_stacked(self, idx: np.ndarray, stacked: np.ndarray, now: float) -> None:
-        """
-        Store a validated message that has all three fields, the rows of ``stacked``.
-
-        The same as :meth:`store`; a message naming every source in order (the indices
-        ``0 .. n-1``: the usual message of a driver) is copied without indexing.
-        """
-        if idx is not self._in_order[0]:
-            self._in_order = (idx, idx.size == self.state_time.size and
-                              bool(np.array_equal(idx, np.arange(idx.size))))
-        self._version += 1
-        if self._in_order[1]:
-            self._values[...] = stacked
-            self.state_time.fill(now)
-            self._whole = (self._version, now)
-        else:
-            self._values[:, idx] = stacked
-            self.state_time[idx] = now
 
     def invalidate(self) -> None:
         """Make the next cycle convert again (a setting that shapes the output changed)."""
@@ -170,19 +138,14 @@ class LatestStates:
         """Return the targets whose every source is in ``fresh`` (boolean mask)."""
         return (self.direction.depends @ (~fresh).astype(float)) == 0.0
 
+    def known_targets(self) -> np.ndarray:
+        """Return the targets whose every source has had a state since the start."""
+        return self.fresh_targets(np.isfinite(self.state_time))
+
     def outputs(self, now: float) -> Optional[StateOutput]:
         """Return this cycle's target states (module docstring), None when none is known."""
         version, mask, output = self._cached
-        if mask is not None and mask is self._all_fresh and self._all_fresh_at(now):
-            if version == self._version:
-                return output   # nothing new since the last cycle: same target states
-            output = self._convert_all_fresh()
-            if output is not None:
-                self._cached = (self._version, mask, output)
-                return output
         fresh = self.fresh(now)
-        if all_true(fresh):
-            fresh = self._all_fresh   # one object: the short path's test above
         if mask is None or not np.array_equal(mask, fresh):
             if mask is not None or any_true(fresh):
                 self.fresh_changes += 1
@@ -195,38 +158,6 @@ class LatestStates:
             output = self._convert(fresh)
         self._cached = (self._version, fresh, output)
         return output
-
-    def _all_fresh_at(self, now: float) -> bool:
-        """Return True when every source is fresh at ``now`` (one reduction)."""
-        version, at = self._whole
-        oldest = at if version == self._version else float(self.state_time.min())
-        if self.state_timeout <= 0.0:
-            return oldest > -np.inf
-        return now - oldest <= self.state_timeout
-
-    def _convert_all_fresh(self) -> Optional[StateOutput]:
-        """
-        Convert when every source is fresh: the short path, None when it does not apply.
-
-        It applies when every stored value is finite and every converted one too; then every
-        target is known and complete, as the general path (:meth:`_convert`) would find.
-        """
-        if self._whole[0] != self._version and not all_true(np.isfinite(self._values)):
-            return None
-        y = self.direction.convert_stacked(self.state)   # a new array, or None
-        if y is None:
-            out = self.direction.convert(self.state)
-            # one copy of the three (held values and cached outputs outlive the maps' buffers)
-            y = np.concatenate([out[f] for f in FIELDS])
-        y = y.reshape(len(FIELDS), -1)
-        if y.dtype != np.float64 or not all_true(np.isfinite(y)):
-            return None
-        values = {f: y[i] for i, f in enumerate(FIELDS)}
-        if self.stale_joints == 'last':
-            self.held = values
-        self.last_position = values['position']
-        return StateOutput(self.target_names, values['position'], values['velocity'],
-                           values['effort'])
 
     def _convert(self, fresh: np.ndarray) -> Optional[StateOutput]:
         values, complete = self._target_values(fresh)

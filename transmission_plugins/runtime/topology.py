@@ -33,7 +33,6 @@ from typing import Dict
 from typing import List
 from typing import Mapping
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
 from typing import Tuple
 
@@ -117,14 +116,14 @@ class Topology:
                 self.joint_actuators, np.ones(self.tr_actuators.shape[1], dtype=bool),
                 self.tr_actuators, self.tr_active,
                 [(g.actuators, g.active) for g in self.groups], actuators, joints,
-                robot.actuator_to_joint_arrays, _stacked(robot, True))
+                robot.actuator_to_joint_arrays)
         # actuator a <- the commandable joints of its transmissions
         depends = ((self.tr_actuators.T @ self.tr_active) > 0.0).astype(float)
         return Direction(
             'joint', 'actuator', list(robot.joint_names), list(robot.actuator_names),
             depends, self.commandable.copy(), self.tr_active, self.tr_actuators,
             [(g.active, g.actuators) for g in self.groups], joints, actuators,
-            robot.joint_to_actuator_arrays, _stacked(robot, False))
+            robot.joint_to_actuator_arrays)
 
 
 class Limits(NamedTuple):
@@ -171,17 +170,6 @@ class Direction(NamedTuple):
     target_limits: Limits
     #: the robot's array map of this direction
     convert: Callable[[Mapping[str, Any]], Dict[str, np.ndarray]]
-    #: the same for one sample, every interface's output one after the other in one new array
-    #: (None where it does not apply: then ``convert``)
-    convert_stacked: Callable[[Mapping[str, Any]], Optional[np.ndarray]]
-
-
-def _stacked(robot: Any, to_joint: bool) -> Callable[[Mapping[str, Any]], Optional[np.ndarray]]:
-    """Return the stacked one-sample map of ``robot`` (its fused maps), or one never applying."""
-    single = getattr(getattr(robot, 'fused', None), 'single_stacked', None)
-    if single is None:
-        return lambda values: None
-    return lambda values: single(values, to_joint)
 
 
 def side_limits(robot: Any, side: str, size: int) -> Limits:

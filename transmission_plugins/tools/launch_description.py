@@ -28,15 +28,14 @@ It behaves like the launcher (:mod:`.launcher`), with ``ros2 launch``'s tools:
   passed on to the nodes at once: ``ros2 launch`` would otherwise assume the terminal did it,
   wait five seconds and escalate to SIGTERM;
 * the nodes stop by themselves when ``ros2 launch`` dies without stopping them (SIGTERM,
-  SIGKILL): ``TP_STOP_WITH_PARENT``, see :mod:`transmission_plugins.ros.executables`;
-* once a node has started, SIGINT no longer raises ``KeyboardInterrupt`` in ``ros2 launch``
-  (:func:`guard_sigint`): a second Ctrl-C can then no longer make ``ros2 launch`` lose track of
-  a node that has just ended, escalate against it and never exit.
+  SIGKILL): ``TP_STOP_WITH_PARENT``, see :mod:`transmission_plugins.ros.executables`.
+
+It changes nothing in how ``ros2 launch`` itself handles signals: a launch file included in a
+user's own launch must not change Ctrl-C for the whole system.
 """
 
 import os
 import signal
-import threading
 from typing import Any
 from typing import List
 from typing import Optional
@@ -49,7 +48,6 @@ from launch.actions import LogInfo
 from launch.actions import OpaqueFunction
 from launch.actions import RegisterEventHandler
 from launch.event_handlers import OnProcessExit
-from launch.event_handlers import OnProcessStart
 from launch.event_handlers import OnShutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
@@ -62,72 +60,6 @@ from transmission_plugins.tools.params_file import ParamsFile
 
 class NodeExited(TransmissionError, RuntimeError):
     """A node of the set exited while the launch was running: ``ros2 launch`` exits 1."""
-
-
-#: launches whose nodes have started, while :func:`guard_sigint`'s handler is installed
-_guarded: List[LaunchContext] = []
-
-
-def guard_sigint(context: LaunchContext) -> bool:
-    """
-    Keep SIGINT from raising ``KeyboardInterrupt`` in ``ros2 launch`` while ``context`` runs.
-
-    ``launch`` (3.7) hears SIGINT through :func:`signal.set_wakeup_fd` and leaves Python's
-    default handler in place, so every SIGINT also raises ``KeyboardInterrupt`` in its main
-    thread, in whatever callback or task step is running; ``LaunchService.run`` catches it and
-    goes on.  A second Ctrl-C while ``launch`` handles a node's exit kills the task that waits
-    for the node between its line ``process has finished cleanly`` and its clean-up: the
-    node's SIGTERM and SIGKILL timers then fire 5 and 15 s later against a process that has
-    gone, and ``ros2 launch`` never exits.
-
-    The handler installed here does nothing while a guarded launch runs (its event loop is
-    set; the wakeup file descriptor still tells it of every SIGINT).  Once none runs, it puts
-    Python's default handler back and raises ``KeyboardInterrupt`` as that would: whatever runs
-    after the launch in the same process (a ``launch_testing`` test, say) sees no difference.
-    Only Python's default handler is replaced, and only from the main thread.
-
-    :returns: whether SIGINT is now guarded for ``context``
-    """
-    if threading.current_thread() is not threading.main_thread():
-        return False
-    current = signal.getsignal(signal.SIGINT)
-    if current is not _guarded_sigint:
-        if current is not signal.default_int_handler:
-            return False   # a handler someone chose: leave it
-        signal.signal(signal.SIGINT, _guarded_sigint)
-    _prune()   # launches that have ended are not kept
-    if context not in _guarded:
-        _guarded.append(context)
-    return True
-
-
-def _prune() -> None:
-    """Forget the guarded launches whose event loop has ended (``asyncio_loop`` unset)."""
-    _guarded[:] = [c for c in _guarded if c.asyncio_loop is not None]
-
-
-def _guarded_sigint(signum: int, frame: Any) -> None:
-    """
-    Ignore SIGINT while a guarded launch runs; afterwards, restore and act as the default.
-
-    Also ignored while Python waits for its threads at exit (``threading._shutdown``), where
-    ``KeyboardInterrupt`` would only print ``Exception ignored in: <module 'threading'>``.
-    """
-    _prune()
-    if _guarded or _exiting(frame):
-        return   # launch hears it through its wakeup file descriptor, or the process ends
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.default_int_handler(signum, frame)
-
-
-def _exiting(frame: Any) -> bool:
-    """Return whether ``frame`` runs in ``threading._shutdown`` (the interpreter's exit)."""
-    shutdown = getattr(getattr(threading, '_shutdown', None), '__code__', None)
-    while frame is not None:
-        if frame.f_code is shutdown:
-            return True
-        frame = frame.f_back
-    return False
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -161,19 +93,12 @@ def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:
                     ros_arguments=['--log-level', plan.log_level], output='screen',
                     additional_env={STOP_WITH_PARENT: str(os.getpid())})
         nodes.append(node)
-        actions += [node, RegisterEventHandler(OnProcessStart(
-            target_action=node, on_start=lambda event, ctx: _on_start(ctx))),
-            RegisterEventHandler(OnProcessExit(
+        actions += [node, RegisterEventHandler(OnProcessExit(
                 target_action=node,
                 on_exit=lambda event, ctx, n=spec.name: _on_exit(n, event, ctx)))]
     actions.append(RegisterEventHandler(OnShutdown(
         on_shutdown=lambda event, ctx: _interrupt(nodes, event))))
     return actions
-
-
-def _on_start(context: LaunchContext) -> None:
-    """Guard SIGINT for the rest of the launch, now that a node has started."""
-    guard_sigint(context)
 
 
 def _on_exit(name: str, event: Any, context: LaunchContext) -> None:
@@ -205,4 +130,4 @@ def _interrupt(nodes: List[Node], event: Any) -> Optional[List[Action]]:
     return None
 
 
-__all__ = ['NodeExited', 'generate_launch_description', 'guard_sigint', 'node_set']
+__all__ = ['NodeExited', 'generate_launch_description', 'node_set']

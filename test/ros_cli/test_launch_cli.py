@@ -86,12 +86,14 @@ def test_the_bundled_robot_with_the_ros2_tools(user):
             ros2(f'ros2 lifecycle set {node} {transition}', user, 'Transitioning successful')
         ros2(doc.LIFECYCLE_GET, user, r'^active \[3\]')
         ros2(doc.TOPIC_ECHO, user, 'gripper_joint')   # publishing again after reconfigure
+        # shut down (finalized), the node ends its process, and so the launch, cleanly
         ros2(f'ros2 lifecycle set {node} shutdown', user, 'Transitioning successful')
-        ros2(doc.LIFECYCLE_GET, user, r'^finalized \[4\]')
-    except BaseException:
+        assert launch.wait(30) == 0, launch.output
+        assert 'shut down: finalized, exiting' in launch.output
+        assert launch.bad_lines() == [], launch.output
+        assert launch.wait_gone(10) == []
+    finally:
         launch.kill()
-        raise
-    stop(launch)
 
 
 def test_your_robot_without_mock_actuators(user):

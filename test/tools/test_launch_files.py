@@ -21,13 +21,9 @@ under the real ``ros2 launch``.
 """
 
 import ast
-import os
 import signal
-import socket
 import subprocess
 import sys
-import threading
-import time
 import xml.etree.ElementTree as ElementTree
 
 import pytest
@@ -129,7 +125,7 @@ def test_node_set_actions(monkeypatch, tmp_path):
     assert text[1].startswith('robot_state_publisher not started: not installed')
     assert [(n.node_package, n.node_executable) for n in nodes] == [
         ('transmission_plugins', 'hardware_interface_node')]
-    assert len(handlers) == 3   # the node's start and exit, and the shutdown
+    assert len(handlers) == 2   # the node's exit, and the shutdown
     context.launch_configurations['mode'] = 'simulation'
     actions = node_set(context)
     nodes = [a for a in actions if isinstance(a, Node)]
@@ -195,98 +191,21 @@ def default_sigint():
     signal.signal(signal.SIGINT, previous)
 
 
-def _sigint_to_self() -> None:
-    """Send SIGINT to this process and let the main thread run its handler."""
-    os.kill(os.getpid(), signal.SIGINT)
-    for _ in range(100):   # the handler runs between two bytecodes of the main thread
-        time.sleep(0.001)
-
-
-class _Context:
-    """A launch context whose event loop runs (``asyncio_loop`` set) until ``ended``."""
-
-    def __init__(self):
-        self.asyncio_loop = object()
-
-    def ended(self):
-        self.asyncio_loop = None   # as LaunchService.run leaves it
-
-
-def test_sigint_is_heard_but_raises_nothing_while_a_guarded_launch_runs(monkeypatch,
-                                                                        default_sigint):
-    _launch()
-    from transmission_plugins.tools.launch_description import guard_sigint
-    reader, writer = socket.socketpair()   # what launch hears signals through
-    reader.setblocking(False)
-    writer.setblocking(False)
-    old_fd = signal.set_wakeup_fd(writer.fileno())
-    first, second = _Context(), _Context()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            _sigint_to_self()   # unguarded: KeyboardInterrupt wherever the main thread is
-        reader.recv(64)
-        assert guard_sigint(first) and guard_sigint(second) and guard_sigint(first)
-        _sigint_to_self()   # guarded: nothing raised ...
-        assert reader.recv(64) == bytes([signal.SIGINT])   # ... and launch still hears it
-        first.ended()
-        _sigint_to_self()   # the second launch still runs
-        assert reader.recv(64) == bytes([signal.SIGINT])
-        second.ended()
-        from transmission_plugins.tools.launch_description import _guarded_sigint
-
-        def shutdown():   # stands for threading._shutdown, where Python waits at exit
-            _guarded_sigint(signal.SIGINT, sys._getframe())
-
-        with monkeypatch.context() as patch:
-            patch.setattr(threading, '_shutdown', shutdown)
-            shutdown()   # nothing raised: the process is ending
-        with pytest.raises(KeyboardInterrupt):   # none runs: as before
-            _sigint_to_self()
-        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    finally:
-        signal.set_wakeup_fd(old_fd)
-        reader.close()
-        writer.close()
-
-
-def test_the_sigint_guard_leaves_a_chosen_handler_and_other_threads_alone(default_sigint):
-    _launch()
-    from transmission_plugins.tools.launch_description import guard_sigint
-
-    def chosen(signum, frame):
-        pass
-
-    signal.signal(signal.SIGINT, chosen)
-    assert not guard_sigint(_Context())
-    assert signal.getsignal(signal.SIGINT) is chosen
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    results = []
-    thread = threading.Thread(target=lambda: results.append(guard_sigint(_Context())))
-    thread.start()
-    thread.join()
-    assert results == [False]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-
-
-def test_the_node_set_guards_sigint_once_a_node_has_started(monkeypatch, tmp_path,
-                                                            default_sigint):
+def test_the_launch_description_leaves_signal_handling_to_ros2_launch(monkeypatch, tmp_path,
+                                                                       default_sigint):
+    """A launch file included in a user's own must not change Ctrl-C for the whole system."""
     launch = _launch()
     from launch.actions import RegisterEventHandler
     from launch.event_handlers import OnProcessStart
+    from transmission_plugins.tools.launch_description import generate_launch_description
     from transmission_plugins.tools.launch_description import node_set
     monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
+    generate_launch_description()
     context = launch.LaunchContext()
     context.launch_configurations.update(
         {name: default for name, (default, _) in LAUNCH_ARGUMENTS.items()})
-    starts = [a.event_handler for a in node_set(context)
-              if isinstance(a, RegisterEventHandler)
-              and isinstance(a.event_handler, OnProcessStart)]
-    assert len(starts) == 2   # hardware interface, mock actuators
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler   # planning: unguarded
-    context._set_asyncio_loop(object())   # as LaunchService.run does
-    starts[0].handle(object(), context)
-    assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    _sigint_to_self()   # ignored
-    context._set_asyncio_loop(None)
-    with pytest.raises(KeyboardInterrupt):
-        _sigint_to_self()
+    actions = node_set(context)
+    assert not [a for a in actions if isinstance(a, RegisterEventHandler)
+                and isinstance(a.event_handler, OnProcessStart)]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL

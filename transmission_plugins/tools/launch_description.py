@@ -19,8 +19,9 @@ It behaves like the launcher (:mod:`.launcher`), with ``ros2 launch``'s tools:
 
 * the arguments are :data:`~.node_plan.LAUNCH_ARGUMENTS` and the nodes those of
   :func:`~.node_plan.plan_nodes`; a skipped node is logged with the reason;
-* a node that exits while the launch runs ends the launch with an error: ``ros2 launch`` stops
-  the other nodes and exits 1 (a node set only works whole);
+* a node that exits while the launch runs ends the launch (a node set only works whole): with an
+  error when its exit code is not 0 (``ros2 launch`` stops the other nodes and exits 1),
+  cleanly when it is 0 (a lifecycle node shut down to *finalized*);
 * the parameters file is an in-memory file of the ``ros2 launch`` process
   (:class:`~.params_file.ParamsFile`): nothing holding the URDF is left on disk, however the
   launch ends;
@@ -44,11 +45,13 @@ from launch import LaunchContext
 from launch import LaunchDescription
 from launch.action import Action
 from launch.actions import DeclareLaunchArgument
+from launch.actions import EmitEvent
 from launch.actions import LogInfo
 from launch.actions import OpaqueFunction
 from launch.actions import RegisterEventHandler
 from launch.event_handlers import OnProcessExit
 from launch.event_handlers import OnShutdown
+from launch.events import Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from transmission_plugins.core.exceptions import TransmissionError
@@ -101,10 +104,17 @@ def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:
     return actions
 
 
-def _on_exit(name: str, event: Any, context: LaunchContext) -> None:
-    """Accept a node's exit while the launch shuts down; otherwise end the launch with it."""
+def _on_exit(name: str, event: Any, context: LaunchContext) -> Optional[List[Action]]:
+    """
+    End the launch when a node exits while it runs: cleanly on exit code 0, else with an error.
+
+    A node exits 0 by itself when it is shut down (``ros2 lifecycle set ... shutdown``: the
+    lifecycle node is then *finalized*); the node set only works whole, so the launch ends.
+    """
     if context.is_shutdown:
         return None
+    if event.returncode == 0:
+        return [EmitEvent(event=Shutdown(reason=f'{name} was shut down (finalized)'))]
     raise NodeExited(f'{name} exited with code {event.returncode} while the launch was '
                      'running; stopping the other nodes (the node set only works whole)')
 

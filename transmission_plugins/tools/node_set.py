@@ -16,17 +16,15 @@
 A set of node processes started, watched and stopped together (the launcher's and the demo's).
 
 Each node runs in a process group of its own, so that a terminal's Ctrl-C reaches the launcher
-only and the launcher decides how the nodes stop: SIGINT to each, SIGTERM to one still running
-5 s later, and 10 s after SIGINT SIGKILL, a second after a SIGUSR1 (the nodes' executables
-print their threads' stacks: where it hung).  A node that exits ends the whole set.
+only and the launcher decides how the nodes stop, as ``ros2 launch`` does: SIGINT to each,
+SIGTERM to one still running 5 s later, and 10 s after SIGINT SIGKILL, a second after a SIGUSR1
+(the nodes' executables print their threads' stacks: where it hung).  A node that exits ends
+the whole set (cleanly when its exit code is 0: a lifecycle node shut down to *finalized*).
 
-The groups stay in the launcher's session, as ``ros2 launch`` keeps its nodes in its own.  A
-session each (``setsid``) would also put each node in a CPU scheduling group of its own (Linux
-autogroup, enabled on most distributions), and on a loaded machine nodes in such groups have
-been starved for seconds while they stopped (up to 10.8 s from SIGINT to exit, against at most
-0.41 s in the launcher's session: doc/launch.md).  Reading the terminal is not theirs to do
-(their standard input is ``/dev/null``), and SIGTTOU is ignored (inherited) so that their output
-reaches the terminal even with ``stty tostop``, as it did when they had no terminal at all.
+The groups stay in the launcher's session, as ``ros2 launch`` keeps its nodes in its own (a
+session each would also give each node a CPU scheduling group of its own, Linux autogroup).
+Reading the terminal is not theirs to do (their standard input is ``/dev/null``), and SIGTTOU is
+ignored (inherited) so that their output reaches the terminal even with ``stty tostop``.
 """
 
 import os
@@ -87,12 +85,9 @@ class NodeSet:
 
         The same escalation as ``ros2 launch`` (SIGINT, SIGTERM 5 s later, SIGKILL 5 s after
         that). The nodes stop on SIGINT or SIGTERM alike, and ignore the later one while they
-        stop; their own stop watchdog (8 s from the first signal) prints their stacks and ends
-        them before the SIGKILL. A node that is still there when SIGTERM is due is named with
-        the state of SIGINT in its process (pending, blocked, ignored, caught), and one still
-        there :data:`STACKS_BEFORE_KILL` s (at most a quarter of ``timeout``) before the SIGKILL
-        gets SIGUSR1 (the nodes' executables print their threads' stacks; a process without
-        such a handler ends there, code -10).
+        stop. A node still there :data:`STACKS_BEFORE_KILL` s (at most a quarter of
+        ``timeout``) before the SIGKILL gets SIGUSR1 (the nodes' executables print their
+        threads' stacks; a process without such a handler ends there, code -10).
 
         :returns: (name, exit code) of the processes it stopped that did not stop cleanly
             (code not 0); each is also reported on stderr
@@ -105,8 +100,7 @@ class NodeSet:
         _wait_all(running, start + timeout / 2)
         late = [(n, p) for n, p in running if p.poll() is None]
         for name, p in late:
-            print(f'[launcher] {name} still runs {timeout / 2:g} s after SIGINT '
-                  f'({sigint_state(p.pid)}; {process_state(p.pid)}): SIGTERM',
+            print(f'[launcher] {name} still runs {timeout / 2:g} s after SIGINT: SIGTERM',
                   file=sys.stderr, flush=True)
             _signal(p, signal.SIGTERM)
         _wait_all(late, start + timeout - stacks)
@@ -140,8 +134,9 @@ class NodeSet:
         :param after: the handler SIGINT, SIGTERM and SIGHUP keep when this returns (``SIG_IGN``
             for a launcher on its way out: a late Ctrl-C must not raise ``KeyboardInterrupt``);
             None: the handlers found when it was called
-        :returns: 0 after a signal when every node stopped cleanly, else 1 (a node exited by
-            itself, or stopped with a non-zero code)
+        :returns: 0 after a signal, or a node that ended by itself with exit code 0 (shut down
+            to *finalized*), when every node stopped cleanly; else 1 (a node exited with another
+            code, or stopped with a non-zero code)
         """
         interrupted = False
 
@@ -158,9 +153,11 @@ class NodeSet:
                 gone = self.dead()
                 if gone:
                     for name, exit_code in gone:
-                        print(f'[launcher] {name} exited with code {exit_code}; stopping the '
-                              'others', file=sys.stderr, flush=True)
-                    code = 1
+                        what = ('was shut down (finalized)' if exit_code == 0
+                                else f'exited with code {exit_code}')
+                        print(f'[launcher] {name} {what}; stopping the others',
+                              file=sys.stderr, flush=True)
+                    code = 0 if all(c == 0 for _, c in gone) else 1
                     break
                 time.sleep(0.1)
         finally:
@@ -199,78 +196,3 @@ def _wait_all(processes: Sequence[Tuple[str, 'subprocess.Popen[bytes]']], until:
             p.wait(max(0.0, until - time.monotonic()))
         except subprocess.TimeoutExpired:
             return
-
-
-def sigint_state(pid: int) -> str:
-    """
-    Return how SIGINT stands in process ``pid`` (Linux ``/proc``), e.g. ``SIGINT caught``.
-
-    Pending (for the process or a thread), blocked (by every thread or by some), ignored,
-    caught (a handler) or default: what to look at when a process does not react to it.
-    """
-    bit = 1 << (signal.SIGINT - 1)
-    words = []
-    try:
-        with open(f'/proc/{pid}/status') as f:
-            fields = dict(line.split(':', 1) for line in f if ':' in line)
-        masks = {k: int(fields[k].strip(), 16) for k in ('ShdPnd', 'SigIgn', 'SigCgt')}
-        threads = []
-        for tid in os.listdir(f'/proc/{pid}/task'):
-            with open(f'/proc/{pid}/task/{tid}/status') as f:
-                t = dict(line.split(':', 1) for line in f if ':' in line)
-            threads.append((int(t['SigPnd'].strip(), 16), int(t['SigBlk'].strip(), 16)))
-    except (OSError, KeyError, ValueError):
-        return 'SIGINT state unknown'
-    if masks['ShdPnd'] & bit or any(pnd & bit for pnd, _ in threads):
-        words.append('pending')
-    blocked = sum(1 for _, blk in threads if blk & bit)
-    if blocked:
-        words.append('blocked by every thread' if blocked == len(threads)
-                     else f'blocked by {blocked} of {len(threads)} threads')
-    words.append('ignored' if masks['SigIgn'] & bit else
-                 'caught' if masks['SigCgt'] & bit else 'default action')
-    return 'SIGINT ' + ', '.join(words)
-
-
-def process_state(pid: int) -> str:
-    """
-    Return the scheduler state of process ``pid`` and its threads (Linux ``/proc``).
-
-    E.g. ``state S, threads 18 S 2 R, main thread in syscall 7``: a process whose threads all
-    wait in the kernel (``D``: uninterruptible, ``T``: stopped) takes no signal.
-    """
-    try:
-        with open(f'/proc/{pid}/stat') as f:
-            state = f.read().rsplit(')', 1)[1].split()[0]
-        counts: Dict[str, int] = {}
-        for tid in os.listdir(f'/proc/{pid}/task'):
-            with open(f'/proc/{pid}/task/{tid}/stat') as f:
-                s = f.read().rsplit(')', 1)[1].split()[0]
-            counts[s] = counts.get(s, 0) + 1
-    except (OSError, IndexError):
-        return 'state unknown'
-    threads = ' '.join(f'{n} {s}' for s, n in sorted(counts.items()))
-    return (f'state {state}, threads {threads}, main thread {_syscall(pid)}'
-            f'{_kernel_stack(pid)}')
-
-
-def _kernel_stack(pid: int, depth: int = 4) -> str:
-    """Return `` (kernel: f < g < ...)``, the main thread's innermost kernel frames, or ''."""
-    try:
-        with open(f'/proc/{pid}/stack') as f:
-            frames = [line.split()[-1].split('+')[0] for line in f if line.strip()]
-    except (OSError, IndexError):
-        return ''
-    return f' (kernel: {" < ".join(frames[:depth])})' if frames else ''
-
-
-def _syscall(pid: int) -> str:
-    """Return where the main thread of ``pid`` is: ``running`` or ``in syscall N``."""
-    try:
-        with open(f'/proc/{pid}/syscall') as f:
-            words = f.read().split()
-    except OSError:   # not ours to read (ptrace rules), or gone
-        return 'unknown'
-    if not words or not words[0].lstrip('-').isdigit():
-        return ' '.join(words[:1]) or 'unknown'
-    return f'in syscall {words[0]}'

@@ -30,6 +30,7 @@ import time
 import numpy as np
 import pytest
 from tp_support import PREFIXED_ARM_XACRO
+from tp_support import REPO
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.hardware_interface_node import PARAMETERS as HW_PARAMETERS
@@ -364,7 +365,7 @@ def test_argument_parsing():
     assert values == {'description_file': 'a.urdf', 'config_file': 'c.yaml',
                       'use_mock_actuators': 'true', 'mode': 'hardware', 'namespace': '',
                       'use_sim_time': 'false', 'log_level': 'info', 'update_rate': '',
-                      'xacro_args': 'a:=1 b:=2'}
+                      'xacro_args': 'a:=1 b:=2', 'lenient': ''}
     assert ros == ['-r', '__ns:=/x', '-p', 'update_rate:=5.0']
     with pytest.raises(SystemExit):
         launcher.parse_arguments(['nonsense:=1'])
@@ -671,3 +672,40 @@ def test_node_set_leaves_the_given_handlers_after_the_stop():
     assert nodes.wait(after=signal.SIG_IGN) == 0
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         assert signal.getsignal(s) == signal.SIG_IGN
+
+
+@pytest.mark.parametrize('text, message', [
+    ('transmission_hardware_interfac:\n  ros__parameters: {update_rate: 50.0}\n',
+     "section 'transmission_hardware_interfac' names no node of this launch"),
+    ('transmission_hardware_interface:\n  ros__parameters: {updte_rate: 50.0}\n',
+     "transmission_hardware_interface has no parameter 'updte_rate'; did you mean "
+     "'update_rate'?"),
+    ('mock_actuators:\n  ros__parameters: {phisics: mujoco}\n',
+     "mock_actuators has no parameter 'phisics'; did you mean 'physics'?"),
+])
+def test_a_misspelt_name_in_the_config_file_is_an_error(tmp_path, text, message):
+    """Ignored without a word before: rclpy keeps overrides of undeclared parameters."""
+    path = tmp_path / 'config.yaml'
+    path.write_text(text)
+    with pytest.raises(LaunchConfigError, match=re.escape(message)):
+        launcher.plan_nodes({'config_file': str(path)})
+
+
+def test_the_bundled_config_files_and_qos_overrides_pass_the_check(tmp_path):
+    for name in ('transmission_hardware.yaml', 'example_robot.yaml'):
+        launcher.load_config(REPO / 'config' / name)
+    path = tmp_path / 'config.yaml'
+    path.write_text('transmission_hardware_interface:\n  ros__parameters:\n'
+                    '    qos_overrides./joint_states.publisher.depth: 5\n'
+                    'robot_state_publisher:\n  ros__parameters: {publish_frequency: 10.0}\n')
+    assert launcher.load_config(path)['transmission_hardware_interface'] == {
+        'qos_overrides./joint_states.publisher.depth': 5}
+
+
+def test_the_lenient_argument_reaches_every_node_that_loads_the_description():
+    plan = launcher.plan_nodes({'lenient': 'true'}, robot_state_publisher=False)
+    assert [s.parameters.get('lenient') for s in plan.specs] == [True, True]
+    plan = launcher.plan_nodes({}, robot_state_publisher=False)
+    assert [s.parameters.get('lenient') for s in plan.specs] == [False, False]   # the config's
+    with pytest.raises(LaunchConfigError, match="lenient must be true or false, got 'maybe'"):
+        launcher.plan_nodes({'lenient': 'maybe'})

@@ -71,6 +71,8 @@ LAUNCH_ARGUMENTS = {
                         'the bundled one)'),
     'xacro_args': ('', 'xacro arguments for description_file: name:=value pairs separated by '
                        'spaces'),
+    'lenient': ('', "load the description leniently (true) or strictly (false); default: "
+                    "config_file's (strict in the bundled one)"),
 }
 
 LOG_LEVELS = ('debug', 'info', 'warn', 'error', 'fatal')
@@ -153,12 +155,12 @@ def _rsp_skip(s: Settings) -> Optional[str]:
 NODE_KINDS = (
     NodeKind(HARDWARE_INTERFACE, PACKAGE, 'hardware_interface_node',
              'transmission_plugins.ros.hardware_interface_node', lambda s: None,
-             takes=('update_rate',), modes=('hardware',)),
+             takes=('update_rate', 'lenient'), modes=('hardware',)),
     NodeKind(SIM_INTERFACE, PACKAGE, 'sim_interface_node',
              'transmission_plugins.ros.sim_interface_node', lambda s: None,
-             takes=('update_rate',), modes=('simulation',)),
+             takes=('update_rate', 'lenient'), modes=('simulation',)),
     NodeKind(MOCK_ACTUATORS, PACKAGE, 'mock_actuators_node',
-             'transmission_plugins.ros.mock_actuators_node', _mock_skip),
+             'transmission_plugins.ros.mock_actuators_node', _mock_skip, takes=('lenient',)),
     NodeKind(ROBOT_STATE_PUBLISHER, ROBOT_STATE_PUBLISHER, ROBOT_STATE_PUBLISHER, None,
              _rsp_skip),
 )
@@ -259,8 +261,52 @@ def load_config(path: 'os.PathLike[str] | str') -> Dict[str, Dict[str, Any]]:
             raise LaunchConfigError(f'{path}: section {key!r} must hold a ros__parameters '
                                     'mapping')
         name = str(key).rsplit('/', 1)[-1]
+        check_section(path, name, section['ros__parameters'])
         out.setdefault(name, {}).update(section['ros__parameters'])
     return out
+
+
+def node_parameters() -> Dict[str, Tuple[str, ...]]:
+    """Return the parameter names each of the package's nodes declares (rclpy's included)."""
+    from transmission_plugins.ros import hardware_interface_parameters
+    from transmission_plugins.ros import mock_actuators_parameters
+    from transmission_plugins.ros import sim_interface_parameters
+    common = ('use_sim_time', 'start_type_description_service')
+    return {HARDWARE_INTERFACE: tuple(hardware_interface_parameters.PARAMETERS) + common,
+            SIM_INTERFACE: tuple(sim_interface_parameters.PARAMETERS) + common,
+            MOCK_ACTUATORS: tuple(mock_actuators_parameters.CHECKED) + common}
+
+
+def check_section(path: Path, node: str, parameters: Mapping[str, Any]) -> None:
+    """
+    Refuse a config section for no node of the set, or a parameter its node does not have.
+
+    A misspelt name would otherwise be ignored without a word (rclpy keeps overrides of
+    undeclared parameters to itself); ``qos_overrides.*`` and ``robot_state_publisher``'s own
+    parameters are that node's business.
+
+    :raises LaunchConfigError: naming the section or parameter and the closest known name
+    """
+    known = node_parameters()
+    if node == ROBOT_STATE_PUBLISHER:
+        return
+    if node not in known:
+        raise LaunchConfigError(f'{path}: section {node!r} names no node of this launch '
+                                f'({", ".join(sorted(known) + [ROBOT_STATE_PUBLISHER])})'
+                                f'{_closest(node, list(known))}')
+    for name in parameters:
+        if str(name).startswith('qos_overrides.') or name in known[node]:
+            continue
+        raise LaunchConfigError(f'{path}: {node} has no parameter {name!r}'
+                                f'{_closest(str(name), list(known[node]))} (doc/nodes.md lists '
+                                'them; ros2 run transmission_plugins <executable> --help too)')
+
+
+def _closest(name: str, names: List[str]) -> str:
+    """Return ``; did you mean 'x'?`` for the closest of ``names``, or ''."""
+    import difflib
+    close = difflib.get_close_matches(name, names, n=1)
+    return f'; did you mean {close[0]!r}?' if close else ''
 
 
 def parse_bool(value: Any, name: str) -> bool:
@@ -334,6 +380,9 @@ def read_settings(values: Mapping[str, Any],
                                    xacro_args)
     config = load_config(value('config_file') or default_config_file())
     rate = parse_rate(value('update_rate'))
+    overrides: Dict[str, Any] = {} if rate is None else {'update_rate': rate}
+    if str(value('lenient')).strip():
+        overrides['lenient'] = parse_bool(value('lenient'), 'lenient')
     if robot_state_publisher is None:
         robot_state_publisher = robot_state_publisher_executable() is not None
     return Settings(description=description, config=config,
@@ -343,7 +392,7 @@ def read_settings(values: Mapping[str, Any],
                     namespace=str(value('namespace')).strip(),
                     use_sim_time=parse_bool(value('use_sim_time'), 'use_sim_time'),
                     log_level=parse_log_level(value('log_level')),
-                    overrides={} if rate is None else {'update_rate': rate},
+                    overrides=overrides,
                     robot_state_publisher=robot_state_publisher)
 
 

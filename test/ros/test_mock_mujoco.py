@@ -14,6 +14,7 @@
 
 """``mock_actuators`` with ``physics: mujoco``: it moves, reports its real-time factor, refuses."""
 
+import math
 import os
 import sys
 import time
@@ -128,4 +129,42 @@ def test_mujoco_parameters_changed_under_rotors_are_reported_as_ignored(capfd):
     finally:
         if node is not None:
             node.destroy_node()
+        context.try_shutdown()
+
+
+def test_a_diverging_mujoco_simulation_halts_and_says_so(capfd):
+    """On e6277b7 a reduction of 1e150 made MuJoCo reset the robot again and again, silently."""
+    urdf = read_description(default_description_file()).replace(
+        '<mechanicalReduction>2.0</mechanicalReduction>',
+        '<mechanicalReduction>1e150</mechanicalReduction>', 1)
+    context = _context('physics:=mujoco', 'rate:=100.0', 'diagnostic_period:=0.2')
+    node = client = None
+    try:
+        node = MockActuatorsNode(context=context)
+        node._on_description(urdf)
+        assert node.sim is not None
+        client = Node('mock_mujoco_diverging', context=context)
+        states, statuses = [], []
+        client.create_subscription(JointState, 'actuator_states', states.append, 100)
+        client.create_subscription(
+            DiagnosticArray, '/diagnostics',
+            lambda m: statuses.extend(s for s in m.status if s.name.endswith('mock_actuators')),
+            10)
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        executor.add_node(client)
+        assert _spin_until(executor, lambda: statuses and statuses[-1].level == bytes([2]))
+        assert 'the simulation diverged' in statuses[-1].message
+        count = len(states)
+        _spin_until(executor, lambda: False, timeout=0.5)
+        assert len(states) == count   # halted: nothing more is published
+        for msg in states:
+            for field in ('position', 'velocity', 'effort'):
+                assert all(math.isfinite(x) for x in getattr(msg, field))
+        assert 'the simulation diverged' in capfd.readouterr().err
+        executor.shutdown()
+    finally:
+        for n in (node, client):
+            if n is not None:
+                n.destroy_node()
         context.try_shutdown()

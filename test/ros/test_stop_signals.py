@@ -313,3 +313,63 @@ def test_a_stopped_node_leaves_the_ros_graph_at_once(env, monkeypatch):
             proc.wait()
         observer.destroy_node()
         rclpy.shutdown(context=context)
+
+
+def test_a_flooded_node_keeps_its_memory_and_stops_as_promptly_as_an_idle_one(env, monkeypatch):
+    """
+    On e6277b7 (EventsExecutor) a flood left a backlog of events whose messages were gone.
+
+    Memory grew by tens of MB and stayed, a core stayed busy, and SIGINT was not honoured for
+    seconds.  The SingleThreadedExecutor takes what the middleware still holds (its queue depth).
+    """
+    import psutil
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.serialization import serialize_message
+    from sensor_msgs.msg import JointState
+    from transmission_plugins.tools.launcher import default_description_file
+    from transmission_plugins.tools.launcher import read_description
+    monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+    monkeypatch.setenv('ROS_DOMAIN_ID', env['ROS_DOMAIN_ID'])
+    ns = f'/flood_{os.getpid()}'
+    urdf = read_description(default_description_file())
+    proc = subprocess.Popen([sys.executable, '-m', 'transmission_plugins.ros.executables',
+                             'hardware_interface_node', '--ros-args', '-r', f'__ns:={ns}',
+                             '-p', f'robot_description:={urdf}'],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    context = Context()
+    rclpy.init(context=context)
+    client = rclpy.create_node('flooder', namespace=ns, context=context)
+    pub = client.create_publisher(JointState, 'actuator_states', 1000)
+    try:
+        deadline = time.monotonic() + 120
+        while pub.get_subscription_count() == 0:
+            assert time.monotonic() < deadline and proc.poll() is None, 'the node never came up'
+            time.sleep(0.1)
+        node = psutil.Process(proc.pid)
+        time.sleep(1.0)
+        before = node.memory_info().rss
+        good = serialize_message(JointState(name=['pan_motor'], position=[0.1]))
+        bad = serialize_message(JointState(name=['ghost'], position=[0.1]))
+        end = time.monotonic() + 3.0
+        sent = 0
+        while time.monotonic() < end:
+            pub.publish(bad if sent % 2 else good)
+            sent += 1
+        time.sleep(1.0)   # what the middleware held is taken by now
+        grown = (node.memory_info().rss - before) / 1e6
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+        stopped = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        client.destroy_node()
+        rclpy.shutdown(context=context)
+    assert proc.returncode == 0, out
+    assert sent > 50_000, sent
+    assert grown < 10.0, f'{grown:.1f} MB more after a flood of {sent} messages'
+    assert stopped < 2.0, f'stopped {stopped:.2f} s after SIGINT'
+    assert _clean(out) == []

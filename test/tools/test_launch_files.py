@@ -191,8 +191,8 @@ def default_sigint():
     signal.signal(signal.SIGINT, previous)
 
 
-def test_the_launch_description_leaves_signal_handling_to_ros2_launch(monkeypatch, tmp_path,
-                                                                       default_sigint):
+def test_the_launch_description_leaves_signal_handling_to_ros2_launch(
+        monkeypatch, tmp_path, default_sigint):
     """A launch file included in a user's own must not change Ctrl-C for the whole system."""
     launch = _launch()
     from launch.actions import RegisterEventHandler

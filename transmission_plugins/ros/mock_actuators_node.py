@@ -156,6 +156,8 @@ class MockActuatorsNode(Node):
         self.dropped: Counter[str] = Counter()
         self.rejected_descriptions = 0
         self.description_error = ''
+        #: why the simulation was halted (it diverged), or ''
+        self.halted = ''
         self._next_drop_log = 0.0
         self._unreported = 0
         self._depth = max(1, int(self._p('qos_depth')))
@@ -312,7 +314,7 @@ class MockActuatorsNode(Node):
 
     def _step(self) -> None:
         sim = self.sim
-        if sim is None:
+        if sim is None or self.halted:
             return
         now = time.monotonic()
         dt = min(now - self._last, self._max_dt)
@@ -320,6 +322,12 @@ class MockActuatorsNode(Node):
         if dt > 0.0:
             sim.step(dt)
         s = sim.state()
+        # rotors put an overflowing actuator back at rest (counted); MuJoCo resets the whole
+        # robot to its initial pose, which would publish a made-up jump: halt instead
+        if (isinstance(sim, MujocoPhysics) and sim.diverged) or \
+                not all(np.isfinite(x).all() for x in s.values()):
+            self._halt(sim.diverged)
+            return
         msg = JointState()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.name = self._names
@@ -328,6 +336,17 @@ class MockActuatorsNode(Node):
         msg.effort = to_msg_array(s['effort'])
         self._pub.publish(msg)
 
+    def _halt(self, diverged: int) -> None:
+        """Stop simulating for good: a diverged simulation must not publish what it makes up."""
+        self.halted = (f'the simulation diverged ({diverged} unstable steps): it is halted and '
+                       'publishes nothing; check the masses, inertias, reductions and gains of '
+                       'the description, then restart the node')
+        self.get_logger().error(self.halted)
+        if self._timer is not None:
+            self.destroy_timer(self._timer)
+            self._timer = None
+        self._publish_diagnostics()
+
     def _publish_diagnostics(self) -> None:
         """Publish the node's status: what it simulates, rejected descriptions, drop counters."""
         dropped = sum(self.dropped.values())
@@ -335,7 +354,9 @@ class MockActuatorsNode(Node):
         values += [(f'dropped.actuator_commands.{r}', str(self.dropped[r]))
                    for r in DROP_REASONS]
         values.append(('rejected_descriptions', str(self.rejected_descriptions)))
-        if self.sim is not None:
+        if self.halted:
+            level, message = ERROR, self.halted
+        elif self.sim is not None:
             level, message = OK, f'simulating {len(self._names)} actuators'
             values += [('actuators', ', '.join(self._names)), ('rate', f'{self._rate:g}'),
                        ('physics', self._physics)]

@@ -112,6 +112,8 @@ class MujocoPhysics:
         inertia = np.nan_to_num(self.actuator_inertia(), nan=1.0)
         self._control = ActuatorControl(self._models, inertia, damping=options.rotor_damping,
                                         bandwidth=bandwidth, where=_WHERE)
+        #: physics steps MuJoCo found unstable (NaN, inf or huge values) and reset
+        self.diverged = 0
         #: simulated seconds, and wall-clock seconds spent computing them
         self.sim_time = 0.0
         self.compute_time = 0.0
@@ -176,7 +178,8 @@ class MujocoPhysics:
         Advance the simulation by ``dt`` seconds (> 0) in whole physics steps.
 
         The remainder of ``dt`` that does not fill a physics step is carried to the next call,
-        so the simulated time follows the sum of the ``dt`` given.
+        so the simulated time follows the sum of the ``dt`` given.  Steps MuJoCo finds unstable
+        (it resets the state) are counted in :attr:`diverged`.
         """
         if not (isinstance(dt, (int, float)) and math.isfinite(dt) and dt > 0.0):
             raise TransmissionValueError('dt', dt, 'a finite number > 0', _WHERE)
@@ -184,8 +187,13 @@ class MujocoPhysics:
         self._carry += dt
         count = int(math.floor(self._carry / self.physics_step + 1e-9))
         self._carry -= count * self.physics_step
+        bad = [self._mj.mjtWarning.mjWARN_BADQACC, self._mj.mjtWarning.mjWARN_BADQVEL,
+               self._mj.mjtWarning.mjWARN_BADQPOS]
+        before = sum(int(self.data.warning[w].number) for w in bad)
         for _ in range(count):
             self._physics_step()
+        # MuJoCo resets the state of an unstable step (and warns on stderr): count them
+        self.diverged += sum(int(self.data.warning[w].number) for w in bad) - before
         self.sim_time += count * self.physics_step
         self.compute_time += time.perf_counter() - start
 

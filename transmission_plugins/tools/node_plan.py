@@ -71,7 +71,7 @@ LAUNCH_ARGUMENTS = {
                         'the bundled one)'),
     'xacro_args': ('', 'xacro arguments for description_file: name:=value pairs separated by '
                        'spaces'),
-    'lenient': ('', "load the description leniently (true) or strictly (false); default: "
+    'lenient': ('', 'load the description leniently (true) or strictly (false); default: '
                     "config_file's (strict in the bundled one)"),
 }
 

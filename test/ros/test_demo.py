@@ -34,6 +34,9 @@ def test_demo_tracks_the_targets_and_exits_zero():
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     assert 'demo: joints tracked the targets' in out
+    assert 'it runs for 6 s (or until Ctrl-C)' in out   # how to stop it, said at the start
+    if re.search(r'_motor\s+[0-9.]+\s+100%', out):    # a saturated motor is explained
+        assert 'the motor hit its effort limit for a moment' in out
     for name in ('pan_joint', 'wrist_roll_joint', 'gripper_joint', 'gripper_motor',
                  'shoulder_motor'):
         assert name in out
@@ -76,3 +79,23 @@ def test_demo_rejects_gravity_compensation_without_mujoco():
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert '--gravity-compensation needs --physics mujoco' in proc.stderr
+
+
+def test_the_summary_says_when_the_physics_fell_behind_real_time():
+    """On a busy machine the PR2 MuJoCo demo said NOT TRACKED without saying why."""
+    import io
+    from types import SimpleNamespace
+    from transmission_plugins.tools.demo import _summary
+    robot = SimpleNamespace(actuator_names=['m'], actuator_effort_limit=[2.0])
+    demo = SimpleNamespace(checks=[{'j': 0.5}], joints=['j'], tolerance={'j': 0.01},
+                           robot=robot, peak_effort={'m': 2.0}, slowest_physics=0.4,
+                           passed=lambda: False)
+    out = io.StringIO()
+    _summary(demo, out)
+    text = out.getvalue()
+    assert 'NOT TRACKED' in text and 'the motor hit its effort limit' in text
+    assert 'the physics fell behind real time (real-time factor down to 0.40)' in text
+    demo.slowest_physics = 1.0
+    out = io.StringIO()
+    _summary(demo, out)
+    assert 'fell behind' not in out.getvalue()

@@ -127,6 +127,10 @@ class Script:
         return (k + 1) * self.segment
 
 
+#: a real-time factor of the mock's physics below this is reported in the summary
+SLOW_PHYSICS = 0.9
+
+
 def _format_table(rows: List[List[str]], out: TextIO) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
@@ -153,8 +157,12 @@ class Demo:
         self.motor_effort: Dict[str, float] = {}
         #: largest |effort| each motor applied
         self.peak_effort: Dict[str, float] = {}
+        #: the lowest real-time factor the mock's physics reported (1.0: none reported)
+        self.slowest_physics = 1.0
         self.node.create_subscription(JointState, 'joint_states', self._on_joints, 10)
         self.node.create_subscription(JointState, 'actuator_states', self._on_motors, 10)
+        from diagnostic_msgs.msg import DiagnosticArray
+        self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)
         idx = [robot.joint_names.index(j) for j in joints]
         self.script = Script(joints, [robot.joint_lower[i] for i in idx],
                              [robot.joint_upper[i] for i in idx])
@@ -176,6 +184,19 @@ class Demo:
             self.motor_effort.update(zip(msg.name, msg.effort))
             for name, effort in zip(msg.name, msg.effort):
                 self.peak_effort[name] = max(self.peak_effort.get(name, 0.0), abs(effort))
+
+    def _on_diagnostics(self, msg: Any) -> None:
+        namespace = self.node.get_namespace()
+        for status in msg.status:
+            if status.name == f'{namespace}/mock_actuators':
+                for kv in status.values:
+                    if kv.key == 'real_time_factor':
+                        try:
+                            factor = float(kv.value)
+                        except ValueError:
+                            continue
+                        if math.isfinite(factor):
+                            self.slowest_physics = min(self.slowest_physics, factor)
 
     def spin(self, seconds: float) -> None:
         end = time.monotonic() + seconds
@@ -255,10 +276,20 @@ def _summary(demo: 'Demo', out: TextIO) -> None:
     limits = dict(zip(demo.robot.actuator_names, demo.robot.actuator_effort_limit))
     if demo.peak_effort:
         out.write('demo: peak motor effort (N m, share of the effort limit):\n')
+        saturated = False
         for name, peak in demo.peak_effort.items():
-            share = f'{peak / limits[name]:4.0%}' if math.isfinite(limits.get(name, math.inf)) \
-                else '   -'
+            limit = limits.get(name, math.inf)
+            share = f'{peak / limit:4.0%}' if math.isfinite(limit) else '   -'
+            saturated = saturated or (math.isfinite(limit) and peak >= 0.99 * limit)
             out.write(f'  {name:20s} {peak:9.4f}  {share}\n')
+        if saturated:
+            out.write('  (100 %: the motor hit its effort limit for a moment where a move starts:\n'
+                      '   the mock clamps its PD law there, as a real drive does; the holds\n'
+                      '   above are what the demo judges)\n')
+    if demo.slowest_physics < SLOW_PHYSICS:
+        out.write(f'demo: the physics fell behind real time (real-time factor down to '
+                  f'{demo.slowest_physics:.2f}): the machine is too busy for this simulation, '
+                  'so the joints lag their targets; that is not a transmission error\n')
     out.write('demo: joints tracked the targets\n' if demo.passed()
               else 'demo: joints did NOT track the targets\n')
 
@@ -312,10 +343,11 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
         from transmission_plugins.runtime.hardware_interface import HardwareInterface
         joints = HardwareInterface(robot).commandable_joints()
         demo = Demo(robot, joints, out)
+        until = 'until Ctrl-C' if duration is None else f'for {duration:g} s (or until Ctrl-C)'
         out.write(f'demo: starting {", ".join(n for n, _ in commands)} ('
                   f'{getattr(args, "physics", "rotors")} physics, ROS_DOMAIN_ID='
                   f'{os.environ["ROS_DOMAIN_ID"]}, namespace {namespace}, logs in {log_path}, '
-                  'kept if the demo fails)\n')
+                  f'kept if the demo fails); it runs {until}\n')
         out.flush()
         if not demo.wait_ready(30.0, lambda: not nodes.dead()):
             out.write(f'demo: the nodes did not come up; see {log_path}\n')

@@ -20,7 +20,7 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE="${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST
 export PYTHONDONTWRITEBYTECODE=1
 cd "$root"
 set +e
-"$venv/bin/python" -m pytest -p no:cacheprovider -q -rs "$@" test
+"$venv/bin/python" -m pytest -p no:cacheprovider -q "$@" test
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

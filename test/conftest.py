@@ -18,12 +18,15 @@ Shared pytest configuration.
 Having this file here puts ``test/`` on ``sys.path``, so that every test module can import
 :mod:`tp_support` (paths of the repository and of the optional ``../shared`` corpus).
 
-With ``TP_FORBID_SKIPS=1`` in the environment (CI sets it in ``.ci/run``), a skipped test fails
-the session: the run ends with exit status 1 and a section listing every skipped test with its
-reason, so that CI never tests less than it claims.  Expected failures (``xfail``) are not skips.
+Skipped tests are summed up once, at the end, one line per reason with the number of tests it
+skipped (``scripts/test.sh`` shows nothing else about them).  With ``TP_FORBID_SKIPS=1`` in the
+environment (CI sets it in ``.ci/run`` when ``../shared`` is there), a skipped test fails the
+session: the run ends with exit status 1 and the summary lists every skipped test, so that CI
+never tests less than it claims.  Expected failures (``xfail``) are not skips.
 """
 
 import os
+from collections import Counter
 from typing import List
 from typing import Tuple
 
@@ -33,25 +36,27 @@ import pytest
 FORBID_SKIPS = 'TP_FORBID_SKIPS'
 
 
-def _skip_reason(report: pytest.CollectReport | pytest.TestReport) -> str:
+def _skip_reason(report: pytest.CollectReport | pytest.TestReport) -> Tuple[str, str]:
+    """Return ``(reason, where)`` of a skip report."""
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # (path, line, 'Skipped: reason')
         path, line, message = longrepr
         reason = message[len('Skipped: '):] if message.startswith('Skipped: ') else message
-        return f'{reason} ({path}:{line})'
-    return str(longrepr)
+        return reason, f'{path}:{line}'
+    return str(longrepr), ''
 
 
-class SkipGate:
-    """Record skipped tests and make them fail the session (installed by ``TP_FORBID_SKIPS=1``)."""
+class SkipSummary:
+    """Record skipped tests; sum them up by reason, and fail the session if they are forbidden."""
 
-    def __init__(self) -> None:
-        #: (node id, reason) of every skipped test or collector, in report order
-        self.skipped: List[Tuple[str, str]] = []
+    def __init__(self, forbid: bool) -> None:
+        self.forbid = forbid
+        #: (node id, reason, where) of every skipped test or collector, in report order
+        self.skipped: List[Tuple[str, str, str]] = []
 
     def _record(self, report: pytest.CollectReport | pytest.TestReport) -> None:
         if report.skipped and not hasattr(report, 'wasxfail'):
-            self.skipped.append((report.nodeid, _skip_reason(report)))
+            self.skipped.append((report.nodeid, *_skip_reason(report)))
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """Record a module or class skipped at collection."""
@@ -62,26 +67,32 @@ class SkipGate:
         self._record(report)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Fail a session that would otherwise pass (or find nothing) when something skipped."""
-        if self.skipped and session.exitstatus in (pytest.ExitCode.OK,
-                                                   pytest.ExitCode.NO_TESTS_COLLECTED):
+        """Fail a session that would otherwise pass (or find nothing) when skips are forbidden."""
+        if self.forbid and self.skipped and session.exitstatus in (
+                pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        """List the skipped tests and why the session fails."""
+        """Sum the skips up by reason (and list them all when they are forbidden)."""
         if not self.skipped:
             return
-        terminalreporter.section(f'{FORBID_SKIPS}=1: skipped tests fail this run', red=True)
-        for nodeid, reason in self.skipped:
-            terminalreporter.line(f'SKIPPED {nodeid}: {reason}')
-        terminalreporter.line(f'{len(self.skipped)} skipped; {FORBID_SKIPS}=1 forbids skips '
-                              '(run without it to allow them)', red=True)
+        if self.forbid:
+            terminalreporter.section(f'{FORBID_SKIPS}=1: skipped tests fail this run', red=True)
+            for nodeid, reason, where in self.skipped:
+                terminalreporter.line(f'SKIPPED {nodeid}: {reason} ({where})')
+        else:
+            terminalreporter.section('skipped tests, by reason', yellow=True)
+        for reason, count in Counter(r for _, r, _ in self.skipped).most_common():
+            terminalreporter.line(f'{count:5d} skipped: {reason}')
+        if self.forbid:
+            terminalreporter.line(f'{len(self.skipped)} skipped; {FORBID_SKIPS}=1 forbids skips '
+                                  '(run without it to allow them)', red=True)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Install the skip gate when ``TP_FORBID_SKIPS=1``."""
-    if os.environ.get(FORBID_SKIPS) == '1':
-        config.pluginmanager.register(SkipGate(), 'tp_skip_gate')
+    """Install the skip summary; it fails the session on a skip when ``TP_FORBID_SKIPS=1``."""
+    config.pluginmanager.register(SkipSummary(os.environ.get(FORBID_SKIPS) == '1'),
+                                  'tp_skip_gate')
 
 
 @pytest.fixture(autouse=True)

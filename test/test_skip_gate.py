@@ -106,6 +106,11 @@ def test_skips_are_allowed_without_the_variable(tmp_path, forbid):
     assert status == 0, out
     assert '1 passed, 2 skipped, 1 xfailed' in out
     assert 'skipped tests fail this run' not in out
+    # one summary: a line per reason with its count, nothing else about them
+    summary = out.split('skipped tests, by reason')[1]
+    assert '    1 skipped: no frobnicator on this machine' in summary
+    assert '    1 skipped: needs ../shared/urdf_corpus' in summary
+    assert 'SKIPPED' not in out
 
 
 def test_a_run_without_skips_passes_with_the_variable(tmp_path):

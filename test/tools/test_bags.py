@@ -358,9 +358,9 @@ def test_export_csv_union_of_names_and_missing_cells(tmp_path):
     assert main(['export-csv', src, str(out), '--topic', 'joint_states']) == 0
     assert out.read_text().splitlines() == [
         'time,stamp,a/position,b/position,c/position,a/effort,b/effort,c/effort',
-        '0.000000001,0.000000000,1.0,2.0,,,,',
-        '0.000000002,0.000000000,,,3.0,,,0.5',
-        '0.000000003,0.000000000,5.0,4.0,,,,']
+        '0.000000001,0.000000000,1,2,,,,',
+        '0.000000002,0.000000000,,,3,,,0.5',
+        '0.000000003,0.000000000,5,4,,,,']
 
 
 @pytest.mark.parametrize('suffix', ['.png', '.svg'])

@@ -24,8 +24,8 @@ not give are empty.  Rows are written ``window`` messages at a time, so memory d
 with the bag.
 """
 
-import csv
 from typing import Any
+from typing import BinaryIO
 from typing import Callable
 from typing import Dict
 from typing import Iterator
@@ -33,14 +33,12 @@ from typing import List
 from typing import NamedTuple
 from typing import Optional
 from typing import Set
-from typing import TextIO
 from typing import Tuple
 from typing import Union
 
 import numpy as np
 
 from transmission_plugins.runtime.messages import FIELDS
-from transmission_plugins.tools import csv_fast
 from transmission_plugins.tools.bag_convert import as_message
 from transmission_plugins.tools.bag_convert import BagConvertStats
 from transmission_plugins.tools.bag_convert import decode
@@ -49,6 +47,7 @@ from transmission_plugins.tools.bag_convert import MessageCounts
 from transmission_plugins.tools.bag_convert import new_codec
 from transmission_plugins.tools.bag_io import BagReader
 from transmission_plugins.tools.bag_io import BagTopicError
+from transmission_plugins.tools.csv_io import CsvWriter
 from transmission_plugins.tools.joint_state_batch import Converted
 from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
 from transmission_plugins.tools.joint_state_batch import Rejected
@@ -143,7 +142,7 @@ def columns(batches: Iterator[List[Row]],
     return Columns(ordered, used, header)
 
 
-def export_csv(src: str, dst: TextIO, topic: str, *,
+def export_csv(src: str, dst: BinaryIO, topic: str, *,
                converter: Optional[JointStateBatchConverter] = None, strict: bool = False,
                window: int = 1000, progress: Optional[Callable[[int], None]] = None
                ) -> BagConvertStats:
@@ -161,7 +160,7 @@ def export_csv(src: str, dst: TextIO, topic: str, *,
         cols = columns(read_rows(reader, found, converter, window, progress), converter)
         index = {n: k for k, n in enumerate(cols.names)}
         width = len(cols.names)
-        csv.writer(dst, lineterminator='\n').writerow(cols.header)
+        writer = CsvWriter(dst, cols.header)
         counts = MessageCounts()
         places: Dict[Tuple[str, ...], np.ndarray] = {}
         for rows in read_rows(reader, found, converter, window, progress):
@@ -185,17 +184,7 @@ def export_csv(src: str, dst: TextIO, topic: str, *,
                         block[k, place + f * width] = values
             times = [format_time(t) for t, _, _ in kept]
             stamps = [format_time(s) for _, s, _ in kept]
-            _write(dst, [times, stamps], block)
+            writer.write([times, stamps], block)
             counts.converted += len(kept)
         return BagConvertStats({found[0].topic: ''}, counts.converted, 0, counts.rejected,
                                counts.first, reader.storage)
-
-
-def _write(dst: TextIO, texts: List[List[str]], block: np.ndarray) -> None:
-    if csv_fast.available():
-        dst.write(csv_fast.format_rows(texts, block))
-        return
-    cells = block.astype(object)
-    cells[np.isnan(block)] = None
-    csv.writer(dst, lineterminator='\n').writerows(
-        [*head, *row] for head, row in zip(zip(*texts), cells.tolist()))

@@ -30,6 +30,7 @@ in colour and line style.  Actuator positions are in rad (rotary motors).
 """
 
 import math
+import os
 from typing import Any
 from typing import List
 from typing import Optional
@@ -38,11 +39,11 @@ from typing import Tuple
 
 import numpy as np
 
-from transmission_plugins.core.exceptions import TransmissionFileError
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.limits import actuator_position_range
 from transmission_plugins.robot.robot_transmissions import RobotTransmission
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.tools.output_file import output_file
 
 #: Points per sweep.
 POINTS = 400
@@ -161,17 +162,18 @@ def plot_transmission(robot: RobotTransmissions, name: str, path: str,
 
 def save_figure(plt: Any, fig: Any, path: str, what: str) -> None:
     """
-    Save ``fig`` to ``path`` (type from the suffix) and close it.
+    Save ``fig`` to ``path`` (type from the suffix, PNG without one) and close it.
+
+    The file is written whole or not at all (:func:`~.output_file.output_file`).
 
     :raises TransmissionFileError: the file cannot be written
     :raises TransmissionValueError: a file type matplotlib cannot write
     """
     fig.tight_layout()
+    kind = os.path.splitext(path)[1][1:].lower() or None
     try:
-        fig.savefig(path, dpi=100)
-    except OSError as e:
-        raise TransmissionFileError(str(path), f'cannot write the plot: {e.strerror or e}',
-                                    e.errno, e.strerror) from e
+        with output_file(path, 'the plot') as stream:
+            fig.savefig(stream, dpi=100, format=kind)
     except ValueError as e:  # matplotlib: unsupported file type
         raise TransmissionValueError('path', str(path), f'a file type matplotlib can write '
                                      f'({e})', what) from e

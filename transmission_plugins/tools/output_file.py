@@ -42,8 +42,7 @@ def cannot_write(path: str, what: str, error: OSError) -> TransmissionFileError:
     :param what: what ``path`` is, e.g. ``'the CSV file'``
     """
     reason = error.strerror or str(error) or type(error).__name__
-    return TransmissionFileError(path, f'cannot write {what}: {reason}', error.errno,
-                                 error.strerror)
+    return TransmissionFileError(path, f'cannot write {what}: {reason}')
 
 
 class _Part(io.FileIO):

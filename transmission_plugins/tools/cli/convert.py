@@ -175,7 +175,7 @@ def write_bag_csv(args: argparse.Namespace, write: Callable[[BinaryIO, Any], Bag
 
 
 def report(stats: BagConvertStats, output: str, command: str = 'convert') -> None:
-    """Print what a bag conversion or export did, and every message it could not convert."""
+    """Print what a bag conversion or export did, and every part it could not convert."""
     topics = ', '.join(f'{i} -> {o}' if o else i for i, o in stats.topics.items())
     if any(stats.topics.values()):  # a bag: input -> output topics
         done = f'converted ({topics}), {stats.copied} messages copied'
@@ -183,10 +183,10 @@ def report(stats: BagConvertStats, output: str, command: str = 'convert') -> Non
         done = f'of {topics} {"exported" if command == "export-csv" else "converted"}'
     print(f'{PROG} {command}: {stats.converted} messages {done}; wrote {output}',
           file=sys.stderr)
-    total = sum(stats.rejected.values())
-    if total:
-        print(f'{PROG} {command}: warning: {total} message(s) could not be converted and were '
-              'left out:', file=sys.stderr)
+    if stats.rejected:
+        print(f'{PROG} {command}: warning: {stats.incomplete + stats.unconverted} message(s) '
+              f'could not be converted in full ({stats.incomplete} in part, '
+              f'{stats.unconverted} not at all); left out, by reason:', file=sys.stderr)
         for reason, count in sorted(stats.rejected.items()):
             first = stats.first_rejected[reason]
             print(f'  {reason}: {count} (first on {first.topic} at '

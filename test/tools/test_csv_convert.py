@@ -182,3 +182,13 @@ def test_long_cells_convert_and_a_row_beyond_a_block_is_one_error(tmp_path, caps
     assert main(['convert', str(EXAMPLE_URDF), str(src), str(out), '--to', 'joint']) == 1
     assert 'line 1: the header is not CSV text: field larger than field limit' in \
         capsys.readouterr().err
+
+
+def test_an_output_that_cannot_be_written_is_named_as_given(tmp_path, capsys):
+    # issue 23: errors about the output named the input (or a temporary file)
+    src = tmp_path / 'in.csv'
+    src.write_text('time,pan_motor/position\n0,1\n')
+    out = tmp_path / 'missing' / 'out.csv'
+    assert main(['convert', str(EXAMPLE_URDF), str(src), str(out), '--to', 'joint']) == 1
+    assert capsys.readouterr().err == (f'transmission_plugins convert: error: {out}: cannot '
+                                       'write the CSV file: No such file or directory\n')

@@ -26,6 +26,7 @@ bytes longer than the message when a field is empty, and strict CDR readers such
 """
 
 import array
+import functools
 from typing import Any
 from typing import Optional
 from typing import Sequence
@@ -40,6 +41,7 @@ from transmission_plugins.tools.joint_state_batch import Rejected
 _EMPTY = np.zeros(0)
 
 
+@functools.lru_cache(maxsize=None)
 def _types() -> Tuple[Any, Any, Any]:
     from rclpy.serialization import deserialize_message
     from rclpy.serialization import serialize_message
@@ -74,7 +76,8 @@ def _doubles(values: Optional[np.ndarray]) -> 'array.array[float]':
     return out
 
 
-def cdr_length(frame_id: str, names: Sequence[str], counts: Sequence[int]) -> int:
+@functools.lru_cache(maxsize=256)  # the messages of a topic repeat their layout
+def cdr_length(frame_id: str, names: Tuple[str, ...], counts: Tuple[int, ...]) -> int:
     """
     Return the length of a JointState in CDR: encapsulation, stamp, strings, three sequences.
 
@@ -109,6 +112,6 @@ def encode(header: Any, converted: Converted) -> bytes:
     msg.position = _doubles(converted.position)
     msg.velocity = _doubles(converted.velocity)
     msg.effort = _doubles(converted.effort)
-    length = cdr_length(msg.header.frame_id, msg.name,
-                        [len(msg.position), len(msg.velocity), len(msg.effort)])
+    length = cdr_length(msg.header.frame_id, tuple(msg.name),
+                        (len(msg.position), len(msg.velocity), len(msg.effort)))
     return bytes(serialize(msg))[:length]

@@ -27,8 +27,9 @@ then runs the real command (``python -m transmission_plugins convert URDF IN OUT
 on each in a child process and prints wall time, messages (rows) per second, the child's CPU
 time (user + system, all threads) with the rate per CPU second (less sensitive to other load on
 the machine than the wall time) and its peak resident memory (its ``VmHWM``).  With
-``--compare`` the CSV is also converted with the standard-library path
-(``convert_csv(..., fast=False)``), the one used before the compiled path.
+``--compare CHECKOUT`` each input is also converted by the package of another checkout of the
+repository (for example the commit before a change), so that before and after come from one
+run on one machine.
 
 Defaults work from a fresh clone (the bundled ``urdf/example_robot.urdf.xacro``); pass
 ``--urdf ../shared/urdf_corpus/pr2.urdf`` for the PR2 (32 actuators, 44 joints).  The full run
@@ -156,8 +157,9 @@ def main(argv=None):
                         choices=('mcap', 'sqlite3'))
     parser.add_argument('--skip-bags', action='store_true', help='CSV only')
     parser.add_argument('--skip-csv', action='store_true', help='bags only')
-    parser.add_argument('--compare', action='store_true',
-                        help='also convert the CSV with the standard-library path')
+    parser.add_argument('--compare', metavar='CHECKOUT',
+                        help='also convert each input with the package of this checkout of the '
+                             'repository (before and after in one run)')
     parser.add_argument('--workdir', help='where to write the inputs (default: a temporary '
                                           'folder, removed at the end)')
     args = parser.parse_args(argv)
@@ -167,6 +169,12 @@ def main(argv=None):
     work = Path(args.workdir or tempfile.mkdtemp(prefix='bench_convert_'))
     work.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, '-m', 'transmission_plugins', 'convert', args.urdf]
+    runs = [('', cmd)]
+    if args.compare:
+        code = ('import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); '
+                "runpy.run_module('transmission_plugins', run_name='__main__')")
+        runs.append((' (compared)', [sys.executable, '-c', code,
+                                     str(Path(args.compare).resolve()), 'convert', args.urdf]))
     print(f'robot {robot.robot_name!r}: {len(robot.actuator_names)} actuators, '
           f'{len(robot.joint_names)} joints, {len(robot.transmissions)} transmissions; '
           f'Python {platform.python_version()}, {os.cpu_count()} CPUs, load average '
@@ -180,10 +188,11 @@ def main(argv=None):
                 make_bag(robot, bag, storage, args.messages)
                 made = time.perf_counter() - t
                 out = str(work / f'out_{storage}')
-                wall, cpu, rss = run_child(cmd + [str(bag), out, '--to', 'joint'])
-                results.append((f'bag {storage}', args.messages, 'msg', wall, cpu, rss,
-                                f'written in {made:.0f} s'))
-                shutil.rmtree(work / f'out_{storage}')
+                for label, command in runs:
+                    wall, cpu, rss = run_child(command + [str(bag), out, '--to', 'joint'])
+                    results.append((f'bag {storage}{label}', args.messages, 'msg', wall, cpu,
+                                    rss, f'written in {made:.0f} s'))
+                    shutil.rmtree(out)
                 shutil.rmtree(bag)
         if not args.skip_csv:
             for rows in (args.rows // 2, args.rows):
@@ -191,25 +200,18 @@ def main(argv=None):
                 make_csv(robot, src, rows)
                 size = src.stat().st_size / 1e6
                 out = str(work / 'out.csv')
-                wall, cpu, rss = run_child(cmd + [str(src), out, '--to', 'joint'])
-                results.append(('csv', rows, 'row', wall, cpu, rss, f'{size:.0f} MB in'))
-                if args.compare and rows == args.rows:
-                    code = ('import sys; from transmission_plugins.robot.loading import '
-                            'load_robot_transmissions as L; from transmission_plugins.tools.'
-                            'csv_convert import convert_csv as C; r = L(sys.argv[1], warn=False)'
-                            "; C(r, sys.argv[2], open(sys.argv[3], 'w', newline=''), 'joint', "
-                            'fast=False)')
-                    wall, cpu, rss = run_child([sys.executable, '-c', code, args.urdf,
-                                                str(src), out])
-                    results.append(('csv, csv module', rows, 'row', wall, cpu, rss, 'before'))
+                for label, command in runs:
+                    wall, cpu, rss = run_child(command + [str(src), out, '--to', 'joint'])
+                    results.append((f'csv{label}', rows, 'row', wall, cpu, rss,
+                                    f'{size:.0f} MB in'))
                 src.unlink()
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
-    print(f'\n{"input":<18}{"count":>10}{"wall s":>8}{"per s":>9}{"CPU s":>8}{"per CPU s":>11}'
+    print(f'\n{"input":<24}{"count":>10}{"wall s":>8}{"per s":>9}{"CPU s":>8}{"per CPU s":>11}'
           f'{"peak RSS MB":>13}  note')
     for name, count, unit, wall, cpu, rss, note in results:
-        print(f'{name:<18}{count:>10}{wall:>8.1f}{count / wall:>9,.0f}{cpu:>8.1f}'
+        print(f'{name:<24}{count:>10}{wall:>8.1f}{count / wall:>9,.0f}{cpu:>8.1f}'
               f'{count / cpu:>11,.0f}{rss:>13.0f}  {unit}s, {note}')
     print(f'\nload average at the end {os.getloadavg()[0]:.2f} (other processes slow it down)')
 

@@ -26,7 +26,9 @@ The documentation still runs: code blocks, shown output and links of README.md a
 * ``xml`` and ``yaml`` blocks are well-formed; relative links and images resolve, anchors included.
 
 Everything runs in a scratch directory that mirrors the repository root (symlinks, with ``doc/``
-copied), so relative paths work and written files stay out of the repository.
+and the tour's ``out/`` copied), so relative paths work and written files stay out of the
+repository.  Only what git tracks is mirrored (:func:`mirror`), so files a user left in the
+repository (bags written by following the tour by hand) change nothing here.
 """
 
 import json
@@ -64,19 +66,68 @@ def _ids(blocks):
 
 
 # ------------------------------------------------------------------------- scratch directory
+#: folders the documented commands write into: copied, not linked
+WRITTEN = ('doc', 'out')
+
+
+def _tracked(repo):
+    """Return the files git tracks in ``repo`` (relative paths), or None when it cannot tell."""
+    try:
+        listed = subprocess.run(['git', 'ls-files', '-z'], cwd=repo, capture_output=True,
+                                check=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return [Path(p) for p in listed.decode().split('\0') if p]
+
+
+def mirror(repo, root):
+    """
+    Make ``root`` look like ``repo``: links to its tracked entries, copies of :data:`WRITTEN`.
+
+    Without git (an unpacked archive) every entry but ``.git`` is mirrored.
+    """
+    tracked = _tracked(repo)
+    names = (sorted({p.parts[0] for p in tracked}) if tracked is not None else
+             sorted(e.name for e in repo.iterdir() if e.name != '.git'))
+    for name in set(names) | set(WRITTEN):
+        if name not in WRITTEN:
+            (root / name).symlink_to(repo / name)
+            continue
+        (root / name).mkdir()
+        files = ([p for p in tracked if p.parts[0] == name] if tracked is not None else
+                 [p.relative_to(repo) for p in (repo / name).rglob('*') if p.is_file()])
+        for path in files:
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(repo / path, root / path)
+
+
+def test_the_scratch_mirrors_only_what_git_tracks(tmp_path):
+    """Bags a user left in the repository (issue 23: 'exists already') are not mirrored."""
+    repo = tmp_path / 'repo'
+    (repo / 'doc').mkdir(parents=True)
+    (repo / 'out').mkdir()
+    for name in ('README.md', 'doc/cli.md', 'out/README.md', 'joint_bag', 'out/joint_bag',
+                 'doc/left.csv'):
+        (repo / name).write_text(name)
+    git = ['git', '-c', 'user.name=t', '-c', 'user.email=t@t.invalid']
+    subprocess.run(['git', 'init', '-q'], cwd=repo, check=True)
+    subprocess.run(git + ['add', 'README.md', 'doc/cli.md', 'out/README.md'], cwd=repo,
+                   check=True)
+    root = tmp_path / 'scratch'
+    root.mkdir()
+    mirror(repo, root)
+    found = sorted(str(p.relative_to(root)) for p in root.rglob('*') if p.is_file())
+    assert found == ['README.md', 'doc/cli.md', 'out/README.md']
+    assert (root / 'README.md').is_symlink() and not (root / 'out').is_symlink()
+
+
 @pytest.fixture(scope='module')
 def scratch(tmp_path_factory):
     """Return a directory that looks like the repository root, with ``../shared`` beside it."""
     base = tmp_path_factory.mktemp('docs')
     root = base / 'repo'
     root.mkdir()
-    for entry in REPO.iterdir():
-        if entry.name == '.git':
-            continue
-        if entry.name == 'doc':
-            shutil.copytree(entry, root / 'doc')
-        else:
-            (root / entry.name).symlink_to(entry)
+    mirror(REPO, root)
     if SHARED.exists():
         (base / 'shared').symlink_to(SHARED)
     shim = base / 'bin'

@@ -42,13 +42,13 @@ ROSDEP_KEYS = {
     'ament_copyright': 'ament_copyright', 'ament_flake8': 'ament_flake8',
     'ament_pep257': 'ament_pep257', 'catkin_pkg': 'python3-catkin-pkg',
     'numba': 'python3-numba', 'psutil': 'python3-psutil', 'tqdm': 'python3-tqdm',
-    'orjson': 'python3-orjson',
     # no Debian package: rosdep installs them with pip (keys of rosdistro's python.yaml)
     'mujoco': 'python3-mujoco-pip', 'rosbags': 'python3-rosbags-pip',
 }
 #: optional imports without any rosdep key, each guarded where it is used (ImportError)
 OPTIONAL = {
-    'pyarrow': 'the fast CSV path (tools/csv_fast); the csv module otherwise',
+    'pyarrow': 'CSV reading and writing (tools/csv_io), installed with pip; without it the CSV '
+               'verbs fail with a message saying so',
     'apsw': "rosbags' faster SQLite for .db3 bags (tools/bag_io); sqlite3 otherwise",
     'mcap': 'a test reads written .mcap bags with the mcap library too, when installed',
 }

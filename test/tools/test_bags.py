@@ -299,29 +299,63 @@ def _bad_messages_bag(tmp_path, robot):
                      [('/actuator_states', 10 + k, m) for k, m in enumerate(msgs)])
 
 
-def test_unconvertible_messages_are_counted_and_strict_fails(tmp_path, capsys):
+def test_every_complete_transmission_of_a_message_converts(tmp_path, capsys):
+    # issue 23: a message was dropped whole when one transmission in it was partial, one name
+    # unknown or one value NaN; now the rest converts and what is left out is reported
     robot = robot_of(EXAMPLE_URDF)
     src = _bad_messages_bag(tmp_path, robot)
     out = tmp_path / 'out'
     assert main(['convert', str(EXAMPLE_URDF), src, str(out), '--to', 'joint']) == 0
     err = capsys.readouterr().err
-    assert '2 messages converted' in err and '7 messages copied' in err
-    assert 'warning: 5 message(s) could not be converted and were left out' in err
+    assert '6 messages converted' in err and '7 messages copied' in err
+    assert ('warning: 5 message(s) could not be converted in full (4 in part, 1 not at all); '
+            'left out, by reason:') in err
     for reason in ('unknown_names: 1', 'non_finite: 1', 'partial_transmission: 1',
                    'length_mismatch: 1', 'no_position: 1'):
         assert reason in err
     assert "unknown actuator names ['ghost_motor']" in err
     assert "transmission 'wrist_trans' lacks actuators ['wrist_right_motor']" in err
+    assert "transmission 'pan_trans': a value is NaN or infinite" in err
     _, messages = read_bag(out)
-    converted = [(t, decode(raw)) for topic, t, raw in messages if topic == '/joint_states']
-    assert [t for t, _ in converted] == [10, 16]
-    assert converted[1][1].name == ['pan_joint']
+    converted = {t: decode(raw) for topic, t, raw in messages if topic == '/joint_states'}
+    assert sorted(converted) == [10, 11, 12, 13, 15, 16]
+    everything = converted[10].name
+    assert converted[11].name == everything                      # the ghost is ignored
+    assert converted[12].name == [n for n in everything if n != 'pan_joint']
+    assert 'wrist_pitch_joint' not in converted[13].name and 'pan_joint' in converted[13].name
+    assert not any(n.startswith('gripper') for n in converted[15].name)  # needs positions
+    assert list(converted[15].velocity) and not list(converted[15].position)
+    assert converted[16].name == ['pan_joint']
+    # the values are those of the name-keyed map, transmission by transmission
+    good = dict(zip(robot.actuator_names, actuator_samples(robot, 1)[0][0]))
+    ref = robot.actuator_to_joint({'position': good})['position']
+    for t in (11, 12, 13):
+        got = dict(zip(converted[t].name, converted[t].position))
+        assert got == pytest.approx({n: ref[n] for n in got}, rel=1e-12, abs=1e-12)
     assert main(['convert', str(EXAMPLE_URDF), src, str(tmp_path / 's'), '--to', 'joint',
                  '--strict']) == 1
     err = capsys.readouterr().err
-    assert '/actuator_states: the message received at 0.000000011 cannot be converted: ' \
-           "unknown_names: unknown actuator names ['ghost_motor'] (--strict)" in err
+    assert '/actuator_states: the message received at 0.000000011 cannot be converted in ' \
+           "full: unknown_names: unknown actuator names ['ghost_motor'] (--strict)" in err
     assert not (tmp_path / 's').exists()
+
+
+@pytest.mark.parametrize('storage', STORAGES)
+def test_a_topic_of_which_nothing_converts_is_an_error(storage, tmp_path, capsys):
+    # issue 23: a run that converted nothing exited 0
+    robot = robot_of(EXAMPLE_URDF)
+    msgs = [joint_state(['ghost_motor'], [1.0]), joint_state(robot.actuator_names,
+                                                             np.full(6, np.nan))]
+    src = write_bag(tmp_path / 'in', storage, {'/actuator_states': JS},
+                    [('/actuator_states', 10 + k, m) for k, m in enumerate(msgs)])
+    for out in (tmp_path / 'out', tmp_path / 'out.csv'):
+        assert main(['convert', str(EXAMPLE_URDF), src, str(out), '--to', 'joint']) == 1
+        err = capsys.readouterr().err
+        assert err.startswith('transmission_plugins convert: error: /actuator_states: none of '
+                              'its 2 message(s) could be converted, nothing written: ')
+        assert "unknown_names: 1 (first at 0.000000010: unknown actuator names ['ghost_motor'])"\
+            in err and 'non_finite: 1' in err
+        assert sorted(p.name for p in tmp_path.iterdir()) == ['in']
 
 
 # ---------------------------------------------------------------------------- CSV and plots
@@ -358,9 +392,9 @@ def test_export_csv_union_of_names_and_missing_cells(tmp_path):
     assert main(['export-csv', src, str(out), '--topic', 'joint_states']) == 0
     assert out.read_text().splitlines() == [
         'time,stamp,a/position,b/position,c/position,a/effort,b/effort,c/effort',
-        '0.000000001,0.000000000,1.0,2.0,,,,',
-        '0.000000002,0.000000000,,,3.0,,,0.5',
-        '0.000000003,0.000000000,5.0,4.0,,,,']
+        '0.000000001,0.000000000,1,2,,,,',
+        '0.000000002,0.000000000,,,3,,,0.5',
+        '0.000000003,0.000000000,5,4,,,,']
 
 
 @pytest.mark.parametrize('suffix', ['.png', '.svg'])
@@ -392,3 +426,42 @@ def test_progress_bar_on_a_terminal_only(tmp_path, monkeypatch, capsys):
     assert main(['convert', str(EXAMPLE_URDF), src, str(tmp_path / 'b'), '--to', 'joint']) == 0
     err = capsys.readouterr().err
     assert 'convert: 100%' in err and '12/12' in err  # tqdm's bar over the bag's messages
+
+
+def test_plot_of_partial_messages_draws_whole_lines_scaled_to_the_data(tmp_path):
+    # issue 23: partial messages made solid lines look dashed, joint panels were scaled to the
+    # limits (small motions flattened), and each joint's limits must take its line's colour
+    from transmission_plugins.tools.bag_plot import plot_bag
+    robot = robot_of(EXAMPLE_URDF)
+    names = robot.actuator_names
+    theta = robot.joint_to_actuator_arrays({'position': np.zeros((1, len(robot.joint_names)))})[
+        'position'][0]
+    messages = []
+    for k in range(60):
+        small = theta + 0.01 * np.sin(k / 5.0)  # small motions around the zero pose
+        keep = [n for j, n in enumerate(names) if not (k % 3 == 1 and n == 'pan_motor')]
+        messages.append(('/actuator_states', 1000 + k * 10_000_000,
+                         joint_state(keep, [small[names.index(n)] for n in keep])))
+    src = write_bag(tmp_path / 'in', 'mcap', {'/actuator_states': JS}, messages)
+    drawn = plot_bag(robot, src, str(tmp_path / 'p.png'),
+                     joints=['pan_joint', 'wrist_pitch_joint', 'wrist_roll_joint'])
+    assert drawn.messages == 60 and drawn.rejected == {}
+    left, right = drawn.figure.axes[:2]
+    for ax in (left, right):
+        for line in ax.get_lines():
+            assert not np.isnan(np.asarray(line.get_ydata(), dtype=float)).any(), \
+                line.get_label()
+    pan = next(line for line in right.get_lines() if line.get_label() == 'pan_joint')
+    assert len(pan.get_xdata()) == 40  # the 20 messages without pan_motor leave no gap
+    low, high = right.get_ylim()
+    values = np.concatenate([line.get_ydata() for line in right.get_lines()
+                             if not line.get_label().startswith(('_', 'joint limits'))])
+    assert high - low < 0.2 and low <= values.min() and values.max() <= high  # not +-3.1
+    colours = {line.get_label(): line.get_color() for line in right.get_lines()}
+    for line in right.get_lines():
+        if line.get_label().startswith(('_', 'joint limits')):
+            y = line.get_ydata()[0]
+            owner = [j for j in ('pan_joint', 'wrist_pitch_joint', 'wrist_roll_joint')
+                     if y in (robot.joint_lower[robot.joint_index[j]],
+                              robot.joint_upper[robot.joint_index[j]])]
+            assert line.get_color() in [colours[j] for j in owner]

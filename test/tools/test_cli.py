@@ -255,13 +255,15 @@ def test_convert_partial_columns_and_empty_cells(urdf, tmp_path):
     header, rows = _read_csv(out)
     assert header == ['t', 'elbow_motor/position', 'wrist_left_motor/position',
                       'wrist_right_motor/position', 'elbow_motor/effort']
-    assert rows[0] == ['0', '100.0', '', '', '0.02']  # NaN roll spoils both wrist motors
+    # numbers in the shortest text that reads back exactly (100 for 100.0)
+    assert rows[0] == ['0', '100', '', '', '0.02']  # NaN roll spoils both wrist motors
     assert rows[1][1] == '' and rows[1][4] == ''
     assert float(rows[1][2]) == pytest.approx(40.0 * (0.1 + 0.3))
 
 
 def test_convert_stdin_to_stdout(urdf, monkeypatch, capsys):
-    monkeypatch.setattr('sys.stdin', io.StringIO('time,elbow_motor/velocity\n0.5,250\n'))
+    monkeypatch.setattr('sys.stdin', io.TextIOWrapper(io.BytesIO(
+        b'time,elbow_motor/velocity\n0.5,250\n')))
     assert main(['convert', urdf, '-', '-', '--to', 'joint']) == 0
     assert capsys.readouterr().out == 'time,elbow/velocity\n0.5,2.5\n'
 
@@ -292,7 +294,7 @@ def test_convert_keep_unknown(urdf, tmp_path):
     src.write_text('ghost/position,elbow_motor/position\nx,100\n')
     out = tmp_path / 'out.csv'
     assert main(['convert', urdf, str(src), str(out), '--to', 'joint', '--keep-unknown']) == 0
-    assert out.read_text() == 'ghost/position,elbow/position\nx,1.0\n'
+    assert out.read_text() == 'ghost/position,elbow/position\nx,1\n'
 
 
 def test_convert_missing_input(urdf, tmp_path, capsys):
@@ -438,11 +440,33 @@ def test_plot_draws_limits_units_and_merged_curves(urdf, tmp_path):
     assert sorted(line.get_ydata()[0] for line in ax.get_lines()) == [-1.0, 1.0]
     assert not plotting.draw_limits(ax, robot, 'wrist_roll', 'red', False)  # continuous
     plt.close(fig)
-    # the example robot's differential has no offsets: one motor moves both joints alike, and
-    # the two curves are one line with one legend entry naming both
+
+
+def test_each_joint_s_limits_take_its_own_colour(tmp_path):
+    # issue 23: the example robot's differential has no offsets, so one motor moves both joints
+    # alike; their curves were merged into one line and both joints' limits (+-1.9 and +-3.1)
+    # shared its colour. Curves now merge only when the limits are equal too.
+    from transmission_plugins.robot.loading import load_robot_transmissions
+    from transmission_plugins.tools.plotting import plot_transmission
     example = str(Path(__file__).resolve().parents[2] / 'urdf' / 'example_robot.urdf.xacro')
-    assert main(['plot', example, 'wrist_trans', str(out)]) == 0
-    assert '<!-- wrist_pitch_joint = wrist_roll_joint -->' in out.read_text()
+    robot = load_robot_transmissions(example, warn=False)
+    fig = plot_transmission(robot, 'wrist_trans', str(tmp_path / 'wrist.svg'))
+    text = (tmp_path / 'wrist.svg').read_text()
+    assert '<!-- wrist_pitch_joint -->' in text and '<!-- wrist_roll_joint -->' in text
+    assert ' = ' not in ''.join(line.get_label() for ax in fig.axes for line in ax.get_lines())
+    for ax in fig.axes:
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        limits = [line for line in ax.get_lines() if line.get_label().startswith(('_', 'joint'))]
+        for joint in ('wrist_pitch_joint', 'wrist_roll_joint'):
+            k = robot.joint_index[joint]
+            own = [line for line in limits
+                   if line.get_ydata()[0] in (robot.joint_lower[k], robot.joint_upper[k])]
+            assert len(own) == 2
+            assert all(line.get_color() == lines[joint].get_color() for line in own)
+        assert lines['wrist_pitch_joint'].get_color() != lines['wrist_roll_joint'].get_color()
+    gripper = plot_transmission(robot, 'gripper_trans', str(tmp_path / 'gripper.svg'))
+    labels = [line.get_label() for line in gripper.axes[1].get_lines()]
+    assert any('(and 3 more, identical)' in label for label in labels)  # equal limits: merged
 
 
 def test_convert_to_actuator_needs_only_the_joints_the_maps_read(tmp_path):

@@ -17,13 +17,17 @@ Convert the ``sensor_msgs/JointState`` topic of a rosbag2 bag into a new bag, st
 
 Every message of the input is copied unchanged (same topic, type, definition, QoS, receive
 time); right after each message of the input topic comes its conversion on the output topic,
-with the same receive time and header (stamp and ``frame_id``).  Messages are read, converted
+with the same receive time and header (stamp and ``frame_id``).  Messages are read, decoded
+(:mod:`~.joint_state_messages`, rclpy), converted
 (:class:`~transmission_plugins.tools.joint_state_batch.JointStateBatchConverter`, one array call
 per batch) and written ``window`` at a time, so memory does not grow with the bag.
 
-A message that cannot be converted is still copied, gets no converted twin, and is counted by
-reason in :class:`BagConvertStats` (``undecodable`` for bytes that are no JointState); with
-``strict`` the first one is an error and nothing is written.
+Every complete transmission of each message is converted; what is left out (a whole message, or
+a part of one) is counted by reason in :class:`BagConvertStats`, with the first example of each
+(``undecodable`` for bytes that are no JointState).  With ``strict`` the first message that does
+not convert in full is an error.  A topic whose messages all fail to convert is an error
+(:class:`NothingConvertedError`), and so is a bag that is corrupted (messages that cannot be
+read); then no output is written.
 """
 
 from typing import Any
@@ -42,13 +46,13 @@ from transmission_plugins.tools.bag_io import BagTopicError
 from transmission_plugins.tools.bag_io import BagWriter
 from transmission_plugins.tools.bag_io import output_topic
 from transmission_plugins.tools.bag_io import storage_of_output
-from transmission_plugins.tools.bag_io import typestore
 from transmission_plugins.tools.joint_state_batch import Converted
 from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
 from transmission_plugins.tools.joint_state_batch import Rejected
 from transmission_plugins.tools.joint_state_batch import TO_JOINT
-from transmission_plugins.tools.joint_state_cdr import JointStateCodec
-from transmission_plugins.tools.joint_state_cdr import JointStateMessage
+from transmission_plugins.tools.joint_state_messages import decode
+from transmission_plugins.tools.joint_state_messages import encode
+from transmission_plugins.tools.joint_state_messages import fields
 
 #: Default input and output topics per direction (the nodes' topic names).
 DEFAULT_TOPICS = {TO_JOINT: ('actuator_states', 'joint_states'),
@@ -56,11 +60,15 @@ DEFAULT_TOPICS = {TO_JOINT: ('actuator_states', 'joint_states'),
 
 
 class UnconvertibleMessageError(TransmissionInputError):
-    """``strict``: a message of the input topic cannot be converted."""
+    """``strict``: a message of the input topic cannot be converted in full."""
+
+
+class NothingConvertedError(TransmissionInputError):
+    """The input topic has messages, and none of them could be converted (or exported)."""
 
 
 class Rejection(NamedTuple):
-    """The first message rejected for a reason: where and why."""
+    """The first message with something left out for a reason: where and why."""
 
     topic: str
     timestamp: int
@@ -71,35 +79,13 @@ class BagConvertStats(NamedTuple):
     """What :func:`convert_bag` did."""
 
     topics: Dict[str, str]                  # input topic -> output topic
-    converted: int                          # messages converted
+    converted: int                          # messages converted (in full or in part)
     copied: int                             # messages copied (every input message)
-    rejected: Dict[str, int]                # reason -> count
-    first_rejected: Dict[str, Rejection]    # reason -> the first message rejected for it
+    rejected: Dict[str, int]                # reason -> messages with something left out for it
+    first_rejected: Dict[str, Rejection]    # reason -> the first such message
     storage: str
-
-
-def new_codec() -> JointStateCodec:
-    """Return a JointState codec on the ROS 2 Kilted type store (one per conversion)."""
-    return JointStateCodec(typestore())
-
-
-def decode(codec: JointStateCodec, raw: Any) -> Union[JointStateMessage, Rejected]:
-    """Return the JointState in ``raw`` (CDR), or a :class:`Rejected` ``undecodable``."""
-    try:
-        return codec.decode(raw)
-    except Exception as e:  # noqa: B902 - any failure of the decoder means bad bytes
-        return Rejected('undecodable', f'not a JointState in CDR ({type(e).__name__}: {e})')
-
-
-def as_message(msg: Any) -> Tuple[Any, Any, Any, Any]:
-    """Return ``(names, position, velocity, effort)`` of a decoded JointState."""
-    return msg.name, msg.position, msg.velocity, msg.effort
-
-
-def encode(codec: JointStateCodec, msg: JointStateMessage, converted: Converted) -> bytes:
-    """Serialize a converted message with the input's header (stamp and ``frame_id``)."""
-    return codec.encode(msg.sec, msg.nanosec, msg.frame_id, converted.names,
-                        converted.position, converted.velocity, converted.effort)
+    incomplete: int = 0                     # messages converted in part
+    unconverted: int = 0                    # messages of the topic not converted at all
 
 
 def plan_topics(reader: BagReader, topic: str, output: str) -> Dict[int, str]:
@@ -139,13 +125,14 @@ def convert_bag(robot: RobotTransmissions, src: str, dst: str, to: str, *,
         ``joint_states`` / ``actuator_commands``)
     :param storage: ``'mcap'`` or ``'sqlite3'`` (default: from ``dst``'s suffix, else the
         input's)
-    :param strict: a message that cannot be converted is an error
+    :param strict: a message that cannot be converted in full is an error
     :param window: messages read, converted and written at a time
     :param progress: called with the number of messages read since the last call
-    :returns: counts (converted, copied, rejected by reason with the first example)
+    :returns: counts (converted, copied, left out by reason with the first example)
     :raises BagError: ``src`` unreadable or corrupted, ``dst`` exists or cannot be written
     :raises BagTopicError: no such topic, wrong type, clashing output topic
-    :raises UnconvertibleMessageError: ``strict`` and a message cannot be converted
+    :raises UnconvertibleMessageError: ``strict`` and a message cannot be converted in full
+    :raises NothingConvertedError: the topic has messages and none converts
     """
     topic = topic or DEFAULT_TOPICS[to][0]
     output = output or DEFAULT_TOPICS[to][1]
@@ -153,39 +140,75 @@ def convert_bag(robot: RobotTransmissions, src: str, dst: str, to: str, *,
     with BagReader(src) as reader:
         targets = plan_topics(reader, topic, output)
         kind = storage_of_output(dst, storage, reader.storage)
+        names = {c.id: c.topic for c in reader.connections}
         writer = BagWriter(dst, kind)
         try:
-            stats = _stream(reader, writer, converter, targets, strict, window, progress)
+            counts = _stream(reader, writer, converter, targets, strict, window, progress)
+            counts.check(', '.join(names[i] for i in targets))
         except BaseException:
             writer.abort()
             raise
         writer.commit()
-        names = {c.id: c.topic for c in reader.connections}
-    return stats._replace(topics={names[i]: o for i, o in targets.items()}, storage=kind)
+    return counts.stats({names[i]: o for i, o in targets.items()}, kind)
 
 
 class MessageCounts:
-    """Messages converted, copied and rejected (by reason, with the first of each)."""
+    """Messages converted, copied and left out (by reason, with the first of each)."""
 
     def __init__(self) -> None:
+        """Start at zero."""
         self.converted = 0
         self.copied = 0
+        self.incomplete = 0
+        self.unconverted = 0
         self.rejected: Dict[str, int] = {}
         self.first: Dict[str, Rejection] = {}
 
-    def reject(self, topic: str, timestamp: int, r: Rejected, strict: bool) -> None:
-        """Count a rejected message; raise :class:`UnconvertibleMessageError` if ``strict``."""
-        if strict:
+    def count(self, topic: str, timestamp: int, result: Union[Converted, Rejected],
+              strict: bool) -> None:
+        """
+        Count one message of the input topic.
+
+        :raises UnconvertibleMessageError: ``strict`` and something was left out
+        """
+        left_out = [result] if isinstance(result, Rejected) else list(result.left_out)
+        if left_out and strict:
+            r = left_out[0]
             raise UnconvertibleMessageError(
                 f'{topic}: the message received at {format_time(timestamp)} cannot be '
-                f'converted: {r.reason}: {r.detail} (--strict)')
-        self.rejected[r.reason] = self.rejected.get(r.reason, 0) + 1
-        self.first.setdefault(r.reason, Rejection(topic, timestamp, r.detail))
+                f'converted in full: {r.reason}: {r.detail} (--strict)')
+        if isinstance(result, Rejected):
+            self.unconverted += 1
+        else:
+            self.converted += 1
+            self.incomplete += bool(left_out)
+        for r in {r.reason: r for r in reversed(left_out)}.values():
+            self.rejected[r.reason] = self.rejected.get(r.reason, 0) + 1
+            self.first.setdefault(r.reason, Rejection(topic, timestamp, r.detail))
+
+    def check(self, topics: str) -> None:
+        """
+        Raise when the topic had messages and none was converted.
+
+        :raises NothingConvertedError: with the reasons and their first examples
+        """
+        if self.converted or not self.unconverted:
+            return
+        reasons = '; '.join(f'{reason}: {count} (first at {format_time(first.timestamp)}: '
+                            f'{first.detail})' for reason, count in sorted(self.rejected.items())
+                            for first in [self.first[reason]])
+        raise NothingConvertedError(f'{topics}: none of its {self.unconverted} message(s) '
+                                    f'could be converted, nothing written: {reasons}')
+
+    def stats(self, topics: Dict[str, str], storage: str) -> BagConvertStats:
+        """Return the counts as :class:`BagConvertStats`."""
+        return BagConvertStats(topics, self.converted, self.copied, self.rejected, self.first,
+                               storage, self.incomplete, self.unconverted)
 
 
 def _stream(reader: BagReader, writer: BagWriter, converter: JointStateBatchConverter,
             targets: Dict[int, str], strict: bool, window: int,
-            progress: Optional[Callable[[int], None]]) -> BagConvertStats:
+            progress: Optional[Callable[[int], None]]) -> MessageCounts:
     conns = {}
     twins = {}
     for c in reader.connections:
@@ -193,41 +216,37 @@ def _stream(reader: BagReader, writer: BagWriter, converter: JointStateBatchConv
         if c.id in targets:
             twins[c.id] = writer.add(targets[c.id], c)
     counts = MessageCounts()
-    codec = new_codec()
     batch: List[Tuple[Any, int, Any]] = []
     for connection, timestamp, raw in reader.messages():
         batch.append((connection, timestamp, raw))
         if len(batch) >= window:
-            _flush(batch, writer, converter, codec, conns, twins, counts, strict)
+            _flush(batch, writer, converter, conns, twins, counts, strict)
             if progress is not None:
                 progress(len(batch))
             batch = []
-    _flush(batch, writer, converter, codec, conns, twins, counts, strict)
+    _flush(batch, writer, converter, conns, twins, counts, strict)
     if progress is not None and batch:
         progress(len(batch))
-    return BagConvertStats({}, counts.converted, counts.copied, counts.rejected, counts.first,
-                           writer.storage)
+    return counts
 
 
 def _flush(batch: List[Tuple[Any, int, Any]], writer: BagWriter,
-           converter: JointStateBatchConverter, codec: JointStateCodec, conns: Dict[int, Any],
-           twins: Dict[int, Any], counts: MessageCounts, strict: bool) -> None:
-    decoded = {k: decode(codec, raw) for k, (c, _, raw) in enumerate(batch) if c.id in twins}
+           converter: JointStateBatchConverter, conns: Dict[int, Any], twins: Dict[int, Any],
+           counts: MessageCounts, strict: bool) -> None:
+    decoded = {k: decode(raw) for k, (c, _, raw) in enumerate(batch) if c.id in twins}
     good = [k for k, m in decoded.items() if not isinstance(m, Rejected)]
-    results = dict(zip(good, converter.convert([as_message(decoded[k]) for k in good])))
-    for k, (connection, timestamp, raw) in enumerate(batch):
-        result = results.get(k, decoded.get(k))
-        if isinstance(result, Rejected):
-            counts.reject(connection.topic, timestamp, result, strict)
+    results: Dict[int, Union[Converted, Rejected]] = dict(zip(good, converter.convert(
+        [fields(decoded[k]) for k in good])))
+    results.update((k, m) for k, m in decoded.items() if isinstance(m, Rejected))
+    for k, (connection, timestamp, _) in enumerate(batch):
+        if k in results:
+            counts.count(connection.topic, timestamp, results[k], strict)
     for k, (connection, timestamp, raw) in enumerate(batch):
         writer.write(conns[connection.id], timestamp, raw)
         counts.copied += 1
-        result = results.get(k)
-        if isinstance(result, Converted):
-            msg = decoded[k]
-            assert isinstance(msg, JointStateMessage)
-            writer.write(twins[connection.id], timestamp, encode(codec, msg, result))
-            counts.converted += 1
+        result, msg = results.get(k), decoded.get(k)
+        if isinstance(result, Converted) and msg is not None and not isinstance(msg, Rejected):
+            writer.write(twins[connection.id], timestamp, encode(msg.header, result))
 
 
 def format_time(ns: int) -> str:

@@ -20,12 +20,13 @@ time), ``stamp`` (the header stamp), both in exact decimal seconds, then ``<name
 grouped by interface (``position``, ``velocity``, ``effort``; those recorded at least once).
 The names are every name the topic carries, in order of first appearance (or, converted, the
 target names in the robot's order), found by a first pass over the topic; cells a message does
-not give are empty.  Rows are written ``window`` messages at a time, so memory does not grow
-with the bag.
+not give are empty.  A topic of more than :data:`MAX_COLUMNS` columns is refused in that first
+pass (a spreadsheet's limit; such a topic is no table).  Rows are written at most ``window``
+messages and :data:`MAX_CELLS` cells at a time, so memory does not grow with the bag.
 """
 
-import csv
 from typing import Any
+from typing import BinaryIO
 from typing import Callable
 from typing import Dict
 from typing import Iterator
@@ -33,28 +34,37 @@ from typing import List
 from typing import NamedTuple
 from typing import Optional
 from typing import Set
-from typing import TextIO
 from typing import Tuple
 from typing import Union
 
 import numpy as np
 
+from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.runtime.messages import FIELDS
-from transmission_plugins.tools import csv_fast
-from transmission_plugins.tools.bag_convert import as_message
 from transmission_plugins.tools.bag_convert import BagConvertStats
-from transmission_plugins.tools.bag_convert import decode
 from transmission_plugins.tools.bag_convert import format_time
 from transmission_plugins.tools.bag_convert import MessageCounts
-from transmission_plugins.tools.bag_convert import new_codec
 from transmission_plugins.tools.bag_io import BagReader
 from transmission_plugins.tools.bag_io import BagTopicError
+from transmission_plugins.tools.csv_io import CsvWriter
 from transmission_plugins.tools.joint_state_batch import Converted
 from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
 from transmission_plugins.tools.joint_state_batch import Rejected
+from transmission_plugins.tools.joint_state_messages import decode
+from transmission_plugins.tools.joint_state_messages import fields
+from transmission_plugins.tools.joint_state_messages import stamp
+
+#: The most value columns an export writes (the column limit of common spreadsheets).
+MAX_COLUMNS = 16384
+#: The most cells converted and written at a time.
+MAX_CELLS = 1 << 20
 
 #: One decoded message: receive time, header stamp (ns), the conversion or the rejection.
 Row = Tuple[int, int, Union[Converted, Rejected]]
+
+
+class TooManyColumnsError(TransmissionInputError):
+    """The topic carries more distinct names than a CSV table can hold (:data:`MAX_COLUMNS`)."""
 
 
 class Columns(NamedTuple):
@@ -83,27 +93,21 @@ def read_rows(reader: BagReader, connections: List[Any],
               progress: Optional[Callable[[int], None]] = None) -> Iterator[List[Row]]:
     """Yield the topic's messages ``window`` at a time, decoded and (optionally) converted."""
     batch: List[Tuple[int, Any]] = []
-    codec = new_codec()
 
     def flush() -> List[Row]:
-        good = [(t, m) for t, m in batch if not isinstance(m, Rejected)]
+        good = [m for _, m in batch if not isinstance(m, Rejected)]
         if converter is not None:
-            results = iter(converter.convert([as_message(m) for _, m in good]))
+            results = iter(converter.convert([fields(m) for m in good]))
         else:
-            results = iter(_as_is(m) for _, m in good)
-        rows: List[Row] = []
-        for t, m in batch:
-            if isinstance(m, Rejected):
-                rows.append((t, 0, m))
-            else:
-                stamp = m.sec * 1_000_000_000 + m.nanosec
-                rows.append((t, stamp, next(results)))
+            results = iter(_as_is(m) for m in good)
+        rows: List[Row] = [(t, 0, m) if isinstance(m, Rejected) else (t, stamp(m), next(results))
+                           for t, m in batch]
         if progress is not None:
             progress(len(batch))
         return rows
 
     for _, timestamp, raw in reader.messages(connections):
-        batch.append((timestamp, decode(codec, raw)))
+        batch.append((timestamp, decode(raw)))
         if len(batch) >= window:
             yield flush()
             batch = []
@@ -113,89 +117,93 @@ def read_rows(reader: BagReader, connections: List[Any],
 
 def _as_is(msg: Any) -> Union[Converted, Rejected]:
     """Return a decoded message unconverted, or rejected for its lengths."""
-    n = len(msg.name)
-    values = [getattr(msg, f) for f in FIELDS]
+    names, *values = fields(msg)
+    n = len(names)
     for field, v in zip(FIELDS, values):
         if len(v) not in (0, n):
             return Rejected('length_mismatch', f'{n} names but {len(v)} {field} values')
-    if len(set(msg.name)) != n:
+    if len(set(names)) != n:
         return Rejected('duplicate_names', 'a name appears twice')
-    arrays = [np.asarray(v, dtype=np.float64) if len(v) else None for v in values]
-    return Converted(list(msg.name), arrays[0], arrays[1], arrays[2])
+    arrays = [v if len(v) else None for v in values]
+    return Converted(list(names), arrays[0], arrays[1], arrays[2])
 
 
-def columns(batches: Iterator[List[Row]],
-            converter: Optional[JointStateBatchConverter]) -> Columns:
-    """Return the columns of the export (the first pass over the topic)."""
+def columns(batches: Iterator[List[Row]], converter: Optional[JointStateBatchConverter],
+            where: str) -> Columns:
+    """
+    Return the columns of the export (the first pass over the topic).
+
+    :param where: the bag and topic, for the error message
+    :raises TooManyColumnsError: more than :data:`MAX_COLUMNS` columns (raised as soon as seen)
+    """
     names: Dict[str, None] = {}
-    fields: Set[str] = set()
+    used: Set[str] = set()
     for rows in batches:
         for _, _, r in rows:
             if isinstance(r, Converted):
                 names.update(dict.fromkeys(r.names))
-                fields.update(f for f in FIELDS if getattr(r, f) is not None)
+                used.update(f for f in FIELDS if getattr(r, f) is not None)
+        if len(names) * max(1, len(used)) > MAX_COLUMNS:
+            raise TooManyColumnsError(
+                f'{where}: the topic carries {len(names)} or more distinct names, more than '
+                f'{MAX_COLUMNS} columns with {len(used)} interface(s): too many for a CSV table '
+                '(export a topic of fewer names)')
     ordered = list(names)
     if converter is not None:
         rank = {n: k for k, n in enumerate(converter.dst_names)}
         ordered.sort(key=rank.__getitem__)
-    used = [f for f in FIELDS if f in fields]
-    header = ['time', 'stamp'] + [f'{n}/{f}' for f in used for n in ordered]
-    return Columns(ordered, used, header)
+    kept = [f for f in FIELDS if f in used]
+    header = ['time', 'stamp'] + [f'{n}/{f}' for f in kept for n in ordered]
+    return Columns(ordered, kept, header)
 
 
-def export_csv(src: str, dst: TextIO, topic: str, *,
+def export_csv(src: str, dst: BinaryIO, topic: str, *,
                converter: Optional[JointStateBatchConverter] = None, strict: bool = False,
                window: int = 1000, progress: Optional[Callable[[int], None]] = None
                ) -> BagConvertStats:
     """
     Write the JointState topic ``topic`` of bag ``src`` as CSV (converted with ``converter``).
 
-    :param strict: a message that cannot be converted (or decoded) is an error; otherwise it
-        is left out of the CSV and counted
+    :param strict: a message that cannot be converted (or decoded) in full is an error;
+        otherwise what cannot is left out of the CSV and counted
     :param progress: called with the number of messages read (both passes)
     :returns: ``converted`` = rows written, ``rejected`` by reason
     :raises BagError: unreadable bag; :class:`~.bag_io.BagTopicError`: no (single) such topic
+    :raises TooManyColumnsError: more than :data:`MAX_COLUMNS` columns
+    :raises NothingConvertedError: the topic has messages and none could be exported
     """
     with BagReader(src) as reader:
         found = single_topic(reader, topic)
-        cols = columns(read_rows(reader, found, converter, window, progress), converter)
+        name = found[0].topic
+        cols = columns(read_rows(reader, found, converter, window, progress), converter,
+                       f'{src}: {name}')
         index = {n: k for k, n in enumerate(cols.names)}
         width = len(cols.names)
-        csv.writer(dst, lineterminator='\n').writerow(cols.header)
+        writer = CsvWriter(dst, cols.header)
         counts = MessageCounts()
         places: Dict[Tuple[str, ...], np.ndarray] = {}
+        step = max(1, MAX_CELLS // max(1, width * len(cols.fields)))
         for rows in read_rows(reader, found, converter, window, progress):
             kept = []
-            for t, stamp, r in rows:
-                if isinstance(r, Rejected):
-                    counts.reject(found[0].topic, t, r, strict)
-                else:
-                    kept.append((t, stamp, r))
-            if not kept:
-                continue
-            block = np.full((len(kept), width * len(cols.fields)), np.nan)
-            for k, (_, _, r) in enumerate(kept):
-                key = tuple(r.names)
-                place = places.get(key)
-                if place is None:
-                    place = places[key] = np.array([index[n] for n in key], dtype=np.intp)
-                for f, field in enumerate(cols.fields):
-                    values = getattr(r, field)
-                    if values is not None:
-                        block[k, place + f * width] = values
-            times = [format_time(t) for t, _, _ in kept]
-            stamps = [format_time(s) for _, s, _ in kept]
-            _write(dst, [times, stamps], block)
-            counts.converted += len(kept)
-        return BagConvertStats({found[0].topic: ''}, counts.converted, 0, counts.rejected,
-                               counts.first, reader.storage)
-
-
-def _write(dst: TextIO, texts: List[List[str]], block: np.ndarray) -> None:
-    if csv_fast.available():
-        dst.write(csv_fast.format_rows(texts, block))
-        return
-    cells = block.astype(object)
-    cells[np.isnan(block)] = None
-    csv.writer(dst, lineterminator='\n').writerows(
-        [*head, *row] for head, row in zip(zip(*texts), cells.tolist()))
+            for t, when, r in rows:
+                counts.count(name, t, r, strict)
+                if isinstance(r, Converted):
+                    kept.append((t, when, r))
+            for start in range(0, len(kept), step):
+                part = kept[start:start + step]
+                block = np.full((len(part), width * len(cols.fields)), np.nan)
+                for k, (_, _, r) in enumerate(part):
+                    key = tuple(r.names)
+                    place = places.get(key)
+                    if place is None:
+                        if len(places) >= 4096:  # ever-changing name lists: bound the cache
+                            places.clear()
+                        place = places[key] = np.array([index[n] for n in key], dtype=np.intp)
+                    for f, field in enumerate(cols.fields):
+                        values = getattr(r, field)
+                        if values is not None:
+                            block[k, place + f * width] = values
+                writer.write([[format_time(t) for t, _, _ in part],
+                              [format_time(s) for _, s, _ in part]], block)
+        counts.check(name)
+        return counts.stats({name: ''}, reader.storage)

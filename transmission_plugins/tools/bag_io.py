@@ -22,15 +22,17 @@ Topic names given by the user match with or without a namespace: ``actuator_stat
 ``/actuator_states`` and ``/robot1/actuator_states``; an absolute name (``/robot1/x``) matches
 itself only.  A relative output name is put in the namespace of the input topic it comes from.
 
-Every error that concerns a file names it (:class:`BagError`, a
-:class:`~transmission_plugins.TransmissionFileError`); a topic that is not in the bag lists the
-topics the bag has (:class:`BagTopicError`).
+Every error that concerns a file names it, as the user gave it (never a temporary file)
+(:class:`BagError`, a :class:`~transmission_plugins.TransmissionFileError`); a topic that is not
+in the bag lists the topics the bag has (:class:`BagTopicError`).  A bag that cannot be read in
+full is an error, never a shorter stream of messages: ``rosbags`` skips the messages of a
+corrupted MCAP chunk without a word, so :meth:`BagReader.messages` compares the messages it read
+with the counts the bag declares.
 """
 
 import os
 from pathlib import Path
 import shutil
-import struct
 import tempfile
 from typing import Any
 from typing import Dict
@@ -39,7 +41,6 @@ from typing import List
 from typing import Optional
 from typing import Sequence
 from typing import Tuple
-from typing import Type
 
 from transmission_plugins.core.exceptions import TransmissionFileError
 from transmission_plugins.core.exceptions import TransmissionInputError
@@ -85,19 +86,6 @@ def typestore() -> Any:
     return _TYPESTORE[0]
 
 
-def _read_errors() -> Tuple[Type[BaseException], ...]:
-    from rosbags.rosbag2 import ReaderError
-    errors: List[Type[BaseException]] = [
-        ReaderError, OSError, ValueError, KeyError, IndexError, EOFError, struct.error,
-        AssertionError, TypeError, AttributeError]
-    try:
-        import apsw
-        errors.append(apsw.Error)
-    except ImportError:  # pragma: no cover - rosbags needs apsw for sqlite3
-        pass
-    return tuple(errors)
-
-
 def _reason(e: BaseException) -> str:
     text = str(e) or type(e).__name__
     return f'{type(e).__name__}: {text}' if type(e).__name__ not in text else text
@@ -114,14 +102,13 @@ class BagReader:
     def __init__(self, path: str) -> None:
         from rosbags.rosbag2 import Reader
         self.path = str(path)
-        self._errors = _read_errors()
         if not os.path.exists(self.path):
             raise BagError(self.path, 'cannot read the bag: No such file or directory', 2,
                            'No such file or directory')
         try:
             self.reader = Reader(self.path)
             self.reader.open()
-        except self._errors as e:
+        except Exception as e:  # noqa: B902 - whatever rosbags raises on a broken file
             raise BagError(self.path, f'cannot read the bag (not a rosbag2 bag, corrupted or '
                                       f'truncated): {_reason(e)}') from e
         self.storage = self._storage()
@@ -143,7 +130,7 @@ class BagReader:
         """Close the bag (errors while closing a broken bag are ignored)."""
         try:
             self.reader.close()
-        except self._errors:
+        except Exception:  # noqa: B902, S110 - closing what could not be read
             pass
 
     @property
@@ -171,13 +158,22 @@ class BagReader:
         """
         Yield ``(connection, receive time in ns, serialized message)`` in time order.
 
-        :raises BagError: the storage is corrupted or truncated
+        :param connections: those of some topics (default: all)
+        :raises BagError: the storage is corrupted or truncated: it cannot be read, or holds
+            fewer messages than it declares (raised once the last message was yielded)
         """
+        expected = sum(c.msgcount for c in (connections or self.connections))
+        read = 0
         try:
-            yield from self.reader.messages(connections=connections)
-        except self._errors as e:
+            for message in self.reader.messages(connections=connections):
+                read += 1
+                yield message
+        except Exception as e:  # noqa: B902 - whatever rosbags raises on a broken file
             raise BagError(self.path, f'cannot read the bag (corrupted or truncated): '
                                       f'{_reason(e)}') from e
+        if read < expected:
+            raise BagError(self.path, f'cannot read the bag in full (corrupted): {read} of its '
+                                      f'{expected} messages could be read')
 
     def match(self, topic: str, msgtype: str = JOINT_STATE) -> List[Any]:
         """
@@ -248,7 +244,8 @@ class BagWriter:
 
     ``path`` ending in ``.mcap`` or ``.db3`` gives one storage file; any other path a bag
     directory (``metadata.yaml`` and ``<name>.<suffix>``).  An existing ``path`` is an error:
-    bags are not overwritten.
+    bags are not overwritten.  Every failure to write (a full disk, a file size limit) is a
+    :class:`BagError` naming ``path``; call :meth:`abort` then (nothing is left behind).
 
     :param storage: ``'mcap'`` or ``'sqlite3'``
     :raises BagError: ``path`` exists, or its folder cannot be written
@@ -268,8 +265,7 @@ class BagWriter:
         try:
             self._tmp = tempfile.mkdtemp(prefix='.convert-', dir=folder)
         except OSError as e:
-            raise BagError(self.path, f'cannot write the bag: {e.strerror or e}', e.errno,
-                           e.strerror) from e
+            raise self._error(e) from e
         name = target.stem if self.single_file else target.name
         self._bag = Path(self._tmp) / name
         plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
@@ -278,23 +274,34 @@ class BagWriter:
             self.writer.open()
         except BaseException as e:
             shutil.rmtree(self._tmp, ignore_errors=True)
-            if isinstance(e, OSError):
-                raise BagError(self.path, f'cannot write the bag: {e.strerror or e}', e.errno,
-                               e.strerror) from e
+            if isinstance(e, Exception):
+                raise self._error(e) from e
             raise
-        self._connections: Dict[Tuple[str, str, int], Any] = {}
+
+    def _error(self, e: BaseException) -> BagError:
+        """Return the error for a failure to write, naming ``path`` (not the temporary bag)."""
+        reason = (e.strerror if isinstance(e, OSError) and e.strerror else _reason(e))
+        if getattr(self, '_tmp', None):
+            reason = reason.replace(str(self._bag), self.path).replace(self._tmp, '.')
+        return BagError(self.path, f'cannot write the bag: {reason}')
 
     def add(self, topic: str, like: Any) -> Any:
         """Add a topic with the type, definition and QoS of input connection ``like``."""
         msgdef, digest = connection_definition(like)
-        return self.writer.add_connection(
-            topic, like.msgtype, msgdef=msgdef, rihs01=digest,
-            serialization_format=like.ext.serialization_format,
-            offered_qos_profiles=like.ext.offered_qos_profiles)
+        try:
+            return self.writer.add_connection(
+                topic, like.msgtype, msgdef=msgdef, rihs01=digest,
+                serialization_format=like.ext.serialization_format,
+                offered_qos_profiles=like.ext.offered_qos_profiles)
+        except Exception as e:  # noqa: B902 - whatever the storage raises
+            raise self._error(e) from e
 
     def write(self, connection: Any, timestamp: int, data: Any) -> None:
         """Write one serialized message with its receive time (ns)."""
-        self.writer.write(connection, timestamp, data)
+        try:
+            self.writer.write(connection, timestamp, data)
+        except Exception as e:  # noqa: B902 - whatever the storage raises (a full disk...)
+            raise self._error(e) from e
 
     def commit(self) -> None:
         """Finish the bag and move it to ``path``."""
@@ -305,9 +312,8 @@ class BagWriter:
                 os.replace(inner, self.path)
             else:
                 os.replace(self._bag, self.path)
-        except OSError as e:
-            raise BagError(self.path, f'cannot write the bag: {e.strerror or e}', e.errno,
-                           e.strerror) from e
+        except Exception as e:  # noqa: B902 - whatever the storage raises (a full disk...)
+            raise self._error(e) from e
         finally:
             shutil.rmtree(self._tmp, ignore_errors=True)
 
@@ -315,6 +321,8 @@ class BagWriter:
         """Drop everything written so far."""
         try:
             self.writer.abort()
+        except Exception:  # noqa: B902, S110 - the storage is removed below anyway
+            pass
         finally:
             shutil.rmtree(self._tmp, ignore_errors=True)
 

@@ -18,9 +18,12 @@ Plot a recorded JointState topic in both spaces: actuators on the left, joints o
 The topic is read from a bag and converted (:mod:`~.bag_export`); whether it holds actuators
 (converted to joints) or joints (converted to actuators) is read from its first message.  One
 row per recorded interface (position, velocity, effort), time in seconds from the first
-message (receive time); the joint positions show their limits as dashed lines.  The joints
-shown are ``joints`` (default: those of the first transmissions, at most :data:`DEFAULT_JOINTS`)
-and the actuators are those of their transmissions.
+message (receive time).  Each series is drawn over the messages that give it, so a message that
+lacks a name (or converted in part) leaves no gap in the line.  The joint positions show their
+limits as dashed lines in the colour of their joint; the axes are scaled to the data, so small
+motions stay visible, and a limit the joint stays far from is off the panel.  The joints shown
+are ``joints`` (default: those of the first transmissions, at most :data:`DEFAULT_JOINTS`) and
+the actuators are those of their transmissions.
 """
 
 from typing import Any
@@ -36,8 +39,6 @@ import numpy as np
 from transmission_plugins.core.exceptions import UnknownNameError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.messages import FIELDS
-from transmission_plugins.tools.bag_convert import decode
-from transmission_plugins.tools.bag_convert import new_codec
 from transmission_plugins.tools.bag_export import single_topic
 from transmission_plugins.tools.bag_io import BagReader
 from transmission_plugins.tools.bag_io import BagTopicError
@@ -45,6 +46,8 @@ from transmission_plugins.tools.joint_state_batch import JointStateBatchConverte
 from transmission_plugins.tools.joint_state_batch import Rejected
 from transmission_plugins.tools.joint_state_batch import TO_ACTUATOR
 from transmission_plugins.tools.joint_state_batch import TO_JOINT
+from transmission_plugins.tools.joint_state_messages import decode
+from transmission_plugins.tools.joint_state_messages import fields
 from transmission_plugins.tools.plotting import ACTUATOR_UNITS
 from transmission_plugins.tools.plotting import draw_limits
 from transmission_plugins.tools.plotting import joint_unit
@@ -63,7 +66,8 @@ class BagPlot(NamedTuple):
     joints: List[str]
     actuators: List[str]
     messages: int               # messages plotted
-    rejected: Dict[str, int]    # messages left out, by reason
+    rejected: Dict[str, int]    # messages with something left out, by reason
+    figure: Any                 # the matplotlib figure (closed; its axes can be inspected)
 
 
 def choose_joints(robot: RobotTransmissions, joints: Optional[Sequence[str]]) -> List[str]:
@@ -87,9 +91,8 @@ def choose_joints(robot: RobotTransmissions, joints: Optional[Sequence[str]]) ->
 
 
 def _direction(reader: BagReader, connections: List[Any], robot: RobotTransmissions) -> str:
-    codec = new_codec()
     for _, _, raw in reader.messages(connections):
-        msg = decode(codec, raw)
+        msg = decode(raw)
         if isinstance(msg, Rejected) or not len(msg.name):
             continue
         return TO_JOINT if all(n in robot.actuator_index for n in msg.name) else TO_ACTUATOR
@@ -126,17 +129,19 @@ class _Series:
 def _gather(batch: List[Any], converter: JointStateBatchConverter, source: _Series,
             target: _Series, times: List[int], rejected: Dict[str, int]) -> None:
     """Convert a batch of decoded messages; add inputs and outputs to the series."""
-    good = [(t, m) for t, m in batch if not isinstance(m, Rejected)]
+    good = [(t, fields(m)) for t, m in batch if not isinstance(m, Rejected)]
     for t, m in batch:
         if isinstance(m, Rejected):
             rejected[m.reason] = rejected.get(m.reason, 0) + 1
-    results = converter.convert([(m.name, m.position, m.velocity, m.effort) for _, m in good])
-    for (t, m), r in zip(good, results):
+    results = converter.convert([m for _, m in good])
+    for (t, (names, *values)), r in zip(good, results):
+        left_out = [r] if isinstance(r, Rejected) else list(r.left_out)
+        for reason in {x.reason for x in left_out}:
+            rejected[reason] = rejected.get(reason, 0) + 1
         if isinstance(r, Rejected):
-            rejected[r.reason] = rejected.get(r.reason, 0) + 1
             continue
         times.append(t)
-        source.add(m.name, [v if len(v) else None for v in (m.position, m.velocity, m.effort)])
+        source.add(names, [v if len(v) else None for v in values])
         target.add(r.names, [r.position, r.velocity, r.effort])
 
 
@@ -163,9 +168,8 @@ def plot_bag(robot: RobotTransmissions, src: str, path: str, topic: str = 'actua
         rejected: Dict[str, int] = {}
         source, target = (act, jnt) if to == TO_JOINT else (jnt, act)
         batch: List[Any] = []
-        codec = new_codec()
         for _, timestamp, raw in reader.messages(found):
-            batch.append((timestamp, decode(codec, raw)))
+            batch.append((timestamp, decode(raw)))
             if len(batch) >= 1000:
                 _gather(batch, converter, source, target, times, rejected)
                 batch = []
@@ -173,12 +177,19 @@ def plot_bag(robot: RobotTransmissions, src: str, path: str, topic: str = 'actua
     if not times:
         raise BagTopicError(f'{src}: no message of {found[0].topic} could be converted '
                             f'({rejected})')
-    _draw(robot, path, found[0].topic, np.array(times), act, jnt)
-    return BagPlot(found[0].topic, to, chosen, actuators, len(times), rejected)
+    figure = _draw(robot, path, found[0].topic, np.array(times), act, jnt)
+    return BagPlot(found[0].topic, to, chosen, actuators, len(times), rejected, figure)
+
+
+def _line(ax: Any, seconds: np.ndarray, values: np.ndarray, label: str, style: str) -> Any:
+    """Plot one series over the samples that have it (NaN is a missing sample, not a gap)."""
+    present = ~np.isnan(values)
+    line, = ax.plot(seconds[present], values[present], label=label, linestyle=style)
+    return line
 
 
 def _draw(robot: RobotTransmissions, path: str, topic: str, times: np.ndarray, act: _Series,
-          jnt: _Series) -> None:
+          jnt: _Series) -> Any:
     import matplotlib
     matplotlib.use('Agg')
     from matplotlib import pyplot as plt
@@ -190,19 +201,18 @@ def _draw(robot: RobotTransmissions, path: str, topic: str, times: np.ndarray, a
                              sharex=True, squeeze=False)
     for row, field in enumerate(fields):
         left, right = axes[row]
-        for k, name in enumerate(act.names):
-            if field in a:
-                left.plot(seconds, a[field][:, k], label=name, linestyle=STYLES[k % len(STYLES)])
+        for k, name in enumerate(act.names if field in a else ()):
+            _line(left, seconds, a[field][:, k], name, STYLES[k % len(STYLES)])
         left.set_ylabel(f'actuator {field} [{ACTUATOR_UNITS[field]}]')
-        colors = []
-        for k, name in enumerate(jnt.names):
-            if field in j:
-                line, = right.plot(seconds, j[field][:, k], label=name,
-                                   linestyle=STYLES[k % len(STYLES)])
-                colors.append((name, line.get_color()))
-        labelled = False
-        for name, color in colors if field == 'position' else ():
-            labelled |= draw_limits(right, robot, name, color, not labelled)
+        lines = [(name, _line(right, seconds, j[field][:, k], name, STYLES[k % len(STYLES)]))
+                 for k, name in enumerate(jnt.names if field in j else ())]
+        if field == 'position':
+            right.autoscale_view()
+            view = right.get_ylim()  # the data's: limits far off stay off the panel
+            labelled = False
+            for name, line in lines:
+                labelled |= draw_limits(right, robot, name, line.get_color(), not labelled)
+            right.set_ylim(view)
         units = sorted({joint_unit(robot, n, field) for n in jnt.names} - {''})
         right.set_ylabel(f'joint {field}' + (f' [{", ".join(units)}]' if units else ''))
         for ax in (left, right):
@@ -215,3 +225,4 @@ def _draw(robot: RobotTransmissions, path: str, topic: str, times: np.ndarray, a
         ax.set_xlabel('time [s] (receive time from the first message)')
     fig.suptitle(f'{topic}: {len(times)} messages')
     save_figure(plt, fig, path, f'plot of {topic}')
+    return fig

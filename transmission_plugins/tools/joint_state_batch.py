@@ -21,23 +21,29 @@ one ``(m, n)`` array per field and converted with one call of the robot's array 
 (:meth:`~transmission_plugins.robot.robot_transmissions.RobotTransmissions.actuator_to_joint_arrays`
 or ``joint_to_actuator_arrays``), so the cost per message is a few array copies.
 
-A transmission is converted when the message names all its source ends (all its actuators for
-``to='joint'``; for ``to='actuator'`` the joints its joint-to-actuator maps read, e.g. the gap
-joint alone of a PR2 gripper).  The output names are the target ends of the converted
-transmissions, in the robot's order; its fields are those of the input.  A message that cannot
-be converted is rejected with one of :data:`REJECT_REASONS`, never silently dropped:
+Every complete transmission of a message is converted, as the name-keyed
+:meth:`~transmission_plugins.robot.robot_transmissions.RobotTransmissions.actuator_to_joint`
+does: one whose source ends are all named (all its actuators for ``to='joint'``; for
+``to='actuator'`` the joints its joint-to-actuator maps read, e.g. the gap joint alone of a PR2
+gripper), with finite values, whose converted values are finite.  The output names are the
+target ends of the converted transmissions, in the robot's order; its fields are those of the
+input.  What is left out is said, never silently dropped: a :class:`Converted` message lists
+the parts it left out, and a message of which nothing converts is :class:`Rejected`, each with
+one of :data:`REJECT_REASONS`:
 
-* the reasons of the nodes' validation (:mod:`~transmission_plugins.runtime.messages`):
-  ``empty``, ``length_mismatch``, ``unknown_names``, ``duplicate_names``, ``non_finite``;
-* ``partial_transmission``: some but not all source ends of a transmission are named;
-* ``no_position``: velocity or effort through a nonlinear transmission without positions;
-* ``out_of_range``: a converted value is not finite (e.g. a PR2 gripper motor position outside
-  the range its linkage can reach).
+* for the whole message: ``empty``, ``length_mismatch``, ``duplicate_names`` (the nodes' drop
+  reasons, :mod:`~transmission_plugins.runtime.messages`);
+* for names or transmissions of it: ``unknown_names``, ``partial_transmission`` (some but not
+  all source ends of a transmission are named), ``non_finite`` (a value of a transmission is
+  NaN or infinite), ``no_position`` (velocity or effort through a nonlinear transmission without
+  positions), ``out_of_range`` (a converted value is not finite, e.g. a PR2 gripper motor
+  position outside the range its linkage can reach).
 
 With ``to='actuator'``, names of URDF joints that no transmission drives are ignored (a
 simulator's ``joint_states`` often carries them).
 """
 
+from typing import Any
 from typing import Dict
 from typing import List
 from typing import NamedTuple
@@ -51,7 +57,7 @@ import numpy as np
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.messages import FIELDS
 
-#: Why a message cannot be converted (first the nodes' own drop reasons).
+#: Why a message, or a part of it, cannot be converted (first the nodes' own drop reasons).
 REJECT_REASONS = ('empty', 'length_mismatch', 'unknown_names', 'duplicate_names', 'non_finite',
                   'partial_transmission', 'no_position', 'out_of_range')
 
@@ -61,7 +67,7 @@ TO_ACTUATOR = 'actuator'
 
 
 class Rejected(NamedTuple):
-    """A message that cannot be converted: one of :data:`REJECT_REASONS` and the detail."""
+    """What cannot be converted: one of :data:`REJECT_REASONS` and the detail."""
 
     reason: str
     detail: str
@@ -74,18 +80,27 @@ class Converted(NamedTuple):
     position: Optional[np.ndarray]
     velocity: Optional[np.ndarray]
     effort: Optional[np.ndarray]
+    #: the parts of the message that were left out, and why
+    left_out: Tuple[Rejected, ...] = ()
 
 
-#: One input message: names and the three fields (sequences, possibly empty).
-Message = Tuple[Sequence[str], Sequence[float], Sequence[float], Sequence[float]]
+#: One input message: names and the three fields (float sequences or arrays, possibly empty).
+Message = Tuple[Sequence[str], Any, Any, Any]
+
+
+class _Part(NamedTuple):
+    name: str                    # the transmission
+    src: np.ndarray              # message positions of its source ends
+    dst: np.ndarray              # positions of its target ends in the plan's output
+    nonlinear: bool
 
 
 class _Plan(NamedTuple):
-    columns: np.ndarray          # message positions of the names that are converted
-    src: np.ndarray              # their robot source indices
-    names: List[str]             # output names
+    src: np.ndarray              # robot source index of every message position (-1: ignored)
+    names: List[str]             # output names of all parts, in the robot's order
     dst: np.ndarray              # their robot target indices
-    nonlinear: bool              # a nonlinear transmission is converted
+    parts: List[_Part]
+    left_out: Tuple[Rejected, ...]   # names that are not converted, whatever the values
 
 
 def _some(names: Sequence[str], count: int = 5) -> str:
@@ -111,6 +126,7 @@ class JointStateBatchConverter:
         self.src_names = robot.actuator_names if to_joint else robot.joint_names
         self.dst_names = robot.joint_names if to_joint else robot.actuator_names
         self._src_index = robot.actuator_index if to_joint else robot.joint_index
+        self._dst_index = robot.joint_index if to_joint else robot.actuator_index
         self._ignored = set() if to_joint else set(robot.urdf_joints) - set(robot.joint_names)
         self._convert = (robot.actuator_to_joint_arrays if to_joint
                          else robot.joint_to_actuator_arrays)
@@ -120,8 +136,8 @@ class JointStateBatchConverter:
             needed = (list(src) if to_joint else
                       [src[k] for k in t.transmission.joint_to_actuator_inputs()])
             dst = t.joint_names if to_joint else t.actuator_names
-            nonlinear = not t.transmission.is_linear()
-            self._ends.append((t.name, set(src), needed, list(dst), nonlinear))
+            self._ends.append((t.name, set(src), needed, list(dst),
+                               not t.transmission.is_linear()))
         self._plans: Dict[Tuple[str, ...], Union[_Plan, Rejected]] = {}
 
     def plan(self, names: Sequence[str]) -> Union[_Plan, Rejected]:
@@ -141,33 +157,33 @@ class JointStateBatchConverter:
         if len(set(names)) != len(names):
             dup = sorted({n for n in names if names.count(n) > 1})
             return Rejected('duplicate_names', f'duplicate {self.src_kind} names {_some(dup)}')
+        left_out: List[Rejected] = []
         unknown = [n for n in names if n not in self._src_index and n not in self._ignored]
         if unknown:
-            return Rejected('unknown_names', f'unknown {self.src_kind} names {_some(unknown)}')
-        present = set(names)
-        dst: List[str] = []
-        used = set()
-        nonlinear = False
-        for name, src, needed, targets, is_nonlinear in self._ends:
-            have = [n for n in needed if n in present]
-            if len(have) == len(needed):
-                used.update(needed)
-                dst += [n for n in targets if n not in dst]
-                nonlinear = nonlinear or is_nonlinear
-            elif src & present:
-                missing = [n for n in needed if n not in present]
-                return Rejected('partial_transmission',
-                                f'transmission {name!r} lacks {self.src_kind}s {_some(missing)}')
-        if not dst:
-            return Rejected('partial_transmission',
-                            f'no transmission has all its {self.src_kind}s in the message')
-        columns = [k for k, n in enumerate(names) if n in used]
-        dst_index = sorted(self.robot.joint_index[n] if self.to == TO_JOINT
-                           else self.robot.actuator_index[n] for n in dst)
-        return _Plan(np.array(columns, dtype=np.intp),
-                     np.array([self._src_index[names[k]] for k in columns], dtype=np.intp),
-                     [self.dst_names[i] for i in dst_index], np.array(dst_index, dtype=np.intp),
-                     nonlinear)
+            left_out.append(Rejected('unknown_names',
+                                     f'unknown {self.src_kind} names {_some(unknown)}'))
+        position = {n: k for k, n in enumerate(names)}
+        chosen = []
+        for name, src, needed, targets, nonlinear in self._ends:
+            if all(n in position for n in needed):
+                chosen.append((name, needed, targets, nonlinear))
+            elif src & set(position):
+                missing = [n for n in needed if n not in position]
+                left_out.append(Rejected('partial_transmission', f'transmission {name!r} lacks '
+                                                                 f'{self.src_kind}s '
+                                                                 f'{_some(missing)}'))
+        if not chosen:
+            return left_out[0] if left_out else Rejected(
+                'partial_transmission', f'no transmission has all its {self.src_kind}s in the '
+                                        'message')
+        dst = sorted(self._dst_index[n] for _, _, targets, _ in chosen for n in targets)
+        at = {index: k for k, index in enumerate(dst)}
+        parts = [_Part(name, np.array([position[n] for n in needed], dtype=np.intp),
+                       np.array([at[self._dst_index[n]] for n in targets], dtype=np.intp),
+                       nonlinear) for name, needed, targets, nonlinear in chosen]
+        src_index = np.array([self._src_index.get(n, -1) for n in names], dtype=np.intp)
+        return _Plan(src_index, [self.dst_names[i] for i in dst], np.array(dst, dtype=np.intp),
+                     parts, tuple(left_out))
 
     def convert(self, messages: Sequence[Message]) -> List[Union[Converted, Rejected]]:
         """
@@ -179,13 +195,13 @@ class JointStateBatchConverter:
         out: List[Union[Converted, Rejected, None]] = [None] * len(messages)
         groups: Dict[Tuple[int, Tuple[bool, ...]], List[int]] = {}
         plans: Dict[int, _Plan] = {}
-        for k, (names, *fields) in enumerate(messages):
+        for k, (names, *values) in enumerate(messages):
             plan = self.plan(names)
             if isinstance(plan, Rejected):
                 out[k] = plan
                 continue
             n = len(names)
-            lengths = [len(f) for f in fields]
+            lengths = [len(v) for v in values]
             bad = [(f, m) for f, m in zip(FIELDS, lengths) if m not in (0, n)]
             if bad:
                 out[k] = Rejected('length_mismatch', f'{n} names but {bad[0][1]} {bad[0][0]} '
@@ -194,10 +210,6 @@ class JointStateBatchConverter:
             given = tuple(m > 0 for m in lengths)
             if not any(given):
                 out[k] = Rejected('empty', 'no position, velocity or effort values')
-                continue
-            if plan.nonlinear and not given[0]:
-                out[k] = Rejected('no_position', 'velocity or effort through a nonlinear '
-                                                 'transmission needs the positions')
                 continue
             plans[id(plan)] = plan
             groups.setdefault((id(plan), given), []).append(k)
@@ -208,39 +220,55 @@ class JointStateBatchConverter:
     def _convert_group(self, plan: _Plan, given: Tuple[bool, ...], members: List[int],
                        messages: Sequence[Message], out: List[Union[Converted, Rejected, None]]
                        ) -> None:
-        width = len(self.src_names)
-        stacked = {}
-        ok = np.ones(len(members), dtype=bool)
-        for f, (field, present) in enumerate(zip(FIELDS, given)):
-            if not present:
-                continue
-            x = np.array([messages[k][f + 1] for k in members], dtype=np.float64)
-            x = x[:, plan.columns]
-            ok &= np.isfinite(x).all(axis=1)
-            stacked[field] = x
-        for k in np.flatnonzero(~ok):
-            out[members[k]] = Rejected('non_finite', 'a value is NaN or infinite')
-        if not ok.any():
-            return
+        count, width = len(members), len(self.src_names)
+        known = plan.src >= 0
         values = {}
-        count = int(ok.sum())
-        for field, x in stacked.items():
+        ok = np.ones((count, len(plan.parts)), dtype=bool)  # (message, part) converts
+        for f, field in enumerate(FIELDS):
+            if not given[f]:
+                continue
+            x = np.array([np.asarray(messages[k][f + 1]) for k in members], dtype=np.float64)
+            finite = np.isfinite(x)
+            for p, part in enumerate(plan.parts):
+                ok[:, p] &= finite[:, part.src].all(axis=1)
             full = np.full((count, width), np.nan)
-            full[:, plan.src] = x[ok]
+            full[:, plan.src[known]] = x[:, known]
             values[field] = full
+        inputs_ok = ok.copy()
+        no_position = [p for p, part in enumerate(plan.parts) if part.nonlinear and not given[0]]
+        ok[:, no_position] = False
         with np.errstate(all='ignore'):
             result = self._convert(values)
-        arrays = {field: np.ascontiguousarray(result[field][:, plan.dst]) for field in values}
-        good = np.ones(count, dtype=bool)
+        arrays = {field: result[field][:, plan.dst] for field in values}
         for y in arrays.values():
-            good &= np.isfinite(y).all(axis=1)
-        rows = np.flatnonzero(ok)
-        for r, k in enumerate(rows):
-            index = members[k]
-            if not good[r]:
-                out[index] = Rejected('out_of_range', 'a converted value is not finite (an '
-                                                      'input outside the range the transmission '
-                                                      'can map)')
-                continue
+            finite = np.isfinite(y)
+            for p, part in enumerate(plan.parts):
+                ok[:, p] &= finite[:, part.dst].all(axis=1)
+        whole: np.ndarray = np.all(ok, axis=1)
+        for r, k in enumerate(members):
             fields = [arrays[f][r] if f in arrays else None for f in FIELDS]
-            out[index] = Converted(plan.names, fields[0], fields[1], fields[2])
+            if whole[r]:
+                out[k] = Converted(plan.names, fields[0], fields[1], fields[2], plan.left_out)
+                continue
+            left_out = [self._why(plan.parts[p], p in no_position, inputs_ok[r, p])
+                        for p in np.flatnonzero(~ok[r])] + list(plan.left_out)
+            if not ok[r].any():
+                out[k] = left_out[0]
+                continue
+            keep = np.sort(np.concatenate([plan.parts[p].dst for p in np.flatnonzero(ok[r])]))
+            position, velocity, effort = (None if v is None else v[keep] for v in fields)
+            out[k] = Converted([plan.names[i] for i in keep], position, velocity, effort,
+                               tuple(left_out))
+
+    @staticmethod
+    def _why(part: _Part, no_position: bool, inputs_ok: bool) -> Rejected:
+        if not inputs_ok:
+            return Rejected('non_finite', f'transmission {part.name!r}: a value is NaN or '
+                                          'infinite')
+        if no_position:
+            return Rejected('no_position', f'transmission {part.name!r}: velocity or effort '
+                                           'through a nonlinear transmission needs the '
+                                           'positions')
+        return Rejected('out_of_range', f'transmission {part.name!r}: a converted value is not '
+                                        'finite (an input outside the range the transmission '
+                                        'can map)')

@@ -26,10 +26,13 @@ The default sweep is the actuator position range reached inside the joint limits
 unbounded joints limited to +-pi (rad) or +-1 (m).  The joint limits are drawn as dashed lines
 in the colour of their joint, so a wider ``value_range`` shows where the sweep leaves them.
 Curves that coincide are drawn once, their legend entry naming every joint; the others differ
-in colour and line style.  Actuator positions are in rad (rotary motors).
+in colour and line style.  Curves merge only when their joints' limits are equal too, so each
+joint's limit lines take the colour of its own line.  Actuator positions are in rad (rotary
+motors).
 """
 
 import math
+import os
 from typing import Any
 from typing import List
 from typing import Optional
@@ -38,11 +41,11 @@ from typing import Tuple
 
 import numpy as np
 
-from transmission_plugins.core.exceptions import TransmissionFileError
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.limits import actuator_position_range
 from transmission_plugins.robot.robot_transmissions import RobotTransmission
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.tools.output_file import output_file
 
 #: Points per sweep.
 POINTS = 400
@@ -102,30 +105,41 @@ def default_range(robot: RobotTransmissions,
     return lo, hi
 
 
-def _groups(names: Sequence[str], curves: np.ndarray,
+def _groups(robot: RobotTransmissions, names: Sequence[str], curves: np.ndarray,
             drop_zero: bool = True) -> List[Tuple[str, np.ndarray]]:
-    """Return (label, curve) with identical curves merged and all-zero curves dropped."""
-    out: List[Tuple[List[str], np.ndarray]] = []
+    """
+    Return (label, curve) with identical curves merged and all-zero curves dropped.
+
+    Curves merge only when their joints' limits are equal too: each joint's limit lines take
+    the colour of its own line (the two joints of a differential move alike under one motor,
+    but have limits of their own).
+    """
+    out: List[Tuple[List[str], np.ndarray, Tuple[float, float]]] = []
     for k, name in enumerate(names):
         y = curves[:, k]
         if drop_zero and not np.any(y):
             continue
-        for labels, other in out:
-            if np.array_equal(y, other, equal_nan=True):
+        index = robot.joint_index.get(name)
+        limits = ((float(robot.joint_lower[index]), float(robot.joint_upper[index]))
+                  if index is not None else (math.nan, math.nan))
+        for labels, other, other_limits in out:
+            if np.array_equal(y, other, equal_nan=True) and np.array_equal(
+                    limits, other_limits, equal_nan=True):
                 labels.append(name)
                 break
         else:
-            out.append(([name], y))
+            out.append(([name], y, limits))
     return [(labels[0] if len(labels) == 1 else ' = '.join(labels) if len(labels) == 2
              else f'{labels[0]} (and {len(labels) - 1} more, identical)', y)
-            for labels, y in out]
+            for labels, y, _ in out]
 
 
 def plot_transmission(robot: RobotTransmissions, name: str, path: str,
-                      value_range: Optional[Tuple[float, float]] = None) -> None:
+                      value_range: Optional[Tuple[float, float]] = None) -> Any:
     """
     Draw the maps of transmission ``name`` and save the figure to ``path`` (PNG, SVG, PDF).
 
+    :returns: the matplotlib figure (closed; its axes and lines can be inspected)
     :param value_range: actuator position sweep ``(lo, hi)``; default :func:`default_range`
     :raises UnknownNameError: (also a ``KeyError``) no such transmission
     :raises TransmissionValueError: ``lo >= hi`` or not numbers, or a file type matplotlib
@@ -157,21 +171,23 @@ def plot_transmission(robot: RobotTransmissions, name: str, path: str,
         fig = _plot_sweeps(plt, robot, t, lo, hi)
     fig.suptitle(title)
     save_figure(plt, fig, path, f'plot of {t.path}')
+    return fig
 
 
 def save_figure(plt: Any, fig: Any, path: str, what: str) -> None:
     """
-    Save ``fig`` to ``path`` (type from the suffix) and close it.
+    Save ``fig`` to ``path`` (type from the suffix, PNG without one) and close it.
+
+    The file is written whole or not at all (:func:`~.output_file.output_file`).
 
     :raises TransmissionFileError: the file cannot be written
     :raises TransmissionValueError: a file type matplotlib cannot write
     """
     fig.tight_layout()
+    kind = os.path.splitext(path)[1][1:].lower() or None
     try:
-        fig.savefig(path, dpi=100)
-    except OSError as e:
-        raise TransmissionFileError(str(path), f'cannot write the plot: {e.strerror or e}',
-                                    e.errno, e.strerror) from e
+        with output_file(path, 'the plot') as stream:
+            fig.savefig(stream, dpi=100, format=kind)
     except ValueError as e:  # matplotlib: unsupported file type
         raise TransmissionValueError('path', str(path), f'a file type matplotlib can write '
                                      f'({e})', what) from e
@@ -194,7 +210,7 @@ def _plot_nonlinear(plt: Any, robot: RobotTransmissions, t: RobotTransmission,
     axes[0].set_ylabel(f'{first} [{_unit(robot, first)}]')
     axes[0].legend(fontsize='small', loc='best')
     axes[0].grid(True, alpha=0.3)
-    others = _groups(t.joint_names[1:], q[:, 1:])
+    others = _groups(robot, t.joint_names[1:], q[:, 1:])
     labelled = False
     for k, (label, y) in enumerate(others):
         line, = axes[1].plot(theta, y, label=label, linestyle=STYLES[k % len(STYLES)])
@@ -227,7 +243,7 @@ def _plot_sweeps(plt: Any, robot: RobotTransmissions, t: RobotTransmission, lo: 
             q = tr.actuator_to_joint({'position': a})['position']
         ax = axes[k, 0]
         labelled = False
-        for j, (label, y) in enumerate(_groups(t.joint_names, q, drop_zero=False)):
+        for j, (label, y) in enumerate(_groups(robot, t.joint_names, q, drop_zero=False)):
             line, = ax.plot(sweep, y, label=label, linestyle=STYLES[j % len(STYLES)])
             for joint in label.split(' = '):
                 labelled |= draw_limits(ax, robot, joint, line.get_color(), not labelled)

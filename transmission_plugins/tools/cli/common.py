@@ -12,10 +12,23 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""What every verb of the command shares: exit codes, errors, the URDF arguments and loading."""
+"""
+What every verb of the command shares: exit codes, errors, signals, the URDF arguments, loading.
+
+The verbs that write files run :func:`interruptible`: SIGINT (Ctrl-C) and SIGTERM become an
+exception in the main thread, so every ``finally`` and ``except BaseException`` on the way out
+runs (temporary files and bags are removed, no partial output is left); later signals are
+ignored while that happens; the exit status is the shell's for a signal, 128 + its number (130
+for SIGINT, 143 for SIGTERM).
+"""
 
 import argparse
+import functools
+import signal
 import sys
+import threading
+from types import FrameType
+from typing import Callable
 from typing import Dict
 from typing import List
 from typing import Optional
@@ -30,6 +43,8 @@ from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+#: The signals that stop a verb cleanly (:func:`interruptible`).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 PROG = 'transmission_plugins'
 
@@ -41,6 +56,44 @@ def error(command: str, message: str, status: int = EXIT_ERROR) -> int:
     """Print ``transmission_plugins COMMAND: error: MESSAGE`` on stderr; return ``status``."""
     print(f'{PROG} {command}: error: {message}', file=sys.stderr)
     return status
+
+
+class Interrupted(BaseException):
+    """A stop signal arrived (see the module doc); not an ``Exception``, like ``SystemExit``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _interrupt(signum: int, frame: Optional[FrameType]) -> None:
+    for s in STOP_SIGNALS:  # the clean-up on the way out is not interrupted again
+        signal.signal(s, signal.SIG_IGN)
+    raise Interrupted(signum)
+
+
+def interruptible(run: Callable[[argparse.Namespace], int]
+                  ) -> Callable[[argparse.Namespace], int]:
+    """Return ``run`` stopping cleanly on SIGINT and SIGTERM (see the module doc)."""
+    @functools.wraps(run)
+    def verb(args: argparse.Namespace) -> int:
+        if threading.current_thread() is not threading.main_thread():
+            return run(args)  # only the main thread receives signals
+        previous = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+        try:
+            for s in STOP_SIGNALS:
+                signal.signal(s, _interrupt)
+            return run(args)
+        except Interrupted as e:
+            name = signal.Signals(e.signum).name
+            print(f'{PROG} {args.command}: interrupted by {name}; no partial output is left',
+                  file=sys.stderr)
+            return 128 + e.signum
+        finally:
+            for s, handler in previous.items():
+                if handler is not None:
+                    signal.signal(s, handler)
+    return verb
 
 
 def package_version() -> str:

@@ -21,13 +21,16 @@ or is ``-``.
 """
 
 import argparse
+import contextlib
+import io
 import os
+import stat
 import sys
-import tempfile
 from typing import Any
+from typing import BinaryIO
 from typing import Callable
+from typing import ContextManager
 from typing import Optional
-from typing import TextIO
 
 from transmission_plugins.tools.bag_convert import BagConvertStats
 from transmission_plugins.tools.bag_convert import convert_bag
@@ -42,11 +45,14 @@ from transmission_plugins.tools.cli.common import error
 from transmission_plugins.tools.cli.common import EXIT_ERROR
 from transmission_plugins.tools.cli.common import EXIT_OK
 from transmission_plugins.tools.cli.common import EXIT_USAGE
+from transmission_plugins.tools.cli.common import interruptible
 from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
 from transmission_plugins.tools.cli.common import PROG
 from transmission_plugins.tools.csv_convert import convert_csv
+from transmission_plugins.tools.csv_io import CsvError
 from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
+from transmission_plugins.tools.output_file import output_file
 from transmission_plugins.tools.progress import Progress
 
 
@@ -115,6 +121,7 @@ def _csv_output(path: str) -> bool:
     return path == '-' or path.lower().endswith('.csv')
 
 
+@interruptible
 def run(args: argparse.Namespace) -> int:
     """Convert IN to OUT (CSV or bag)."""
     bag_in = args.format == 'bag' or (args.format == 'auto' and args.input != '-'
@@ -158,36 +165,17 @@ def _count(path: str) -> Optional[int]:
         return None  # the conversion reports it
 
 
-def write_bag_csv(args: argparse.Namespace, write: Callable[[TextIO, Any], BagConvertStats],
+def write_bag_csv(args: argparse.Namespace, write: Callable[[BinaryIO, Any], BagConvertStats],
                   passes: int) -> BagConvertStats:
     """Write CSV from a bag (``args.input`` or ``args.bag``) to ``args.output``, with progress."""
     total = _count(getattr(args, 'bag', None) or args.input)
     with Progress(None if total is None else total * passes, 'msg', 'export') as bar:
-        return replace_output(args.output, lambda dst: write(dst, bar))
-
-
-def replace_output(output: str, write: Callable[[TextIO], Any]) -> Any:
-    """Call ``write`` with OUT (stdout for ``-``) through a temporary file; return its result."""
-    if output == '-':
-        return write(sys.stdout)
-    folder = os.path.dirname(os.path.abspath(output))
-    fd, tmp = tempfile.mkstemp(prefix='.convert-', suffix='.csv', dir=folder)
-    try:
-        with os.fdopen(fd, 'w', newline='', encoding='utf-8') as dst:
-            result = write(dst)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp made it private
-        os.replace(tmp, output)
-        tmp = ''
-        return result
-    finally:
-        if tmp and os.path.exists(tmp):
-            os.remove(tmp)
+        with output_file(args.output, 'the CSV file') as dst:
+            return write(dst, bar)
 
 
 def report(stats: BagConvertStats, output: str, command: str = 'convert') -> None:
-    """Print what a bag conversion or export did, and every message it could not convert."""
+    """Print what a bag conversion or export did, and every part it could not convert."""
     topics = ', '.join(f'{i} -> {o}' if o else i for i, o in stats.topics.items())
     if any(stats.topics.values()):  # a bag: input -> output topics
         done = f'converted ({topics}), {stats.copied} messages copied'
@@ -195,10 +183,10 @@ def report(stats: BagConvertStats, output: str, command: str = 'convert') -> Non
         done = f'of {topics} {"exported" if command == "export-csv" else "converted"}'
     print(f'{PROG} {command}: {stats.converted} messages {done}; wrote {output}',
           file=sys.stderr)
-    total = sum(stats.rejected.values())
-    if total:
-        print(f'{PROG} {command}: warning: {total} message(s) could not be converted and were '
-              'left out:', file=sys.stderr)
+    if stats.rejected:
+        print(f'{PROG} {command}: warning: {stats.incomplete + stats.unconverted} message(s) '
+              f'could not be converted in full ({stats.incomplete} in part, '
+              f'{stats.unconverted} not at all); left out, by reason:', file=sys.stderr)
         for reason, count in sorted(stats.rejected.items()):
             first = stats.first_rejected[reason]
             print(f'  {reason}: {count} (first on {first.topic} at '
@@ -206,23 +194,36 @@ def report(stats: BagConvertStats, output: str, command: str = 'convert') -> Non
 
 
 def _run_csv(args: argparse.Namespace, robot: Any) -> int:
-    if args.input == '-':
-        src: Any = sys.stdin
-        total = None
-    else:
-        src = args.input
-        try:
-            total = os.path.getsize(args.input)
-        except OSError as e:
-            return error('convert', describe(e, args))
     try:
-        with Progress(total, 'B', 'convert', scale=True) as bar:
-            stats = replace_output(args.output, lambda dst: convert_csv(
-                robot, src, dst, args.to, chunk_size=args.chunk_size,
-                keep_unknown=args.keep_unknown, progress=bar))
-    except LOAD_ERRORS as e:
+        with _input(args.input) as src, \
+                Progress(_size(src), 'B', 'convert', scale=True) as bar, \
+                output_file(args.output, 'the CSV file') as dst:
+            stats = convert_csv(robot, src, dst, args.to, chunk_size=args.chunk_size,
+                                keep_unknown=args.keep_unknown, progress=bar)
+    except CsvError as e:  # about the input's content
         return error('convert', f'{args.input}: {e}')
+    except LOAD_ERRORS as e:  # a file: the input, or the output (named in the message)
+        return error('convert', describe(e, args))
     print(f'{PROG} convert: {stats.rows} rows, {len(stats.converted)} columns converted to '
           f'{len(stats.written)} {args.to} columns, {len(stats.passed_through)} passed through',
           file=sys.stderr)
+    if stats.non_finite and stats.first_non_finite is not None:
+        line, column = stats.first_non_finite
+        print(f'{PROG} convert: warning: {stats.non_finite} converted value(s) were not finite '
+              '(an infinite input, or one outside the range a transmission maps) and were '
+              f'left empty; the first on line {line}, column {column!r}', file=sys.stderr)
     return EXIT_OK
+
+
+def _input(path: str) -> ContextManager[BinaryIO]:
+    """Open IN for reading (``-``: standard input, left open)."""
+    return contextlib.nullcontext(sys.stdin.buffer) if path == '-' else open(path, 'rb')
+
+
+def _size(stream: BinaryIO) -> Optional[int]:
+    """Return the size of a regular file, None for a pipe or a terminal."""
+    try:
+        status = os.fstat(stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return status.st_size if stat.S_ISREG(status.st_mode) else None

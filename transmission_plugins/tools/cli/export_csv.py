@@ -21,6 +21,7 @@ from transmission_plugins.tools.bag_export import export_csv
 from transmission_plugins.tools.cli.common import describe
 from transmission_plugins.tools.cli.common import error
 from transmission_plugins.tools.cli.common import EXIT_OK
+from transmission_plugins.tools.cli.common import interruptible
 from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.convert import report
 from transmission_plugins.tools.cli.convert import write_bag_csv
@@ -44,6 +45,7 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+@interruptible
 def run(args: argparse.Namespace) -> int:
     """Export one topic of a bag as CSV."""
     try:

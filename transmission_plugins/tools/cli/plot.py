@@ -32,6 +32,7 @@ from transmission_plugins.tools.cli.common import error
 from transmission_plugins.tools.cli.common import EXIT_ERROR
 from transmission_plugins.tools.cli.common import EXIT_OK
 from transmission_plugins.tools.cli.common import EXIT_USAGE
+from transmission_plugins.tools.cli.common import interruptible
 from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
 from transmission_plugins.tools.plotting import plot_transmission
@@ -62,8 +63,9 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+@interruptible
 def run(args: argparse.Namespace) -> int:
-    """Plot one transmission's maps to an image file."""
+    """Plot one transmission's maps, or a bag's JointState topic, to an image file."""
     if args.value_range is not None and not args.value_range[0] < args.value_range[1]:
         return error('plot', f'--range needs LO < HI, got {args.value_range}', EXIT_USAGE)
     robot = load_or_report(args, 'plot')
@@ -94,8 +96,8 @@ def _run_bag(args: argparse.Namespace, robot: Any) -> int:
     except LOAD_ERRORS as e:
         return error('plot', str(e))
     if drawn.rejected:
-        print(f'plot: warning: messages left out (cannot be converted): {drawn.rejected}',
-              file=sys.stderr)
+        print(f'transmission_plugins plot: warning: messages converted in part or not at all, '
+              f'by reason: {drawn.rejected}', file=sys.stderr)
     print(f'wrote {args.output} ({drawn.topic}, {drawn.messages} messages, joints: '
           f'{", ".join(drawn.joints)})')
     return EXIT_OK

@@ -82,17 +82,3 @@ def pytest_configure(config: pytest.Config) -> None:
     """Install the skip gate when ``TP_FORBID_SKIPS=1``."""
     if os.environ.get(FORBID_SKIPS) == '1':
         config.pluginmanager.register(SkipGate(), 'tp_skip_gate')
-
-
-@pytest.fixture(autouse=True)
-def _compiled_kernels_state():
-    """
-    Give every test the process's compiled-kernel choice as it found it.
-
-    The command-line tool's ``main`` (run in-process by its tests) keeps its process on the
-    numpy path (``compiled_kernels.prefer_numpy``); the tests after it must not inherit that.
-    """
-    from transmission_plugins.robot import compiled_kernels as ck
-    saved = (ck._wanted, ck._tried, ck._kernels)
-    yield
-    ck._wanted, ck._tried, ck._kernels = saved

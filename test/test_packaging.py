@@ -41,7 +41,7 @@ ROSDEP_KEYS = {
     'pytest': 'python3-pytest', 'hypothesis': 'python3-hypothesis',
     'ament_copyright': 'ament_copyright', 'ament_flake8': 'ament_flake8',
     'ament_pep257': 'ament_pep257', 'catkin_pkg': 'python3-catkin-pkg',
-    'numba': 'python3-numba', 'psutil': 'python3-psutil', 'tqdm': 'python3-tqdm',
+    'psutil': 'python3-psutil', 'tqdm': 'python3-tqdm',
     'orjson': 'python3-orjson',
     # no Debian package: rosdep installs them with pip (keys of rosdistro's python.yaml)
     'mujoco': 'python3-mujoco-pip', 'rosbags': 'python3-rosbags-pip',

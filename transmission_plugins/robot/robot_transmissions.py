@@ -94,8 +94,7 @@ class RobotTransmissions:
         self.actuator_index = {n: i for i, n in enumerate(self.actuator_names)}
         self._blocks = blocks
         self.fused = FusedMaps(blocks, len(self.joint_names), len(self.actuator_names))
-        self._named = NamedMaps(self.transmissions, self.fused, self.joint_names,
-                                self.actuator_names, [b.owner for b in blocks])
+        self._named = NamedMaps(blocks, self.fused, self.joint_names, self.actuator_names)
         self._set_joint_limits()
         self._set_actuators(actuator_info or {})
         driven = set(self.joint_names)
@@ -233,9 +232,8 @@ class RobotTransmissions:
         :param values: interface name to an array whose last axis follows ``actuator_names``
         :param out: optional, interface name to a writeable float64 array
             ``(..., len(joint_names))`` per interface given, to write the result into (the
-            result then holds these arrays); reusing them (e.g. the arrays a previous call
-            returned) saves allocating and faulting in new memory for big batches; they must
-            not overlap the inputs
+            result then holds these arrays; nothing else is allocated for it); they must not
+            overlap the inputs
         :returns: interface name to an array whose last axis follows ``joint_names``
         :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
             a bad ``out``

@@ -32,6 +32,8 @@ Vocabulary (after ros2_control's ``transmission_interface`` and the KinDyn notes
   so power is conserved; position is the integral of velocity plus a joint offset.
 * ``absolute_position`` goes through the position map; ``torque`` and ``force`` go through the
   effort map.
+* Non-finite values are results, not errors: the conversions run with numpy's floating-point
+  warnings off (an overflow gives inf, ``inf - inf`` NaN), so kernels need not guard them.
 
 A plugin must define :meth:`num_actuators`, :meth:`num_joints` and the six kernels
 ``_actuator_to_joint_<kind>`` / ``_joint_to_actuator_<kind>`` (kind = position, velocity,
@@ -57,6 +59,8 @@ from typing import overload
 from typing import Sequence
 from typing import Tuple
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from transmission_plugins.core.checks import ArrayMap
 from transmission_plugins.core.checks import check_value_arrays
@@ -387,10 +391,11 @@ class Transmission(ABC):
         supported = [i for i in self.supported_interfaces() if i in INTERFACE_KIND]
         arrays = check_value_arrays(values, size, side, supported, type(self).__name__)
         state = None
-        if any(INTERFACE_KIND[n] != POSITION for n in arrays):  # once for velocity and effort
-            state = self.prepare_state(to_joint, _position_of(arrays))
-        return {name: self.apply_map(INTERFACE_KIND[name], to_joint, x, state)
-                for name, x in arrays.items()}
+        with np.errstate(all='ignore'):  # inf and NaN are results, never warnings
+            if any(INTERFACE_KIND[n] != POSITION for n in arrays):  # once for velocity, effort
+                state = self.prepare_state(to_joint, _position_of(arrays))
+            return {name: self.apply_map(INTERFACE_KIND[name], to_joint, x, state)
+                    for name, x in arrays.items()}
 
 
 def _position_of(arrays: Dict[str, FloatArray]) -> Optional[FloatArray]:

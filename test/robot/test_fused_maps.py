@@ -26,7 +26,6 @@ import numpy as np
 import pytest
 
 from transmission_plugins import PR2GripperTransmission
-from transmission_plugins.core.info import ActuatorInfo
 from transmission_plugins.robot.limits import actuator_limits
 from transmission_plugins.robot.limits import joint_effort_bound
 from transmission_plugins.robot.loading import load_robot_transmissions
@@ -35,6 +34,7 @@ from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.robot.synthetic import synthetic_transmissions
 from transmission_plugins.robot.synthetic import synthetic_urdf
 from transmission_plugins.urdf.joints import UrdfJoint
+from transmission_plugins.urdf.records import ActuatorInfo
 
 KINDS = ('position', 'velocity', 'effort')
 GRIPPER = {'screw_reduction': 0.004, 'gear_ratio': 40.095, 'theta0': 0.0628824676201037,

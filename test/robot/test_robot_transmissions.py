@@ -37,7 +37,6 @@ from transmission_plugins import TransmissionInputError
 from transmission_plugins import TransmissionValueError
 from transmission_plugins import UnknownNameError
 from transmission_plugins import UrdfTransmissionError
-from transmission_plugins.core.info import ActuatorInfo
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.report import report_dict
 from transmission_plugins.robot.robot_transmissions import RobotTransmission
@@ -45,6 +44,7 @@ from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.transmissions.pr2_gripper_transmission import PR2GripperTransmission
 from transmission_plugins.urdf.joints import read_robot_model
 from transmission_plugins.urdf.joints import UrdfJoint
+from transmission_plugins.urdf.records import ActuatorInfo
 
 
 PR2 = CORPUS / 'pr2.urdf'

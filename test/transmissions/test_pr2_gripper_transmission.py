@@ -39,8 +39,8 @@ from transmission_plugins import PR2GripperTransmission
 from transmission_plugins import TransmissionInputError
 from transmission_plugins import TransmissionValueError
 from transmission_plugins import UrdfTransmissionError
-from transmission_plugins.core.info import TransmissionInfo
 from transmission_plugins.plugins import build_transmission
+from transmission_plugins.urdf.records import TransmissionInfo
 
 
 CTURTLE_URDF = PR2_URDF.with_name('pr2_cturtle_pr2_mechanism_model.urdf')

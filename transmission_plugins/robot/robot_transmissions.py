@@ -35,7 +35,6 @@ import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import UnknownNameError
-from transmission_plugins.core.info import ActuatorInfo
 from transmission_plugins.robot.actuators import actuator_model_from_info
 from transmission_plugins.robot.actuators import ActuatorModel
 from transmission_plugins.robot.fused_maps import FusedMaps
@@ -51,6 +50,7 @@ from transmission_plugins.robot.named_maps import NameMap
 from transmission_plugins.robot.wiring import RobotTransmission
 from transmission_plugins.robot.wiring import wire
 from transmission_plugins.urdf.joints import UrdfJoint
+from transmission_plugins.urdf.records import ActuatorInfo
 
 __all__ = ['RobotTransmission', 'RobotTransmissions']
 

@@ -19,7 +19,7 @@ Lookup names: ``pr2_mechanism_model/PR2GripperTransmission`` and the 2010 name
 ``PR2GripperTransmission``.  The maths follows ``pr2_mechanism_model/src/
 pr2_gripper_transmission.cpp`` (PR2/pr2_mechanism) formula by formula, clamps included, as numpy
 kernels over any batch shape; the URDF reading lives in
-:mod:`transmission_plugins.transmissions.pr2_elements`.
+:mod:`transmission_plugins.urdf.pr2_elements`.
 """
 
 import math
@@ -37,14 +37,16 @@ from transmission_plugins.core.checks import check_positive
 from transmission_plugins.core.checks import check_reduction
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import TransmissionValueError
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.info import TransmissionWiring
 from transmission_plugins.core.transmission import Transmission
-from transmission_plugins.transmissions.pr2_elements import gripper_from_info
-from transmission_plugins.transmissions.pr2_elements import gripper_vocabulary
+from transmission_plugins.urdf.pr2_elements import ALPHA2_DEFAULTS
+from transmission_plugins.urdf.pr2_elements import GRIPPER_COEFFICIENTS
+from transmission_plugins.urdf.pr2_elements import gripper_from_info
+from transmission_plugins.urdf.pr2_elements import GRIPPER_VOCABULARY
+from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.records import TransmissionWiring
 
 #: The linkage coefficients, in the order of the constructor (URDF ``gap_joint`` attributes).
-COEFFICIENTS = ('screw_reduction', 'gear_ratio', 'theta0', 'phi0', 't0', 'L0', 'h', 'a', 'b', 'r')
+COEFFICIENTS = GRIPPER_COEFFICIENTS
 #: Motor revolutions per radian (the C++ ``RAD2MR``).
 RAD2MR = 1.0 / (2.0 * math.pi)
 #: Floor of the ``1 - u^2`` terms under the Jacobians' square roots (the C++ ``TOL``).
@@ -144,22 +146,11 @@ class PR2GripperTransmission(Transmission):
 
     ACTUATOR_ROLES = ('actuator1',)
     COEFFICIENTS = COEFFICIENTS
-    URDF_VOCABULARY = gripper_vocabulary(COEFFICIENTS)
+    URDF_VOCABULARY = GRIPPER_VOCABULARY
 
     #: The PR2 alpha2 values the C++ falls back to when a coefficient is missing (see
     #: ``from_info``; SI units).
-    ALPHA2_DEFAULTS = {
-        'screw_reduction': 2.0 / 1000.0,
-        'gear_ratio': 29.16,
-        'theta0': 2.97571 * math.pi / 180.0,
-        'phi0': 29.98717 * math.pi / 180.0,
-        't0': -0.19543 / 1000.0,
-        'L0': 34.70821 / 1000.0,
-        'h': 5.200 / 1000.0,
-        'a': 67.56801 / 1000.0,
-        'b': 48.97193 / 1000.0,
-        'r': 91.50000 / 1000.0,
-    }
+    ALPHA2_DEFAULTS = ALPHA2_DEFAULTS
 
     def __init__(self, screw_reduction: Any, gear_ratio: Any, theta0: Any, phi0: Any, t0: Any,
                  L0: Any, h: Any, a: Any, b: Any, r: Any,  # noqa: N803
@@ -410,11 +401,11 @@ class PR2GripperTransmission(Transmission):
         """
         Build the transmission and its wiring from a ``<transmission>`` record.
 
-        See :func:`transmission_plugins.transmissions.pr2_elements.gripper_from_info` for the
+        See :func:`transmission_plugins.urdf.pr2_elements.gripper_from_info` for the
         accepted XML and the missing-coefficient policy.
 
-        :param info: a :class:`~transmission_plugins.core.info.TransmissionInfo`
-        :returns: a :class:`~transmission_plugins.core.info.TransmissionWiring`
+        :param info: a :class:`~transmission_plugins.urdf.records.TransmissionInfo`
+        :returns: a :class:`~transmission_plugins.urdf.records.TransmissionWiring`
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """
         return gripper_from_info(cls, info)

@@ -23,13 +23,13 @@ from typing import List
 from typing import Optional
 from typing import Sequence
 
-from transmission_plugins.core.elements import local_name
-from transmission_plugins.core.elements import namespace
-from transmission_plugins.core.elements import parse_float
-from transmission_plugins.core.elements import source_line
-from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
+from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.elements import namespace
+from transmission_plugins.urdf.elements import parse_float
+from transmission_plugins.urdf.elements import source_line
+from transmission_plugins.urdf.elements import XmlElement
 
 
 class ParseContext:

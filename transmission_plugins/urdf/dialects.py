@@ -17,7 +17,7 @@ Read the ``<transmission>`` elements of a URDF, whatever their dialect, into rec
 
 :func:`read_urdf_text` turns XML text, a file or a ``.xacro`` file into XML text;
 :func:`parse_transmissions` turns that text into :class:`ParseResult` with one
-:class:`~transmission_plugins.core.info.TransmissionInfo` per transmission.  Turning a
+:class:`~transmission_plugins.urdf.records.TransmissionInfo` per transmission.  Turning a
 record into a working transmission is the plugins' job (:mod:`~transmission_plugins.plugins`).
 
 Dialects, told apart per transmission:
@@ -62,42 +62,42 @@ from typing import Sequence
 from typing import Tuple
 from typing import Union
 
-from transmission_plugins.core.elements import child_path
-from transmission_plugins.core.elements import local_name
-from transmission_plugins.core.elements import namespace
-from transmission_plugins.core.elements import require_attribute
-from transmission_plugins.core.elements import source_line
-from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.exceptions import UrdfTransmissionError
-from transmission_plugins.core.info import ActuatorInfo
-from transmission_plugins.core.info import DIALECT_PR2
-from transmission_plugins.core.info import DIALECT_ROS1
-from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
-from transmission_plugins.core.info import JointInfo
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.vocabulary import ACTUATOR_TAG
-from transmission_plugins.core.vocabulary import DEFAULT_REDUCTION
-from transmission_plugins.core.vocabulary import JOINT_TAG
-from transmission_plugins.core.vocabulary import PARAM_TAG
-from transmission_plugins.core.vocabulary import PLUGIN_TAG
-from transmission_plugins.core.vocabulary import REDUCTION_TAGS
-from transmission_plugins.core.vocabulary import ROBOT_TAG
-from transmission_plugins.core.vocabulary import ROS2_CONTROL_TAG
-from transmission_plugins.core.vocabulary import TRANSMISSION_TAG
-from transmission_plugins.core.vocabulary import TYPE_TAG
 from transmission_plugins.urdf.context import element_text
 from transmission_plugins.urdf.context import ParseContext
 from transmission_plugins.urdf.context import single_child
 from transmission_plugins.urdf.duplicates import merge_duplicates
+from transmission_plugins.urdf.elements import child_path
+from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.elements import namespace
+from transmission_plugins.urdf.elements import require_attribute
+from transmission_plugins.urdf.elements import source_line
+from transmission_plugins.urdf.elements import XmlElement
 from transmission_plugins.urdf.ends import read_actuator_data
 from transmission_plugins.urdf.ends import read_end
 from transmission_plugins.urdf.ends import read_value
+from transmission_plugins.urdf.records import ActuatorInfo
+from transmission_plugins.urdf.records import DIALECT_PR2
+from transmission_plugins.urdf.records import DIALECT_ROS1
+from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
+from transmission_plugins.urdf.records import JointInfo
+from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.text import parse_xml
+from transmission_plugins.urdf.vocabulary import ACTUATOR_TAG
+from transmission_plugins.urdf.vocabulary import DEFAULT_REDUCTION
+from transmission_plugins.urdf.vocabulary import JOINT_TAG
+from transmission_plugins.urdf.vocabulary import PARAM_TAG
+from transmission_plugins.urdf.vocabulary import PLUGIN_TAG
+from transmission_plugins.urdf.vocabulary import REDUCTION_TAGS
+from transmission_plugins.urdf.vocabulary import ROBOT_TAG
+from transmission_plugins.urdf.vocabulary import ROS2_CONTROL_TAG
+from transmission_plugins.urdf.vocabulary import TRANSMISSION_TAG
+from transmission_plugins.urdf.vocabulary import TYPE_TAG
 
 
 #: ``source`` values of :func:`parse_transmissions`.

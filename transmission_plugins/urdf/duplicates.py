@@ -28,13 +28,13 @@ from typing import List
 from typing import Sequence
 from typing import Tuple
 
-from transmission_plugins.core.elements import local_name
-from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import LoadWarning
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.vocabulary import HARDWARE_INTERFACE_TAG
 from transmission_plugins.urdf.context import ParseContext
+from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.elements import XmlElement
+from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_TAG
 
 
 # ---------------------------------------------------------------------------------- duplicates

@@ -27,26 +27,26 @@ from typing import Optional
 from typing import Sequence
 from typing import Tuple
 
-from transmission_plugins.core.elements import local_name
-from transmission_plugins.core.elements import require_attribute
-from transmission_plugins.core.elements import source_line
-from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import UrdfTransmissionError
-from transmission_plugins.core.vocabulary import DEFAULT_OFFSET
-from transmission_plugins.core.vocabulary import DEFAULT_REDUCTION
-from transmission_plugins.core.vocabulary import HARDWARE_INTERFACE_PREFIX
-from transmission_plugins.core.vocabulary import HARDWARE_INTERFACE_TAG
-from transmission_plugins.core.vocabulary import OFFSET_TAG
-from transmission_plugins.core.vocabulary import REDUCTION_TAGS
-from transmission_plugins.core.vocabulary import ROLE_TAG
 from transmission_plugins.urdf.actuator_tags import read_actuator_extensions
 from transmission_plugins.urdf.context import element_text
 from transmission_plugins.urdf.context import ParseContext
 from transmission_plugins.urdf.context import read_number
 from transmission_plugins.urdf.context import single_child
 from transmission_plugins.urdf.context import single_child_of
+from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.elements import require_attribute
+from transmission_plugins.urdf.elements import source_line
+from transmission_plugins.urdf.elements import XmlElement
+from transmission_plugins.urdf.vocabulary import DEFAULT_OFFSET
+from transmission_plugins.urdf.vocabulary import DEFAULT_REDUCTION
+from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_PREFIX
+from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_TAG
+from transmission_plugins.urdf.vocabulary import OFFSET_TAG
+from transmission_plugins.urdf.vocabulary import REDUCTION_TAGS
+from transmission_plugins.urdf.vocabulary import ROLE_TAG
 
 
 def read_role(ctx: ParseContext, element: XmlElement, path: str) -> Optional[str]:

@@ -45,14 +45,14 @@ from typing import Optional
 
 from lxml import etree
 
-from transmission_plugins.core.elements import child_path
-from transmission_plugins.core.elements import children
-from transmission_plugins.core.elements import namespace
-from transmission_plugins.core.elements import quoted
-from transmission_plugins.core.elements import source_line
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.urdf.elements import child_path
+from transmission_plugins.urdf.elements import children
+from transmission_plugins.urdf.elements import namespace
+from transmission_plugins.urdf.elements import quoted
+from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.limits import LIMIT_TAG
 from transmission_plugins.urdf.limits import LimitReader
 from transmission_plugins.urdf.text import parse_xml

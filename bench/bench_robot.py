@@ -60,10 +60,10 @@ from benchlib import robot_state
 from benchlib import table
 from benchlib import timed
 import numpy as np
+from synthetic_robots import synthetic_urdf
 
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-from transmission_plugins.robot.synthetic import synthetic_urdf
 
 
 def bench(robot: RobotTransmissions, batches: List[int], repeats: int) -> List[List[str]]:

@@ -16,7 +16,9 @@
 Shared pytest configuration.
 
 Having this file here puts ``test/`` on ``sys.path``, so that every test module can import
-:mod:`tp_support` (paths of the repository and of the optional ``../shared`` corpus).
+:mod:`tp_support` (paths of the repository and of the optional ``../shared`` corpus); it adds
+``bench/`` too, for the synthetic robots the tests of scale share with the benchmarks
+(``bench/synthetic_robots.py``).
 
 With ``TP_FORBID_SKIPS=1`` in the environment (CI sets it in ``.ci/run``), a skipped test fails
 the session: the run ends with exit status 1 and a section listing every skipped test with its
@@ -24,10 +26,14 @@ reason, so that CI never tests less than it claims.  Expected failures (``xfail`
 """
 
 import os
+from pathlib import Path
+import sys
 from typing import List
 from typing import Tuple
 
 import pytest
+
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / 'bench'))
 
 #: the environment variable that turns skips into a session failure
 FORBID_SKIPS = 'TP_FORBID_SKIPS'

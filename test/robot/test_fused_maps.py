@@ -24,6 +24,8 @@ import math
 
 import numpy as np
 import pytest
+from synthetic_robots import synthetic_transmissions
+from synthetic_robots import synthetic_urdf
 
 from transmission_plugins import PR2GripperTransmission
 from transmission_plugins.robot.limits import actuator_limits
@@ -31,8 +33,6 @@ from transmission_plugins.robot.limits import joint_effort_bound
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmission
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-from transmission_plugins.robot.synthetic import synthetic_transmissions
-from transmission_plugins.robot.synthetic import synthetic_urdf
 from transmission_plugins.urdf.joints import UrdfJoint
 from transmission_plugins.urdf.records import ActuatorInfo
 

@@ -770,7 +770,12 @@ def test_single_samples_divide_by_zero_like_batches_without_warnings():
 
 
 def test_velocity_and_effort_share_one_state_per_call(monkeypatch):
-    """The linkage's Jacobian factors are prepared once per conversion, in either call style."""
+    """
+    The linkage's Jacobian factors are prepared once per conversion, in either call style.
+
+    Spies on the state hooks of the plugin protocol (``Transmission``'s docstring): a kernel
+    that recomputed the state would call them again.
+    """
     calls = []
     for name in ('_prepare_actuator_state', '_prepare_joint_state'):
         original = getattr(PR2GripperTransmission, name)
@@ -801,24 +806,28 @@ def test_velocity_and_effort_share_one_state_per_call(monkeypatch):
     assert calls == ['_prepare_joint_state']
 
 
-def test_kernels_take_positions_or_prepared_states():
+def test_maps_take_positions_or_prepared_states():
+    """apply_map's velocity and effort maps take the positions or what prepare_state made."""
     t = _gripper(passive=2, simulated=1)
     pa = np.array([[700.0]])
     v = np.array([[1.0], [2.0], [-3.0]])
-    for kernel in (t._actuator_to_joint_velocity, t._actuator_to_joint_effort):
-        ref = kernel(v, pa)  # a (1,) state broadcast against 3 values, as before
+    for kind in ('velocity', 'effort'):
+        ref = t.apply_map(kind, True, v, pa)  # a (1,) state broadcast against 3 values
         assert ref.shape == (3, 4)
-        np.testing.assert_array_equal(kernel(v, t._prepare_actuator_state(pa)), ref)
+        np.testing.assert_array_equal(t.apply_map(kind, True, v, t.prepare_state(True, pa)),
+                                      ref)
         for i in range(3):
-            np.testing.assert_allclose(kernel(v[i], pa[0]), ref[i], rtol=1e-12)
+            np.testing.assert_allclose(t.apply_map(kind, True, v[i], pa[0]), ref[i],
+                                       rtol=1e-12)
     q = _joints([0.04], 4)
     jv = _joints([1.0, 2.0, -3.0], 4)
-    for kernel in (t._joint_to_actuator_velocity, t._joint_to_actuator_effort):
-        ref = kernel(jv, q)
+    for kind in ('velocity', 'effort'):
+        ref = t.apply_map(kind, False, jv, q)
         assert ref.shape == (3, 1)
-        np.testing.assert_array_equal(kernel(jv, t._prepare_joint_state(q)), ref)
+        np.testing.assert_array_equal(t.apply_map(kind, False, jv, t.prepare_state(False, q)),
+                                      ref)
     with pytest.raises(TransmissionInputError, match='4 entries'):
-        t._prepare_joint_state([0.04])
+        t.prepare_state(False, np.array([0.04]))
 
 
 def test_joint_to_actuator_reads_the_gap_joint_only():

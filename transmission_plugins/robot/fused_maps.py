@@ -189,7 +189,7 @@ class SparseProduct:
         :param x: ``(..., n_cols)``
         :param out: ``(..., n_rows)``, not overlapping ``x``
         """
-        np.take(x, self.first_cols, axis=-1, out=out, mode='clip')
+        x.take(self.first_cols, axis=-1, out=out, mode='clip')
         out *= self.first_values
         for rows, cols, values in self.layers:
             out[..., rows] += x[..., cols] * values

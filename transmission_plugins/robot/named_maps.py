@@ -59,37 +59,46 @@ class _Part(NamedTuple):
     needed: np.ndarray
     src: np.ndarray
     dst: np.ndarray
-    nonlinear: bool
     #: joint to actuator: the index among the parts of the owner of its actuators (its own
     #: index for an owner; always its own actuator to joint)
     owner: int
 
 
-class _Direction(NamedTuple):
-    names: List[str]
-    out_names: List[str]
-    parts: List[_Part]
-    #: the needed sources of every part, one after the other, and the part each belongs to
-    needed: np.ndarray
-    part_of: np.ndarray
+class _Direction:
+    """The transmissions of one direction, indexed for :meth:`NamedMaps.convert`."""
 
+    def __init__(self, blocks: Sequence[Block], to_joint: bool, names: Sequence[str],
+                 out_names: Sequence[str]) -> None:
+        self.names, self.out_names = list(names), list(out_names)
+        self._name_set = frozenset(names)
+        owner_of: Dict[int, int] = {}
+        self.parts: List[_Part] = []
+        for index, b in enumerate(blocks):
+            src, dst = (b.actuators, b.joints) if to_joint else (b.joints, b.actuators)
+            needed = src if to_joint else src[list(b.transmission.joint_to_actuator_inputs())]
+            owner = index if to_joint else owner_of.setdefault(int(dst[0]), index)
+            self.parts.append(_Part(needed, src, dst, owner))
+        self.nonlinear = np.array([not b.transmission.is_linear() for b in blocks], dtype=bool)
+        #: (follower, owner) part indices of transmissions sharing an earlier one's actuators
+        self.followers = [(i, p.owner) for i, p in enumerate(self.parts) if p.owner != i]
+        # the needed sources of every part, one after the other, and the part of each
+        self._needed = np.concatenate([p.needed for p in self.parts]
+                                      + [np.zeros(0, np.intp)]).astype(np.intp)
+        self._part_of = np.repeat(np.arange(len(self.parts)),
+                                  [p.needed.size for p in self.parts]).astype(np.intp)
+        #: for each output, the part that writes it (a follower's outputs are its owner's)
+        self.writer = np.zeros(len(out_names), dtype=np.intp)
+        for part in self.parts:
+            self.writer[part.dst] = part.owner
 
-def _direction(blocks: Sequence[Block], to_joint: bool, joint_names: Sequence[str],
-               actuator_names: Sequence[str]) -> _Direction:
-    owner_of: Dict[int, int] = {}
-    parts = []
-    for index, b in enumerate(blocks):
-        tr = b.transmission
-        src, dst = (b.actuators, b.joints) if to_joint else (b.joints, b.actuators)
-        needed = src if to_joint else src[list(tr.joint_to_actuator_inputs())]
-        owner = index if to_joint else owner_of.setdefault(int(dst[0]), index)
-        parts.append(_Part(needed, src, dst, not tr.is_linear(), owner))
-    names, out_names = ((actuator_names, joint_names) if to_joint
-                        else (joint_names, actuator_names))
-    return _Direction(
-        list(names), list(out_names), parts,
-        np.concatenate([p.needed for p in parts] + [np.zeros(0, np.intp)]).astype(np.intp),
-        np.repeat(np.arange(len(parts)), [p.needed.size for p in parts]).astype(np.intp))
+    def complete(self, by_name: Mapping[str, Any]) -> np.ndarray:
+        """Return, per part, whether ``by_name`` gives every source it needs (a new array)."""
+        if by_name.keys() >= self._name_set:
+            return np.ones(len(self.parts), dtype=bool)
+        given = np.array([n in by_name for n in self.names], dtype=bool)
+        missing = np.bincount(self._part_of, weights=~given[self._needed],
+                              minlength=len(self.parts))
+        return missing == 0
 
 
 class NamedMaps:
@@ -105,8 +114,8 @@ class NamedMaps:
     def __init__(self, blocks: Sequence[Block], fused: FusedMaps, joint_names: Sequence[str],
                  actuator_names: Sequence[str]) -> None:
         self._fused = fused
-        self._directions = {d: _direction(blocks, d, joint_names, actuator_names)
-                            for d in (True, False)}
+        self._directions = {True: _Direction(blocks, True, actuator_names, joint_names),
+                            False: _Direction(blocks, False, joint_names, actuator_names)}
 
     def convert(self, values: Mapping[str, Mapping[str, Any]], to_joint: bool) -> NameMap:
         """
@@ -125,52 +134,43 @@ class NamedMaps:
                 raise TransmissionInputError(
                     f'unknown interface {interface!r}; expected one of '
                     f'{", ".join(INTERFACE_KIND)}')
-            arrays[interface], given = _vector(by_name, d.names, interface)
-            missing = np.bincount(d.part_of, weights=~given[d.needed], minlength=len(d.parts))
-            complete[interface] = missing == 0
-        nonlinear = np.array([p.nonlinear for p in d.parts], dtype=bool)
+            arrays[interface] = _vector(by_name, d.names, interface)
+            complete[interface] = d.complete(by_name)
         state = None
-        if nonlinear.any():
+        if d.nonlinear.any():
             # a nonlinear transmission maps velocity and effort at its own positions only
-            has_state = (complete.get(POSITION, np.zeros_like(nonlinear))
-                         | complete.get(ABSOLUTE_POSITION, np.zeros_like(nonlinear)))
+            has_state = np.zeros_like(d.nonlinear)
+            for interface in (POSITION, ABSOLUTE_POSITION):
+                if interface in complete:
+                    has_state |= complete[interface]
             for interface, done in complete.items():
                 if INTERFACE_KIND[interface] != POSITION:
-                    done &= has_state | ~nonlinear
+                    done &= has_state | ~d.nonlinear
             state = _state(d, arrays, complete)
-        taken: Dict[str, List[Tuple[int, int]]] = (
-            {} if to_joint else _take_followers(d, arrays, complete))
-        moved = {i: pairs for i, pairs in taken.items() if INTERFACE_KIND[i] != POSITION
-                 and any(d.parts[p].nonlinear for _, p in pairs)}
+        moved = _take_followers(d, arrays, complete) if d.followers else {}
         if state is None or not moved:
             out = self._fused.convert(arrays, to_joint, state)
         else:  # each interface at the positions of the transmissions it takes values from
             out = {}
             for interface, x in arrays.items():
                 here = state.copy()
-                for owner, follower in moved.get(interface, ()):
+                for follower, owner in moved.get(interface, ()):
                     here[d.parts[owner].src] = state[d.parts[follower].src]
                 out.update(self._fused.convert({interface: x}, to_joint, here))
         result: NameMap = {}
         for interface, y in out.items():
-            written = np.zeros(len(d.out_names), dtype=bool)
-            for part, done in zip(d.parts, complete[interface]):
-                if done:
-                    written[part.dst] = True
-            where = np.flatnonzero(written)
+            where = np.flatnonzero(complete[interface][d.writer]).tolist()
             result[interface] = dict(zip([d.out_names[i] for i in where], y[where].tolist()))
         return result
 
 
-def _vector(by_name: Mapping[str, Any], names: Sequence[str],
-            interface: str) -> Tuple[np.ndarray, np.ndarray]:
-    """Return the values of ``names`` as a vector (NaN for names not given) and which are."""
+def _vector(by_name: Mapping[str, Any], names: Sequence[str], interface: str) -> np.ndarray:
+    """Return the values of ``names`` as a vector, NaN for names not given."""
     got = [by_name.get(n, math.nan) for n in names]
     if not set(map(type, got)) <= _NUMBER_TYPES:
         got = [_number(v, n, interface) if n in by_name else math.nan
                for v, n in zip(got, names)]
-    return (np.array(got, dtype=np.float64),
-            np.array([n in by_name for n in names], dtype=bool))
+    return np.array(got, dtype=np.float64)
 
 
 def _number(value: Any, name: str, interface: str) -> float:
@@ -201,8 +201,8 @@ def _state(d: _Direction, arrays: Dict[str, np.ndarray],
         chosen = position if position is not None else absolute
         return None if chosen is None else chosen.copy()
     state = position.copy()
-    for part, has_position in zip(d.parts, complete[POSITION]):
-        if part.nonlinear and not has_position:
+    for part, nonlinear, has_position in zip(d.parts, d.nonlinear, complete[POSITION]):
+        if nonlinear and not has_position:
             state[part.src] = absolute[part.src]
     return state
 
@@ -216,17 +216,16 @@ def _take_followers(d: _Direction, arrays: Dict[str, np.ndarray],
     and a follower (an identical transmission on the same actuators) has them, the follower's
     values take the owner's place for that interface.
 
-    :returns: per interface, the ``(owner, follower)`` part indices whose values were taken
+    :returns: per velocity or effort interface, the ``(follower, owner)`` part indices of the
+        nonlinear transmissions whose values were taken (they need the follower's positions)
     """
-    taken: Dict[str, List[Tuple[int, int]]] = {}
-    for index, part in enumerate(d.parts):
-        if part.owner == index:
-            continue
-        owner = d.parts[part.owner]
+    moved: Dict[str, List[Tuple[int, int]]] = {}
+    for follower, owner in d.followers:
         for interface, done in complete.items():
-            if done[part.owner] or not done[index]:
+            if done[owner] or not done[follower]:
                 continue
-            arrays[interface][owner.src] = arrays[interface][part.src]
-            done[part.owner] = True
-            taken.setdefault(interface, []).append((part.owner, index))
-    return taken
+            arrays[interface][d.parts[owner].src] = arrays[interface][d.parts[follower].src]
+            done[owner] = True
+            if d.nonlinear[follower] and INTERFACE_KIND[interface] != POSITION:
+                moved.setdefault(interface, []).append((follower, owner))
+    return moved

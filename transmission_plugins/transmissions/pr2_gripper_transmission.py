@@ -218,8 +218,10 @@ class PR2GripperTransmission(Transmission):
                        lambda: 2.0 * (self._t0 - r * self._sin_theta0))
         self._two_r = c('2r', ('r',), lambda: 2.0 * r)
         self._m2p_gs = c('2 pi m g / s', mr + screw, lambda: self._m2p * self._g_s)
-        self._p_closed = c('-2 pi m g L0 / s', mr + screw + ('L0',),
-                           lambda: -L0 * self._m2p_gs)
+        # checked only: the motor position of a closed linkage, -L0 (2 pi m g / s)
+        c('2 pi m g L0 / s', mr + screw + ('L0',), lambda: L0 * self._m2p_gs)
+        self._q2s = c('1 / (2r)', ('r',), lambda: 0.5 / r, True)
+        self._s0 = c('sin theta0 - t0 / r', ('t0', 'r'), lambda: self._sin_theta0 - self._t0 / r)
         self._dm_dtheta = c('g a b / s', screw + ('a', 'b'),
                             lambda: self._g_s / 2.0 * self._two_ab)
         self._v_motor = self._m2p / 2.0
@@ -301,22 +303,24 @@ class PR2GripperTransmission(Transmission):
 
         :raises TransmissionInputError: when the position is missing or has the wrong shape
         """
-        sin_theta, theta, closed, root, _ = self._inverse(
+        sin_theta, theta, arg, root = self._inverse(
             self._positions(position, 'joint', self._nj)[..., 0])
-        dm_dtheta = np.where(closed, 0.0, self._dm_dtheta / root * np.sin(theta - self._delta))
+        # A <= 0 (closed past the linkage): dM/dtheta = 0, as in the C++; NaN propagates
+        dm_dtheta = np.where(arg <= 0.0, 0.0, self._dm_dtheta / root * np.sin(theta - self._delta))
         dtheta_dt = 1.0 / np.sqrt(np.maximum(1.0 - sin_theta * sin_theta, TOL)) / self._r
         return InverseState(dm_dtheta * dtheta_dt)
 
-    def _inverse(self, gap: Any) -> Tuple[Any, Any, Any, Any, Any]:
-        """Return sin(theta), theta, where the linkage is closed, sqrt(A), the motor position."""
-        sin_theta = np.minimum(np.maximum((gap / 2.0 - self._t0) / self._r + self._sin_theta0,
-                                          -1.0), 1.0)
+    def _inverse(self, gap: Any) -> Tuple[Any, Any, Any, Any]:
+        r"""
+        Return sin(theta), theta, A and sqrt(max(A, 0)) at the gaps ``gap``.
+
+        The motor position is :math:`(\sqrt{\max(A, 0)} - L_0)\,g/s` revolutions: for
+        :math:`A \le 0` that is the C++'s :math:`-g L_0/s`.
+        """
+        sin_theta = np.minimum(np.maximum(gap * self._q2s + self._s0, -1.0), 1.0)
         theta = np.arcsin(sin_theta)
         arg = self._c0 - self._two_ab * np.cos(theta - self._delta)
-        closed = arg <= 0.0  # NaN stays on the computed branch, so that it propagates
-        root = np.sqrt(np.where(closed, 1.0, arg))
-        motor = np.where(closed, self._p_closed, (root - self._L0) * self._m2p_gs)
-        return sin_theta, theta, closed, root, motor
+        return sin_theta, theta, arg, np.sqrt(np.maximum(arg, 0.0))
 
     def _positions(self, position: Any, side: str, size: int) -> np.ndarray:
         if position is None:
@@ -355,7 +359,7 @@ class PR2GripperTransmission(Transmission):
         return self._joints(e / state.two_dt_dm, e / state.dtheta_dm)
 
     def _joint_to_actuator_position(self, position: np.ndarray) -> np.ndarray:
-        return self._inverse(position[..., 0])[4][..., None]
+        return ((self._inverse(position[..., 0])[3] - self._L0) * self._m2p_gs)[..., None]
 
     def _joint_to_actuator_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
         return (velocity[..., 0] * self._v_motor * self._inverse_state(position).rate)[..., None]

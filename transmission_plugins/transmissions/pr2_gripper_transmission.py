@@ -17,8 +17,8 @@ PR2GripperTransmission: one motor opens the PR2 gripper through a screw and a li
 
 Lookup names: ``pr2_mechanism_model/PR2GripperTransmission`` and the 2010 name
 ``PR2GripperTransmission``.  The maths follows ``pr2_mechanism_model/src/
-pr2_gripper_transmission.cpp`` (PR2/pr2_mechanism) formula by formula, clamps included, as numpy
-kernels over any batch shape; the URDF reading lives in
+pr2_gripper_transmission.cpp`` (PR2/pr2_mechanism), clamps included, as numpy kernels over any
+batch shape (the class docstring states it); the URDF reading lives in
 :mod:`transmission_plugins.urdf.pr2_elements`.
 """
 
@@ -51,6 +51,9 @@ COEFFICIENTS = GRIPPER_COEFFICIENTS
 RAD2MR = 1.0 / (2.0 * math.pi)
 #: Floor of the ``1 - u^2`` terms under the Jacobians' square roots (the C++ ``TOL``).
 TOL = 1e-5
+#: The floor of :math:`w` and :math:`c` (class docstring): ``sqrt(max(x, TOL))`` equals
+#: ``max(sqrt(x), SQRT_TOL)``, sqrt being correctly rounded.
+SQRT_TOL = math.sqrt(TOL)
 
 
 class ForwardState(NamedTuple):
@@ -112,7 +115,29 @@ class PR2GripperTransmission(Transmission):
         V_a = 2\pi m \frac{dM}{d\theta}\frac{d\theta}{dt}\frac{\dot q_{gap}}{2}, \quad
         E_a = \frac{2\tau_{gap} m}{2\pi\,|dM/d\theta|\,d\theta/dt}
 
-    (for :math:`A \le 0`, :math:`M = -gL_0/s` and :math:`dM/d\theta = 0`, as in the C++).  With
+    (for :math:`A \le 0`, :math:`M = -gL_0/s` and :math:`dM/d\theta = 0`, as in the C++).
+
+    The kernels evaluate the sines and cosines of :math:`\theta` without trigonometric calls
+    (five per sample and direction in the C++: they would dominate a batch), only
+    :math:`\arccos u` remains, for the passive angle.  With :math:`\delta = \theta_0 - \phi_0`,
+    :math:`w = \sin(\arccos u) = \sqrt{(1 - u)(1 + u)}`, and in the inverse
+    :math:`\sigma = \sin\theta` (the clamped argument of the arcsine) and
+    :math:`c = \cos\theta = \sqrt{(1 - \sigma)(1 + \sigma)} \ge 0`:
+
+    .. math::
+
+        \sin\theta = u\sin\delta + w\cos\delta, \quad
+        \cos\theta = u\cos\delta - w\sin\delta, \quad
+        \sqrt{\max(1 - u^2, 10^{-5})} = \max(w, \sqrt{10^{-5}})
+
+        \cos(\theta - \delta) = c\cos\delta + \sigma\sin\delta, \quad
+        \sin(\theta - \delta) = \sigma\cos\delta - c\sin\delta, \quad
+        \sqrt{\max(1 - \sigma^2, 10^{-5})} = \max(c, \sqrt{10^{-5}})
+
+    The results differ from the C++ formulas by rounding only (the tests bound it: 1e-12 relative
+    over the working range); :math:`(1 - u)(1 + u)` is the more accurate near :math:`|u| = 1`.
+
+    With
     :math:`m = 1` power is conserved on the gap joint, :math:`\tau_{gap}\dot q_{gap} = E_a V_a`;
     like the C++, the efforts divide by :math:`m` where the positions do (both directions stay
     inverse to each other, power scales by :math:`1/m^2`).  Each passive joint reports the full
@@ -201,7 +226,8 @@ class PR2GripperTransmission(Transmission):
             return checked_constant(formula, names, values, compute, nonzero)
 
         screw, mr = ('screw_reduction', 'gear_ratio'), ('mechanical_reduction',)
-        self._delta = self._theta0 - self._phi0
+        delta = self._theta0 - self._phi0
+        self._sin_delta, self._cos_delta = math.sin(delta), math.cos(delta)
         self._sin_theta0 = math.sin(self._theta0)
         self._k = c('s/g', screw, lambda: s / g, True)
         self._c0 = c('a^2 + b^2 - h^2', ('a', 'b', 'h'), lambda: a * a + b * b - h * h)
@@ -216,7 +242,12 @@ class PR2GripperTransmission(Transmission):
         self._g_s = c('g/s', screw, lambda: g / s, True)
         self._gap0 = c('2 (t0 - r sin theta0)', ('t0', 'r'),
                        lambda: 2.0 * (self._t0 - r * self._sin_theta0))
-        self._two_r = c('2r', ('r',), lambda: 2.0 * r)
+        self._two_r_sd = c('2r sin(theta0 - phi0)', ('r',), lambda: 2.0 * r * self._sin_delta)
+        self._two_r_cd = c('2r cos(theta0 - phi0)', ('r',), lambda: 2.0 * r * self._cos_delta)
+        self._two_ab_sd = c('2ab sin(theta0 - phi0)', ('a', 'b'),
+                            lambda: self._two_ab * self._sin_delta)
+        self._two_ab_cd = c('2ab cos(theta0 - phi0)', ('a', 'b'),
+                            lambda: self._two_ab * self._cos_delta)
         self._m2p_gs = c('2 pi m g / s', mr + screw, lambda: self._m2p * self._g_s)
         # checked only: the motor position of a closed linkage, -L0 (2 pi m g / s)
         c('2 pi m g L0 / s', mr + screw + ('L0',), lambda: L0 * self._m2p_gs)
@@ -270,10 +301,11 @@ class PR2GripperTransmission(Transmission):
     # ------------------------------------------------------------------ the linkage
     # The kernels below may meet inf and NaN; the maps that call them (the functional and
     # handle styles, the robot maps) ignore floating-point warnings: NaN and inf are results.
-    def _u(self, mrev: Any) -> Any:
-        """Return ``u``, clamped to [-1, 1], at ``mrev`` motor revolutions (NaN propagates)."""
+    def _uw(self, mrev: Any) -> Tuple[Any, Any]:
+        """Return ``u`` (clamped to [-1, 1]) and ``w = sin(acos u)`` at ``mrev`` revolutions."""
         length = mrev * self._k + self._L0
-        return np.minimum(np.maximum((self._c0 - length * length) / self._two_ab, -1.0), 1.0)
+        u = np.minimum(np.maximum((self._c0 - length * length) / self._two_ab, -1.0), 1.0)
+        return u, np.sqrt((1.0 - u) * (1.0 + u))
 
     def _joints(self, gap: Any, passive: Any) -> np.ndarray:
         """Return joint values ``(..., M)``: the gap, the passive joints, simulated zeros."""
@@ -286,16 +318,15 @@ class PR2GripperTransmission(Transmission):
         r"""
         Return the Jacobian factors at the actuator ``position``, for velocity and effort.
 
-        :math:`d\theta/dM` and :math:`dt/dM` at :math:`M_+ = \max(M, 0)` (NaN propagates),
+        :math:`d\theta/dM` and :math:`2\,dt/dM` at :math:`M_+ = \max(M, 0)` (NaN propagates),
         computed once per conversion for both maps.
 
         :raises TransmissionInputError: when the position is missing or has the wrong shape
         """
         mrev = np.maximum(self._positions(position, 'actuator', 1)[..., 0] * self._p2m, 0.0)
-        u = self._u(mrev)
-        dtheta_dm = (mrev * self._kab + self._du0) / np.sqrt(np.maximum(1.0 - u * u, TOL))
-        return ForwardState(self._two_r * np.cos(self._delta + np.arccos(u)) * dtheta_dm,
-                            dtheta_dm)
+        u, w = self._uw(mrev)
+        dtheta_dm = (mrev * self._kab + self._du0) / np.maximum(w, SQRT_TOL)
+        return ForwardState((u * self._two_r_cd - w * self._two_r_sd) * dtheta_dm, dtheta_dm)
 
     def _prepare_joint_state(self, position: Any) -> InverseState:
         r"""
@@ -303,24 +334,24 @@ class PR2GripperTransmission(Transmission):
 
         :raises TransmissionInputError: when the position is missing or has the wrong shape
         """
-        sin_theta, theta, arg, root = self._inverse(
+        sin_theta, cos_theta, arg, root = self._inverse(
             self._positions(position, 'joint', self._nj)[..., 0])
         # A <= 0 (closed past the linkage): dM/dtheta = 0, as in the C++; NaN propagates
-        dm_dtheta = np.where(arg <= 0.0, 0.0, self._dm_dtheta / root * np.sin(theta - self._delta))
-        dtheta_dt = 1.0 / np.sqrt(np.maximum(1.0 - sin_theta * sin_theta, TOL)) / self._r
-        return InverseState(dm_dtheta * dtheta_dt)
+        dm_dtheta = np.where(arg <= 0.0, 0.0, self._dm_dtheta / root * (
+            sin_theta * self._cos_delta - cos_theta * self._sin_delta))
+        return InverseState(dm_dtheta / (np.maximum(cos_theta, SQRT_TOL) * self._r))
 
     def _inverse(self, gap: Any) -> Tuple[Any, Any, Any, Any]:
         r"""
-        Return sin(theta), theta, A and sqrt(max(A, 0)) at the gaps ``gap``.
+        Return sin(theta), cos(theta), A and sqrt(max(A, 0)) at the gaps ``gap``.
 
         The motor position is :math:`(\sqrt{\max(A, 0)} - L_0)\,g/s` revolutions: for
         :math:`A \le 0` that is the C++'s :math:`-g L_0/s`.
         """
         sin_theta = np.minimum(np.maximum(gap * self._q2s + self._s0, -1.0), 1.0)
-        theta = np.arcsin(sin_theta)
-        arg = self._c0 - self._two_ab * np.cos(theta - self._delta)
-        return sin_theta, theta, arg, np.sqrt(np.maximum(arg, 0.0))
+        cos_theta = np.sqrt((1.0 - sin_theta) * (1.0 + sin_theta))
+        arg = self._c0 - (cos_theta * self._two_ab_cd + sin_theta * self._two_ab_sd)
+        return sin_theta, cos_theta, arg, np.sqrt(np.maximum(arg, 0.0))
 
     def _positions(self, position: Any, side: str, size: int) -> np.ndarray:
         if position is None:
@@ -345,8 +376,9 @@ class PR2GripperTransmission(Transmission):
 
     # ------------------------------------------------------------------ kernels
     def _actuator_to_joint_position(self, position: np.ndarray) -> np.ndarray:
-        theta = self._delta + np.arccos(self._u(position[..., 0] * self._p2m))
-        return self._joints(np.sin(theta) * self._two_r + self._gap0, theta - self._theta0)
+        u, w = self._uw(position[..., 0] * self._p2m)
+        return self._joints(u * self._two_r_sd + w * self._two_r_cd + self._gap0,
+                            np.arccos(u) - self._phi0)
 
     def _actuator_to_joint_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
         state = self._forward_state(position)

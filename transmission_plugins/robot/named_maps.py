@@ -28,7 +28,9 @@ order of the robot's joint (actuator) names.
 """
 
 import math
+from operator import itemgetter
 from typing import Any
+from typing import Callable
 from typing import Dict
 from typing import List
 from typing import Mapping
@@ -70,7 +72,7 @@ class _Direction:
     def __init__(self, blocks: Sequence[Block], to_joint: bool, names: Sequence[str],
                  out_names: Sequence[str]) -> None:
         self.names, self.out_names = list(names), list(out_names)
-        self._name_set = frozenset(names)
+        self._getter = _getter(self.names)
         owner_of: Dict[int, int] = {}
         self.parts: List[_Part] = []
         for index, b in enumerate(blocks):
@@ -91,14 +93,28 @@ class _Direction:
         for part in self.parts:
             self.writer[part.dst] = part.owner
 
-    def complete(self, by_name: Mapping[str, Any]) -> np.ndarray:
-        """Return, per part, whether ``by_name`` gives every source it needs (a new array)."""
-        if by_name.keys() >= self._name_set:
-            return np.ones(len(self.parts), dtype=bool)
-        given = np.array([n in by_name for n in self.names], dtype=bool)
-        missing = np.bincount(self._part_of, weights=~given[self._needed],
-                              minlength=len(self.parts))
-        return missing == 0
+    def read(self, by_name: Mapping[str, Any], interface: str) -> Tuple[np.ndarray, np.ndarray]:
+        """
+        Return the values of ``by_name`` as a vector and, per part, whether it has all it needs.
+
+        Names not given are NaN in the vector; both arrays are new.
+
+        :raises TransmissionInputError: a value that is not a real number
+        """
+        try:
+            got = self._getter(by_name)
+        except KeyError:  # some names are missing
+            got = [by_name.get(n, math.nan) for n in self.names]
+            given = np.array([n in by_name for n in self.names], dtype=bool)
+            missing = np.bincount(self._part_of, weights=~given[self._needed],
+                                  minlength=len(self.parts))
+            complete = missing == 0
+        else:
+            complete = np.ones(len(self.parts), dtype=bool)
+        if not set(map(type, got)) <= _NUMBER_TYPES:
+            got = [_number(v, n, interface) if n in by_name else math.nan
+                   for v, n in zip(got, self.names)]
+        return np.array(got, dtype=np.float64), complete
 
 
 class NamedMaps:
@@ -134,8 +150,7 @@ class NamedMaps:
                 raise TransmissionInputError(
                     f'unknown interface {interface!r}; expected one of '
                     f'{", ".join(INTERFACE_KIND)}')
-            arrays[interface] = _vector(by_name, d.names, interface)
-            complete[interface] = d.complete(by_name)
+            arrays[interface], complete[interface] = d.read(by_name, interface)
         state = None
         if d.nonlinear.any():
             # a nonlinear transmission maps velocity and effort at its own positions only
@@ -159,18 +174,22 @@ class NamedMaps:
                 out.update(self._fused.convert({interface: x}, to_joint, here))
         result: NameMap = {}
         for interface, y in out.items():
+            if complete[interface].all():
+                result[interface] = dict(zip(d.out_names, y.tolist()))
+                continue
             where = np.flatnonzero(complete[interface][d.writer]).tolist()
             result[interface] = dict(zip([d.out_names[i] for i in where], y[where].tolist()))
         return result
 
 
-def _vector(by_name: Mapping[str, Any], names: Sequence[str], interface: str) -> np.ndarray:
-    """Return the values of ``names`` as a vector, NaN for names not given."""
-    got = [by_name.get(n, math.nan) for n in names]
-    if not set(map(type, got)) <= _NUMBER_TYPES:
-        got = [_number(v, n, interface) if n in by_name else math.nan
-               for v, n in zip(got, names)]
-    return np.array(got, dtype=np.float64)
+def _getter(names: Sequence[str]) -> Callable[[Mapping[str, Any]], Sequence[Any]]:
+    """Return a function reading ``names`` from a mapping, in order (KeyError if one lacks)."""
+    if len(names) == 1:
+        name = names[0]
+        return lambda by_name: (by_name[name],)
+    if not names:
+        return lambda by_name: ()
+    return itemgetter(*names)
 
 
 def _number(value: Any, name: str, interface: str) -> float:

@@ -52,9 +52,11 @@ OPTIONAL = {
     'apsw': "rosbags' faster SQLite for .db3 bags (tools/bag_io); sqlite3 otherwise",
     'mcap': 'a test reads written .mcap bags with the mcap library too, when installed',
 }
-#: test helper modules (any test/**/*.py) and the package itself are not dependencies
+#: test helper modules (any test/**/*.py, and bench/*.py: test/conftest.py puts bench/ on the
+#: path for the synthetic robots) and the package itself are not dependencies
 NOT_DEPENDENCIES = {'transmission_plugins', 'setuptools'} | {
-    p.stem for p in (REPO / 'test').rglob('*.py')}
+    p.stem for p in (REPO / 'test').rglob('*.py')} | {
+    p.stem for p in (REPO / 'bench').glob('*.py')}
 #: what is used without an import: the ros2 command of test/ros_cli, mypy of test_mypy.py
 TOOLS = {'ros2cli', 'ros2run', 'ros2topic', 'ros2param', 'ros2lifecycle', 'ros2node',
          'python3-mypy'}

@@ -203,6 +203,26 @@ def test_agrees_with_scalar_reference_over_working_range(mr):
         _assert_rel(back[key][:, 0], ref[:, col])
 
 
+@pytest.mark.parametrize('mr, passive, simulated',
+                         [(1.0, 3, 2), (-3.5, 3, 2), (1.0, 0, 1), (2.0, 2, 0)])
+def test_every_joint_count_agrees_with_the_reference(mr, passive, simulated):
+    """Gap, each passive joint and the simulated joints (always 0), one sample and a batch."""
+    t = _gripper(mr=mr, passive=passive, simulated=simulated)
+    pa = np.array([0.0, 350.0, 700.0, 1400.0, -50.0]) * mr
+    ref = np.array([_reference_forward(p, 3.0, 0.5, PR2, mr) for p in pa])
+    for rows in (slice(None), 2):
+        out = t.actuator_to_joint({'position': pa[rows, None], 'velocity': np.full_like(
+            pa[rows, None], 3.0), 'effort': np.full_like(pa[rows, None], 0.5)})
+        for i, key in enumerate(('position', 'velocity', 'effort')):
+            assert out[key].shape[-1] == 1 + passive + simulated
+            _assert_rel(out[key][..., 0], ref[rows, i])
+            for j in range(1, 1 + passive):
+                _assert_rel(out[key][..., j], ref[rows, 3 + i])
+            assert np.all(out[key][..., 1 + passive:] == 0.0)
+        back = t.joint_to_actuator(out)  # motor 0: a gap of about 1e-7 m, hence atol
+        np.testing.assert_allclose(back['position'][..., 0], pa[rows], rtol=1e-8, atol=1e-6)
+
+
 def test_agrees_with_scalar_reference_outside_working_range():
     """Both directions, through every clamp: squeezed past zero, past u = -1, past asin 1."""
     t = _gripper()

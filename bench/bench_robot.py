@@ -31,12 +31,6 @@ as a hardware interface does once per control period.  For each robot it times:
   of one big batch also sends all its joint values through main memory between the two
   directions, which batches of 1000 keep in the caches: the rows ``actuators -> joints`` and
   ``joints -> actuators`` compare one direction alone, one batch of K against batches of 1000.
-* ``--numpy-too``: the batches once more through the numpy path (a second copy of the robot
-  with the compiled kernels off), side by side with the compiled ones.
-
-Batches run the compiled kernels when numba is installed (:mod:`~transmission_plugins.robot.
-compiled_kernels`; the first line says which), the numpy path otherwise or with
-``TP_COMPILED=0``.
 
 Each figure is the minimum / median of repeated blocks of calls, and a ratio against anchors
 measured in the same run: the plain loop over the transmissions (each through its own
@@ -66,11 +60,10 @@ from benchlib import robot_state
 from benchlib import table
 from benchlib import timed
 import numpy as np
+from synthetic_robots import synthetic_urdf
 
-from transmission_plugins.robot import compiled_kernels
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-from transmission_plugins.robot.synthetic import synthetic_urdf
 
 
 def bench(robot: RobotTransmissions, batches: List[int], repeats: int) -> List[List[str]]:
@@ -147,27 +140,6 @@ def _one_direction(robot: RobotTransmissions, state: Dict[str, np.ndarray], k: i
     return rows
 
 
-def numpy_rows(urdf: Any, batches: List[int], repeats: int) -> List[List[str]]:
-    """Return the batch rows of the numpy path: a second copy of the robot, kernels off."""
-    saved = compiled_kernels._kernels
-    compiled_kernels._kernels = None
-    try:
-        robot = load_robot_transmissions(urdf, warn=False)
-        rng = np.random.default_rng(1234)
-        cycle = make_cycle(robot)
-        rows = []
-        for k in batches:
-            state = robot_state(robot, (k,), rng)
-            into = make_cycle_into(robot, state)
-            for name, fn in (('', cycle), (', out=', into)):
-                t = timed(lambda: fn(state), repeats, budget=0.3)
-                rows.append([f'numpy path: arrays, batch of {k:,}{name}', t.us(),
-                             f'{t.faults:.0f}', '-', '-', '-', _rate(t.best, k)])
-        return rows
-    finally:
-        compiled_kernels._kernels = saved
-
-
 def _rate(seconds: float, samples: int) -> str:
     """Return the time per sample and the samples per second of a batch."""
     return f'{seconds / samples * 1e9:.0f} ns/sample, {samples / seconds / 1e6:.2f} M/s'
@@ -186,9 +158,6 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument('--batch', type=int, nargs='*', default=[1000, 100000], metavar='K',
                         help='batch sizes (default 1000 100000)')
     parser.add_argument('--repeats', type=int, default=7, help='timed blocks per figure')
-    parser.add_argument('--numpy-too', action='store_true',
-                        help='also time the batches through the numpy path (compiled kernels '
-                        'off), side by side')
     args = parser.parse_args(argv)
     robots = []
     if args.urdf:
@@ -207,8 +176,6 @@ def main(argv: List[str] = None) -> int:
               f'{len(robot.joint_names)} joints, {len(robot.actuator_names)} actuators; '
               'one cycle = position, velocity, effort, actuators -> joints -> actuators\n')
         rows = bench(robot, args.batch, args.repeats)
-        if args.numpy_too and compiled_kernels.kernels() is not None:
-            rows += numpy_rows(source, args.batch, args.repeats)
         print(table(['cycle', 'us min / median', 'faults', 'loop over transmissions (anchor)',
                      'loop / this', 'this / matvec (anchor)', 'other'], rows))
     print(f'\n(benchmark took {time.perf_counter() - start:.0f} s)')

@@ -16,7 +16,7 @@
 Benchmark how loading and conversion scale with the number of transmissions.
 
 For each size N (``--sizes``, default 1 10 100 1000 10000) a generated robot of N mixed
-transmissions (:mod:`transmission_plugins.robot.synthetic`: simple, differential and four-bar in
+transmissions (``bench/synthetic_robots.py``: simple, differential and four-bar in
 turn, about 5N/3 joints and as many actuators) is written as a URDF file and measured in a
 fresh process:
 
@@ -115,7 +115,7 @@ def main(argv: List[str] = None) -> int:
         n, path = args.child
         print(json.dumps(measure(int(n), Path(path), args.load_repeats, args.repeats)))
         return 0
-    from transmission_plugins.robot.synthetic import synthetic_urdf
+    from synthetic_robots import synthetic_urdf
 
     start = time.perf_counter()
     print(environment())

@@ -23,9 +23,6 @@ call are counted too (on a virtual machine a fault costs about a microsecond, so
 allocations that makes glibc return memory to the kernel can dominate a batch).
 """
 
-import importlib.metadata
-import importlib.util
-import os
 from pathlib import Path
 import platform
 import resource
@@ -44,7 +41,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # a fresh clone: the package beside this folder
     sys.path.insert(1, str(ROOT))
 
-from transmission_plugins.robot import compiled_kernels  # noqa: E402
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions  # noqa: E402
 
 #: The bundled example robot (four transmissions: simple, four-bar, differential, PR2 gripper).
@@ -95,19 +91,7 @@ def environment() -> str:
     except OSError:
         pass
     return (f'Python {platform.python_version()}, numpy {np.__version__}, '
-            f'{platform.machine()}{load}; compiled batch kernels: {compiled_status()}')
-
-
-def compiled_status() -> str:
-    """
-    Return whether batches run the compiled kernels (numba) or the numpy path.
-
-    Without importing numba (about 70 MB): the memory figures of a benchmark stay its own.
-    """
-    off = os.environ.get(compiled_kernels.ENV, '').strip() == '0'
-    if off or importlib.util.find_spec('numba') is None:
-        return 'off (numba not installed, or TP_COMPILED=0): numpy path'
-    return f'numba {importlib.metadata.version("numba")}'
+            f'{platform.machine()}{load}')
 
 
 def robot_state(robot: RobotTransmissions, shape: tuple, rng: np.random.Generator,

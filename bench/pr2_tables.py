@@ -33,9 +33,9 @@ import numpy as np
 
 from transmission_plugins import PR2GripperTransmission
 from transmission_plugins import WristTransmission
-from transmission_plugins.core.info import TransmissionInfo
 from transmission_plugins.robot.actuators import ActuatorModel
 from transmission_plugins.robot.inertia import reflected_inertia
+from transmission_plugins.urdf.records import TransmissionInfo
 
 DEFAULT_URDF = Path(__file__).resolve().parents[1] / '..' / 'shared' / 'urdf_corpus' / 'pr2.urdf'
 

@@ -16,7 +16,9 @@
 Shared pytest configuration.
 
 Having this file here puts ``test/`` on ``sys.path``, so that every test module can import
-:mod:`tp_support` (paths of the repository and of the optional ``../shared`` corpus).
+:mod:`tp_support` (paths of the repository and of the optional ``../shared`` corpus); it adds
+``bench/`` too, for the synthetic robots the tests of scale share with the benchmarks
+(``bench/synthetic_robots.py``).
 
 Skipped tests are summed up once, at the end, one line per reason with the number of tests it
 skipped (``scripts/test.sh`` shows nothing else about them).  With ``TP_FORBID_SKIPS=1`` in the
@@ -27,10 +29,14 @@ never tests less than it claims.  Expected failures (``xfail``) are not skips.
 
 import os
 from collections import Counter
+from pathlib import Path
+import sys
 from typing import List
 from typing import Tuple
 
 import pytest
+
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / 'bench'))
 
 #: the environment variable that turns skips into a session failure
 FORBID_SKIPS = 'TP_FORBID_SKIPS'
@@ -93,17 +99,3 @@ def pytest_configure(config: pytest.Config) -> None:
     """Install the skip summary; it fails the session on a skip when ``TP_FORBID_SKIPS=1``."""
     config.pluginmanager.register(SkipSummary(os.environ.get(FORBID_SKIPS) == '1'),
                                   'tp_skip_gate')
-
-
-@pytest.fixture(autouse=True)
-def _compiled_kernels_state():
-    """
-    Give every test the process's compiled-kernel choice as it found it.
-
-    The command-line tool's ``main`` (run in-process by its tests) keeps its process on the
-    numpy path (``compiled_kernels.prefer_numpy``); the tests after it must not inherit that.
-    """
-    from transmission_plugins.robot import compiled_kernels as ck
-    saved = (ck._wanted, ck._tried, ck._kernels)
-    yield
-    ck._wanted, ck._tried, ck._kernels = saved

@@ -15,10 +15,11 @@
 """
 The package's layers import one way, and the maths needs neither lxml nor rclpy.
 
-Layers, lowest first: core, transmissions, urdf, plugins, robot, runtime, ros, tools.  A module
+Layers, lowest first: core, urdf, transmissions, plugins, robot, runtime, ros, tools.  A module
 may import its own layer and the layers below; only ros/ and tools/ may import rclpy or ROS
 message packages; core/ and transmissions/ import neither lxml nor rclpy, statically and at run
-time; ``import transmission_plugins`` imports neither.
+time (nor do the urdf/ modules transmissions import: the records, readers and vocabulary);
+``import transmission_plugins`` imports neither.
 """
 
 import ast
@@ -30,7 +31,7 @@ import pytest
 
 from tp_support import PACKAGE_DIR
 
-LAYERS = ('core', 'transmissions', 'urdf', 'plugins', 'robot', 'runtime', 'ros', 'tools')
+LAYERS = ('core', 'urdf', 'transmissions', 'plugins', 'robot', 'runtime', 'ros', 'tools')
 #: top-level modules: the public names (lazy) and ``python -m transmission_plugins`` (a tool)
 TOP_LEVEL = {'__init__': None, '__main__': 'tools'}
 ROS_PACKAGES = ('rclpy', 'rcl_interfaces', 'sensor_msgs', 'std_msgs', 'diagnostic_msgs',
@@ -107,7 +108,7 @@ def test_importing_the_maths_loads_neither_lxml_nor_rclpy_at_run_time():
         import sys
         import transmission_plugins
         from transmission_plugins import SimpleTransmission, PR2GripperTransmission
-        import transmission_plugins.core.records
+        import transmission_plugins.urdf.readers
         import transmission_plugins.transmissions
         t = SimpleTransmission(10.0)
         t.actuator_to_joint({'position': [1.0]})

@@ -41,7 +41,7 @@ ROSDEP_KEYS = {
     'pytest': 'python3-pytest', 'hypothesis': 'python3-hypothesis',
     'ament_copyright': 'ament_copyright', 'ament_flake8': 'ament_flake8',
     'ament_pep257': 'ament_pep257', 'catkin_pkg': 'python3-catkin-pkg',
-    'numba': 'python3-numba', 'psutil': 'python3-psutil', 'tqdm': 'python3-tqdm',
+    'psutil': 'python3-psutil', 'tqdm': 'python3-tqdm',
     # no Debian package: rosdep installs them with pip (keys of rosdistro's python.yaml)
     'mujoco': 'python3-mujoco-pip', 'rosbags': 'python3-rosbags-pip',
 }
@@ -52,9 +52,11 @@ OPTIONAL = {
     'apsw': "rosbags' faster SQLite for .db3 bags (tools/bag_io); sqlite3 otherwise",
     'mcap': 'a test reads written .mcap bags with the mcap library too, when installed',
 }
-#: test helper modules (any test/**/*.py) and the package itself are not dependencies
+#: test helper modules (any test/**/*.py, and bench/*.py: test/conftest.py puts bench/ on the
+#: path for the synthetic robots) and the package itself are not dependencies
 NOT_DEPENDENCIES = {'transmission_plugins', 'setuptools'} | {
-    p.stem for p in (REPO / 'test').rglob('*.py')}
+    p.stem for p in (REPO / 'test').rglob('*.py')} | {
+    p.stem for p in (REPO / 'bench').glob('*.py')}
 #: what is used without an import: the ros2 command of test/ros_cli, mypy of test_mypy.py
 TOOLS = {'ros2cli', 'ros2run', 'ros2topic', 'ros2param', 'ros2lifecycle', 'ros2node',
          'python3-mypy'}

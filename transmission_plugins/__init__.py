@@ -18,8 +18,9 @@ Mechanical transmissions from URDF ``<transmission>`` tags, as ROS 2 plugins.
 The public names below are the package's contract (see DESIGN.md).  They are imported on first
 use (PEP 562), so ``import transmission_plugins`` is cheap and never imports rclpy, and
 ``from transmission_plugins import SimpleTransmission`` imports only the maths layer (neither
-lxml nor rclpy).  The layers, lowest first: ``core`` (maths), ``transmissions``, ``urdf``,
-``plugins``, ``robot``, ``runtime`` (ROS-free node logic), ``ros`` (nodes), ``tools``.
+lxml nor rclpy).  The layers, lowest first: ``core`` (maths), ``urdf`` (reading robot
+descriptions), ``transmissions``, ``plugins``, ``robot``, ``runtime`` (ROS-free node logic),
+``ros`` (nodes), ``tools``.
 """
 
 from importlib import import_module

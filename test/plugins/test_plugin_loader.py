@@ -49,9 +49,9 @@ BUILT_IN = (
 
 #: A third-party rack-and-pinion transmission: joint metres = pinion radius * actuator radians.
 RACK_MODULE = '''
-from transmission_plugins.core.elements import child_text
-from transmission_plugins.core.info import TransmissionWiring
-from transmission_plugins.core.vocabulary import UrdfVocabulary
+from transmission_plugins.urdf.elements import child_text
+from transmission_plugins.urdf.records import TransmissionWiring
+from transmission_plugins.urdf.vocabulary import UrdfVocabulary
 from transmission_plugins.transmissions import SimpleTransmission
 
 

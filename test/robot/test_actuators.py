@@ -30,7 +30,6 @@ from transmission_plugins import SimpleTransmission
 from transmission_plugins import TransmissionInputError
 from transmission_plugins import TransmissionValueError
 from transmission_plugins import WristTransmission
-from transmission_plugins.core.info import ActuatorInfo
 from transmission_plugins.robot.actuators import actuator_model_from_info
 from transmission_plugins.robot.actuators import ActuatorModel
 from transmission_plugins.robot.actuators import check_gains
@@ -41,6 +40,7 @@ from transmission_plugins.robot.inertia import duplicated_reduction
 from transmission_plugins.robot.inertia import reflected_inertia
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.urdf.actuator_tags import read_actuator_extensions
+from transmission_plugins.urdf.records import ActuatorInfo
 
 PR2_GRIPPER = {'screw_reduction': 0.004, 'gear_ratio': 40.095, 'theta0': 0.0628824676201037,
                'phi0': 0.5185181221457433, 't0': -0.0001914, 'L0': 0.0375528, 'h': 0.0,

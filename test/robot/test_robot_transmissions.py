@@ -37,7 +37,6 @@ from transmission_plugins import TransmissionInputError
 from transmission_plugins import TransmissionValueError
 from transmission_plugins import UnknownNameError
 from transmission_plugins import UrdfTransmissionError
-from transmission_plugins.core.info import ActuatorInfo
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.report import report_dict
 from transmission_plugins.robot.robot_transmissions import RobotTransmission
@@ -45,6 +44,7 @@ from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.transmissions.pr2_gripper_transmission import PR2GripperTransmission
 from transmission_plugins.urdf.joints import read_robot_model
 from transmission_plugins.urdf.joints import UrdfJoint
+from transmission_plugins.urdf.records import ActuatorInfo
 
 
 PR2 = CORPUS / 'pr2.urdf'
@@ -348,7 +348,7 @@ def test_array_input_errors(robot):
             robot.actuator_to_joint_arrays({'position': bad})
 
 
-def test_identical_nonlinear_transmissions_share_one_kernel_call():
+def test_identical_nonlinear_transmissions_share_one_kernel_call(monkeypatch):
     ts = [_t('s1', SinhTransmission(), ['a1', 'a2'], ['m1']),
           _t('lin', SimpleTransmission(3.0), ['b'], ['n']),
           _t('s2', SinhTransmission(), ['c1', 'c2'], ['m2']),
@@ -360,12 +360,24 @@ def test_identical_nonlinear_transmissions_share_one_kernel_call():
     ts[3:] = [_t('g1', PR2GripperTransmission(**gripper), ['g1', 'p1'], ['gm1']),
               _t('g2', PR2GripperTransmission(**gripper), ['g2', 'p2'], ['gm2'])]
     robot = RobotTransmissions(ts)
-    groups = robot.fused._nl_a2j
-    assert [g.src.shape for g in groups] == [(2, 1), (2, 1)]  # (members, actuators)
     rng = np.random.default_rng(1234)
     a = {i: rng.uniform(-1.0, 1.0, (6, 5)) for i in INTERFACES_A}
     a['position'][:, [3, 4]] = rng.uniform(10.0, 1000.0, (6, 2))
-    fused, ref = robot.actuator_to_joint_arrays(a), _loop(robot, a, to_joint=True)
+    calls = []
+    for cls in (SinhTransmission, PR2GripperTransmission):
+        original = cls.apply_map
+
+        def spy(self, kind, to_joint, values, state, _original=original):
+            calls.append((type(self).__name__, values.shape))
+            return _original(self, kind, to_joint, values, state)
+
+        monkeypatch.setattr(cls, 'apply_map', spy)
+    fused = robot.actuator_to_joint_arrays(a)
+    # one call per interface for each pair of identical transmissions: (samples, members, 1)
+    assert sorted(calls) == sorted([('SinhTransmission', (6, 2, 1)),
+                                    ('PR2GripperTransmission', (6, 2, 1))] * len(INTERFACES_A))
+    monkeypatch.undo()
+    ref = _loop(robot, a, to_joint=True)
     back, ref_back = robot.joint_to_actuator_arrays(fused), _loop(robot, fused, to_joint=False)
     for i in INTERFACES_A:
         np.testing.assert_allclose(fused[i], ref[i], rtol=1e-12)
@@ -542,6 +554,25 @@ def test_shared_actuator_with_identical_maps_drives_every_joint():
     back = robot.joint_to_actuator_arrays({'position': [2.0, 7.0, 1.0]})['position']
     assert back.tolist() == [4.0, 5.0]  # the owner 'a' decides
     assert robot.joint_to_actuator({'position': {'j2': 3.0}})['position'] == {'m': 6.0}
+
+
+def test_a_shared_actuator_takes_each_interface_from_the_first_transmission_with_it():
+    """Name-keyed: per interface, the first of identical transmissions that has its joints."""
+    robot = RobotTransmissions([_t('s1', SinhTransmission(), ['a1', 'a2'], ['m']),
+                                _t('s2', SinhTransmission(), ['b1', 'b2'], ['m'])])
+    out = robot.joint_to_actuator({
+        'position': {'a1': 0.3, 'a2': 0.6, 'b1': 1.0, 'b2': 2.0},
+        'velocity': {'b1': 0.5, 'b2': 1.0},            # only the follower's joints
+        'effort': {'a1': 2.0, 'a2': -1.0}})            # only the owner's joints
+    own = SinhTransmission().joint_to_actuator(
+        {'position': [0.3, 0.6], 'effort': [2.0, -1.0]})
+    follower = SinhTransmission().joint_to_actuator(
+        {'position': [1.0, 2.0], 'velocity': [0.5, 1.0]})
+    assert out['position'] == {'m': pytest.approx(own['position'][0], rel=1e-15)}
+    # the follower's velocity at the follower's position, the owner's effort at the owner's
+    assert out['velocity'] == {'m': pytest.approx(follower['velocity'][0], rel=1e-15)}
+    assert out['effort'] == {'m': pytest.approx(own['effort'][0], rel=1e-15)}
+    assert robot.joint_to_actuator({'velocity': {'b1': 0.5, 'b2': 1.0}}) == {'velocity': {}}
 
 
 def test_wiring_must_match_the_transmission_size():

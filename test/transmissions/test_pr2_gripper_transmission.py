@@ -39,9 +39,8 @@ from transmission_plugins import PR2GripperTransmission
 from transmission_plugins import TransmissionInputError
 from transmission_plugins import TransmissionValueError
 from transmission_plugins import UrdfTransmissionError
-from transmission_plugins.core.info import TransmissionInfo
 from transmission_plugins.plugins import build_transmission
-from transmission_plugins.transmissions import pr2_gripper_transmission as gripper_module
+from transmission_plugins.urdf.records import TransmissionInfo
 
 
 CTURTLE_URDF = PR2_URDF.with_name('pr2_cturtle_pr2_mechanism_model.urdf')
@@ -204,6 +203,26 @@ def test_agrees_with_scalar_reference_over_working_range(mr):
         _assert_rel(back[key][:, 0], ref[:, col])
 
 
+@pytest.mark.parametrize('mr, passive, simulated',
+                         [(1.0, 3, 2), (-3.5, 3, 2), (1.0, 0, 1), (2.0, 2, 0)])
+def test_every_joint_count_agrees_with_the_reference(mr, passive, simulated):
+    """Gap, each passive joint and the simulated joints (always 0), one sample and a batch."""
+    t = _gripper(mr=mr, passive=passive, simulated=simulated)
+    pa = np.array([0.0, 350.0, 700.0, 1400.0, -50.0]) * mr
+    ref = np.array([_reference_forward(p, 3.0, 0.5, PR2, mr) for p in pa])
+    for rows in (slice(None), 2):
+        out = t.actuator_to_joint({'position': pa[rows, None], 'velocity': np.full_like(
+            pa[rows, None], 3.0), 'effort': np.full_like(pa[rows, None], 0.5)})
+        for i, key in enumerate(('position', 'velocity', 'effort')):
+            assert out[key].shape[-1] == 1 + passive + simulated
+            _assert_rel(out[key][..., 0], ref[rows, i])
+            for j in range(1, 1 + passive):
+                _assert_rel(out[key][..., j], ref[rows, 3 + i])
+            assert np.all(out[key][..., 1 + passive:] == 0.0)
+        back = t.joint_to_actuator(out)  # motor 0: a gap of about 1e-7 m, hence atol
+        np.testing.assert_allclose(back['position'][..., 0], pa[rows], rtol=1e-8, atol=1e-6)
+
+
 def test_agrees_with_scalar_reference_outside_working_range():
     """Both directions, through every clamp: squeezed past zero, past u = -1, past asin 1."""
     t = _gripper()
@@ -220,6 +239,62 @@ def test_agrees_with_scalar_reference_outside_working_range():
     ref = np.array([_reference_inverse(x, 1.0, 1.0, PR2, 1.0) for x in pj])
     for col, key in enumerate(('position', 'velocity', 'effort')):
         _assert_rel(back[key][:, 0], ref[:, col])
+
+
+# the kernels stay within rounding of the C++ formulas: velocities and efforts 1e-12 relative
+# sample by sample over the working range (motor 0 to fully open, gap 0 to 0.09 m), 1e-11
+# through the clamps and past them, where dt/dM crosses 0 and 1 - u^2 nears its floor;
+# positions 1e-12 of the largest value (normwise): the gap 2(t0 + r(sin(theta) - sin(theta0)))
+# cancels to about 1e-7 m at motor 0, where either formula has only its absolute rounding error
+def _assert_bounded(got, ref, rtol, what):
+    """Velocities and efforts: ``rtol`` sample by sample; positions: 1e-12 normwise."""
+    got, ref = np.asarray(got), np.asarray(ref)
+    assert np.isfinite(ref).all(), what  # the ranges below stay where the C++ is finite
+    if what.startswith('position'):
+        error = np.abs(got - ref).max() / np.abs(ref).max()
+        assert error <= 1e-12, f'{what}: normwise {error:.3g}'
+    else:
+        error = (np.abs(got - ref) / np.abs(ref)).max()
+        assert error <= rtol, f'{what}: relative {error:.3g}'
+
+
+def _forward(t, pa, mr, rtol):
+    rng = np.random.default_rng(7)
+    va, ea = rng.uniform(-50.0, 50.0, pa.size), rng.uniform(-2.0, 2.0, pa.size)
+    out = t.actuator_to_joint({'position': pa[:, None], 'velocity': va[:, None],
+                               'effort': ea[:, None]})
+    ref = np.array([_reference_forward(*x, PR2, mr) for x in zip(pa, va, ea)])
+    for i, kind in enumerate(('position', 'velocity', 'effort')):
+        _assert_bounded(out[kind][:, 0], ref[:, i], rtol, f'{kind} of the gap')
+        for j in range(1, 1 + t.num_passive_joints()):
+            _assert_bounded(out[kind][:, j], ref[:, 3 + i], rtol, f'{kind} of passive joint {j}')
+
+
+def _inverse(t, gap, mr, rtol):
+    rng = np.random.default_rng(8)
+    vj, ej = rng.uniform(-0.2, 0.2, gap.size), rng.uniform(-100.0, 100.0, gap.size)
+    width = t.num_joints()
+    back = t.joint_to_actuator({'position': _joints(gap, width), 'velocity': _joints(vj, width),
+                                'effort': _joints(ej, width)})
+    ref = np.array([_reference_inverse(*x, PR2, mr) for x in zip(gap, vj, ej)])
+    for i, kind in enumerate(('position', 'velocity', 'effort')):
+        _assert_bounded(back[kind][:, 0], ref[:, i], rtol, f'{kind} of the motor')
+
+
+@pytest.mark.parametrize('mr', [1.0, 2.5, -3.5])
+def test_within_rounding_of_the_cpp_formulas_over_the_working_range(mr):
+    t = _gripper(mr=mr)
+    _forward(t, np.linspace(0.0, OPEN_MOTOR, 4001) * mr, mr, 1e-12)
+    _inverse(t, np.linspace(0.0, OPEN_GAP, 4001), mr, 1e-12)
+
+
+def test_within_rounding_of_the_cpp_formulas_through_the_clamps():
+    t = _gripper()
+    # squeezed past closed (Jacobians at M = 0), opened past u = -1, and dt/dM crossing 0
+    pa = np.concatenate([np.linspace(-3000.0, 0.0, 1001), np.linspace(1405.0, 9000.0, 3001)])
+    _forward(t, pa, 1.0, 1e-11)
+    # past sin(theta) = 1 (the arcsine's clamp) and below the closed gap
+    _inverse(t, np.linspace(-0.3, 0.5, 3001), 1.0, 1e-11)
 
 
 # ------------------------------------------------------------------------------ round trips
@@ -666,7 +741,8 @@ def _sprinkled(rng, n):
 
 
 @pytest.mark.parametrize('mr', [1.0, -3.5])
-def test_one_sample_path_agrees_with_the_numpy_path(mr):
+def test_single_samples_and_pairs_equal_the_batch(mr):
+    """Batch = single samples (one stacked pair: the robot's two identical grippers)."""
     t = _gripper(mr, passive=4, simulated=2)
     rng = np.random.default_rng(1234)
     pa = np.concatenate([rng.uniform(-3000.0, 9000.0, 200), EDGE_MOTOR])[:, None]
@@ -676,8 +752,6 @@ def test_one_sample_path_agrees_with_the_numpy_path(mr):
     gap = np.concatenate([rng.uniform(-0.05, 0.2, 200), EDGE_GAP])
     j = {'position': _joints(gap, 7), 'velocity': _joints(_sprinkled(rng, n), 7),
          'effort': _joints(_sprinkled(rng, n), 7)}
-    assert n > gripper_module.SMALL_BATCH  # the whole batch takes the numpy path
-    assert not t._prepare_actuator_state(pa).small and t._prepare_actuator_state(pa[0]).small
     forward, inverse = t.actuator_to_joint(a), t.joint_to_actuator(j)
     jac_a, jac_j = t.actuator_to_joint_jacobian(pa), t.joint_to_actuator_jacobian(j['position'])
     with warnings.catch_warnings():
@@ -694,7 +768,7 @@ def test_one_sample_path_agrees_with_the_numpy_path(mr):
                                     {'a': jac_a[rows], 'j': jac_j[rows]})
 
 
-def test_one_sample_path_divides_by_zero_like_numpy():
+def test_single_samples_divide_by_zero_like_batches_without_warnings():
     # L0 = 0: dtheta/dM and dt/dM are 0 at M <= 0; h > a + b: no real linkage, dM/dtheta = 0
     for t in (_gripper(L0=0.0, passive=2), _gripper(h=0.2, passive=2)):
         pa = np.array([[-1.0], [0.0], [-5.0], [1.0]])
@@ -715,9 +789,15 @@ def test_one_sample_path_divides_by_zero_like_numpy():
     assert not np.isfinite(large_back).any()  # the h = 0.2 gripper: x / 0 everywhere
 
 
-def test_the_linkage_is_computed_once_per_call_for_all_interfaces(monkeypatch):
+def test_velocity_and_effort_share_one_state_per_call(monkeypatch):
+    """
+    The linkage's Jacobian factors are prepared once per conversion, in either call style.
+
+    Spies on the state hooks of the plugin protocol (``Transmission``'s docstring): a kernel
+    that recomputed the state would call them again.
+    """
     calls = []
-    for name in ('_forward', '_forward_sample', '_inverse', '_inverse_sample'):
+    for name in ('_prepare_actuator_state', '_prepare_joint_state'):
         original = getattr(PR2GripperTransmission, name)
 
         def spy(self, *args, _original=original, _name=name, **kwargs):
@@ -726,45 +806,48 @@ def test_the_linkage_is_computed_once_per_call_for_all_interfaces(monkeypatch):
 
         monkeypatch.setattr(PR2GripperTransmission, name, spy)
     t = _gripper()
-    for shape in [(), (50,)]:  # one-sample path and numpy path
+    for shape in [(), (50,)]:
         pa = np.full(shape + (1,), 700.0)
         calls.clear()
         out = t.actuator_to_joint({'position': pa, 'velocity': pa, 'effort': pa})
-        assert calls == (['_forward'] if shape else ['_forward_sample'])
+        assert calls == ['_prepare_actuator_state']
         calls.clear()
         t.joint_to_actuator(out)
-        # the position map needs M, the velocity and effort maps share one state
-        assert calls == (['_inverse', '_inverse'] if shape else ['_inverse_sample'] * 2)
+        assert calls == ['_prepare_joint_state']
     calls.clear()
     t.configure([JointHandle('gap', i, 0.05) for i in ('position', 'velocity', 'effort')]
                 + [JointHandle(f'p{k}', i) for k in range(4)
                    for i in ('position', 'velocity', 'effort')],
                 [ActuatorHandle('m', i, 700.0) for i in ('position', 'velocity', 'effort')])
     t.actuator_to_joint()
-    assert calls.count('_forward_sample') == 1
+    assert calls == ['_prepare_actuator_state']
     calls.clear()
     t.joint_to_actuator()
-    assert calls == ['_inverse_sample'] * 2
+    assert calls == ['_prepare_joint_state']
 
 
-def test_kernels_take_positions_or_prepared_states():
+def test_maps_take_positions_or_prepared_states():
+    """apply_map's velocity and effort maps take the positions or what prepare_state made."""
     t = _gripper(passive=2, simulated=1)
     pa = np.array([[700.0]])
     v = np.array([[1.0], [2.0], [-3.0]])
-    for kernel in (t._actuator_to_joint_velocity, t._actuator_to_joint_effort):
-        ref = kernel(v, pa)  # a (1,) state broadcast against 3 values, as before
+    for kind in ('velocity', 'effort'):
+        ref = t.apply_map(kind, True, v, pa)  # a (1,) state broadcast against 3 values
         assert ref.shape == (3, 4)
-        np.testing.assert_array_equal(kernel(v, t._prepare_actuator_state(pa)), ref)
+        np.testing.assert_array_equal(t.apply_map(kind, True, v, t.prepare_state(True, pa)),
+                                      ref)
         for i in range(3):
-            np.testing.assert_allclose(kernel(v[i], pa[0]), ref[i], rtol=1e-12)
+            np.testing.assert_allclose(t.apply_map(kind, True, v[i], pa[0]), ref[i],
+                                       rtol=1e-12)
     q = _joints([0.04], 4)
     jv = _joints([1.0, 2.0, -3.0], 4)
-    for kernel in (t._joint_to_actuator_velocity, t._joint_to_actuator_effort):
-        ref = kernel(jv, q)
+    for kind in ('velocity', 'effort'):
+        ref = t.apply_map(kind, False, jv, q)
         assert ref.shape == (3, 1)
-        np.testing.assert_array_equal(kernel(jv, t._prepare_joint_state(q)), ref)
+        np.testing.assert_array_equal(t.apply_map(kind, False, jv, t.prepare_state(False, q)),
+                                      ref)
     with pytest.raises(TransmissionInputError, match='4 entries'):
-        t._prepare_joint_state([0.04])
+        t.prepare_state(False, np.array([0.04]))
 
 
 def test_joint_to_actuator_reads_the_gap_joint_only():

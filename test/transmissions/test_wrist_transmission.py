@@ -27,8 +27,8 @@ from transmission_plugins import IncompleteTransmissionError
 from transmission_plugins import LinearTransmission
 from transmission_plugins import TransmissionValueError
 from transmission_plugins import WristTransmission
-from transmission_plugins.core.info import TransmissionInfo
 from transmission_plugins.plugins import build_transmission
+from transmission_plugins.urdf.records import TransmissionInfo
 
 
 PR2_REDUCTION = 60.17142857142857

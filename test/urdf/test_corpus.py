@@ -31,7 +31,6 @@ import pytest
 
 from tp_support import CORPUS
 from tp_support import CORPUS_SKIP_REASON
-from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
@@ -39,6 +38,7 @@ from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
 from transmission_plugins.plugins import find_transmission_plugins
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.urdf.dialects import parse_transmissions
+from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.text import read_urdf_text
 
 

@@ -35,11 +35,11 @@ import pytest
 from tp_support import CORPUS
 from tp_support import CORPUS_SKIP_REASON
 from tp_support import FIXTURE_DIR
-from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.plugins import find_transmission_plugins
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.urdf.dialects import parse_transmissions
+from transmission_plugins.urdf.elements import local_name
 
 
 #: real robots and upstream fixtures of the shared corpus (``../shared/urdf_corpus``)

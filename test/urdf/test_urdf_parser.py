@@ -25,14 +25,14 @@ from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionFileError
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
-from transmission_plugins.core.info import DIALECT_PR2
-from transmission_plugins.core.info import DIALECT_ROS1
-from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
 from transmission_plugins.plugins import find_transmission_plugins
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import SimpleTransmission
 from transmission_plugins.urdf.dialects import parse_transmissions
+from transmission_plugins.urdf.records import DIALECT_PR2
+from transmission_plugins.urdf.records import DIALECT_ROS1
+from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
 from transmission_plugins.urdf.text import read_urdf_text
 
 PLUGINS = find_transmission_plugins()

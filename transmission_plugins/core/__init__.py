@@ -13,8 +13,8 @@
 # limitations under the License.
 
 """
-The maths layer: interfaces, handles, checks, the Transmission base, linear maps, records.
+The maths layer: interfaces, handles, checks, exceptions, the Transmission base, linear maps.
 
 Imports nothing else of the package, and neither lxml nor rclpy: a transmission can be used
-from plain numpy code.
+from plain numpy code.  Reading robot descriptions is the URDF layer's (:mod:`~.urdf`).
 """

@@ -58,15 +58,18 @@ class HandleBinding(NamedTuple):
         src_pos: Optional[Sequence[JointHandle | ActuatorHandle]] = (
             self.actuator_position if to_joint else self.joint_position)
         state = None
-        if src_pos is not None and any(INTERFACE_KIND[i] != POSITION for i, _, _ in self.pairs):
-            state = transmission.prepare_state(to_joint, np.array([h.value for h in src_pos]))
         results = []
-        for interface, joints, actuators in self.pairs:
-            src, dst = ((actuators, joints) if to_joint
-                        else (joints, actuators))
-            x = np.array([h.value for h in src])
-            results.append((dst, transmission.apply_map(INTERFACE_KIND[interface], to_joint, x,
-                                                        state)))
+        with np.errstate(all='ignore'):  # inf and NaN are results, as in the functional style
+            if src_pos is not None and any(INTERFACE_KIND[i] != POSITION
+                                           for i, _, _ in self.pairs):
+                state = transmission.prepare_state(to_joint,
+                                                   np.array([h.value for h in src_pos]))
+            for interface, joints, actuators in self.pairs:
+                src, dst = ((actuators, joints) if to_joint
+                            else (joints, actuators))
+                x = np.array([h.value for h in src])
+                results.append((dst, transmission.apply_map(INTERFACE_KIND[interface], to_joint,
+                                                            x, state)))
         for dst, y in results:
             for h, v in zip(dst, y):
                 h.value = float(v)

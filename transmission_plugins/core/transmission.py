@@ -32,6 +32,8 @@ Vocabulary (after ros2_control's ``transmission_interface`` and the KinDyn notes
   so power is conserved; position is the integral of velocity plus a joint offset.
 * ``absolute_position`` goes through the position map; ``torque`` and ``force`` go through the
   effort map.
+* Non-finite values are results, not errors: the conversions run with numpy's floating-point
+  warnings off (an overflow gives inf, ``inf - inf`` NaN), so kernels need not guard them.
 
 A plugin must define :meth:`num_actuators`, :meth:`num_joints` and the six kernels
 ``_actuator_to_joint_<kind>`` / ``_joint_to_actuator_<kind>`` (kind = position, velocity,
@@ -41,14 +43,15 @@ effort), :meth:`joint_to_actuator_inputs` (joints the joint-to-actuator maps ign
 state hooks :meth:`_prepare_actuator_state` / :meth:`_prepare_joint_state` (compute
 position-dependent quantities once per call for every interface), the role names and the report
 methods.  :class:`LinearTransmission` implements all of that from a constant matrix and an
-offset vector.
+offset vector.  What a plugin adds to be built from a URDF (``from_info`` and
+``URDF_VOCABULARY``) is the URDF layer's protocol (:mod:`transmission_plugins.urdf.records`):
+the maths needs no URDF.
 """
 
 from abc import ABC
 from abc import abstractmethod
 from typing import Any
 from typing import Callable
-from typing import ClassVar
 from typing import Dict
 from typing import Hashable
 from typing import Mapping
@@ -56,7 +59,8 @@ from typing import Optional
 from typing import overload
 from typing import Sequence
 from typing import Tuple
-from typing import TYPE_CHECKING
+
+import numpy as np
 
 from transmission_plugins.core.checks import ArrayMap
 from transmission_plugins.core.checks import check_value_arrays
@@ -71,11 +75,6 @@ from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import INTERFACES
 from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.core.interfaces import VELOCITY
-from transmission_plugins.core.vocabulary import UrdfVocabulary
-
-if TYPE_CHECKING:
-    from transmission_plugins.core.info import TransmissionInfo
-    from transmission_plugins.core.info import TransmissionWiring
 
 
 def position_state(transmission: 'Transmission', position: Any, what: str) -> Any:
@@ -115,9 +114,6 @@ class Transmission(ABC):
     #: Role names of the joints and actuators, in map order (coupled transmissions).
     JOINT_ROLES: Tuple[str, ...] = ()
     ACTUATOR_ROLES: Tuple[str, ...] = ()
-    #: What :meth:`from_info` reads in a ``<transmission>`` beyond the standard elements; the
-    #: loader rejects everything else centrally (:mod:`transmission_plugins.urdf.strict`).
-    URDF_VOCABULARY: ClassVar[UrdfVocabulary] = UrdfVocabulary()
 
     def __init__(self) -> None:
         self._handles: Optional[HandleBinding] = None
@@ -158,21 +154,6 @@ class Transmission(ABC):
     def skipped_interfaces(self) -> Tuple[str, ...]:
         """Return the interfaces :meth:`configure` could not pair, with the reason."""
         return tuple(self._handles.skipped) if self._handles else ()
-
-    # ------------------------------------------------------------------ URDF
-    @classmethod
-    def from_info(cls, info: 'TransmissionInfo') -> 'TransmissionWiring':
-        """
-        Build the transmission and its wiring from a parsed ``<transmission>`` record.
-
-        Plugins override it: read the parameters from ``info`` (standard children already
-        parsed, vendor elements in ``info.element``), validate them and return the
-        transmission with its joint and actuator names in map order.  Elements and attributes
-        outside :attr:`URDF_VOCABULARY` are rejected by the loader, not by the plugin.
-
-        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
-        """
-        raise NotImplementedError(f'{cls.__name__} cannot be built from a URDF')
 
     # ------------------------------------------------------------------ sizes and queries
     @abstractmethod
@@ -387,10 +368,11 @@ class Transmission(ABC):
         supported = [i for i in self.supported_interfaces() if i in INTERFACE_KIND]
         arrays = check_value_arrays(values, size, side, supported, type(self).__name__)
         state = None
-        if any(INTERFACE_KIND[n] != POSITION for n in arrays):  # once for velocity and effort
-            state = self.prepare_state(to_joint, _position_of(arrays))
-        return {name: self.apply_map(INTERFACE_KIND[name], to_joint, x, state)
-                for name, x in arrays.items()}
+        with np.errstate(all='ignore'):  # inf and NaN are results, never warnings
+            if any(INTERFACE_KIND[n] != POSITION for n in arrays):  # once for velocity, effort
+                state = self.prepare_state(to_joint, _position_of(arrays))
+            return {name: self.apply_map(INTERFACE_KIND[name], to_joint, x, state)
+                    for name, x in arrays.items()}
 
 
 def _position_of(arrays: Dict[str, FloatArray]) -> Optional[FloatArray]:

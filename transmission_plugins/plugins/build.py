@@ -34,13 +34,14 @@ from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionLoadError
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.exceptions import TransmissionWarning
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.info import TransmissionWiring
 from transmission_plugins.core.transmission import Transmission
-from transmission_plugins.core.vocabulary import UrdfVocabulary
 from transmission_plugins.plugins.registry import load_transmission_class
 from transmission_plugins.plugins.registry import TransmissionPlugin
+from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.records import TransmissionWiring
 from transmission_plugins.urdf.strict import check_vocabulary
+from transmission_plugins.urdf.vocabulary import STANDARD_VOCABULARY
+from transmission_plugins.urdf.vocabulary import UrdfVocabulary
 
 
 def build_transmission(info: TransmissionInfo,
@@ -64,10 +65,11 @@ def build_transmission(info: TransmissionInfo,
     """
     where = info.path or info.name
     cls = load_transmission_class(info.type, plugins=plugins, where=where, aliases=aliases)
-    if not callable(getattr(cls, 'from_info', None)):
+    from_info = getattr(cls, 'from_info', None)
+    if not callable(from_info):
         raise TransmissionLoadError(info.type, f'{cls.__module__}.{cls.__qualname__} has no '
                                     'from_info classmethod', where=where)
-    vocabulary = getattr(cls, 'URDF_VOCABULARY', None)
+    vocabulary = getattr(cls, 'URDF_VOCABULARY', STANDARD_VOCABULARY)
     if not isinstance(vocabulary, UrdfVocabulary):
         raise TransmissionLoadError(info.type, f'{cls.__module__}.{cls.__qualname__}'
                                     '.URDF_VOCABULARY is not a UrdfVocabulary', where=where)
@@ -76,7 +78,7 @@ def build_transmission(info: TransmissionInfo,
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter('always', UserWarning)
             try:
-                wiring = cls.from_info(info)
+                wiring = from_info(info)
             finally:
                 notes.extend(_as_record(info, w.message) for w in caught
                              if issubclass(w.category, UserWarning))

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 r"""
-Robot-wide array maps: every linear transmission fused into one sparse matrix per map.
+Robot-wide array maps: the linear transmissions fused into sparse matrices, the others beside.
 
 With :math:`\theta` all actuator positions and :math:`q` all joint positions of a robot, the
 linear transmissions together are one affine map with a block-structured Jacobian:
@@ -25,27 +25,37 @@ linear transmissions together are one affine map with a block-structured Jacobia
     \theta = K(q - q_0), \quad \dot\theta = K\dot q, \quad u = J^T\tau
 
 where :math:`J` (``nj x na``) holds each transmission's :math:`\partial q/\partial\theta` block
-and :math:`K` (``na x nj``) each :math:`J^{-1}` block, stored sparse
-(:mod:`~.sparse_maps`: memory and time linear in the number of transmissions).  The interfaces
-of one call are converted together: their inputs are stacked and go through one block-diagonal
-product (``position``, ``velocity`` and ``effort`` of the PR2: one gather of 132 entries and
-one layer of 20 sums), exact on the sparsity pattern, so NaN (and inf) reaches exactly the
-outputs that depend on it.  The nonlinear transmissions write their outputs into extra slots of
-the stacked input, which the product places (:mod:`~.nonlinear_maps`); their position-dependent
-state is prepared once per call for the velocity and effort maps.
+and :math:`K` (``na x nj``) each :math:`J^{-1}` block.  They are stored as coordinate lists
+(:class:`SparseMatrix`: memory linear in the number of transmissions, never a dense
+``nj x na`` array), and a product
 
-One sample goes through :meth:`FusedMaps._single` (a few numpy calls on the stacked vector),
-batches through :mod:`~.stacked_batches` (samples along the last axis, in chunks; the arrays
-returned are views of one buffer in that layout, Fortran order, equal in value to C-ordered
-ones).  Both can write into the caller's arrays (``out=``).
+.. math::
+
+    y_r = \sum_{k} x_{c_{rk}} v_{rk}
+
+multiplies structural non-zeros only, so NaN (and inf) reaches exactly the outputs that depend
+on it, ``inf - inf`` giving NaN as in the sum.  It is evaluated by *layers*
+(:class:`SparseProduct`): layer ``k`` holds the ``k``-th non-zero of every row that has one, so
+the work is the number of non-zeros and the number of numpy calls the widest row (2 for the
+PR2).
+
+Every conversion, one sample or a batch of any shape, takes the same path
+(:meth:`FusedMaps.convert`): each interface goes through its map's product, then the nonlinear
+transmissions write their outputs through their own kernels
+(:meth:`~transmission_plugins.Transmission.apply_map`), identical ones (the PR2's two grippers)
+in one call, their position-dependent state prepared once per call for velocity and effort.
 """
 
 import math
 from typing import Any
 from typing import Dict
+from typing import Hashable
+from typing import Iterable
 from typing import List
 from typing import Mapping
+from typing import NamedTuple
 from typing import Optional
+from typing import Sequence
 from typing import Tuple
 
 import numpy as np
@@ -56,27 +66,161 @@ from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
 from transmission_plugins.core.interfaces import EFFORT
 from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import POSITION
-from transmission_plugins.robot.nonlinear_maps import Block
-from transmission_plugins.robot.nonlinear_maps import NonlinearMaps
-from transmission_plugins.robot.sparse_maps import fused_matrices
-from transmission_plugins.robot.sparse_maps import SparseMatrix
-from transmission_plugins.robot.sparse_maps import StackedProduct
-from transmission_plugins.robot.stacked_batches import batch_result
-from transmission_plugins.robot.stacked_batches import Call
-from transmission_plugins.robot.stacked_batches import convert_batch
-from transmission_plugins.robot.stacked_batches import joined_rows
-from transmission_plugins.robot.stacked_batches import output_rows
-from transmission_plugins.robot.stacked_batches import OutputPool
-from transmission_plugins.robot.stacked_batches import Plan
-
-#: Stacked samples up to this length are checked with one dot product (no inf, nothing that
-#: overflows) instead of entering :class:`numpy.errstate` (the dot product is cheaper on small
-#: vectors; BLAS would start threads on long ones).
-QUIET_CHECK = 2048
+from transmission_plugins.core.transmission import Transmission
 
 
-def _check(values: Mapping[str, Any], size: int, side: str) -> Dict[str, np.ndarray]:
-    return check_value_arrays(values, size, side, tuple(INTERFACE_KIND), 'RobotTransmissions')
+class Block(NamedTuple):
+    """One transmission placed in the robot-wide vectors."""
+
+    transmission: Transmission
+    #: indices of its joints in the robot joint vector, in map order
+    joints: np.ndarray
+    #: indices of its actuators in the robot actuator vector, in map order
+    actuators: np.ndarray
+    #: False when an earlier, identical transmission already drives its actuators; only owners
+    #: write actuator values in ``joint_to_actuator``
+    owner: bool = True
+
+
+class SparseMatrix(NamedTuple):
+    """A matrix as coordinates: ``m[rows[i], cols[i]] = values[i]``, sorted by row then column."""
+
+    rows: np.ndarray
+    cols: np.ndarray
+    values: np.ndarray
+    shape: Tuple[int, int]
+
+    def toarray(self) -> np.ndarray:
+        """Return the dense matrix (for small robots and tests: ``rows x cols`` floats)."""
+        out = np.zeros(self.shape)
+        out[self.rows, self.cols] = self.values
+        return out
+
+    @property
+    def nnz(self) -> int:
+        """Return the number of stored non-zeros."""
+        return int(self.values.size)
+
+
+def sparse_matrix(rows: Sequence[np.ndarray], cols: Sequence[np.ndarray],
+                  values: Sequence[np.ndarray], shape: Tuple[int, int]) -> SparseMatrix:
+    """
+    Return a :class:`SparseMatrix` from pieces of coordinates, zeros dropped, sorted by row.
+
+    :param rows: row indices, one array per piece (e.g. per transmission)
+    :param cols: column indices, matching ``rows``
+    :param values: the entries, matching ``rows``; entries equal to 0 are not stored
+    :param shape: ``(rows, columns)`` of the matrix
+    """
+    def join(parts: Sequence[np.ndarray], dtype: type) -> np.ndarray:
+        return np.concatenate(parts).astype(dtype) if len(parts) else np.zeros(0, dtype)
+
+    r, c, v = join(rows, np.intp), join(cols, np.intp), join(values, np.float64)
+    keep = v != 0.0
+    r, c, v = r[keep], c[keep], v[keep]
+    order = np.lexsort((c, r))
+    out = SparseMatrix(r[order], c[order], v[order], shape)
+    for a in out[:3]:
+        a.setflags(write=False)
+    return out
+
+
+def fused_matrices(linear: Iterable[Block], num_joints: int,
+                   num_actuators: int) -> Tuple[Dict[Tuple[bool, str], SparseMatrix], np.ndarray]:
+    r"""
+    Return the fused maps of linear transmissions, ``{(to_joint, kind): matrix}``, and the offsets.
+
+    ``(True, 'position')`` is :math:`J` (``nj x na``), ``(True, 'effort')`` :math:`K^T`,
+    ``(False, 'position')`` :math:`K` and ``(False, 'effort')`` :math:`J^T`, each transmission's
+    block placed at its joints and actuators; joint to actuator only from the blocks that own
+    their actuators.  The offsets are :math:`q_0` (``nj``).
+    """
+    keys = ((True, POSITION), (True, EFFORT), (False, POSITION), (False, EFFORT))
+    pieces: Dict[Tuple[bool, str], List[List[np.ndarray]]] = {k: [[], [], []] for k in keys}
+    offset = np.zeros(num_joints)
+
+    def add(key: Tuple[bool, str], m: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+        r, c = np.nonzero(m)
+        for part, value in zip(pieces[key], (rows[r], cols[c], m[r, c])):
+            part.append(value)
+
+    for b in linear:
+        jac, inv, q0 = b.transmission.linear_map()  # type: ignore[attr-defined]
+        add((True, POSITION), jac, b.joints, b.actuators)
+        add((True, EFFORT), inv.T, b.joints, b.actuators)
+        offset[b.joints] = q0
+        if b.owner:
+            add((False, POSITION), inv, b.actuators, b.joints)
+            add((False, EFFORT), jac.T, b.actuators, b.joints)
+    shapes = {True: (num_joints, num_actuators), False: (num_actuators, num_joints)}
+    return ({key: sparse_matrix(rows, cols, values, shapes[key[0]])
+             for key, (rows, cols, values) in pieces.items()}, offset)
+
+
+class SparseProduct:
+    """
+    ``y = S x`` for a :class:`SparseMatrix` ``S``, by layers of non-zeros (module docstring).
+
+    :param matrix: ``S``
+    :param written: rows the caller writes itself (the outputs of nonlinear transmissions):
+        they may hold anything after :meth:`apply`; every other row without a non-zero is 0
+    """
+
+    def __init__(self, matrix: SparseMatrix, written: np.ndarray) -> None:
+        rows, cols, values = matrix.rows, matrix.cols, matrix.values
+        rank = np.arange(rows.size) - np.searchsorted(rows, rows, side='left')
+        head = rank == 0
+        #: the first layer, for every row (column 0 and 0 where a row has no non-zero)
+        self.first_cols = np.zeros(matrix.shape[0], dtype=np.intp)
+        self.first_cols[rows[head]] = cols[head]
+        self.first_values = np.zeros(matrix.shape[0])
+        self.first_values[rows[head]] = values[head]
+        #: rows without a non-zero that nobody else writes: 0 (a NaN in column 0 must not
+        #: reach them through the first layer's 0)
+        self.empty = np.setdiff1d(np.arange(matrix.shape[0]), np.union1d(rows, written))
+        #: the further layers: (rows, cols, values)
+        self.layers = [(rows[rank == k], cols[rank == k], values[rank == k])
+                       for k in range(1, int(rank.max()) + 1 if rank.size else 1)]
+
+    def apply(self, x: np.ndarray, out: np.ndarray) -> None:
+        """
+        Write ``S x`` into ``out``, over leading batch axes.
+
+        :param x: ``(..., n_cols)``
+        :param out: ``(..., n_rows)``, not overlapping ``x``
+        """
+        x.take(self.first_cols, axis=-1, out=out, mode='clip')
+        out *= self.first_values
+        for rows, cols, values in self.layers:
+            out[..., rows] += x[..., cols] * values
+        if self.empty.size:
+            out[..., self.empty] = 0.0
+
+    def nbytes(self) -> int:
+        """Return the bytes of its index and value arrays (linear in the non-zeros)."""
+        return self.first_cols.nbytes + self.first_values.nbytes + self.empty.nbytes + sum(
+            a.nbytes for layer in self.layers for a in layer)
+
+
+class _Group(NamedTuple):
+    """Nonlinear transmissions with identical maps, converted in one kernel call."""
+
+    transmission: Transmission
+    #: ``(G, n)`` source and destination indices of its ``G`` members
+    src: np.ndarray
+    dst: np.ndarray
+
+
+def _groups(blocks: Sequence[Block], to_joint: bool) -> List[_Group]:
+    """Return the nonlinear blocks of one direction grouped by map (joint to actuator: owners)."""
+    by_map: Dict[Hashable, List[Block]] = {}
+    for b in blocks:
+        if not b.transmission.is_linear() and (to_joint or b.owner):
+            by_map.setdefault(b.transmission.map_key(), []).append(b)
+    return [_Group(members[0].transmission,
+                   np.stack([b.actuators if to_joint else b.joints for b in members]),
+                   np.stack([b.joints if to_joint else b.actuators for b in members]))
+            for members in by_map.values()]
 
 
 class FusedMaps:
@@ -90,22 +234,20 @@ class FusedMaps:
     """
 
     def __init__(self, blocks: List[Block], num_joints: int, num_actuators: int) -> None:
-        nj, na = num_joints, num_actuators
-        self.num_joints = nj
-        self.num_actuators = na
+        self.num_joints = num_joints
+        self.num_actuators = num_actuators
         self.linear: List[Block] = [b for b in blocks if b.transmission.is_linear()]
         self.nonlinear: List[Block] = [b for b in blocks if not b.transmission.is_linear()]
-        self._matrices, offset = fused_matrices(self.linear, nj, na)
+        self._matrices, offset = fused_matrices(self.linear, num_joints, num_actuators)
         self.joint_offset = offset
         self.joint_offset.setflags(write=False)
-        self._offset_column = offset[:, None]
-        self._plans: Dict[Tuple[bool, Tuple[str, ...]], Plan] = {}
-        self._calls: Dict[Tuple[bool, Tuple[str, ...]], Call] = {}
-        self._pool = OutputPool()
-        self._nonlinear_maps = {True: NonlinearMaps(blocks, True),
-                                False: NonlinearMaps(blocks, False)}
-        #: the nonlinear transmissions with identical maps grouped (one kernel call per group)
-        self._nl_a2j = self._nonlinear_maps[True].groups
+        self._has_offset = bool(offset.any())
+        #: the nonlinear transmissions of each direction, identical maps grouped
+        self.groups = {True: _groups(blocks, True), False: _groups(blocks, False)}
+        self._products = {
+            key: SparseProduct(m, np.concatenate(
+                [g.dst.ravel() for g in self.groups[key[0]]] + [np.zeros(0, np.intp)]))
+            for key, m in self._matrices.items()}
 
     # ------------------------------------------------------------------ the fused matrices
     def matrix(self, to_joint: bool, kind: str) -> SparseMatrix:
@@ -142,43 +284,9 @@ class FusedMaps:
         total = self.joint_offset.nbytes
         for m in self._matrices.values():
             total += m.rows.nbytes + m.cols.nbytes + m.values.nbytes
-        for plan in list(self._plans.values()):
-            total += plan.product.nbytes()
-            for extra in (plan.offset_in, plan.offset_out):
-                total += 0 if extra is None else extra.nbytes
-        return total
-
-    def _plan(self, to_joint: bool, kinds: Tuple[str, ...]) -> Plan:
-        """Return (made once, then cached) the stacked product for ``kinds`` in one direction."""
-        plan = self._plans.get((to_joint, kinds))
-        if plan is not None:
-            return plan
-        n_out, n_in = ((self.num_joints, self.num_actuators) if to_joint
-                       else (self.num_actuators, self.num_joints))
-        nonlinear = self._nonlinear_maps[to_joint]
-        m = len(kinds)
-        base = m * n_in
-        n_cols = base + m * nonlinear.size + 1
-        matrices = [self.matrix(to_joint, k) for k in kinds]
-        slot_rows, slot_cols = nonlinear.slot_entries(m, n_out, base)
-        rows = np.concatenate([s.rows + i * n_out for i, s in enumerate(matrices)] + [slot_rows])
-        cols = np.concatenate([s.cols + i * n_in for i, s in enumerate(matrices)] + [slot_cols])
-        vals = np.concatenate([s.values for s in matrices] + [np.ones(slot_rows.size)])
-        order = np.lexsort((cols, rows))
-        product = StackedProduct(rows[order], cols[order], vals[order], m * n_out, n_cols)
-        product.set_single_columns(nonlinear.single_columns(m, base, n_cols))
-        offset_in = offset_out = None
-        offset_rows = tuple(i * self.num_joints for i, k in enumerate(kinds) if k == POSITION)
-        if POSITION in kinds and self.joint_offset.any():
-            offset = np.zeros(m * self.num_joints if to_joint else n_cols)
-            for i, k in enumerate(kinds):
-                if k == POSITION:
-                    offset[i * self.num_joints:(i + 1) * self.num_joints] = self.joint_offset
-            offset_out, offset_in = (offset, None) if to_joint else (None, offset)
-        plan = Plan(product, m, base, offset_in, offset_out, offset_rows,
-                    product.max_value < 1e150 and n_cols <= QUIET_CHECK)
-        self._plans[to_joint, kinds] = plan
-        return plan
+        for groups in self.groups.values():
+            total += sum(g.src.nbytes + g.dst.nbytes for g in groups)
+        return total + sum(p.nbytes() for p in self._products.values())
 
     # ------------------------------------------------------------------ conversions
     def actuator_to_joint(self, values: Mapping[str, Any],
@@ -196,11 +304,9 @@ class FusedMaps:
         :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
             a bad ``out``
         """
-        if out is None:
-            single = self._single(values, True)
-            if single is not None:
-                return single
-        return self.convert_valid(_check(values, self.num_actuators, 'actuator'), True, out)
+        arrays = check_value_arrays(values, self.num_actuators, 'actuator',
+                                    tuple(INTERFACE_KIND), 'RobotTransmissions')
+        return self._convert_into(arrays, True, out)
 
     def joint_to_actuator(self, values: Mapping[str, Any],
                           out: Optional[Mapping[str, np.ndarray]] = None
@@ -216,149 +322,119 @@ class FusedMaps:
         :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
             a bad ``out``
         """
-        if out is None:
-            single = self._single(values, False)
-            if single is not None:
-                return single
-        return self.convert_valid(_check(values, self.num_joints, 'joint'), False, out)
-
-    def convert_valid(self, arrays: Mapping[str, np.ndarray], to_joint: bool,
-                      out: Optional[Mapping[str, np.ndarray]] = None) -> Dict[str, np.ndarray]:
-        """
-        Convert arrays already checked: float64, the right length on the last axis.
-
-        :param arrays: interface name to array (as :func:`check_value_arrays` returns them)
-        :param to_joint: True for actuator to joint, False for joint to actuator
-        :param out: optional output arrays (see :meth:`actuator_to_joint`)
-        """
-        if not arrays:
-            return {}
-        shape = next(iter(arrays.values())).shape
-        if not all(x.shape == shape for x in arrays.values()):
-            if out is not None:
-                raise TransmissionInputError(
-                    'RobotTransmissions: out= needs every interface in one shape, got '
-                    + ', '.join(f'{k} {x.shape}' for k, x in arrays.items()))
-            # interfaces of different batch shapes: one product each, positions broadcast
-            result: Dict[str, np.ndarray] = {}
-            state = _state(arrays)
-            for name, x in arrays.items():
-                here = None if state is None else np.broadcast_to(state, x.shape)
-                result.update(self._stacked({name: x}, to_joint, here, None))
-            return result
-        if math.prod(shape[:-1]) == 1:  # one sample: the one-sample path
-            call = self._call(to_joint, tuple(arrays))
-            single = self._single({k: v.reshape(-1) for k, v in arrays.items()}, to_joint)
-            if single is not None:
-                if out is None:
-                    return {k: v.reshape(shape[:-1] + (-1,)) for k, v in single.items()}
-                n_out = call.plan.product.n_rows // call.plan.m
-                rows = output_rows(out, tuple(arrays), shape[:-1], n_out,
-                                   list(arrays.values()), 'RobotTransmissions')
-                for r, y in zip(rows, single.values()):
-                    r[:, 0] = y
-                return {name: out[name] for name in arrays}
-        return self._stacked(arrays, to_joint, _state(arrays), out)
-
-    def _call(self, to_joint: bool, names: Tuple[str, ...]) -> Call:
-        """Return (made once, then cached) what a conversion of ``names`` needs."""
-        call = self._calls.get((to_joint, names))
-        if call is None:
-            kinds = tuple(INTERFACE_KIND[n] for n in names)
-            plan = self._plan(to_joint, kinds)
-            n_out = plan.product.n_rows // plan.m
-            state = names.index(POSITION) if POSITION in names else \
-                names.index(ABSOLUTE_POSITION) if ABSOLUTE_POSITION in names else None
-            slices = tuple(slice(i * n_out, (i + 1) * n_out) for i in range(len(names)))
-            call = Call(plan, kinds, slices, state, self._nonlinear_maps[to_joint] or None,
-                        (self.num_actuators if to_joint else self.num_joints,),
-                        self._offset_column, np.zeros(plan.product.n_cols - plan.base))
-            self._calls[to_joint, names] = call
-        return call
-
-    def _single(self, values: Any, to_joint: bool) -> Optional[Dict[str, np.ndarray]]:
-        """
-        Convert one sample of every interface with one stacked product; None if not applicable.
-
-        Applies to a dict of float64 arrays of shape ``(n,)`` whose interface names were
-        converted before (so were checked): the call of a hardware interface's every cycle.
-        """
-        done = self._single_product(values, to_joint)
-        if done is None:
-            return None
-        call, y = done
-        return {name: y[part] for name, part in zip(values, call.slices)}
+        arrays = check_value_arrays(values, self.num_joints, 'joint', tuple(INTERFACE_KIND),
+                                    'RobotTransmissions')
+        return self._convert_into(arrays, False, out)
 
     def single_stacked(self, values: Any, to_joint: bool) -> Optional[np.ndarray]:
         """
-        Convert one sample as :meth:`actuator_to_joint` (or the other way) does, stacked.
+        Return the outputs of one sample of every interface of ``values``, one after the other.
 
-        :returns: the outputs of every interface of ``values``, in its order, one after the
-            other (a new array of ``len(values) * n`` values), or None where the one-sample
-            path does not apply (then convert with :meth:`actuator_to_joint` or
-            :meth:`joint_to_actuator`)
+        Kept only for :mod:`transmission_plugins.runtime.topology` until it stops using it:
+        a thin wrapper on :meth:`convert`.
+
+        :param values: a dict of interface name to a float64 array of one sample
+            (``na`` values when ``to_joint``, else ``nj``)
+        :returns: a new array of ``len(values) * n`` values, or None when ``values`` is not
+            such a dict
         """
-        done = self._single_product(values, to_joint)
-        return None if done is None else done[1]
-
-    def _single_product(self, values: Any, to_joint: bool) -> Optional[Tuple[Call, np.ndarray]]:
-        """Return the call and the stacked product of one sample (see :meth:`_single`)."""
-        if type(values) is not dict:
+        size = self.num_actuators if to_joint else self.num_joints
+        if type(values) is not dict or not all(
+                isinstance(x, np.ndarray) and x.dtype == np.float64 and x.shape == (size,)
+                for x in values.values()):
             return None
-        call = self._calls.get((to_joint, tuple(values)))
-        if call is None:
-            return None
-        xs = list(values.values())
-        shape = call.shape
-        for x in xs:
-            if type(x) is not np.ndarray or x.dtype is not _F64 or x.shape != shape:
-                return None
-        plan = call.plan
-        x = np.concatenate(xs + [call.tail])  # the inputs, then room for the slots, then 0
-        if call.nonlinear is not None:
-            x[plan.base:-1] = call.nonlinear.single(call.kinds, x, shape[0], call.state)
-        if plan.quiet and math.isfinite(x.dot(x)):  # no inf, no product can overflow
-            return call, self._apply(plan, x)
-        with np.errstate(over='ignore', invalid='ignore'):
-            return call, self._apply(plan, x)
+        return np.concatenate(list(self.convert(values, to_joint).values()))
 
-    @staticmethod
-    def _apply(plan: Plan, x: np.ndarray) -> np.ndarray:
-        if plan.offset_in is not None:
-            x -= plan.offset_in
-        y = plan.product.single(x)
-        if plan.offset_out is not None:
-            y += plan.offset_out
-        return y
-
-    def _stacked(self, arrays: Mapping[str, np.ndarray], to_joint: bool,
-                 state: Optional[np.ndarray],
-                 out: Optional[Mapping[str, np.ndarray]]) -> Dict[str, np.ndarray]:
-        """Convert a batch of every interface (all of one shape) with one stacked product."""
-        names = tuple(arrays)
-        call = self._call(to_joint, names)
-        xs = list(arrays.values())
-        shape = xs[0].shape[:-1]
-        count = math.prod(shape)
-        n_out = call.plan.product.n_rows // call.plan.m
-        joined: Optional[np.ndarray]
-        if out is None:
-            joined = self._pool.take((call.plan.product.n_rows, count))
-            rows = [joined[part] for part in call.slices]
-        else:
-            rows = output_rows(out, names, shape, n_out, xs, 'RobotTransmissions')
-            joined = joined_rows(rows)
-        position = None if state is None else state.reshape(count, -1)
-        convert_batch(call, [x.reshape(count, -1) for x in xs], position, rows, joined)
+    def _convert_into(self, arrays: Dict[str, np.ndarray], to_joint: bool,
+                      out: Optional[Mapping[str, np.ndarray]]) -> Dict[str, np.ndarray]:
+        """Convert checked arrays, into the caller's arrays ``out`` when given."""
         if out is not None:
-            return {name: out[name] for name in names}
-        return batch_result(names, rows, shape)
+            _check_out(out, arrays, self.num_joints if to_joint else self.num_actuators)
+        return self.convert(arrays, to_joint, out=out)
+
+    def convert(self, arrays: Mapping[str, np.ndarray], to_joint: bool,
+                state: Optional[np.ndarray] = None,
+                out: Optional[Mapping[str, np.ndarray]] = None) -> Dict[str, np.ndarray]:
+        """
+        Convert arrays already checked: float64, the right length on the last axis.
+
+        Interfaces of different batch shapes are converted one by one, the positions broadcast
+        to each.
+
+        :param arrays: interface name to array (as :func:`check_value_arrays` returns them)
+        :param to_joint: True for actuator to joint, False for joint to actuator
+        :param state: the source positions the nonlinear velocity and effort maps are
+            evaluated at, of the inputs' shape; default: ``position``, else
+            ``absolute_position``, else none (their outputs are then NaN)
+        :param out: arrays to write the results into (checked by the caller), or None: the
+            results are then C-ordered views of one new buffer
+        """
+        if state is None:
+            state = arrays.get(POSITION, arrays.get(ABSOLUTE_POSITION))
+        shapes = {x.shape for x in arrays.values()}
+        if len(shapes) > 1:
+            result: Dict[str, np.ndarray] = {}
+            for name, values in arrays.items():
+                here = None if state is None else np.broadcast_to(state, values.shape)
+                result.update(self.convert({name: values}, to_joint, here))
+            return result
+        if not arrays:
+            return {}
+        n_out = self.num_joints if to_joint else self.num_actuators
+        kinds = [INTERFACE_KIND[name] for name in arrays]
+        ys = (list(np.empty((len(kinds),) + next(iter(shapes))[:-1] + (n_out,)))
+              if out is None else [out[name] for name in arrays])
+        with np.errstate(all='ignore'):  # inf and NaN are results, never warnings
+            for x, y, kind in zip(arrays.values(), ys, kinds):
+                offset = kind == POSITION and self._has_offset
+                if offset and not to_joint:
+                    x = x - self.joint_offset
+                self._products[to_joint, EFFORT if kind == EFFORT else POSITION].apply(x, y)
+                if offset and to_joint:
+                    y += self.joint_offset
+            for group in self.groups[to_joint]:
+                tr = group.transmission
+                prepared = None
+                if state is not None and any(kind != POSITION for kind in kinds):
+                    prepared = tr.prepare_state(to_joint, state[..., group.src])
+                for x, y, kind in zip(arrays.values(), ys, kinds):
+                    if kind != POSITION and prepared is None:
+                        y[..., group.dst] = math.nan
+                    else:  # the members are one more batch axis: (..., G, n)
+                        y[..., group.dst] = tr.apply_map(kind, to_joint, x[..., group.src],
+                                                         prepared)
+        return dict(zip(arrays, ys))
 
 
-def _state(arrays: Mapping[str, np.ndarray]) -> Optional[np.ndarray]:
-    """Return where velocity and effort are mapped: ``position``, else ``absolute_position``."""
-    state = arrays.get(POSITION)
-    return arrays.get(ABSOLUTE_POSITION) if state is None else state
+def _check_out(out: Any, arrays: Mapping[str, np.ndarray], size: int) -> None:
+    """
+    Check the ``out=`` arrays of a conversion.
 
-
-_F64 = np.dtype(np.float64)
+    :raises TransmissionInputError: not a mapping of every interface converted to a writeable
+        float64 array of the output's shape, one that overlaps the inputs, or interfaces of
+        different shapes
+    """
+    owner = 'RobotTransmissions'
+    names = list(arrays)
+    if not isinstance(out, Mapping) or set(out) != set(names):
+        raise TransmissionInputError(
+            f'{owner}: out= must map every interface converted ({", ".join(names)}) to an '
+            f'array, got {out!r:.80}')
+    shapes = {x.shape for x in arrays.values()}
+    if len(shapes) > 1:
+        raise TransmissionInputError(
+            f'{owner}: out= needs every interface in one shape, got '
+            + ', '.join(f'{k} {x.shape}' for k, x in arrays.items()))
+    shape = next(iter(shapes))[:-1] + (size,)
+    for name in names:
+        y = out[name]
+        if not isinstance(y, np.ndarray) or y.dtype != np.float64 or y.shape != shape or \
+                not y.flags.writeable:
+            got = (f'{y.dtype} array of shape {y.shape}' if isinstance(y, np.ndarray)
+                   else type(y).__name__)
+            raise TransmissionInputError(
+                f'{owner}: out[{name!r}] must be a writeable float64 array of shape {shape}, '
+                f'got {got}')
+        if any(np.may_share_memory(y, x) for x in arrays.values()):
+            raise TransmissionInputError(
+                f'{owner}: out[{name!r}] overlaps the input arrays; give separate buffers')

@@ -47,7 +47,7 @@ from transmission_plugins.robot.effort_limits import actuator_to_joint_effort_li
 from transmission_plugins.robot.effort_limits import box_bound
 from transmission_plugins.robot.effort_limits import joint_to_actuator_effort_limit
 from transmission_plugins.robot.fused_maps import FusedMaps
-from transmission_plugins.robot.sparse_maps import SparseMatrix
+from transmission_plugins.robot.fused_maps import SparseMatrix
 
 #: Number of joint positions at which nonlinear maps are evaluated.
 SAMPLES = 33

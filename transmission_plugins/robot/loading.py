@@ -35,13 +35,13 @@ from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionWarning
 from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
-from transmission_plugins.core.info import ActuatorInfo
 from transmission_plugins.plugins import build_transmission
 from transmission_plugins.plugins import find_transmission_plugins
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.robot.wiring import RobotTransmission
 from transmission_plugins.urdf.dialects import parse_transmissions
 from transmission_plugins.urdf.joints import read_robot_model
+from transmission_plugins.urdf.records import ActuatorInfo
 from transmission_plugins.urdf.text import read_urdf_text
 
 

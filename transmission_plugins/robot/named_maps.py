@@ -17,13 +17,14 @@ Name-keyed maps of a whole robot: ``{'position': {'motor_a': 1.0}}`` in, by name
 
 A transmission is converted for an interface when all the names it needs are given for it (for
 joint to actuator, only the joints its maps read: the gap joint alone for a PR2 gripper); a
-nonlinear one also needs its positions in the same call for velocity and effort.  Names of no
-transmission are ignored; values must be real numbers (not ``'1.5'``, ``True`` or None).
+nonlinear one also needs its positions in the same call (``position``, else
+``absolute_position``) for velocity and effort.  A shared actuator takes the value of the first
+transmission (URDF order) that converts it.  Names of no transmission are ignored; values must
+be real numbers (not ``'1.5'``, ``True`` or None).
 
-:class:`NamedMaps` takes a fast path when every name the maps read is given for every interface
-(a hardware interface's full state or command): the values go through the fused array maps of
-the robot (:mod:`~.fused_maps`) at once, with the same results as converting transmission by
-transmission (:func:`convert_by_name`, the general path it falls back to).
+The values go through the robot's array maps (:mod:`~.fused_maps`) as robot vectors, NaN where
+a name is missing; the outputs of the transmissions that had all they need are returned, in the
+order of the robot's joint (actuator) names.
 """
 
 import math
@@ -31,7 +32,9 @@ from operator import itemgetter
 from typing import Any
 from typing import Callable
 from typing import Dict
+from typing import List
 from typing import Mapping
+from typing import NamedTuple
 from typing import Optional
 from typing import Sequence
 from typing import Tuple
@@ -42,18 +45,145 @@ from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
 from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import POSITION
+from transmission_plugins.robot.fused_maps import Block
 from transmission_plugins.robot.fused_maps import FusedMaps
-from transmission_plugins.robot.wiring import RobotTransmission
 
 #: ``{interface: {name: value}}``
 NameMap = Dict[str, Dict[str, float]]
 
-
 _NUMBER_TYPES = {float, int}
 
 
-def _getter(names: Sequence[str]) -> Callable[[Mapping[str, Any]], Tuple[Any, ...]]:
-    """Return a function reading ``names`` from a mapping as a tuple (KeyError when one lacks)."""
+class _Part(NamedTuple):
+    """One transmission in one direction: what it needs, what it writes, whom it stands for."""
+
+    #: robot indices of the sources its maps read (a subset of ``src``)
+    needed: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    #: joint to actuator: the index among the parts of the owner of its actuators (its own
+    #: index for an owner; always its own actuator to joint)
+    owner: int
+
+
+class _Direction:
+    """The transmissions of one direction, indexed for :meth:`NamedMaps.convert`."""
+
+    def __init__(self, blocks: Sequence[Block], to_joint: bool, names: Sequence[str],
+                 out_names: Sequence[str]) -> None:
+        self.names, self.out_names = list(names), list(out_names)
+        self._getter = _getter(self.names)
+        owner_of: Dict[int, int] = {}
+        self.parts: List[_Part] = []
+        for index, b in enumerate(blocks):
+            src, dst = (b.actuators, b.joints) if to_joint else (b.joints, b.actuators)
+            needed = src if to_joint else src[list(b.transmission.joint_to_actuator_inputs())]
+            owner = index if to_joint else owner_of.setdefault(int(dst[0]), index)
+            self.parts.append(_Part(needed, src, dst, owner))
+        self.nonlinear = np.array([not b.transmission.is_linear() for b in blocks], dtype=bool)
+        #: (follower, owner) part indices of transmissions sharing an earlier one's actuators
+        self.followers = [(i, p.owner) for i, p in enumerate(self.parts) if p.owner != i]
+        # the needed sources of every part, one after the other, and the part of each
+        self._needed = np.concatenate([p.needed for p in self.parts]
+                                      + [np.zeros(0, np.intp)]).astype(np.intp)
+        self._part_of = np.repeat(np.arange(len(self.parts)),
+                                  [p.needed.size for p in self.parts]).astype(np.intp)
+        #: for each output, the part that writes it (a follower's outputs are its owner's)
+        self.writer = np.zeros(len(out_names), dtype=np.intp)
+        for part in self.parts:
+            self.writer[part.dst] = part.owner
+
+    def read(self, by_name: Mapping[str, Any], interface: str) -> Tuple[np.ndarray, np.ndarray]:
+        """
+        Return the values of ``by_name`` as a vector and, per part, whether it has all it needs.
+
+        Names not given are NaN in the vector; both arrays are new.
+
+        :raises TransmissionInputError: a value that is not a real number
+        """
+        try:
+            got = self._getter(by_name)
+        except KeyError:  # some names are missing
+            got = [by_name.get(n, math.nan) for n in self.names]
+            given = np.array([n in by_name for n in self.names], dtype=bool)
+            missing = np.bincount(self._part_of, weights=~given[self._needed],
+                                  minlength=len(self.parts))
+            complete = missing == 0
+        else:
+            complete = np.ones(len(self.parts), dtype=bool)
+        if not set(map(type, got)) <= _NUMBER_TYPES:
+            got = [_number(v, n, interface) if n in by_name else math.nan
+                   for v, n in zip(got, self.names)]
+        return np.array(got, dtype=np.float64), complete
+
+
+class NamedMaps:
+    """
+    Name-keyed maps of a robot, through its array maps ``fused``.
+
+    :param blocks: the robot's transmissions placed in its vectors (URDF order)
+    :param fused: the robot's array maps
+    :param joint_names: the joint vector's names
+    :param actuator_names: the actuator vector's names
+    """
+
+    def __init__(self, blocks: Sequence[Block], fused: FusedMaps, joint_names: Sequence[str],
+                 actuator_names: Sequence[str]) -> None:
+        self._fused = fused
+        self._directions = {True: _Direction(blocks, True, actuator_names, joint_names),
+                            False: _Direction(blocks, False, joint_names, actuator_names)}
+
+    def convert(self, values: Mapping[str, Mapping[str, Any]], to_joint: bool) -> NameMap:
+        """
+        Convert name-keyed values (module docstring).
+
+        :param values: ``{interface: {name: value}}`` (actuator names when ``to_joint``, else
+            joint names)
+        :returns: ``{interface: {name: value}}`` for every interface given
+        :raises TransmissionInputError: unknown interface or a value that is not a number
+        """
+        d = self._directions[to_joint]
+        arrays: Dict[str, np.ndarray] = {}
+        complete: Dict[str, np.ndarray] = {}
+        for interface, by_name in values.items():
+            if interface not in INTERFACE_KIND:
+                raise TransmissionInputError(
+                    f'unknown interface {interface!r}; expected one of '
+                    f'{", ".join(INTERFACE_KIND)}')
+            arrays[interface], complete[interface] = d.read(by_name, interface)
+        state = None
+        if d.nonlinear.any():
+            # a nonlinear transmission maps velocity and effort at its own positions only
+            has_state = np.zeros_like(d.nonlinear)
+            for interface in (POSITION, ABSOLUTE_POSITION):
+                if interface in complete:
+                    has_state |= complete[interface]
+            for interface, done in complete.items():
+                if INTERFACE_KIND[interface] != POSITION:
+                    done &= has_state | ~d.nonlinear
+            state = _state(d, arrays, complete)
+        moved = _take_followers(d, arrays, complete) if d.followers else {}
+        if state is None or not moved:
+            out = self._fused.convert(arrays, to_joint, state)
+        else:  # each interface at the positions of the transmissions it takes values from
+            out = {}
+            for interface, x in arrays.items():
+                here = state.copy()
+                for follower, owner in moved.get(interface, ()):
+                    here[d.parts[owner].src] = state[d.parts[follower].src]
+                out.update(self._fused.convert({interface: x}, to_joint, here))
+        result: NameMap = {}
+        for interface, y in out.items():
+            if complete[interface].all():
+                result[interface] = dict(zip(d.out_names, y.tolist()))
+                continue
+            where = np.flatnonzero(complete[interface][d.writer]).tolist()
+            result[interface] = dict(zip([d.out_names[i] for i in where], y[where].tolist()))
+        return result
+
+
+def _getter(names: Sequence[str]) -> Callable[[Mapping[str, Any]], Sequence[Any]]:
+    """Return a function reading ``names`` from a mapping, in order (KeyError if one lacks)."""
     if len(names) == 1:
         name = names[0]
         return lambda by_name: (by_name[name],)
@@ -62,129 +192,59 @@ def _getter(names: Sequence[str]) -> Callable[[Mapping[str, Any]], Tuple[Any, ..
     return itemgetter(*names)
 
 
-class NamedMaps:
-    """
-    Name-keyed maps of a robot: a fast path through ``fused`` and :func:`convert_by_name`.
-
-    :param transmissions: the robot's transmissions (URDF order)
-    :param fused: the robot's array maps
-    :param joint_names: the joint vector's names
-    :param actuator_names: the actuator vector's names
-    :param owners: for each transmission, whether it owns its actuators (writes them in
-        ``joint_to_actuator``)
-    """
-
-    def __init__(self, transmissions: Sequence[RobotTransmission], fused: FusedMaps,
-                 joint_names: Sequence[str], actuator_names: Sequence[str],
-                 owners: Sequence[bool]) -> None:
-        self.transmissions = list(transmissions)
-        self._fused = fused
-        self._joint_names = tuple(joint_names)
-        self._actuator_names = tuple(actuator_names)
-        # joint to actuator reads only these joints: the owners' map inputs (a shared actuator
-        # takes the owner's value, and the owner comes first in URDF order)
-        read = {t.joint_names[i] for t, owner in zip(transmissions, owners) if owner
-                for i in t.transmission.joint_to_actuator_inputs()}
-        self._read_joints = tuple(n for n in joint_names if n in read)
-        self._get_actuators = _getter(self._actuator_names)
-        self._get_joints = _getter(self._joint_names)
-        self._get_read_joints = _getter(self._read_joints)
-        self._nonlinear = any(t.transmission.requires_position_state() for t in transmissions)
-
-    def convert(self, values: Mapping[str, Mapping[str, Any]], to_joint: bool) -> NameMap:
-        """Convert like :func:`convert_by_name`; via the fused maps when all names are given."""
-        arrays = self._arrays(values, to_joint)
-        if arrays is None:
-            return convert_by_name(self.transmissions, values, to_joint)
-        out = self._fused.convert_valid(arrays, to_joint)
-        names = self._joint_names if to_joint else self._actuator_names
-        return {interface: dict(zip(names, y.tolist())) for interface, y in out.items()}
-
-    def _arrays(self, values: Mapping[str, Mapping[str, Any]],
-                to_joint: bool) -> Optional[Dict[str, np.ndarray]]:
-        """Return the values as robot vectors, or None when the fast path does not apply."""
-        arrays = {}
-        names = self._actuator_names if to_joint else self._joint_names
-        for interface, by_name in values.items():
-            if interface not in INTERFACE_KIND:
-                return None  # the general path raises
-            try:
-                got: Sequence[Any] = (self._get_actuators if to_joint
-                                      else self._get_joints)(by_name)
-            except (KeyError, TypeError):
-                if to_joint:
-                    return None
-                try:
-                    self._get_read_joints(by_name)
-                except (KeyError, TypeError):
-                    return None
-                got = [by_name[n] if n in by_name else math.nan for n in names]
-            if not set(map(type, got)) <= _NUMBER_TYPES:
-                got = [_number(v, n, interface) for v, n in zip(got, names)]
-            arrays[interface] = np.array(got, dtype=np.float64)
-        if self._nonlinear and POSITION not in arrays and ABSOLUTE_POSITION not in arrays \
-                and any(INTERFACE_KIND[i] != POSITION for i in arrays):
-            return None  # nonlinear transmissions convert positions only: the general path
-        return arrays
-
-
-def convert_by_name(transmissions: Sequence[RobotTransmission],
-                    values: Mapping[str, Mapping[str, Any]], to_joint: bool) -> NameMap:
-    """
-    Convert name-keyed values through every transmission that has all the names it needs.
-
-    :param values: ``{interface: {name: value}}`` (actuator names when ``to_joint``, else joint
-        names)
-    :returns: ``{interface: {name: value}}`` for every interface given; a shared actuator takes
-        the value of the first transmission (URDF order) that converts it
-    :raises TransmissionInputError: unknown interface or a value that is not a number
-    """
-    for interface in values:
-        if interface not in INTERFACE_KIND:
-            raise TransmissionInputError(
-                f'unknown interface {interface!r}; expected one of '
-                f'{", ".join(INTERFACE_KIND)}')
-    out: NameMap = {interface: {} for interface in values}
-    for t in transmissions:
-        tr = t.transmission
-        if to_joint:
-            src, dst, needed = t.actuator_names, t.joint_names, t.actuator_names
-        else:
-            src, dst = t.joint_names, t.actuator_names
-            needed = tuple(src[i] for i in tr.joint_to_actuator_inputs())
-        arrays = {}
-        for interface, by_name in values.items():
-            if all(n in by_name for n in needed):
-                arrays[interface] = _numbers(by_name, src, interface)
-        if tr.requires_position_state() and POSITION not in arrays \
-                and ABSOLUTE_POSITION not in arrays:
-            arrays = {k: v for k, v in arrays.items() if INTERFACE_KIND[k] == POSITION}
-        if not arrays:
-            continue
-        result = tr.actuator_to_joint(arrays) if to_joint else tr.joint_to_actuator(arrays)
-        for interface, y in (result or {}).items():
-            slot = out[interface]
-            for n, v in zip(dst, y.tolist()):
-                slot.setdefault(n, v)
-    return out
-
-
-def _numbers(by_name: Mapping[str, Any], names: Sequence[str], interface: str) -> np.ndarray:
-    """
-    Return the values of ``names`` as an array, NaN for names not given (unread joints).
-
-    As in the transmissions' functional API, only real numbers are accepted (int, float, numpy
-    integer or floating scalars): not ``'1.5'`` or ``True``, which ``float()`` would take.
-    """
-    return np.array([_number(by_name[n], n, interface) if n in by_name else math.nan
-                     for n in names], dtype=np.float64)
-
-
 def _number(value: Any, name: str, interface: str) -> float:
-    if type(value) is float or type(value) is int:  # the common case, fast
+    """
+    Return ``value`` as a float when it is a real number, as the functional API accepts them.
+
+    :raises TransmissionInputError: for ``'1.5'``, ``True``, None and anything but int, float
+        and numpy integer or floating scalars
+    """
+    if type(value) is float or type(value) is int:
         return value
     x = np.asarray(value)
     if x.ndim != 0 or x.dtype.kind not in 'iuf':  # bool, str, None, complex, arrays
         raise TransmissionInputError(
             f'{interface!r} values must be numbers (int or float): {name!r} is {value!r}')
     return float(x)
+
+
+def _state(d: _Direction, arrays: Dict[str, np.ndarray],
+           complete: Dict[str, np.ndarray]) -> Optional[np.ndarray]:
+    """
+    Return the positions the nonlinear maps are evaluated at (a new array), or None.
+
+    ``position`` where it is complete for a transmission, else ``absolute_position``.
+    """
+    position, absolute = arrays.get(POSITION), arrays.get(ABSOLUTE_POSITION)
+    if position is None or absolute is None:
+        chosen = position if position is not None else absolute
+        return None if chosen is None else chosen.copy()
+    state = position.copy()
+    for part, nonlinear, has_position in zip(d.parts, d.nonlinear, complete[POSITION]):
+        if nonlinear and not has_position:
+            state[part.src] = absolute[part.src]
+    return state
+
+
+def _take_followers(d: _Direction, arrays: Dict[str, np.ndarray],
+                    complete: Dict[str, np.ndarray]) -> Dict[str, List[Tuple[int, int]]]:
+    """
+    Give a shared actuator the value of the first transmission that has all it needs.
+
+    The array maps convert the owner's joints only; where the owner lacks some for an interface
+    and a follower (an identical transmission on the same actuators) has them, the follower's
+    values take the owner's place for that interface.
+
+    :returns: per velocity or effort interface, the ``(follower, owner)`` part indices of the
+        nonlinear transmissions whose values were taken (they need the follower's positions)
+    """
+    moved: Dict[str, List[Tuple[int, int]]] = {}
+    for follower, owner in d.followers:
+        for interface, done in complete.items():
+            if done[owner] or not done[follower]:
+                continue
+            arrays[interface][d.parts[owner].src] = arrays[interface][d.parts[follower].src]
+            done[owner] = True
+            if d.nonlinear[follower] and INTERFACE_KIND[interface] != POSITION:
+                moved.setdefault(interface, []).append((follower, owner))
+    return moved

@@ -35,7 +35,6 @@ import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import UnknownNameError
-from transmission_plugins.core.info import ActuatorInfo
 from transmission_plugins.robot.actuators import actuator_model_from_info
 from transmission_plugins.robot.actuators import ActuatorModel
 from transmission_plugins.robot.fused_maps import FusedMaps
@@ -51,6 +50,7 @@ from transmission_plugins.robot.named_maps import NameMap
 from transmission_plugins.robot.wiring import RobotTransmission
 from transmission_plugins.robot.wiring import wire
 from transmission_plugins.urdf.joints import UrdfJoint
+from transmission_plugins.urdf.records import ActuatorInfo
 
 __all__ = ['RobotTransmission', 'RobotTransmissions']
 
@@ -94,8 +94,7 @@ class RobotTransmissions:
         self.actuator_index = {n: i for i, n in enumerate(self.actuator_names)}
         self._blocks = blocks
         self.fused = FusedMaps(blocks, len(self.joint_names), len(self.actuator_names))
-        self._named = NamedMaps(self.transmissions, self.fused, self.joint_names,
-                                self.actuator_names, [b.owner for b in blocks])
+        self._named = NamedMaps(blocks, self.fused, self.joint_names, self.actuator_names)
         self._set_joint_limits()
         self._set_actuators(actuator_info or {})
         driven = set(self.joint_names)
@@ -233,9 +232,8 @@ class RobotTransmissions:
         :param values: interface name to an array whose last axis follows ``actuator_names``
         :param out: optional, interface name to a writeable float64 array
             ``(..., len(joint_names))`` per interface given, to write the result into (the
-            result then holds these arrays); reusing them (e.g. the arrays a previous call
-            returned) saves allocating and faulting in new memory for big batches; they must
-            not overlap the inputs
+            result then holds these arrays; nothing else is allocated for it); they must not
+            overlap the inputs
         :returns: interface name to an array whose last axis follows ``joint_names``
         :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
             a bad ``out``

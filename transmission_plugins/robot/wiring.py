@@ -48,10 +48,10 @@ import numpy as np
 
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import LoadWarning
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.info import TransmissionWiring
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.robot.fused_maps import Block
+from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.records import TransmissionWiring
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ from typing import Tuple
 
 from lxml import etree
 
-from transmission_plugins.core.elements import namespace
 from transmission_plugins.core.exceptions import LoadWarning
+from transmission_plugins.urdf.elements import namespace
 from transmission_plugins.urdf.text import parse_xml
 from transmission_plugins.urdf.text import read_urdf_text
 

@@ -28,10 +28,10 @@ from typing import Sequence
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_reduction
 from transmission_plugins.core.checks import check_sequence
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.info import TransmissionWiring
 from transmission_plugins.core.linear import LinearTransmission
-from transmission_plugins.core.records import read_coupled
+from transmission_plugins.urdf.readers import read_coupled
+from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.records import TransmissionWiring
 
 
 class CoupledTransmission(LinearTransmission):
@@ -76,7 +76,7 @@ class CoupledTransmission(LinearTransmission):
 
         Joints and actuators are put in role order (:attr:`JOINT_ROLES`, :attr:`ACTUATOR_ROLES`;
         XML order when no role is given); actuator and joint reductions and joint offsets are
-        read as :func:`transmission_plugins.core.records.read_coupled` documents.
+        read as :func:`transmission_plugins.urdf.readers.read_coupled` documents.
 
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """

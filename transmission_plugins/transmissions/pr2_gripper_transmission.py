@@ -16,15 +16,17 @@
 PR2GripperTransmission: one motor opens the PR2 gripper through a screw and a linkage.
 
 Lookup names: ``pr2_mechanism_model/PR2GripperTransmission`` and the 2010 name
-``PR2GripperTransmission``.  The maths follows the behaviour of
-``pr2_mechanism_model/src/pr2_gripper_transmission.cpp`` (PR2/pr2_mechanism), clamps included;
-the URDF reading lives in :mod:`transmission_plugins.transmissions.pr2_elements`.
+``PR2GripperTransmission``.  The maths follows ``pr2_mechanism_model/src/
+pr2_gripper_transmission.cpp`` (PR2/pr2_mechanism), clamps included, as numpy kernels over any
+batch shape (the class docstring states it); the URDF reading lives in
+:mod:`transmission_plugins.urdf.pr2_elements`.
 """
 
 import math
 from typing import Any
+from typing import Callable
 from typing import Dict
-from typing import List
+from typing import NamedTuple
 from typing import Optional
 from typing import Tuple
 
@@ -33,20 +35,41 @@ import numpy as np
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_positive
 from transmission_plugins.core.checks import check_reduction
+from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import TransmissionValueError
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.info import TransmissionWiring
 from transmission_plugins.core.transmission import Transmission
-from transmission_plugins.transmissions.pr2_elements import gripper_from_info
-from transmission_plugins.transmissions.pr2_elements import gripper_vocabulary
-from transmission_plugins.transmissions.pr2_gripper_fast_paths import PR2GripperFastPaths
-from transmission_plugins.transmissions.pr2_gripper_linkage import _SCALAR_ERRORS
-from transmission_plugins.transmissions.pr2_gripper_linkage import COEFFICIENTS
-from transmission_plugins.transmissions.pr2_gripper_linkage import RAD2MR
-from transmission_plugins.transmissions.pr2_gripper_linkage import SMALL_BATCH
+from transmission_plugins.urdf.pr2_elements import ALPHA2_DEFAULTS
+from transmission_plugins.urdf.pr2_elements import GRIPPER_COEFFICIENTS
+from transmission_plugins.urdf.pr2_elements import gripper_from_info
+from transmission_plugins.urdf.pr2_elements import GRIPPER_VOCABULARY
+from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.records import TransmissionWiring
+
+#: The linkage coefficients, in the order of the constructor (URDF ``gap_joint`` attributes).
+COEFFICIENTS = GRIPPER_COEFFICIENTS
+#: Motor revolutions per radian (the C++ ``RAD2MR``).
+RAD2MR = 1.0 / (2.0 * math.pi)
+#: Floor of the ``1 - u^2`` terms under the Jacobians' square roots (the C++ ``TOL``).
+TOL = 1e-5
+#: The floor of :math:`w` and :math:`c` (class docstring): ``sqrt(max(x, TOL))`` equals
+#: ``max(sqrt(x), SQRT_TOL)``, sqrt being correctly rounded.
+SQRT_TOL = math.sqrt(TOL)
 
 
-class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
+class ForwardState(NamedTuple):
+    r"""The actuator-side state of one conversion: :math:`2\,dt/dM` and :math:`d\theta/dM`."""
+
+    two_dt_dm: Any
+    dtheta_dm: Any
+
+
+class InverseState(NamedTuple):
+    r"""The joint-side state of one conversion: :math:`(dM/d\theta)(d\theta/dt)`."""
+
+    rate: Any
+
+
+class PR2GripperTransmission(Transmission):
     r"""
     Implement the PR2 gripper: a motor, a lead screw and a four-bar linkage open a gap.
 
@@ -92,7 +115,29 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
         V_a = 2\pi m \frac{dM}{d\theta}\frac{d\theta}{dt}\frac{\dot q_{gap}}{2}, \quad
         E_a = \frac{2\tau_{gap} m}{2\pi\,|dM/d\theta|\,d\theta/dt}
 
-    (for :math:`A \le 0`, :math:`M = -gL_0/s` and :math:`dM/d\theta = 0`, as in the C++).  With
+    (for :math:`A \le 0`, :math:`M = -gL_0/s` and :math:`dM/d\theta = 0`, as in the C++).
+
+    The kernels evaluate the sines and cosines of :math:`\theta` without trigonometric calls
+    (five per sample and direction in the C++: they would dominate a batch), only
+    :math:`\arccos u` remains, for the passive angle.  With :math:`\delta = \theta_0 - \phi_0`,
+    :math:`w = \sin(\arccos u) = \sqrt{(1 - u)(1 + u)}`, and in the inverse
+    :math:`\sigma = \sin\theta` (the clamped argument of the arcsine) and
+    :math:`c = \cos\theta = \sqrt{(1 - \sigma)(1 + \sigma)} \ge 0`:
+
+    .. math::
+
+        \sin\theta = u\sin\delta + w\cos\delta, \quad
+        \cos\theta = u\cos\delta - w\sin\delta, \quad
+        \sqrt{\max(1 - u^2, 10^{-5})} = \max(w, \sqrt{10^{-5}})
+
+        \cos(\theta - \delta) = c\cos\delta + \sigma\sin\delta, \quad
+        \sin(\theta - \delta) = \sigma\cos\delta - c\sin\delta, \quad
+        \sqrt{\max(1 - \sigma^2, 10^{-5})} = \max(c, \sqrt{10^{-5}})
+
+    The results differ from the C++ formulas by rounding only (the tests bound it: 1e-12 relative
+    over the working range); :math:`(1 - u)(1 + u)` is the more accurate near :math:`|u| = 1`.
+
+    With
     :math:`m = 1` power is conserved on the gap joint, :math:`\tau_{gap}\dot q_{gap} = E_a V_a`;
     like the C++, the efforts divide by :math:`m` where the positions do (both directions stay
     inverse to each other, power scales by :math:`1/m^2`).  Each passive joint reports the full
@@ -126,22 +171,11 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
 
     ACTUATOR_ROLES = ('actuator1',)
     COEFFICIENTS = COEFFICIENTS
-    URDF_VOCABULARY = gripper_vocabulary(COEFFICIENTS)
+    URDF_VOCABULARY = GRIPPER_VOCABULARY
 
     #: The PR2 alpha2 values the C++ falls back to when a coefficient is missing (see
     #: ``from_info``; SI units).
-    ALPHA2_DEFAULTS = {
-        'screw_reduction': 2.0 / 1000.0,
-        'gear_ratio': 29.16,
-        'theta0': 2.97571 * math.pi / 180.0,
-        'phi0': 29.98717 * math.pi / 180.0,
-        't0': -0.19543 / 1000.0,
-        'L0': 34.70821 / 1000.0,
-        'h': 5.200 / 1000.0,
-        'a': 67.56801 / 1000.0,
-        'b': 48.97193 / 1000.0,
-        'r': 91.50000 / 1000.0,
-    }
+    ALPHA2_DEFAULTS = ALPHA2_DEFAULTS
 
     def __init__(self, screw_reduction: Any, gear_ratio: Any, theta0: Any, phi0: Any, t0: Any,
                  L0: Any, h: Any, a: Any, b: Any, r: Any,  # noqa: N803
@@ -171,8 +205,57 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
                             + tuple(f'passive_joint{i + 1}' for i in range(self._num_passive))
                             + sim_roles[:self._num_simulated])
         self._nj = 1 + self._num_passive + self._num_simulated
-        self._sim_zeros = [0.0] * self._num_simulated
-        self._set_linkage()
+        self._set_constants()
+
+    def _set_constants(self) -> None:
+        """
+        Precompute the constants of the formulas, each checked finite (non-zero where it divides).
+
+        :raises TransmissionValueError: a constant overflows or vanishes (coefficients that are
+            each finite, such as ``a = 1e308`` or ``gear_ratio = 5e-324``, can make
+            :math:`a^2 + b^2 - h^2` or :math:`s/g` infinite or zero); the message names the
+            coefficient of the most extreme magnitude among those the constant uses
+        """
+        s, g, a, b, h, L0, r, m = (self._s, self._g, self._a, self._b, self._h, self._L0,
+                                   self._r, self._mr)
+        values = dict(zip(COEFFICIENTS, (s, g, self._theta0, self._phi0, self._t0, L0, h, a, b,
+                                         r)), mechanical_reduction=m)
+
+        def c(formula: str, names: Tuple[str, ...], compute: Callable[[], float],
+              nonzero: bool = False) -> float:
+            return checked_constant(formula, names, values, compute, nonzero)
+
+        screw, mr = ('screw_reduction', 'gear_ratio'), ('mechanical_reduction',)
+        delta = self._theta0 - self._phi0
+        self._sin_delta, self._cos_delta = math.sin(delta), math.cos(delta)
+        self._sin_theta0 = math.sin(self._theta0)
+        self._k = c('s/g', screw, lambda: s / g, True)
+        self._c0 = c('a^2 + b^2 - h^2', ('a', 'b', 'h'), lambda: a * a + b * b - h * h)
+        self._two_ab = c('2ab', ('a', 'b'), lambda: 2.0 * a * b, True)
+        ab = c('ab', ('a', 'b'), lambda: a * b, True)
+        self._kab = c('(s/g)^2 / (ab)', screw + ('a', 'b'), lambda: (s / g) ** 2 / ab)
+        self._du0 = c('L0 s / (g a b)', ('L0',) + screw + ('a', 'b'), lambda: L0 * s / (g * ab))
+        self._p2m = c('1 / (2 pi m)', mr, lambda: RAD2MR / m, True)
+        self._m2p = c('2 pi m', mr, lambda: m / RAD2MR, True)
+        self._e_joint = c('2 pi / m', mr, lambda: 1.0 / (m * RAD2MR), True)
+        self._e_motor = c('2 m / (2 pi)', mr, lambda: 2.0 * RAD2MR * m, True)
+        self._g_s = c('g/s', screw, lambda: g / s, True)
+        self._gap0 = c('2 (t0 - r sin theta0)', ('t0', 'r'),
+                       lambda: 2.0 * (self._t0 - r * self._sin_theta0))
+        self._two_r_sd = c('2r sin(theta0 - phi0)', ('r',), lambda: 2.0 * r * self._sin_delta)
+        self._two_r_cd = c('2r cos(theta0 - phi0)', ('r',), lambda: 2.0 * r * self._cos_delta)
+        self._two_ab_sd = c('2ab sin(theta0 - phi0)', ('a', 'b'),
+                            lambda: self._two_ab * self._sin_delta)
+        self._two_ab_cd = c('2ab cos(theta0 - phi0)', ('a', 'b'),
+                            lambda: self._two_ab * self._cos_delta)
+        self._m2p_gs = c('2 pi m g / s', mr + screw, lambda: self._m2p * self._g_s)
+        # checked only: the motor position of a closed linkage, -L0 (2 pi m g / s)
+        c('2 pi m g L0 / s', mr + screw + ('L0',), lambda: L0 * self._m2p_gs)
+        self._q2s = c('1 / (2r)', ('r',), lambda: 0.5 / r, True)
+        self._s0 = c('sin theta0 - t0 / r', ('t0', 'r'), lambda: self._sin_theta0 - self._t0 / r)
+        self._dm_dtheta = c('g a b / s', screw + ('a', 'b'),
+                            lambda: self._g_s / 2.0 * self._two_ab)
+        self._v_motor = self._m2p / 2.0
 
     # ------------------------------------------------------------------ queries
     def num_actuators(self) -> int:
@@ -215,92 +298,107 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
         out['mechanical_reduction'] = self._mr
         return out
 
-    def _rows(self, rows: List[List[float]], shape: Tuple[int, ...]) -> np.ndarray:
-        if len(shape) == 1:
-            return np.array(rows)
-        return np.array(rows).reshape(shape + (self._nj,))
+    # ------------------------------------------------------------------ the linkage
+    # The kernels below may meet inf and NaN; the maps that call them (the functional and
+    # handle styles, the robot maps) ignore floating-point warnings: NaN and inf are results.
+    def _uw(self, mrev: Any) -> Tuple[Any, Any]:
+        """Return ``u`` (clamped to [-1, 1]) and ``w = sin(acos u)`` at ``mrev`` revolutions."""
+        length = mrev * self._k + self._L0
+        u = np.minimum(np.maximum((self._c0 - length * length) / self._two_ab, -1.0), 1.0)
+        return u, np.sqrt((1.0 - u) * (1.0 + u))
+
+    def _joints(self, gap: Any, passive: Any) -> np.ndarray:
+        """Return joint values ``(..., M)``: the gap, the passive joints, simulated zeros."""
+        out = np.zeros(np.shape(gap) + (self._nj,))
+        out[..., 0] = gap
+        out[..., 1:1 + self._num_passive] = passive[..., None]
+        return out
+
+    def _prepare_actuator_state(self, position: Any) -> ForwardState:
+        r"""
+        Return the Jacobian factors at the actuator ``position``, for velocity and effort.
+
+        :math:`d\theta/dM` and :math:`2\,dt/dM` at :math:`M_+ = \max(M, 0)` (NaN propagates),
+        computed once per conversion for both maps.
+
+        :raises TransmissionInputError: when the position is missing or has the wrong shape
+        """
+        mrev = np.maximum(self._positions(position, 'actuator', 1)[..., 0] * self._p2m, 0.0)
+        u, w = self._uw(mrev)
+        dtheta_dm = (mrev * self._kab + self._du0) / np.maximum(w, SQRT_TOL)
+        return ForwardState((u * self._two_r_cd - w * self._two_r_sd) * dtheta_dm, dtheta_dm)
+
+    def _prepare_joint_state(self, position: Any) -> InverseState:
+        r"""
+        Return :math:`(dM/d\theta)(d\theta/dt)` at the joint ``position`` (the gap is read).
+
+        :raises TransmissionInputError: when the position is missing or has the wrong shape
+        """
+        sin_theta, cos_theta, arg, root = self._inverse(
+            self._positions(position, 'joint', self._nj)[..., 0])
+        # A <= 0 (closed past the linkage): dM/dtheta = 0, as in the C++; NaN propagates
+        dm_dtheta = np.where(arg <= 0.0, 0.0, self._dm_dtheta / root * (
+            sin_theta * self._cos_delta - cos_theta * self._sin_delta))
+        return InverseState(dm_dtheta / (np.maximum(cos_theta, SQRT_TOL) * self._r))
+
+    def _inverse(self, gap: Any) -> Tuple[Any, Any, Any, Any]:
+        r"""
+        Return sin(theta), cos(theta), A and sqrt(max(A, 0)) at the gaps ``gap``.
+
+        The motor position is :math:`(\sqrt{\max(A, 0)} - L_0)\,g/s` revolutions: for
+        :math:`A \le 0` that is the C++'s :math:`-g L_0/s`.
+        """
+        sin_theta = np.minimum(np.maximum(gap * self._q2s + self._s0, -1.0), 1.0)
+        cos_theta = np.sqrt((1.0 - sin_theta) * (1.0 + sin_theta))
+        arg = self._c0 - (cos_theta * self._two_ab_cd + sin_theta * self._two_ab_sd)
+        return sin_theta, cos_theta, arg, np.sqrt(np.maximum(arg, 0.0))
+
+    def _positions(self, position: Any, side: str, size: int) -> np.ndarray:
+        if position is None:
+            raise TransmissionInputError(
+                f'PR2GripperTransmission is nonlinear: the {side} position is needed')
+        x = np.asarray(position, dtype=np.float64)
+        if x.ndim == 0 or x.shape[-1] != size:
+            raise TransmissionInputError(
+                f'PR2GripperTransmission: {side} positions must have {size} entries on the last '
+                f'axis, got shape {x.shape}')
+        return x
+
+    def _forward_state(self, position: Any) -> ForwardState:
+        if isinstance(position, ForwardState):
+            return position
+        return self._prepare_actuator_state(position)
+
+    def _inverse_state(self, position: Any) -> InverseState:
+        if isinstance(position, InverseState):
+            return position
+        return self._prepare_joint_state(position)
 
     # ------------------------------------------------------------------ kernels
     def _actuator_to_joint_position(self, position: np.ndarray) -> np.ndarray:
-        if 0 < position.size <= SMALL_BATCH:
-            try:
-                return self._rows([self._row(*self._position_sample(p))
-                                   for p in position.ravel().tolist()], position.shape[:-1])
-            except _SCALAR_ERRORS:
-                pass
-        with np.errstate(all='ignore'):
-            return self._joint_array(*self._gap(*self._uw(position[..., 0] * self._p2m)))
+        u, w = self._uw(position[..., 0] * self._p2m)
+        return self._joints(u * self._two_r_sd + w * self._two_r_cd + self._gap0,
+                            np.arccos(u) - self._phi0)
 
     def _actuator_to_joint_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
         state = self._forward_state(position)
-        if state.small and velocity.shape[:-1] == state.shape:
-            try:
-                rows = [self._row(*self._forward_velocity_sample(v, dtheta_dm, dt_dm))
-                        for v, dtheta_dm, dt_dm in zip(velocity.ravel().tolist(),
-                                                       state.dtheta_dm, state.dt_dm)]
-                return self._rows(rows, state.shape)
-            except _SCALAR_ERRORS:
-                pass
-        dtheta_dm, dt_dm = state.arrays()
-        with np.errstate(all='ignore'):
-            both = np.stack(np.broadcast_arrays(dt_dm, dtheta_dm))
-            return self._joint_array(*self._forward_map(True, velocity[..., 0], both))
+        v = velocity[..., 0] * self._p2m
+        return self._joints(v * state.two_dt_dm, v * state.dtheta_dm)
 
     def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
         state = self._forward_state(position)
-        if state.small and effort.shape[:-1] == state.shape:
-            try:
-                rows = [self._row(*self._forward_effort_sample(e, dtheta_dm, dt_dm))
-                        for e, dtheta_dm, dt_dm in zip(effort.ravel().tolist(),
-                                                       state.dtheta_dm, state.dt_dm)]
-                return self._rows(rows, state.shape)
-            except _SCALAR_ERRORS:
-                pass
-        dtheta_dm, dt_dm = state.arrays()
-        with np.errstate(all='ignore'):
-            both = np.stack(np.broadcast_arrays(dt_dm, dtheta_dm))
-            return self._joint_array(*self._forward_map(False, effort[..., 0], both))
+        e = effort[..., 0] * self._e_joint
+        return self._joints(e / state.two_dt_dm, e / state.dtheta_dm)
 
     def _joint_to_actuator_position(self, position: np.ndarray) -> np.ndarray:
-        gap = position[..., 0]
-        if 0 < gap.size <= SMALL_BATCH:
-            try:
-                values = [self._inverse_position_sample(q) for q in gap.ravel().tolist()]
-                return np.array(values).reshape(gap.shape + (1,))
-            except _SCALAR_ERRORS:
-                pass
-        with np.errstate(all='ignore'):
-            return self._inverse(gap, derivatives=False)[0][..., None]
+        return ((self._inverse(position[..., 0])[3] - self._L0) * self._m2p_gs)[..., None]
 
     def _joint_to_actuator_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
-        state = self._inverse_state(position)
-        if state.small and velocity.shape[:-1] == state.shape:
-            try:
-                values = [self._inverse_velocity_sample(v, dm_dtheta, dtheta_dt)
-                          for v, dm_dtheta, dtheta_dt in zip(
-                              velocity[..., 0].ravel().tolist(), state.dm_dtheta,
-                              state.dtheta_dt)]
-                return np.array(values).reshape(state.shape + (1,))
-            except _SCALAR_ERRORS:
-                pass
-        dm_dtheta, dtheta_dt = state.arrays()
-        with np.errstate(all='ignore'):
-            return self._inverse_velocity(velocity[..., 0], dm_dtheta, dtheta_dt)[..., None]
+        return (velocity[..., 0] * self._v_motor * self._inverse_state(position).rate)[..., None]
 
     def _joint_to_actuator_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
-        state = self._inverse_state(position)
-        if state.small and effort.shape[:-1] == state.shape:
-            try:
-                values = [self._inverse_effort_sample(e, dm_dtheta, dtheta_dt)
-                          for e, dm_dtheta, dtheta_dt in zip(
-                              effort[..., 0].ravel().tolist(), state.dm_dtheta,
-                              state.dtheta_dt)]
-                return np.array(values).reshape(state.shape + (1,))
-            except _SCALAR_ERRORS:
-                pass
-        dm_dtheta, dtheta_dt = state.arrays()
-        with np.errstate(all='ignore'):
-            return self._inverse_effort(effort[..., 0], dm_dtheta, dtheta_dt)[..., None]
+        rate = self._inverse_state(position).rate
+        return (effort[..., 0] * self._e_motor / np.abs(rate))[..., None]
 
     # ------------------------------------------------------------------ Jacobians
     def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> np.ndarray:
@@ -313,10 +411,10 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
         :param actuator_position: motor positions ``(..., 1)``
         :raises TransmissionInputError: when the position is missing or has the wrong shape
         """
-        dtheta_dm, dt_dm = self._forward_state(actuator_position).arrays()
         with np.errstate(all='ignore'):
-            scale = self._p2m
-            return self._joint_array(2.0 * dt_dm * scale, dtheta_dm * scale)[..., None]
+            state = self._forward_state(actuator_position)
+            return self._joints(state.two_dt_dm * self._p2m,
+                                state.dtheta_dm * self._p2m)[..., None]
 
     def joint_to_actuator_jacobian(self, joint_position: Any = None) -> np.ndarray:
         r"""
@@ -327,11 +425,10 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
         :param joint_position: joint positions ``(..., M)`` (only the gap is read)
         :raises TransmissionInputError: when the position is missing or has the wrong shape
         """
-        state = self._inverse_state(joint_position)
-        dm_dtheta, dtheta_dt = state.arrays()
         with np.errstate(all='ignore'):
-            out = np.zeros(state.shape + (1, self._nj))
-            out[..., 0, 0] = dm_dtheta * dtheta_dt / 2.0 * self._mr / RAD2MR
+            rate = self._inverse_state(joint_position).rate
+            out = np.zeros(np.shape(rate) + (1, self._nj))
+            out[..., 0, 0] = self._v_motor * rate
             return out
 
     # ------------------------------------------------------------------ URDF and reports
@@ -340,11 +437,11 @@ class PR2GripperTransmission(PR2GripperFastPaths, Transmission):
         """
         Build the transmission and its wiring from a ``<transmission>`` record.
 
-        See :func:`transmission_plugins.transmissions.pr2_elements.gripper_from_info` for the
+        See :func:`transmission_plugins.urdf.pr2_elements.gripper_from_info` for the
         accepted XML and the missing-coefficient policy.
 
-        :param info: a :class:`~transmission_plugins.core.info.TransmissionInfo`
-        :returns: a :class:`~transmission_plugins.core.info.TransmissionWiring`
+        :param info: a :class:`~transmission_plugins.urdf.records.TransmissionInfo`
+        :returns: a :class:`~transmission_plugins.urdf.records.TransmissionWiring`
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """
         return gripper_from_info(cls, info)
@@ -372,3 +469,33 @@ def _check_count(value: Any, parameter: str, low: int, high: Optional[int]) -> i
         expected = f'an int >= {low}' if high is None else f'an int in {low}..{high}'
         raise TransmissionValueError(parameter, value, expected, 'PR2GripperTransmission')
     return int(value)
+
+
+def checked_constant(formula: str, coefficients: Tuple[str, ...], values: Dict[str, float],
+                     compute: Callable[[], float], nonzero: bool = False) -> float:
+    """
+    Return ``compute()`` when it is finite (and non-zero with ``nonzero``).
+
+    :param formula: the constant as written in the message (``'s/g'``)
+    :param coefficients: the constructor names of the coefficients it uses
+    :param values: constructor name -> value
+    :raises TransmissionValueError: the constant overflows, is NaN or vanishes, naming the
+        coefficient of the most extreme magnitude (largest log-magnitude) among those it uses
+    """
+    try:
+        value = compute()
+    except ArithmeticError:  # float ** and / raise where numpy gives inf
+        value = math.nan
+    if math.isfinite(value) and not (nonzero and value == 0.0):
+        return value
+
+    def extremity(name: str) -> float:
+        x = abs(values[name])
+        return abs(math.log(x)) if x > 0.0 else 0.0
+
+    culprit = max(coefficients, key=extremity)
+    others = ', '.join(f'{c}={values[c]!r}' for c in coefficients if c != culprit)
+    state = 'finite and non-zero' if nonzero else 'finite'
+    raise TransmissionValueError(
+        culprit, values[culprit], f'a magnitude for which the linkage constant {formula} is '
+        f'{state}' + (f' (with {others})' if others else ''), 'PR2GripperTransmission')

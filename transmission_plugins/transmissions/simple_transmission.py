@@ -21,11 +21,11 @@ Lookup names: ``transmission_interface/SimpleTransmission`` (also the PR2 one).
 
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_reduction
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.info import TransmissionWiring
 from transmission_plugins.core.linear import LinearTransmission
-from transmission_plugins.core.records import read_simple
-from transmission_plugins.core.vocabulary import UrdfVocabulary
+from transmission_plugins.urdf.readers import read_simple
+from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.records import TransmissionWiring
+from transmission_plugins.urdf.vocabulary import UrdfVocabulary
 
 #: Children of a ``<transmission>`` that SimpleTransmission accepts and ignores: PR2 belt
 #: compensator and Gazebo screw joint, diffbot ``motorTorqueConstant``, ROS 1

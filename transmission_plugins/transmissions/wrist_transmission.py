@@ -20,11 +20,11 @@ The maps are those of ``pr2_mechanism_model/src/wrist_transmission.cpp`` (PR2/pr
 """
 
 
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.info import TransmissionWiring
 from transmission_plugins.transmissions.coupled_transmission import CoupledTransmission
-from transmission_plugins.transmissions.pr2_elements import wrist_from_info
-from transmission_plugins.transmissions.pr2_elements import WRIST_VOCABULARY
+from transmission_plugins.urdf.pr2_elements import wrist_from_info
+from transmission_plugins.urdf.pr2_elements import WRIST_VOCABULARY
+from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.records import TransmissionWiring
 
 
 class WristTransmission(CoupledTransmission):
@@ -84,7 +84,7 @@ class WristTransmission(CoupledTransmission):
         Reads ``<rightActuator>``, ``<leftActuator>``, ``<flexJoint>`` and ``<rollJoint>``, each
         with ``name`` and a required ``mechanicalReduction`` attribute; anything else is an error.
 
-        :param info: a :class:`~transmission_plugins.core.info.TransmissionInfo`
+        :param info: a :class:`~transmission_plugins.urdf.records.TransmissionInfo`
         :returns: a ``TransmissionWiring`` with joints [flex, roll] and actuators [right, left]
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """

@@ -15,5 +15,9 @@
 """
 The URDF layer: text and xacro, every transmission dialect, joints and limits, actuator tags.
 
-Depends on core only; turns a robot description into records for the plugins.
+Depends on core only; turns a robot description into records for the plugins, and holds what
+the plugins read them with: the records (:mod:`~.records`), the standard vocabulary
+(:mod:`~.vocabulary`), the element helpers and path rule (:mod:`~.elements`), the built-in
+plugins' readers (:mod:`~.readers`, :mod:`~.pr2_elements`).  Those modules import no lxml, so
+the transmissions that use them stay free of it; text, xacro and joints use lxml.
 """

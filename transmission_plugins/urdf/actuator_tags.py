@@ -15,7 +15,7 @@
 """
 Actuator data in ``<actuator>`` elements: Drake tags and ros2_control ``<param>`` values.
 
-Read by the parser into :class:`~transmission_plugins.core.info.ActuatorInfo` fields (rotor
+Read by the parser into :class:`~transmission_plugins.urdf.records.ActuatorInfo` fields (rotor
 inertia, gear ratio, effort limit, PD gains); the robot layer turns them into
 :class:`~transmission_plugins.robot.actuators.ActuatorModel` objects.
 """
@@ -25,14 +25,14 @@ from typing import cast
 from typing import Dict
 from typing import Optional
 
-from transmission_plugins.core.elements import child_path
-from transmission_plugins.core.elements import children
-from transmission_plugins.core.elements import local_name
-from transmission_plugins.core.elements import parse_float
-from transmission_plugins.core.elements import require_attribute
-from transmission_plugins.core.elements import source_line
-from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.urdf.elements import child_path
+from transmission_plugins.urdf.elements import children
+from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.elements import parse_float
+from transmission_plugins.urdf.elements import require_attribute
+from transmission_plugins.urdf.elements import source_line
+from transmission_plugins.urdf.elements import XmlElement
 
 
 #: Drake's URDF namespace (``xmlns:drake``); tags are matched by local name in any namespace.

@@ -17,7 +17,7 @@ Read the ``<transmission>`` elements of a URDF, whatever their dialect, into rec
 
 :func:`read_urdf_text` turns XML text, a file or a ``.xacro`` file into XML text;
 :func:`parse_transmissions` turns that text into :class:`ParseResult` with one
-:class:`~transmission_plugins.core.info.TransmissionInfo` per transmission.  Turning a
+:class:`~transmission_plugins.urdf.records.TransmissionInfo` per transmission.  Turning a
 record into a working transmission is the plugins' job (:mod:`~transmission_plugins.plugins`).
 
 Dialects, told apart per transmission:
@@ -51,10 +51,19 @@ it keeps records that reuse a name, and the robot's wiring (:mod:`transmission_p
 keeps the first of them that builds (so an unknown type does not shadow a good transmission).
 Exact duplicates (same name and mapping, e.g. Franka's one per hardware interface) are merged with
 a warning in both modes.
+
+The parts, in order: the parse-wide state (:class:`ParseContext`: the lenient flag, the URDF
+namespace, the warnings) and its small strict readers; the ``<joint>`` and ``<actuator>``
+children of a ``<transmission>`` (:func:`read_end`: name, role, reduction, offset, hardware
+interfaces, ``read_only``, and the actuator data of Drake tags and ros2_control ``<param>``);
+the dialects (:func:`parse_transmissions`); the merging of duplicates
+(:func:`merge_duplicates`).
 """
 
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
+from typing import Any
 from typing import Dict
 from typing import List
 from typing import Optional
@@ -62,44 +71,184 @@ from typing import Sequence
 from typing import Tuple
 from typing import Union
 
-from transmission_plugins.core.elements import child_path
-from transmission_plugins.core.elements import local_name
-from transmission_plugins.core.elements import namespace
-from transmission_plugins.core.elements import require_attribute
-from transmission_plugins.core.elements import source_line
-from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.exceptions import UrdfTransmissionError
-from transmission_plugins.core.info import ActuatorInfo
-from transmission_plugins.core.info import DIALECT_PR2
-from transmission_plugins.core.info import DIALECT_ROS1
-from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
-from transmission_plugins.core.info import JointInfo
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.vocabulary import ACTUATOR_TAG
-from transmission_plugins.core.vocabulary import DEFAULT_REDUCTION
-from transmission_plugins.core.vocabulary import JOINT_TAG
-from transmission_plugins.core.vocabulary import PARAM_TAG
-from transmission_plugins.core.vocabulary import PLUGIN_TAG
-from transmission_plugins.core.vocabulary import REDUCTION_TAGS
-from transmission_plugins.core.vocabulary import ROBOT_TAG
-from transmission_plugins.core.vocabulary import ROS2_CONTROL_TAG
-from transmission_plugins.core.vocabulary import TRANSMISSION_TAG
-from transmission_plugins.core.vocabulary import TYPE_TAG
-from transmission_plugins.urdf.context import element_text
-from transmission_plugins.urdf.context import ParseContext
-from transmission_plugins.urdf.context import single_child
-from transmission_plugins.urdf.duplicates import merge_duplicates
-from transmission_plugins.urdf.ends import read_actuator_data
-from transmission_plugins.urdf.ends import read_end
-from transmission_plugins.urdf.ends import read_value
+from transmission_plugins.urdf.actuator_tags import read_actuator_extensions
+from transmission_plugins.urdf.elements import child_path
+from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.elements import namespace
+from transmission_plugins.urdf.elements import parse_float
+from transmission_plugins.urdf.elements import require_attribute
+from transmission_plugins.urdf.elements import source_line
+from transmission_plugins.urdf.elements import XmlElement
+from transmission_plugins.urdf.records import ActuatorInfo
+from transmission_plugins.urdf.records import DIALECT_PR2
+from transmission_plugins.urdf.records import DIALECT_ROS1
+from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
+from transmission_plugins.urdf.records import JointInfo
+from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.text import parse_xml
+from transmission_plugins.urdf.vocabulary import ACTUATOR_TAG
+from transmission_plugins.urdf.vocabulary import DEFAULT_OFFSET
+from transmission_plugins.urdf.vocabulary import DEFAULT_REDUCTION
+from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_PREFIX
+from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_TAG
+from transmission_plugins.urdf.vocabulary import JOINT_TAG
+from transmission_plugins.urdf.vocabulary import OFFSET_TAG
+from transmission_plugins.urdf.vocabulary import PARAM_TAG
+from transmission_plugins.urdf.vocabulary import PLUGIN_TAG
+from transmission_plugins.urdf.vocabulary import REDUCTION_TAGS
+from transmission_plugins.urdf.vocabulary import ROBOT_TAG
+from transmission_plugins.urdf.vocabulary import ROLE_TAG
+from transmission_plugins.urdf.vocabulary import ROS2_CONTROL_TAG
+from transmission_plugins.urdf.vocabulary import TRANSMISSION_TAG
+from transmission_plugins.urdf.vocabulary import TYPE_TAG
 
 
+# ------------------------------------------------------------------------------ parse state
+class ParseContext:
+    """Parse-wide state: lenient flag, warnings, the URDF namespace."""
+
+    def __init__(self, lenient: bool, urdf_namespace: str) -> None:
+        self.lenient = lenient
+        self.ns = urdf_namespace
+        self.warnings: List[LoadWarning] = []
+
+    def warn(self, path: str, message: str, line: Optional[int] = None) -> None:
+        """Record a warning about the element at ``path``."""
+        self.warnings.append(LoadWarning(path, message, line))
+
+    def children(self, element: XmlElement, name: Optional[str] = None) -> List[XmlElement]:
+        """Return the URDF-namespace child elements, optionally only those named ``name``."""
+        return [c for c in element if local_name(c) and namespace(c) == self.ns
+                and (name is None or local_name(c) == name)]
+
+
+def single_child(ctx: ParseContext, element: XmlElement, path: str,
+                 tag: str) -> Optional[XmlElement]:
+    """Return the only child named ``tag``, None when absent; raise when given twice."""
+    found = ctx.children(element, tag)
+    if len(found) > 1:
+        raise BadValueError(f'{path}/{tag}', f'<{tag}> is given {len(found)} times; expected '
+                            'at most once', source_line(found[1]))
+    return found[0] if found else None
+
+
+def single_child_of(ctx: ParseContext, element: XmlElement, path: str,
+                    tags: Sequence[str]) -> Optional[XmlElement]:
+    """Return the only child named one of ``tags`` (spellings of one value)."""
+    found = [c for c in ctx.children(element) if local_name(c) in tags]
+    if len(found) > 1:
+        spelled = ', '.join(f'<{local_name(c)}>' for c in found)
+        raise BadValueError(f'{path}/{local_name(found[1])}', f'the value is given '
+                            f'{len(found)} times ({spelled}); expected at most once',
+                            source_line(found[1]))
+    return found[0] if found else None
+
+
+def element_text(element: XmlElement) -> str:
+    return (element.text or '').strip()
+
+
+def read_number(ctx: ParseContext, text: str, path: str, line: Optional[int], *, default: float,
+                nonzero: bool = False) -> float:
+    """Parse strictly; in lenient mode fall back to ``default`` with a warning."""
+    try:
+        return parse_float(text, path, nonzero=nonzero, line=line)
+    except BadValueError as e:
+        if not ctx.lenient:
+            raise
+        ctx.warn(e.path, f'{e.message}; using the default {default!r} (lenient mode)', line)
+        return default
+
+
+# ----------------------------------------------------------------- <joint> and <actuator>
+def read_role(ctx: ParseContext, element: XmlElement, path: str) -> Optional[str]:
+    attribute = element.get('role')
+    role_element = single_child(ctx, element, path, ROLE_TAG)
+    if role_element is None:
+        return attribute.strip() if attribute is not None else None
+    text = element_text(role_element)
+    if attribute is not None and attribute.strip() != text:
+        raise BadValueError(f'{path}/{ROLE_TAG}', f'role attribute {attribute!r} and <role> '
+                            f'element {text!r} disagree', source_line(role_element))
+    return text
+
+
+def read_bool(element: XmlElement, path: str, attribute: str) -> bool:
+    value = element.get(attribute)
+    if value is None:
+        return False
+    if value.strip().lower() in ('true', '1'):
+        return True
+    if value.strip().lower() in ('false', '0'):
+        return False
+    raise BadValueError(f'{path}/@{attribute}', f"expected 'true' or 'false', got {value!r}",
+                        source_line(element))
+
+
+def read_interfaces(ctx: ParseContext, element: XmlElement, path: str) -> Tuple[str, ...]:
+    names: List[str] = []
+    for child in ctx.children(element, HARDWARE_INTERFACE_TAG):
+        text = element_text(child)
+        if not text:
+            if not ctx.lenient:
+                raise BadValueError(f'{path}/{HARDWARE_INTERFACE_TAG}', 'the '
+                                    '<hardwareInterface> element is empty', source_line(child))
+            ctx.warn(f'{path}/{HARDWARE_INTERFACE_TAG}', 'empty <hardwareInterface> ignored '
+                     '(lenient mode)', source_line(child))
+            continue
+        if '/' not in text:
+            text = HARDWARE_INTERFACE_PREFIX + text
+        if text not in names:
+            names.append(text)
+    return tuple(names)
+
+
+def read_value(ctx: ParseContext, element: XmlElement, path: str, tags: Sequence[str], *,
+               default: float, nonzero: bool) -> Optional[float]:
+    child = single_child_of(ctx, element, path, tags)
+    if child is None:
+        return None
+    return read_number(ctx, element_text(child), f'{path}/{local_name(child)}', source_line(child),
+                       default=default, nonzero=nonzero)
+
+
+def read_end(ctx: ParseContext, element: XmlElement, path: str) -> Dict[str, Any]:
+    """Read what ``<joint>`` and ``<actuator>`` have in common."""
+    return {
+        'name': require_attribute(element, 'name', path),
+        'role': read_role(ctx, element, path),
+        'mechanical_reduction': read_value(ctx, element, path, REDUCTION_TAGS,
+                                           default=DEFAULT_REDUCTION, nonzero=True),
+        'offset': read_value(ctx, element, path, (OFFSET_TAG,), default=DEFAULT_OFFSET,
+                             nonzero=False),
+        'interfaces': read_interfaces(ctx, element, path),
+        'read_only': read_bool(element, path, 'read_only'),
+        'path': path,
+        'line': source_line(element),
+        'element': element,
+    }
+
+
+def read_actuator_data(ctx: ParseContext, element: XmlElement, path: str) -> Dict[str, Any]:
+    """Read Drake tags and ros2_control ``<param>`` values of an actuator (lenient: warn)."""
+    try:
+        return read_actuator_extensions(element, path)
+    except UrdfTransmissionError as e:
+        if not ctx.lenient:
+            raise
+        ctx.warnings.append(LoadWarning(e.path, f'{e.message}; actuator data (rotor inertia, '
+                                        'gear ratio, effort limit, gains) ignored (lenient mode)',
+                                        e.line))
+        return {}
+
+
+# ---------------------------------------------------------------------------------- dialects
 #: ``source`` values of :func:`parse_transmissions`.
 SOURCE_AUTO = 'auto'
 
@@ -325,3 +474,58 @@ def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: 
         dialect=dialect, params=params, path=path, line=source_line(element), element=element,
         lenient=ctx.lenient, mechanical_reduction=reduction, block=block_name,
         block_type=block_type)
+
+
+# ---------------------------------------------------------------------------------- duplicates
+def _canonical(element: XmlElement) -> Tuple[Any, ...]:
+    """Return a comparable form of an element, ignoring comments and hardwareInterface."""
+    kids = tuple(_canonical(c) for c in element
+                 if local_name(c) and local_name(c) != HARDWARE_INTERFACE_TAG)
+    return (element.tag, tuple(sorted(element.attrib.items())), (element.text or '').strip(),
+            kids)
+
+
+def mapping_key(info: TransmissionInfo) -> Tuple[Any, ...]:
+    """Return what must be equal for two records with one name to be the same transmission."""
+    element = _canonical(info.element) if info.element is not None else None
+    return (info.type, info.dialect, element, tuple(a.name for a in info.actuators),
+            info.block_type)
+
+
+def _merge_ends(first: Sequence[Any], other: Sequence[Any]) -> Tuple[Any, ...]:
+    merged = []
+    for a, b in zip(first, other):
+        extra = tuple(i for i in b.interfaces if i not in a.interfaces)
+        merged.append(replace(a, interfaces=a.interfaces + extra) if extra else a)
+    return tuple(merged)
+
+
+def merge_duplicates(infos: List[TransmissionInfo], ctx: ParseContext) -> List[TransmissionInfo]:
+    out: List[TransmissionInfo] = []
+    index: Dict[str, int] = {}
+    merged: Dict[str, List[str]] = {}
+    for info in infos:
+        if info.name not in index:
+            index[info.name] = len(out)
+            out.append(info)
+            continue
+        first = out[index[info.name]]
+        where = f'{first.path}' + (f' (line {first.line})' if first.line else '')
+        if mapping_key(first) != mapping_key(info):
+            if not ctx.lenient:
+                raise BrokenReferenceError(
+                    info.path, f'transmission name {info.name!r} is already used by {where} '
+                    'with a different mapping', info.line)
+            # lenient: keep both; the robot wiring keeps the first one that builds
+            out.append(info)
+            continue
+        out[index[info.name]] = replace(first, joints=_merge_ends(first.joints, info.joints),
+                                        actuators=_merge_ends(first.actuators, info.actuators))
+        merged.setdefault(info.name, [where]).append(
+            info.path + (f' (line {info.line})' if info.line else ''))
+    for name, places in merged.items():
+        text = (f'transmission {name!r} is declared {len(places)} times with the same mapping; '
+                'merged (hardware interfaces combined): ' + ', '.join(places))
+        first = out[index[name]]
+        ctx.warnings.append(LoadWarning(first.path, text, first.line, text=text))
+    return out

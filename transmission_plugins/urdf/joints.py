@@ -45,14 +45,14 @@ from typing import Optional
 
 from lxml import etree
 
-from transmission_plugins.core.elements import child_path
-from transmission_plugins.core.elements import children
-from transmission_plugins.core.elements import namespace
-from transmission_plugins.core.elements import quoted
-from transmission_plugins.core.elements import source_line
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.urdf.elements import child_path
+from transmission_plugins.urdf.elements import children
+from transmission_plugins.urdf.elements import namespace
+from transmission_plugins.urdf.elements import quoted
+from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.limits import LIMIT_TAG
 from transmission_plugins.urdf.limits import LimitReader
 from transmission_plugins.urdf.text import parse_xml
@@ -252,8 +252,8 @@ def _validate_model(root: Any, path: str, lenient: bool, model: RobotModel) -> N
     The links and joints go to urdf_parser_py as namespace-free copies (their limits left
     out: read above), :data:`_BATCH` at a time into one robot object, as elements rather than
     text: the same checks and messages as one document of them all (element indices run on),
-    without a copy of the whole model and its re-parsed text at once (about 100 MB at 10,000
-    transmissions).
+    without a copy of the whole model and its re-parsed text at once (memory that would grow
+    with the model).
     """
     from urdf_parser_py import urdf as upp
     import urdf_parser_py.xml_reflection.core as upp_core

@@ -21,7 +21,7 @@ The ``<limit>`` of a joint, read from the raw XML with one rule for what is miss
   ``velocity`` (the URDF spec requires both), is unlimited in what is missing, with a warning
   naming the joint and what the spec asks for (urdfdom would reject the file; simulators' test
   descriptions often omit them); ``lower``/``upper`` default to 0 as in the spec and urdfdom;
-* a value that is not a URDF number (:data:`~transmission_plugins.core.elements.NUMBER`), NaN,
+* a value that is not a URDF number (:data:`~transmission_plugins.urdf.elements.NUMBER`), NaN,
   infinite, a negative effort or velocity, or ``lower > upper`` raises
   :class:`~transmission_plugins.BadValueError` at e.g.
   ``/robot[@name='r']/joint[@name='j']/limit/@effort`` with the value and what was expected; in
@@ -44,11 +44,11 @@ from typing import Optional
 from typing import Tuple
 from typing import Type
 
-from transmission_plugins.core.elements import parse_number
-from transmission_plugins.core.elements import source_line
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import UrdfTransmissionError
+from transmission_plugins.urdf.elements import parse_number
+from transmission_plugins.urdf.elements import source_line
 
 #: joint types whose ``<limit lower upper>`` are position limits, and for which the URDF spec
 #: requires a ``<limit>``

@@ -16,7 +16,7 @@
 Reject what nobody reads in a ``<transmission>``: one check for every plugin.
 
 The parser reads the standard elements of the record's dialect; the plugin reads what its
-:class:`~transmission_plugins.core.vocabulary.UrdfVocabulary` declares.  Everything else in the
+:class:`~transmission_plugins.urdf.vocabulary.UrdfVocabulary` declares.  Everything else in the
 ``<transmission>`` element (an unknown child, a typo such as ``<mechanicalReducton>``, an
 unexpected attribute, an unread ros2_control ``<param>``, an unknown attribute of a vendor
 element) is an error naming its path and what is accepted, or in lenient mode a warning.  Like
@@ -29,26 +29,26 @@ from typing import Optional
 from typing import Sequence
 from typing import Tuple
 
-from transmission_plugins.core.elements import child_path
-from transmission_plugins.core.elements import local_name
-from transmission_plugins.core.elements import namespace
-from transmission_plugins.core.elements import source_line
-from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
-from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.vocabulary import ACTUATOR_PARAMS
-from transmission_plugins.core.vocabulary import ACTUATOR_TAG
-from transmission_plugins.core.vocabulary import DRAKE_ACTUATOR_TAGS
-from transmission_plugins.core.vocabulary import JOINT_ATTRIBUTES
-from transmission_plugins.core.vocabulary import JOINT_CHILDREN
-from transmission_plugins.core.vocabulary import JOINT_TAG
-from transmission_plugins.core.vocabulary import PARAM_TAG
-from transmission_plugins.core.vocabulary import PLUGIN_TAG
-from transmission_plugins.core.vocabulary import REDUCTION_TAGS
-from transmission_plugins.core.vocabulary import TYPE_TAG
-from transmission_plugins.core.vocabulary import UrdfVocabulary
+from transmission_plugins.urdf.elements import child_path
+from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.elements import namespace
+from transmission_plugins.urdf.elements import source_line
+from transmission_plugins.urdf.elements import XmlElement
+from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
+from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.vocabulary import ACTUATOR_PARAMS
+from transmission_plugins.urdf.vocabulary import ACTUATOR_TAG
+from transmission_plugins.urdf.vocabulary import DRAKE_ACTUATOR_TAGS
+from transmission_plugins.urdf.vocabulary import JOINT_ATTRIBUTES
+from transmission_plugins.urdf.vocabulary import JOINT_CHILDREN
+from transmission_plugins.urdf.vocabulary import JOINT_TAG
+from transmission_plugins.urdf.vocabulary import PARAM_TAG
+from transmission_plugins.urdf.vocabulary import PLUGIN_TAG
+from transmission_plugins.urdf.vocabulary import REDUCTION_TAGS
+from transmission_plugins.urdf.vocabulary import TYPE_TAG
+from transmission_plugins.urdf.vocabulary import UrdfVocabulary
 
 
 def standard_vocabulary(info: TransmissionInfo) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:

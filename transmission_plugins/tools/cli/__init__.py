@@ -39,7 +39,6 @@ import sys
 from typing import List
 from typing import Optional
 
-from transmission_plugins.robot import compiled_kernels
 from transmission_plugins.tools.cli import convert
 from transmission_plugins.tools.cli import export_csv
 from transmission_plugins.tools.cli import inspect_urdf
@@ -71,8 +70,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as e:  # --help (0) or a usage error (2)
         return e.code if isinstance(e.code, int) else EXIT_USAGE
-    # short runs bound by text and bag I/O: numba's import would cost more than it saves
-    compiled_kernels.prefer_numpy()
     try:
         return int(args.func(args))
     except BrokenPipeError:  # e.g. piped into head: not an error

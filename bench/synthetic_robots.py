@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Synthetic robots of N mixed transmissions, for benchmarks and tests of scale.
+Synthetic robots of N mixed transmissions, for the benchmarks and the tests of scale.
 
 Transmission ``k`` is a :class:`~transmission_plugins.SimpleTransmission` (``k % 3 == 0``), a
 :class:`~transmission_plugins.DifferentialTransmission` (``1``) or a
@@ -31,12 +31,10 @@ from typing import Tuple
 
 import numpy as np
 
-from transmission_plugins.robot.wiring import RobotTransmission
-from transmission_plugins.transmissions.differential_transmission import (
-    DifferentialTransmission)
-from transmission_plugins.transmissions.four_bar_linkage_transmission import (
-    FourBarLinkageTransmission)
-from transmission_plugins.transmissions.simple_transmission import SimpleTransmission
+from transmission_plugins import DifferentialTransmission
+from transmission_plugins import FourBarLinkageTransmission
+from transmission_plugins import RobotTransmission
+from transmission_plugins import SimpleTransmission
 
 #: The URDF types of the three kinds, in the order transmissions cycle through them.
 KINDS = ('transmission_interface/SimpleTransmission',

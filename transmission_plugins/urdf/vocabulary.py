@@ -52,7 +52,7 @@ JOINT_CHILDREN = (ROLE_TAG, OFFSET_TAG, HARDWARE_INTERFACE_TAG) + REDUCTION_TAGS
 JOINT_ATTRIBUTES = ('name', 'role', 'read_only')
 #: Drake actuator tags (``<drake:rotor_inertia value>``..., matched by local name) and
 #: ros2_control ``<param>`` names of an ``<actuator>``, read by the parser into
-#: :class:`~transmission_plugins.core.info.ActuatorInfo` fields.
+#: :class:`~transmission_plugins.urdf.records.ActuatorInfo` fields.
 DRAKE_ACTUATOR_TAGS = ('rotor_inertia', 'gear_ratio', 'controller_gains', 'effort_limit')
 ACTUATOR_PARAMS = ('rotor_inertia', 'gear_ratio', 'effort_limit', 'kp', 'kd')
 
@@ -93,3 +93,7 @@ class UrdfVocabulary(NamedTuple):
     actuator_children: Tuple[str, ...] = ()
     params: Tuple[str, ...] = ()
     elements: Mapping[str, ElementRule] = {}
+
+
+#: What a plugin that declares no ``URDF_VOCABULARY`` reads: the standard elements only.
+STANDARD_VOCABULARY = UrdfVocabulary()

@@ -18,40 +18,36 @@ Readers of the PR2 ``pr2_mechanism_model`` vendor elements (gripper and wrist).
 Both read ``info.element`` (the raw ``<transmission>``) and raise
 :class:`~transmission_plugins.UrdfTransmissionError` subclasses whose path names the element
 and, for attributes, ``/@attribute``.  What each may contain is declared in its vocabulary
-(:func:`gripper_vocabulary`, :data:`WRIST_VOCABULARY`); everything else is rejected by the
+(:data:`GRIPPER_VOCABULARY`, :data:`WRIST_VOCABULARY`); everything else is rejected by the
 loader's one strict check (:mod:`transmission_plugins.urdf.strict`).
 """
 
+import math
 from typing import Any
+from typing import Callable
 from typing import cast
 from typing import Dict
 from typing import List
-from typing import Tuple
-from typing import Type
-from typing import TYPE_CHECKING
 import warnings
 
-from transmission_plugins.core.elements import child_path
-from transmission_plugins.core.elements import children
-from transmission_plugins.core.elements import local_name
-from transmission_plugins.core.elements import parse_float
-from transmission_plugins.core.elements import require_attribute
-from transmission_plugins.core.elements import source_line
-from transmission_plugins.core.elements import XmlElement
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.exceptions import TransmissionWarning
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.info import TransmissionWiring
 from transmission_plugins.core.transmission import Transmission
-from transmission_plugins.core.vocabulary import ElementRule
-from transmission_plugins.core.vocabulary import UrdfVocabulary
-
-if TYPE_CHECKING:  # pragma: no cover - pr2_gripper_transmission imports this module
-    from transmission_plugins.transmissions.pr2_gripper_transmission import PR2GripperTransmission
+from transmission_plugins.urdf.elements import child_path
+from transmission_plugins.urdf.elements import children
+from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.elements import parse_float
+from transmission_plugins.urdf.elements import require_attribute
+from transmission_plugins.urdf.elements import source_line
+from transmission_plugins.urdf.elements import XmlElement
+from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.records import TransmissionWiring
+from transmission_plugins.urdf.vocabulary import ElementRule
+from transmission_plugins.urdf.vocabulary import UrdfVocabulary
 
 #: Children of ``<transmission>`` consumed by the parser itself (ROS 1 ``<type>`` form).
 _PARSER_CHILDREN = ('type',)
@@ -74,18 +70,37 @@ WRIST_VOCABULARY = UrdfVocabulary(
     elements={tag: ElementRule(('name', _WRIST_REDUCTION_ATTRIBUTE)) for tag in _WRIST_TAGS})
 
 
-def gripper_vocabulary(coefficients: Tuple[str, ...]) -> UrdfVocabulary:
-    """Return what a ``pr2_mechanism_model/PR2GripperTransmission`` element may contain."""
-    return UrdfVocabulary(
-        children=_PARSER_CHILDREN + (_ACTUATOR_TAG, _GAP_JOINT_TAG, _PASSIVE_JOINT_TAG,
-                                     _SIMULATED_JOINT_TAG, _USE_SIMULATED_GRIPPER_TAG),
-        elements={
-            _GAP_JOINT_TAG: ElementRule(('name', _GAP_REDUCTION_ATTRIBUTE) + coefficients),
-            _PASSIVE_JOINT_TAG: ElementRule(('name',)),
-            _SIMULATED_JOINT_TAG: ElementRule(('name', _SIMULATED_REDUCTION_ATTRIBUTE,
-                                               _PASSIVE_ACTUATED_ATTRIBUTE)),
-            _USE_SIMULATED_GRIPPER_TAG: ElementRule(),
-        })
+#: The ``<gap_joint>`` coefficients, in the order of the ``PR2GripperTransmission`` constructor
+#: (the attribute names are its keyword names).
+GRIPPER_COEFFICIENTS = ('screw_reduction', 'gear_ratio', 'theta0', 'phi0', 't0', 'L0', 'h', 'a',
+                        'b', 'r')
+
+#: The PR2 alpha2 values the C++ falls back to when a coefficient is missing (see
+#: :func:`gripper_from_info`; SI units).
+ALPHA2_DEFAULTS = {
+    'screw_reduction': 2.0 / 1000.0,
+    'gear_ratio': 29.16,
+    'theta0': 2.97571 * math.pi / 180.0,
+    'phi0': 29.98717 * math.pi / 180.0,
+    't0': -0.19543 / 1000.0,
+    'L0': 34.70821 / 1000.0,
+    'h': 5.200 / 1000.0,
+    'a': 67.56801 / 1000.0,
+    'b': 48.97193 / 1000.0,
+    'r': 91.50000 / 1000.0,
+}
+
+#: What a ``pr2_mechanism_model/PR2GripperTransmission`` element may contain.
+GRIPPER_VOCABULARY = UrdfVocabulary(
+    children=_PARSER_CHILDREN + (_ACTUATOR_TAG, _GAP_JOINT_TAG, _PASSIVE_JOINT_TAG,
+                                 _SIMULATED_JOINT_TAG, _USE_SIMULATED_GRIPPER_TAG),
+    elements={
+        _GAP_JOINT_TAG: ElementRule(('name', _GAP_REDUCTION_ATTRIBUTE) + GRIPPER_COEFFICIENTS),
+        _PASSIVE_JOINT_TAG: ElementRule(('name',)),
+        _SIMULATED_JOINT_TAG: ElementRule(('name', _SIMULATED_REDUCTION_ATTRIBUTE,
+                                           _PASSIVE_ACTUATED_ATTRIBUTE)),
+        _USE_SIMULATED_GRIPPER_TAG: ElementRule(),
+    })
 
 
 def transmission_element(info: TransmissionInfo) -> XmlElement:
@@ -130,7 +145,8 @@ def _unique(names: List[str], paths: List[str], what: str) -> None:
         seen[name] = path
 
 
-def _build(cls: Type[Transmission], path: str, kwargs: Dict[str, Any]) -> Transmission:
+def _build(cls: Callable[..., Transmission], path: str,
+           kwargs: Dict[str, Any]) -> Transmission:
     try:
         return cls(**kwargs)
     except TransmissionValueError as e:
@@ -138,7 +154,7 @@ def _build(cls: Type[Transmission], path: str, kwargs: Dict[str, Any]) -> Transm
                             f'expected {e.expected}, got {e.value!r}') from e
 
 
-def gripper_from_info(cls: Type['PR2GripperTransmission'],
+def gripper_from_info(cls: Callable[..., Transmission],
                       info: TransmissionInfo) -> TransmissionWiring:
     """
     Read a ``pr2_mechanism_model/PR2GripperTransmission`` element.
@@ -177,9 +193,9 @@ def gripper_from_info(cls: Type['PR2GripperTransmission'],
     gap_name = require_attribute(gap, 'name', gap_path)
     kwargs: Dict[str, Any] = {
         'mechanical_reduction': number(gap, gap_path, _GAP_REDUCTION_ATTRIBUTE, nonzero=True)}
-    for coefficient in cls.COEFFICIENTS:
+    for coefficient in GRIPPER_COEFFICIENTS:
         if gap.get(coefficient) is None:
-            default = cls.ALPHA2_DEFAULTS[coefficient]
+            default = ALPHA2_DEFAULTS[coefficient]
             if not info.lenient:
                 raise IncompleteTransmissionError(
                     f'{gap_path}/@{coefficient}', f'attribute {coefficient!r} is missing; the '
@@ -217,7 +233,8 @@ def gripper_from_info(cls: Type['PR2GripperTransmission'],
     return TransmissionWiring(transmission, tuple(joint_names), (actuator_name,))
 
 
-def wrist_from_info(cls: Type[Transmission], info: TransmissionInfo) -> TransmissionWiring:
+def wrist_from_info(cls: Callable[..., Transmission],
+                    info: TransmissionInfo) -> TransmissionWiring:
     """
     Read a ``pr2_mechanism_model/WristTransmission`` element.
 

@@ -50,19 +50,19 @@ from typing import TypeVar
 from typing import Union
 import warnings
 
-from transmission_plugins.core.elements import local_name
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionWarning
 from transmission_plugins.core.exceptions import UrdfTransmissionError
-from transmission_plugins.core.info import ActuatorInfo
-from transmission_plugins.core.info import DIALECT_ROS2_CONTROL
-from transmission_plugins.core.info import JointInfo
-from transmission_plugins.core.info import TransmissionInfo
-from transmission_plugins.core.vocabulary import DEFAULT_OFFSET
-from transmission_plugins.core.vocabulary import DEFAULT_REDUCTION
-from transmission_plugins.core.vocabulary import REDUCTION_TAGS
+from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.records import ActuatorInfo
+from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
+from transmission_plugins.urdf.records import JointInfo
+from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.vocabulary import DEFAULT_OFFSET
+from transmission_plugins.urdf.vocabulary import DEFAULT_REDUCTION
+from transmission_plugins.urdf.vocabulary import REDUCTION_TAGS
 
 _DIALECT_NAMES = {'ros1': 'ROS 1', 'pr2': 'PR2'}
 #: a ``<joint>`` or ``<actuator>`` record of a transmission

@@ -18,8 +18,18 @@ What the URDF parser hands to transmission plugins, and what plugins hand back.
 The parser (:mod:`transmission_plugins.urdf.dialects`) reads every dialect into
 :class:`TransmissionInfo` records: the standard ``<joint>`` and ``<actuator>`` children with
 their role, reduction, offset and interfaces, plus the raw element so that a plugin can read its
-own vendor tags (PR2 ``<gap_joint>``, ``<flexJoint>``...).  A plugin class turns one record into
-a :class:`TransmissionWiring` through its ``from_info`` classmethod.
+own vendor tags (PR2 ``<gap_joint>``, ``<flexJoint>``...).
+
+The URDF protocol of a plugin (a :class:`~transmission_plugins.Transmission` subclass):
+
+* ``from_info(cls, info: TransmissionInfo) -> TransmissionWiring``, a classmethod: read the
+  parameters from the record (the built-in plugins' readers are in :mod:`~.readers` and
+  :mod:`~.pr2_elements`), validate them and return the transmission with its joint and
+  actuator names in map order; raise a :class:`~transmission_plugins.UrdfTransmissionError`
+  subclass naming the element path and the bad value;
+* ``URDF_VOCABULARY``, a :class:`~.vocabulary.UrdfVocabulary`: what it reads beyond the standard
+  elements (none declared: the standard elements only).  The loader rejects everything else in
+  one place (:mod:`~.strict`), not the plugin.
 """
 
 from dataclasses import dataclass
@@ -28,12 +38,9 @@ from typing import Mapping
 from typing import NamedTuple
 from typing import Optional
 from typing import Tuple
-from typing import TYPE_CHECKING
 
-from transmission_plugins.core.elements import XmlElement
-
-if TYPE_CHECKING:  # pragma: no cover - core.transmission imports this module
-    from transmission_plugins.core.transmission import Transmission
+from transmission_plugins.core.transmission import Transmission
+from transmission_plugins.urdf.elements import XmlElement
 
 #: Dialects the parser recognises.
 DIALECT_ROS2_CONTROL = 'ros2_control'
@@ -115,6 +122,6 @@ class TransmissionInfo:
 class TransmissionWiring(NamedTuple):
     """A transmission and the names of its joints and actuators, in map order."""
 
-    transmission: 'Transmission'
+    transmission: Transmission
     joint_names: Tuple[str, ...]
     actuator_names: Tuple[str, ...]

@@ -326,25 +326,6 @@ class FusedMaps:
                                     'RobotTransmissions')
         return self._convert_into(arrays, False, out)
 
-    def single_stacked(self, values: Any, to_joint: bool) -> Optional[np.ndarray]:
-        """
-        Return the outputs of one sample of every interface of ``values``, one after the other.
-
-        Kept only for :mod:`transmission_plugins.runtime.topology` until it stops using it:
-        a thin wrapper on :meth:`convert`.
-
-        :param values: a dict of interface name to a float64 array of one sample
-            (``na`` values when ``to_joint``, else ``nj``)
-        :returns: a new array of ``len(values) * n`` values, or None when ``values`` is not
-            such a dict
-        """
-        size = self.num_actuators if to_joint else self.num_joints
-        if type(values) is not dict or not all(
-                isinstance(x, np.ndarray) and x.dtype == np.float64 and x.shape == (size,)
-                for x in values.values()):
-            return None
-        return np.concatenate(list(self.convert(values, to_joint).values()))
-
     def _convert_into(self, arrays: Dict[str, np.ndarray], to_joint: bool,
                       out: Optional[Mapping[str, np.ndarray]]) -> Dict[str, np.ndarray]:
         """Convert checked arrays, into the caller's arrays ``out`` when given."""

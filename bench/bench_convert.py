@@ -172,7 +172,6 @@ def main(argv=None):
 
 def _run(args: argparse.Namespace) -> int:
     """Measure and print (see the module docstring)."""
-
     from transmission_plugins.robot.loading import load_robot_transmissions
     robot = load_robot_transmissions(args.urdf, warn=False)
     work = Path(args.workdir or tempfile.mkdtemp(prefix='bench_convert_'))

@@ -60,9 +60,9 @@ from typing import Sequence
 from typing import Tuple
 
 from benchlib import add_log_option
-from benchlib import logged
 from benchlib import environment
 from benchlib import EXAMPLE_URDF
+from benchlib import logged
 from benchlib import table
 import numpy as np
 

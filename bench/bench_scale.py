@@ -48,9 +48,9 @@ from typing import Dict
 from typing import List
 
 from benchlib import add_log_option
-from benchlib import logged
 from benchlib import dense_matvec
 from benchlib import environment
+from benchlib import logged
 from benchlib import make_cycle
 from benchlib import make_loop
 from benchlib import make_named_cycle

@@ -30,9 +30,9 @@ import io
 import os
 from pathlib import Path
 import platform
-import subprocess
 import resource
 import statistics
+import subprocess
 import sys
 import time
 from typing import Any

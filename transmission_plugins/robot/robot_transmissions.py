@@ -116,6 +116,12 @@ class RobotTransmissions:
         #: joint velocity and effort limits (``inf`` when the URDF declares none)
         self.joint_velocity_limit = column('velocity', math.inf)
         self.joint_effort_limit = column('effort', math.inf)
+        soft = [self.urdf_joints[n].safety if n in self.urdf_joints else None
+                for n in self.joint_names]
+        #: the soft limits of each joint's ``<safety_controller>`` (NaN where none):
+        #: ``(soft_lower, soft_upper, k_position, k_velocity)`` rows, ``(nj, 4)``
+        self.joint_soft_limits = np.array([tuple(s) if s is not None else (math.nan,) * 4
+                                           for s in soft], dtype=np.float64).reshape(-1, 4)
 
     def _set_actuators(self, actuator_info: Mapping[str, ActuatorInfo]) -> None:
         na = len(self.actuator_names)

@@ -18,7 +18,9 @@ The joints of a robot description (name, type, limits, mimic), read for the tran
 The loader needs the joints' names, types and limits, not the rest of the kinematic model, so it
 reads them itself from the **top-level** ``<joint>`` elements of the URDF namespace (a
 ``<joint>`` nested in ``<gazebo>``, as in the PR2 file, is not a joint of the model); limits
-follow :mod:`~.limits`.  What matters to the transmissions is checked strictly: a driven joint
+follow :mod:`~.limits`, and so do the soft limits of ``<safety_controller>``
+(:mod:`~.safety_controller`) and the reference switch of ``<calibration>``
+(:mod:`~.calibration`).  What matters to the transmissions is checked strictly: a driven joint
 needs a known type, and its limits must be well formed.
 
 The rest of the model is validated with urdf_parser_py (links, visuals, joints' parent and
@@ -48,6 +50,9 @@ from lxml import etree
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.urdf.calibration import CALIBRATION_TAG
+from transmission_plugins.urdf.calibration import read_calibration
+from transmission_plugins.urdf.calibration import ReferenceSwitch
 from transmission_plugins.urdf.elements import child_path
 from transmission_plugins.urdf.elements import children
 from transmission_plugins.urdf.elements import namespace
@@ -55,6 +60,9 @@ from transmission_plugins.urdf.elements import quoted
 from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.limits import LIMIT_TAG
 from transmission_plugins.urdf.limits import LimitReader
+from transmission_plugins.urdf.safety_controller import read_safety_controller
+from transmission_plugins.urdf.safety_controller import SAFETY_CONTROLLER_TAG
+from transmission_plugins.urdf.safety_controller import SafetyController
 from transmission_plugins.urdf.text import parse_xml
 
 #: Joint types that move (``fixed`` does not).
@@ -91,6 +99,10 @@ class UrdfJoint:
     effort: float = math.inf
     #: name of the joint this one mimics, or None
     mimic: Optional[str] = None
+    #: the soft limits of its ``<safety_controller>``, or None
+    safety: Optional[SafetyController] = None
+    #: the reference switch of its ``<calibration rising|falling>``, or None
+    calibration: Optional[ReferenceSwitch] = None
 
     def __post_init__(self) -> None:
         where = f'joint {self.name!r}'
@@ -232,7 +244,15 @@ def _read_joint(element: Any, robot_path: str, driven: Iterable[str], lenient: b
                          notes=model.limit_warnings, quiet_notes=quiet)
     lower, upper, velocity, effort = reader.read(limits[0] if limits else None)
     mimic = next((m.get('joint') for m in children(element, 'mimic') if m.get('joint')), None)
-    return UrdfJoint(name, joint_type, lower, upper, velocity, effort, mimic)
+    safety = read_safety_controller(reader, _own_child(element, SAFETY_CONTROLLER_TAG))
+    calibration = read_calibration(reader, _own_child(element, CALIBRATION_TAG))
+    return UrdfJoint(name, joint_type, lower, upper, velocity, effort, mimic, safety,
+                     calibration)
+
+
+def _own_child(element: Any, tag: str) -> Any:
+    """Return the first ``tag`` child of ``element`` in its namespace, or None."""
+    return next((c for c in children(element, tag) if namespace(c) == namespace(element)), None)
 
 
 def _model_problem(path: str, message: str, line: Optional[int], lenient: bool,

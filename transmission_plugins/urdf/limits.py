@@ -74,6 +74,7 @@ class LimitReader:
                  lenient: bool, notes: List[LoadWarning], quiet_notes: List[LoadWarning]) -> None:
         self.joint = joint
         self.type = joint_type
+        self.joint_path = path
         self.path = path
         self.driven = driven
         self.lenient = lenient
@@ -81,6 +82,22 @@ class LimitReader:
         self.quiet_notes = quiet_notes
         self.limit: Any = None
         self.line: Optional[int] = source_line(joint)
+
+    def child(self, element: Any, tag: str) -> 'LimitReader':
+        """
+        Return a reader of another child element of the joint, with this one's policy.
+
+        :mod:`~.safety_controller` and :mod:`~.calibration` read ``<safety_controller>`` and
+        ``<calibration>`` with the rules of this module (problems of driven joints raise in
+        strict mode, are warnings in lenient mode, are noted quietly for other joints).
+        """
+        reader = LimitReader(self.joint, self.type, self.joint_path, driven=self.driven,
+                             lenient=self.lenient, notes=self.notes,
+                             quiet_notes=self.quiet_notes)
+        reader.limit = element
+        reader.path = f'{self.joint_path}/{tag}'
+        reader.line = source_line(element)
+        return reader
 
     def read(self, limit: Any) -> Limits:
         """Return ``(lower, upper, velocity, effort)``, ``-inf``/``inf`` where there is none."""

@@ -142,7 +142,7 @@ class CycleDriver:
             if line:
                 self.node.get_logger().error(line)
         self.core.record_cycle(start, self._clock(), periodic)
-        for level, line in self._reports.stale(self.core):
+        for level, line in self._reports.stale(self.core) + self._reports.calibration(self.core):
             getattr(self.node.get_logger(), level)(line)
         if commands:
             line = self._reports.incomplete(self.core)

@@ -20,8 +20,10 @@ Topics (all relative, so namespaces and remapping apply):
 * subscribes ``actuator_states`` (``sensor_msgs/JointState``, best effort so that reliable and
   best-effort drivers both match), ``joint_commands`` (``sensor_msgs/JointState``, any subset of
   joints and fields), ``position_commands``, ``velocity_commands`` and ``effort_commands``
-  (``std_msgs/Float64MultiArray`` ordered by the ``joints`` parameter), and ``robot_description``
-  (``std_msgs/String``, transient local) while the parameter is empty;
+  (``std_msgs/Float64MultiArray`` ordered by the ``joints`` parameter), ``robot_description``
+  (``std_msgs/String``, transient local) while the parameter is empty, and for calibration
+  (``doc/calibration.md``) ``reference_switches`` with ``homing`` and ``absolute_positions``
+  with ``absolute_encoders`` (``sensor_msgs/JointState``, positions only, best effort);
 * publishes ``joint_states`` and ``actuator_commands`` (``sensor_msgs/JointState``, reliable) at
   ``update_rate`` while active (with ``event_driven``: when their inputs arrive, and at
   ``update_rate`` while the inputs are silent), and ``/diagnostics``
@@ -44,6 +46,7 @@ from typing import Optional
 from typing import Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.exceptions import InvalidParameterValueException
 from rclpy.lifecycle import LifecycleNode
 from rclpy.lifecycle import LifecyclePublisher
@@ -73,7 +76,8 @@ from transmission_plugins.ros.hardware_interface_parameters import apply_setting
 from transmission_plugins.ros.hardware_interface_parameters import AT_CONFIGURE
 from transmission_plugins.ros.hardware_interface_parameters import check_joints
 from transmission_plugins.ros.hardware_interface_parameters import core_settings
-from transmission_plugins.ros.hardware_interface_parameters import LIVE_SETTINGS
+from transmission_plugins.ros.hardware_interface_parameters import HARDWARE_LIVE_SETTINGS
+from transmission_plugins.ros.hardware_interface_parameters import hardware_settings
 from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
 from transmission_plugins.runtime.diagnostics import node_records
 from transmission_plugins.runtime.hardware_interface import FIELDS
@@ -83,6 +87,7 @@ from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.parameters import require_valid
 from transmission_plugins.runtime.parameters import Specs
 from transmission_plugins.runtime.reports import Reports
+from transmission_plugins.runtime.soft_limits import JOINT_LIMIT_PARAMETERS
 from transmission_plugins.urdf.text import received_description
 
 NODE_NAME = 'transmission_hardware_interface'
@@ -99,7 +104,7 @@ class HardwareInterfaceNode(LifecycleNode):
 
     #: the parameter contract, the parameters applied at once and those read at configure
     PARAMETERS: Specs = PARAMETERS
-    LIVE_SETTINGS = LIVE_SETTINGS
+    LIVE_SETTINGS = HARDWARE_LIVE_SETTINGS
     AT_CONFIGURE = AT_CONFIGURE
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
@@ -128,6 +133,9 @@ class HardwareInterfaceNode(LifecycleNode):
         self._joint_pub: Optional[LifecyclePublisher[JointState]] = None
         self._command_pub: Optional[LifecyclePublisher[JointState]] = None
         self._cycle_publishers: List[Any] = []   # the configured node's, destroyed at cleanup
+        #: the ``joint_limits.<joint>.<key>`` parameters declared at configure (undeclared at
+        #: cleanup: the next robot has other joints)
+        self._joint_limit_parameters: List[str] = []
         self._reports = Reports()
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(int(self._param('qos_depth'))))
@@ -246,7 +254,29 @@ class HardwareInterfaceNode(LifecycleNode):
 
     def _make_core(self, robot: Any, values: Dict[str, Any]) -> HardwareInterface:
         """Return the ROS-free cycle for ``robot`` with the checked parameter ``values``."""
-        return HardwareInterface(robot, **core_settings(values))
+        return HardwareInterface(robot, **core_settings(values),
+                                 **hardware_settings(values, self._joint_limits(robot)))
+
+    def _joint_limits(self, robot: Any) -> Dict[str, Dict[str, Any]]:
+        """
+        Declare and read ros2_control's ``joint_limits.<joint>.<key>`` for the robot's joints.
+
+        As ros2_control does, every key of every joint is declared (default: no limit), so that
+        a parameters file sets them and ``ros2 param list`` shows them.
+        """
+        out: Dict[str, Dict[str, Any]] = {}
+        for joint in robot.joint_names:
+            for key, default in JOINT_LIMIT_PARAMETERS.items():
+                name = f'joint_limits.{joint}.{key}'
+                if not self.has_parameter(name):
+                    self.declare_parameter(name, default, ParameterDescriptor(
+                        description=f'ros2_control joint_limits {key} of {joint} '
+                                    '(doc/calibration.md)', dynamic_typing=True))
+                    self._joint_limit_parameters.append(name)
+                value = self.get_parameter(name).value
+                if value != default:
+                    out.setdefault(joint, {})[key] = value
+        return out
 
     def _create_topics(self, depth: int) -> None:
         """Create the publishers and subscriptions of the configured node."""
@@ -260,6 +290,18 @@ class HardwareInterfaceNode(LifecycleNode):
                                    **qos_overridable(depth, reliable=False)),
             subscribe_with_arrival(self, JointState, 'joint_commands', self._on_command,
                                    **qos_overridable(depth))]
+        assert isinstance(self.core, HardwareInterface)
+        calibration = self.core.calibration
+        if calibration.homing:
+            self._entities.append(subscribe_with_arrival(
+                self, JointState, 'reference_switches', functools.partial(
+                    self._on_calibration, 'set_reference_switch'),
+                **qos_overridable(depth, reliable=False)))
+        if calibration.settings.absolute_encoders:
+            self._entities.append(subscribe_with_arrival(
+                self, JointState, 'absolute_positions', functools.partial(
+                    self._on_calibration, 'set_absolute_positions'),
+                **qos_overridable(depth, reliable=False)))
         for field in FIELDS:
             self._entities.append(subscribe_with_arrival(
                 self, Float64MultiArray, f'{field}_commands',
@@ -324,6 +366,9 @@ class HardwareInterfaceNode(LifecycleNode):
 
     def _teardown(self) -> None:
         self._stop_driver()
+        for name in self._joint_limit_parameters:
+            self.undeclare_parameter(name)
+        self._joint_limit_parameters = []
         for sub in self._entities:
             self.destroy_subscription(sub)
         self._entities = []
@@ -359,6 +404,10 @@ class HardwareInterfaceNode(LifecycleNode):
                                msg.effort, arrival=arrival)
         if stored and self.driver is not None:
             self.driver.command_arrived()
+
+    def _on_calibration(self, store: str, msg: JointState, arrival: float) -> None:
+        self._receive(False, store, msg.name, msg.position, msg.velocity, msg.effort,
+                      arrival=arrival)
 
     def _on_array_command(self, field: str, msg: Float64MultiArray, arrival: float) -> None:
         stored = self._receive(True, 'set_interface_command', field, msg.data, arrival=arrival)

@@ -18,9 +18,11 @@ The parameters of ``transmission_hardware_interface``: the contract, and what ap
 Every parameter has a range or choices (:class:`~transmission_plugins.runtime.parameters.
 Constraint`), checked when it is set and again at configure.  The watchdogs,
 ``command_timeout_action``, ``enforce_limits``, ``stale_joints`` (:func:`apply_settings`),
-``update_rate``, ``event_driven``, ``diagnostic_period`` and ``frame_id`` apply at once;
-:data:`AT_CONFIGURE` at the next configure; ``autostart``, ``qos_depth`` and the
-``qos_overrides.*`` are read-only.
+``update_rate``, ``event_driven``, ``diagnostic_period``, ``frame_id`` and ``soft_limits``
+apply at once; :data:`AT_CONFIGURE` (the calibration parameters among them) at the next
+configure; ``autostart``, ``qos_depth`` and the ``qos_overrides.*`` are read-only.  ros2_control's
+joint_limits parameters (``joint_limits.<joint>.<key>``, :mod:`~..runtime.soft_limits`) are
+declared at configure, for the joints of the robot loaded, and read there.
 """
 
 from typing import Any
@@ -36,6 +38,7 @@ from rclpy.parameter import Parameter
 
 from transmission_plugins.ros.common import MAX_QOS_DEPTH
 from transmission_plugins.ros.common import ROBOT_DESCRIPTION_PARAMETER
+from transmission_plugins.runtime.calibration import CalibrationSettings
 from transmission_plugins.runtime.cycle import InterfaceCycle
 from transmission_plugins.runtime.hardware_interface import STALE_JOINT_POLICIES
 from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
@@ -77,8 +80,38 @@ PARAMETERS: Specs = {
                           Constraint(low=0.01, high=3600.0)),
 }
 
+#: The parameters of the hardware interface alone (soft limits and calibration: the simulation
+#: interface has neither); doc/nodes.md and doc/calibration.md.
+HARDWARE_ONLY: Specs = {
+    'soft_limits': (True, 'with enforce_limits, also clamp joint commands to the soft limits of '
+                          "the joints' <safety_controller> (doc/calibration.md)"),
+    'calibration_file': ('', 'YAML file of actuator offsets: read at configure when it exists, '
+                             'written after homing; empty: none',
+                         Constraint(max_length=4096)),
+    'homing': (False, 'at activation, home the joints with a reference switch (<calibration '
+                      'rising|falling>) that the calibration file does not calibrate'),
+    'homing_joints': ([], 'the joints to home; empty: every joint with a reference switch',
+                      Constraint(unique=True)),
+    'homing_speed': (0.1, "homing search speed, a fraction of each joint's velocity limit (of 1 "
+                          'rad/s or m/s for a joint without one)',
+                     Constraint(low=0.001, high=1.0)),
+    'homing_timeout': (30.0, 'seconds each joint may take to find its switch',
+                       Constraint(low=0.1, high=3600.0)),
+    'absolute_encoders': ([], 'actuators or joints whose absolute positions on '
+                              'absolute_positions calibrate their transmission at start',
+                          Constraint(unique=True)),
+    'single_turn_encoders': ([], 'entries of absolute_encoders that read one turn (2 pi) only: '
+                                 'the turn is found from the joint range',
+                             Constraint(unique=True)),
+    'require_calibration': (True, 'refuse commands to joints not calibrated yet and leave them '
+                                  'out of joint_states; false: use them with the offsets known '
+                                  'so far'),
+}
+PARAMETERS.update(HARDWARE_ONLY)
+
 #: Parameters read at configure only (a change is logged and waits for cleanup + configure).
-AT_CONFIGURE = frozenset({'robot_description', 'lenient', 'joints'})
+AT_CONFIGURE = frozenset({'robot_description', 'lenient', 'joints'}
+                         | (set(HARDWARE_ONLY) - {'soft_limits'}))
 
 #: parameter -> (HardwareInterface attribute, conversion): the settings applied at once.
 LIVE_SETTINGS: Dict[str, Tuple[str, Callable[[Any], Any]]] = {
@@ -89,6 +122,8 @@ LIVE_SETTINGS: Dict[str, Tuple[str, Callable[[Any], Any]]] = {
     'stale_joints': ('stale_joints', str),
     'update_rate': ('period', lambda rate: 1.0 / float(rate)),
 }
+#: the hardware interface's live settings (its own beside the shared ones)
+HARDWARE_LIVE_SETTINGS = dict(LIVE_SETTINGS, soft_limits=('soft_limits', bool))
 
 
 def core_settings(values: Dict[str, Any]) -> Dict[str, Any]:
@@ -99,6 +134,21 @@ def core_settings(values: Dict[str, Any]) -> Dict[str, Any]:
             'command_joints': list(values['joints'] or []),
             'timeout_action': str(values['command_timeout_action']),
             'stale_joints': str(values['stale_joints'])}
+
+
+def hardware_settings(values: Dict[str, Any],
+                      joint_limits: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+    """Return the settings of the hardware interface alone (soft limits, calibration)."""
+    return {'soft_limits': bool(values['soft_limits']), 'joint_limits': joint_limits,
+            'calibration': CalibrationSettings(
+                calibration_file=str(values['calibration_file']),
+                homing=bool(values['homing']),
+                homing_joints=list(values['homing_joints'] or []),
+                homing_speed=float(values['homing_speed']),
+                homing_timeout=float(values['homing_timeout']),
+                absolute_encoders=list(values['absolute_encoders'] or []),
+                single_turn_encoders=list(values['single_turn_encoders'] or []),
+                require_calibration=bool(values['require_calibration']))}
 
 
 def apply_settings(core: InterfaceCycle, names: Iterable[str], value: Callable[[str], Any],

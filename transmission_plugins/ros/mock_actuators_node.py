@@ -27,10 +27,15 @@ Two physics (parameter ``physics``):
 
 The node publishes
 ``actuator_states`` (position, velocity, applied effort) at ``rate`` and obeys
-``actuator_commands``.  The mode of each actuator named by a command follows the fields the
-message carries: **position** when it has positions, else **velocity** when it has velocities,
-else **effort**; velocity and effort values beside positions are ignored.  An actuator keeps
-its last command until a new one names it; at start every motor holds its initial position.
+``actuator_commands``.  Joints with a ``<calibration rising|falling>`` get a simulated reference
+switch, published on ``reference_switches`` right after each ``actuator_states`` (position 1.0
+on, 0.0 off; :class:`~transmission_plugins.runtime.simulator.ReferenceSwitches`); with
+``incremental_encoders`` the actuators of those joints count from 0 at start, so that the
+hardware interface must home them.  The mode of each actuator named by a command follows the
+fields the message carries: **position** when it has positions, else **velocity** when it has
+velocities, else **effort**; velocity and effort values beside positions are ignored.  An
+actuator keeps its last command until a new one names it; at start every motor holds its
+initial position.
 
 Bad input never stops the node:
 
@@ -92,6 +97,7 @@ from transmission_plugins.runtime.mujoco_model import import_mujoco
 from transmission_plugins.runtime.mujoco_model import ModelOptions
 from transmission_plugins.runtime.mujoco_physics import MujocoPhysics
 from transmission_plugins.runtime.simulator import ActuatorSimulator
+from transmission_plugins.runtime.simulator import ReferenceSwitches
 from transmission_plugins.urdf.text import received_description
 
 NODE_NAME = 'mock_actuators'
@@ -101,7 +107,8 @@ SLOW_REAL_TIME_FACTOR = 0.9
 
 #: Why an ``actuator_commands`` message is dropped; ``dropped.actuator_commands.<reason>``.
 #: the drop reasons /diagnostics always lists (the shared validation's, but for passive joints)
-DROP_REASONS = tuple(r for r in MESSAGE_DROP_REASONS if r != 'not_commandable')
+DROP_REASONS = tuple(r for r in MESSAGE_DROP_REASONS
+                     if r not in ('not_commandable', 'uncalibrated'))
 
 # diagnostic_msgs/DiagnosticStatus levels
 OK = 0
@@ -271,11 +278,24 @@ class MockActuatorsNode(Node):
             a0 = np.where(np.isfinite(a0), a0, 0.0)
             sim.reset(position=a0)
         sim.set_command('position', a0)
-        self.robot, self.sim = robot, sim
+        switches = ReferenceSwitches(robot)
+        self.robot, self.sim, self.switches = robot, sim, switches
         self._index = NameIndex(robot.actuator_names, 'actuator')
         self._names = list(robot.actuator_names)
+        #: subtracted from the true positions published (incremental encoders), added to
+        #: position commands
+        self._zero = np.zeros(len(self._names))
+        if self._p('incremental_encoders'):
+            for t in robot.transmissions:
+                if set(t.joint_names) & set(switches.names):
+                    for name in t.actuator_names:
+                        i = self._names.index(name)
+                        self._zero[i] = a0[i]
         self._pub = self.create_publisher(JointState, 'actuator_states',
                                           reliable_qos(self._depth))
+        self._switch_pub = (self.create_publisher(JointState, 'reference_switches',
+                                                  reliable_qos(self._depth))
+                            if switches.names else None)
         self.create_subscription(JointState, 'actuator_commands', self._on_command,
                                  reliable_qos(self._depth))
         self._max_dt = 5.0 / rate
@@ -309,6 +329,8 @@ class MockActuatorsNode(Node):
         mode = next(f for f in FIELDS if f in values)
         full = np.full(len(self._names), np.nan)
         full[idx] = values[mode]
+        if mode == 'position':
+            full = full + self._zero
         if self.sim is not None:
             self.sim.set_command(mode, full)
 
@@ -331,10 +353,16 @@ class MockActuatorsNode(Node):
         msg = JointState()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.name = self._names
-        msg.position = to_msg_array(s['position'])
+        msg.position = to_msg_array(s['position'] - self._zero)
         msg.velocity = to_msg_array(s['velocity'])
         msg.effort = to_msg_array(s['effort'])
         self._pub.publish(msg)
+        if self._switch_pub is not None:
+            switches = JointState()
+            switches.header.stamp = msg.header.stamp
+            switches.name = self.switches.names
+            switches.position = to_msg_array(self.switches.levels(s['position']))
+            self._switch_pub.publish(switches)
 
     def _halt(self, diverged: int) -> None:
         """Stop simulating for good: a diverged simulation must not publish what it makes up."""

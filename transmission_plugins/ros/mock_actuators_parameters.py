@@ -58,6 +58,10 @@ PARAMETERS: Specs = {
                                 'of their range)', Constraint(unique=True, read_only=True)),
     'diagnostic_period': (1.0, 'seconds between /diagnostics messages; 0 disables them',
                           Constraint(low=0.01, high=3600.0, off=0.0, read_only=True)),
+    'incremental_encoders': (False, 'the actuators of transmissions with a reference switch '
+                                    'count from 0 at start, as incremental encoders do (the '
+                                    'hardware interface must home them)',
+                             Constraint(read_only=True)),
 }
 #: what the set-parameters check knows beyond PARAMETERS (declared by type, a float array)
 CHECKED = dict(PARAMETERS, initial_joint_positions=(

@@ -16,7 +16,8 @@
 The parameters of ``transmission_sim_interface``: the hardware interface's, read the other way.
 
 Every parameter of ``transmission_hardware_interface`` (:mod:`.hardware_interface_parameters`)
-with the same name, range and checks, and what applies when; the descriptions speak of the
+(but those of soft limits and calibration, which act on the hardware's joints) with the same
+name, range and checks, and what applies when; the descriptions speak of the
 mirror's topics, ``stale_joints`` defaults to ``omit`` (a simulator gone quiet looks like a
 motor bus gone quiet: its actuators leave ``actuator_states``), and one parameter more,
 ``array_commands`` (read at configure, like ``joints``): the interfaces also published as
@@ -72,6 +73,8 @@ _MIRRORED = {
 #: name -> (default, description, constraint); the node's parameter contract (doc/nodes.md).
 PARAMETERS: Specs = {}
 for _name, _spec in hw.PARAMETERS.items():
+    if _name in hw.HARDWARE_ONLY:
+        continue
     PARAMETERS[_name] = _MIRRORED.get(_name, _spec)
     if _name == 'joints':
         PARAMETERS['array_commands'] = (
@@ -81,7 +84,7 @@ for _name, _spec in hw.PARAMETERS.items():
 
 #: Parameters read at configure only: the hardware interface's, and ``array_commands`` (its
 #: publishers are created at configure).  The live settings are the hardware interface's.
-AT_CONFIGURE = hw.AT_CONFIGURE | {'array_commands'}
+AT_CONFIGURE = (hw.AT_CONFIGURE - set(hw.HARDWARE_ONLY)) | {'array_commands'}
 LIVE_SETTINGS = hw.LIVE_SETTINGS
 
 __all__ = ['AT_CONFIGURE', 'LIVE_SETTINGS', 'PARAMETERS']

@@ -27,7 +27,9 @@ arrived; a command replaces every field of the joints it names.  Each cycle:
    the timeout action (:data:`TIMEOUT_ACTIONS`) unless a live command of another of its joints
    drives them;
 2. with ``enforce_limits``, joint commands are clamped to the URDF position, velocity and
-   effort limits (each clamp counted);
+   effort limits, then (hardware interface) to the bounds of :mod:`~.soft_limits`: the soft
+   limits of ``<safety_controller>``, no effort outward at a position limit, and the
+   acceleration, deceleration and jerk limits; each clamp counted by joint and kind;
 3. a transmission is converted for a field only when every commandable joint of it has that
    field (an incomplete one is counted and sends nothing); nonlinear maps are linearised at the
    commanded position, else the measured one (else 0) clipped to the joint position limits (a
@@ -38,13 +40,16 @@ arrived; a command replaces every field of the joints it names.  Each cycle:
    mapped (or the actuator data's) limits, each clamp counted, so that no command exceeds a
    declared limit whatever the measured state; a transmission with any non-finite actuator
    value sends nothing (counted);
-5. actuators are grouped by the set of fields they carry, one message per group.
+5. (hardware interface) each actuator's calibration offset is added to its position command;
+6. actuators are grouped by the set of fields they carry, one message per group.
 """
 
+from typing import Callable
 from typing import Dict
 from typing import List
 from typing import NamedTuple
 from typing import Optional
+from typing import Tuple
 
 import numpy as np
 
@@ -52,6 +57,12 @@ from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.runtime.counters import Counters
 from transmission_plugins.runtime.messages import any_true
 from transmission_plugins.runtime.messages import FIELDS
+from transmission_plugins.runtime.soft_limits import JointBounds
+from transmission_plugins.runtime.soft_limits import limit_effort_bounds
+from transmission_plugins.runtime.soft_limits import position_bounds
+from transmission_plugins.runtime.soft_limits import rate_limit
+from transmission_plugins.runtime.soft_limits import soft_effort_bounds
+from transmission_plugins.runtime.soft_limits import velocity_bounds
 from transmission_plugins.runtime.topology import Direction
 from transmission_plugins.runtime.topology import Topology
 
@@ -112,6 +123,16 @@ class LatestCommands:
         self.latest: Dict[str, FloatArray] = {}
         #: per transmission: commanded for only some of its commandable sources last cycle
         self.incomplete = np.zeros(len(direction.groups), dtype=bool)
+        #: the soft and rate limits of joint sources (None: hard limits only); with
+        #: :attr:`measured`, the measured source positions and velocities (NaN: unknown)
+        self.bounds: Optional[JointBounds] = None
+        self.measured: Optional[Callable[[], Tuple[FloatArray, FloatArray]]] = None
+        #: the cycle period in seconds (the rate limits' time step; None: from the clock)
+        self.period: Optional[float] = None
+        self._motion = MotionState(ns)
+        #: added to every target position command (the hardware interface's actuator
+        #: calibration offsets, :mod:`~.calibration`), or None
+        self.position_offset: Optional[FloatArray] = None
 
     def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
         """Store a validated command for sources ``idx``; absent fields are cleared."""
@@ -130,6 +151,7 @@ class LatestCommands:
         self.expired[:] = False
         self._held[:] = np.nan
         self._commanded = False
+        self._motion.reset()
 
     def outputs(self, now: float, target_position: FloatArray,
                 source_position: FloatArray) -> List[CommandOutput]:
@@ -160,32 +182,36 @@ class LatestCommands:
             if np.isfinite(c).any():
                 cmd[field] = c
         if self.enforce_limits:
-            self._clamp_sources(cmd)
+            self._clamp_sources(cmd, now)
         out = {f: np.full(nt, np.nan) for f in FIELDS}
         if cmd:
             self._convert_commands(cmd, out, source_position)
         self._apply_timeout_action(alive, out)
         if self.enforce_limits:
             self._clamp_targets(out)
+        if self.position_offset is not None:
+            out['position'] = out['position'] + self.position_offset
         self.latest = out
         return group_by_fields(self.target_names, out)
 
     def _clamp_targets(self, out: Dict[str, np.ndarray]) -> None:
         side = self.direction.target
-        per_target = getattr(self.counters, f'{side}_clamps')
         for field, (lo, hi) in self.direction.target_limits.bounds().items():
-            a = out[field]
+            out[field] = self._clamp(side, field, out[field], lo, hi)
+
+    def _clamp(self, side: str, kind: str, a: np.ndarray, lo: np.ndarray,
+               hi: np.ndarray) -> np.ndarray:
+        """Return ``a`` clipped to ``[lo, hi]`` (NaN stays NaN); count the clamps of ``kind``."""
+        with np.errstate(invalid='ignore'):
             outside = (a < lo) | (a > hi)   # NaN (no command) compares False
             if not any_true(outside):
-                continue
-            out[field] = np.clip(a, lo, hi)
+                return a
             # counted beyond rounding only: a command at a mapped limit may land an ulp past
             # the limit computed from the same limit of the other side by the vectorised maths
             slack = 1e-9 * (1.0 + np.abs(a))
             over = (a < lo - slack) | (a > hi + slack)
-            if any_true(over):
-                self.counters.clamps[f'{side}_{field}'] += int(np.count_nonzero(over))
-                per_target += over
+        self.counters.count_clamps(side, kind, over)
+        return np.where(outside, np.clip(a, lo, hi), a)
 
     def _on_expired(self, newly_expired: np.ndarray, pos: FloatArray) -> None:
         self.expired |= newly_expired
@@ -218,17 +244,69 @@ class LatestCommands:
             else:
                 out['effort'][tidx] = 0.0
 
-    def _clamp_sources(self, cmd: Dict[str, np.ndarray]) -> None:
+    def _clamp_sources(self, cmd: Dict[str, np.ndarray], now: float) -> None:
         side = self.direction.source
         bounds = self.direction.source_limits.bounds()
         for field, c in cmd.items():
             lo, hi = bounds[field]
-            known = np.isfinite(c)
-            over = known & ((c < lo) | (c > hi))
-            if over.any():
-                self.counters.clamps[f'{side}_{field}'] += int(over.sum())
-                getattr(self.counters, f'{side}_clamps')[:] += over
-                cmd[field] = np.where(over, np.clip(c, lo, hi), c)
+            cmd[field] = self._clamp(side, field, c, lo, hi)
+        if self.bounds is not None and self.measured is not None:
+            self._limit_motion(cmd, now, self.bounds, *self.measured())
+
+    def _limit_motion(self, cmd: Dict[str, np.ndarray], now: float, b: JointBounds,
+                      q: FloatArray, v: FloatArray) -> None:
+        """
+        Clamp joint commands to the soft and rate limits of :mod:`~.soft_limits` (and count).
+
+        The rate limits act on a joint commanded in the previous cycle; :class:`MotionState`
+        keeps its last commanded position, velocity and implied acceleration.
+        """
+        m = self._motion
+        dt = m.step(now, self.period)
+        ns = len(q)
+        none = np.full(ns, np.nan)
+        p, vel, eff = (cmd.get(f, none) for f in FIELDS)
+        has_p, has_v = np.isfinite(p), np.isfinite(vel)
+        rated = np.isfinite(b.acceleration) | np.isfinite(b.deceleration) | np.isfinite(b.jerk)
+        prev_v = np.where(np.isfinite(m.velocity), m.velocity, v)
+        new_p, new_v, new_a = none.copy(), none.copy(), none.copy()
+        if any_true(has_p):
+            ref = np.where(np.isfinite(m.position), m.position, q)
+            lo, hi = position_bounds(b, ref, dt)
+            p = self._clamp('joint', 'soft_position', p, lo, hi)
+            with np.errstate(invalid='ignore'):
+                implied = (p - ref) / dt
+            go = has_p & rated & np.isfinite(ref)
+            if any_true(go):
+                p = np.where(go, ref + self._rates(b, implied, prev_v, m.acceleration, dt, go)
+                             * dt, p)
+            with np.errstate(invalid='ignore'):
+                new_v = np.where(has_p, (p - ref) / dt, new_v)
+            new_p = np.where(has_p, p, new_p)
+            cmd['position'] = p
+        if any_true(has_v):
+            lo, hi = velocity_bounds(b, q)
+            vel = self._clamp('joint', 'soft_velocity', vel, np.where(b.safety, lo, -np.inf),
+                              np.where(b.safety, hi, np.inf))
+            go = has_v & ~has_p & rated
+            if any_true(go):
+                vel = np.where(go, self._rates(b, vel, prev_v, m.acceleration, dt, go), vel)
+            new_v = np.where(has_v & ~has_p, vel, new_v)
+            cmd['velocity'] = vel
+        if any_true(np.isfinite(eff)):
+            eff = self._clamp('joint', 'soft_effort', eff, *soft_effort_bounds(b, q, v))
+            cmd['effort'] = self._clamp('joint', 'effort', eff, *limit_effort_bounds(b, q, v))
+        with np.errstate(invalid='ignore'):
+            new_a = (new_v - prev_v) / dt
+        m.update(now, new_p, new_v, new_a)
+
+    def _rates(self, b: JointBounds, desired: np.ndarray, previous: np.ndarray,
+               acceleration: np.ndarray, dt: float, go: np.ndarray) -> np.ndarray:
+        """Return ``desired`` velocities after the rate limits (counted where ``go``)."""
+        r = rate_limit(b, desired, previous, acceleration, dt)
+        for kind in ('acceleration', 'deceleration', 'jerk'):
+            self.counters.count_clamps('joint', kind, getattr(r, kind) & go)
+        return r.velocity
 
     def _convert_commands(self, cmd: Dict[str, FloatArray], out: Dict[str, FloatArray],
                           source_position: FloatArray) -> None:
@@ -275,6 +353,41 @@ class LatestCommands:
                 use = use & ~((self._target_tr @ bad_tr.astype(float)) > 0.0)
                 self.counters.non_finite_outputs += int(bad_tr.sum())
             out[field] = np.where(use, y, out[field])
+
+
+class MotionState:
+    """
+    The last commanded motion of each joint, for the rate limits (NaN: none).
+
+    A joint not commanded in a cycle forgets its motion; so does every joint when cycles stop
+    for more than three periods (a command after a pause starts from the measured state).
+    """
+
+    def __init__(self, count: int) -> None:
+        self.position = np.full(count, np.nan)
+        self.velocity = np.full(count, np.nan)
+        self.acceleration = np.full(count, np.nan)
+        self.time: Optional[float] = None
+
+    def reset(self) -> None:
+        """Forget every joint's motion."""
+        for x in (self.position, self.velocity, self.acceleration):
+            x[:] = np.nan
+        self.time = None
+
+    def step(self, now: float, period: Optional[float]) -> float:
+        """Return the time step since the last cycle (reset after a pause)."""
+        nominal = period if period else 0.01
+        if self.time is None or now - self.time > 3.0 * nominal:
+            self.reset()
+            return nominal
+        return now - self.time if now > self.time else nominal
+
+    def update(self, now: float, position: np.ndarray, velocity: np.ndarray,
+               acceleration: np.ndarray) -> None:
+        """Keep this cycle's commanded motion."""
+        self.position, self.velocity, self.acceleration = position, velocity, acceleration
+        self.time = now
 
 
 def group_by_fields(names: List[str], values: Dict[str, np.ndarray]) -> List[CommandOutput]:

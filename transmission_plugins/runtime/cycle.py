@@ -238,6 +238,7 @@ class InterfaceCycle:
     @period.setter
     def period(self, value: Optional[float]) -> None:
         self.timer.period = value
+        self.commands.period = value
 
     @property
     def cycles(self) -> int:

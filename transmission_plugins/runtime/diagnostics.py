@@ -25,6 +25,7 @@ in every state.
 """
 
 import math
+from typing import Any
 from typing import List
 from typing import NamedTuple
 from typing import Optional
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from transmission_plugins.runtime.counters import CLAMP_KINDS
+from transmission_plugins.runtime.counters import SIDE_KINDS
 
 if TYPE_CHECKING:
     from transmission_plugins.runtime.cycle import InterfaceCycle
@@ -183,6 +185,64 @@ def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
             ('clamped', str(int(counters.joint_clamps[jidx].sum()
                                 + counters.actuator_clamps[aidx].sum()))),
         ]
+        values += clamps_by_kind(hw, 'joint', jidx) + clamps_by_kind(hw, 'actuator', aidx)
         records.append(DiagnosticRecord(f'{prefix}: {t.name}', level, message, robot_id,
                                         values))
     return records
+
+
+def clamps_by_kind(hw: 'InterfaceCycle', side: str, idx: np.ndarray) -> List[Tuple[str, str]]:
+    """Return ``clamped.<name>.<kind>`` values of the entries ``idx`` clamped at least once."""
+    names = hw.joint_names if side == 'joint' else hw.actuator_names
+    counts = hw.counters.kind_clamps[side]
+    return [(f'clamped.{names[i]}.{kind}', str(int(counts[i, k])))
+            for i in idx for k, kind in enumerate(SIDE_KINDS[side]) if counts[i, k]]
+
+
+#: what a transmission's calibration state says on /diagnostics
+_CALIBRATION_WORDS = {
+    'not_needed': 'not needed', 'file': 'from the calibration file', 'absolute':
+    'from absolute positions', 'homed': 'homed', 'waiting_absolute':
+    'not calibrated: waiting for absolute positions', 'homing_pending':
+    'not calibrated: homing starts when its actuator states arrive', 'homing':
+    'not calibrated: homing', 'failed': 'not calibrated: failed'}
+
+
+def calibration_diagnostics(hw: Any, records: List[DiagnosticRecord]
+                            ) -> List[DiagnosticRecord]:
+    """
+    Add the calibration of each transmission to the hardware interface's statuses.
+
+    A transmission that is not calibrated is WARN (ERROR when its calibration failed), and so is
+    the node status, whose message names how many joints are not calibrated.
+    """
+    cal = hw.calibration
+    out = list(records)
+    uncalibrated = cal.joint_uncalibrated()
+    failed = any(s == 'failed' for s in cal.state)
+    node = out[0]
+    values = node.values + [
+        ('uncalibrated_joints', str(int(np.count_nonzero(uncalibrated)))),
+        ('require_calibration', str(hw.require_calibration).lower()),
+        ('calibration_file', cal.settings.calibration_file)]
+    level, message = node.level, node.message
+    if uncalibrated.any() and level in (OK, WARN):
+        words = (f'{int(np.count_nonzero(uncalibrated))} joints not calibrated ('
+                 + ('homing failed' if failed else 'calibrating') + ')')
+        level = ERROR if failed else WARN
+        message = words if node.level == OK else f'{message}; {words}'
+    out[0] = node._replace(level=level, message=message, values=values)
+    for k, state in enumerate(cal.state):
+        r = out[k + 1]
+        words = _CALIBRATION_WORDS[state]
+        if cal.detail[k] and state in ('failed', 'file', 'absolute'):
+            words += f': {cal.detail[k]}'
+        values = r.values + [('calibration', words)]
+        offsets = cal.offset[hw.topology.groups[k].actuators]
+        values.append(('offsets', ' '.join(f'{x:.9g}' for x in offsets)))
+        level, message = r.level, r.message
+        if state not in ('not_needed', 'file', 'absolute', 'homed') and level != STALE:
+            level = ERROR if state == 'failed' else WARN
+            message = words
+        out[k + 1] = r._replace(level=level, message=message, values=values)
+    return out

@@ -35,6 +35,7 @@ import time
 from typing import Any
 from typing import Callable
 from typing import List
+from typing import Mapping
 from typing import NamedTuple
 from typing import Optional
 from typing import Sequence
@@ -43,11 +44,16 @@ import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.runtime.calibration import Calibration
+from transmission_plugins.runtime.calibration import CalibrationSettings
+from transmission_plugins.runtime.calibration_file import CalibrationFileError
+from transmission_plugins.runtime.calibration_file import write_calibration_file
 from transmission_plugins.runtime.commands import CommandOutput
 from transmission_plugins.runtime.commands import JointCommands
 from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.counters import CLAMP_KINDS
 from transmission_plugins.runtime.cycle import InterfaceCycle
+from transmission_plugins.runtime.diagnostics import calibration_diagnostics
 from transmission_plugins.runtime.diagnostics import DiagnosticRecord
 from transmission_plugins.runtime.diagnostics import ERROR
 from transmission_plugins.runtime.diagnostics import OK
@@ -57,7 +63,10 @@ from transmission_plugins.runtime.messages import DROP_REASONS
 from transmission_plugins.runtime.messages import field_array
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
+from transmission_plugins.runtime.messages import NameIndex
 from transmission_plugins.runtime.messages import read_message
+from transmission_plugins.runtime.soft_limits import joint_bounds
+from transmission_plugins.runtime.soft_limits import rate_limits
 from transmission_plugins.runtime.states import ActuatorStates
 from transmission_plugins.runtime.states import JointOutput
 from transmission_plugins.runtime.states import STALE_JOINT_POLICIES
@@ -93,9 +102,17 @@ class HardwareInterface(InterfaceCycle):
         measured when the command expired, ``zero_velocity`` / ``zero_effort`` send zero
     :param stale_joints: what ``joint_states`` says about stale joints, one of
         :data:`STALE_JOINT_POLICIES`: ``last`` keeps their last values, ``omit`` leaves them out
+    :param soft_limits: with ``enforce_limits``, also clamp joint commands to the soft limits
+        of the joints' ``<safety_controller>`` (:mod:`~.soft_limits`)
+    :param joint_limits: ros2_control's joint_limits parameters per joint, ``{joint: {key:
+        value}}`` (:data:`~.soft_limits.JOINT_LIMIT_PARAMETERS`: acceleration, deceleration and
+        jerk limits)
+    :param calibration: the calibration settings (:mod:`~.calibration`; default: none needed)
     :param clock: steady clock in seconds (``time.monotonic``); tests inject their own
-    :raises TransmissionValueError: a setting outside its range, or ``command_joints`` that
-        are not distinct commandable joints
+    :raises TransmissionValueError: a setting outside its range, ``command_joints`` that
+        are not distinct commandable joints, ``joint_limits`` or calibration settings that do
+        not fit the robot
+    :raises CalibrationFileError: the calibration file does not fit the robot
     """
 
     STATES = ActuatorStates
@@ -110,7 +127,9 @@ class HardwareInterface(InterfaceCycle):
     def __init__(self, robot: RobotTransmissions, *, state_timeout: float = 0.1,
                  command_timeout: float = 0.5, enforce_limits: bool = True,
                  command_joints: Optional[Sequence[str]] = None, timeout_action: str = 'stop',
-                 stale_joints: str = 'last',
+                 stale_joints: str = 'last', soft_limits: bool = True,
+                 joint_limits: Optional[Mapping[str, Mapping[str, Any]]] = None,
+                 calibration: Optional[CalibrationSettings] = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(robot, state_timeout=state_timeout, command_timeout=command_timeout,
                          enforce_limits=enforce_limits, timeout_action=timeout_action,
@@ -118,6 +137,29 @@ class HardwareInterface(InterfaceCycle):
         self.command_joints = self.joint_order(command_joints)
         self._command_idx = self._joints.lookup(self.command_joints)
         self._joints.forget()
+        self._rates = rate_limits(self.joint_names, joint_limits or {})
+        self._soft_limits = bool(soft_limits)
+        self.commands.bounds = joint_bounds(robot, self._rates, self._soft_limits)
+        self.commands.measured = lambda: (self.states.last_position, self.states.last_velocity)
+        settings = calibration if calibration is not None else CalibrationSettings()
+        #: the actuator offsets and the calibration of each transmission
+        self.calibration = Calibration(robot, self.topology, settings)
+        self.require_calibration = bool(settings.require_calibration)
+        self._switches = NameIndex(self.calibration.switch_names, 'reference switch')
+        self._absolutes = NameIndex(list(settings.absolute_encoders), 'absolute encoder')
+        #: joints whose commands are refused (not calibrated, or being homed)
+        self.refused = np.zeros(len(self.joint_names), dtype=bool)
+        self._apply_calibration()
+
+    @property
+    def soft_limits(self) -> bool:
+        """Return True when joint commands are clamped to the soft limits too."""
+        return self._soft_limits
+
+    @soft_limits.setter
+    def soft_limits(self, value: bool) -> None:
+        self._soft_limits = bool(value)
+        self.commands.bounds = joint_bounds(self.robot, self._rates, self._soft_limits)
 
     def fresh_actuators(self, now: Optional[float] = None) -> np.ndarray:
         """Return a boolean mask of the actuators whose state is within ``state_timeout``."""
@@ -167,7 +209,54 @@ class HardwareInterface(InterfaceCycle):
         if passive:
             raise InputRejected('not_commandable',
                                 f'joints {passive[:5]} are passive and cannot be commanded')
+        self._check_calibrated(idx)
         return idx, values
+
+    def _check_calibrated(self, idx: np.ndarray) -> None:
+        """Refuse commands naming joints that are not calibrated or are being homed."""
+        if not self.refused[idx].any():
+            return
+        names = [self.joint_names[i] for i in idx if self.refused[i]]
+        raise InputRejected('uncalibrated', f'joints {names[:5]} are not calibrated yet '
+                                            '(homing, or waiting for absolute positions: see '
+                                            '/diagnostics); their commands are refused until '
+                                            'they are (require_calibration)')
+
+    def set_reference_switch(self, names: Sequence[str], position: Any = (),
+                             velocity: Any = (), effort: Any = (),
+                             received: Optional[float] = None) -> None:
+        """
+        Store reference switch readings (``reference_switches``: ``position`` >= 0.5 is on).
+
+        Names are joints with a switch (or the actuator of a one-switch transmission).
+
+        :raises InputRejected: the message is dropped (and counted)
+        """
+        idx, values = self._read('reference_switches', self._position_only, self._switches,
+                                 names, position, velocity, effort)
+        raw = self.states.state['position'] + self.calibration.offset
+        self.calibration.switch(idx, values, raw)
+
+    def set_absolute_positions(self, names: Sequence[str], position: Any = (),
+                               velocity: Any = (), effort: Any = (),
+                               received: Optional[float] = None) -> None:
+        """
+        Store absolute encoder readings (``absolute_positions``, ``absolute_encoders`` names).
+
+        :raises InputRejected: the message is dropped (and counted)
+        """
+        idx, values = self._read('absolute_positions', self._position_only, self._absolutes,
+                                 names, position, velocity, effort)
+        self.calibration.absolute(idx, values)
+
+    @staticmethod
+    def _position_only(index: NameIndex, names: Sequence[str], position: Any, velocity: Any,
+                       effort: Any) -> Any:
+        idx, values = read_message(index, names, position, velocity, effort)
+        if set(values) != {'position'}:
+            raise InputRejected('bad_type', 'expected positions only (velocity and effort have '
+                                            'no meaning here)')
+        return idx, values['position']
 
     def set_interface_command(self, interface: str, data: Any, topic: Optional[str] = None,
                               received: Optional[float] = None) -> None:
@@ -182,6 +271,7 @@ class HardwareInterface(InterfaceCycle):
             raise TransmissionValueError('interface', interface, f'one of {FIELDS}')
         x = self._read(topic or f'{interface}_commands', array_values, data,
                        len(self.command_joints), interface)
+        self._read(topic or f'{interface}_commands', self._check_calibrated, self._command_idx)
         self.commands.store(self._command_idx, {interface: x}, self._arrival(received))
 
     # ------------------------------------------------------------------ cycle
@@ -198,7 +288,9 @@ class HardwareInterface(InterfaceCycle):
 
         :param now: the steady time of the watchdog (default: :attr:`clock`)
         """
-        return self.states.joint_states(self.clock() if now is None else now)
+        now = self.clock() if now is None else now
+        self._calibrate(now)
+        return self.states.joint_states(now)
 
     def actuator_commands(self, now: Optional[float] = None) -> List[CommandOutput]:
         """
@@ -208,9 +300,47 @@ class HardwareInterface(InterfaceCycle):
 
         :param now: the steady time of the watchdog (default: :attr:`clock`)
         """
-        return self.commands.actuator_commands(self.clock() if now is None else now,
-                                               self.states.state['position'],
+        now = self.clock() if now is None else now
+        self._calibrate(now)
+        return self.commands.actuator_commands(now, self.states.state['position'],
                                                self.states.last_joint_position)
+
+    # ------------------------------------------------------------------ calibration
+    def _calibrate(self, now: float) -> None:
+        """Advance calibration (absolute readings, homing); apply new offsets; save them."""
+        cal = self.calibration
+        if not cal.pending():
+            return
+        raw = self.states.state['position'] + cal.offset
+        changed, commands = cal.step(now, raw, self.states.fresh(now))
+        for idx, v in commands:
+            self.commands.store(idx, {'velocity': v}, now)
+        if changed:
+            self._apply_calibration()
+        path = cal.settings.calibration_file
+        if cal.unsaved and cal.homing_finished() and path:
+            cal.unsaved = False
+            try:
+                write_calibration_file(path, self.robot.robot_name, cal.calibrated_offsets(),
+                                       'written by transmission_hardware_interface after '
+                                       'homing')
+            except CalibrationFileError as e:
+                cal.events.append(('error', f'{e}; the offsets found are used, not stored'))
+            else:
+                cal.events.append(('info', f'calibration written to {path}'))
+
+    def _apply_calibration(self) -> None:
+        """Give the states and commands the offsets; hide and refuse uncalibrated joints."""
+        cal = self.calibration
+        uncalibrated = cal.joint_uncalibrated()
+        self.states.set_offsets(cal.offset, uncalibrated if self.require_calibration else None)
+        self.commands.position_offset = cal.offset.copy() if cal.offset.any() else None
+        self.refused = cal.joint_homing() | (uncalibrated & self.require_calibration)
+
+    def diagnostics(self, prefix: str, lifecycle_state: str = 'active'
+                    ) -> List[DiagnosticRecord]:
+        """Return the shared statuses (:meth:`.InterfaceCycle.diagnostics`) with calibration."""
+        return calibration_diagnostics(self, super().diagnostics(prefix, lifecycle_state))
 
 
 def array_values(data: Any, count: int, interface: str) -> np.ndarray:

@@ -56,7 +56,7 @@ PARTIAL_NAMES = 10_000
 
 #: Why a message is dropped (the counter keys of /diagnostics).
 DROP_REASONS = ('empty', 'too_large', 'length_mismatch', 'unknown_names', 'duplicate_names',
-                'non_finite', 'bad_type', 'not_commandable')
+                'non_finite', 'bad_type', 'not_commandable', 'uncalibrated')
 
 
 class InputRejected(TransmissionInputError):

@@ -141,6 +141,19 @@ class Reports:
                 f'transmission is commanded only when every one of its {direction.source}s '
                 'has the field, so its actuators get nothing')
 
+    def calibration(self, hw: 'InterfaceCycle') -> List[Tuple[str, str]]:
+        """
+        Return the calibration's ``(level, line)`` pairs since the last call (and forget them).
+
+        Homing and absolute encoders say what they found (info) or why they failed (error): a
+        few lines per start, so none is held back.
+        """
+        calibration = getattr(hw, 'calibration', None)
+        if calibration is None or not calibration.events:
+            return []
+        lines, calibration.events = calibration.events, []
+        return lines
+
     def cycle_failed(self, error: Exception) -> Optional[str]:
         """Return the line for a cycle that raised, when due."""
         if not self.due('cycle'):

@@ -29,7 +29,7 @@ from transmission_plugins.runtime.actuator_control import ActuatorControl
 from transmission_plugins.runtime.actuator_control import DEFAULT_BANDWIDTH
 from transmission_plugins.runtime.actuator_control import MODES
 
-__all__ = ['ActuatorSimulator', 'MODES']
+__all__ = ['ActuatorSimulator', 'MODES', 'ReferenceSwitches']
 
 
 class ActuatorSimulator:
@@ -142,3 +142,33 @@ class ActuatorSimulator:
         """Return copies of ``position``, ``velocity`` and applied ``effort``, each ``(N,)``."""
         return {'position': self._q.copy(), 'velocity': self._v.copy(),
                 'effort': self._u.copy()}
+
+
+class ReferenceSwitches:
+    """
+    The reference switches of a robot's joints, as ``mock_actuators`` simulates them.
+
+    A joint with ``<calibration rising="R"/>`` has a switch that reads on (1.0) above
+    :math:`R`, one with ``falling="F"`` a switch that reads on below :math:`F` (off: 0.0), as
+    :mod:`~transmission_plugins.runtime.homing` expects them.
+
+    :param robot: a ``RobotTransmissions``
+    """
+
+    def __init__(self, robot: Any) -> None:
+        self._robot = robot
+        joints = [n for n in robot.joint_names
+                  if getattr(robot.urdf_joints.get(n), 'calibration', None) is not None]
+        #: the joints with a switch, in the robot's order
+        self.names: List[str] = joints
+        self._index = np.array([robot.joint_index[n] for n in joints], dtype=np.intp)
+        switches = [robot.urdf_joints[n].calibration for n in joints]
+        self._edge = np.array([s.edge() for s in switches])
+        self._rising = np.array([s.direction() > 0.0 for s in switches])
+
+    def levels(self, actuator_position: Any) -> np.ndarray:
+        """Return each switch's reading (1.0 on, 0.0 off) at the true actuator positions."""
+        q = self._robot.actuator_to_joint_arrays({'position': actuator_position})['position']
+        q = np.asarray(q, dtype=np.float64)[self._index]
+        on = np.where(self._rising, q > self._edge, q < self._edge)
+        return on.astype(np.float64)

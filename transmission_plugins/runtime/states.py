@@ -34,7 +34,8 @@ reaches ``joint_states``: a value that comes out non-finite is left out and coun
 * ``omit``: stale joints are left out of ``joint_states`` (nothing at all is published while
   every actuator is stale).
 
-A joint never known (no state since start) is left out under both, and is not called stale.
+A joint never known (no state since start) is left out under both, and is not called stale; so
+is a joint that is not calibrated (:attr:`LatestStates.hidden`, :mod:`~.calibration`).
 Joint states are converted only when a new state arrived or the set of fresh actuators changed.
 """
 
@@ -108,19 +109,34 @@ class LatestStates:
         #: the last target positions converted (NaN where unknown): linearisation point of
         #: nonlinear command maps
         self.last_position = np.full(nt, np.nan)
+        #: the last target velocities converted (NaN where unknown): the soft limits' measure
+        self.last_velocity = np.full(nt, np.nan)
         #: the values each target was last published with (NaN: none), for ``stale_joints: last``
         self.held: Dict[str, FloatArray] = {f: np.full(nt, np.nan) for f in FIELDS}
         #: the fresh-source mask of the last cycle, and how often it changed
         self.fresh_mask = np.zeros(ns, dtype=bool)
         self.fresh_changes = 0
+        #: subtracted from every source position stored (the hardware interface's actuator
+        #: calibration offsets, :mod:`~.calibration`)
+        self.position_offset = np.zeros(ns)
+        #: targets left out of the output whatever their state (not calibrated), or None
+        self.hidden: Optional[np.ndarray] = None
 
     def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
         """Store a validated message for sources ``idx``; absent fields become unknown."""
         for field in FIELDS:
             x = values.get(field)
             self.state[field][idx] = np.nan if x is None else x
+        self.state['position'][idx] -= self.position_offset[idx]
         self.state_time[idx] = now
         self._version += 1
+
+    def set_offsets(self, offset: np.ndarray, hidden: Optional[np.ndarray]) -> None:
+        """Take new position offsets (the stored positions are shifted) and hidden targets."""
+        self.state['position'] -= offset - self.position_offset
+        self.position_offset = np.array(offset, dtype=np.float64)
+        self.hidden = hidden if hidden is not None and hidden.any() else None
+        self.invalidate()
 
     def invalidate(self) -> None:
         """Make the next cycle convert again (a setting that shapes the output changed)."""
@@ -166,8 +182,13 @@ class LatestStates:
                 target_fresh = self.fresh_targets(fresh)
                 values = {f: np.where(target_fresh, values[f], self.held[f]) for f in FIELDS}
                 complete = {f: all_true(np.isfinite(values[f])) for f in FIELDS}
+        if self.hidden is not None:
+            values = {f: np.where(self.hidden, np.nan, values[f]) for f in FIELDS}
+            complete = dict.fromkeys(FIELDS, False)
+        if self.stale_joints == 'last':
             self.held = values
         self.last_position = values['position']
+        self.last_velocity = values['velocity']
         if complete['position']:
             return StateOutput(self.target_names, values['position'],
                                values['velocity'] if complete['velocity'] else None,

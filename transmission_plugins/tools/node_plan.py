@@ -283,7 +283,8 @@ def check_section(path: Path, node: str, parameters: Mapping[str, Any]) -> None:
 
     A misspelt name would otherwise be ignored without a word (rclpy keeps overrides of
     undeclared parameters to itself); ``qos_overrides.*`` and ``robot_state_publisher``'s own
-    parameters are that node's business.
+    parameters are that node's business.  The hardware interface's ``joint_limits`` (nested, or
+    ``joint_limits.<joint>.<key>``) are checked key by key; the joints are checked at configure.
 
     :raises LaunchConfigError: naming the section or parameter and the closest known name
     """
@@ -297,9 +298,36 @@ def check_section(path: Path, node: str, parameters: Mapping[str, Any]) -> None:
     for name in parameters:
         if str(name).startswith('qos_overrides.') or name in known[node]:
             continue
+        if node == HARDWARE_INTERFACE and str(name).split('.')[0] == 'joint_limits':
+            _check_joint_limits(path, str(name), parameters[name])
+            continue
         raise LaunchConfigError(f'{path}: {node} has no parameter {name!r}'
                                 f'{_closest(str(name), list(known[node]))} (doc/nodes.md lists '
                                 'them; ros2 run transmission_plugins <executable> --help too)')
+
+
+def _check_joint_limits(path: Path, name: str, value: Any) -> None:
+    """Refuse a ``joint_limits`` entry that is not ``joint_limits.<joint>.<known key>``."""
+    from transmission_plugins.runtime.soft_limits import JOINT_LIMIT_PARAMETERS
+    entries: Dict[str, Any] = {}
+    parts = name.split('.')
+    if len(parts) == 3:
+        entries[name] = value
+    elif len(parts) == 2 and isinstance(value, dict):
+        entries.update((f'{name}.{k}', v) for k, v in value.items())
+    elif len(parts) == 1 and isinstance(value, dict):
+        for joint, keys in value.items():
+            if not isinstance(keys, dict):
+                raise LaunchConfigError(f'{path}: joint_limits.{joint} must map keys to values')
+            entries.update((f'joint_limits.{joint}.{k}', v) for k, v in keys.items())
+    else:
+        raise LaunchConfigError(f'{path}: {name} must be joint_limits.<joint>.<key>')
+    for full in entries:
+        key = full.split('.', 2)[2]
+        if key not in JOINT_LIMIT_PARAMETERS:
+            raise LaunchConfigError(f'{path}: {HARDWARE_INTERFACE} has no parameter {full!r} '
+                                    f'(the joint_limits keys: '
+                                    f'{", ".join(JOINT_LIMIT_PARAMETERS)})')
 
 
 def _closest(name: str, names: List[str]) -> str:

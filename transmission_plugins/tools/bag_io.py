@@ -175,6 +175,27 @@ class BagReader:
             raise BagError(self.path, f'cannot read the bag in full (corrupted): {read} of its '
                                       f'{expected} messages could be read')
 
+    def time_span(self) -> Tuple[int, int]:
+        """Return the receive times of the first and the last message (ns)."""
+        return int(self.reader.start_time), int(self.reader.end_time)
+
+    def messages_between(self, connections: Sequence[Any], start: int,
+                         stop: int) -> Iterator[Tuple[Any, int, bytes]]:
+        """
+        Yield the messages received in ``[start, stop)`` (ns), in time order.
+
+        The storage's index finds them without reading the rest (MCAP chunks, SQLite3's
+        time index).  Unlike :meth:`messages`, the count of a part of a bag cannot be checked
+        against the declared counts.
+
+        :raises BagError: the storage is corrupted or truncated
+        """
+        try:
+            yield from self.reader.messages(connections=connections, start=start, stop=stop)
+        except Exception as e:  # noqa: B902 - whatever rosbags raises on a broken file
+            raise BagError(self.path, f'cannot read the bag (corrupted or truncated): '
+                                      f'{_reason(e)}') from e
+
     def match(self, topic: str, msgtype: str = JOINT_STATE) -> List[Any]:
         """
         Return the connections of ``topic`` (with or without namespace, see the module doc).

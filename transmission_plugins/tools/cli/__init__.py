@@ -25,6 +25,9 @@ The ``transmission_plugins`` command-line tool, one module per verb.
   CSV;
 * ``plot URDF TRANSMISSION|BAG OUT.png`` (:mod:`~.plot`): a transmission's maps, or a bag's
   JointState topic in both spaces;
+* ``calibrate URDF BAG`` (:mod:`~.calibrate`): the URDF's transmission parameters identified
+  from recorded actuator and joint positions, suspected mistakes named, a corrected URDF or a
+  calibration file written;
 * ``demo`` (:mod:`~.run_demo`): the main job on the bundled robot.
 
 Each verb module has ``add_parser(subparsers)`` and ``run(args)``; shared pieces are in
@@ -39,6 +42,7 @@ import sys
 from typing import List
 from typing import Optional
 
+from transmission_plugins.tools.cli import calibrate
 from transmission_plugins.tools.cli import convert
 from transmission_plugins.tools.cli import export_csv
 from transmission_plugins.tools.cli import inspect_urdf
@@ -59,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, description='Inspect, convert and run URDF transmissions.')
     parser.add_argument('--version', action='version', version=f'{PROG} {package_version()}')
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
-    for verb in (list_plugins, inspect_urdf, convert, export_csv, plot, run_demo):
+    for verb in (list_plugins, inspect_urdf, convert, export_csv, plot, calibrate, run_demo):
         verb.add_parser(sub)
     return parser
 

@@ -1,0 +1,257 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What ``transmission_plugins calibrate`` identifies from: actuator and joint positions of a bag.
+
+Two ``sensor_msgs/JointState`` topics of a rosbag2 bag (MCAP or SQLite3): the actuators'
+positions (``actuator_states``) and independent measurements of the joints (``joint_states``:
+joint encoders, motion capture, a simulator's truth; not the hardware interface's output, which
+is computed from the URDF under test).  Each joint message is paired with the actuator positions
+at its time, linearly interpolated between the actuator messages around it (times: the header
+stamps, else the receive times; no pair across a gap of more than five actuator periods).  The
+pairs go into one :class:`~transmission_plugins.robot.identification.Samples` per transmission.
+
+A long bag is not decoded whole: the identification needs far fewer samples than an hour at
+1 kHz holds, and decoding a message with rclpy costs tens of microseconds.  When the joint topic
+has more than ``max_samples`` messages, up to :data:`WINDOWS` time windows spread evenly over
+the bag are read (the storage's index finds them: MCAP chunks, SQLite3's time index), together
+holding about ``max_samples`` joint messages.  Messages are decoded by rclpy
+(:mod:`~.joint_state_messages`); one that is not a JointState is counted and left out.
+"""
+
+from typing import Any
+from typing import Callable
+from typing import Dict
+from typing import List
+from typing import NamedTuple
+from typing import Optional
+from typing import Sequence
+from typing import Set
+from typing import Tuple
+
+import numpy as np
+
+from transmission_plugins.core.exceptions import TransmissionInputError
+from transmission_plugins.robot.identification import Samples
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.tools.bag_io import BagReader
+from transmission_plugins.tools.bag_io import BagTopicError
+from transmission_plugins.tools.joint_state_batch import Rejected
+from transmission_plugins.tools.joint_state_messages import decode
+from transmission_plugins.tools.joint_state_messages import fields
+from transmission_plugins.tools.joint_state_messages import stamp
+
+DEFAULT_ACTUATOR_TOPIC = 'actuator_states'
+DEFAULT_JOINT_TOPIC = 'joint_states'
+#: joint messages decoded at most by default
+DEFAULT_MAX_SAMPLES = 20_000
+#: the time windows of a long bag (at most; each holds at least :data:`PER_WINDOW` joint
+#: messages)
+WINDOWS = 100
+PER_WINDOW = 50
+#: no pair across a gap of more than this many actuator periods
+MAX_GAP = 5.0
+
+
+class CalibrationSamples(NamedTuple):
+    """The samples of a bag and what was read to make them."""
+
+    #: transmission name -> its samples
+    samples: Dict[str, Samples]
+    #: transmission name -> why it has none (not in the recording)
+    missing: Dict[str, str]
+    #: the actuator and joint topics read
+    topics: Tuple[str, str]
+    #: messages decoded on each topic, and in the bag on the joint topic
+    actuator_messages: int
+    joint_messages: int
+    joint_messages_in_bag: int
+    #: joint messages paired with actuator positions
+    pairs: int
+    #: messages that are not a JointState
+    undecodable: int
+
+
+class _Topic:
+    """The positions of one topic, per message, in a robot's name order (NaN: not given)."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.index = {n: i for i, n in enumerate(names)}
+        self.width = len(names)
+        self.times: List[int] = []
+        self.rows: List[np.ndarray] = []
+        self.seen: Set[str] = set()
+        self._plans: Dict[Tuple[str, ...], Tuple[np.ndarray, np.ndarray]] = {}
+
+    def add(self, time: int, names: Sequence[str], position: np.ndarray) -> None:
+        if len(position) != len(names) or not len(names):
+            return
+        key = tuple(names)
+        plan = self._plans.get(key)
+        if plan is None:
+            keep = [k for k, n in enumerate(names) if n in self.index]
+            plan = (np.array(keep, dtype=np.intp),
+                    np.array([self.index[names[k]] for k in keep], dtype=np.intp))
+            self._plans[key] = plan
+            self.seen.update(names[k] for k in keep)
+        row = np.full(self.width, np.nan)
+        row[plan[1]] = position[plan[0]]
+        self.times.append(time)
+        self.rows.append(row)
+
+    def take(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Return the times (s, sorted) and rows collected since the last call; forget them."""
+        if not self.rows:
+            return np.zeros(0), np.zeros((0, self.width))
+        t = np.array(self.times, dtype=np.float64) * 1e-9
+        rows = np.vstack(self.rows)
+        order = np.argsort(t, kind='stable')
+        self.times, self.rows = [], []
+        return t[order], rows[order]
+
+
+def interpolate(t: np.ndarray, times: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Return ``rows`` linearly interpolated at ``t`` (NaN outside, or across a long gap)."""
+    out = np.full((len(t), rows.shape[1]), np.nan)
+    if len(times) < 2 or not len(t):
+        return out
+    period = float(np.median(np.diff(times))) or 1e-9
+    after = np.clip(np.searchsorted(times, t), 1, len(times) - 1)
+    gap = times[after] - times[after - 1]
+    ok = (t >= times[0]) & (t <= times[-1]) & (gap <= MAX_GAP * period + 1e-12)
+    for col in range(rows.shape[1]):
+        finite = np.isfinite(rows[:, col])
+        if finite.sum() < 2:
+            continue
+        out[:, col] = np.interp(t, times[finite], rows[finite, col])
+    out[~ok] = np.nan
+    return out
+
+
+def read_samples(robot: RobotTransmissions, path: str,
+                 actuator_topic: str = DEFAULT_ACTUATOR_TOPIC,
+                 joint_topic: str = DEFAULT_JOINT_TOPIC,
+                 max_samples: int = DEFAULT_MAX_SAMPLES,
+                 progress: Optional[Callable[[int], None]] = None) -> CalibrationSamples:
+    """
+    Read a bag's actuator and joint positions into per-transmission samples (module doc).
+
+    :param progress: called with the number of messages read since the last call
+    :raises BagError: the bag cannot be read
+    :raises BagTopicError: a topic is missing (the message lists the bag's topics), has another
+        type, or matches several namespaces
+    :raises TransmissionInputError: the topics name none of the robot's actuators or joints, or
+        no joint message falls among actuator messages
+    """
+    with BagReader(path) as reader:
+        act = _one_topic(reader, actuator_topic, '--actuator-topic')
+        joint = _one_topic(reader, joint_topic, '--joint-topic')
+        if act.topic == joint.topic:
+            raise BagTopicError(f'{path}: the actuator and joint topics are both {act.topic}; '
+                                'the joints must be measured independently of the actuators')
+        total = int(joint.msgcount)
+        start, end = reader.time_span()
+        windows: List[Tuple[int, int]] = []   # none: the whole bag
+        if total > max_samples and end > start:
+            count = max(1, min(WINDOWS, max_samples // PER_WINDOW))
+            length = (end - start) * max_samples / total / count
+            step = (end - start) / count
+            windows = [(int(start + (k + 0.5) * step - length / 2),
+                        int(start + (k + 0.5) * step + length / 2) + 1) for k in range(count)]
+        actuators = _Topic(robot.actuator_names)
+        joints = _Topic(robot.joint_names)
+        samples: Dict[str, Samples] = {}
+        ends = _transmission_ends(robot)
+        counts = {'act': 0, 'joint': 0, 'pairs': 0, 'undecodable': 0}
+        for window in windows or [(start, end)]:
+            messages = (reader.messages_between([act, joint], *window) if windows
+                        else reader.messages([act, joint]))
+            done = 0
+            for connection, received, raw in messages:
+                done += 1
+                if progress is not None and done % 1000 == 0:
+                    progress(1000)
+                msg = decode(raw)
+                if isinstance(msg, Rejected):
+                    counts['undecodable'] += 1
+                    continue
+                names, position, _, _ = fields(msg)
+                time = stamp(msg) or received
+                if connection.id == act.id:
+                    counts['act'] += 1
+                    actuators.add(time, names, position)
+                else:
+                    counts['joint'] += 1
+                    joints.add(time, names, position)
+            if progress is not None:
+                progress(done % 1000)
+            counts['pairs'] += _pair(actuators, joints, ends, samples)
+    missing = {name: why for name, (a, j, _) in ends.items()
+               for why in [_why_missing(robot, a, j, actuators.seen, joints.seen)] if why}
+    if not actuators.seen or not joints.seen:
+        side = 'actuator' if not actuators.seen else 'joint'
+        topic = act.topic if not actuators.seen else joint.topic
+        raise TransmissionInputError(f"{path}: {topic} names none of the robot's {side}s "
+                                     f'(is it the {side} topic? --{side}-topic chooses it)')
+    if not counts['pairs']:
+        raise TransmissionInputError(f'{path}: no message of {joint.topic} falls among the '
+                                     f'messages of {act.topic}: nothing to pair (are the '
+                                     'stamps of both topics on one clock?)')
+    return CalibrationSamples(samples, missing, (act.topic, joint.topic), counts['act'],
+                              counts['joint'], total, counts['pairs'], counts['undecodable'])
+
+
+def _one_topic(reader: BagReader, topic: str, option: str) -> Any:
+    found = reader.match(topic)
+    if len(found) > 1:
+        raise BagTopicError(f'{reader.path}: {topic!r} matches '
+                            f'{sorted(c.topic for c in found)}: give the full name with '
+                            f'{option}')
+    return found[0]
+
+
+def _transmission_ends(robot: RobotTransmissions
+                       ) -> Dict[str, Tuple[np.ndarray, np.ndarray, bool]]:
+    """Return per transmission: its actuator indices, measured joint indices, linearity."""
+    out = {}
+    for t in robot.transmissions:
+        tr = t.transmission
+        names = (list(t.joint_names) if tr.is_linear()
+                 else [t.joint_names[k] for k in tr.joint_to_actuator_inputs()])
+        out[t.name] = (np.array([robot.actuator_index[n] for n in t.actuator_names]),
+                       np.array([robot.joint_index[n] for n in names]), tr.is_linear())
+    return out
+
+
+def _pair(actuators: _Topic, joints: _Topic,
+          ends: Dict[str, Tuple[np.ndarray, np.ndarray, bool]],
+          samples: Dict[str, Samples]) -> int:
+    """Pair the messages collected (one window); add them to the samples; return the pairs."""
+    t_act, a_rows = actuators.take()
+    t_joint, j_rows = joints.take()
+    theta = interpolate(t_joint, t_act, a_rows)
+    for name, (a, j, linear) in ends.items():
+        s = samples.get(name)
+        if s is None:
+            s = samples[name] = Samples(len(a), len(j), raw=not linear)
+        s.add(theta[:, a], j_rows[:, j])
+    return int(np.count_nonzero(np.isfinite(theta).any(axis=1)))
+
+
+def _why_missing(robot: RobotTransmissions, a: np.ndarray, j: np.ndarray, seen_a: Set[str],
+                 seen_j: Set[str]) -> str:
+    lost = [robot.actuator_names[i] for i in a if robot.actuator_names[i] not in seen_a]
+    lost += [robot.joint_names[i] for i in j if robot.joint_names[i] not in seen_j]
+    return f'not in the recording: {", ".join(lost)}' if lost else ''

@@ -108,16 +108,18 @@ def make_csv(robot, path, rows):
                         for k, row in enumerate(np.hstack([pos, vel, eff]).tolist()))
 
 
-def run_child(argv):
+def run_child(argv, stdout=subprocess.DEVNULL):
     """
     Run ``argv``; return (wall seconds, CPU seconds, peak RSS in MB) of the child.
+
+    :param stdout: where its standard output goes (default: nowhere)
 
     The peak is the child's own ``VmHWM``, read from ``/proc`` while it runs: its ``ru_maxrss``
     would count this process's memory too (Linux carries the peak of the memory a child starts
     with, this process's, over ``exec``).
     """
     t = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
     peak = 0.0
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)

@@ -318,8 +318,10 @@ class HardwareInterface(InterfaceCycle):
         if changed:
             self._apply_calibration()
         path = cal.settings.calibration_file
-        if cal.unsaved and cal.homing_finished() and path:
+        if cal.unsaved and cal.homing_finished():
             cal.unsaved = False
+            if not path:
+                return
             try:
                 write_calibration_file(path, self.robot.robot_name, cal.calibrated_offsets(),
                                        'written by transmission_hardware_interface after '

@@ -33,7 +33,6 @@ import argparse
 import json
 import os
 from pathlib import Path
-import platform
 import shutil
 import sys
 import tempfile
@@ -41,6 +40,7 @@ import time
 
 from bench_convert import run_child
 from benchlib import add_log_option
+from benchlib import environment
 from benchlib import EXAMPLE_URDF
 from benchlib import logged
 from benchlib import PR2_URDF
@@ -142,11 +142,9 @@ def _run(args):
     work.mkdir(parents=True, exist_ok=True)
     bag = work / ('recording.mcap' if args.storage == 'mcap' else 'recording')
     messages = int(round(args.minutes * 60 * args.rate))
-    print(f'robot {robot.robot_name!r}: {len(robot.actuator_names)} actuators, '
-          f'{len(robot.joint_names)} joints, {len(robot.transmissions)} transmissions; '
+    print(f'robot {robot.robot_name!r}: {len(robot.transmissions)} transmissions; '
           f'{args.minutes:g} min at {args.rate:g} Hz: {2 * messages:,} messages ({args.storage}); '
-          f'Python {platform.python_version()}, {os.cpu_count()} CPUs, load average '
-          f'{os.getloadavg()[0]:.2f}')
+          f'{os.cpu_count()} CPUs; {environment()}')
     try:
         t = time.perf_counter()
         if not bag.exists():

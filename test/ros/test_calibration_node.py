@@ -15,11 +15,12 @@
 """
 Homing through DDS: the hardware interface homes the mock's incremental motors (issue 26).
 
-Real nodes in this process, one executor (the rig of ``test_misuse.py``): ``mock_actuators`` with ``incremental_encoders``
-(its switch motors count from 0 at start) publishes ``reference_switches``; the hardware
-interface with ``homing`` finds every switch to within one cycle's motion, refuses commands
-until then, writes the calibration file, then reports every joint.  Bad calibration settings
-fail configure with the cause, and ros2_control's joint_limits parameters are read.
+Real nodes in this process, one executor (the rig of ``test_misuse.py``): ``mock_actuators``
+with ``incremental_encoders`` (its switch motors count from 0 at start) publishes
+``reference_switches``; the hardware interface with ``homing`` finds every switch to within one
+cycle's motion, refuses commands until then, writes the calibration file, then reports every
+joint.  Bad calibration settings fail configure with the cause, and ros2_control's joint_limits
+parameters are read.
 """
 
 import numpy as np
@@ -28,10 +29,11 @@ from rclpy.context import Context
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from test_misuse import Rig
-from test_misuse import urdf  # noqa: F401 - the fixture
 from tp_support import ros_domain
 from transmission_plugins.ros.mock_actuators_node import MockActuatorsNode
 from transmission_plugins.runtime.calibration_file import read_calibration_file
+from transmission_plugins.tools.launcher import default_description_file
+from transmission_plugins.tools.launcher import read_description
 
 pytestmark = pytest.mark.ros
 
@@ -46,6 +48,11 @@ def context():
         context.init([])
         yield context
         context.try_shutdown()
+
+
+@pytest.fixture(scope='module')
+def urdf():
+    return read_description(default_description_file())
 
 
 @pytest.fixture

@@ -64,6 +64,22 @@ def test_demo_with_mujoco_physics_holds_the_robot_against_gravity():
     assert peak and float(peak.group(1)) > 0.0, proc.stdout
 
 
+def test_demo_homes_the_joints_with_a_switch_before_the_sequence():
+    env = dict(os.environ)
+    env['ROS_DOMAIN_ID'] = str(os.getpid() % 30 + 200)
+    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo', '--homing',
+                           '--duration', '6'], env=env, capture_output=True, text=True,
+                          timeout=90)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert re.search(r'every joint calibrated [0-9.]+ s after the start', out), out
+    # every joint of the example robot but the gripper has a reference switch
+    assert ('calibration on /diagnostics: pan_trans homed, arm_trans homed, wrist_trans homed\n'
+            in out), out
+    assert 'demo: joints tracked the targets' in out
+
+
 @pytest.mark.parametrize('value', ['-1', '0', 'nan', 'inf', 'soon'])
 def test_demo_rejects_a_duration_that_is_not_a_positive_number(value):
     proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo', '--duration',
@@ -89,12 +105,13 @@ def test_the_summary_says_when_the_physics_fell_behind_real_time():
     robot = SimpleNamespace(actuator_names=['m'], actuator_effort_limit=[2.0])
     demo = SimpleNamespace(checks=[{'j': 0.5}], joints=['j'], tolerance={'j': 0.01},
                            robot=robot, peak_effort={'m': 2.0}, slowest_physics=0.4,
-                           passed=lambda: False)
+                           calibration={'t': 'not needed'}, passed=lambda: False)
     out = io.StringIO()
     _summary(demo, out)
     text = out.getvalue()
     assert 'NOT TRACKED' in text and 'the motor hit its effort limit' in text
     assert 'the physics fell behind real time (real-time factor down to 0.40)' in text
+    assert 'calibration' not in text     # said only of transmissions that need one
     demo.slowest_physics = 1.0
     out = io.StringIO()
     _summary(demo, out)

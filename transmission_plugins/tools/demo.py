@@ -23,10 +23,13 @@ positions (the tracking error) with the motor positions and efforts behind them.
 Ctrl-C or ``--duration`` seconds (default: until Ctrl-C on a terminal, 15 s otherwise) and exits
 0 when every hold ended on target.
 
-``--physics mujoco`` runs ``mock_actuators`` with ``physics: mujoco`` (the robot's links, gravity
-and joint limits in MuJoCo behind the motors) instead of decoupled rotors; the choice reaches the
-node through the parameters file the demo writes (the config file with the ``mock_actuators``
-section extended).
+``--homing`` starts the mock with ``incremental_encoders`` and the hardware interface with
+``homing``: the joints with a reference switch are homed first (they appear in ``joint_states``
+once calibrated, which the demo waits for; the summary says what ``/diagnostics`` reported of
+each transmission's calibration).  ``--physics mujoco`` runs ``mock_actuators`` with ``physics:
+mujoco`` (the robot's links, gravity and joint limits in MuJoCo behind the motors) instead of
+decoupled rotors.  Both choices reach the nodes through the parameters file the demo writes (the
+config file with their sections extended).
 """
 
 import argparse
@@ -63,6 +66,10 @@ WAYPOINTS = [
 #: of bandwidth w holding its own payload against gravity sags by g / w^2 (2.5 mm at 10 Hz,
 #: 0.6 mm at 20 Hz), so the demo's drives are twice as fast as the node's default.
 MUJOCO_BANDWIDTH = 2.0 * math.pi * 20.0
+#: ``--homing``: the search speed, a fraction of each joint's velocity limit
+HOMING_SPEED = 0.3
+#: ``--homing``: the hardware interface's ``homing_timeout`` (s) for each joint
+HOMING_TIMEOUT = 20.0
 #: Range of the targets of a joint without position limits (a continuous joint), rad.
 UNBOUNDED_RANGE = (-1.0, 1.0)
 
@@ -88,6 +95,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--physics', choices=('rotors', 'mujoco'), default='rotors',
                         help="mock_actuators' physics: decoupled rotors (default) or the robot "
                              'in MuJoCo, with gravity (needs the mujoco package)')
+    parser.add_argument('--homing', action='store_true',
+                        help="the mock's switch motors count from 0 at start (incremental "
+                             'encoders) and the hardware interface homes them against the '
+                             "URDF's reference switches first (doc/calibration.md)")
     parser.add_argument('--gravity-compensation', nargs='+', default=[], metavar='LINK',
                         help='with --physics mujoco: links that, with every link below them, '
                              'an ideal counterbalance makes weightless (the PR2 arms: '
@@ -159,6 +170,8 @@ class Demo:
         self.peak_effort: Dict[str, float] = {}
         #: the lowest real-time factor the mock's physics reported (1.0: none reported)
         self.slowest_physics = 1.0
+        #: each transmission's calibration as the hardware interface last reported it
+        self.calibration: Dict[str, str] = {}
         self.node.create_subscription(JointState, 'joint_states', self._on_joints, 10)
         self.node.create_subscription(JointState, 'actuator_states', self._on_motors, 10)
         from diagnostic_msgs.msg import DiagnosticArray
@@ -188,6 +201,11 @@ class Demo:
     def _on_diagnostics(self, msg: Any) -> None:
         namespace = self.node.get_namespace()
         for status in msg.status:
+            prefix, _, transmission = status.name.partition(': ')
+            if prefix == f'{namespace}/transmission_hardware_interface' and transmission:
+                for kv in status.values:
+                    if kv.key == 'calibration':
+                        self.calibration[transmission] = kv.value
             if status.name == f'{namespace}/mock_actuators':
                 for kv in status.values:
                     if kv.key == 'real_time_factor':
@@ -213,6 +231,10 @@ class Demo:
             if all(j in self.joint_pos for j in self.joints):
                 return True
         return False
+
+    def homing_failed(self) -> bool:
+        return any(words.startswith('not calibrated: failed')
+                   for words in self.calibration.values())
 
     def send(self, t: float) -> None:
         self.commanded = self.script.target(t)
@@ -264,6 +286,12 @@ class Demo:
         self.out.flush()
 
 
+def _calibration_words(demo: 'Demo') -> str:
+    """Return what /diagnostics said of each transmission that needs calibration."""
+    return ', '.join(f'{name} {words}' for name, words in demo.calibration.items()
+                     if words != 'not needed')
+
+
 def _summary(demo: 'Demo', out: TextIO) -> None:
     if not demo.checks:
         out.write('demo: no hold completed, nothing to judge\n')
@@ -287,6 +315,8 @@ def _summary(demo: 'Demo', out: TextIO) -> None:
                       'starts:\n'
                       '   the mock clamps its PD law there, as a real drive does; the holds\n'
                       '   above are what the demo judges)\n')
+    if _calibration_words(demo):
+        out.write(f'demo: calibration on /diagnostics: {_calibration_words(demo)}\n')
     if demo.slowest_physics < SLOW_PHYSICS:
         out.write(f'demo: the physics fell behind real time (real-time factor down to '
                   f'{demo.slowest_physics:.2f}): the machine is too busy for this simulation, '
@@ -350,9 +380,22 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
                   f'{os.environ["ROS_DOMAIN_ID"]}, namespace {namespace}, logs in {log_path}, '
                   f'kept if the demo fails); it runs {until}\n')
         out.flush()
-        if not demo.wait_ready(30.0, lambda: not nodes.dead()):
-            out.write(f'demo: the nodes did not come up; see {log_path}\n')
+        homing = getattr(args, 'homing', False)
+        if homing:
+            out.write('demo: homing the joints with a reference switch first\n')
+            out.flush()
+        waited = time.monotonic()
+        # a transmission homes its joints one after the other
+        if not demo.wait_ready(30.0 + (2 * HOMING_TIMEOUT if homing else 0.0),
+                               lambda: not nodes.dead() and not demo.homing_failed()):
+            if demo.homing_failed():
+                out.write(f'demo: homing failed: {_calibration_words(demo)}; see {log_path}\n')
+            else:
+                out.write(f'demo: the nodes did not come up; see {log_path}\n')
             return 1
+        if homing:
+            out.write(f'demo: every joint calibrated {time.monotonic() - waited:.1f} s after '
+                      'the start (joint_states names a joint once it is)\n')
         start = time.monotonic()
         last_table = -math.inf
         next_check = 0
@@ -396,6 +439,10 @@ def _config_file(config: Any, args: argparse.Namespace, workdir: str) -> str:
         mock['bandwidth'] = MUJOCO_BANDWIDTH
     if getattr(args, 'gravity_compensation', None):
         mock['gravity_compensation'] = list(args.gravity_compensation)
+    if getattr(args, 'homing', False):
+        mock['incremental_encoders'] = True
+        hardware = sections.setdefault('transmission_hardware_interface', {})
+        hardware.update(homing=True, homing_speed=HOMING_SPEED, homing_timeout=HOMING_TIMEOUT)
     path = os.path.join(workdir, 'demo_config.yaml')
     with open(path, 'w') as f:
         yaml.safe_dump({name: {'ros__parameters': p} for name, p in sections.items()}, f,

@@ -27,8 +27,8 @@ session: the run ends with exit status 1 and the summary lists every skipped tes
 never tests less than it claims.  Expected failures (``xfail``) are not skips.
 """
 
-import os
 from collections import Counter
+import os
 from pathlib import Path
 import sys
 from typing import List

@@ -117,7 +117,7 @@ class Rig:
         return done()
 
     def send(self, topic, msg):
-        """Publish ``msg`` on ``topic`` and spin until the node has taken it (stored or dropped)."""
+        """Publish ``msg`` on ``topic``; spin until the node has taken it (stored or dropped)."""
         core = self.node.core
         drops = core.drops.total()
         times = core.state_time.copy() if topic == 'actuator_states' else \

@@ -24,8 +24,10 @@ With :math:`J` (``M x N``) the actuator-to-joint Jacobian, :math:`J^{-1}` its in
 
     \theta = J^{-1}(q - q_0), \quad \dot\theta = J^{-1}\dot q, \quad u = J^{T}\tau
 
-The matrices are plain data (:meth:`LinearTransmission.linear_map`), so many transmissions can be
-fused into one matrix product and reflected inertia is :math:`J^{-T} I_r J^{-1}`.
+It is the simplest :class:`~transmission_plugins.core.mechanism.Mechanism`: both position maps
+are closed forms and both Jacobians constant, so no map needs the position.  The matrices are
+plain data (:meth:`LinearTransmission.linear_map`), so many transmissions can be fused into one
+matrix product and reflected inertia is :math:`J^{-T} I_r J^{-1}`.
 """
 
 from typing import Hashable
@@ -35,7 +37,7 @@ from typing import Optional
 import numpy as np
 from numpy.typing import ArrayLike
 
-from transmission_plugins.core.transmission import Transmission
+from transmission_plugins.core.mechanism import Mechanism
 
 
 class LinearMap(NamedTuple):
@@ -49,7 +51,7 @@ class LinearMap(NamedTuple):
     joint_offset: np.ndarray
 
 
-class LinearTransmission(Transmission):
+class LinearTransmission(Mechanism):
     """
     Base of transmissions with constant Jacobians (Simple, Differential, FourBarLinkage, Wrist).
 
@@ -81,6 +83,18 @@ class LinearTransmission(Transmission):
     def is_linear(self) -> bool:
         """Return True: the maps are affine."""
         return True
+
+    def requires_position_state(self) -> bool:
+        """Return False: the Jacobians are constant."""
+        return False
+
+    def joint_position(self, actuator_position: ArrayLike) -> np.ndarray:
+        r"""Return :math:`q = J\theta + q_0`."""
+        return self._actuator_to_joint_position(np.asarray(actuator_position, dtype=np.float64))
+
+    def actuator_position(self, joint_position: ArrayLike) -> np.ndarray:
+        r"""Return :math:`\theta = J^{-1}(q - q_0)`."""
+        return self._joint_to_actuator_position(np.asarray(joint_position, dtype=np.float64))
 
     def linear_map(self) -> LinearMap:
         """Return ``(J, J^{-1}, q_0)`` as read-only arrays."""

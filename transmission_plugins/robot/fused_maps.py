@@ -375,15 +375,17 @@ class FusedMaps:
                     y += self.joint_offset
             for group in self.groups[to_joint]:
                 tr = group.transmission
-                prepared = None
+                prepared = at = None
                 if state is not None and any(kind != POSITION for kind in kinds):
-                    prepared = tr.prepare_state(to_joint, state[..., group.src])
+                    at = state[..., group.src]   # the members are one more batch axis
+                    prepared = tr.prepare_state(to_joint, at)
                 for x, y, kind in zip(arrays.values(), ys, kinds):
                     if kind != POSITION and prepared is None:
                         y[..., group.dst] = math.nan
-                    else:  # the members are one more batch axis: (..., G, n)
-                        y[..., group.dst] = tr.apply_map(kind, to_joint, x[..., group.src],
-                                                         prepared)
+                        continue
+                    # the state's own positions: a mechanism maps them once for every kind
+                    src = at if x is state and at is not None else x[..., group.src]
+                    y[..., group.dst] = tr.apply_map(kind, to_joint, src, prepared)
         return dict(zip(arrays, ys))
 
 

@@ -283,7 +283,8 @@ def _summary(demo: 'Demo', out: TextIO) -> None:
             saturated = saturated or (math.isfinite(limit) and peak >= 0.99 * limit)
             out.write(f'  {name:20s} {peak:9.4f}  {share}\n')
         if saturated:
-            out.write('  (100 %: the motor hit its effort limit for a moment where a move starts:\n'
+            out.write('  (100 %: the motor hit its effort limit for a moment where a move '
+                      'starts:\n'
                       '   the mock clamps its PD law there, as a real drive does; the holds\n'
                       '   above are what the demo judges)\n')
     if demo.slowest_physics < SLOW_PHYSICS:

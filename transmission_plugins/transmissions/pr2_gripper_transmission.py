@@ -26,7 +26,6 @@ import math
 from typing import Any
 from typing import Callable
 from typing import Dict
-from typing import NamedTuple
 from typing import Optional
 from typing import Tuple
 
@@ -35,9 +34,10 @@ import numpy as np
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_positive
 from transmission_plugins.core.checks import check_reduction
-from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import TransmissionValueError
-from transmission_plugins.core.transmission import Transmission
+from transmission_plugins.core.mechanism import ActuatorSide
+from transmission_plugins.core.mechanism import JointSide
+from transmission_plugins.core.mechanism import Mechanism
 from transmission_plugins.urdf.pr2_elements import ALPHA2_DEFAULTS
 from transmission_plugins.urdf.pr2_elements import GRIPPER_COEFFICIENTS
 from transmission_plugins.urdf.pr2_elements import gripper_from_info
@@ -56,20 +56,7 @@ TOL = 1e-5
 SQRT_TOL = math.sqrt(TOL)
 
 
-class ForwardState(NamedTuple):
-    r"""The actuator-side state of one conversion: :math:`2\,dt/dM` and :math:`d\theta/dM`."""
-
-    two_dt_dm: Any
-    dtheta_dm: Any
-
-
-class InverseState(NamedTuple):
-    r"""The joint-side state of one conversion: :math:`(dM/d\theta)(d\theta/dt)`."""
-
-    rate: Any
-
-
-class PR2GripperTransmission(Transmission):
+class PR2GripperTransmission(Mechanism):
     r"""
     Implement the PR2 gripper: a motor, a lead screw and a four-bar linkage open a gap.
 
@@ -142,6 +129,16 @@ class PR2GripperTransmission(Transmission):
     like the C++, the efforts divide by :math:`m` where the positions do (both directions stay
     inverse to each other, power scales by :math:`1/m^2`).  Each passive joint reports the full
     motor torque seen through :math:`d\theta/dM`, as the C++ does.
+
+    It is a :class:`~transmission_plugins.core.mechanism.Mechanism`: both position maps above
+    are closed forms, with their Jacobians
+    :math:`J = \partial q/\partial P_a` (gap row :math:`2\,(dt/dM)/(2\pi m)`, passive rows
+    :math:`(d\theta/dM)/(2\pi m)`, evaluated at :math:`M_+`) and
+    :math:`K = \partial P_a/\partial q` (gap column :math:`2\pi m\,(dM/d\theta)(d\theta/dt)/2`,
+    the others 0), so velocities are the derived :math:`\dot q = J\dot P_a` and
+    :math:`\dot P_a = K\dot q`.  The efforts keep the C++'s rules, which are not the derived
+    least-squares ones: every joint reports the whole motor effort through its own ratio,
+    :math:`\tau_i = E_a/(m^2 J_i)`, and :math:`E_a = m|m|\,\tau_{gap}/|K_{gap}|`.
 
     Joints, in map order: the gap joint, ``num_passive_joints`` passive joints, then
     ``num_simulated_joints`` (0, 1 or 2) simulated screw/slider joints whose position, velocity
@@ -314,32 +311,17 @@ class PR2GripperTransmission(Transmission):
         out[..., 1:1 + self._num_passive] = passive[..., None]
         return out
 
-    def _prepare_actuator_state(self, position: Any) -> ForwardState:
-        r"""
-        Return the Jacobian factors at the actuator ``position``, for velocity and effort.
-
-        :math:`d\theta/dM` and :math:`2\,dt/dM` at :math:`M_+ = \max(M, 0)` (NaN propagates),
-        computed once per conversion for both maps.
-
-        :raises TransmissionInputError: when the position is missing or has the wrong shape
-        """
-        mrev = np.maximum(self._positions(position, 'actuator', 1)[..., 0] * self._p2m, 0.0)
-        u, w = self._uw(mrev)
+    def _forward_jacobian(self, mrev: Any, u: Any, w: Any) -> np.ndarray:
+        r"""Return :math:`J` from :math:`M_+` and ``u, w`` there (``(..., M, 1)``)."""
         dtheta_dm = (mrev * self._kab + self._du0) / np.maximum(w, SQRT_TOL)
-        return ForwardState((u * self._two_r_cd - w * self._two_r_sd) * dtheta_dm, dtheta_dm)
+        two_dt_dm = (u * self._two_r_cd - w * self._two_r_sd) * dtheta_dm
+        return self._joints(two_dt_dm * self._p2m, dtheta_dm * self._p2m)[..., None]
 
-    def _prepare_joint_state(self, position: Any) -> InverseState:
-        r"""
-        Return :math:`(dM/d\theta)(d\theta/dt)` at the joint ``position`` (the gap is read).
-
-        :raises TransmissionInputError: when the position is missing or has the wrong shape
-        """
-        sin_theta, cos_theta, arg, root = self._inverse(
-            self._positions(position, 'joint', self._nj)[..., 0])
-        # A <= 0 (closed past the linkage): dM/dtheta = 0, as in the C++; NaN propagates
+    def _inverse_rate(self, sin_theta: Any, cos_theta: Any, arg: Any, root: Any) -> Any:
+        r"""Return :math:`(dM/d\theta)(d\theta/dt)` (0 where :math:`A \le 0`, as the C++)."""
         dm_dtheta = np.where(arg <= 0.0, 0.0, self._dm_dtheta / root * (
             sin_theta * self._cos_delta - cos_theta * self._sin_delta))
-        return InverseState(dm_dtheta / (np.maximum(cos_theta, SQRT_TOL) * self._r))
+        return dm_dtheta / (np.maximum(cos_theta, SQRT_TOL) * self._r)
 
     def _inverse(self, gap: Any) -> Tuple[Any, Any, Any, Any]:
         r"""
@@ -353,83 +335,84 @@ class PR2GripperTransmission(Transmission):
         arg = self._c0 - (cos_theta * self._two_ab_cd + sin_theta * self._two_ab_sd)
         return sin_theta, cos_theta, arg, np.sqrt(np.maximum(arg, 0.0))
 
-    def _positions(self, position: Any, side: str, size: int) -> np.ndarray:
-        if position is None:
-            raise TransmissionInputError(
-                f'PR2GripperTransmission is nonlinear: the {side} position is needed')
-        x = np.asarray(position, dtype=np.float64)
-        if x.ndim == 0 or x.shape[-1] != size:
-            raise TransmissionInputError(
-                f'PR2GripperTransmission: {side} positions must have {size} entries on the last '
-                f'axis, got shape {x.shape}')
-        return x
-
-    def _forward_state(self, position: Any) -> ForwardState:
-        if isinstance(position, ForwardState):
-            return position
-        return self._prepare_actuator_state(position)
-
-    def _inverse_state(self, position: Any) -> InverseState:
-        if isinstance(position, InverseState):
-            return position
-        return self._prepare_joint_state(position)
-
-    # ------------------------------------------------------------------ kernels
-    def _actuator_to_joint_position(self, position: np.ndarray) -> np.ndarray:
-        u, w = self._uw(position[..., 0] * self._p2m)
+    # ------------------------------------------------------------------ the definition
+    def joint_position(self, actuator_position: Any) -> np.ndarray:
+        """Return the gap, passive and simulated joint positions at the motor positions."""
+        theta = self._position(actuator_position, 'actuator', 1)
+        u, w = self._uw(theta[..., 0] * self._p2m)
         return self._joints(u * self._two_r_sd + w * self._two_r_cd + self._gap0,
                             np.arccos(u) - self._phi0)
 
-    def _actuator_to_joint_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
-        state = self._forward_state(position)
-        v = velocity[..., 0] * self._p2m
-        return self._joints(v * state.two_dt_dm, v * state.dtheta_dm)
-
-    def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
-        state = self._forward_state(position)
-        e = effort[..., 0] * self._e_joint
-        return self._joints(e / state.two_dt_dm, e / state.dtheta_dm)
-
-    def _joint_to_actuator_position(self, position: np.ndarray) -> np.ndarray:
-        return ((self._inverse(position[..., 0])[3] - self._L0) * self._m2p_gs)[..., None]
-
-    def _joint_to_actuator_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
-        return (velocity[..., 0] * self._v_motor * self._inverse_state(position).rate)[..., None]
-
-    def _joint_to_actuator_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
-        rate = self._inverse_state(position).rate
-        return (effort[..., 0] * self._e_motor / np.abs(rate))[..., None]
-
-    # ------------------------------------------------------------------ Jacobians
     def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> np.ndarray:
         r"""
-        Return :math:`\partial q / \partial P_a` used by the velocity map, shape ``(..., M, 1)``.
-
-        Row 0 is :math:`2\,(dt/dM)/(2\pi m)`, passive rows :math:`(d\theta/dM)/(2\pi m)`,
-        simulated rows 0; evaluated at :math:`\max(M, 0)` with the C++ clamps.
+        Return :math:`J = \partial q / \partial P_a`, shape ``(..., M, 1)`` (class docstring).
 
         :param actuator_position: motor positions ``(..., 1)``
         :raises TransmissionInputError: when the position is missing or has the wrong shape
         """
+        theta = self._position(actuator_position, 'actuator', 1)
         with np.errstate(all='ignore'):
-            state = self._forward_state(actuator_position)
-            return self._joints(state.two_dt_dm * self._p2m,
-                                state.dtheta_dm * self._p2m)[..., None]
+            mrev = np.maximum(theta[..., 0] * self._p2m, 0.0)  # NaN propagates, unlike the C++
+            return self._forward_jacobian(mrev, *self._uw(mrev))
+
+    def actuator_position(self, joint_position: Any) -> np.ndarray:
+        """Return the motor position at the gaps (the other joints are not read)."""
+        q = self._position(joint_position, 'joint', self._nj)
+        return ((self._inverse(q[..., 0])[3] - self._L0) * self._m2p_gs)[..., None]
 
     def joint_to_actuator_jacobian(self, joint_position: Any = None) -> np.ndarray:
         r"""
-        Return :math:`\partial P_a / \partial q` used by the velocity map, shape ``(..., 1, M)``.
-
-        Only the gap column is non-zero: :math:`2\pi m\,(dM/d\theta)(d\theta/dt)/2`.
+        Return :math:`K = \partial P_a / \partial q`, shape ``(..., 1, M)``: the gap column only.
 
         :param joint_position: joint positions ``(..., M)`` (only the gap is read)
         :raises TransmissionInputError: when the position is missing or has the wrong shape
         """
+        q = self._position(joint_position, 'joint', self._nj)
         with np.errstate(all='ignore'):
-            rate = self._inverse_state(joint_position).rate
-            out = np.zeros(np.shape(rate) + (1, self._nj))
-            out[..., 0, 0] = self._v_motor * rate
-            return out
+            rate = self._inverse_rate(*self._inverse(q[..., 0]))
+        out = np.zeros(np.shape(rate) + (1, self._nj))
+        out[..., 0, 0] = self._v_motor * rate
+        return out
+
+    # ------------------------------------------------------------------ one conversion
+    def _prepare_actuator_state(self, position: Any) -> ActuatorSide:
+        """Return positions and :math:`J`, the linkage solved once (twice where M < 0)."""
+        theta = self._position(position, 'actuator', 1)
+        mrev = theta[..., 0] * self._p2m
+        u, w = self._uw(mrev)
+        joint = self._joints(u * self._two_r_sd + w * self._two_r_cd + self._gap0,
+                             np.arccos(u) - self._phi0)
+        if np.fmin.reduce(mrev, axis=None) < 0.0:  # NaN ignored: it propagates either way
+            mrev = np.maximum(mrev, 0.0)
+            u, w = self._uw(mrev)
+        return ActuatorSide(theta, joint, self._forward_jacobian(mrev, u, w))
+
+    def _prepare_joint_state(self, position: Any) -> JointSide:
+        """Return positions and :math:`K`, the linkage solved once."""
+        q = self._position(position, 'joint', self._nj)
+        parts = self._inverse(q[..., 0])
+        rate = self._inverse_rate(*parts)
+        jacobian = np.zeros(np.shape(rate) + (1, self._nj))
+        jacobian[..., 0, 0] = self._v_motor * rate
+        return JointSide(q, ((parts[3] - self._L0) * self._m2p_gs)[..., None], jacobian)
+
+    def _actuator_to_joint_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
+        r"""Return :math:`J\dot P_a`, the simulated joints 0 whatever the motor reports."""
+        jacobian = self._actuator_state(position).jacobian[..., 0]
+        return self._joints(velocity[..., 0] * jacobian[..., 0],
+                            velocity[..., 0] * jacobian[..., 1 if self._num_passive else 0])
+
+    def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
+        """Return every joint's effort as the C++ does: the motor's through its own ratio."""
+        jacobian = self._actuator_state(position).jacobian[..., 0]
+        out = effort / (self._mr * self._mr * jacobian)
+        out[..., 1 + self._num_passive:] = 0.0
+        return out
+
+    def _joint_to_actuator_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
+        """Return the motor effort from the gap effort as the C++ does (absolute ratio)."""
+        k = self._joint_state(position).jacobian[..., 0, 0]
+        return (effort[..., 0] * (self._mr * abs(self._mr)) / np.abs(k))[..., None]
 
     # ------------------------------------------------------------------ URDF and reports
     @classmethod

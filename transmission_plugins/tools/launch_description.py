@@ -57,6 +57,8 @@ from launch_ros.actions import Node
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.tools.launcher import STOP_WITH_PARENT
 from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
+from transmission_plugins.tools.node_plan import NodePlan
+from transmission_plugins.tools.node_plan import NodeSpec
 from transmission_plugins.tools.node_plan import plan_nodes
 from transmission_plugins.tools.params_file import ParamsFile
 
@@ -89,19 +91,32 @@ def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:
     params = ParamsFile(plan.specs)   # open until ros2 launch exits
     actions: List[Action] = [LogInfo(msg=f'{name} not started: {reason}')
                              for name, reason in plan.skipped]
-    nodes = []
-    for spec in plan.specs:
-        node = Node(package=spec.package, executable=spec.executable, name=spec.name,
-                    namespace=plan.namespace or None, parameters=[params.path],
-                    ros_arguments=['--log-level', plan.log_level], output='screen',
-                    additional_env={STOP_WITH_PARENT: str(os.getpid())})
-        nodes.append(node)
-        actions += [node, RegisterEventHandler(OnProcessExit(
-                target_action=node,
-                on_exit=lambda event, ctx, n=spec.name: _on_exit(n, event, ctx)))]
-    actions.append(RegisterEventHandler(OnShutdown(
-        on_shutdown=lambda event, ctx: _interrupt(nodes, event))))
+    nodes = [package_node(spec, plan, params.path) for spec in plan.specs]
+    for spec, node in zip(plan.specs, nodes):
+        actions += [node, ends_the_launch(node, spec.name)]
+    actions.append(interrupt_on_shutdown(nodes))
     return actions
+
+
+def package_node(spec: NodeSpec, plan: NodePlan, params_path: str) -> Node:
+    """Return the action that starts ``spec`` with the plan's namespace and log level."""
+    return Node(package=spec.package, executable=spec.executable, name=spec.name,
+                namespace=plan.namespace or None, parameters=[params_path],
+                remappings=list(spec.remappings),
+                ros_arguments=['--log-level', plan.log_level], output='screen',
+                additional_env={STOP_WITH_PARENT: str(os.getpid())})
+
+
+def ends_the_launch(node: Node, name: str) -> Action:
+    """Return the handler that ends the launch when ``node`` exits while it runs."""
+    return RegisterEventHandler(OnProcessExit(
+        target_action=node, on_exit=lambda event, ctx: _on_exit(name, event, ctx)))
+
+
+def interrupt_on_shutdown(nodes: List[Node]) -> Action:
+    """Return the handler that passes a SIGINT sent to ``ros2 launch`` alone on to ``nodes``."""
+    return RegisterEventHandler(OnShutdown(
+        on_shutdown=lambda event, ctx: _interrupt(nodes, event)))
 
 
 def _on_exit(name: str, event: Any, context: LaunchContext) -> Optional[List[Action]]:
@@ -140,4 +155,5 @@ def _interrupt(nodes: List[Node], event: Any) -> Optional[List[Action]]:
     return None
 
 
-__all__ = ['NodeExited', 'generate_launch_description', 'node_set']
+__all__ = ['NodeExited', 'ends_the_launch', 'generate_launch_description',
+           'interrupt_on_shutdown', 'node_set', 'package_node']

@@ -77,8 +77,9 @@ def command(spec: NodeSpec, params_file: str, ros_args: Sequence[str] = ()) -> L
         if found is None:
             raise LaunchConfigError(f'{spec.executable} is not installed')
         exe = [found]
+    remaps = [arg for src, dst in spec.remappings for arg in ('-r', f'{src}:={dst}')]
     return exe + ['--ros-args', '-r', f'__node:={spec.name}', '--params-file', params_file,
-                  *ros_args]
+                  *remaps, *ros_args]
 
 
 def plan_ros_arguments(plan: NodePlan) -> List[str]:

@@ -32,6 +32,7 @@ import tempfile
 from typing import Any
 from typing import Dict
 from typing import List
+from typing import Mapping
 from typing import Optional
 
 from transmission_plugins.tools.node_plan import NodeSpec
@@ -39,17 +40,19 @@ from transmission_plugins.tools.node_plan import params_document
 import yaml
 
 
-def params_yaml(specs: List[NodeSpec]) -> str:
-    """Return :func:`~.node_plan.params_document` of ``specs`` as YAML text."""
-    document: Dict[str, Any] = params_document(specs)
+def params_yaml(specs: List[NodeSpec],
+                extra: Optional[Mapping[str, Mapping[str, Any]]] = None) -> str:
+    """Return :func:`~.node_plan.params_document` of ``specs`` (and ``extra``) as YAML text."""
+    document: Dict[str, Any] = params_document(specs, extra)
     return yaml.safe_dump(document, default_flow_style=False, sort_keys=False)
 
 
-def write_params_file(specs: List[NodeSpec], directory: Optional[str] = None) -> str:
+def write_params_file(specs: List[NodeSpec], directory: Optional[str] = None,
+                      extra: Optional[Mapping[str, Mapping[str, Any]]] = None) -> str:
     """Write :func:`params_yaml` to a new file in ``directory`` and return its path."""
     fd, path = tempfile.mkstemp(prefix='transmission_hardware_', suffix='.yaml', dir=directory)
     with os.fdopen(fd, 'w') as f:
-        f.write(params_yaml(specs))
+        f.write(params_yaml(specs, extra))
     return path
 
 
@@ -59,12 +62,14 @@ class ParamsFile:
 
     :param specs: the nodes (their parameters)
     :param in_memory: use ``memfd_create`` when available (False: always the directory)
+    :param extra: more sections, node name to parameters (ros2_control's controllers)
     """
 
-    def __init__(self, specs: List[NodeSpec], in_memory: bool = True) -> None:
+    def __init__(self, specs: List[NodeSpec], in_memory: bool = True,
+                 extra: Optional[Mapping[str, Mapping[str, Any]]] = None) -> None:
         self._fd: Optional[int] = None
         self._directory: Optional[str] = None
-        data = params_yaml(specs).encode()
+        data = params_yaml(specs, extra).encode()
         if in_memory and hasattr(os, 'memfd_create'):
             try:
                 self.path = self._memfd(data)
@@ -73,7 +78,7 @@ class ParamsFile:
                 self.close()
         self._directory = tempfile.mkdtemp(prefix='transmission_hardware_')
         atexit.register(shutil.rmtree, self._directory, True)
-        self.path = write_params_file(specs, self._directory)
+        self.path = write_params_file(specs, self._directory, extra)
 
     def _memfd(self, data: bytes) -> str:
         self._fd = os.memfd_create('transmission_hardware_params.yaml', os.MFD_CLOEXEC)

@@ -72,6 +72,7 @@ def test_the_bundled_robot():
     assert [s.name for s in plan.nodes.specs] == ['transmission_hardware_interface',
                                                   'mock_actuators']
     assert all(s.remappings == () for s in plan.nodes.specs[1:])
+    assert [s.parameters['qos_depth'] for s in plan.nodes.specs] == [1, 1]   # newest only
     assert '<ros2_control name="transmission_hardware"' in plan.description
     assert '<ros2_control' not in hardware.parameters['robot_description']
     assert plan.publish_description

@@ -51,12 +51,14 @@ from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
 from transmission_plugins.tools.node_plan import LaunchConfigError
 from transmission_plugins.tools.node_plan import NodePlan
 from transmission_plugins.tools.node_plan import NodeSpec
+from transmission_plugins.tools.node_plan import package_file
 from transmission_plugins.tools.node_plan import parse_bool
 from transmission_plugins.tools.node_plan import parse_mode
 from transmission_plugins.tools.node_plan import plan_nodes
 from transmission_plugins.tools.node_plan import ROBOT_STATE_PUBLISHER
 from transmission_plugins.tools.ros2_control_config import CONTROLLER_MANAGER
 from transmission_plugins.tools.ros2_control_config import controllers_document
+from transmission_plugins.tools.ros2_control_config import DEFAULT_COMMAND_INTERFACES
 from transmission_plugins.tools.ros2_control_config import DEFAULT_CONTROLLERS
 from transmission_plugins.tools.ros2_control_config import DEFAULT_UPDATE_RATE
 from transmission_plugins.tools.ros2_control_config import other_blocks
@@ -72,9 +74,16 @@ ROS2_CONTROL_ARGUMENTS = {
                              'as transmission_plugins ros2-control prints it'),
     'controllers': (' '.join(DEFAULT_CONTROLLERS), 'the controllers to spawn and activate, '
                                                    'separated by spaces'),
+    'command_interfaces': (' '.join(DEFAULT_COMMAND_INTERFACES),
+                           'command interfaces of the generated block and of '
+                           'joint_trajectory_controller, separated by spaces: position, '
+                           'velocity, effort'),
 }
 #: every argument of ros2_control.launch.py, in declaration order
 ARGUMENTS = dict(LAUNCH_ARGUMENTS, **ROS2_CONTROL_ARGUMENTS)
+ARGUMENTS['config_file'] = ('', "the package's nodes' parameters YAML; default: the bundled "
+                                'config/ros2_control.yaml (the defaults with qos_depth 1: the '
+                                'newest state and command only)')
 ARGUMENTS['mode'] = ('hardware', 'hardware only: ros2_control drives the joints of the '
                                  'hardware interface (simulation mode is '
                                  'transmission_hardware.launch.py)')
@@ -176,6 +185,8 @@ def plan_ros2_control(values: Mapping[str, Any],
                                 'motor-level software (transmission_hardware.launch.py '
                                 'mode:=simulation)')
     _required('controller_manager', 'ros2_control_node')
+    if not str(values.get('config_file') or '').strip():
+        values = dict(values, config_file=str(package_file('config', 'ros2_control.yaml')))
     nodes = plan_nodes(values, robot_state_publisher)
     hardware, = [s for s in nodes.specs if s.name == HARDWARE_INTERFACE]
     original = hardware.parameters['robot_description']
@@ -205,7 +216,11 @@ def plan_ros2_control(values: Mapping[str, Any],
             from transmission_plugins.tools.ros2_control_config import JOINT_STATES_TOPIC
             lenient = parse_bool(hardware.parameters.get('lenient', False), 'lenient')
             robot = load_robot_transmissions(original, lenient=lenient, warn=False)
-            config = ros2_control_config(robot, update_rate=rate)
+            interfaces = values.get('command_interfaces')
+            if interfaces is None:
+                interfaces = ROS2_CONTROL_ARGUMENTS['command_interfaces'][0]
+            config = ros2_control_config(robot, str(interfaces).replace(',', ' ').split(),
+                                         update_rate=rate)
             description = with_block(original, config.block)
             states, commands = JOINT_STATES_TOPIC, JOINT_COMMANDS_TOPIC
             joints, command, state = (config.joints, config.command_interfaces,

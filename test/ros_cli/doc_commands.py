@@ -66,15 +66,13 @@ R2C_TRAJECTORY = (
     'ros2 topic pub --once /joint_trajectory_controller/joint_trajectory '
     'trajectory_msgs/msg/JointTrajectory "{joint_names: [pan_joint, gripper_joint], '
     'points: [{positions: [0.5, 0.05], time_from_start: {sec: 2}}]}"')
-R2C_LAUNCH_PR2 = ('ros2 launch transmission_plugins ros2_control.launch.py '
-                  'description_file:=pr2.urdf')
+R2C_LAUNCH_PR2 = ('ros2 launch transmission_plugins ros2_control.launch.xml '
+                  'description_file:=pr2.urdf namespace:=pr2')
+R2C_LIST_CONTROLLERS_NS = 'ros2 control list_controllers -c /pr2/controller_manager'
 R2C_TRAJECTORY_PR2 = (
-    'ros2 topic pub --once /joint_trajectory_controller/joint_trajectory '
+    'ros2 topic pub --once /pr2/joint_trajectory_controller/joint_trajectory '
     'trajectory_msgs/msg/JointTrajectory "{joint_names: [head_pan_joint, r_shoulder_pan_joint], '
     'points: [{positions: [0.5, -0.5], time_from_start: {sec: 2}}]}"')
-R2C_LAUNCH_XML = ('ros2 launch transmission_plugins ros2_control.launch.xml namespace:=arm '
-                  'update_rate:=200')
-R2C_LIST_CONTROLLERS_NS = 'ros2 control list_controllers -c /arm/controller_manager'
 
 #: documented command -> the test (``module::function``) that runs it exactly as written
 COVERED = {
@@ -108,9 +106,7 @@ COVERED = {
     R2C_LIST_CONTROLLERS: 'test_ros2_control_cli.py::test_the_bundled_robot_under_ros2_control',
     R2C_LIST_INTERFACES: 'test_ros2_control_cli.py::test_the_bundled_robot_under_ros2_control',
     R2C_TRAJECTORY: 'test_ros2_control_cli.py::test_the_bundled_robot_under_ros2_control',
-    R2C_LAUNCH_PR2: 'test_ros2_control_cli.py::test_the_pr2_and_the_xml_launch_file_at_once',
-    R2C_TRAJECTORY_PR2: 'test_ros2_control_cli.py::test_the_pr2_and_the_xml_launch_file_at_once',
-    R2C_LAUNCH_XML: 'test_ros2_control_cli.py::test_the_pr2_and_the_xml_launch_file_at_once',
-    R2C_LIST_CONTROLLERS_NS:
-        'test_ros2_control_cli.py::test_the_pr2_and_the_xml_launch_file_at_once',
+    R2C_LAUNCH_PR2: 'test_ros2_control_cli.py::test_the_pr2_in_a_namespace',
+    R2C_LIST_CONTROLLERS_NS: 'test_ros2_control_cli.py::test_the_pr2_in_a_namespace',
+    R2C_TRAJECTORY_PR2: 'test_ros2_control_cli.py::test_the_pr2_in_a_namespace',
 }

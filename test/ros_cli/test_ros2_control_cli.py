@@ -25,8 +25,9 @@ documented commands run as written, without a namespace.
 Two bring-ups: the bundled robot (the documented ``ros2 control`` and trajectory commands, a
 joint_trajectory_controller goal reaching its target within 0.01, Ctrl-C; beside it a light node
 set in a namespace, no mock, joint_state_broadcaster only, stopped by SIGTERM to its process
-group, as systemd does), and the PR2 through the XML launch file in a namespace (a partial goal, Ctrl-C twice).  Every stop: exit 0 (or upstream's -2 on a late second Ctrl-C, -15 on SIGTERM), the
-package's nodes and the spawner finished cleanly, no process left.
+group, as systemd does), and the PR2 through the XML launch file in a namespace (a partial goal,
+Ctrl-C twice).  Every stop: exit 0 (or upstream's -2 on a late second Ctrl-C, -15 on SIGTERM),
+the package's nodes and the spawner finished cleanly, no process left.
 ``ros2_control_node`` of the shared build aborts when it stops: its pal_statistics 2.2.3
 publisher thread lets ``rclcpp::Rate::sleep`` throw "context cannot be slept with because it's
 invalid" once the context is shut down (pal_statistics 2.7 catches it, pal-robotics/

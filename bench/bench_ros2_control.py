@@ -177,7 +177,7 @@ class Loop:
         self.desc = node.create_publisher(String, f'/{namespace}/robot_description', QoSProfile(
             depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
         self.desc.publish(String(data=plan.description))
-        ros = ['-r', f'__ns:=/{namespace}', '--log-level', 'warn']
+        ros = ['-r', f'__ns:=/{namespace}', '--log-level', 'info']
         for spec in plan.nodes.specs:
             remaps = list(spec.remappings)
             if plant == 'joint_space':
@@ -192,6 +192,12 @@ class Loop:
         self._start('ros2_control_node', [installed_executable('controller_manager',
                                                                'ros2_control_node'),
                                           '--ros-args', '--params-file', params, *ros])
+        # as the launch file does: the controllers once the plant publishes joint states
+        ready = (('transmission_hardware_interface', ']: active') if plant == 'transmissions'
+                 else ('mock_actuators', 'simulating'))
+        deadline = time.monotonic() + 60.0
+        while ready[1] not in self.log(ready[0]) and time.monotonic() < deadline:
+            time.sleep(0.1)
         spawner = subprocess.run([installed_executable('controller_manager', 'spawner'),
                                   *plan.spawn, '--param-file', params, '-c',
                                   f'/{namespace}/controller_manager'],
@@ -301,6 +307,8 @@ def tracking(args: argparse.Namespace, node: Any, executor: Any, rec: Recorder, 
             states = list(rec.messages.get('joint_trajectory_controller/controller_state', []))
         errors = [list(s.error.positions) for s in states if len(s.error.positions) == len(
             joints)]
+        nan_rows = sum(any(not math.isfinite(e) for e in row) for row in errors)
+        errors = [row for row in errors if all(math.isfinite(e) for e in row)]
         err = [abs(e) for row in errors for e in row]
         moved = max((abs(p) for s in states for p in s.reference.positions), default=0.0)
         if moved < 0.5:
@@ -310,6 +318,7 @@ def tracking(args: argparse.Namespace, node: Any, executor: Any, rec: Recorder, 
         per_joint = {j: max(abs(row[k]) for row in errors) for k, j in enumerate(joints)}
         result = {'plant': plant, 'rate': rate, 'commands': '+'.join(args.command_interfaces),
                   'tracking_rms': rms, 'max_by_joint': per_joint,
+                  'controller_states': len(errors) + nan_rows, 'nan_states': nan_rows,
                   'tracking_max': max(err) if err else float('nan'),
                   'commands_hz': rec.rate('transmission/joint_commands'),
                   'joint_states_hz': rec.rate('joint_states'),
@@ -377,13 +386,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         rclpy.shutdown()
     if args.json:
         print(json.dumps(results, indent=1))
-    print('| plant | Hz | commands | tracking RMS / max rad | command -> state ms | '
+    print('| plant | Hz | commands | tracking RMS / max rad | NaN states | command -> state ms | '
           'HI command / state lag ms | cm commands Hz | joint_states Hz | plant states Hz |')
-    print('|---|---:|---|---:|---:|---:|---:|---:|---:|')
+    print('|---|---:|---|---:|---:|---:|---:|---:|---:|---:|')
     for r in results['tracking']:
         lags = (f'{r["command_lag"]:.1f} / {r["state_lag"]:.1f}' if 'state_lag' in r else '-')
         print(f'| {r["plant"]} | {r["rate"]} | {r["commands"]} | {r["tracking_rms"]:.4f} / '
-              f'{r["tracking_max"]:.4f} | {r["loop_lag"]:.1f} | {lags} | '
+              f'{r["tracking_max"]:.4f} | {r["nan_states"]} of {r["controller_states"]} | '
+              f'{r["loop_lag"]:.1f} | {lags} | '
               f'{r["commands_hz"]:.1f} | {r["joint_states_hz"]:.1f} | '
               f'{r["hw_joint_states_hz"]:.1f} |')
     for name in ('stop', 'limits'):

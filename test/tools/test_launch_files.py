@@ -239,6 +239,7 @@ def test_ros2_control_node_set_actions(monkeypatch):
     launch = _launch()
     from launch.actions import LogInfo
     from launch.actions import OpaqueFunction
+    from launch.actions import RegisterEventHandler
     from launch_ros.actions import Node
     from transmission_plugins.tools import ros2_control_plan
     from transmission_plugins.tools.ros2_control_launch import generate_launch_description
@@ -257,7 +258,23 @@ def test_ros2_control_node_set_actions(monkeypatch):
     assert [(n.node_package, n.node_executable) for n in nodes] == [
         ('transmission_plugins', 'hardware_interface_node'),
         ('transmission_plugins', 'mock_actuators_node'),
-        ('controller_manager', 'ros2_control_node'), ('controller_manager', 'spawner')]
+        ('controller_manager', 'ros2_control_node')]
+    # the spawner starts when the hardware interface logs that it is active, once
+    from launch.event_handlers import OnProcessIO
+    from launch.events.process import ProcessStderr
+    io, = [a.event_handler for a in actions if isinstance(a, RegisterEventHandler)
+           and isinstance(a.event_handler, OnProcessIO)]
+
+    def line(text):
+        return ProcessStderr(text=text.encode(), action=nodes[0], name='hw', cmd=[], cwd=None,
+                             env=None, pid=1)
+    assert io.handle(line('[hw] [INFO] [1.0] [transmission_hardware_interface]: configured\n'),
+                     context) is None
+    spawner, = io.handle(line('[hw] [INFO] [1.0] [transmission_hardware_interface]: active\n'),
+                         context)
+    assert (spawner.node_package, spawner.node_executable) == ('controller_manager', 'spawner')
+    assert io.handle(line('[hw] [INFO] [2.0] [transmission_hardware_interface]: active\n'),
+                     context) is None
     logs = [''.join(s.perform(context) for s in a.msg) for a in actions
             if isinstance(a, LogInfo)]
     assert logs[-1].startswith('ros2_control: generated TopicBasedSystem block')

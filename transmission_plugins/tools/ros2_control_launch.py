@@ -25,14 +25,19 @@ launch, SIGINT to ``ros2 launch`` alone passed on), the hardware interface remap
   installed, else by this launch (the ``ros2 launch`` process's own ROS node, transient local,
   as robot_state_publisher does);
 * one ``spawner`` that loads, configures and activates the controllers (joint_state_broadcaster
-  and joint_trajectory_controller by default) and exits; a spawner that fails ends the launch.
+  and joint_trajectory_controller by default) and exits, started when the hardware interface
+  logs that it is active: joint_trajectory_controller holds the joint state it reads when
+  activated, NaN before the hardware interface publishes; a spawner that fails ends the
+  launch.
 
 The controllers' sections go into the same in-memory parameters file; the spawner passes it
 (``--param-file``) to the controller manager, which gives it to each controller.
 """
 
+import re
 from typing import Any
 from typing import List
+from typing import Optional
 
 from launch import LaunchContext
 from launch import LaunchDescription
@@ -42,16 +47,21 @@ from launch.actions import LogInfo
 from launch.actions import OpaqueFunction
 from launch.actions import RegisterEventHandler
 from launch.event_handlers import OnProcessExit
+from launch.event_handlers import OnProcessIO
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from transmission_plugins.tools.launch_description import ends_the_launch
 from transmission_plugins.tools.launch_description import interrupt_on_shutdown
 from transmission_plugins.tools.launch_description import NodeExited
 from transmission_plugins.tools.launch_description import package_node
+from transmission_plugins.tools.node_plan import HARDWARE_INTERFACE
 from transmission_plugins.tools.params_file import ParamsFile
 from transmission_plugins.tools.ros2_control_plan import ARGUMENTS
 from transmission_plugins.tools.ros2_control_plan import plan_ros2_control
 from transmission_plugins.tools.ros2_control_plan import Ros2ControlPlan
+
+#: the hardware interface's log line on reaching *active* (``ros/hardware_interface_node.py``)
+ACTIVE = re.compile(r'\]: active$', re.M)
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -100,8 +110,17 @@ def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:
                                   '--controller-manager', 'controller_manager'],
                        namespace=namespace, ros_arguments=ros_arguments, output='screen')
         nodes.append(spawner)
-        actions += [spawner, RegisterEventHandler(OnProcessExit(
-            target_action=spawner, on_exit=lambda event, ctx: _spawner_exit(plan, event, ctx)))]
+        hardware = nodes[[s.name for s in nodes_plan.specs].index(HARDWARE_INTERFACE)]
+        # joint_trajectory_controller holds the joint state it reads when activated: not before
+        # the hardware interface is active (the states would still be NaN)
+        started: List[Node] = []
+        actions += [RegisterEventHandler(OnProcessIO(
+                        target_action=hardware,
+                        on_stdout=lambda event: _when_active(event, spawner, started),
+                        on_stderr=lambda event: _when_active(event, spawner, started))),
+                    RegisterEventHandler(OnProcessExit(
+                        target_action=spawner,
+                        on_exit=lambda event, ctx: _spawner_exit(plan, event, ctx)))]
     actions.append(interrupt_on_shutdown(nodes))
     return actions
 
@@ -120,6 +139,14 @@ def _publish_description(context: LaunchContext, plan: Ros2ControlPlan) -> None:
     node = get_ros_node(context)   # the publisher lives as long as ros2 launch's ROS node
     node.create_publisher(String, topic, qos).publish(String(data=plan.description))
     return None
+
+
+def _when_active(event: Any, spawner: Node, started: List[Node]) -> Optional[List[Action]]:
+    """Return ``[spawner]`` the first time the hardware interface logs that it is active."""
+    if started or not ACTIVE.search(event.text.decode(errors='replace')):
+        return None
+    started.append(spawner)
+    return [spawner]
 
 
 def _spawner_exit(plan: Ros2ControlPlan, event: Any, context: LaunchContext) -> None:

@@ -137,13 +137,22 @@ def limits(args: Any, node: Any, executor: Any, recorder: Callable[..., Any],
             msg = trajectory(['pan_joint', 'shoulder_joint'], {'pan_joint': 0.0,
                                                                'shoulder_joint': 0.0},
                              {'pan_joint': 2.5, 'shoulder_joint': 2.0}, 1.0, 0.5)
-            rec.clear()
-            pub.publish(msg)
-            spin(executor, 3.0)
-            pan = rec.series('transmission/joint_commands', 'pan_joint')
+            for _ in range(3):   # a trajectory that arrives before the controller reads it
+                rec.clear()
+                pub.publish(msg)
+                spin(executor, 3.0)
+                moved = [v for _, v in rec.series('transmission/joint_commands',
+                                                  'shoulder_joint') if math.isfinite(v)]
+                if moved and max(moved) > 0.1:
+                    break
+            # slopes between the commands' own stamps (TopicBasedSystem stamps each write)
+            pan = [(m.header.stamp.sec + m.header.stamp.nanosec * 1e-9,
+                    m.position[list(m.name).index('pan_joint')])
+                   for m in rec.messages.get('transmission/joint_commands', [])]
             nan = sum(not math.isfinite(v) for _, v in pan)
             pan = [(t, v) for t, v in pan if math.isfinite(v)]
-            slope = max((abs(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(pan, pan[1:])
+            # over 5 commands (50 ms at 100 Hz), so that stamp jitter does not count
+            slope = max((abs(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(pan, pan[5:])
                          if b[0] - a[0] > 1e-3), default=0.0)
             shoulder = [(t, v) for t, v in rec.series('transmission/joint_commands',
                                                       'shoulder_joint') if math.isfinite(v)]

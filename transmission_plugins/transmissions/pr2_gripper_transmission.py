@@ -403,9 +403,15 @@ class PR2GripperTransmission(Mechanism):
                             velocity[..., 0] * jacobian[..., 1 if self._num_passive else 0])
 
     def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
-        """Return every joint's effort as the C++ does: the motor's through its own ratio."""
+        """
+        Return every joint's effort as the C++ does: the motor's through its own ratio.
+
+        Where the linkage is singular (:math:`J = 0`) the effort is infinite, as in the C++;
+        callers that send values on drop what is not finite.
+        """
         jacobian = self._actuator_state(position).jacobian[..., 0]
-        out = effort / (self._mr * self._mr * jacobian)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            out = effort / (self._mr * self._mr * jacobian)
         out[..., 1 + self._num_passive:] = 0.0
         return out
 

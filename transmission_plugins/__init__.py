@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from transmission_plugins.robot.loading import load_robot_transmissions
     from transmission_plugins.robot.robot_transmissions import RobotTransmissions
     from transmission_plugins.robot.wiring import RobotTransmission
+    from transmission_plugins.transmissions import CouplingTransmission
     from transmission_plugins.transmissions import DifferentialTransmission
     from transmission_plugins.transmissions import FourBarLinkageTransmission
     from transmission_plugins.transmissions import PR2GripperTransmission
@@ -85,6 +86,7 @@ _PUBLIC = {
     'load_robot_transmissions': '.robot.loading',
     'RobotTransmissions': '.robot.robot_transmissions',
     'RobotTransmission': '.robot.wiring',
+    'CouplingTransmission': '.transmissions.coupling_transmission',
     'DifferentialTransmission': '.transmissions.differential_transmission',
     'FourBarLinkageTransmission': '.transmissions.four_bar_linkage_transmission',
     'PR2GripperTransmission': '.transmissions.pr2_gripper_transmission',
@@ -96,6 +98,7 @@ __all__ = [
     'ActuatorHandle',
     'BadValueError',
     'BrokenReferenceError',
+    'CouplingTransmission',
     'DifferentialTransmission',
     'FourBarLinkageTransmission',
     'INTERFACES',

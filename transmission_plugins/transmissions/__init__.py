@@ -14,6 +14,7 @@
 
 """The transmissions shipped with transmission_plugins, one module each."""
 
+from transmission_plugins.transmissions.coupling_transmission import CouplingTransmission
 from transmission_plugins.transmissions.differential_transmission import \
     DifferentialTransmission
 from transmission_plugins.transmissions.four_bar_linkage_transmission import \
@@ -24,6 +25,7 @@ from transmission_plugins.transmissions.simple_transmission import SimpleTransmi
 from transmission_plugins.transmissions.wrist_transmission import WristTransmission
 
 __all__ = [
+    'CouplingTransmission',
     'DifferentialTransmission',
     'FourBarLinkageTransmission',
     'PR2GripperTransmission',

@@ -189,3 +189,23 @@ def require_attribute(element: XmlElement, attribute: str, path: str) -> str:
         raise IncompleteTransmissionError(
             path, f"attribute '{attribute}' is {state}", source_line(element))
     return value.strip()
+
+
+def parse_numbers(text: Optional[str], path: str, *,
+                  line: Optional[int] = None) -> List[float]:
+    """
+    Parse a list of URDF numbers separated by ASCII white space, each finite (a matrix's entries).
+
+    :param text: the text as written
+    :param path: element path for the message
+    :raises BadValueError: naming the entry (1-based) and its text when one is not a finite
+        number (:func:`parse_float`)
+    """
+    tokens = (text or '').split()
+    values = []
+    for i, token in enumerate(tokens, 1):
+        try:
+            values.append(parse_float(token, path, line=line))
+        except BadValueError as e:
+            raise BadValueError(path, f'entry {i} of {len(tokens)}: {e.message}', line) from None
+    return values

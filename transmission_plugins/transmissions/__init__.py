@@ -19,6 +19,9 @@ from transmission_plugins.transmissions.differential_transmission import \
     DifferentialTransmission
 from transmission_plugins.transmissions.four_bar_linkage_transmission import \
     FourBarLinkageTransmission
+from transmission_plugins.transmissions.j0_transmission import J0Transmission
+from transmission_plugins.transmissions.j0_transmission_for_muscle import \
+    J0TransmissionForMuscle
 from transmission_plugins.transmissions.pr2_gripper_transmission import \
     PR2GripperTransmission
 from transmission_plugins.transmissions.simple_transmission import SimpleTransmission
@@ -28,6 +31,8 @@ __all__ = [
     'CouplingTransmission',
     'DifferentialTransmission',
     'FourBarLinkageTransmission',
+    'J0Transmission',
+    'J0TransmissionForMuscle',
     'PR2GripperTransmission',
     'SimpleTransmission',
     'WristTransmission',

@@ -209,3 +209,21 @@ def parse_numbers(text: Optional[str], path: str, *,
         except BadValueError as e:
             raise BadValueError(path, f'entry {i} of {len(tokens)}: {e.message}', line) from None
     return values
+
+
+def robot_joint_names(element: XmlElement) -> Optional[List[str]]:
+    """
+    Return the names of the top-level ``<joint>`` elements of the document holding ``element``.
+
+    Read from the document's root (lxml elements know their tree; the parser uses lxml), in the
+    root's namespace, as the parser reads the robot's joints.
+
+    :returns: the names, or None when the element does not know its document
+    """
+    tree = getattr(element, 'getroottree', None)
+    if tree is None:
+        return None
+    root = tree().getroot()
+    return [name for child in root
+            if local_name(child) == 'joint' and namespace(child) == namespace(root)
+            and (name := child.get('name'))]

@@ -16,9 +16,10 @@
 How the built-in plugins read their parameters from a parsed ``<transmission>``, in one place.
 
 :func:`read_simple` serves ``SimpleTransmission.from_info``, :func:`read_coupled`
-``CoupledTransmission.from_info`` (Differential, FourBarLinkage) and :func:`read_coupling`
-``CouplingTransmission.from_info`` (its matrices, joint offsets; no reduction).  Where each
-dialect keeps the numbers of the first two:
+``CoupledTransmission.from_info`` (Differential, FourBarLinkage), :func:`read_coupling`
+``CouplingTransmission.from_info`` (its matrices, joint offsets; no reduction) and
+:func:`read_j0` the Shadow J0 transmissions (no number at all).  Where each dialect keeps the
+numbers of the first two:
 
 ========================  ==========================================  ========================
 dialect                   reduction                                   offset
@@ -53,6 +54,7 @@ from typing import Union
 import warnings
 
 from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionWarning
@@ -60,6 +62,7 @@ from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.urdf.elements import children
 from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.elements import parse_numbers
+from transmission_plugins.urdf.elements import robot_joint_names
 from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
 from transmission_plugins.urdf.records import ActuatorInfo
@@ -393,3 +396,44 @@ def read_coupling(info: TransmissionInfo) -> CouplingReading:
         forward[0], None if backward is None else backward[0],
         tuple(j.offset if j.offset is not None else DEFAULT_OFFSET for j in joints),
         joint_names, actuator_names, sources)
+
+
+# ---------------------------------------------------------------------------------- Shadow J0
+#: sr_mechanism_model's J0 loader names the second joint after the one the URDF gives, with its
+#: last character replaced by this digit (``rh_FFJ1`` drives ``rh_FFJ2`` too).
+J0_SECOND_JOINT_DIGIT = '2'
+
+
+def read_j0(info: TransmissionInfo) -> Tuple[Tuple[str, str], Tuple[str]]:
+    """
+    Read a ``sr_mechanism_model/J0Transmission`` (or ``...ForMuscle``): one tendon, two joints.
+
+    As sr_mechanism_model's loader: one ``<joint>`` (the distal J1) and one ``<actuator>`` (the
+    tendon, J0); the second joint (the middle J2) is named after the first with its last
+    character replaced by ``2``, and must be a ``<joint>`` of the robot.  The loader reads no
+    reduction and no offset, so one that would change the map is an error.
+
+    :returns: ``((J1, J2), (actuator,))``
+    :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+    """
+    _exactly(info, info.joints, 1, 'joint')
+    _exactly(info, info.actuators, 1, 'actuator')
+    joint, actuator = info.joints[0], info.actuators[0]
+    why = f'{info.type} reads no reduction (its map is fixed)'
+    for end in (joint, actuator):
+        _unused(info, _value_path(end, REDUCTION_TAGS), end.mechanical_reduction, 1.0, why)
+        _unused(info, _value_path(end, ('offset',)), end.offset, 0.0,
+                f'{info.type} reads no offset (its map is fixed)')
+    _unused(info, f'{info.path}/mechanicalReduction', info.mechanical_reduction, 1.0, why)
+    second = joint.name[:-1] + J0_SECOND_JOINT_DIGIT
+    rule = (f'{info.type} drives {joint.name!r} and the joint named like it with the last '
+            f'character replaced by {J0_SECOND_JOINT_DIGIT!r} (the rule of sr_mechanism_model'
+            f"'s loader), {second!r}")
+    if second == joint.name:
+        raise BadValueError(f'{joint.path}/@name', f'{rule}: the same joint twice; name the '
+                            'distal joint (J1) here', joint.line)
+    known = robot_joint_names(info.element) if info.element is not None else None
+    if known and second not in known:
+        raise BrokenReferenceError(joint.path, f'{rule}, which is not a <joint> of the robot',
+                                   joint.line)
+    return (joint.name, second), (actuator.name,)

@@ -17,7 +17,8 @@ Tests of CouplingTransmission: preconditions, hand-computed cases, random coupli
 
 Every shape is covered: square, more joints than actuators (synergies, tendons with a follower
 joint) and more actuators than joints (antagonistic pairs).  The URDF part reads inline
-descriptions of every dialect.
+descriptions of every dialect and the fixture ``test/fixtures/coupled_hand.urdf``, through the
+robot's name-keyed and array maps, its limits and its reflected inertia.
 """
 
 import math
@@ -27,6 +28,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from tp_support import FIXTURE_DIR
 from transmission_plugins import ActuatorHandle
 from transmission_plugins import BadValueError
 from transmission_plugins import CouplingTransmission
@@ -368,3 +370,82 @@ def test_urdf_lenient_mode_ignores_a_reduction_with_a_warning():
     robot = _robot(body, lenient=True)
     assert len(robot.transmissions) == 1
     assert any('would be ignored' in w and 'lenient' in w for w in robot.warnings)
+
+
+# ------------------------------------------------------------------------------ robot
+@pytest.fixture(scope='module')
+def hand():
+    return load_robot_transmissions(FIXTURE_DIR / 'coupled_hand.urdf', warn=False)
+
+
+def test_fixture_wiring(hand):
+    assert hand.warnings == []
+    assert hand.transmission('index_tendons').joint_names == ('index_j1', 'index_j2', 'index_j3')
+    assert hand.transmission('index_tendons').actuator_names == ('index_flexor',
+                                                                 'index_extensor')
+    t = hand.transmission('thumb_synergy').transmission
+    assert t.linear_map().actuator_to_joint.tolist() == [[0.02], [0.04], [0.04]]
+    assert t.get_joint_offset() == [0.05, 0.0, 0.0]
+
+
+def test_fixture_name_keyed_maps(hand):
+    out = hand.actuator_to_joint({
+        'position': {'thumb_motor': 10.0, 'index_flexor': 5.0, 'index_extensor': 3.0,
+                     'wrist_flexor': 4.0, 'wrist_extensor': 2.0},
+        'effort': {'thumb_motor': 0.36}})
+    assert out['position'] == pytest.approx({
+        'thumb_j1': 0.25, 'thumb_j2': 0.4, 'thumb_j3': 0.4, 'index_j1': 0.5, 'index_j2': 0.3,
+        'index_j3': 0.8, 'wrist': 0.05})
+    # tau = B^T u with B = A^T / (A^T A) = (5.5..., 11.1..., 11.1...)
+    assert out['effort'] == pytest.approx({'thumb_j1': 2.0, 'thumb_j2': 4.0, 'thumb_j3': 4.0})
+    back = hand.joint_to_actuator({'position': {'index_j1': 0.5, 'index_j2': 0.3,
+                                                'index_j3': 99.0}})
+    # the distal joint follows: its command is not read (B's column is zero)
+    assert back['position'] == pytest.approx({'index_flexor': 5.0, 'index_extensor': 3.0})
+
+
+def test_fixture_array_maps_equal_the_transmissions(hand):
+    rng = np.random.default_rng(7)
+    a = {k: rng.uniform(-1.0, 1.0, size=(5, len(hand.actuator_names)))
+         for k in ('position', 'velocity', 'effort')}
+    q = hand.actuator_to_joint_arrays(a)
+    for t in hand.transmissions:
+        cols = [hand.actuator_index[n] for n in t.actuator_names]
+        rows = [hand.joint_index[n] for n in t.joint_names]
+        own = t.transmission.actuator_to_joint({k: v[:, cols] for k, v in a.items()})
+        for k in a:
+            np.testing.assert_allclose(q[k][:, rows], own[k], rtol=1e-14, atol=1e-15)
+    back = hand.joint_to_actuator_arrays(q)
+    again = hand.actuator_to_joint_arrays(back)
+    for t in hand.transmissions:
+        cols = [hand.actuator_index[n] for n in t.actuator_names]
+        for k in a:
+            np.testing.assert_allclose(again[k], q[k], rtol=1e-12, atol=1e-12)
+            if t.transmission.num_actuators() <= t.transmission.num_joints():
+                np.testing.assert_allclose(back[k][:, cols], a[k][:, cols], rtol=1e-12,
+                                           atol=1e-12)
+
+
+def test_fixture_limits(hand):
+    i = hand.actuator_index
+    # u = A^T tau: the largest thumb motor effort over the joint effort box
+    assert hand.actuator_effort_limit[i['thumb_motor']] == pytest.approx(
+        0.02 * 2 + 0.04 * 1.5 + 0.04 * 1)
+    # theta = B q: the flexor reads index_j1 only (10 rad per rad)
+    assert hand.actuator_velocity_limit[i['index_flexor']] == pytest.approx(30.0)
+    assert (hand.actuator_lower[i['index_flexor']], hand.actuator_upper[i['index_flexor']]) \
+        == pytest.approx((-3.0, 15.0))
+    # theta = B q with B = (20, -20)^T: the wrist range +-0.5 is +-10 at each motor
+    assert hand.actuator_upper[i['wrist_flexor']] == pytest.approx(10.0)
+    assert hand.actuator_lower[i['wrist_extensor']] == pytest.approx(-10.0)
+
+
+def test_fixture_reflected_inertia(hand):
+    inertia = hand.reflected_inertia()
+    rows = [hand.joint_index[n] for n in ('thumb_j1', 'thumb_j2', 'thumb_j3')]
+    b = np.array([0.02, 0.04, 0.04]) / 0.0036   # B = A^+ of the thumb synergy
+    rotor = 100.0 ** 2 * 2e-5                   # rho^2 I_r
+    np.testing.assert_allclose(inertia[np.ix_(rows, rows)], rotor * np.outer(b, b), rtol=1e-12)
+    # the kinetic energy of a synergy motion equals the rotor's
+    q_dot = np.array([0.02, 0.04, 0.04]) * 3.0   # theta_dot = 3
+    assert q_dot @ inertia[np.ix_(rows, rows)] @ q_dot == pytest.approx(rotor * 9.0)

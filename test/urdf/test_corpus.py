@@ -59,8 +59,9 @@ ROBOTS = {
     'franka_panda.urdf': (25, True, 9, (9, 9)),
     'kinova_j2n6s300.urdf': (12, False, 12, (12, 12)),
     'robotiq_2f_85.urdf': (1, False, 1, (1, 1)),
-    # every type is a vendor one (sr_mechanism_model/...): see test_shadow_hand_with_aliases
-    'shadow_hand_e.urdf': (20, True, 0, None),
+    # the 4 sr_mechanism_model/J0Transmission load (8 joints), the 16 vendor SimpleTransmission
+    # need an alias: see test_shadow_hand_loads_20_of_20_strictly_with_the_alias
+    'shadow_hand_e.urdf': (20, True, 4, (8, 4)),
     'rrbot_gazebo_ros_demos.urdf': (2, False, 2, (2, 2)),
     'rrbot_gazebo_ros_demos_legacy_xml.urdf': (2, False, 2, (2, 2)),
     'husky.urdf': (4, False, 4, (4, 4)),
@@ -247,14 +248,22 @@ def test_franka_duplicates_are_merged_with_their_interfaces():
     assert len(skipped) == 2 and all('franka_hw/' in w for w in skipped)
 
 
-def test_shadow_hand_with_aliases():
-    # opt-in: Shadow's SimpleTransmission maps like the standard one; J0Transmission is skipped
-    parsed, built = load(read_urdf_text(CORPUS / 'shadow_hand_e.urdf'), lenient=True,
-                         aliases=SHADOW_ALIASES)
-    assert len(built.transmissions) == 16
-    assert sum('J0Transmission' in w for w in built.warnings) == 4
+def test_shadow_hand_loads_20_of_20_strictly_with_the_alias():
+    # opt-in: Shadow's SimpleTransmission maps like the standard one (its reductions are all 1);
+    # the J0Transmissions are built in, their second joints named by sr_mechanism_model's rule
+    parsed, built = load(read_urdf_text(CORPUS / 'shadow_hand_e.urdf'), aliases=SHADOW_ALIASES)
+    assert len(built.transmissions) == 20 and built.warnings == []
+    assert built.untransmitted_joints == []
     wiring = next(b.wiring for b in built.transmissions if b.info.name == 'rh_wrist_transmission')
     assert wiring.joint_names == wiring.actuator_names  # actuators are named after joints
+    j0 = {b.info.name: b.wiring for b in built.transmissions
+          if b.type == 'sr_mechanism_model/J0Transmission'}
+    assert {n: (w.joint_names, w.actuator_names) for n, w in j0.items()} == {
+        f'rh_{f.lower()}middle_transmission': ((f'rh_{f}J1', f'rh_{f}J2'), (f'rh_{f}J0',))
+        for f in ('FF', 'MF', 'RF', 'LF')}
+    out = built.actuator_to_joint({'position': {'rh_LFJ0': 2.0}, 'velocity': {'rh_LFJ0': 1.0}})
+    assert out == {'position': {'rh_LFJ1': 1.0, 'rh_LFJ2': 1.0},
+                   'velocity': {'rh_LFJ1': 0.5, 'rh_LFJ2': 0.5}}
 
 
 def test_tiago_humble_both_sources():

@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from transmission_plugins.transmissions import J0Transmission
     from transmission_plugins.transmissions import J0TransmissionForMuscle
     from transmission_plugins.transmissions import PR2GripperTransmission
+    from transmission_plugins.transmissions import ShadowSimpleTransmission
     from transmission_plugins.transmissions import SimpleTransmission
     from transmission_plugins.transmissions import WristTransmission
 
@@ -94,6 +95,7 @@ _PUBLIC = {
     'J0Transmission': '.transmissions.j0_transmission',
     'J0TransmissionForMuscle': '.transmissions.j0_transmission_for_muscle',
     'PR2GripperTransmission': '.transmissions.pr2_gripper_transmission',
+    'ShadowSimpleTransmission': '.transmissions.shadow_simple_transmission',
     'SimpleTransmission': '.transmissions.simple_transmission',
     'WristTransmission': '.transmissions.wrist_transmission',
 }
@@ -116,6 +118,7 @@ __all__ = [
     'PR2GripperTransmission',
     'RobotTransmission',
     'RobotTransmissions',
+    'ShadowSimpleTransmission',
     'SimpleTransmission',
     'Transmission',
     'TransmissionConfigurationError',

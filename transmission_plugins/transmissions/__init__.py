@@ -24,6 +24,8 @@ from transmission_plugins.transmissions.j0_transmission_for_muscle import \
     J0TransmissionForMuscle
 from transmission_plugins.transmissions.pr2_gripper_transmission import \
     PR2GripperTransmission
+from transmission_plugins.transmissions.shadow_simple_transmission import \
+    ShadowSimpleTransmission
 from transmission_plugins.transmissions.simple_transmission import SimpleTransmission
 from transmission_plugins.transmissions.wrist_transmission import WristTransmission
 
@@ -34,6 +36,7 @@ __all__ = [
     'J0Transmission',
     'J0TransmissionForMuscle',
     'PR2GripperTransmission',
+    'ShadowSimpleTransmission',
     'SimpleTransmission',
     'WristTransmission',
 ]

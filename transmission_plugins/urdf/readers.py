@@ -17,9 +17,9 @@ How the built-in plugins read their parameters from a parsed ``<transmission>``,
 
 :func:`read_simple` serves ``SimpleTransmission.from_info``, :func:`read_coupled`
 ``CoupledTransmission.from_info`` (Differential, FourBarLinkage), :func:`read_coupling`
-``CouplingTransmission.from_info`` (its matrices, joint offsets; no reduction) and
-:func:`read_j0` the Shadow J0 transmissions (no number at all).  Where each dialect keeps the
-numbers of the first two:
+``CouplingTransmission.from_info`` (its matrices, joint offsets; no reduction),
+:func:`read_shadow_simple` and :func:`read_j0` the Shadow transmissions (no number at all).  Where
+each dialect keeps the numbers of the first two:
 
 ========================  ==========================================  ========================
 dialect                   reduction                                   offset
@@ -170,12 +170,13 @@ def order_by_role(info: TransmissionInfo, items: Sequence[_End], roles: Sequence
 
 
 def _unused(info: TransmissionInfo, path: str, value: Optional[float], neutral: float,
-            why: str) -> None:
+            why: str, expected: Optional[str] = None) -> None:
     """Reject a value the dialect's reference loader would ignore, unless it is neutral."""
     if value is None or value == neutral:
         return
-    lenient_problem(info, BadValueError(path, f'{why}; the value {value!r} would be ignored',
-                                        info.line), 'ignored')
+    lenient_problem(info, BadValueError(
+        path, f'{why}; the value {value!r} would be ignored'
+        f'{f" (expected {expected})" if expected else ""}', info.line), 'ignored')
 
 
 def _value_path(end: Union[JointInfo, ActuatorInfo], tags: Sequence[str]) -> str:
@@ -398,33 +399,77 @@ def read_coupling(info: TransmissionInfo) -> CouplingReading:
         joint_names, actuator_names, sources)
 
 
-# ---------------------------------------------------------------------------------- Shadow J0
+# ---------------------------------------------------------------------------------- Shadow
 #: sr_mechanism_model's J0 loader names the second joint after the one the URDF gives, with its
 #: last character replaced by this digit (``rh_FFJ1`` drives ``rh_FFJ2`` too).
 J0_SECOND_JOINT_DIGIT = '2'
+
+
+def _first_only(info: TransmissionInfo, items: Sequence[_End], side: str) -> _End:
+    """Return the first ``<joint>`` or ``<actuator>``, the only one sr_mechanism_model reads."""
+    if not items:
+        _exactly(info, items, 1, side)  # raises IncompleteTransmissionError
+    if len(items) > 1:
+        lenient_problem(info, BadValueError(
+            items[1].path, f'{info.type} needs exactly 1 <{side}> element(s), got {len(items)}: '
+            f"{[i.name for i in items]}; sr_mechanism_model's loader reads only the first",
+            items[1].line), f'ignored, using the first, {items[0].name!r}')
+    return items[0]
+
+
+def _shadow_simple_ends(info: TransmissionInfo) -> Tuple[JointInfo, ActuatorInfo]:
+    """
+    Read what sr_mechanism_model's ``SimpleTransmission::initXml`` reads: one joint, one actuator.
+
+    That loader reads the name of the first ``<joint>`` and of the first ``<actuator>`` and
+    nothing else (the J0 loaders call it first), so a reduction other than 1, an offset other
+    than 0 or a second ``<joint>`` or ``<actuator>`` is an error (lenient mode: ignored with a
+    warning, as the loader ignores it).
+    """
+    joint = _first_only(info, info.joints, 'joint')
+    actuator = _first_only(info, info.actuators, 'actuator')
+    why = f'{info.type} reads no reduction (its map is fixed)'
+    for end in (joint, actuator):
+        path = _value_path(end, REDUCTION_TAGS)
+        _unused(info, path, end.mechanical_reduction, 1.0, why,
+                f'1 or no <{path.rsplit("/", 1)[-1]}>')
+        _unused(info, _value_path(end, ('offset',)), end.offset, 0.0,
+                f'{info.type} reads no offset (its map is fixed)', '0 or no <offset>')
+    _unused(info, f'{info.path}/mechanicalReduction', info.mechanical_reduction, 1.0, why,
+            '1 or no <mechanicalReduction>')
+    return joint, actuator
+
+
+def read_shadow_simple(info: TransmissionInfo) -> Tuple[Tuple[str], Tuple[str]]:
+    """
+    Read a ``sr_mechanism_model/SimpleTransmission``: one joint equal to one actuator.
+
+    As sr_mechanism_model's loader: the names of one ``<joint>`` and one ``<actuator>``; it
+    reads no reduction and no offset, so one that would change the map is an error (lenient
+    mode: ignored with a warning), as is a second ``<joint>`` or ``<actuator>`` (lenient mode:
+    the first is used, as the loader does).
+
+    :returns: ``((joint,), (actuator,))``
+    :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+    """
+    joint, actuator = _shadow_simple_ends(info)
+    return (joint.name,), (actuator.name,)
 
 
 def read_j0(info: TransmissionInfo) -> Tuple[Tuple[str, str], Tuple[str]]:
     """
     Read a ``sr_mechanism_model/J0Transmission`` (or ``...ForMuscle``): one tendon, two joints.
 
-    As sr_mechanism_model's loader: one ``<joint>`` (the distal J1) and one ``<actuator>`` (the
-    tendon, J0); the second joint (the middle J2) is named after the first with its last
-    character replaced by ``2``, and must be a ``<joint>`` of the robot.  The loader reads no
-    reduction and no offset, so one that would change the map is an error.
+    As sr_mechanism_model's loader, which reads what its SimpleTransmission reads
+    (:func:`read_shadow_simple`) and then names the second joint: one ``<joint>`` (the distal J1)
+    and one ``<actuator>`` (the tendon, J0); the second joint (the middle J2) is named after the
+    first with its last character replaced by ``2``, and must be a ``<joint>`` of the robot.
+    The loader reads no reduction and no offset, so one that would change the map is an error.
 
     :returns: ``((J1, J2), (actuator,))``
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """
-    _exactly(info, info.joints, 1, 'joint')
-    _exactly(info, info.actuators, 1, 'actuator')
-    joint, actuator = info.joints[0], info.actuators[0]
-    why = f'{info.type} reads no reduction (its map is fixed)'
-    for end in (joint, actuator):
-        _unused(info, _value_path(end, REDUCTION_TAGS), end.mechanical_reduction, 1.0, why)
-        _unused(info, _value_path(end, ('offset',)), end.offset, 0.0,
-                f'{info.type} reads no offset (its map is fixed)')
-    _unused(info, f'{info.path}/mechanicalReduction', info.mechanical_reduction, 1.0, why)
+    joint, actuator = _shadow_simple_ends(info)
     second = joint.name[:-1] + J0_SECOND_JOINT_DIGIT
     rule = (f'{info.type} drives {joint.name!r} and the joint named like it with the last '
             f'character replaced by {J0_SECOND_JOINT_DIGIT!r} (the rule of sr_mechanism_model'

@@ -229,3 +229,11 @@ def test_urdf_lenient_mode_ignores_a_reduction_as_sr_mechanism_model_does():
     assert robot.transmission('lh_ffmiddle_transmission').transmission.same_map(
         J0Transmission())
     assert any('would be ignored' in w for w in robot.warnings)
+
+
+def test_urdf_lenient_mode_reads_the_first_joint_as_sr_mechanism_model_does():
+    robot = _hand(extra='<joint name="lh_FFJ2"/>', lenient=True)
+    t = robot.transmission('lh_ffmiddle_transmission')
+    assert t.joint_names == ('lh_FFJ1', 'lh_FFJ2') and t.transmission.same_map(J0Transmission())
+    assert any("reads only the first; ignored, using the first, 'lh_FFJ1' (lenient mode)" in w
+               for w in robot.warnings)

@@ -209,7 +209,8 @@ def test_every_built_in_plugin_is_registered():
     assert {'transmission_interface/SimpleTransmission', 'pr2_mechanism_model/WristTransmission',
             'pr2_mechanism_model/PR2GripperTransmission',
             'transmission_plugins/CouplingTransmission', 'sr_mechanism_model/J0Transmission',
-            'sr_mechanism_model/J0TransmissionForMuscle'} <= names
+            'sr_mechanism_model/J0TransmissionForMuscle',
+            'sr_mechanism_model/SimpleTransmission'} <= names
 
 
 # ------------------------------------------------------------------------------ third party

@@ -48,6 +48,8 @@ import sys
 import tempfile
 import time
 
+from benchlib import add_log_option
+from benchlib import logged
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
@@ -162,8 +164,14 @@ def main(argv=None):
                              'repository (before and after in one run)')
     parser.add_argument('--workdir', help='where to write the inputs (default: a temporary '
                                           'folder, removed at the end)')
+    add_log_option(parser)
     args = parser.parse_args(argv)
+    with logged(args, 'convert of CSV files and bags'):
+        return _run(args)
 
+
+def _run(args: argparse.Namespace) -> int:
+    """Measure and print (see the module docstring)."""
     from transmission_plugins.robot.loading import load_robot_transmissions
     robot = load_robot_transmissions(args.urdf, warn=False)
     work = Path(args.workdir or tempfile.mkdtemp(prefix='bench_convert_'))

@@ -41,6 +41,9 @@ import sys
 import tempfile
 import time
 
+from benchlib import add_log_option
+from benchlib import logged
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / 'urdf' / 'example_robot.urdf.xacro'
 
@@ -200,7 +203,14 @@ def main() -> int:
                         help="the node's executor (TP_EXECUTOR)")
     parser.add_argument('--worker', choices=('feed', 'flood'), help=argparse.SUPPRESS)
     parser.add_argument('--names', nargs='*', help=argparse.SUPPRESS)
+    add_log_option(parser)
     args = parser.parse_args()
+    with logged(args, 'the node under a flood of rejected messages'):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Measure and print (see the module docstring)."""
     sys.path.insert(0, str(ROOT))
     if args.worker:
         rate = args.state_rate if args.worker == 'feed' else args.flood_rate

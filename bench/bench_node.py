@@ -59,8 +59,10 @@ from typing import Optional
 from typing import Sequence
 from typing import Tuple
 
+from benchlib import add_log_option
 from benchlib import environment
 from benchlib import EXAMPLE_URDF
+from benchlib import logged
 from benchlib import table
 import numpy as np
 
@@ -322,7 +324,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument('--profile', metavar='DIR',
                         help='run the node contenders under cProfile, one <contender>.prof in DIR '
                              'per contender (of the last run); this slows them down')
+    add_log_option(parser)
     args = parser.parse_args(argv)
+    with logged(args, 'the hardware interface node at 1 kHz against a bare rclpy relay'):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Measure and print (see the module docstring)."""
     if args.relay:
         return relay_main()
     from transmission_plugins.robot.loading import load_robot_transmissions

@@ -49,9 +49,11 @@ from typing import Any
 from typing import Dict
 from typing import List
 
+from benchlib import add_log_option
 from benchlib import dense_matvec
 from benchlib import environment
 from benchlib import EXAMPLE_URDF
+from benchlib import logged
 from benchlib import make_cycle
 from benchlib import make_cycle_into
 from benchlib import make_loop
@@ -158,7 +160,14 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument('--batch', type=int, nargs='*', default=[1000, 100000], metavar='K',
                         help='batch sizes (default 1000 100000)')
     parser.add_argument('--repeats', type=int, default=7, help='timed blocks per figure')
+    add_log_option(parser)
     args = parser.parse_args(argv)
+    with logged(args, 'robot maps: one sample, batches'):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Measure and print (see the module docstring)."""
     robots = []
     if args.urdf:
         robots.append((args.urdf, args.urdf))

@@ -47,8 +47,10 @@ from typing import Any
 from typing import Dict
 from typing import List
 
+from benchlib import add_log_option
 from benchlib import dense_matvec
 from benchlib import environment
+from benchlib import logged
 from benchlib import make_cycle
 from benchlib import make_loop
 from benchlib import make_named_cycle
@@ -110,7 +112,14 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument('--repeats', type=int, default=7, help='timed blocks per figure')
     parser.add_argument('--load-repeats', type=int, default=3, help='loads per size')
     parser.add_argument('--child', nargs=2, help=argparse.SUPPRESS)
+    add_log_option(parser)
     args = parser.parse_args(argv)
+    with logged(args, '1 to 10,000 transmissions'):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Measure and print (see the module docstring)."""
     if args.child is not None:
         n, path = args.child
         print(json.dumps(measure(int(n), Path(path), args.load_repeats, args.repeats)))

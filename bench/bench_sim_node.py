@@ -40,6 +40,8 @@ import sys
 import tempfile
 import time
 
+from benchlib import add_log_option
+from benchlib import logged
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,7 +152,14 @@ def main() -> int:
     parser.add_argument('--warmup', type=float, default=2.0, help='seconds before measuring')
     parser.add_argument('--rate', type=float, default=1000.0,
                         help='input rate and update_rate, Hz')
+    add_log_option(parser)
     args = parser.parse_args()
+    with logged(args, 'the simulation interface node'):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Measure and print (see the module docstring)."""
     sys.path.insert(0, str(ROOT))
     if args.relay:
         return relay_main()

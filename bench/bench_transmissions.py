@@ -28,6 +28,8 @@ import sys
 import time
 
 import benchlib  # noqa: F401 - puts the package of a fresh clone on the path
+from benchlib import add_log_option
+from benchlib import logged
 import numpy as np
 
 from transmission_plugins import ActuatorHandle
@@ -84,13 +86,20 @@ def bench_one(name, trans):
 
 def main(argv=None):
     """Run the benchmark and print a table in microseconds."""
-    global BATCH
     parser = argparse.ArgumentParser(
         description='Micro-benchmark of one Simple, Differential and FourBarLinkage '
                     'transmission: one sample (functional and handle API) and a batch.',
         epilog='Median of 7 repeats of a loop of calls; about 2 s.')
     parser.add_argument('--batch', type=int, default=BATCH, help=f'batch size (default {BATCH})')
+    add_log_option(parser)
     args = parser.parse_args(argv)
+    with logged(args, 'one transmission'):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Measure and print (see the module docstring)."""
+    global BATCH
     BATCH = args.batch
     start = time.perf_counter()
     transmissions = [

@@ -23,15 +23,22 @@ call are counted too (on a virtual machine a fault costs about a microsecond, so
 allocations that makes glibc return memory to the kernel can dominate a batch).
 """
 
+import argparse
+import contextlib
+import datetime
+import io
+import os
 from pathlib import Path
 import platform
 import resource
 import statistics
+import subprocess
 import sys
 import time
 from typing import Any
 from typing import Callable
 from typing import Dict
+from typing import Iterator
 from typing import List
 from typing import NamedTuple
 
@@ -48,6 +55,55 @@ EXAMPLE_URDF = ROOT / 'urdf' / 'example_robot.urdf.xacro'
 #: The PR2 of the shared corpus, when it is there (``--urdf`` points at it).
 PR2_URDF = ROOT.parent / 'shared' / 'urdf_corpus' / 'pr2.urdf'
 INTERFACES = ('position', 'velocity', 'effort')
+#: The dated benchmark log (``--log`` appends each run's output to it).
+LOG = ROOT / 'doc' / 'benchmark_log.md'
+
+
+def add_log_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--log [FILE]``: append this run's output to the dated benchmark log."""
+    parser.add_argument('--log', nargs='?', const=str(LOG), default=None, metavar='FILE',
+                        help='append the output, dated, to FILE (default '
+                             f'{LOG.relative_to(ROOT)})')
+
+
+class _Tee(io.TextIOBase):
+    def __init__(self, *streams: Any) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for s in self.streams:
+            s.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for s in self.streams:
+            s.flush()
+
+
+@contextlib.contextmanager
+def logged(args: argparse.Namespace, title: str) -> Iterator[None]:
+    """
+    Print as usual; with ``--log``, also append the output to the log as a dated entry.
+
+    The entry's heading gives the date, the commit (``git describe``), the script's command line
+    and ``title``; the body is the output in a code block.
+    """
+    if not getattr(args, 'log', None):
+        yield
+        return
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(_Tee(sys.stdout, captured)):  # type: ignore[type-var]
+        yield
+    try:
+        commit = subprocess.run(['git', 'describe', '--always', '--dirty'], cwd=ROOT,
+                                capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = 'unknown commit'
+    command = ' '.join([os.path.basename(sys.argv[0])] + sys.argv[1:])
+    entry = (f'\n## {datetime.date.today().isoformat()} {commit or "unknown commit"}: '
+             f'{title}\n\n`{command}`\n\n```text\n{captured.getvalue().rstrip()}\n```\n')
+    with open(args.log, 'a') as f:
+        f.write(entry)
 
 
 class Timing(NamedTuple):

@@ -29,6 +29,8 @@ import sys
 import time
 
 import benchlib  # noqa: F401 - puts the package of a fresh clone on the path
+from benchlib import add_log_option
+from benchlib import logged
 import numpy as np
 
 from transmission_plugins import PR2GripperTransmission
@@ -135,7 +137,14 @@ def main(argv=None) -> int:
                         help='pr2.urdf to read r_wrist_trans and r_gripper_trans from (default '
                              '../shared/urdf_corpus/pr2.urdf; without it, a built-in copy of '
                              'their values)')
+    add_log_option(parser)
     args = parser.parse_args(argv)
+    with logged(args, 'PR2 wrist and gripper tables'):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Measure and print (see the module docstring)."""
     wrist, gripper, source = load(args.urdf)
     print(f'PR2 parameters from {source}\n')
     wrist_table(wrist)

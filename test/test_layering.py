@@ -134,3 +134,25 @@ def test_loading_a_robot_never_imports_rclpy():
         """)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "['j'] False"
+
+
+#: what no package module may use (issue 24): private APIs of rclpy and CPython, garbage
+#: collector and native-timer tricks, switches that pick an implementation
+FORBIDDEN = ('_callback_type', '_run_exitfuncs', 'gc.freeze', 'gc.unfreeze', 'timer_create',
+             'TP_COMPILED', 'TP_EXECUTOR', 'TP_STOP_GRACE', 'rclpy.experimental',
+             '__signature__', 'faulthandler.dump_traceback_later')
+
+
+@pytest.mark.parametrize('path, name, layer', MODULES, ids=[m[1] for m in MODULES])
+def test_no_private_api_no_implementation_switch(path, name, layer):
+    text = path.read_text()
+    used = [word for word in FORBIDDEN if word in text]
+    assert not used, f'{name} uses {used}'
+
+
+def test_no_launch_description_changes_signal_handling():
+    """A launch file included in a user's own must not change Ctrl-C for the whole system."""
+    for path in [PACKAGE_DIR / 'tools' / 'launch_description.py',
+                 *sorted((PACKAGE_DIR.parent / 'launch').glob('*.py'))]:
+        text = path.read_text()
+        assert 'signal.signal(' not in text and 'set_wakeup_fd' not in text, path

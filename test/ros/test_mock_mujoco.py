@@ -38,8 +38,8 @@ pytest.importorskip('mujoco', reason='the optional mujoco package is not install
 
 @pytest.fixture(autouse=True)
 def private_domain(monkeypatch):
-    # a domain of this module's own (40-69); Fast DDS ends the process above 232
-    monkeypatch.setenv('ROS_DOMAIN_ID', str(os.getpid() % 30 + 40))
+    # a domain of this module's own (30-39); Fast DDS ends the process above 232
+    monkeypatch.setenv('ROS_DOMAIN_ID', str(os.getpid() % 10 + 30))
     monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
 
 

@@ -79,7 +79,7 @@ def urdf():
 
 @pytest.fixture(scope='module')
 def context():
-    with ros_domain(50, 20):   # this module's range
+    with ros_domain(40, 10):   # this module's range
         context = Context()
         context.init([])
         yield context

@@ -54,7 +54,7 @@ def urdf():
 @pytest.fixture
 def context(monkeypatch):
     # a domain range of this module's own (30-49); Fast DDS ends the process above 232
-    monkeypatch.setenv('ROS_DOMAIN_ID', str(os.getpid() % 20 + 30))
+    monkeypatch.setenv('ROS_DOMAIN_ID', str(os.getpid() % 10 + 20))
     monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     context = Context()
     context.init([])

@@ -74,7 +74,7 @@ def _robots():
 @pytest.fixture(scope='module')
 def ros_env():
     """Give this module its own ROS domain (10-29), on localhost only."""
-    with ros_domain(10, 20) as env:   # this module's range
+    with ros_domain(10, 10) as env:   # this module's range
         yield env
 
 

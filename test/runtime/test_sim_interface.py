@@ -192,6 +192,28 @@ def test_gripper_motor_follows_the_gap_joint_alone(example):
     assert gripper.level == OK   # the passive finger joints are not needed
 
 
+def test_a_gap_outside_the_gripper_range_gives_no_motor_state(example):
+    """On e6277b7 a gap of -1 m became the motor position of a +0.100 m opening."""
+    sim = SimInterface(example)
+    for gap in (-1.0, 0.5):
+        sim.set_joint_state(['gripper_joint', 'pan_joint'], [gap, 0.1])
+        out = sim.update().actuator_states
+        assert out.names == ['pan_motor'], (gap, out)
+    assert sim.counters.unreachable_outputs == 2
+    assert ('unreachable_outputs', '2') in sim.diagnostics('sim')[0].values
+    sim.set_joint_state(['gripper_joint'], [0.04])   # back in range: published again
+    assert 'gripper_motor' in sim.update().actuator_states.names
+
+
+def test_a_gap_command_outside_the_gripper_range_sends_nothing(example):
+    from transmission_plugins.runtime.hardware_interface import HardwareInterface
+    hw = HardwareInterface(example, enforce_limits=False)
+    hw.set_joint_command(['gripper_joint', 'pan_joint'], [-1.0, 0.1])
+    (group,) = hw.update().actuator_commands
+    assert group.names == ['pan_motor']
+    assert hw.counters.unreachable_outputs == 1
+
+
 # ---------------------------------------------------------------------- watchdog
 def test_stale_simulator_leaves_actuators_out_by_default(sim, clock):
     sim.set_joint_state(['j_simple', 'j_d1', 'j_d2'], [0.5, 0.1, 0.2])

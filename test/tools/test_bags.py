@@ -465,3 +465,17 @@ def test_plot_of_partial_messages_draws_whole_lines_scaled_to_the_data(tmp_path)
                      if y in (robot.joint_lower[robot.joint_index[j]],
                               robot.joint_upper[robot.joint_index[j]])]
             assert line.get_color() in [colours[j] for j in owner]
+
+
+def test_a_bag_gap_outside_the_gripper_range_is_left_out_as_out_of_range():
+    """A joint_commands message with a gap of -1 m: the gripper motor is left out, pan stays."""
+    from transmission_plugins.robot.loading import load_robot_transmissions
+    from transmission_plugins.tools.joint_state_batch import Converted
+    from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
+    robot = load_robot_transmissions(str(EXAMPLE_URDF), warn=False)
+    converter = JointStateBatchConverter(robot, 'actuator')
+    out, good = converter.convert([(['gripper_joint', 'pan_joint'], [-1.0, 0.1], [], []),
+                                   (['gripper_joint', 'pan_joint'], [0.04, 0.1], [], [])])
+    assert isinstance(out, Converted) and out.names == ['pan_motor']
+    assert [r.reason for r in out.left_out] == ['out_of_range']
+    assert isinstance(good, Converted) and set(good.names) == {'pan_motor', 'gripper_motor'}

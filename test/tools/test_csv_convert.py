@@ -139,6 +139,19 @@ def test_values_that_are_not_finite_are_left_empty_and_counted(tmp_path, capsys)
             "'wrist_pitch_joint/position'") in err
 
 
+def test_a_gap_outside_the_gripper_range_is_left_empty_not_folded_back(tmp_path, capsys):
+    """On e6277b7 --to actuator turned a gap of -1 m into the motor position of +0.100 m."""
+    src = tmp_path / 'in.csv'
+    src.write_text('gripper_joint/position,pan_joint/position\n-1.0,0.1\n0.04,0.1\n')
+    out = tmp_path / 'out.csv'
+    assert main(['convert', str(EXAMPLE_URDF), str(src), str(out), '--to', 'actuator']) == 0
+    rows = list(csv.reader(io.StringIO(out.read_text())))
+    assert rows[0] == ['pan_motor/position', 'gripper_motor/position']
+    assert rows[1][0] != '' and rows[1][1] == ''
+    assert all(rows[2])
+    assert 'outside the range a transmission maps' in capsys.readouterr().err
+
+
 def test_a_bad_number_far_into_the_file_names_line_column_and_value(tmp_path, capsys):
     robot = load_robot_transmissions(str(EXAMPLE_URDF), warn=False)
     src, _, _ = _csv(tmp_path / 'in.csv', robot, 30000, seed=4, names=robot.actuator_names,

@@ -395,10 +395,6 @@ def test_node_set_exits_non_zero_when_a_node_dies():
 
 
 #: a node that stops cleanly (exit 0) on SIGINT
-CLEAN_SLEEPER = [sys.executable, '-c', 'import signal, sys, time; '
-                 'signal.signal(signal.SIGINT, lambda *a: sys.exit(0)); time.sleep(30)']
-
-
 def test_node_set_stops_the_nodes_on_sighup(tmp_path):
     """A closed terminal must not leave the nodes (in background groups) running."""
     ready = tmp_path / 'ready'
@@ -655,9 +651,14 @@ def test_node_set_reports_a_node_that_does_not_stop_cleanly(tmp_path, capsys):
     assert '[launcher] crashes_on_stop stopped with exit code 3' in capsys.readouterr().err
 
 
-def test_node_set_leaves_the_given_handlers_after_the_stop():
-    nodes = launcher.NodeSet([('sleeper', CLEAN_SLEEPER)], quiet=True)
+def test_node_set_leaves_the_given_handlers_after_the_stop(tmp_path):
+    log_path = tmp_path / 'nodes.log'
+    log = open(log_path, 'w')
+    nodes = launcher.NodeSet([('sleeper', [
+        sys.executable, '-c', 'import signal, sys, time; signal.signal(signal.SIGINT, '
+        'lambda *a: sys.exit(0)); print("ready", flush=True); time.sleep(30)'])], log=log)
     nodes.start()
+    _wait_ready(log_path, 1)   # its SIGINT handler is in place
     before = signal.getsignal(signal.SIGTERM)
 
     def terminate_once_handled():   # never SIGTERM pytest itself
@@ -670,6 +671,7 @@ def test_node_set_leaves_the_given_handlers_after_the_stop():
 
     threading.Thread(target=terminate_once_handled, daemon=True).start()
     assert nodes.wait(after=signal.SIG_IGN) == 0
+    log.close()
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         assert signal.getsignal(s) == signal.SIG_IGN
 

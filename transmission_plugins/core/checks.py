@@ -20,7 +20,9 @@ from typing import Any
 from typing import Dict
 from typing import List
 from typing import Mapping
+from typing import Optional
 from typing import Sequence
+from typing import Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -83,6 +85,35 @@ def check_sequence(value: Any, length: int, parameter: str, where: str = '') -> 
         raise TransmissionValueError(
             parameter, value, f'a sequence of exactly {length} values', where)
     return items
+
+
+def check_matrix(value: Any, parameter: str, where: str = '',
+                 shape: Optional[Tuple[int, int]] = None) -> FloatArray:
+    """
+    Return ``value`` as a read-only float64 matrix: two-dimensional, non-empty, finite.
+
+    :param shape: the required ``(rows, columns)``, or None for any
+    :raises TransmissionValueError: naming ``parameter`` and the value for ragged or non-numeric
+        rows, booleans, NaN, infinities, another number of dimensions or another shape
+    """
+    try:
+        x = np.array(value)
+    except (TypeError, ValueError):  # ragged nested sequences
+        raise TransmissionValueError(parameter, value, 'a matrix (rows of equal length)',
+                                     where) from None
+    numbers_only = x.dtype.kind in 'iuf' or (x.dtype.kind == 'O' and all(
+        isinstance(v, numbers.Real) and not isinstance(v, bool) for v in x.flat))
+    if not numbers_only or x.ndim != 2 or x.size == 0:
+        raise TransmissionValueError(parameter, value, 'a non-empty matrix of real numbers '
+                                     '(a sequence of rows of equal length)', where)
+    x = x.astype(np.float64)
+    if not np.all(np.isfinite(x)):
+        raise TransmissionValueError(parameter, value, 'a matrix of finite numbers', where)
+    if shape is not None and x.shape != shape:
+        raise TransmissionValueError(parameter, value, f'a {shape[0]} x {shape[1]} matrix, not '
+                                     f'{x.shape[0]} x {x.shape[1]}', where)
+    x.setflags(write=False)
+    return x
 
 
 def check_value_arrays(values: Any, size: int, side: str, interfaces: Sequence[str],

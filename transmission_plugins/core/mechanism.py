@@ -95,7 +95,9 @@ def newton(residual: Callable[[np.ndarray], np.ndarray],
 
     :math:`x_{k+1} = x_k - (\partial r/\partial x)^{-1} r(x_k)` for every sample at once, until
     :math:`|r| \le` :data:`NEWTON_TOLERANCE` :math:`\cdot(1 + |\mathrm{scale}|)`; a sample still
-    outside after :data:`NEWTON_ITERATIONS` steps, or whose Jacobian is singular, is NaN.
+    outside after :data:`NEWTON_ITERATIONS` steps, or whose Jacobian is singular, is NaN.  A
+    sample stops moving once it has converged, so its result does not depend on the others in
+    the batch.
 
     :param residual: ``(..., n) -> (..., n)``
     :param jacobian: ``(..., n) -> (..., n, n)``, the residual's
@@ -106,11 +108,12 @@ def newton(residual: Callable[[np.ndarray], np.ndarray],
     limit = NEWTON_TOLERANCE * (1.0 + np.abs(scale))
     for _ in range(NEWTON_ITERATIONS):
         r = residual(x)
-        if np.all(np.abs(r) <= limit):
+        done = np.all(np.abs(r) <= limit, axis=-1, keepdims=True)
+        if np.all(done):
             return x
         with np.errstate(all='ignore'):
             step = _solve(jacobian(x), r)
-        x = x - step
+        x = np.where(done, x, x - step)  # a converged sample stays: batches equal samples
     r = residual(x)
     return np.where(np.all(np.abs(r) <= limit, axis=-1, keepdims=True), x, np.nan)
 

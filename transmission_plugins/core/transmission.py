@@ -201,6 +201,23 @@ class Transmission(ABC):
         """
         return tuple(range(self.num_joints()))
 
+    # ------------------------------------------------------------------ test contract
+    @classmethod
+    def example(cls) -> Tuple['Transmission', Dict[str, FloatArray]]:
+        """
+        Return a representative instance and a few valid actuator states: the test contract.
+
+        The states map ``'position'``, ``'velocity'`` and ``'effort'`` to arrays of shape
+        ``(samples, num_actuators())`` inside the mechanism's working range.  The shared tests
+        (``test/plugins/test_contract.py``) run the example of every registered plugin through
+        the same invariants (round trips, finite differences, power, batches); every
+        transmission class defines it, a third-party one too.
+
+        :raises NotImplementedError: the class defines no example
+        """
+        raise NotImplementedError(f'{cls.__name__} defines no example(): every transmission '
+                                  'class returns (transmission, states) for the shared tests')
+
     # ------------------------------------------------------------------ state hooks
     def _prepare_actuator_state(self, position: FloatArray) -> Any:
         """

@@ -101,9 +101,9 @@ def load_transmission_class(type_name: str, *,
     :param type_name: the pluginlib lookup name written in the URDF
     :param plugins: the registry to search (default: :func:`find_transmission_plugins`)
     :param where: the requesting transmission (name or element path), for messages
-    :param aliases: opt-in renaming applied first, e.g.
-        ``{'sr_mechanism_model/SimpleTransmission': 'transmission_interface/SimpleTransmission'}``
-        for a vendor type whose map is the standard one
+    :param aliases: opt-in renaming applied first (it also replaces a built-in plugin), e.g.
+        ``{'acme_model/SimpleTransmission': 'transmission_interface/SimpleTransmission'}`` for a
+        vendor type whose map is the standard one
     :raises UnknownTransmissionTypeError: no plugin has that name; the message lists the known
     :raises TransmissionLoadError: the import failed (chained) or the target is not a
         Transmission subclass

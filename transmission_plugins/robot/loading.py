@@ -62,9 +62,10 @@ def load_robot_transmissions(urdf: Union[str, bytes, 'os.PathLike[str]'], *,
         ``<ros2_control>`` blocks when there are any, else the robot-level ones),
         ``'ros2_control'``, ``'robot'`` or ``'all'`` (see :mod:`~.urdf.dialects`)
     :param xacro_args: xacro arguments (``name:=value``) for a ``.xacro`` path
-    :param aliases: opt-in type renaming, e.g. ``{'sr_mechanism_model/SimpleTransmission':
-        'transmission_interface/SimpleTransmission'}`` for a vendor type whose map is the
-        standard one (see :func:`~transmission_plugins.plugins.load_transmission_class`)
+    :param aliases: opt-in type renaming, applied before the lookup, e.g.
+        ``{'acme_model/SimpleTransmission': 'transmission_interface/SimpleTransmission'}`` for
+        a vendor type whose map is the standard one (see
+        :func:`~transmission_plugins.plugins.load_transmission_class`)
     :param warn: also issue every warning with :func:`warnings.warn` (category
         :class:`~transmission_plugins.TransmissionWarning`); the nodes and the command line
         report ``warnings`` themselves and pass False

@@ -257,6 +257,38 @@ class RobotTransmissions:
         """
         return self.fused.joint_to_actuator(values, out)
 
+    def unreachable_actuators(self, joint_position: Any) -> np.ndarray:
+        r"""
+        Return which actuators' joint positions lie outside their mechanism's range.
+
+        A nonlinear mechanism's joint-to-actuator map is defined on a range (the PR2 gripper's
+        gap, from squeezed shut to fully open); beyond it the map clamps, as the PR2's C++
+        does, and the actuator position it gives maps back to another joint position: a gap of
+        -1 m gives the motor position of +0.100 m.  An actuator is unreachable when the joint
+        positions its transmission reads do not come back from the round trip
+        :math:`f(g(q))` to within :math:`10^{-9}(1 + |q|)`.  Linear transmissions reach
+        everything; NaN joint positions are left to the caller (they give NaN anyway).
+
+        :param joint_position: ``(..., len(joint_names))``
+        :returns: a boolean array ``(..., len(actuator_names))``
+        """
+        q = np.asarray(joint_position, dtype=np.float64)
+        out = np.zeros(q.shape[:-1] + (len(self.actuator_names),), dtype=bool)
+        for b in self._blocks:
+            tr = b.transmission
+            if tr.is_linear() or not b.owner:
+                continue
+            read = list(tr.joint_to_actuator_inputs())
+            source = q[..., b.joints]
+            with np.errstate(all='ignore'):
+                back = tr.apply_map('position', True,
+                                    tr.apply_map('position', False, source, None), None)
+            here, there = source[..., read], back[..., read]
+            far = np.abs(there - here) > 1e-9 * (1.0 + np.abs(here))
+            far |= np.isnan(there) & ~np.isnan(here)
+            out[..., b.actuators] |= np.any(far, axis=-1, keepdims=True)
+        return out
+
     # ------------------------------------------------------------------ inertia
     def default_joint_position(self) -> np.ndarray:
         """Return the centre of each joint's position range (0 where unbounded)."""

@@ -259,11 +259,15 @@ class LatestCommands:
             if field in cmd and complete[field].any():
                 inputs[field] = np.where(complete[field], cmd[field], 0.0)
         converted = self.direction.convert(inputs)
+        far = self.direction.unreachable(lin)
         for field in FIELDS:
             if field not in cmd or not complete[field].any():
                 continue
             y = np.asarray(converted[field], dtype=np.float64)
             use = target_complete[field]
+            if far.any():
+                self.counters.unreachable_outputs += int(np.count_nonzero(use & far))
+                use = use & ~far
             bad = use & ~np.isfinite(y)
             if bad.any():
                 # a transmission with any non-finite target output sends nothing

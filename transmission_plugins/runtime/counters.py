@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""What a cycle counts for /diagnostics: clamps, incomplete commands, non-finite outputs."""
+"""What a cycle counts for /diagnostics: clamps, incomplete commands, outputs left out."""
 
 from typing import Dict
 
@@ -40,3 +40,6 @@ class Counters:
         self.incomplete_commands = 0
         #: joint or actuator values that came out NaN or infinite (left out of the output)
         self.non_finite_outputs = 0
+        #: actuator values of joint positions outside their mechanism's range (left out:
+        #: ``RobotTransmissions.unreachable_actuators``)
+        self.unreachable_outputs = 0

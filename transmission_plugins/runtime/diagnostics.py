@@ -148,6 +148,7 @@ def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
         level, message = WARN, (f'{int(hw.commands.incomplete.sum())} transmissions commanded '
                                 'incompletely (nothing sent to their actuators)')
     values.append(('non_finite_outputs', str(counters.non_finite_outputs)))
+    values.append(('unreachable_outputs', str(counters.unreachable_outputs)))
     values.append(('enforce_limits', str(hw.enforce_limits).lower()))
     values.append(('stale_joints', hw.stale_joints))
     records.append(DiagnosticRecord(prefix, level, message, robot_id, values))

@@ -210,10 +210,14 @@ class LatestStates:
         if 'position' not in inputs:
             return values, complete
         out = self.direction.convert(inputs)
+        far = self.direction.unreachable(inputs['position'])
+        if far.any():
+            self.counters.unreachable_outputs += int(np.count_nonzero(far))
         for field in inputs:
             # a copy: held values and cached outputs outlive the maps' buffers
             y = np.array(out[field], dtype=np.float64)
-            finite = np.isfinite(y)
+            y[far] = np.nan
+            finite = np.isfinite(y) | far   # left out, counted above
             missing = unknown[field]
             if missing is None:
                 valid = finite
@@ -223,6 +227,7 @@ class LatestStates:
                 known = (self.direction.depends @ missing) == 0.0
                 self.counters.non_finite_outputs += int(np.count_nonzero(known & ~finite))
                 valid = known & finite
+            valid = valid & ~far
             complete[field] = all_true(valid)
             values[field] = y if complete[field] else np.where(valid, y, np.nan)
         return values, complete

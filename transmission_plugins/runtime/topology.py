@@ -116,14 +116,15 @@ class Topology:
                 self.joint_actuators, np.ones(self.tr_actuators.shape[1], dtype=bool),
                 self.tr_actuators, self.tr_active,
                 [(g.actuators, g.active) for g in self.groups], actuators, joints,
-                robot.actuator_to_joint_arrays)
+                robot.actuator_to_joint_arrays,
+                lambda theta: np.zeros(np.shape(theta)[:-1] + (len(self.commandable),), bool))
         # actuator a <- the commandable joints of its transmissions
         depends = ((self.tr_actuators.T @ self.tr_active) > 0.0).astype(float)
         return Direction(
             'joint', 'actuator', list(robot.joint_names), list(robot.actuator_names),
             depends, self.commandable.copy(), self.tr_active, self.tr_actuators,
             [(g.active, g.actuators) for g in self.groups], joints, actuators,
-            robot.joint_to_actuator_arrays)
+            robot.joint_to_actuator_arrays, _unreachable(robot))
 
 
 class Limits(NamedTuple):
@@ -170,6 +171,18 @@ class Direction(NamedTuple):
     target_limits: Limits
     #: the robot's array map of this direction
     convert: Callable[[Mapping[str, Any]], Dict[str, np.ndarray]]
+    #: which targets come from source positions outside their mechanism's range (joints to
+    #: actuators: ``RobotTransmissions.unreachable_actuators``; actuators to joints: none)
+    unreachable: Callable[[np.ndarray], np.ndarray]
+
+
+def _unreachable(robot: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """Return the robot's check of joint positions outside a mechanism's range (else: none)."""
+    check = getattr(robot, 'unreachable_actuators', None)
+    if check is not None:
+        return check
+    size = len(robot.actuator_names)
+    return lambda q: np.zeros(np.shape(q)[:-1] + (size,), dtype=bool)
 
 
 def side_limits(robot: Any, side: str, size: int) -> Limits:

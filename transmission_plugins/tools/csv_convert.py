@@ -208,6 +208,10 @@ def convert_csv(robot: RobotTransmissions, src: Union[BinaryIO, str, 'os.PathLik
                 values[interface] = full
             with np.errstate(all='ignore'):
                 out = convert(values)
+                if to != TO_JOINT and 'position' in values:
+                    far = robot.unreachable_actuators(values['position'])
+                    for field in out:   # outside a mechanism's range: left empty, counted
+                        out[field][far] = np.nan
             block = np.concatenate([out[i][:, index] for i, index in plan.picks], axis=1)
             bad = ~np.isfinite(block)
             if bad.any():  # empty where an input is empty; count the others

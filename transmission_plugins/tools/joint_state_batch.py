@@ -130,6 +130,8 @@ class JointStateBatchConverter:
         self._ignored = set() if to_joint else set(robot.urdf_joints) - set(robot.joint_names)
         self._convert = (robot.actuator_to_joint_arrays if to_joint
                          else robot.joint_to_actuator_arrays)
+        #: joint positions outside a mechanism's range (joints to actuators only)
+        self._unreachable = None if to_joint else robot.unreachable_actuators
         self._ends = []
         for t in robot.transmissions:
             src = t.actuator_names if to_joint else t.joint_names
@@ -239,6 +241,10 @@ class JointStateBatchConverter:
         ok[:, no_position] = False
         with np.errstate(all='ignore'):
             result = self._convert(values)
+            if self._unreachable is not None and 'position' in values:
+                far = self._unreachable(values['position'])
+                for field in values:
+                    result[field][far] = np.nan   # outside the range: left out as such
         arrays = {field: result[field][:, plan.dst] for field in values}
         for y in arrays.values():
             finite = np.isfinite(y)

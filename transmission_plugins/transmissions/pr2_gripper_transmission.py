@@ -34,6 +34,7 @@ import numpy as np
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_positive
 from transmission_plugins.core.checks import check_reduction
+from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.mechanism import ActuatorSide
 from transmission_plugins.core.mechanism import JointSide
@@ -403,9 +404,15 @@ class PR2GripperTransmission(Mechanism):
                             velocity[..., 0] * jacobian[..., 1 if self._num_passive else 0])
 
     def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
-        """Return every joint's effort as the C++ does: the motor's through its own ratio."""
+        """
+        Return every joint's effort as the C++ does: the motor's through its own ratio.
+
+        Where the linkage is singular (:math:`J = 0`) the effort is infinite, as in the C++;
+        callers that send values on drop what is not finite.
+        """
         jacobian = self._actuator_state(position).jacobian[..., 0]
-        out = effort / (self._mr * self._mr * jacobian)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            out = effort / (self._mr * self._mr * jacobian)
         out[..., 1 + self._num_passive:] = 0.0
         return out
 
@@ -415,6 +422,21 @@ class PR2GripperTransmission(Mechanism):
         return (effort[..., 0] * (self._mr * abs(self._mr)) / np.abs(k))[..., None]
 
     # ------------------------------------------------------------------ URDF and reports
+    @classmethod
+    def example(cls) -> Tuple['PR2GripperTransmission', Dict[str, FloatArray]]:
+        """
+        Return the PR2's gripper (4 passive joints) and four motor states.
+
+        The gaps range from nearly closed (4 mm) to wide open (144 mm).
+        """
+        gripper = cls(screw_reduction=0.004, gear_ratio=40.095, theta0=0.0628824676201037,
+                      phi0=0.5185181221457433, t0=-0.0001914, L0=0.0375528, h=0.0,
+                      a=0.0683698, b=0.0433849, r=0.0915, mechanical_reduction=1.0,
+                      num_passive_joints=4)
+        return gripper, {'position': np.array([[50.0], [400.0], [1405.74], [2500.0]]),
+                         'velocity': np.array([[10.0], [-5.0], [20.0], [0.0]]),
+                         'effort': np.array([[0.1], [-0.4], [0.25], [1.0]])}
+
     @classmethod
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
         """

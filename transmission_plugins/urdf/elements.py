@@ -189,3 +189,41 @@ def require_attribute(element: XmlElement, attribute: str, path: str) -> str:
         raise IncompleteTransmissionError(
             path, f"attribute '{attribute}' is {state}", source_line(element))
     return value.strip()
+
+
+def parse_numbers(text: Optional[str], path: str, *,
+                  line: Optional[int] = None) -> List[float]:
+    """
+    Parse a list of URDF numbers separated by ASCII white space, each finite (a matrix's entries).
+
+    :param text: the text as written
+    :param path: element path for the message
+    :raises BadValueError: naming the entry (1-based) and its text when one is not a finite
+        number (:func:`parse_float`)
+    """
+    tokens = (text or '').split()
+    values = []
+    for i, token in enumerate(tokens, 1):
+        try:
+            values.append(parse_float(token, path, line=line))
+        except BadValueError as e:
+            raise BadValueError(path, f'entry {i} of {len(tokens)}: {e.message}', line) from None
+    return values
+
+
+def robot_joint_names(element: XmlElement) -> Optional[List[str]]:
+    """
+    Return the names of the top-level ``<joint>`` elements of the document holding ``element``.
+
+    Read from the document's root (lxml elements know their tree; the parser uses lxml), in the
+    root's namespace, as the parser reads the robot's joints.
+
+    :returns: the names, or None when the element does not know its document
+    """
+    tree = getattr(element, 'getroottree', None)
+    if tree is None:
+        return None
+    root = tree().getroot()
+    return [name for child in root
+            if local_name(child) == 'joint' and namespace(child) == namespace(root)
+            and (name := child.get('name'))]

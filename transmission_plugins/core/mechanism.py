@@ -80,6 +80,10 @@ NEWTON_HALVINGS = 30
 #: A Jacobian whose condition number exceeds this counts as singular in
 #: :meth:`Mechanism.workspace_problems`.
 SINGULAR_CONDITION = 1e8
+#: A linkage is at a dead point where the cosine of the angle between a rod and the motion of one
+#: of its ends (relative to their lengths) is below this: where a loop is closed by a square
+#: root, positions near a dead point are known to about :math:`10^{-8}` of it only.
+DEAD_POINT = 1e-6
 
 
 class ActuatorSide(NamedTuple):
@@ -170,6 +174,11 @@ def _solve_one(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.asarray(np.linalg.solve(a, b))
     except np.linalg.LinAlgError:
         return np.full(b.shape, np.nan)
+
+
+def _times(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """Return ``matrix @ vector`` over a batch, term by term: a batch rounds as its samples."""
+    return np.sum(matrix * vector[..., None, :], axis=-1)
 
 
 def inverse(a: np.ndarray) -> np.ndarray:
@@ -307,8 +316,7 @@ class Mechanism(Transmission):
         if to_joint not in self._neutral:
             self._neutral[to_joint] = self._linearisation_at_zero(to_joint)
         base, slope, origin = self._neutral[to_joint]
-        # products summed term by term (not a matrix product): a batch rounds as its samples
-        return base + np.sum(slope * (source - origin)[..., None, :], axis=-1)
+        return base + _times(slope, source - origin)
 
     def _linearisation_at_zero(
             self, to_joint: bool) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -424,7 +432,7 @@ class Mechanism(Transmission):
         return self.joint_position(position)
 
     def _actuator_to_joint_velocity(self, velocity: FloatArray, position: Any) -> FloatArray:
-        return np.einsum('...mn,...n->...m', self._actuator_state(position).jacobian, velocity)
+        return _times(self._actuator_state(position).jacobian, velocity)
 
     def _actuator_to_joint_effort(self, effort: FloatArray, position: Any) -> FloatArray:
         return transposed_inverse_times(self._actuator_state(position).jacobian, effort)
@@ -434,9 +442,7 @@ class Mechanism(Transmission):
 
     def _joint_to_actuator_velocity(self, velocity: FloatArray, position: Any) -> FloatArray:
         inputs = self._inputs()
-        return np.einsum('...nm,...m->...n',
-                         self._joint_state(position).jacobian[..., inputs],
-                         velocity[..., inputs])
+        return _times(self._joint_state(position).jacobian[..., inputs], velocity[..., inputs])
 
     def _joint_to_actuator_effort(self, effort: FloatArray, position: Any) -> FloatArray:
         inputs = self._inputs()
@@ -461,6 +467,6 @@ class Mechanism(Transmission):
         return x
 
 
-__all__ = ['ActuatorSide', 'JointSide', 'Mechanism', 'NEWTON_HALVINGS', 'NEWTON_ITERATIONS',
-           'NEWTON_TOLERANCE',
-           'SINGULAR_CONDITION', 'inverse', 'newton', 'transposed_inverse_times']
+__all__ = ['ActuatorSide', 'DEAD_POINT', 'JointSide', 'Mechanism', 'NEWTON_HALVINGS',
+           'NEWTON_ITERATIONS', 'NEWTON_TOLERANCE', 'SINGULAR_CONDITION', 'inverse', 'newton',
+           'transposed_inverse_times']

@@ -54,8 +54,11 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from transmission_plugins.robot.wiring import RobotTransmission
     from transmission_plugins.transmissions import DifferentialTransmission
     from transmission_plugins.transmissions import FourBarLinkageTransmission
+    from transmission_plugins.transmissions import ParallelAnkleTransmission
     from transmission_plugins.transmissions import PR2GripperTransmission
     from transmission_plugins.transmissions import SimpleTransmission
+    from transmission_plugins.transmissions import SliderCrankTransmission
+    from transmission_plugins.transmissions import TableTransmission
     from transmission_plugins.transmissions import WristTransmission
 
 __version__ = '0.1.0'
@@ -88,7 +91,10 @@ _PUBLIC = {
     'DifferentialTransmission': '.transmissions.differential_transmission',
     'FourBarLinkageTransmission': '.transmissions.four_bar_linkage_transmission',
     'PR2GripperTransmission': '.transmissions.pr2_gripper_transmission',
+    'ParallelAnkleTransmission': '.transmissions.parallel_ankle_transmission',
     'SimpleTransmission': '.transmissions.simple_transmission',
+    'SliderCrankTransmission': '.transmissions.slider_crank_transmission',
+    'TableTransmission': '.transmissions.table_transmission',
     'WristTransmission': '.transmissions.wrist_transmission',
 }
 
@@ -105,9 +111,12 @@ __all__ = [
     'LinearTransmission',
     'LoadWarning',
     'PR2GripperTransmission',
+    'ParallelAnkleTransmission',
     'RobotTransmission',
     'RobotTransmissions',
     'SimpleTransmission',
+    'SliderCrankTransmission',
+    'TableTransmission',
     'Transmission',
     'TransmissionConfigurationError',
     'TransmissionError',

@@ -18,15 +18,23 @@ from transmission_plugins.transmissions.differential_transmission import \
     DifferentialTransmission
 from transmission_plugins.transmissions.four_bar_linkage_transmission import \
     FourBarLinkageTransmission
+from transmission_plugins.transmissions.parallel_ankle_transmission import \
+    ParallelAnkleTransmission
 from transmission_plugins.transmissions.pr2_gripper_transmission import \
     PR2GripperTransmission
 from transmission_plugins.transmissions.simple_transmission import SimpleTransmission
+from transmission_plugins.transmissions.slider_crank_transmission import \
+    SliderCrankTransmission
+from transmission_plugins.transmissions.table_transmission import TableTransmission
 from transmission_plugins.transmissions.wrist_transmission import WristTransmission
 
 __all__ = [
     'DifferentialTransmission',
     'FourBarLinkageTransmission',
     'PR2GripperTransmission',
+    'ParallelAnkleTransmission',
     'SimpleTransmission',
+    'SliderCrankTransmission',
+    'TableTransmission',
     'WristTransmission',
 ]

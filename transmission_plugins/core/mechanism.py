@@ -132,41 +132,61 @@ def newton(linearisation: Callable[[np.ndarray], Tuple[np.ndarray, np.ndarray]],
     """
     x = np.array(start, dtype=np.float64)
     limit = NEWTON_TOLERANCE * (1.0 + np.abs(scale))
-    r, jac = linearisation(x)
-    for _ in range(NEWTON_HALVINGS if anchor is not None else 0):
-        outside = ~np.all(np.isfinite(r), axis=-1, keepdims=True)
-        if not np.any(outside):
-            break
-        x = np.where(outside, anchor + 0.5 * (x - anchor), x)
+    with np.errstate(all='ignore'):
         r, jac = linearisation(x)
-    for _ in range(NEWTON_ITERATIONS):
-        converged = np.all(np.abs(r) <= limit, axis=-1, keepdims=True)
-        defined = np.all(np.isfinite(r), axis=-1, keepdims=True)
-        if np.all(converged | ~defined):
-            break
-        with np.errstate(all='ignore'):
+        for _ in range(NEWTON_HALVINGS if anchor is not None else 0):
+            if np.isfinite(r).all():
+                break
+            outside = ~np.isfinite(r).all(axis=-1, keepdims=True)
+            x = np.where(outside, anchor + 0.5 * (x - anchor), x)
+            r, jac = linearisation(x)
+        for _ in range(NEWTON_ITERATIONS):
+            converged = (np.abs(r) <= limit).all(axis=-1, keepdims=True)
+            if converged.all():
+                return x, jac
+            defined = _rows_finite(r)
+            if defined is not True and (converged | ~defined).all():
+                break
             step = np.where(converged, 0.0, _solve(jac, r))
             for halving in range(NEWTON_HALVINGS + 1):
                 r_next, jac_next = linearisation(x - step)
-                left = defined & ~np.all(np.isfinite(r_next), axis=-1, keepdims=True)
-                if halving == NEWTON_HALVINGS or not np.any(left):
+                left = _rows_finite(r_next)
+                if left is True or halving == NEWTON_HALVINGS:
+                    break
+                left = defined & ~left
+                if not left.any():
                     break
                 step = np.where(left, 0.5 * step, step)
-        x, r, jac = x - step, r_next, jac_next
-    converged = np.all(np.abs(r) <= limit, axis=-1, keepdims=True)
+            x, r, jac = x - step, r_next, jac_next
+    converged = (np.abs(r) <= limit).all(axis=-1, keepdims=True)
     return np.where(converged, x, np.nan), np.where(converged[..., None], jac, np.nan)
 
 
-def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Return ``a^-1 b`` over a batch; NaN where ``a`` is singular or not finite."""
-    finite = np.all(np.isfinite(a), axis=(-2, -1)) & np.all(np.isfinite(b), axis=-1)
-    safe = np.where(finite[..., None, None], a, np.eye(a.shape[-1]))
+def _rows_finite(r: np.ndarray) -> Any:
+    """Return True when every entry of ``r`` is finite, else which samples are ``(..., 1)``."""
+    finite = np.isfinite(r)
+    return True if finite.all() else finite.all(axis=-1, keepdims=True)
+
+
+def _solve_matrices(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return ``a^-1 b`` for ``b`` of shape ``(..., n, k)``; NaN where ``a`` is singular."""
+    finite = np.isfinite(a)
+    regular = bool(finite.all())
+    if not regular:   # LAPACK calls a matrix of NaN singular: solve an identity there instead
+        finite = finite.all(axis=(-2, -1))
+        a = np.where(finite[..., None, None], a, np.eye(a.shape[-1]))
     try:
-        x = np.linalg.solve(safe, np.where(finite[..., None], b, 0.0)[..., None])[..., 0]
+        x = np.linalg.solve(a, b)
     except np.linalg.LinAlgError:   # a singular sample: solve them one by one
+        b = np.broadcast_to(b, a.shape[:-1] + b.shape[-1:])
         x = np.stack([_solve_one(m, v) for m, v in zip(
-            safe.reshape((-1,) + a.shape[-2:]), b.reshape(-1, b.shape[-1]))]).reshape(b.shape)
-    return np.where(finite[..., None], x, np.nan)
+            a.reshape((-1,) + a.shape[-2:]), b.reshape((-1,) + b.shape[-2:]))]).reshape(b.shape)
+    return x if regular else np.where(finite[..., None, None], x, np.nan)
+
+
+def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return ``a^-1 b`` over a batch of vectors ``b``; NaN where ``a`` is singular."""
+    return _solve_matrices(a, b[..., None])[..., 0]
 
 
 def _solve_one(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -178,14 +198,13 @@ def _solve_one(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _times(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """Return ``matrix @ vector`` over a batch, term by term: a batch rounds as its samples."""
-    return np.sum(matrix * vector[..., None, :], axis=-1)
+    return (matrix * vector[..., None, :]).sum(axis=-1)
 
 
 def inverse(a: np.ndarray) -> np.ndarray:
     """Return the inverse of square matrices ``(..., n, n)``; NaN where one is singular."""
     a = np.asarray(a, dtype=np.float64)
-    eye = np.broadcast_to(np.eye(a.shape[-1]), a.shape)
-    return np.stack([_solve(a, eye[..., :, k]) for k in range(a.shape[-1])], axis=-1)
+    return _solve_matrices(a, np.eye(a.shape[-1]))
 
 
 def transposed_inverse_times(jacobian: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -196,12 +196,14 @@ class ParallelAnkleTransmission(Mechanism):
             sin_r2 = w * dx - e * dz                     # rho^2 sin(phi)
             theta = np.arctan2(sin_r2 * self._cos0 - cos_r2 * self._sin0,
                                cos_r2 * self._cos0 + sin_r2 * self._sin0)
-            bx = self._cx + self._r * cos_r2 / rho2      # the crank tips
-            bz = self._cz - self._r * sin_r2 / rho2
+            scale = self._r / rho2
+            bx = self._cx + scale * cos_r2               # the crank tips
+            bz = self._cz - scale * sin_r2
             rw = self._r * w
-            k = np.stack(((bx * az - bz * ax) / rw,
-                          (sp * vy * bx - vz * self._cy + cp * vy * bz) / rw), axis=-1)
-            det = k[..., 0, 0] * k[..., 1, 1] - k[..., 0, 1] * k[..., 1, 0]
+            pitch = (bx * az - bz * ax) / rw
+            roll = (vy * (sp * bx + cp * bz) - vz * self._cy) / rw
+            k = np.stack((pitch, roll), axis=-1)
+            det = pitch[..., 0] * roll[..., 1] - roll[..., 0] * pitch[..., 1]
             inside = (det * self._det_sign >= 0.0)[..., None]
             return (np.where(inside, theta, np.nan), np.where(inside[..., None], k, np.nan),
                     rho2, e, w, det)

@@ -21,12 +21,18 @@ disturbed block: the machine's best) and the median over the blocks.  Each call'
 until the next one returns, like a program that holds its latest values; minor page faults per
 call are counted too (on a virtual machine a fault costs about a microsecond, so a pattern of
 allocations that makes glibc return memory to the kernel can dominate a batch).
+
+:func:`append_log` appends a dated entry (commit, machine, load, command, table) to
+``doc/benchmark_log.md``: the benchmarks that take ``--log`` call it.
 """
 
+import datetime
+import os
 from pathlib import Path
 import platform
 import resource
 import statistics
+import subprocess
 import sys
 import time
 from typing import Any
@@ -45,6 +51,8 @@ from transmission_plugins.robot.robot_transmissions import RobotTransmissions  #
 
 #: The bundled example robot (four transmissions: simple, four-bar, differential, PR2 gripper).
 EXAMPLE_URDF = ROOT / 'urdf' / 'example_robot.urdf.xacro'
+#: The dated figures of the benchmarks (:func:`append_log`).
+LOG = ROOT / 'doc' / 'benchmark_log.md'
 #: The PR2 of the shared corpus, when it is there (``--urdf`` points at it).
 PR2_URDF = ROOT.parent / 'shared' / 'urdf_corpus' / 'pr2.urdf'
 INTERFACES = ('position', 'velocity', 'effort')
@@ -92,6 +100,27 @@ def environment() -> str:
         pass
     return (f'Python {platform.python_version()}, numpy {np.__version__}, '
             f'{platform.machine()}{load}')
+
+
+def append_log(title: str, command: str, body: str) -> None:
+    """
+    Append a dated entry to :data:`LOG`: the command that measured it, then ``body``.
+
+    The heading names the date, the commit, the number of cores and the load average.
+    """
+    try:
+        commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, text=True,
+                                capture_output=True, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = 'unknown commit'
+    try:
+        load = open('/proc/loadavg').read().split()[0]
+    except OSError:
+        load = '?'
+    heading = (f'## {datetime.date.today().isoformat()} {commit}, {title}, '
+               f'{os.cpu_count()}-core machine, load {load}')
+    with open(LOG, 'a') as log:
+        log.write(f'\n{heading}\n\n`{command}`:\n\n{body.rstrip()}\n')
 
 
 def robot_state(robot: RobotTransmissions, shape: tuple, rng: np.random.Generator,

@@ -41,11 +41,11 @@ from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.urdf.elements import child_path
 from transmission_plugins.urdf.elements import children
 from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.elements import one_child
 from transmission_plugins.urdf.elements import parse_float
 from transmission_plugins.urdf.elements import require_attribute
 from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
-from transmission_plugins.urdf.pr2_elements import one_child
 from transmission_plugins.urdf.pr2_elements import transmission_element
 from transmission_plugins.urdf.readers import lenient_problem
 from transmission_plugins.urdf.readers import order_by_role

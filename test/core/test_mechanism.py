@@ -37,7 +37,8 @@ class Bent(Mechanism):
     :math:`\theta_1 = 2q_1 + \sin q_2`, :math:`\theta_2 = q_2 - \sqrt{1 - q_1^2} + 1`.
 
     Defined for :math:`|q_1| \le 1` only (NaN beyond: the domain's edge), regular inside
-    except where :math:`\det K = 2 + q_1\cos q_2/\sqrt{1 - q_1^2}` vanishes.
+    except where :math:`\det K = 2 + q_1\cos q_2/\sqrt{1 - q_1^2}` vanishes.  Defined by
+    ``actuator_position_and_jacobian`` alone.
     """
 
     evaluations = 0
@@ -47,12 +48,6 @@ class Bent(Mechanism):
 
     def num_joints(self):
         return 2
-
-    def actuator_position(self, joint_position):
-        return self.actuator_position_and_jacobian(joint_position)[0]
-
-    def joint_to_actuator_jacobian(self, joint_position=None):
-        return self.actuator_position_and_jacobian(joint_position)[1]
 
     def actuator_position_and_jacobian(self, joint_position):
         type(self).evaluations += 1
@@ -145,6 +140,8 @@ def test_the_derived_direction_inverts_the_defined_one_with_its_jacobian():
     q = np.array([0.3, -0.7])
     theta = t.actuator_position(q)
     assert theta == pytest.approx([0.6 + math.sin(-0.7), -0.7 - math.sqrt(0.91) + 1.0])
+    expected = [[2.0, math.cos(-0.7)], [0.3 / math.sqrt(0.91), 1.0]]
+    np.testing.assert_array_equal(t.joint_to_actuator_jacobian(q), expected)
     np.testing.assert_allclose(t.joint_position(theta), q, rtol=0, atol=1e-14)
     k = t.joint_to_actuator_jacobian(q)
     np.testing.assert_allclose(t.actuator_to_joint_jacobian(theta) @ k, np.eye(2), atol=1e-13)

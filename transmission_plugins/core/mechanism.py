@@ -196,6 +196,11 @@ def _solve_one(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.full(b.shape, np.nan)
 
 
+def _overrides(cls: type, name: str) -> bool:
+    """Return True when ``cls`` defines its own ``name`` (not the :class:`Mechanism` one)."""
+    return getattr(cls, name) is not getattr(Mechanism, name)
+
+
 def _times(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """Return ``matrix @ vector`` over a batch, term by term: a batch rounds as its samples."""
     return (matrix * vector[..., None, :]).sum(axis=-1)
@@ -227,29 +232,28 @@ class Mechanism(Transmission):
     r"""
     Base of the transmissions defined by a position map and its Jacobian (module docstring).
 
-    A subclass defines :meth:`num_actuators`, :meth:`num_joints` and at least one of the pairs
-    (:meth:`joint_position`, :meth:`actuator_to_joint_jacobian`) and
-    (:meth:`actuator_position`, :meth:`joint_to_actuator_jacobian`); a pair it does not define
-    is derived from the other (square maps only).  It may override
-    :meth:`actuator_position_and_jacobian` (or :meth:`joint_position_and_jacobian`) when its map
-    and Jacobian share terms, :meth:`newton_start` (the first guess of a derived direction),
-    :meth:`named_problems` (its own words for :meth:`workspace_problems`) and
-    :meth:`joint_to_actuator_inputs` (joints its joint-to-actuator maps ignore).
+    A subclass defines :meth:`num_actuators`, :meth:`num_joints` and at least one direction:
+    the pair (:meth:`joint_position`, :meth:`actuator_to_joint_jacobian`) or
+    :meth:`joint_position_and_jacobian` alone (when the map and its Jacobian share terms), and
+    likewise (:meth:`actuator_position`, :meth:`joint_to_actuator_jacobian`) or
+    :meth:`actuator_position_and_jacobian`; a direction it does not define is derived from the
+    other (square maps only).  It may override :meth:`newton_start` (the first guess of a
+    derived direction), :meth:`named_problems` (its own words for :meth:`workspace_problems`)
+    and :meth:`joint_to_actuator_inputs` (joints its joint-to-actuator maps ignore).
 
-    :raises TypeError: a subclass defines neither pair, or half of one
+    :raises TypeError: a subclass defines no direction, or half of a pair
     """
 
     def __init__(self) -> None:
         super().__init__()
         cls = type(self)
-        to_joint, to_actuator = self._defines(True), self._defines(False)
-        if not (to_joint or to_actuator):
+        if not (self._defines(True) or self._defines(False)):
             raise TypeError(f'{cls.__name__} must define joint_position or actuator_position '
                             '(with its Jacobian): a mechanism is its position map')
         for pair in (('joint_position', 'actuator_to_joint_jacobian'),
                      ('actuator_position', 'joint_to_actuator_jacobian')):
-            defined = [getattr(cls, n) is not getattr(Mechanism, n) for n in pair]
-            if defined[0] != defined[1]:
+            defined = [_overrides(cls, n) for n in pair]
+            if defined[0] != defined[1] and not _overrides(cls, f'{pair[0]}_and_jacobian'):
                 raise TypeError(f'{cls.__name__} defines {pair[defined.index(True)]} without '
                                 f'{pair[defined.index(False)]}: a direction is a position map '
                                 'and its Jacobian')
@@ -265,42 +269,49 @@ class Mechanism(Transmission):
         r"""
         Return :math:`q = f(\theta)`, ``(..., N) -> (..., M)``.
 
-        Default: solve :math:`g(q) = \theta` by Newton's method (square maps).
+        Default: :meth:`joint_position_and_jacobian` when the mechanism defines it, else solve
+        :math:`g(q) = \theta` by Newton's method (square maps).
         """
+        if _overrides(type(self), 'joint_position_and_jacobian'):
+            return self.joint_position_and_jacobian(actuator_position)[0]
         return self._solved(True, actuator_position)[0]
 
     def actuator_position(self, joint_position: np.ndarray) -> np.ndarray:
         r"""
         Return :math:`\theta = g(q)`, ``(..., M) -> (..., N)``.
 
-        Default: solve :math:`f(\theta) = q` by Newton's method (square maps).
+        Default: :meth:`actuator_position_and_jacobian` when the mechanism defines it, else solve
+        :math:`f(\theta) = q` by Newton's method (square maps).
         """
+        if _overrides(type(self), 'actuator_position_and_jacobian'):
+            return self.actuator_position_and_jacobian(joint_position)[0]
         return self._solved(False, joint_position)[0]
 
     def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> FloatArray:
         r"""
         Return :math:`J = \partial q/\partial\theta` at ``actuator_position``, ``(..., M, N)``.
 
-        Default: :math:`K^{-1}` at :math:`q = f(\theta)`, one Newton solve.
+        Default: the one of :meth:`joint_position_and_jacobian`.
         """
-        return inverse(self._solved(True, actuator_position)[1])
+        return np.asarray(self.joint_position_and_jacobian(actuator_position)[1])
 
     def joint_to_actuator_jacobian(self, joint_position: Any = None) -> FloatArray:
         r"""
         Return :math:`K = \partial\theta/\partial q` at ``joint_position``, ``(..., N, M)``.
 
-        Default: :math:`J^{-1}` at :math:`\theta = g(q)`, one Newton solve.
+        Default: the one of :meth:`actuator_position_and_jacobian`.
         """
-        return inverse(self._solved(False, joint_position)[1])
+        return np.asarray(self.actuator_position_and_jacobian(joint_position)[1])
 
     def joint_position_and_jacobian(self, actuator_position: Any) -> Tuple[np.ndarray, Any]:
         r"""
         Return :math:`q = f(\theta)` and :math:`J` there: what one conversion needs.
 
         Default: :meth:`joint_position` and :meth:`actuator_to_joint_jacobian` when the mechanism
-        defines them, else one Newton solve giving both.  Override it when the two share terms.
+        defines them, else one Newton solve giving both (:math:`J = K^{-1}` at the solution).
+        Define it instead of the two when they share terms.
         """
-        if self._defines(True):
+        if _overrides(type(self), 'joint_position'):
             return (self.joint_position(actuator_position),
                     self.actuator_to_joint_jacobian(actuator_position))
         q, k = self._solved(True, actuator_position)
@@ -311,10 +322,11 @@ class Mechanism(Transmission):
         Return :math:`\theta = g(q)` and :math:`K` there: what one conversion needs.
 
         Default: :meth:`actuator_position` and :meth:`joint_to_actuator_jacobian` when the
-        mechanism defines them, else one Newton solve giving both.  Override it when the two
-        share terms: Newton's method on this direction calls it once per iteration.
+        mechanism defines them, else one Newton solve giving both (:math:`K = J^{-1}` at the
+        solution).  Define it instead of the two when they share terms: Newton's method on this
+        direction calls it once per iteration.
         """
-        if self._defines(False):
+        if _overrides(type(self), 'actuator_position'):
             return (self.actuator_position(joint_position),
                     self.joint_to_actuator_jacobian(joint_position))
         theta, j = self._solved(False, joint_position)
@@ -372,7 +384,7 @@ class Mechanism(Transmission):
     def _defines(self, to_joint: bool) -> bool:
         """Return True when the subclass defines the direction (not derived by Newton)."""
         name = 'joint_position' if to_joint else 'actuator_position'
-        return getattr(type(self), name) is not getattr(Mechanism, name)
+        return _overrides(type(self), name) or _overrides(type(self), f'{name}_and_jacobian')
 
     # ------------------------------------------------------------------ workspace
     def workspace_problems(self, position: Any, to_joint: bool = False) -> List[str]:

@@ -208,16 +208,12 @@ class ParallelAnkleTransmission(Mechanism):
             return (np.where(inside, theta, np.nan), np.where(inside[..., None], k, np.nan),
                     rho2, e, w, det)
 
-    def actuator_position(self, joint_position: Any) -> np.ndarray:
-        r"""Return the crank angles :math:`\theta(q)` (class docstring), NaN out of reach."""
-        return self._legs(joint_position)[0]
-
-    def joint_to_actuator_jacobian(self, joint_position: Any = None) -> np.ndarray:
-        r"""Return :math:`K = \partial\theta/\partial q`, ``(..., 2, 2)`` (class docstring)."""
-        return self._legs(joint_position)[1]
-
     def actuator_position_and_jacobian(self, joint_position: Any) -> Tuple[np.ndarray, Any]:
-        """Return the crank angles and :math:`K`, the loops closed once for both."""
+        r"""
+        Return the crank angles :math:`\theta(q)` and :math:`K = \partial\theta/\partial q`.
+
+        ``(..., 2)`` and ``(..., 2, 2)`` (class docstring); NaN outside the workspace.
+        """
         return self._legs(joint_position)[:2]
 
     # ------------------------------------------------------------------ workspace

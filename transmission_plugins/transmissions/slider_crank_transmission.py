@@ -268,22 +268,6 @@ class SliderCrankTransmission(Mechanism):
         with np.errstate(all='ignore'):
             return self._closed(*self._loop(self._actuator(theta), False), True)
 
-    def actuator_position(self, joint_position: Any) -> np.ndarray:
-        """Return the actuator position at ``joint_position``, NaN beyond the dead points."""
-        return self.actuator_position_and_jacobian(joint_position)[0]
-
-    def joint_to_actuator_jacobian(self, joint_position: Any = None) -> np.ndarray:
-        r"""Return :math:`K = \partial\theta/\partial q`, ``(..., 1, 1)``."""
-        return self.actuator_position_and_jacobian(joint_position)[1]
-
-    def joint_position(self, actuator_position: Any) -> np.ndarray:
-        """Return the joint position at ``actuator_position``, NaN beyond the dead points."""
-        return self.joint_position_and_jacobian(actuator_position)[0]
-
-    def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> np.ndarray:
-        r"""Return :math:`J = \partial q/\partial\theta`, ``(..., 1, 1)``."""
-        return self.joint_position_and_jacobian(actuator_position)[1]
-
     # ------------------------------------------------------------------ workspace
     def named_problems(self, position: np.ndarray, to_joint: bool) -> List[str]:
         """Say which side's dead point a position is at, or beyond."""

@@ -198,22 +198,6 @@ class TableTransmission(Mechanism):
                                                          1.0 / self._slopes[1]))
         return theta[..., None], slope[..., None, None]
 
-    def joint_position(self, actuator_position: Any) -> np.ndarray:
-        """Return the interpolated joint position (outside the table: see ``outside``)."""
-        return self.joint_position_and_jacobian(actuator_position)[0]
-
-    def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> np.ndarray:
-        r"""Return :math:`dq/d\theta`, ``(..., 1, 1)``."""
-        return self.joint_position_and_jacobian(actuator_position)[1]
-
-    def actuator_position(self, joint_position: Any) -> np.ndarray:
-        """Return the actuator position of the interpolant's inverse."""
-        return self.actuator_position_and_jacobian(joint_position)[0]
-
-    def joint_to_actuator_jacobian(self, joint_position: Any = None) -> np.ndarray:
-        r"""Return :math:`d\theta/dq`, ``(..., 1, 1)``."""
-        return self.actuator_position_and_jacobian(joint_position)[1]
-
     def named_problems(self, position: np.ndarray, to_joint: bool) -> List[str]:
         """Say that a position is outside the table (with ``outside='nan'``)."""
         values = self._x if to_joint else self._y

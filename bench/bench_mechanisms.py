@@ -24,7 +24,8 @@ back through the array maps, as a hardware interface does once per control perio
 samples.  The states are joint positions inside the ankles' workspace mapped to the actuators.
 
 Each figure is the minimum / median microseconds per call over ``--repeats`` blocks, and the
-ratio ankles / linear of the minima, both robots measured in the same run.  The actuator-to-joint
+ratio ankles / linear of the minima, both robots measured in the same run, their blocks
+alternating (so both meet the same load).  The actuator-to-joint
 maps of the ankles solve their loops by Newton's method from the linearisation at the neutral
 pose, a few iterations per sample; nothing is cached between calls.  ``--log`` appends the table
 to ``doc/benchmark_log.md``.
@@ -39,7 +40,7 @@ from typing import List
 from benchlib import append_log
 from benchlib import environment
 from benchlib import table
-from benchlib import timed
+from benchlib import timed_together
 import numpy as np
 
 from transmission_plugins import DifferentialTransmission
@@ -98,8 +99,8 @@ def rows(batch: int, repeats: int) -> List[List[str]]:
                     r.actuator_to_joint_arrays(a))),
                 ('actuators -> joints', lambda r, a, j: lambda: r.actuator_to_joint_arrays(a)),
                 ('joints -> actuators', lambda r, a, j: lambda: r.joint_to_actuator_arrays(j))):
-            t = {kind: timed(make(r, data[kind], joints[kind]), repeats)
-                 for kind, r in robots.items()}
+            t = dict(zip(robots, timed_together(
+                [make(r, data[kind], joints[kind]) for kind, r in robots.items()], repeats)))
             out.append([f'{what}, {label}', t[True].us(), t[False].us(),
                         f'{t[True].best / t[False].best:.2f}x'])
     return out

@@ -57,9 +57,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from transmission_plugins.transmissions import FourBarLinkageTransmission
     from transmission_plugins.transmissions import J0Transmission
     from transmission_plugins.transmissions import J0TransmissionForMuscle
+    from transmission_plugins.transmissions import ParallelAnkleTransmission
     from transmission_plugins.transmissions import PR2GripperTransmission
     from transmission_plugins.transmissions import ShadowSimpleTransmission
     from transmission_plugins.transmissions import SimpleTransmission
+    from transmission_plugins.transmissions import SliderCrankTransmission
+    from transmission_plugins.transmissions import TableTransmission
     from transmission_plugins.transmissions import WristTransmission
 
 __version__ = '0.1.0'
@@ -96,7 +99,10 @@ _PUBLIC = {
     'J0TransmissionForMuscle': '.transmissions.j0_transmission_for_muscle',
     'PR2GripperTransmission': '.transmissions.pr2_gripper_transmission',
     'ShadowSimpleTransmission': '.transmissions.shadow_simple_transmission',
+    'ParallelAnkleTransmission': '.transmissions.parallel_ankle_transmission',
     'SimpleTransmission': '.transmissions.simple_transmission',
+    'SliderCrankTransmission': '.transmissions.slider_crank_transmission',
+    'TableTransmission': '.transmissions.table_transmission',
     'WristTransmission': '.transmissions.wrist_transmission',
 }
 
@@ -116,10 +122,13 @@ __all__ = [
     'LinearTransmission',
     'LoadWarning',
     'PR2GripperTransmission',
+    'ParallelAnkleTransmission',
     'RobotTransmission',
     'RobotTransmissions',
     'ShadowSimpleTransmission',
     'SimpleTransmission',
+    'SliderCrankTransmission',
+    'TableTransmission',
     'Transmission',
     'TransmissionConfigurationError',
     'TransmissionError',

@@ -63,7 +63,7 @@ def test_rank_deficient_matrix_is_rejected(matrix, rank):
 
 def test_joint_to_actuator_of_the_wrong_shape_is_rejected():
     a2j = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
-    with pytest.raises(TransmissionValueError, match=re.escape('a 2 x 3 matrix, not 3 x 2')):
+    with pytest.raises(TransmissionValueError, match=re.escape('2 x 3 real numbers, not 3 x 2')):
         CouplingTransmission(a2j, [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
     with pytest.raises(TransmissionValueError, match=_error('joint_to_actuator')):
         CouplingTransmission(a2j, [[1.0, 0.0, math.nan], [0.0, 1.0, 0.0]])

@@ -20,9 +20,7 @@ from typing import Any
 from typing import Dict
 from typing import List
 from typing import Mapping
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -87,31 +85,31 @@ def check_sequence(value: Any, length: int, parameter: str, where: str = '') -> 
     return items
 
 
-def check_matrix(value: Any, parameter: str, where: str = '',
-                 shape: Optional[Tuple[int, int]] = None) -> FloatArray:
+def check_array(value: Any, shape: Sequence[int], parameter: str,
+                where: str = '') -> FloatArray:
     """
-    Return ``value`` as a read-only float64 matrix: two-dimensional, non-empty, finite.
+    Return ``value`` as a read-only float64 array of ``shape`` with finite entries.
 
-    :param shape: the required ``(rows, columns)``, or None for any
-    :raises TransmissionValueError: naming ``parameter`` and the value for ragged or non-numeric
-        rows, booleans, NaN, infinities, another number of dimensions or another shape
+    A ``-1`` in ``shape`` accepts any length of at least one on that axis (``(-1, -1)``: any
+    non-empty matrix).
+
+    :raises TransmissionValueError: not numbers (booleans and text included), ragged rows,
+        another shape (named), or NaN and infinities
     """
+    expected = ' x '.join('n' if n < 0 else str(n) for n in shape)
     try:
-        x = np.array(value)
-    except (TypeError, ValueError):  # ragged nested sequences
-        raise TransmissionValueError(parameter, value, 'a matrix (rows of equal length)',
-                                     where) from None
-    numbers_only = x.dtype.kind in 'iuf' or (x.dtype.kind == 'O' and all(
-        isinstance(v, numbers.Real) and not isinstance(v, bool) for v in x.flat))
-    if not numbers_only or x.ndim != 2 or x.size == 0:
-        raise TransmissionValueError(parameter, value, 'a non-empty matrix of real numbers '
-                                     '(a sequence of rows of equal length)', where)
-    x = x.astype(np.float64)
+        x = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TransmissionValueError(parameter, value, f'{expected} real numbers (rows of equal '
+                                     'length)', where) from None
+    if isinstance(value, (str, bytes)) or np.asarray(value).dtype.kind == 'b':
+        raise TransmissionValueError(parameter, value, f'{expected} real numbers', where)
+    if x.ndim != len(shape) or any(m != n if n >= 0 else m < 1 for m, n in zip(x.shape, shape)):
+        got = ' x '.join(map(str, x.shape)) or 'a single number'
+        raise TransmissionValueError(parameter, value, f'{expected} real numbers, not {got}',
+                                     where)
     if not np.all(np.isfinite(x)):
-        raise TransmissionValueError(parameter, value, 'a matrix of finite numbers', where)
-    if shape is not None and x.shape != shape:
-        raise TransmissionValueError(parameter, value, f'a {shape[0]} x {shape[1]} matrix, not '
-                                     f'{x.shape[0]} x {x.shape[1]}', where)
+        raise TransmissionValueError(parameter, value, f'{expected} finite numbers', where)
     x.setflags(write=False)
     return x
 

@@ -27,8 +27,8 @@ from typing import Tuple
 
 import numpy as np
 
+from transmission_plugins.core.checks import check_array
 from transmission_plugins.core.checks import check_finite
-from transmission_plugins.core.checks import check_matrix
 from transmission_plugins.core.checks import check_sequence
 from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.exceptions import BadValueError
@@ -109,7 +109,7 @@ class CouplingTransmission(LinearTransmission):
                  joint_offset: Any = None) -> None:
         super().__init__()
         w = type(self).__name__
-        a2j = check_matrix(actuator_to_joint, 'actuator_to_joint', w)
+        a2j = check_array(actuator_to_joint, (-1, -1), 'actuator_to_joint', w)
         rows, cols = a2j.shape
         rank = int(np.linalg.matrix_rank(a2j))
         if rank < min(rows, cols):
@@ -121,7 +121,7 @@ class CouplingTransmission(LinearTransmission):
             j2a = np.linalg.inv(a2j) if rows == cols else np.linalg.pinv(a2j)
             given: Any = j2a.tolist()
         else:
-            j2a = check_matrix(joint_to_actuator, 'joint_to_actuator', w, (cols, rows))
+            j2a = check_array(joint_to_actuator, (cols, rows), 'joint_to_actuator', w)
             given = joint_to_actuator
         residual = inverse_residual(a2j, j2a)
         if not residual <= INVERSE_TOLERANCE:

@@ -227,3 +227,27 @@ def robot_joint_names(element: XmlElement) -> Optional[List[str]]:
     return [name for child in root
             if local_name(child) == 'joint' and namespace(child) == namespace(root)
             and (name := child.get('name'))]
+
+
+def one_child(element: XmlElement, path: str, tag: str) -> XmlElement:
+    """
+    Return the single child named ``tag``.
+
+    :raises IncompleteTransmissionError: when it is missing
+    :raises BadValueError: when it is given more than once
+    """
+    found = children(element, tag)
+    if not found:
+        raise IncompleteTransmissionError(path, f'missing <{tag}> element', source_line(element))
+    if len(found) > 1:
+        raise BadValueError(child_path(path, found[1]), f'<{tag}> is given {len(found)} times; '
+                            'expected exactly once', source_line(found[1]))
+    return found[0]
+
+
+def number(element: XmlElement, path: str, attribute: str, *, nonzero: bool = False,
+           positive: bool = False) -> float:
+    """Return a required numeric attribute, parsed strictly."""
+    text = require_attribute(element, attribute, path)
+    return parse_float(text, f'{path}/@{attribute}', nonzero=nonzero, positive=positive,
+                       line=source_line(element))

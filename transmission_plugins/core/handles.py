@@ -55,22 +55,6 @@ class Handle:
         """Return the full name ``<name>/<interface>``, as ros2_control does."""
         return f'{self.name}/{self.interface}'
 
-    def get_prefix_name(self) -> str:
-        """Return the joint or actuator name."""
-        return self.name
-
-    def get_interface_name(self) -> str:
-        """Return the interface name."""
-        return self.interface
-
-    def get_value(self) -> float:
-        """Return the current value."""
-        return self.value
-
-    def set_value(self, value: float) -> None:
-        """Store a new value."""
-        self.value = float(value)
-
     def __repr__(self) -> str:
         role = f', role={self.role!r}' if self.role is not None else ''
         return (f'{type(self).__name__}({self.name!r}, {self.interface!r}, '

@@ -17,9 +17,7 @@ PR2GripperTransmission: one motor opens the PR2 gripper through a screw and a li
 
 Lookup names: ``pr2_mechanism_model/PR2GripperTransmission`` and the 2010 name
 ``PR2GripperTransmission``.  The maths follows ``pr2_mechanism_model/src/
-pr2_gripper_transmission.cpp`` (PR2/pr2_mechanism), clamps included, as numpy kernels over any
-batch shape (the class docstring states it); the URDF reading lives in
-:mod:`transmission_plugins.urdf.pr2_elements`.
+pr2_gripper_transmission.cpp`` (PR2/pr2_mechanism), clamps included.
 """
 
 import math
@@ -424,8 +422,6 @@ class PR2GripperTransmission(Mechanism):
         See :func:`transmission_plugins.urdf.pr2_elements.gripper_from_info` for the
         accepted XML and the missing-coefficient policy.
 
-        :param info: a :class:`~transmission_plugins.urdf.records.TransmissionInfo`
-        :returns: a :class:`~transmission_plugins.urdf.records.TransmissionWiring`
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """
         return gripper_from_info(cls, info)
@@ -462,7 +458,6 @@ def checked_constant(formula: str, coefficients: Tuple[str, ...], values: Dict[s
 
     :param formula: the constant as written in the message (``'s/g'``)
     :param coefficients: the constructor names of the coefficients it uses
-    :param values: constructor name -> value
     :raises TransmissionValueError: the constant overflows, is NaN or vanishes, naming the
         coefficient of the most extreme magnitude (largest log-magnitude) among those it uses
     """

@@ -128,19 +128,9 @@ class ParseContext:
                 and (name is None or local_name(c) == name)]
 
 
-def single_child(ctx: ParseContext, element: XmlElement, path: str,
-                 tag: str) -> Optional[XmlElement]:
-    """Return the only child named ``tag``, None when absent; raise when given twice."""
-    found = ctx.children(element, tag)
-    if len(found) > 1:
-        raise BadValueError(f'{path}/{tag}', f'<{tag}> is given {len(found)} times; expected '
-                            'at most once', source_line(found[1]))
-    return found[0] if found else None
-
-
 def single_child_of(ctx: ParseContext, element: XmlElement, path: str,
                     tags: Sequence[str]) -> Optional[XmlElement]:
-    """Return the only child named one of ``tags`` (spellings of one value)."""
+    """Return the only child named one of ``tags`` (spellings of one value), or None."""
     found = [c for c in ctx.children(element) if local_name(c) in tags]
     if len(found) > 1:
         spelled = ', '.join(f'<{local_name(c)}>' for c in found)
@@ -169,7 +159,7 @@ def read_number(ctx: ParseContext, text: str, path: str, line: Optional[int], *,
 # ----------------------------------------------------------------- <joint> and <actuator>
 def read_role(ctx: ParseContext, element: XmlElement, path: str) -> Optional[str]:
     attribute = element.get('role')
-    role_element = single_child(ctx, element, path, ROLE_TAG)
+    role_element = single_child_of(ctx, element, path, (ROLE_TAG,))
     if role_element is None:
         return attribute.strip() if attribute is not None else None
     text = element_text(role_element)
@@ -367,8 +357,8 @@ def _children_paths(parent_path: str,
 def _read_type(ctx: ParseContext, element: XmlElement, path: str,
                in_block: bool) -> Tuple[str, str]:
     """Return ``(dialect, type)`` of a transmission element."""
-    type_element = single_child(ctx, element, path, TYPE_TAG)
-    plugin_element = single_child(ctx, element, path, PLUGIN_TAG)
+    type_element = single_child_of(ctx, element, path, (TYPE_TAG,))
+    plugin_element = single_child_of(ctx, element, path, (PLUGIN_TAG,))
     attribute = element.get('type')
     if in_block:
         if plugin_element is not None:
@@ -436,14 +426,6 @@ def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: 
             fields = read_end(ctx, child, actuator_paths[child])
             fields.update(read_actuator_data(ctx, child, actuator_paths[child]))
             actuators.append(ActuatorInfo(**fields))
-    for side, items in (('joint', joints), ('actuator', actuators)):
-        seen: Dict[str, str] = {}
-        for item in items:
-            if item.name in seen:
-                raise BrokenReferenceError(item.path, f'{side} {item.name!r} is listed twice in '
-                                           f'this transmission (first at {seen[item.name]})',
-                                           item.line)
-            seen[item.name] = item.path
     params: Dict[str, str] = {}
     reduction = None
     block_name = block_type = None

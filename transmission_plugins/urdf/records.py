@@ -68,14 +68,9 @@ class JointInfo:
 
 
 @dataclass(frozen=True)
-class ActuatorInfo:
-    """One ``<actuator>`` child of a ``<transmission>``."""
+class ActuatorInfo(JointInfo):
+    """One ``<actuator>`` child of a ``<transmission>``: a joint's fields plus actuator data."""
 
-    name: str
-    role: Optional[str] = None
-    mechanical_reduction: Optional[float] = None
-    offset: Optional[float] = None
-    interfaces: Tuple[str, ...] = ()
     #: Drake ``<drake:rotor_inertia value>`` or ros2_control ``<param name="rotor_inertia">``
     rotor_inertia: Optional[float] = None
     #: Drake ``<drake:gear_ratio value>`` or ``<param name="gear_ratio">``
@@ -84,11 +79,6 @@ class ActuatorInfo:
     effort_limit: Optional[float] = None
     #: Drake ``<drake:controller_gains p d>`` or params ``kp``/``kd``: (p, d)
     controller_gains: Optional[Tuple[float, float]] = None
-    path: str = ''
-    line: Optional[int] = None
-    element: Optional[XmlElement] = field(default=None, compare=False, repr=False)
-    #: ros2_control ``read_only="true"``
-    read_only: bool = False
     #: True for the actuator the parser adds to a transmission of a ros2_control
     #: ``type="actuator"`` block that declares none (named after the block, role ``actuator1``)
     implicit: bool = False

@@ -12,13 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""
-Actuator data in ``<actuator>`` elements: Drake tags and ros2_control ``<param>`` values.
-
-Read by the parser into :class:`~transmission_plugins.urdf.records.ActuatorInfo` fields (rotor
-inertia, gear ratio, effort limit, PD gains); the robot layer turns them into
-:class:`~transmission_plugins.robot.actuators.ActuatorModel` objects.
-"""
+"""Actuator data in ``<actuator>`` elements: Drake tags and ros2_control ``<param>`` values."""
 
 from typing import Any
 from typing import cast
@@ -63,8 +57,6 @@ def read_actuator_extensions(element: XmlElement, path: str) -> Dict[str, Any]:
       name, whatever the namespace prefix);
     * ros2_control: ``<param name="rotor_inertia|gear_ratio|effort_limit|kp|kd">value</param>``.
 
-    :param element: the ``<actuator>`` element (ElementTree or lxml)
-    :param path: its element path, used in messages
     :returns: a dict with some of ``rotor_inertia``, ``gear_ratio``, ``effort_limit`` (floats)
         and ``controller_gains`` (``(p, d)``), ready for :class:`ActuatorInfo` fields
     :raises BadValueError: non-numeric or out-of-range values, duplicates, ``kd`` without ``kp``

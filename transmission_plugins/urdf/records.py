@@ -15,21 +15,8 @@
 """
 What the URDF parser hands to transmission plugins, and what plugins hand back.
 
-The parser (:mod:`transmission_plugins.urdf.dialects`) reads every dialect into
-:class:`TransmissionInfo` records: the standard ``<joint>`` and ``<actuator>`` children with
-their role, reduction, offset and interfaces, plus the raw element so that a plugin can read its
-own vendor tags (PR2 ``<gap_joint>``, ``<flexJoint>``...).
-
-The URDF protocol of a plugin (a :class:`~transmission_plugins.Transmission` subclass):
-
-* ``from_info(cls, info: TransmissionInfo) -> TransmissionWiring``, a classmethod: read the
-  parameters from the record (the built-in plugins' readers are in :mod:`~.readers` and
-  :mod:`~.pr2_elements`), validate them and return the transmission with its joint and
-  actuator names in map order; raise a :class:`~transmission_plugins.UrdfTransmissionError`
-  subclass naming the element path and the bad value;
-* ``URDF_VOCABULARY``, a :class:`~.vocabulary.UrdfVocabulary`: what it reads beyond the standard
-  elements (none declared: the standard elements only).  The loader rejects everything else in
-  one place (:mod:`~.strict`), not the plugin.
+The URDF protocol of a plugin (``from_info``, ``URDF_VOCABULARY``) is ARCHITECTURE.md's "Plugin
+protocol"; the raw element stays in the records so that a plugin can read its vendor tags.
 """
 
 from dataclasses import dataclass

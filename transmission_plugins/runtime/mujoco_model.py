@@ -274,14 +274,9 @@ class ActuatorJacobian:
 
     def __init__(self, robot: RobotTransmissions) -> None:
         self._k = np.array(robot.fused.joint_to_actuator_position, dtype=np.float64)
-        # identical nonlinear transmissions (the PR2's two grippers) in one batched call
-        groups: Dict[Any, List[Block]] = {}
-        for b in robot.fused.nonlinear:
-            if b.owner:
-                groups.setdefault(b.transmission.map_key(), []).append(b)
-        self._groups = [(g[0].transmission, np.array([b.joints for b in g]),
-                         np.array([b.actuators for b in g])[:, :, None],
-                         np.array([b.joints for b in g])[:, None, :]) for g in groups.values()]
+        # the owners' identical nonlinear transmissions (the PR2's two grippers) in one call
+        self._groups = [(g.transmission, g.src, g.dst[:, :, None], g.src[:, None, :])
+                        for g in robot.fused.groups[False]]
 
     def __call__(self, joint_position: Any) -> np.ndarray:
         """Return :math:`K` at ``joint_position``; the array is rewritten by the next call."""

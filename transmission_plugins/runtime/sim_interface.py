@@ -129,22 +129,11 @@ class SimInterface(InterfaceCycle):
         self.command_joints = self.joint_order(command_joints)
         position = {n: i for i, n in enumerate(self.joint_names)}
         self._command_idx = np.array([position[n] for n in self.command_joints], dtype=np.intp)
-        self._array_commands: Tuple[str, ...] = ()
-        self.array_commands = tuple(array_commands)
-
-    @property
-    def array_commands(self) -> Tuple[str, ...]:
-        """Return the interfaces also published as ``<interface>_commands`` arrays."""
-        return self._array_commands
-
-    @array_commands.setter
-    def array_commands(self, value: Sequence[str]) -> None:
-        value = tuple(value)
-        bad = [v for v in value if v not in FIELDS]
-        if bad or repeated(value):
-            raise TransmissionValueError('array_commands', list(value),
+        #: the interfaces also published as ``<interface>_commands`` arrays
+        self.array_commands: Tuple[str, ...] = tuple(array_commands)
+        if any(v not in FIELDS for v in self.array_commands) or repeated(self.array_commands):
+            raise TransmissionValueError('array_commands', list(self.array_commands),
                                          f'distinct interfaces among {FIELDS}')
-        self._array_commands = value
 
     # ------------------------------------------------------------------ inputs
     def set_joint_state(self, names: Sequence[str], position: Any = (), velocity: Any = (),
@@ -221,7 +210,7 @@ class SimInterface(InterfaceCycle):
         arrays: Dict[str, FloatArray] = {}
         latest = self.commands.latest
         if latest:
-            for interface in self._array_commands:
+            for interface in self.array_commands:
                 x = latest[interface][self._command_idx]
                 if x.size and all_true(np.isfinite(x)):
                     arrays[interface] = x

@@ -16,8 +16,7 @@ r"""
 A MuJoCo model of a robot description, with its transmissions' rotors and passive joints.
 
 :func:`build_model` hands MuJoCo's own URDF importer a cleaned copy of the description
-(:mod:`~.mujoco_urdf`: links and joints only, no visuals, massless links bounded, meshes that
-cannot be resolved left out with one warning), then edits the model:
+(:mod:`~.mujoco_urdf`), then edits the model (doc/physics.md, "The model"):
 
 * **rotors**: each actuator's reflected inertia :math:`I = \rho^2 I_r`
   (:meth:`~transmission_plugins.robot.actuators.ActuatorModel.reflected_inertia`) and the rotor
@@ -36,19 +35,12 @@ cannot be resolved left out with one warning), then edits the model:
   the actuator positions (:math:`q_p = \psi_p(\theta)`).  Exact positions; the fingers' weight
   is carried by the links they hang from, and their inertia is added to the actuator's rotor
   tendon as :math:`\sum_p (\partial q_p/\partial\theta)^2 M_{pp}` (:math:`M_{pp}` the
-  passive joint's diagonal of the inertia matrix; cross terms left out).  The PR2 gripper's gap
-  joint moves a massless frame: a constraint coupling it dynamically to the fingers would be
-  very soft, and without the fingers' inertia the gap would have none;
+  passive joint's diagonal of the inertia matrix; cross terms left out);
 * joints of a transmission that shares its actuators with an earlier, identical one are tied
   to that transmission's joints by equalities; **joints without a transmission** (and that mimic
-  nothing) have no motor: they are locked at 0 (clipped into their range);
-* joint damping, friction and position limits are MuJoCo's reading of the URDF
-  (``<dynamics>``, ``<limit>``); ``<mimic>`` joints follow through MuJoCo's own equalities;
+  nothing) are locked at 0 (clipped into their range);
 * **gravity compensation** (optional): the links named and every link below them are
-  weightless, as if an ideal counterbalance carried them (MuJoCo's body ``gravcomp``); the PR2's
-  arms have spring counterbalances its URDF does not describe;
-* options: the physics step, semi-implicit integration of damping (``implicitfast``),
-  gravity on or off, contacts on or off.
+  weightless (MuJoCo's body ``gravcomp``).
 """
 
 import math
@@ -192,9 +184,6 @@ def build_model(robot: RobotTransmissions, description: str,
     """
     Build the MuJoCo model of ``description`` for the transmissions ``robot``.
 
-    :param robot: the description's transmissions (:func:`load_robot_transmissions`)
-    :param description: the URDF text (or a path; xacro is expanded)
-    :param options: see :class:`ModelOptions`
     :param base_dir: directory of relative mesh file names (default: the working directory)
     :param joint_position: joint positions (``robot.joint_names`` order) at which position-
         dependent tendon coefficients start; default ``robot.default_joint_position()``

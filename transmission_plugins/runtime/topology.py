@@ -93,12 +93,8 @@ class Topology:
         """
         Return one direction of the robot's maps (module docstring).
 
-        Actuators to joints: a joint is known when every actuator of its transmission is, every
-        actuator may be commanded, and commands reach the commandable joints only (a PR2
-        gripper's passive finger joints follow its gap joint; no joint command names them).
-        Joints to actuators: an actuator is known when every joint its map reads is (the
-        commandable ones: a PR2 gripper's motor follows from the gap joint alone), and passive
-        joints cannot be commanded.
+        A target is known when every source its map reads is known; passive joints are never
+        commanded (a PR2 gripper's fingers follow its gap joint, its motor the gap alone).
         """
         robot = self._robot
         joints = side_limits(robot, 'joint')
@@ -141,10 +137,8 @@ class Direction(NamedTuple):
     """
     One direction of a robot's maps, from its sources to its targets, as a cycle needs it.
 
-    ``source`` and ``target`` are ``'actuator'`` or ``'joint'``.  Matrices are 0/1 incidence
-    matrices (:class:`Topology`); ``groups`` has one ``(commandable source indices, commandable
-    target indices)`` pair per transmission.  The passive joints of a transmission are neither
-    commandable sources nor commandable targets; they are targets of states only.
+    ``source`` and ``target`` are ``'actuator'`` or ``'joint'``; ``groups`` has one
+    ``(commandable source indices, commandable target indices)`` pair per transmission.
     """
 
     source: str

@@ -59,8 +59,9 @@ MAX_COLUMNS = 16384
 #: The most cells converted and written at a time.
 MAX_CELLS = 1 << 20
 
-#: One decoded message: receive time, header stamp (ns), the conversion or the rejection.
-Row = Tuple[int, int, Union[Converted, Rejected]]
+#: One message: receive time, header stamp (ns), the decoded message (or why not), the conversion
+#: or the rejection.
+Row = Tuple[int, int, Any, Union[Converted, Rejected]]
 
 
 class TooManyColumnsError(TransmissionInputError):
@@ -100,8 +101,8 @@ def read_rows(reader: BagReader, connections: List[Any],
             results = iter(converter.convert([fields(m) for m in good]))
         else:
             results = iter(_as_is(m) for m in good)
-        rows: List[Row] = [(t, 0, m) if isinstance(m, Rejected) else (t, stamp(m), next(results))
-                           for t, m in batch]
+        rows: List[Row] = [(t, 0, m, m) if isinstance(m, Rejected)
+                           else (t, stamp(m), m, next(results)) for t, m in batch]
         if progress is not None:
             progress(len(batch))
         return rows
@@ -139,7 +140,7 @@ def columns(batches: Iterator[List[Row]], converter: Optional[JointStateBatchCon
     names: Dict[str, None] = {}
     used: Set[str] = set()
     for rows in batches:
-        for _, _, r in rows:
+        for *_, r in rows:
             if isinstance(r, Converted):
                 names.update(dict.fromkeys(r.names))
                 used.update(f for f in FIELDS if getattr(r, f) is not None)
@@ -185,7 +186,7 @@ def export_csv(src: str, dst: BinaryIO, topic: str, *,
         step = max(1, MAX_CELLS // max(1, width * len(cols.fields)))
         for rows in read_rows(reader, found, converter, window, progress):
             kept = []
-            for t, when, r in rows:
+            for t, when, _, r in rows:
                 counts.count(name, t, r, strict)
                 if isinstance(r, Converted):
                     kept.append((t, when, r))

@@ -55,7 +55,7 @@ from launch.events import Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from transmission_plugins.core.exceptions import TransmissionError
-from transmission_plugins.tools.launcher import STOP_WITH_PARENT
+from transmission_plugins.ros.executables import STOP_WITH_PARENT
 from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
 from transmission_plugins.tools.node_plan import NodePlan
 from transmission_plugins.tools.node_plan import NodeSpec

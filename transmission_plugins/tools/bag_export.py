@@ -15,14 +15,9 @@
 """
 A JointState topic of a bag as CSV (optionally converted), and as arrays for plots.
 
-The CSV has the columns of the CSV conversion (:mod:`~.csv_convert`): ``time`` (the receive
-time), ``stamp`` (the header stamp), both in exact decimal seconds, then ``<name>/<interface>``
-grouped by interface (``position``, ``velocity``, ``effort``; those recorded at least once).
-The names are every name the topic carries, in order of first appearance (or, converted, the
-target names in the robot's order), found by a first pass over the topic; cells a message does
-not give are empty.  A topic of more than :data:`MAX_COLUMNS` columns is refused in that first
-pass (a spreadsheet's limit; such a topic is no table).  Rows are written at most ``window``
-messages and :data:`MAX_CELLS` cells at a time, so memory does not grow with the bag.
+The columns (doc/bags.md) are found by a first pass over the topic; a topic of more than
+:data:`MAX_COLUMNS` columns is refused there (a spreadsheet's limit).  Rows are written at most
+``window`` messages and :data:`MAX_CELLS` cells at a time, so memory does not grow with the bag.
 """
 
 from typing import Any
@@ -168,7 +163,6 @@ def export_csv(src: str, dst: BinaryIO, topic: str, *,
     :param strict: a message that cannot be converted (or decoded) in full is an error;
         otherwise what cannot is left out of the CSV and counted
     :param progress: called with the number of messages read (both passes)
-    :returns: ``converted`` = rows written, ``rejected`` by reason
     :raises BagError: unreadable bag; :class:`~.bag_io.BagTopicError`: no (single) such topic
     :raises TooManyColumnsError: more than :data:`MAX_COLUMNS` columns
     :raises NothingConvertedError: the topic has messages and none could be exported

@@ -15,13 +15,8 @@
 """
 Plot a recorded JointState topic in both spaces: actuators on the left, joints on the right.
 
-The topic is read from a bag and converted (:mod:`~.bag_export`); whether it holds actuators
-(converted to joints) or joints (converted to actuators) is read from its first message.  One
-row per recorded interface (position, velocity, effort), time in seconds from the first
-message (receive time).  Each series is drawn over the messages that give it, so a message that
-lacks a name (or converted in part) leaves no gap in the line.  The joint positions show their
-limits as dashed lines in the colour of their joint; the axes are scaled to the data, so small
-motions stay visible, and a limit the joint stays far from is off the panel.  The joints shown
+The topic is read from a bag and converted (:mod:`~.bag_export`); whether it holds actuators or
+joints is read from its first message.  What the figure shows is doc/bags.md's; the joints shown
 are ``joints`` (default: those of the first transmissions, at most :data:`DEFAULT_JOINTS`) and
 the actuators are those of their transmissions.
 """

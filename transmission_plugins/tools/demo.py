@@ -15,18 +15,11 @@
 """
 ``transmission_plugins demo``: the hardware interface driving simulated motors, live.
 
-Starts the launcher's node set (``transmission_hardware_interface`` + ``mock_actuators``) on the
-bundled example robot (or ``--description-file``) in subprocesses, in a ROS domain of its own
-unless ``ROS_DOMAIN_ID`` is set, then sends a scripted sequence of joint targets on
-``joint_commands`` (smooth moves, then holds) and prints a table of commanded vs measured joint
-positions (the tracking error) with the motor positions and efforts behind them.  Runs until
-Ctrl-C or ``--duration`` seconds (default: until Ctrl-C on a terminal, 15 s otherwise) and exits
-0 when every hold ended on target.
-
-``--physics mujoco`` runs ``mock_actuators`` with ``physics: mujoco`` (the robot's links, gravity
-and joint limits in MuJoCo behind the motors) instead of decoupled rotors; the choice reaches the
-node through the parameters file the demo writes (the config file with the ``mock_actuators``
-section extended).
+Starts the launcher's node set on the bundled example robot (or ``--description-file``) in
+subprocesses, in a ROS domain of its own unless ``ROS_DOMAIN_ID`` is set, then sends scripted
+joint targets (smooth moves, then holds) and prints commanded vs measured joint positions with
+the motors behind them (doc/physics.md, "The demo").  Exits 0 when every hold ended on target.
+``--physics`` reaches ``mock_actuators`` through the config file's ``mock_actuators`` section.
 """
 
 import argparse

@@ -22,12 +22,8 @@ nodes run as subprocesses (:class:`~.node_set.NodeSet`)::
     transmission_hardware_launch description_file:=robot.urdf.xacro namespace:=robot1 \
         xacro_args:='prefix:=left_' --ros-args -r joint_states:=/joint_states
 
-Everything after ``--ros-args`` goes to every node.  The parameters file (the whole URDF) is an
-in-memory file of this process (:class:`~.params_file.ParamsFile`): it leaves no trace on disk
-however the launcher ends.  The nodes also stop when the launcher dies (``TP_STOP_WITH_PARENT``,
-see :mod:`transmission_plugins.ros.executables`).  Exit status: 0 after Ctrl-C, SIGTERM or
-SIGHUP; 1 when a node exits by itself (the others are stopped first); 2 for a bad argument or
-file.
+Everything after ``--ros-args`` goes to every node.  The parameters file and the exit status
+are doc/launch.md's ("Without ros2 launch").
 """
 
 import argparse

@@ -15,11 +15,8 @@
 """
 What every verb of the command shares: exit codes, errors, signals, the URDF arguments, loading.
 
-The verbs that write files run :func:`interruptible`: SIGINT (Ctrl-C) and SIGTERM become an
-exception in the main thread, so every ``finally`` and ``except BaseException`` on the way out
-runs (temporary files and bags are removed, no partial output is left); later signals are
-ignored while that happens; the exit status is the shell's for a signal, 128 + its number (130
-for SIGINT, 143 for SIGTERM).
+The verbs that write files run :func:`interruptible`: SIGINT and SIGTERM become an exception in
+the main thread, so no partial output is left (doc/cli.md).
 """
 
 import argparse

@@ -32,6 +32,7 @@ stopping its nodes, and they would otherwise run on, orphaned (Linux ``PR_SET_PD
 
 import ctypes
 import faulthandler
+import functools
 import importlib
 import os
 import signal
@@ -119,19 +120,10 @@ def run(name: str, args: Optional[List[str]] = None) -> int:
     return int(module.main(args))
 
 
-def hardware_interface_node() -> int:
-    """Console script ``hardware_interface_node``."""
-    return run('hardware_interface_node')
-
-
-def mock_actuators_node() -> int:
-    """Console script ``mock_actuators_node``."""
-    return run('mock_actuators_node')
-
-
-def sim_interface_node() -> int:
-    """Console script ``sim_interface_node``."""
-    return run('sim_interface_node')
+#: the console scripts of setup.cfg
+hardware_interface_node = functools.partial(run, 'hardware_interface_node')
+mock_actuators_node = functools.partial(run, 'mock_actuators_node')
+sim_interface_node = functools.partial(run, 'sim_interface_node')
 
 
 def main(argv: Optional[List[str]] = None) -> int:

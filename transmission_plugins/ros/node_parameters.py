@@ -36,6 +36,7 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.parameter import Parameter
 
 from transmission_plugins.runtime.parameters import check_parameter
+from transmission_plugins.runtime.parameters import check_parameters
 from transmission_plugins.runtime.parameters import Constraint
 from transmission_plugins.runtime.parameters import constraint_of
 
@@ -126,10 +127,7 @@ class ParameterValidator:
         """Return why ``value`` is not acceptable for ``name``, or None."""
         if name.startswith('qos_overrides.'):
             return qos_override_reason(name, value)
-        spec = self.specs.get(name)
-        if spec is None:
-            return None
-        return check_parameter(name, value, spec[0], constraint_of(spec))
+        return next(iter(check_parameters(self.specs, {name: value})), None)
 
     def __call__(self, parameters: List[Parameter[Any]]) -> SetParametersResult:
         """Accept every parameter, or reject the whole set naming the first bad one."""

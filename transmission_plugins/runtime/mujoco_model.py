@@ -104,20 +104,22 @@ class ModelOptions(NamedTuple):
     bound_inertia: float = 1e-6
 
 
-class Passive(NamedTuple):
-    """The passive joints of one transmission and the equalities that hold them."""
+class PassiveGroup(NamedTuple):
+    """The passive joints of identical transmissions, stacked: one map call serves them all."""
 
-    block: Block
+    transmission: Any
     #: indices in the transmission's joint order
     local: np.ndarray
-    #: their robot joint indices
+    #: (G, N) actuator indices; (G, P) robot joints, equality ids and reference positions
+    actuators: np.ndarray
     joints: np.ndarray
-    #: the equality constraint ids and the joints' reference positions
     equalities: np.ndarray
     refs: np.ndarray
-    #: the rotor tendon of each of the transmission's actuators, and its rotor inertia
+    #: (G, N) rotor tendons and rotor inertias; (G, P) the passive joints' inertia diagonal (0
+    #: in the model: the physics measures it)
     tendons: np.ndarray
     rotor_inertia: np.ndarray
+    diagonal: np.ndarray
 
 
 class MujocoModel(NamedTuple):
@@ -129,8 +131,8 @@ class MujocoModel(NamedTuple):
     #: ``qpos`` and ``qvel`` addresses of each joint of ``robot.joint_names``
     qpos: np.ndarray
     dof: np.ndarray
-    #: the passive joints, per transmission
-    passive: List[Passive]
+    #: the passive joints, grouped by transmission map
+    passive: List[PassiveGroup]
     #: (wrap addresses, actuator index, robot joint indices) of each rotor tendon whose
     #: coefficients depend on the position
     varying_tendons: List[Tuple[np.ndarray, int, np.ndarray]]
@@ -325,18 +327,25 @@ def _index(mujoco: ModuleType, model: Any, robot: RobotTransmissions,
             raise BadValueError(f"/robot/joint[@name='{name}']",
                                 'a transmission drives it: expected a revolute, continuous or '
                                 'prismatic joint in the MuJoCo model')
-    passive = []
+    groups: Dict[Any, List[Block]] = {}
     for b in blocks(robot):
-        local = passive_local(b)
-        if local.size:
-            joints = b.joints[local]
-            names = [robot.joint_names[j] for j in joints]
-            eqs = np.array([find(mujoco.mjtObj.mjOBJ_EQUALITY, f'{n}__passive') for n in names])
-            refs = model.qpos0[model.jnt_qposadr[[ids[j] for j in joints]]].copy()
-            motors = [robot.actuator_names[a] for a in b.actuators]
-            rotors = np.array([find(mujoco.mjtObj.mjOBJ_TENDON, f'{m}__rotor') for m in motors])
-            inertia = np.array([robot.actuator_models[m].reflected_inertia() for m in motors])
-            passive.append(Passive(b, local, joints, eqs, refs, rotors, inertia))
+        if passive_local(b).size:
+            groups.setdefault((b.transmission.map_key(), tuple(passive_local(b))), []).append(b)
+    passive = []
+    for members in groups.values():
+        local = passive_local(members[0])
+        held = np.array([b.joints[local] for b in members])
+        eqs = np.array([[find(mujoco.mjtObj.mjOBJ_EQUALITY, f'{robot.joint_names[j]}__passive')
+                         for j in row] for row in held])
+        refs = model.qpos0[model.jnt_qposadr[np.array(ids)[held]]]
+        actuators = np.array([b.actuators for b in members])
+        motors = [[robot.actuator_names[a] for a in row] for row in actuators]
+        rotors = np.array([[find(mujoco.mjtObj.mjOBJ_TENDON, f'{m}__rotor') for m in row]
+                           for row in motors])
+        inertia = np.array([[robot.actuator_models[m].reflected_inertia() for m in row]
+                            for row in motors])
+        passive.append(PassiveGroup(members[0].transmission, local, actuators, held, eqs, refs,
+                                    rotors, inertia, np.zeros(held.shape)))
     varying = []
     for name, a, joints, is_varying in tendons:
         if is_varying:

@@ -16,8 +16,7 @@ r"""
 A MuJoCo model of a robot description, with its transmissions' rotors and passive joints.
 
 :func:`build_model` hands MuJoCo's own URDF importer a cleaned copy of the description
-(:mod:`~.mujoco_urdf`: links and joints only, no visuals, massless links bounded, meshes that
-cannot be resolved left out with one warning), then edits the model:
+(:mod:`~.mujoco_urdf`), then edits the model (doc/physics.md, "The model"):
 
 * **rotors**: each actuator's reflected inertia :math:`I = \rho^2 I_r`
   (:meth:`~transmission_plugins.robot.actuators.ActuatorModel.reflected_inertia`) and the rotor
@@ -36,19 +35,12 @@ cannot be resolved left out with one warning), then edits the model:
   the actuator positions (:math:`q_p = \psi_p(\theta)`).  Exact positions; the fingers' weight
   is carried by the links they hang from, and their inertia is added to the actuator's rotor
   tendon as :math:`\sum_p (\partial q_p/\partial\theta)^2 M_{pp}` (:math:`M_{pp}` the
-  passive joint's diagonal of the inertia matrix; cross terms left out).  The PR2 gripper's gap
-  joint moves a massless frame: a constraint coupling it dynamically to the fingers would be
-  very soft, and without the fingers' inertia the gap would have none;
+  passive joint's diagonal of the inertia matrix; cross terms left out);
 * joints of a transmission that shares its actuators with an earlier, identical one are tied
   to that transmission's joints by equalities; **joints without a transmission** (and that mimic
-  nothing) have no motor: they are locked at 0 (clipped into their range);
-* joint damping, friction and position limits are MuJoCo's reading of the URDF
-  (``<dynamics>``, ``<limit>``); ``<mimic>`` joints follow through MuJoCo's own equalities;
+  nothing) are locked at 0 (clipped into their range);
 * **gravity compensation** (optional): the links named and every link below them are
-  weightless, as if an ideal counterbalance carried them (MuJoCo's body ``gravcomp``); the PR2's
-  arms have spring counterbalances its URDF does not describe;
-* options: the physics step, semi-implicit integration of damping (``implicitfast``),
-  gravity on or off, contacts on or off.
+  weightless (MuJoCo's body ``gravcomp``).
 """
 
 import math
@@ -112,20 +104,22 @@ class ModelOptions(NamedTuple):
     bound_inertia: float = 1e-6
 
 
-class Passive(NamedTuple):
-    """The passive joints of one transmission and the equalities that hold them."""
+class PassiveGroup(NamedTuple):
+    """The passive joints of identical transmissions, stacked: one map call serves them all."""
 
-    block: Block
+    transmission: Any
     #: indices in the transmission's joint order
     local: np.ndarray
-    #: their robot joint indices
+    #: (G, N) actuator indices; (G, P) robot joints, equality ids and reference positions
+    actuators: np.ndarray
     joints: np.ndarray
-    #: the equality constraint ids and the joints' reference positions
     equalities: np.ndarray
     refs: np.ndarray
-    #: the rotor tendon of each of the transmission's actuators, and its rotor inertia
+    #: (G, N) rotor tendons and rotor inertias; (G, P) the passive joints' inertia diagonal (0
+    #: in the model: the physics measures it)
     tendons: np.ndarray
     rotor_inertia: np.ndarray
+    diagonal: np.ndarray
 
 
 class MujocoModel(NamedTuple):
@@ -137,8 +131,8 @@ class MujocoModel(NamedTuple):
     #: ``qpos`` and ``qvel`` addresses of each joint of ``robot.joint_names``
     qpos: np.ndarray
     dof: np.ndarray
-    #: the passive joints, per transmission
-    passive: List[Passive]
+    #: the passive joints, grouped by transmission map
+    passive: List[PassiveGroup]
     #: (wrap addresses, actuator index, robot joint indices) of each rotor tendon whose
     #: coefficients depend on the position
     varying_tendons: List[Tuple[np.ndarray, int, np.ndarray]]
@@ -192,9 +186,6 @@ def build_model(robot: RobotTransmissions, description: str,
     """
     Build the MuJoCo model of ``description`` for the transmissions ``robot``.
 
-    :param robot: the description's transmissions (:func:`load_robot_transmissions`)
-    :param description: the URDF text (or a path; xacro is expanded)
-    :param options: see :class:`ModelOptions`
     :param base_dir: directory of relative mesh file names (default: the working directory)
     :param joint_position: joint positions (``robot.joint_names`` order) at which position-
         dependent tendon coefficients start; default ``robot.default_joint_position()``
@@ -274,14 +265,9 @@ class ActuatorJacobian:
 
     def __init__(self, robot: RobotTransmissions) -> None:
         self._k = np.array(robot.fused.joint_to_actuator_position, dtype=np.float64)
-        # identical nonlinear transmissions (the PR2's two grippers) in one batched call
-        groups: Dict[Any, List[Block]] = {}
-        for b in robot.fused.nonlinear:
-            if b.owner:
-                groups.setdefault(b.transmission.map_key(), []).append(b)
-        self._groups = [(g[0].transmission, np.array([b.joints for b in g]),
-                         np.array([b.actuators for b in g])[:, :, None],
-                         np.array([b.joints for b in g])[:, None, :]) for g in groups.values()]
+        # the owners' identical nonlinear transmissions (the PR2's two grippers) in one call
+        self._groups = [(g.transmission, g.src, g.dst[:, :, None], g.src[:, None, :])
+                        for g in robot.fused.groups[False]]
 
     def __call__(self, joint_position: Any) -> np.ndarray:
         """Return :math:`K` at ``joint_position``; the array is rewritten by the next call."""
@@ -341,18 +327,25 @@ def _index(mujoco: ModuleType, model: Any, robot: RobotTransmissions,
             raise BadValueError(f"/robot/joint[@name='{name}']",
                                 'a transmission drives it: expected a revolute, continuous or '
                                 'prismatic joint in the MuJoCo model')
-    passive = []
+    groups: Dict[Any, List[Block]] = {}
     for b in blocks(robot):
-        local = passive_local(b)
-        if local.size:
-            joints = b.joints[local]
-            names = [robot.joint_names[j] for j in joints]
-            eqs = np.array([find(mujoco.mjtObj.mjOBJ_EQUALITY, f'{n}__passive') for n in names])
-            refs = model.qpos0[model.jnt_qposadr[[ids[j] for j in joints]]].copy()
-            motors = [robot.actuator_names[a] for a in b.actuators]
-            rotors = np.array([find(mujoco.mjtObj.mjOBJ_TENDON, f'{m}__rotor') for m in motors])
-            inertia = np.array([robot.actuator_models[m].reflected_inertia() for m in motors])
-            passive.append(Passive(b, local, joints, eqs, refs, rotors, inertia))
+        if passive_local(b).size:
+            groups.setdefault((b.transmission.map_key(), tuple(passive_local(b))), []).append(b)
+    passive = []
+    for members in groups.values():
+        local = passive_local(members[0])
+        held = np.array([b.joints[local] for b in members])
+        eqs = np.array([[find(mujoco.mjtObj.mjOBJ_EQUALITY, f'{robot.joint_names[j]}__passive')
+                         for j in row] for row in held])
+        refs = model.qpos0[model.jnt_qposadr[np.array(ids)[held]]]
+        actuators = np.array([b.actuators for b in members])
+        motors = [[robot.actuator_names[a] for a in row] for row in actuators]
+        rotors = np.array([[find(mujoco.mjtObj.mjOBJ_TENDON, f'{m}__rotor') for m in row]
+                           for row in motors])
+        inertia = np.array([[robot.actuator_models[m].reflected_inertia() for m in row]
+                            for row in motors])
+        passive.append(PassiveGroup(members[0].transmission, local, actuators, held, eqs, refs,
+                                    rotors, inertia, np.zeros(held.shape)))
     varying = []
     for name, a, joints, is_varying in tendons:
         if is_varying:

@@ -45,7 +45,6 @@ import time
 from typing import Any
 from typing import Dict
 from typing import List
-from typing import NamedTuple
 from typing import Optional
 
 import numpy as np
@@ -60,7 +59,6 @@ from transmission_plugins.runtime.mujoco_model import build_model
 from transmission_plugins.runtime.mujoco_model import import_mujoco
 from transmission_plugins.runtime.mujoco_model import ModelOptions
 from transmission_plugins.runtime.mujoco_model import MujocoModel
-from transmission_plugins.runtime.mujoco_model import Passive
 
 _WHERE = "physics 'mujoco'"
 #: Physics steps between updates of the passive joints' inertia seen by their actuators.
@@ -104,9 +102,10 @@ class MujocoPhysics:
         self._models = [robot.actuator_models[n] for n in robot.actuator_names]
         self._u = np.zeros(len(self._models))
         self._tau = np.zeros(len(robot.joint_names))
-        self._passive = _PassiveGroups(self.built.passive)
+        self._passive = self.built.passive
         self.reset(q0)
-        self._passive.set_diagonal(self._inertia_diagonal()[self._dof])
+        diagonal = self._inertia_diagonal()[self._dof]   # the passive joints' inertia
+        self._passive = [g._replace(diagonal=diagonal[g.joints]) for g in self._passive]
         self.reset(q0)
         # an actuator that moves nothing has no inertia behind it; its gains do not matter
         inertia = np.nan_to_num(self.actuator_inertia(), nan=1.0)
@@ -162,7 +161,7 @@ class MujocoPhysics:
         theta = self.robot.joint_to_actuator_arrays({'position': q})['position']
         self._mj.mj_resetData(m, d)
         self._set_passive(theta)
-        for g in self._passive.groups:
+        for g in self._passive:
             q[g.joints] = m.eq_data[g.equalities, 0] + g.refs
         d.qpos[self._qpos] = np.nan_to_num(q)
         for name, value in self.built.locked.items():
@@ -234,7 +233,7 @@ class MujocoPhysics:
         tendons (it varies slowly: every :data:`PASSIVE_INERTIA_PERIOD` steps).
         """
         model = self.model
-        for g in self._passive.groups:
+        for g in self._passive:
             tr, theta_g = g.transmission, theta[g.actuators]
             target = tr.apply_map('position', True, theta_g, None)[:, g.local]
             model.eq_data[g.equalities, 0] = np.where(np.isfinite(target), target,
@@ -289,42 +288,6 @@ class MujocoPhysics:
         except np.linalg.LinAlgError:
             out[moves] = 1.0 / np.diag(sub)
         return np.where(out > 0.0, out, np.nan)
-
-
-class _Group(NamedTuple):
-    """Passive joints of identical transmissions, stacked: one map call serves them all."""
-
-    transmission: Any
-    local: np.ndarray
-    #: (G, N) actuator indices, (G, P) robot joints, equalities and references
-    actuators: np.ndarray
-    joints: np.ndarray
-    equalities: np.ndarray
-    refs: np.ndarray
-    #: (G, N) rotor tendons and rotor inertias; (G, P) passive joints' inertia diagonal
-    tendons: np.ndarray
-    rotor_inertia: np.ndarray
-    diagonal: np.ndarray
-
-
-class _PassiveGroups:
-    """The passive joints of a model, grouped by transmission map."""
-
-    def __init__(self, passive: List[Passive]) -> None:
-        groups: Dict[Any, List[Passive]] = {}
-        for p in passive:
-            key = (p.block.transmission.map_key(), tuple(p.local))
-            groups.setdefault(key, []).append(p)
-        self.groups = [_Group(
-            g[0].block.transmission, g[0].local, np.array([p.block.actuators for p in g]),
-            np.array([p.joints for p in g]), np.array([p.equalities for p in g]),
-            np.array([p.refs for p in g]), np.array([p.tendons for p in g]),
-            np.array([p.rotor_inertia for p in g]), np.zeros((len(g), g[0].local.size)))
-            for g in groups.values()]
-
-    def set_diagonal(self, diagonal: np.ndarray) -> None:
-        """Take the passive joints' inertia from ``diagonal`` (robot joint order)."""
-        self.groups = [g._replace(diagonal=diagonal[g.joints]) for g in self.groups]
 
 
 def _inputs(robot: RobotTransmissions) -> np.ndarray:

@@ -15,24 +15,11 @@
 """
 The launch description of ``launch/transmission_hardware.launch.py`` (``launch``, ``launch_ros``).
 
-It behaves like the launcher (:mod:`.launcher`), with ``ros2 launch``'s tools:
-
-* the arguments are :data:`~.node_plan.LAUNCH_ARGUMENTS` and the nodes those of
-  :func:`~.node_plan.plan_nodes`; a skipped node is logged with the reason;
-* a node that exits while the launch runs ends the launch (a node set only works whole): with an
-  error when its exit code is not 0 (``ros2 launch`` stops the other nodes and exits 1),
-  cleanly when it is 0 (a lifecycle node shut down to *finalized*);
-* the parameters file is an in-memory file of the ``ros2 launch`` process
-  (:class:`~.params_file.ParamsFile`): nothing holding the URDF is left on disk, however the
-  launch ends;
-* SIGINT sent to ``ros2 launch`` alone (not from a terminal, which signals the nodes too) is
-  passed on to the nodes at once: ``ros2 launch`` would otherwise assume the terminal did it,
-  wait five seconds and escalate to SIGTERM;
-* the nodes stop by themselves when ``ros2 launch`` dies without stopping them (SIGTERM,
-  SIGKILL): ``TP_STOP_WITH_PARENT``, see :mod:`transmission_plugins.ros.executables`.
-
-It changes nothing in how ``ros2 launch`` itself handles signals: a launch file included in a
-user's own launch must not change Ctrl-C for the whole system.
+It behaves like the launcher (:mod:`.launcher`), with ``ros2 launch``'s tools (doc/launch.md):
+the same arguments and plan, a node that exits ends the launch, the parameters file in memory,
+SIGINT sent to ``ros2 launch`` alone passed on to the nodes at once.  It changes nothing in how
+``ros2 launch`` itself handles signals: a launch file included in a user's own launch must not
+change Ctrl-C for the whole system.
 """
 
 import os
@@ -55,7 +42,7 @@ from launch.events import Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from transmission_plugins.core.exceptions import TransmissionError
-from transmission_plugins.tools.launcher import STOP_WITH_PARENT
+from transmission_plugins.ros.executables import STOP_WITH_PARENT
 from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
 from transmission_plugins.tools.node_plan import NodePlan
 from transmission_plugins.tools.node_plan import NodeSpec

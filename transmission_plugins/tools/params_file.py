@@ -15,14 +15,10 @@
 """
 The node set's parameters file (it holds the whole URDF), and where it lives.
 
-The nodes read ``--params-file`` once, at start-up.  :class:`ParamsFile` keeps the YAML in an
-anonymous in-memory file (Linux ``memfd_create``) owned by the process that starts the nodes
-(``ros2 launch`` or the launcher); the nodes open it through ``/proc/<pid>/fd/<fd>``.  Nothing is
-written to disk, and the file disappears with its owner however that ends (Ctrl-C, SIGTERM,
-SIGKILL).  Passing the URDF on the command line instead (``-p robot_description:=...``) fails
-for large robots (one argument is limited to 128 KiB; the PR2's URDF is 134 kB) and for
-descriptions that rcl's YAML parser rejects.  Without ``memfd_create`` the file goes to a private
-temporary directory (mode 0700) removed by :meth:`ParamsFile.close` or at exit.
+:class:`ParamsFile` keeps the YAML in an anonymous in-memory file (Linux ``memfd_create``) of
+the process that starts the nodes, which open it through ``/proc/<pid>/fd/<fd>`` (doc/launch.md
+says why).  Without ``memfd_create`` the file goes to a private temporary directory (mode 0700)
+removed by :meth:`ParamsFile.close` or at exit.
 """
 
 import atexit

@@ -43,9 +43,6 @@ class CoupledTransmission(LinearTransmission):
     """
     Base of the two-actuator, two-joint linear transmissions (Differential, FourBarLinkage).
 
-    Holds and validates the seed parameters (actuator and joint reductions, joint offsets) and
-    the report; subclasses define :meth:`_build`, which sets the matrices from them.
-
     :param actuator_reduction: :math:`(n_{a1}, n_{a2})`, finite and non-zero
     :param joint_reduction: :math:`(n_{j1}, n_{j2})`, finite and non-zero
     :param joint_offset: :math:`(q_{01}, q_{02})`, finite
@@ -78,10 +75,6 @@ class CoupledTransmission(LinearTransmission):
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
         """
         Build from a parsed ``<transmission>`` with two joints and two actuators, any dialect.
-
-        Joints and actuators are put in role order (:attr:`JOINT_ROLES`, :attr:`ACTUATOR_ROLES`;
-        XML order when no role is given); actuator and joint reductions and joint offsets are
-        read as :func:`transmission_plugins.urdf.readers.read_coupled` documents.
 
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """

@@ -73,11 +73,7 @@ class SimpleTransmission(LinearTransmission):
     @classmethod
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
         """
-        Build from a parsed ``<transmission>`` of any dialect (see :mod:`.urdf_reading`).
-
-        ros2_control reads only the joint-side ``<mechanical_reduction>`` (default 1), like its
-        ``SimpleTransmissionLoader``; ROS 1 needs the actuator ``<mechanicalReduction>`` and PR2
-        puts it under ``<transmission>``; the offset is the joint's ``<offset>`` (default 0).
+        Build from a parsed ``<transmission>`` of any dialect (see :func:`read_simple`).
 
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """

@@ -15,32 +15,10 @@
 """
 How the built-in plugins read their parameters from a parsed ``<transmission>``, in one place.
 
-:func:`read_simple` serves ``SimpleTransmission.from_info``, :func:`read_coupled`
-``CoupledTransmission.from_info`` (Differential, FourBarLinkage), :func:`read_coupling`
-``CouplingTransmission.from_info`` (its matrices, joint offsets; no reduction),
-:func:`read_shadow_simple` and :func:`read_j0` the Shadow transmissions (no number at all).  Where
-each dialect keeps the numbers of the first two:
-
-========================  ==========================================  ========================
-dialect                   reduction                                   offset
-========================  ==========================================  ========================
-ros2_control, Simple      joint ``<mechanical_reduction>`` only       joint ``<offset>``
-                          (default 1), like ros2_control's loader
-ros2_control, 2x2         actuator and joint ``<mechanical_reduction>``  joint ``<offset>``
-                          (default 1 each)
-ROS 1, Simple             actuator ``<mechanicalReduction>``,         joint ``<offset>``
-                          required (as the ROS 1 loader)
-ROS 1, 2x2                actuator (required) and joint (default 1)   joint ``<offset>``
-PR2 (type attribute)      ``<mechanicalReduction>`` under             joint ``<offset>``
-                          ``<transmission>`` (or on the actuator)
-========================  ==========================================  ========================
-
-A value the reference loader would silently ignore (an actuator-side reduction in ros2_control's
-Simple, a joint-side one in ROS 1's Simple, an actuator offset) is an error when it would change
-the map (not 1, resp. not 0).  Missing required values, bad roles and ignored values become
-defaults with a warning (``warnings.warn``, recorded by the plugin loader) when ``info.lenient``
-is set.  Roles order the joints and actuators (``joint1``, ``joint2``...); without any role the
-XML order is used.
+Where each dialect keeps the numbers is doc/urdf.md's table.  A value the reference loader would
+silently ignore is an error when it would change the map; missing required values, bad roles
+and ignored values become defaults with a warning (``warnings.warn``, recorded by the plugin
+loader) when ``info.lenient`` is set.
 """
 
 from typing import Dict
@@ -193,7 +171,7 @@ def read_simple(info: TransmissionInfo) -> SimpleReading:
     """
     Read a SimpleTransmission (one joint, one actuator) from any dialect.
 
-    See the module docstring for where the reduction and offset are read.
+    Where the reduction and offset are read: doc/urdf.md.
 
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """
@@ -238,9 +216,7 @@ def read_coupled(info: TransmissionInfo, joint_roles: Sequence[str],
     """
     Read a two-actuator, two-joint transmission (Differential, FourBarLinkage) from any dialect.
 
-    Joints and actuators are ordered by role; actuator reductions are required outside
-    ros2_control (as the ROS 1 loaders), joint reductions default to 1 and offsets to 0; both
-    joints must declare the same hardware interfaces when they declare any (as ROS 1).
+    Both joints must declare the same hardware interfaces when they declare any (as ROS 1).
 
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """
@@ -354,12 +330,8 @@ def read_coupling(info: TransmissionInfo) -> CouplingReading:
     """
     Read a ``transmission_plugins/CouplingTransmission`` (N actuators, M joints), any dialect.
 
-    Joints and actuators are in role order (``joint1``.. ``jointM``, ``actuator1``..
-    ``actuatorN``) or, without roles, in XML order: the rows of ``<actuator_to_joint>`` follow
-    the joints and its columns the actuators (row-major, white-space separated numbers), the
-    reverse for ``<joint_to_actuator>`` (optional).  Offsets are the joints' ``<offset>``
-    (default 0).  A reduction (the matrix is the whole map) or an actuator offset that would
-    change the map is an error.
+    The rows of ``<actuator_to_joint>`` follow the joints and its columns the actuators
+    (row-major, role or XML order), the reverse for the optional ``<joint_to_actuator>``.
 
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """
@@ -444,11 +416,6 @@ def read_shadow_simple(info: TransmissionInfo) -> Tuple[Tuple[str], Tuple[str]]:
     """
     Read a ``sr_mechanism_model/SimpleTransmission``: one joint equal to one actuator.
 
-    As sr_mechanism_model's loader: the names of one ``<joint>`` and one ``<actuator>``; it
-    reads no reduction and no offset, so one that would change the map is an error (lenient
-    mode: ignored with a warning), as is a second ``<joint>`` or ``<actuator>`` (lenient mode:
-    the first is used, as the loader does).
-
     :returns: ``((joint,), (actuator,))``
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """
@@ -460,11 +427,9 @@ def read_j0(info: TransmissionInfo) -> Tuple[Tuple[str, str], Tuple[str]]:
     """
     Read a ``sr_mechanism_model/J0Transmission`` (or ``...ForMuscle``): one tendon, two joints.
 
-    As sr_mechanism_model's loader, which reads what its SimpleTransmission reads
-    (:func:`read_shadow_simple`) and then names the second joint: one ``<joint>`` (the distal J1)
-    and one ``<actuator>`` (the tendon, J0); the second joint (the middle J2) is named after the
-    first with its last character replaced by ``2``, and must be a ``<joint>`` of the robot.
-    The loader reads no reduction and no offset, so one that would change the map is an error.
+    As sr_mechanism_model's loader: what :func:`read_shadow_simple` reads (the distal J1 and
+    the tendon), then the middle J2 named after J1 with its last character replaced by ``2``,
+    which must be a ``<joint>`` of the robot.
 
     :returns: ``((J1, J2), (actuator,))``
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value

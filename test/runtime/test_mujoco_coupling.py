@@ -119,7 +119,7 @@ def test_the_coupled_hand_moves_on_its_couplings():
     moved, worked = _run(physics, HAND.values(), 600)
     moved = dict(zip(robot.joint_names, moved))
     assert min(moved[n] for n in HAND['index'][0] + HAND['middle'][0]) > 0.1, moved
-    # the thumb's rotor (0.2 kg m^2 through 100:1) accelerates slowly at its effort limit
+    # the thumb motor (0.2 kg m^2 reflected through 100:1) accelerates slowly at its effort limit
     assert min(moved[n] for n in HAND['thumb'][0]) > 2e-3, moved
     assert worked > 500
 

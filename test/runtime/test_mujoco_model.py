@@ -78,15 +78,13 @@ def test_the_rotor_tendons_add_exactly_the_reflected_inertia_matrix():
     assert abs(expected[shoulder, elbow]) > 0.1   # the four-bar couples them
     # the gripper: its rotor plus the passive fingers' inertia, both seen through the gap
     gap = robot.joint_index['gripper_joint']
-    passive = physics.built.passive[0]   # the gripper's group: one transmission
-    tr = passive.transmission
+    passive = physics.built.passive[0]
+    tr = passive.block.transmission
     theta = physics.state()['position'][[robot.actuator_index['gripper_motor']]]
     dq_dtheta = tr.actuator_to_joint_jacobian(theta)[passive.local, 0]
     fingers = np.diag(with_rotors)[[robot.joint_index[n] for n in
-                                    np.array(robot.joint_names)[passive.joints[0]]]]
-    gripper = next(t for t in robot.transmissions if t.transmission is tr)
-    k_gap = tr.joint_to_actuator_jacobian(q[[robot.joint_index[n]
-                                             for n in gripper.joint_names]])[0, 0]
+                                    np.array(robot.joint_names)[passive.joints]]]
+    k_gap = tr.joint_to_actuator_jacobian(q[passive.block.joints])[0, 0]
     motor = robot.actuator_models['gripper_motor'].reflected_inertia()
     assert rotors[gap, gap] == pytest.approx(
         k_gap ** 2 * (motor + np.sum(dq_dtheta ** 2 * fingers)), rel=1e-9)

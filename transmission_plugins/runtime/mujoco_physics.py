@@ -45,6 +45,7 @@ import time
 from typing import Any
 from typing import Dict
 from typing import List
+from typing import NamedTuple
 from typing import Optional
 
 import numpy as np
@@ -56,9 +57,13 @@ from transmission_plugins.runtime.actuator_control import DEFAULT_BANDWIDTH
 from transmission_plugins.runtime.mujoco_model import ActuatorJacobian
 from transmission_plugins.runtime.mujoco_model import blocks
 from transmission_plugins.runtime.mujoco_model import build_model
+from transmission_plugins.runtime.mujoco_model import folded_armature
+from transmission_plugins.runtime.mujoco_model import held_on_image
 from transmission_plugins.runtime.mujoco_model import import_mujoco
+from transmission_plugins.runtime.mujoco_model import manifold_constraint
 from transmission_plugins.runtime.mujoco_model import ModelOptions
 from transmission_plugins.runtime.mujoco_model import MujocoModel
+from transmission_plugins.runtime.mujoco_model import Passive
 
 _WHERE = "physics 'mujoco'"
 #: Physics steps between updates of the passive joints' inertia seen by their actuators.
@@ -78,7 +83,8 @@ class MujocoPhysics:
     :param description: the URDF text (or a path)
     :param options: the model options (physics step, gravity, contacts, rotor damping)
     :param joint_position: initial positions of ``robot.joint_names`` (passive joints are set
-        from their driving joint); default ``robot.default_joint_position()``
+        from their driving joint, coupled joints put on their transmission's image: see
+        :meth:`reset`); default ``robot.default_joint_position()``
     :param bandwidth: :math:`\omega` > 0 for default gains
     :param base_dir: directory of relative mesh file names
     :raises MujocoUnavailableError: mujoco is not installed
@@ -95,6 +101,7 @@ class MujocoPhysics:
                                               joint_position=q0)
         self.robot = robot
         self.model = self.built.model
+        self._varying = [held for held in self.built.manifolds if held.varying]
         self.data = self._mj.MjData(self.model)
         self.physics_step = float(self.model.opt.timestep)
         self._qpos, self._dof = self.built.qpos, self.built.dof
@@ -102,10 +109,9 @@ class MujocoPhysics:
         self._models = [robot.actuator_models[n] for n in robot.actuator_names]
         self._u = np.zeros(len(self._models))
         self._tau = np.zeros(len(robot.joint_names))
-        self._passive = self.built.passive
+        self._passive = _PassiveGroups(self.built.passive)
         self.reset(q0)
-        diagonal = self._inertia_diagonal()[self._dof]   # the passive joints' inertia
-        self._passive = [g._replace(diagonal=diagonal[g.joints]) for g in self._passive]
+        self._passive.set_diagonal(self._inertia_diagonal()[self._dof])
         self.reset(q0)
         # an actuator that moves nothing has no inertia behind it; its gains do not matter
         inertia = np.nan_to_num(self.actuator_inertia(), nan=1.0)
@@ -150,18 +156,27 @@ class MujocoPhysics:
         self._control.set_command(modes, values)
 
     def reset(self, joint_position: Any = None) -> None:
-        """
+        r"""
         Put the robot at rest at ``joint_position`` (default: the centre of each joint's range).
 
-        Passive joints are set from their driving joint through the transmission; joints
-        without a transmission keep their locked position; efforts are cleared.
+        Passive joints are set from their driving joint through the transmission; the joints
+        of a transmission held on its image (more joints than actuators) are put on it through
+        its maps, :math:`q \leftarrow f(g(q))` (the box centre of a synergy is not on it, in
+        general); joints without a transmission keep their locked position; efforts are
+        cleared.
         """
         m, d = self.model, self.data
         q = self._initial(self.robot, joint_position)
         theta = self.robot.joint_to_actuator_arrays({'position': q})['position']
+        # the joints of a transmission held on its image start there: q = f(g(q))
+        image = self.robot.actuator_to_joint_arrays({'position': theta})['position']
+        for b in blocks(self.robot):
+            if held_on_image(b):
+                q[b.joints] = np.where(np.isfinite(image[b.joints]), image[b.joints],
+                                       q[b.joints])
         self._mj.mj_resetData(m, d)
         self._set_passive(theta)
-        for g in self._passive:
+        for g in self._passive.groups:
             q[g.joints] = m.eq_data[g.equalities, 0] + g.refs
         d.qpos[self._qpos] = np.nan_to_num(q)
         for name, value in self.built.locked.items():
@@ -233,7 +248,7 @@ class MujocoPhysics:
         tendons (it varies slowly: every :data:`PASSIVE_INERTIA_PERIOD` steps).
         """
         model = self.model
-        for g in self._passive:
+        for g in self._passive.groups:
             tr, theta_g = g.transmission, theta[g.actuators]
             target = tr.apply_map('position', True, theta_g, None)[:, g.local]
             model.eq_data[g.equalities, 0] = np.where(np.isfinite(target), target,
@@ -244,17 +259,29 @@ class MujocoPhysics:
                 model.tendon_armature[g.tendons] = g.rotor_inertia + added.sum(axis=1)
 
     def _set_tendons(self, q: np.ndarray) -> np.ndarray:
-        """Return :math:`K(q)`; write its position-dependent rows into the rotor tendons."""
+        """
+        Return :math:`K(q)`; write its position-dependent rows into the rotor tendons.
+
+        Also move the position-dependent constraints holding joints on their transmission's
+        image (:func:`~.mujoco_model.manifold_constraint` at ``q``; kept where not finite).
+        """
         k = self._jacobian(q)
+        model = self.model
         for wraps, a, joints in self.built.varying_tendons:
-            self.model.wrap_prm[wraps] = k[a, joints]
+            model.wrap_prm[wraps] = k[a, joints]
+        for held in self._varying:
+            rows, target = manifold_constraint(held.block.transmission, q[held.block.joints],
+                                               len(held.equalities))
+            if np.all(np.isfinite(rows)):
+                model.wrap_prm[held.wraps] = rows
+                model.eq_data[held.equalities, 0] = target - held.length0
         return k
 
     def _inertia_diagonal(self) -> np.ndarray:
-        """Return the diagonal of MuJoCo's joint-space inertia matrix at the current state."""
+        """Return the diagonal of the joint-space inertia matrix (no folded damping) now."""
         full = np.zeros((self.model.nv, self.model.nv))
         self._mj.mj_fullM(self.model, self.data, full)
-        return np.diag(full).copy()
+        return np.diag(full) - folded_armature(self.model)[0]
 
     def actuator_inertia(self) -> np.ndarray:
         r"""
@@ -269,6 +296,10 @@ class MujocoPhysics:
         mj = self._mj
         k = self._set_tendons(d.qpos[self._qpos].copy())
         saved = d.qfrc_applied.copy()
+        armature = m.dof_armature.copy(), m.tendon_armature.copy()
+        folded = folded_armature(m)   # damping, not inertia
+        m.dof_armature[:] -= folded[0]
+        m.tendon_armature[:] -= folded[1]
         d.qfrc_applied[:] = 0.0
         mj.mj_forward(m, d)
         base = d.qacc[self._dof].copy()
@@ -279,6 +310,7 @@ class MujocoPhysics:
             mj.mj_forward(m, d)
             a[:, i] = k @ (d.qacc[self._dof] - base)
         d.qfrc_applied[:] = saved
+        m.dof_armature[:], m.tendon_armature[:] = armature
         mj.mj_forward(m, d)
         moves = np.abs(np.diag(a)) > 0.0
         out = np.full(n, np.nan)
@@ -288,6 +320,42 @@ class MujocoPhysics:
         except np.linalg.LinAlgError:
             out[moves] = 1.0 / np.diag(sub)
         return np.where(out > 0.0, out, np.nan)
+
+
+class _Group(NamedTuple):
+    """Passive joints of identical transmissions, stacked: one map call serves them all."""
+
+    transmission: Any
+    local: np.ndarray
+    #: (G, N) actuator indices, (G, P) robot joints, equalities and references
+    actuators: np.ndarray
+    joints: np.ndarray
+    equalities: np.ndarray
+    refs: np.ndarray
+    #: (G, N) rotor tendons and rotor inertias; (G, P) passive joints' inertia diagonal
+    tendons: np.ndarray
+    rotor_inertia: np.ndarray
+    diagonal: np.ndarray
+
+
+class _PassiveGroups:
+    """The passive joints of a model, grouped by transmission map."""
+
+    def __init__(self, passive: List[Passive]) -> None:
+        groups: Dict[Any, List[Passive]] = {}
+        for p in passive:
+            key = (p.block.transmission.map_key(), tuple(p.local))
+            groups.setdefault(key, []).append(p)
+        self.groups = [_Group(
+            g[0].block.transmission, g[0].local, np.array([p.block.actuators for p in g]),
+            np.array([p.joints for p in g]), np.array([p.equalities for p in g]),
+            np.array([p.refs for p in g]), np.array([p.tendons for p in g]),
+            np.array([p.rotor_inertia for p in g]), np.zeros((len(g), g[0].local.size)))
+            for g in groups.values()]
+
+    def set_diagonal(self, diagonal: np.ndarray) -> None:
+        """Take the passive joints' inertia from ``diagonal`` (robot joint order)."""
+        self.groups = [g._replace(diagonal=diagonal[g.joints]) for g in self.groups]
 
 
 def _inputs(robot: RobotTransmissions) -> np.ndarray:

@@ -335,7 +335,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.relay:
         return relay_main()
     from transmission_plugins.robot.loading import load_robot_transmissions
-    from transmission_plugins.tools.launcher import read_description
+    from transmission_plugins.tools.node_plan import read_description
     import yaml
     urdf = read_description(Path(args.urdf))
     robot = load_robot_transmissions(urdf)

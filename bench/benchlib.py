@@ -21,6 +21,9 @@ disturbed block: the machine's best) and the median over the blocks.  Each call'
 until the next one returns, like a program that holds its latest values; minor page faults per
 call are counted too (on a virtual machine a fault costs about a microsecond, so a pattern of
 allocations that makes glibc return memory to the kernel can dominate a batch).
+
+With ``--log`` (:func:`add_log_option`), :func:`logged` appends a run's output, dated with the
+commit, to ``doc/benchmark_log.md``.
 """
 
 import argparse
@@ -137,6 +140,29 @@ def timed(fn: Callable[[], Any], repeats: int = 7, budget: float = 0.1) -> Timin
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
     del kept
     return Timing(min(times), statistics.median(times), faults / (repeats * calls))
+
+
+def timed_together(fns: List[Callable[[], Any]], repeats: int = 7,
+                   budget: float = 0.1) -> List[Timing]:
+    """
+    Time several functions in alternating blocks: one block of each, ``repeats`` times over.
+
+    A ratio of their figures then compares calls made under the same load (a busy machine
+    slows every function alike) rather than minutes apart.  Page faults are not counted.
+    """
+    calls, kept = [], []
+    for fn in fns:
+        start = time.perf_counter()
+        kept.append(fn())
+        calls.append(max(1, int(budget / max(time.perf_counter() - start, 1e-7))))
+    times: List[List[float]] = [[] for _ in fns]
+    for _ in range(repeats):
+        for k, fn in enumerate(fns):
+            start = time.perf_counter()
+            for _ in range(calls[k]):
+                kept[k] = fn()
+            times[k].append((time.perf_counter() - start) / calls[k])
+    return [Timing(min(t), statistics.median(t), 0.0) for t in times]
 
 
 def environment() -> str:

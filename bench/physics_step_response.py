@@ -25,8 +25,8 @@ Run ``python bench/physics_step_response.py [OUT.png]`` (default:
 ``doc/images/physics_step_response.png``).
 """
 
+import argparse
 from pathlib import Path
-import sys
 import time
 
 from matplotlib.figure import Figure
@@ -125,7 +125,10 @@ def pr2_real_time_factor():
 
 
 if __name__ == '__main__':
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else OUT
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    parser.add_argument('out', nargs='?', type=Path, default=OUT,
+                        help=f'the figure to write (default: {OUT.relative_to(REPO)})')
+    target = parser.parse_args().out
     plot(target)
     print(f'wrote {target}')
     pr2_real_time_factor()

@@ -42,6 +42,7 @@ ROSDEP_KEYS = {
     'ament_copyright': 'ament_copyright', 'ament_flake8': 'ament_flake8',
     'ament_pep257': 'ament_pep257', 'catkin_pkg': 'python3-catkin-pkg',
     'psutil': 'python3-psutil', 'tqdm': 'python3-tqdm',
+    'control_msgs': 'control_msgs', 'trajectory_msgs': 'trajectory_msgs',
     # no Debian package: rosdep installs them with pip (keys of rosdistro's python.yaml)
     'mujoco': 'python3-mujoco-pip', 'rosbags': 'python3-rosbags-pip',
 }
@@ -115,6 +116,9 @@ def test_the_launch_files_dependencies():
     declared = _dependencies('exec_depend')
     assert {'launch', 'launch_ros', 'launch_xml', 'ros2launch',
             'robot_state_publisher'} <= declared
+    # ros2_control.launch.py: ros2_control_node and the spawner, TopicBasedSystem, controllers
+    assert {'controller_manager', 'topic_based_ros2_control', 'joint_state_broadcaster',
+            'joint_trajectory_controller'} <= declared
 
 
 def test_urls_for_the_ros_index_and_bloom():

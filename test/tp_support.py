@@ -24,6 +24,8 @@ import contextlib
 import os
 from pathlib import Path
 import re
+import subprocess
+import sys
 from typing import Dict
 from typing import Iterator
 from typing import List
@@ -47,6 +49,36 @@ FIXTURE_DIR = REPO / 'test' / 'fixtures'
 CORPUS_SKIP_REASON = (f'needs the real-robot corpus ../shared/urdf_corpus, not found at {CORPUS} '
                       '(it is not part of the repository; the same dialects are tested on '
                       'test/fixtures)')
+
+
+#: the real ros2_control C++ stack and tx_probe (``../shared/ros2_control/README.md``)
+ROS2_CONTROL_INSTALL = SHARED / 'ros2_control' / 'install.sh'
+#: where ``install.sh VENV`` puts it
+ROS2_CONTROL_SETUP = Path(sys.prefix) / 'ros2_control' / 'setup.bash'
+#: the ``pytest.skip`` reason of tests that need it
+ROS2_CONTROL_SKIP_REASON = (
+    f'needs the real ros2_control stack ({ROS2_CONTROL_SETUP}, installed by '
+    f'../shared/ros2_control/install.sh VENV, which scripts/test.sh runs); '
+    f'{ROS2_CONTROL_INSTALL} was not found to install it')
+
+
+def ros2_control_env() -> Optional[Dict[str, str]]:
+    """
+    Return the environment of ``ros2_control/setup.bash`` in this venv, or None without it.
+
+    When it is missing and ``../shared/ros2_control/install.sh`` exists, it is installed into
+    this venv first (seconds; scripts/test.sh does it beforehand).
+    """
+    if not ROS2_CONTROL_SETUP.is_file():
+        if not ROS2_CONTROL_INSTALL.is_file() or sys.prefix == sys.base_prefix:
+            return None
+        result = subprocess.run(['bash', str(ROS2_CONTROL_INSTALL), sys.prefix],
+                                capture_output=True, text=True, timeout=900)
+        assert result.returncode == 0, (f'{ROS2_CONTROL_INSTALL} failed:\n{result.stdout}'
+                                        f'{result.stderr}')
+    out = subprocess.run(['bash', '-c', f'. "{ROS2_CONTROL_SETUP}" && env -0'],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    return dict(item.split('=', 1) for item in out.split('\0') if '=' in item)
 
 
 #: a user's own xacro robot: one simple transmission whose names take an optional ``prefix``

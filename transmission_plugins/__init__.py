@@ -52,10 +52,17 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from transmission_plugins.robot.loading import load_robot_transmissions
     from transmission_plugins.robot.robot_transmissions import RobotTransmissions
     from transmission_plugins.robot.wiring import RobotTransmission
+    from transmission_plugins.transmissions import CouplingTransmission
     from transmission_plugins.transmissions import DifferentialTransmission
     from transmission_plugins.transmissions import FourBarLinkageTransmission
+    from transmission_plugins.transmissions import J0Transmission
+    from transmission_plugins.transmissions import J0TransmissionForMuscle
+    from transmission_plugins.transmissions import ParallelAnkleTransmission
     from transmission_plugins.transmissions import PR2GripperTransmission
+    from transmission_plugins.transmissions import ShadowSimpleTransmission
     from transmission_plugins.transmissions import SimpleTransmission
+    from transmission_plugins.transmissions import SliderCrankTransmission
+    from transmission_plugins.transmissions import TableTransmission
     from transmission_plugins.transmissions import WristTransmission
 
 __version__ = '0.1.0'
@@ -85,10 +92,17 @@ _PUBLIC = {
     'load_robot_transmissions': '.robot.loading',
     'RobotTransmissions': '.robot.robot_transmissions',
     'RobotTransmission': '.robot.wiring',
+    'CouplingTransmission': '.transmissions.coupling_transmission',
     'DifferentialTransmission': '.transmissions.differential_transmission',
     'FourBarLinkageTransmission': '.transmissions.four_bar_linkage_transmission',
+    'J0Transmission': '.transmissions.j0_transmission',
+    'J0TransmissionForMuscle': '.transmissions.j0_transmission_for_muscle',
     'PR2GripperTransmission': '.transmissions.pr2_gripper_transmission',
+    'ShadowSimpleTransmission': '.transmissions.shadow_simple_transmission',
+    'ParallelAnkleTransmission': '.transmissions.parallel_ankle_transmission',
     'SimpleTransmission': '.transmissions.simple_transmission',
+    'SliderCrankTransmission': '.transmissions.slider_crank_transmission',
+    'TableTransmission': '.transmissions.table_transmission',
     'WristTransmission': '.transmissions.wrist_transmission',
 }
 
@@ -96,18 +110,25 @@ __all__ = [
     'ActuatorHandle',
     'BadValueError',
     'BrokenReferenceError',
+    'CouplingTransmission',
     'DifferentialTransmission',
     'FourBarLinkageTransmission',
     'INTERFACES',
     'IncompleteTransmissionError',
+    'J0Transmission',
+    'J0TransmissionForMuscle',
     'JointHandle',
     'LinearMap',
     'LinearTransmission',
     'LoadWarning',
     'PR2GripperTransmission',
+    'ParallelAnkleTransmission',
     'RobotTransmission',
     'RobotTransmissions',
+    'ShadowSimpleTransmission',
     'SimpleTransmission',
+    'SliderCrankTransmission',
+    'TableTransmission',
     'Transmission',
     'TransmissionConfigurationError',
     'TransmissionError',

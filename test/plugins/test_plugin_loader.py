@@ -238,7 +238,8 @@ def test_same_name_with_two_targets_is_ambiguous(tmp_path):
 
 # ------------------------------------------------------------------------------ third party
 def test_third_party_plugin_loads_from_a_urdf(acme):
-    robot = load_robot_transmissions(RACK_URDF.format(radius='0.02'))
+    robot = load_robot_transmissions(RACK_URDF.format(radius='0.02'), warn=False)
+    assert [w.path for w in robot.warnings] == ["/robot[@name='r']/joint[@name='slider']"]
     wiring = robot.transmissions[0].wiring
     assert type(wiring.transmission).__name__ == 'RackAndPinionTransmission'
     assert (wiring.joint_names, wiring.actuator_names) == (('slider',), ('motor',))

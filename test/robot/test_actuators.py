@@ -29,6 +29,7 @@ from transmission_plugins import PR2GripperTransmission
 from transmission_plugins import SimpleTransmission
 from transmission_plugins import TransmissionInputError
 from transmission_plugins import TransmissionValueError
+from transmission_plugins import TransmissionWarning
 from transmission_plugins import WristTransmission
 from transmission_plugins.robot.actuators import actuator_model_from_info
 from transmission_plugins.robot.actuators import ActuatorModel
@@ -345,7 +346,8 @@ def test_ros_style_urdf_reflects_n_squared_rotor_inertia():
 
 
 def test_gear_ratio_and_reduction_of_the_same_size_warn_and_count_in_series():
-    robot = _geared(-80, gear_ratio=80)
+    with pytest.warns(TransmissionWarning, match='described twice'):
+        robot = _geared(-80, gear_ratio=80)
     i = robot.joint_index['j']
     # the documented model: rotor -> rho -> actuator coordinate -> n -> joint
     assert robot.reflected_inertia()[i, i] == pytest.approx(80 ** 4 * ROTOR, rel=1e-12)

@@ -35,6 +35,7 @@ from transmission_plugins import TransmissionError
 from transmission_plugins import TransmissionFileError
 from transmission_plugins import TransmissionInputError
 from transmission_plugins import TransmissionValueError
+from transmission_plugins import TransmissionWarning
 from transmission_plugins import UnknownNameError
 from transmission_plugins import UrdfTransmissionError
 from transmission_plugins.robot.loading import load_robot_transmissions
@@ -760,7 +761,8 @@ def test_bad_limits_of_a_driven_joint_name_the_attribute(limit, where, fragment)
 
 @pytest.mark.parametrize('limit, where, fragment', BAD_LIMITS)
 def test_bad_limits_are_no_limits_with_a_warning_in_lenient_mode(limit, where, fragment):
-    robot = load_robot_transmissions(_limit_urdf(limit), lenient=True)
+    with pytest.warns(TransmissionWarning, match='lenient mode'):
+        robot = load_robot_transmissions(_limit_urdf(limit), lenient=True)
     assert len(robot.warnings) == 1
     assert robot.warnings[0].startswith(f'{LIMIT_PATH}{where} (line 5): ')
     assert fragment in robot.warnings[0] and 'lenient mode' in robot.warnings[0]
@@ -810,7 +812,9 @@ def test_missing_limits_are_no_limits_with_a_warning_in_both_modes(lenient):
 
 
 def test_zero_effort_and_velocity_limits_mean_no_limit_with_a_warning():
-    robot = load_robot_transmissions(_limit_urdf('lower="-1" upper="1" velocity="0" effort="0"'))
+    with pytest.warns(TransmissionWarning, match='read as no limit'):
+        robot = load_robot_transmissions(
+            _limit_urdf('lower="-1" upper="1" velocity="0" effort="0"'))
     assert robot.joint_effort_limit.tolist() == [math.inf]
     assert robot.joint_velocity_limit.tolist() == [math.inf]
     assert robot.actuator_effort_limit.tolist() == [math.inf]

@@ -70,3 +70,16 @@ def test_nodes_share_the_helpers_through_ros_common():
         assert module.PARAMETERS['robot_description'] is ros_common.ROBOT_DESCRIPTION_PARAMETER
         assert 'declare_parameters' not in vars(module) or \
             module.declare_parameters is ros_common.declare_parameters
+
+
+def test_stale_and_calibration_lines_change_severity_at_one_place():
+    """
+    Stale states (warning), fresh again (info), homing (info, error) are logged; nothing raises.
+
+    The demo's hardware interface died of a stale line after its homing lines.
+    """
+    from rclpy.logging import get_logger
+    from transmission_plugins.ros.cycle_driver import log_at
+    logger = get_logger('tp_test_log_at')
+    for level in ('info', 'warning', 'info', 'error', 'warning', 'info', 'error'):
+        log_at(logger, level, f'a {level} line')

@@ -27,8 +27,8 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.mock_actuators_node import MockActuatorsNode
-from transmission_plugins.tools.launcher import default_description_file
-from transmission_plugins.tools.launcher import read_description
+from transmission_plugins.tools.node_plan import default_description_file
+from transmission_plugins.tools.node_plan import read_description
 
 pytestmark = pytest.mark.ros
 
@@ -133,10 +133,16 @@ def test_mujoco_parameters_changed_under_rotors_are_reported_as_ignored(capfd):
 
 
 def test_a_diverging_mujoco_simulation_halts_and_says_so(capfd):
-    """On e6277b7 a reduction of 1e150 made MuJoCo reset the robot again and again, silently."""
+    """
+    On e6277b7 a diverging simulation made MuJoCo reset the robot again and again, silently.
+
+    The divergence then came from a reduction of 1e150, which the model now simulates (the
+    joint does not move); here the shoulder's PD is 1e4 times too stiff for the physics step
+    (Kp 4e6, its effort unlimited), and holding the arm against gravity makes it diverge.
+    """
     urdf = read_description(default_description_file()).replace(
-        '<mechanicalReduction>2.0</mechanicalReduction>',
-        '<mechanicalReduction>1e150</mechanicalReduction>', 1)
+        'p="400.0"', 'p="4e6"', 1).replace(
+        '<drake:effort_limit value="80.0"/>', '<drake:effort_limit value="1e300"/>', 1)
     context = _context('physics:=mujoco', 'rate:=100.0', 'diagnostic_period:=0.2')
     node = client = None
     try:

@@ -44,8 +44,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from tp_support import ros_domain
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
-from transmission_plugins.tools.launcher import default_description_file
-from transmission_plugins.tools.launcher import read_description
+from transmission_plugins.tools.node_plan import default_description_file
+from transmission_plugins.tools.node_plan import read_description
 
 pytestmark = pytest.mark.ros
 

@@ -35,8 +35,8 @@ from transmission_plugins.ros.common import parameter_value
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
 from transmission_plugins.ros.hardware_interface_node import PARAMETERS
-from transmission_plugins.tools.launcher import default_description_file
-from transmission_plugins.tools.launcher import read_description
+from transmission_plugins.tools.node_plan import default_description_file
+from transmission_plugins.tools.node_plan import read_description
 
 pytestmark = pytest.mark.ros
 

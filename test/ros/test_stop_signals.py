@@ -327,8 +327,8 @@ def test_a_flooded_node_keeps_its_memory_and_stops_as_promptly_as_an_idle_one(en
     from rclpy.context import Context
     from rclpy.serialization import serialize_message
     from sensor_msgs.msg import JointState
-    from transmission_plugins.tools.launcher import default_description_file
-    from transmission_plugins.tools.launcher import read_description
+    from transmission_plugins.tools.node_plan import default_description_file
+    from transmission_plugins.tools.node_plan import read_description
     monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     monkeypatch.setenv('ROS_DOMAIN_ID', env['ROS_DOMAIN_ID'])
     ns = f'/flood_{os.getpid()}'

@@ -59,6 +59,21 @@ TOPIC_PUB_ACTUATOR_COMMANDS = (
 TOPIC_ECHO_JOINT_COMMANDS = 'ros2 topic echo --once /joint_commands'
 PARAM_GET_STALE = 'ros2 param get /transmission_sim_interface stale_joints'
 
+R2C_LAUNCH = 'ros2 launch transmission_plugins ros2_control.launch.py'
+R2C_LIST_CONTROLLERS = 'ros2 control list_controllers'
+R2C_LIST_INTERFACES = 'ros2 control list_hardware_interfaces'
+R2C_TRAJECTORY = (
+    'ros2 topic pub --once /joint_trajectory_controller/joint_trajectory '
+    'trajectory_msgs/msg/JointTrajectory "{joint_names: [pan_joint, gripper_joint], '
+    'points: [{positions: [0.5, 0.05], time_from_start: {sec: 2}}]}"')
+R2C_LAUNCH_PR2 = ('ros2 launch transmission_plugins ros2_control.launch.xml '
+                  'description_file:=pr2.urdf namespace:=pr2')
+R2C_LIST_CONTROLLERS_NS = 'ros2 control list_controllers -c /pr2/controller_manager'
+R2C_TRAJECTORY_PR2 = (
+    'ros2 topic pub --once /pr2/joint_trajectory_controller/joint_trajectory '
+    'trajectory_msgs/msg/JointTrajectory "{joint_names: [head_pan_joint, r_shoulder_pan_joint], '
+    'points: [{positions: [0.5, -0.5], time_from_start: {sec: 2}}]}"')
+
 #: documented command -> the test (``module::function``) that runs it exactly as written
 COVERED = {
     LAUNCH: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
@@ -87,4 +102,11 @@ COVERED = {
     TOPIC_ECHO_JOINT_COMMANDS:
         'test_launch_cli.py::test_simulation_mode_with_a_stand_in_simulator',
     PARAM_GET_STALE: 'test_launch_cli.py::test_simulation_mode_with_a_stand_in_simulator',
+    R2C_LAUNCH: 'test_ros2_control_cli.py::test_the_bundled_robot_under_ros2_control',
+    R2C_LIST_CONTROLLERS: 'test_ros2_control_cli.py::test_the_bundled_robot_under_ros2_control',
+    R2C_LIST_INTERFACES: 'test_ros2_control_cli.py::test_the_bundled_robot_under_ros2_control',
+    R2C_TRAJECTORY: 'test_ros2_control_cli.py::test_the_bundled_robot_under_ros2_control',
+    R2C_LAUNCH_PR2: 'test_ros2_control_cli.py::test_the_pr2_in_a_namespace',
+    R2C_LIST_CONTROLLERS_NS: 'test_ros2_control_cli.py::test_the_pr2_in_a_namespace',
+    R2C_TRAJECTORY_PR2: 'test_ros2_control_cli.py::test_the_pr2_in_a_namespace',
 }

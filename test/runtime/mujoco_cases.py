@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Robots for the MuJoCo physics tests: one joint (a rotor, a pendulum) and the bundled robot."""
+"""Robots for the MuJoCo physics tests: one joint, a J0 finger and the bundled robot."""
 
 import pytest
 from tp_support import REPO
@@ -58,6 +58,39 @@ def one_joint(*, reduction=2.0, mass=1e-6, length=0.01, rotor_inertia=1e-4, gear
       <drake:rotor_inertia value="{rotor_inertia}"/>
       <drake:gear_ratio value="{gear_ratio}"/>{gain}{limit}
     </actuator>
+  </transmission>
+</robot>"""
+
+
+def j0_finger(damping=0.1):
+    """
+    Return a URDF: a Shadow-style finger, one tendon (a J0) closing its middle and distal joints.
+
+    The finger lies along y, its joints turn about x, so gravity (-z) pulls it down; masses,
+    inertias and the joints' damping are of the Shadow hand's size (its joints' damping
+    0.1 N m s, against link inertias of 1e-6 kg m^2).
+    """
+    def link(name, mass, length, inertia):
+        return f"""<link name="{name}"><inertial><origin xyz="0 {length / 2} 0"/>
+    <mass value="{mass}"/><inertia ixx="{inertia}" ixy="0" ixz="0" iyy="{inertia / 4}" iyz="0"
+    izz="{inertia}"/></inertial></link>"""
+
+    def joint(name, parent, child, y):
+        return f"""<joint name="{name}" type="revolute"><parent link="{parent}"/>
+    <child link="{child}"/><origin xyz="0 {y} 0"/><axis xyz="1 0 0"/>
+    <limit lower="0" upper="1.5708" effort="2" velocity="2"/><dynamics damping="{damping}"/>
+  </joint>"""
+
+    return f"""<robot name="j0_finger">
+  <link name="palm"/>
+  {link('middle', 0.017, 0.025, 2.7e-6)}
+  {link('distal', 0.012, 0.026, 1.0e-6)}
+  {joint('FFJ2', 'palm', 'middle', 0.0)}
+  {joint('FFJ1', 'middle', 'distal', 0.025)}
+  <transmission name="ffj0">
+    <type>sr_mechanism_model/J0Transmission</type>
+    <actuator name="FFJ0"><mechanicalReduction>1</mechanicalReduction></actuator>
+    <joint name="FFJ1"><hardwareInterface>EffortJointInterface</hardwareInterface></joint>
   </transmission>
 </robot>"""
 

@@ -20,7 +20,6 @@ the expected numbers easy to compute by hand; the bundled example robot checks t
 """
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -28,6 +27,8 @@ import pytest
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.robot.robot_transmissions import RobotTransmission
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.hardware_interface import InputRejected
 from transmission_plugins.runtime.hardware_interface import OK
@@ -35,6 +36,8 @@ from transmission_plugins.runtime.hardware_interface import STALE
 from transmission_plugins.runtime.hardware_interface import WARN
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import SimpleTransmission
+from transmission_plugins.urdf.joints import UrdfJoint
+from transmission_plugins.urdf.records import ActuatorInfo
 
 
 class FakeClock:
@@ -47,56 +50,21 @@ class FakeClock:
         return self.t
 
 
-class _T(NamedTuple):
-    name: str
-    type: str  # noqa: A003
-    transmission: object
-    joint_names: tuple
-    actuator_names: tuple
-
-
-class FakeRobot:
-    """The RobotTransmissions surface the hardware interface uses, over two transmissions."""
-
-    def __init__(self) -> None:
-        self.transmissions = [
-            _T('simple_trans', 'transmission_interface/SimpleTransmission',
-               SimpleTransmission(10.0, 0.5), ('j_simple',), ('m_simple',)),
-            _T('diff_trans', 'transmission_interface/DifferentialTransmission',
-               DifferentialTransmission((5.0, 5.0), (1.0, 1.0)), ('j_d1', 'j_d2'),
-               ('m_d1', 'm_d2')),
-        ]
-        self.robot_name = 'fake_robot'
-        self.joint_names = ['j_simple', 'j_d1', 'j_d2']
-        self.actuator_names = ['m_simple', 'm_d1', 'm_d2']
-        self.joint_lower = np.array([-1.0, -2.0, -2.0])
-        self.joint_upper = np.array([1.0, 2.0, 2.0])
-        self.joint_velocity_limit = np.array([3.0, 3.0, 3.0])
-        self.joint_effort_limit = np.array([20.0, 50.0, 50.0])
-        self.actuator_effort_limit = np.array([1.5, 8.0, 8.0])
-
-    def _convert(self, values, to_joint):
-        src_names = self.actuator_names if to_joint else self.joint_names
-        dst_names = self.joint_names if to_joint else self.actuator_names
-        n = len(next(iter(values.values())))
-        out = {k: np.full(len(dst_names), np.nan) for k in values}
-        del n
-        for t in self.transmissions:
-            src = t.actuator_names if to_joint else t.joint_names
-            dst = t.joint_names if to_joint else t.actuator_names
-            sub = {k: np.array([v[src_names.index(s)] for s in src]) for k, v in values.items()}
-            fn = t.transmission.actuator_to_joint if to_joint else t.transmission.joint_to_actuator
-            res = fn(sub)
-            for k, v in res.items():
-                for d, x in zip(dst, v):
-                    out[k][dst_names.index(d)] = x
-        return out
-
-    def actuator_to_joint_arrays(self, values):
-        return self._convert(values, True)
-
-    def joint_to_actuator_arrays(self, values):
-        return self._convert(values, False)
+def two_transmission_robot():
+    """Return a robot of one simple and one differential transmission, with known limits."""
+    records = [
+        RobotTransmission('simple_trans', 'transmission_interface/SimpleTransmission',
+                          SimpleTransmission(10.0, 0.5), ('j_simple',), ('m_simple',)),
+        RobotTransmission('diff_trans', 'transmission_interface/DifferentialTransmission',
+                          DifferentialTransmission((5.0, 5.0), (1.0, 1.0)), ('j_d1', 'j_d2'),
+                          ('m_d1', 'm_d2')),
+    ]
+    joints = [UrdfJoint('j_simple', 'revolute', -1.0, 1.0, 3.0, 20.0),
+              UrdfJoint('j_d1', 'revolute', -2.0, 2.0, 3.0, 50.0),
+              UrdfJoint('j_d2', 'revolute', -2.0, 2.0, 3.0, 50.0)]
+    info = {name: ActuatorInfo(name, effort_limit=limit)
+            for name, limit in (('m_simple', 1.5), ('m_d1', 8.0), ('m_d2', 8.0))}
+    return RobotTransmissions(records, joints, actuator_info=info, robot_name='fake_robot')
 
 
 @pytest.fixture
@@ -106,7 +74,7 @@ def clock():
 
 @pytest.fixture
 def hw(clock):
-    return HardwareInterface(FakeRobot(), state_timeout=0.1, command_timeout=0.5,
+    return HardwareInterface(two_transmission_robot(), state_timeout=0.1, command_timeout=0.5,
                              enforce_limits=True, clock=clock)
 
 
@@ -200,7 +168,8 @@ def test_new_command_replaces_every_field_of_its_joints(hw):
 
 
 def test_array_command_uses_the_joints_order(clock):
-    hw = HardwareInterface(FakeRobot(), command_joints=['j_d2', 'j_d1', 'j_simple'], clock=clock)
+    hw = HardwareInterface(two_transmission_robot(), command_joints=['j_d2', 'j_d1', 'j_simple'],
+                           clock=clock)
     _state(hw)
     hw.set_interface_command('position', [0.25, 0.5, 0.7])
     cmd = _commands(hw.update())
@@ -231,7 +200,7 @@ def test_position_velocity_effort_commands_are_clamped_and_counted(hw):
 
 
 def test_limits_off_passes_commands_through(clock):
-    hw = HardwareInterface(FakeRobot(), enforce_limits=False, clock=clock)
+    hw = HardwareInterface(two_transmission_robot(), enforce_limits=False, clock=clock)
     _state(hw)
     hw.set_joint_command(['j_simple'], [5.0])
     assert _commands(hw.update())['m_simple']['position'] == pytest.approx(45.0)
@@ -281,23 +250,24 @@ def test_command_watchdog_stops_commands(hw, clock):
 
 
 @pytest.mark.parametrize('action,field,value', [
-    ('hold', 'position', 10.0), ('zero_velocity', 'velocity', 0.0),
+    ('hold', 'position', 4.0), ('zero_velocity', 'velocity', 0.0),
     ('zero_effort', 'effort', 0.0)])
 def test_command_timeout_actions(clock, action, field, value):
-    hw = HardwareInterface(FakeRobot(), command_timeout=0.5, timeout_action=action,
+    hw = HardwareInterface(two_transmission_robot(), command_timeout=0.5, timeout_action=action,
                            state_timeout=0.0, clock=clock)
-    _state(hw)
+    _state(hw, pos=(4.0, 5.0, 5.0))  # m_simple inside its mapped position limits [-15, 5]
     hw.set_joint_command(['j_simple'], velocity=[0.3])
     hw.update()
     clock.t += 0.6
-    hw.update()  # the expiry is seen here: 'hold' latches the position measured now (10)
+    hw.update()  # the expiry is seen here: 'hold' latches the position measured now (4)
     _state(hw, pos=(12.0, 5.0, 5.0))
     cmd = _commands(hw.update())
     assert cmd == {'m_simple': {field: pytest.approx(value)}}
 
 
 def test_disabled_watchdogs(clock):
-    hw = HardwareInterface(FakeRobot(), state_timeout=0.0, command_timeout=0.0, clock=clock)
+    hw = HardwareInterface(two_transmission_robot(), state_timeout=0.0, command_timeout=0.0,
+                           clock=clock)
     _state(hw)
     hw.set_joint_command(['j_simple'], [0.7])
     clock.t += 1e6
@@ -361,7 +331,7 @@ def test_random_garbage_never_produces_non_finite_output(hw):
 
 @pytest.mark.filterwarnings('ignore::RuntimeWarning')
 def test_huge_values_stay_finite_after_conversion(clock):
-    hw = HardwareInterface(FakeRobot(), enforce_limits=False, clock=clock)
+    hw = HardwareInterface(two_transmission_robot(), enforce_limits=False, clock=clock)
     hw.set_actuator_state(['m_simple', 'm_d1', 'm_d2'], [1e308, 1e308, 1e308])
     hw.set_joint_command(['j_simple', 'j_d1', 'j_d2'], [1e308, 1e308, 1e308])
     out = hw.update()
@@ -428,22 +398,22 @@ def test_diagnostics_report_the_achieved_rate_and_periodicity(hw):
 
 def test_bad_constructor_arguments(clock):
     with pytest.raises(ValueError):
-        HardwareInterface(FakeRobot(), timeout_action='explode')
+        HardwareInterface(two_transmission_robot(), timeout_action='explode')
     with pytest.raises(TransmissionValueError, match="joints.*unknown joint names .'nope'."):
-        HardwareInterface(FakeRobot(), command_joints=['nope'])
+        HardwareInterface(two_transmission_robot(), command_joints=['nope'])
     with pytest.raises(TransmissionValueError, match='joints.*duplicate'):
-        HardwareInterface(FakeRobot(), command_joints=['j_simple', 'j_simple'])
+        HardwareInterface(two_transmission_robot(), command_joints=['j_simple', 'j_simple'])
     with pytest.raises(TransmissionValueError, match='stale_joints'):
-        HardwareInterface(FakeRobot(), stale_joints='forget')
+        HardwareInterface(two_transmission_robot(), stale_joints='forget')
     with pytest.raises(TransmissionValueError, match='state_timeout'):
-        HardwareInterface(FakeRobot(), state_timeout=math.nan)
+        HardwareInterface(two_transmission_robot(), state_timeout=math.nan)
 
 
 def test_every_error_belongs_to_the_package_exception_tree(hw):
     """Callers catch ``TransmissionError``; ``ValueError`` keeps working too."""
     assert issubclass(InputRejected, TransmissionInputError)
     with pytest.raises(TransmissionValueError, match='timeout_action.*explode'):
-        HardwareInterface(FakeRobot(), timeout_action='explode')
+        HardwareInterface(two_transmission_robot(), timeout_action='explode')
     with pytest.raises(TransmissionError) as e:
         hw.set_joint_command(['j_simple'], [math.nan])
     assert isinstance(e.value, ValueError) and e.value.reason == 'non_finite'

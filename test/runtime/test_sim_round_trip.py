@@ -17,8 +17,9 @@ The round-trip guarantee, without ROS: simulation interface and hardware interfa
 
 A joint-space source (a simulator) feeds the simulation interface; its ``actuator_states`` feed
 the hardware interface, whose ``joint_states`` must reproduce the source to 1e-9, for every
-transmission type of the bundled robot (simple, four-bar, differential, PR2 gripper) and of the
-PR2 (also its wrists and pr2_mechanism_model simple transmissions).  Actuator commands sent
+transmission type of the bundled robot (simple, four-bar, differential, PR2 gripper), of the
+PR2 (also its wrists and pr2_mechanism_model simple transmissions) and of the humanoid legs
+fixture (parallel ankles, a pushrod and a measured knee).  Actuator commands sent
 through the simulation interface and then the hardware interface come back as themselves.  The
 source draws the commandable joints at random; a PR2 gripper's passive finger joints follow its
 gap joint as its linkage makes them (a simulator with the mechanism does the same).
@@ -30,6 +31,7 @@ import numpy as np
 import pytest
 
 from tp_support import CORPUS_SKIP_REASON
+from tp_support import FIXTURE_DIR
 from tp_support import PR2_URDF
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
@@ -42,12 +44,14 @@ FIELDS = ('position', 'velocity', 'effort')
 TOLERANCE = 1e-9
 
 
-@pytest.fixture(scope='module', params=['example_robot', 'pr2'])
+@pytest.fixture(scope='module', params=['example_robot', 'pr2', 'humanoid_legs'])
 def robot(request):
     if request.param == 'pr2':
         if not PR2_URDF.is_file():
             pytest.skip(CORPUS_SKIP_REASON)
         return load_robot_transmissions(PR2_URDF, warn=False)
+    if request.param == 'humanoid_legs':
+        return load_robot_transmissions(FIXTURE_DIR / 'humanoid_legs.urdf', warn=False)
     return load_robot_transmissions(read_description(default_description_file()))
 
 

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from test_hardware_interface import FakeClock
-from test_hardware_interface import FakeRobot
+from test_hardware_interface import two_transmission_robot
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.hardware_interface import STALE
 from transmission_plugins.runtime.hardware_interface import WARN
@@ -33,7 +33,7 @@ ACTUATORS = ['m_simple', 'm_d1', 'm_d2']
 
 
 def _hw(clock, **kwargs):
-    return HardwareInterface(FakeRobot(), state_timeout=0.1, clock=clock, **kwargs)
+    return HardwareInterface(two_transmission_robot(), state_timeout=0.1, clock=clock, **kwargs)
 
 
 def test_last_is_the_default_and_keeps_every_stale_joint_at_its_last_values():
@@ -134,7 +134,8 @@ def test_the_state_watchdog_counts_from_arrival_not_from_the_call():
 
 def test_the_command_watchdog_counts_from_arrival_too():
     clock = FakeClock()
-    hw = HardwareInterface(FakeRobot(), command_timeout=0.5, state_timeout=0.0, clock=clock)
+    hw = HardwareInterface(two_transmission_robot(), command_timeout=0.5, state_timeout=0.0,
+                           clock=clock)
     hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0])
     received = clock.t
     clock.t += 0.4

@@ -209,3 +209,79 @@ def test_the_launch_description_leaves_signal_handling_to_ros2_launch(
                 and isinstance(a.event_handler, OnProcessStart)]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+R2C_PY_LAUNCH = REPO / 'launch' / 'ros2_control.launch.py'
+R2C_XML_LAUNCH = REPO / 'launch' / 'ros2_control.launch.xml'
+
+
+def test_ros2_control_launch_files_declare_its_arguments():
+    from transmission_plugins.tools.ros2_control_plan import ARGUMENTS
+    assert set(LAUNCH_ARGUMENTS) < set(ARGUMENTS)   # the same arguments, and two more
+    tree = ast.parse(R2C_PY_LAUNCH.read_text())
+    imports = [(n.module, [a.name for a in n.names]) for n in tree.body
+               if isinstance(n, ast.ImportFrom)]
+    assert imports == [('transmission_plugins.tools.ros2_control_launch',
+                        ['generate_launch_description'])]
+    root = ElementTree.parse(R2C_XML_LAUNCH).getroot()
+    declared = {a.get('name'): (a.get('default'), a.get('description'))
+                for a in root.findall('arg')}
+    assert declared == ARGUMENTS and list(declared) == list(ARGUMENTS)
+    include, = root.findall('include')
+    assert include.get('file') == ('$(find-pkg-share transmission_plugins)/launch/'
+                                   'ros2_control.launch.py')
+    passed = {a.get('name'): a.get('value') for a in include.findall('arg')}
+    assert passed == {name: f'$(var {name})' for name in ARGUMENTS}
+    assert package_file('launch', 'ros2_control.launch.xml').is_file()
+
+
+def test_ros2_control_node_set_actions(monkeypatch):
+    launch = _launch()
+    from launch.actions import LogInfo
+    from launch.actions import OpaqueFunction
+    from launch.actions import RegisterEventHandler
+    from launch_ros.actions import Node
+    from transmission_plugins.tools import ros2_control_plan
+    from transmission_plugins.tools.ros2_control_launch import generate_launch_description
+    from transmission_plugins.tools.ros2_control_launch import node_set
+    from transmission_plugins.tools.ros2_control_plan import ARGUMENTS
+    description = generate_launch_description()
+    assert [a.name for a in description.get_launch_arguments()] == list(ARGUMENTS)
+    monkeypatch.setattr(ros2_control_plan, '_required', lambda package, executable: None)
+    monkeypatch.setattr(ros2_control_plan, 'plan_nodes',
+                        lambda values, rsp: _plan_without_rsp(values))
+    context = launch.LaunchContext()
+    context.launch_configurations.update(
+        {name: default for name, (default, _) in ARGUMENTS.items()})
+    actions = node_set(context)
+    nodes = [a for a in actions if isinstance(a, Node)]
+    assert [(n.node_package, n.node_executable) for n in nodes] == [
+        ('transmission_plugins', 'hardware_interface_node'),
+        ('transmission_plugins', 'mock_actuators_node'),
+        ('controller_manager', 'ros2_control_node')]
+    # the spawner starts when the hardware interface logs that it is active, once
+    from launch.event_handlers import OnProcessIO
+    from launch.events.process import ProcessStderr
+    io, = [a.event_handler for a in actions if isinstance(a, RegisterEventHandler)
+           and isinstance(a.event_handler, OnProcessIO)]
+
+    def line(text):
+        return ProcessStderr(text=text.encode(), action=nodes[0], name='hw', cmd=[], cwd=None,
+                             env=None, pid=1)
+    assert io.handle(line('[hw] [INFO] [1.0] [transmission_hardware_interface]: configured\n'),
+                     context) is None
+    spawner, = io.handle(line('[hw] [INFO] [1.0] [transmission_hardware_interface]: active\n'),
+                         context)
+    assert (spawner.node_package, spawner.node_executable) == ('controller_manager', 'spawner')
+    assert io.handle(line('[hw] [INFO] [2.0] [transmission_hardware_interface]: active\n'),
+                     context) is None
+    logs = [''.join(s.perform(context) for s in a.msg) for a in actions
+            if isinstance(a, LogInfo)]
+    assert logs[-1].startswith('ros2_control: generated TopicBasedSystem block')
+    # robot_state_publisher does not start: the launch publishes robot_description itself
+    assert sum(isinstance(a, OpaqueFunction) for a in actions) == 1
+
+
+def _plan_without_rsp(values):
+    from transmission_plugins.tools.node_plan import plan_nodes
+    return plan_nodes(values, robot_state_publisher=False)

@@ -40,8 +40,10 @@ from transmission_plugins.ros.sim_interface_parameters import PARAMETERS as SIM_
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.sim_interface import SimInterface
 from transmission_plugins.tools import launcher
+from transmission_plugins.tools import node_plan
 from transmission_plugins.tools.launcher import LaunchConfigError
 from transmission_plugins.tools.params_file import ParamsFile
+from transmission_plugins.tools.params_file import write_params_file
 import yaml
 
 #: A robot unrelated to the bundled example (RRBot-like): two joints, two simple transmissions.
@@ -98,7 +100,7 @@ def signal_handlers():
 
 
 def test_default_node_set():
-    specs = launcher.node_specs()
+    specs = node_plan.node_specs()
     assert [s.name for s in specs] == ['transmission_hardware_interface', 'mock_actuators']
     hw, mock = specs
     assert hw.executable == 'hardware_interface_node'
@@ -116,7 +118,7 @@ def test_default_config_fits_any_robot(tmp_path):
     """The default config names no joint, so a robot other than the example starts."""
     urdf = tmp_path / 'generic_arm.urdf'
     urdf.write_text(GENERIC_URDF)
-    specs = launcher.node_specs(str(urdf))
+    specs = node_plan.node_specs(str(urdf))
     assert [s.name for s in specs] == ['transmission_hardware_interface', 'mock_actuators']
     robot, core, q = _check_node_parameters(specs)
     assert core.command_joints == ['joint1', 'joint2']
@@ -124,13 +126,13 @@ def test_default_config_fits_any_robot(tmp_path):
 
 
 def test_example_config_fits_the_example_robot():
-    specs = launcher.node_specs('', str(launcher.example_config_file()))
+    specs = node_plan.node_specs('', str(node_plan.example_config_file()))
     robot, core, q = _check_node_parameters(specs)
     assert core.command_joints == ['pan_joint', 'shoulder_joint', 'elbow_joint',
                                    'wrist_pitch_joint', 'wrist_roll_joint', 'gripper_joint']
     assert q[robot.joint_names.index('gripper_joint')] == 0.08
     assert np.isfinite(q).all()
-    config = launcher.load_config(launcher.example_config_file())
+    config = node_plan.load_config(node_plan.example_config_file())
     assert set(config['transmission_hardware_interface']) <= set(HW_PARAMETERS)
     assert set(config['mock_actuators']) <= set(MOCK_PARAMETERS) | {'initial_joint_positions'}
 
@@ -142,7 +144,7 @@ def test_example_urdf_is_a_plain_yaml_string():
     rcl parses the value of ``-p`` as YAML: a ': ' (or ' #') anywhere, comments included, makes
     it a mapping (or cuts it) and the node does not start.
     """
-    text = launcher.read_description(launcher.default_description_file())
+    text = node_plan.read_description(node_plan.default_description_file())
     comments = re.findall(r'<!--(.*?)-->', text, re.S)
     assert len(comments) > 3
     assert [c for c in comments if ': ' in c or ' #' in c] == []
@@ -150,22 +152,22 @@ def test_example_urdf_is_a_plain_yaml_string():
 
 
 def test_bundled_config_documents_every_parameter_it_sets():
-    config = launcher.load_config(launcher.default_config_file())
+    config = node_plan.load_config(node_plan.default_config_file())
     assert set(config['transmission_hardware_interface']) <= set(HW_PARAMETERS)
     assert set(config['mock_actuators']) <= set(MOCK_PARAMETERS) | {'initial_joint_positions'}
-    text = launcher.default_config_file().read_text()
+    text = node_plan.default_config_file().read_text()
     for name in config['transmission_hardware_interface']:
         before = text[:text.index(f'    {name}:')].rstrip().splitlines()[-1]
         assert before.strip().startswith('#'), f'{name} has no comment'
 
 
 def test_bundled_config_documents_the_sim_interface_with_its_defaults():
-    config = launcher.load_config(launcher.default_config_file())
+    config = node_plan.load_config(node_plan.default_config_file())
     section = config['transmission_sim_interface']
     assert set(section) == set(SIM_PARAMETERS) - {'robot_description'}
     for name, value in section.items():
         assert value == SIM_PARAMETERS[name][0], name
-    text = launcher.default_config_file().read_text()
+    text = node_plan.default_config_file().read_text()
     sim_text = text[text.index('transmission_sim_interface:'):text.index('mock_actuators:')]
     for name in section:
         before = sim_text[:sim_text.index(f'    {name}:')].rstrip().splitlines()[-1]
@@ -185,7 +187,7 @@ def test_simulation_mode_starts_the_sim_interface_instead(tmp_path):
     assert list(reasons) == ['mock_actuators']   # the hardware interface is another mode's
     assert reasons['mock_actuators'].startswith('mode is simulation')
     # the example config's sim section fits the example robot (as the node configures)
-    specs = launcher.node_specs('', str(launcher.example_config_file()), mode='simulation')
+    specs = node_plan.node_specs('', str(node_plan.example_config_file()), mode='simulation')
     params = specs[0].parameters
     robot = load_robot_transmissions(params['robot_description'])
     core = SimInterface(robot, command_joints=list(params['joints']),
@@ -194,7 +196,7 @@ def test_simulation_mode_starts_the_sim_interface_instead(tmp_path):
     # and the default config fits any robot
     urdf = tmp_path / 'generic_arm.urdf'
     urdf.write_text(GENERIC_URDF)
-    params = launcher.node_specs(str(urdf), mode='simulation')[0].parameters
+    params = node_plan.node_specs(str(urdf), mode='simulation')[0].parameters
     core = SimInterface(load_robot_transmissions(params['robot_description']),
                         command_joints=list(params['joints']))
     assert core.command_joints == ['joint1', 'joint2']
@@ -208,7 +210,7 @@ def test_hardware_mode_leaves_the_sim_interface_out_silently():
 
 
 def test_without_mock_actuators_and_with_robot_state_publisher():
-    specs = launcher.node_specs(use_mock_actuators='false', robot_state_publisher=True)
+    specs = node_plan.node_specs(use_mock_actuators='false', robot_state_publisher=True)
     assert [s.name for s in specs] == ['transmission_hardware_interface', 'robot_state_publisher']
     rsp = specs[1]
     assert rsp.module is None and rsp.package == 'robot_state_publisher'
@@ -223,8 +225,8 @@ def test_robot_state_publisher_is_started_when_installed(monkeypatch, tmp_path):
     exe.chmod(0o755)
     monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
     assert launcher.robot_state_publisher_executable() == str(exe)
-    assert launcher.node_specs()[-1].name == 'robot_state_publisher'
-    cmd = launcher.command(launcher.node_specs()[-1], '/tmp/p.yaml')
+    assert node_plan.node_specs()[-1].name == 'robot_state_publisher'
+    cmd = launcher.command(node_plan.node_specs()[-1], '/tmp/p.yaml')
     assert cmd[0] == str(exe)
 
 
@@ -237,7 +239,7 @@ def test_plain_urdf_and_custom_config(tmp_path):
           ros__parameters:
             update_rate: 1000
         """))
-    hw = launcher.node_specs(str(urdf), str(cfg), False)[0]
+    hw = node_plan.node_specs(str(urdf), str(cfg), False)[0]
     assert hw.parameters == {'update_rate': 1000, 'robot_description': '<robot name="r"/>',
                              'use_sim_time': False}
 
@@ -252,25 +254,25 @@ def test_bad_config_files(tmp_path, text, match):
     cfg = tmp_path / 'c.yaml'
     cfg.write_text(text)
     with pytest.raises(LaunchConfigError, match=match):
-        launcher.load_config(cfg)
+        node_plan.load_config(cfg)
 
 
 def test_bad_arguments(tmp_path):
     with pytest.raises(LaunchConfigError, match='does not exist'):
-        launcher.node_specs(str(tmp_path / 'missing.urdf'))
+        node_plan.node_specs(str(tmp_path / 'missing.urdf'))
     with pytest.raises(LaunchConfigError, match='cannot read'):
-        launcher.node_specs('', str(tmp_path / 'missing.yaml'))
+        node_plan.node_specs('', str(tmp_path / 'missing.yaml'))
     with pytest.raises(LaunchConfigError, match='true or false'):
-        launcher.node_specs(use_mock_actuators='maybe')
+        node_plan.node_specs(use_mock_actuators='maybe')
     bad = tmp_path / 'bad.urdf.xacro'
     bad.write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:nope/></robot>')
     with pytest.raises(LaunchConfigError, match='xacro failed'):
-        launcher.node_specs(str(bad))
+        node_plan.node_specs(str(bad))
 
 
 def test_params_file_applies_in_any_namespace(tmp_path):
-    specs = launcher.node_specs()
-    path = launcher.write_params_file(specs, str(tmp_path))
+    specs = node_plan.node_specs()
+    path = write_params_file(specs, str(tmp_path))
     doc = yaml.safe_load(open(path))
     assert list(doc) == ['/**/transmission_hardware_interface', '/**/mock_actuators']
     urdf = doc['/**/mock_actuators']['ros__parameters']['robot_description']
@@ -354,7 +356,7 @@ def test_parameters_file_fallback_directory_is_private_and_removed(tmp_path, mon
     with ParamsFile([spec], in_memory=False) as params:
         assert not params.in_memory and params.path.startswith(str(tmp_path))
         assert stat.S_IMODE(os.stat(os.path.dirname(params.path)).st_mode) == 0o700
-        assert yaml.safe_load(open(params.path)) == launcher.params_document([spec])
+        assert yaml.safe_load(open(params.path)) == node_plan.params_document([spec])
     assert list(tmp_path.iterdir()) == []
 
 
@@ -375,7 +377,7 @@ def test_launch_config_error_is_a_transmission_error(tmp_path):
     assert issubclass(LaunchConfigError, TransmissionError)
     assert issubclass(LaunchConfigError, ValueError)
     with pytest.raises(TransmissionError, match='does not exist'):
-        launcher.node_specs(str(tmp_path / 'missing.urdf'))
+        node_plan.node_specs(str(tmp_path / 'missing.urdf'))
 
 
 def test_main_reports_bad_files(tmp_path, capsys):
@@ -695,12 +697,12 @@ def test_a_misspelt_name_in_the_config_file_is_an_error(tmp_path, text, message)
 
 def test_the_bundled_config_files_and_qos_overrides_pass_the_check(tmp_path):
     for name in ('transmission_hardware.yaml', 'example_robot.yaml'):
-        launcher.load_config(REPO / 'config' / name)
+        node_plan.load_config(REPO / 'config' / name)
     path = tmp_path / 'config.yaml'
     path.write_text('transmission_hardware_interface:\n  ros__parameters:\n'
                     '    qos_overrides./joint_states.publisher.depth: 5\n'
                     'robot_state_publisher:\n  ros__parameters: {publish_frequency: 10.0}\n')
-    assert launcher.load_config(path)['transmission_hardware_interface'] == {
+    assert node_plan.load_config(path)['transmission_hardware_interface'] == {
         'qos_overrides./joint_states.publisher.depth': 5}
 
 

@@ -24,6 +24,7 @@ element path and the bad value, or handled as documented in the README (section
 "Strict and lenient").
 """
 
+from collections import Counter
 import copy
 
 from lxml import etree
@@ -59,8 +60,8 @@ ROBOTS = {
     'franka_panda.urdf': (25, True, 9, (9, 9)),
     'kinova_j2n6s300.urdf': (12, False, 12, (12, 12)),
     'robotiq_2f_85.urdf': (1, False, 1, (1, 1)),
-    # every type is a vendor one (sr_mechanism_model/...): see test_shadow_hand_with_aliases
-    'shadow_hand_e.urdf': (20, True, 0, None),
+    # 16 sr_mechanism_model/SimpleTransmission and 4 J0Transmission (two joints each), natively
+    'shadow_hand_e.urdf': (20, False, 20, (24, 20)),
     'rrbot_gazebo_ros_demos.urdf': (2, False, 2, (2, 2)),
     'rrbot_gazebo_ros_demos_legacy_xml.urdf': (2, False, 2, (2, 2)),
     'husky.urdf': (4, False, 4, (4, 4)),
@@ -247,14 +248,40 @@ def test_franka_duplicates_are_merged_with_their_interfaces():
     assert len(skipped) == 2 and all('franka_hw/' in w for w in skipped)
 
 
-def test_shadow_hand_with_aliases():
-    # opt-in: Shadow's SimpleTransmission maps like the standard one; J0Transmission is skipped
-    parsed, built = load(read_urdf_text(CORPUS / 'shadow_hand_e.urdf'), lenient=True,
-                         aliases=SHADOW_ALIASES)
-    assert len(built.transmissions) == 16
-    assert sum('J0Transmission' in w for w in built.warnings) == 4
+def test_shadow_hand_loads_20_of_20_strictly():
+    # no alias: sr_mechanism_model's SimpleTransmission and J0Transmission are built in, the
+    # J0s' second joints named by sr_mechanism_model's rule
+    parsed, built = load(read_urdf_text(CORPUS / 'shadow_hand_e.urdf'))
+    assert len(built.transmissions) == 20 and built.warnings == []
+    assert built.untransmitted_joints == []
+    assert Counter(type(b.transmission).__name__ for b in built.transmissions) == {
+        'ShadowSimpleTransmission': 16, 'J0Transmission': 4}
     wiring = next(b.wiring for b in built.transmissions if b.info.name == 'rh_wrist_transmission')
     assert wiring.joint_names == wiring.actuator_names  # actuators are named after joints
+    j0 = {b.info.name: b.wiring for b in built.transmissions
+          if b.type == 'sr_mechanism_model/J0Transmission'}
+    assert {n: (w.joint_names, w.actuator_names) for n, w in j0.items()} == {
+        f'rh_{f.lower()}middle_transmission': ((f'rh_{f}J1', f'rh_{f}J2'), (f'rh_{f}J0',))
+        for f in ('FF', 'MF', 'RF', 'LF')}
+    out = built.actuator_to_joint({'position': {'rh_LFJ0': 2.0, 'rh_WRJ2': -0.3},
+                                   'velocity': {'rh_LFJ0': 1.0, 'rh_WRJ2': 0.2}})
+    assert out == {'position': {'rh_LFJ1': 1.0, 'rh_LFJ2': 1.0, 'rh_WRJ2': -0.3},
+                   'velocity': {'rh_LFJ1': 0.5, 'rh_LFJ2': 0.5, 'rh_WRJ2': 0.2}}
+
+
+def test_shadow_hand_an_alias_still_renames_a_built_in_type():
+    # aliases apply before the lookup, so the documented opt-in still works where a native
+    # plugin exists: the 16 simple transmissions become standard ones, with the same maps
+    text = read_urdf_text(CORPUS / 'shadow_hand_e.urdf')
+    _, native = load(text)
+    _, aliased = load(text, aliases=SHADOW_ALIASES)
+    assert aliased.warnings == [] and len(aliased.transmissions) == 20
+    assert Counter(type(b.transmission).__name__ for b in aliased.transmissions) == {
+        'SimpleTransmission': 16, 'J0Transmission': 4}
+    for a, n in zip(aliased.transmissions, native.transmissions):
+        assert a.joint_names == n.joint_names and a.actuator_names == n.actuator_names
+        assert [m.tolist() for m in a.transmission.linear_map()] == \
+            [m.tolist() for m in n.transmission.linear_map()]
 
 
 def test_tiago_humble_both_sources():

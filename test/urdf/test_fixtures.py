@@ -49,6 +49,8 @@ FIXTURES = {
     'odd_materials.urdf': (1, True, 1, (1, 1), BadValueError),
     'xacro_saved_as.urdf': (2, False, 2, (2, 2), None),
     'xacro/dual_arm.urdf.xacro': (6, False, 6, (6, 6), None),
+    'coupled_hand.urdf': (4, False, 4, (9, 6), None),
+    'humanoid_legs.urdf': (6, False, 6, (8, 8), None),
 }
 
 
@@ -101,13 +103,24 @@ def test_fixture(name):
 
 @pytest.mark.parametrize('name', sorted(FIXTURES))
 def test_every_built_transmission_round_trips(name):
+    """Actuator positions of joints 10 % to 30 % into their range (+-1 without limits)."""
     _, robot = load(name, lenient=FIXTURES[name][1])
     rng = np.random.default_rng(14)
     for t in robot.transmissions:
         transmission = t.wiring.transmission
-        actuator = {'position': rng.uniform(0.1, 0.3, transmission.num_actuators())}
+        index = [robot.joint_index[j] for j in t.joint_names]
+        lower, upper = robot.joint_lower[index], robot.joint_upper[index]
+        lower, upper = np.where(np.isfinite(lower), lower, -1.0), np.where(
+            np.isfinite(upper), upper, 1.0)
+        inside = lower + rng.uniform(0.1, 0.3, len(index)) * (upper - lower)
+        actuator = transmission.joint_to_actuator({'position': inside})
         joint = transmission.actuator_to_joint(actuator)
         back = transmission.joint_to_actuator(joint)
+        if transmission.num_actuators() > transmission.num_joints():
+            # more actuators than joints (an antagonistic pair): the same joints, not actuators
+            np.testing.assert_allclose(transmission.actuator_to_joint(back)['position'],
+                                       joint['position'], rtol=1e-9, err_msg=t.info.name)
+            continue
         np.testing.assert_allclose(back['position'], actuator['position'], rtol=1e-9,
                                    err_msg=t.info.name)
 

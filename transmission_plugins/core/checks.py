@@ -85,6 +85,35 @@ def check_sequence(value: Any, length: int, parameter: str, where: str = '') -> 
     return items
 
 
+def check_array(value: Any, shape: Sequence[int], parameter: str,
+                where: str = '') -> FloatArray:
+    """
+    Return ``value`` as a read-only float64 array of ``shape`` with finite entries.
+
+    A ``-1`` in ``shape`` accepts any length of at least one on that axis (``(-1, -1)``: any
+    non-empty matrix).
+
+    :raises TransmissionValueError: not numbers (booleans and text included), ragged rows,
+        another shape (named), or NaN and infinities
+    """
+    expected = ' x '.join('n' if n < 0 else str(n) for n in shape)
+    try:
+        x = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TransmissionValueError(parameter, value, f'{expected} real numbers (rows of equal '
+                                     'length)', where) from None
+    if isinstance(value, (str, bytes)) or np.asarray(value).dtype.kind == 'b':
+        raise TransmissionValueError(parameter, value, f'{expected} real numbers', where)
+    if x.ndim != len(shape) or any(m != n if n >= 0 else m < 1 for m, n in zip(x.shape, shape)):
+        got = ' x '.join(map(str, x.shape)) or 'a single number'
+        raise TransmissionValueError(parameter, value, f'{expected} real numbers, not {got}',
+                                     where)
+    if not np.all(np.isfinite(x)):
+        raise TransmissionValueError(parameter, value, f'{expected} finite numbers', where)
+    x.setflags(write=False)
+    return x
+
+
 def check_value_arrays(values: Any, size: int, side: str, interfaces: Sequence[str],
                        owner: str) -> ArrayMap:
     """

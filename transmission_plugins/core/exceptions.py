@@ -15,9 +15,8 @@
 """
 The one exception tree of transmission_plugins.
 
-Every error the package raises derives from :class:`TransmissionError`.  Each class keeps the
-structured facts (element path, parameter, offending value, expectation) as attributes and builds
-its message from them, so callers can both print and inspect an error::
+Each class keeps the structured facts (path, parameter, value) as attributes and builds its
+message from them::
 
     TransmissionError
     |-- TransmissionValueError          (also a ValueError) a bad numeric parameter
@@ -32,12 +31,8 @@ its message from them, so callers can both print and inspect an error::
     `-- TransmissionLoadError           a plugin could not be found or imported
         `-- UnknownTransmissionTypeError
 
-Warnings (lenient-mode replacements, merged duplicates, skipped transmissions, limits read as
-absent) are :class:`LoadWarning` records (a ``str`` with ``path``, ``line`` and ``message``
-fields) in ``RobotTransmissions.warnings``, and are also issued with :func:`warnings.warn` under
-the category :class:`TransmissionWarning`, which callers can filter::
-
-    warnings.simplefilter('ignore', transmission_plugins.TransmissionWarning)
+Warnings are :class:`LoadWarning` records, issued under :class:`TransmissionWarning`
+(doc/robot_api.md).
 """
 
 from typing import Iterable
@@ -66,12 +61,8 @@ class LoadWarning(str):
     """
     One loader warning: its text, plus the element path, source line and message as fields.
 
-    A ``str`` (the text ``path (line N): message`` unless given), so it prints and compares like
-    the plain-text warnings of earlier versions.
+    A ``str``, so it prints and compares like a plain-text warning.
 
-    :param path: the element path the warning is about
-    :param message: what was found and what was done about it
-    :param line: the source line, when known
     :param text: the full text, when it is not ``path (line N): message``
     """
 
@@ -124,15 +115,8 @@ class TransmissionFileError(TransmissionError, OSError):
     """
     A file cannot be read or written: a URDF or xacro file, a plot.
 
-    Also an :class:`OSError`, so ``except OSError`` keeps working; ``filename``, ``errno`` and
-    ``strerror`` are set as for one (``errno`` None when no system call failed, e.g. an empty
-    path).
-
-    :param filename: the file as given
-    :param message: what went wrong, e.g. ``'cannot read the URDF file: No such file or
-        directory'``
-    :param errno: the system error number, when there is one
-    :param strerror: the system error text, when there is one (default: ``message``)
+    Also an :class:`OSError` with ``filename``, ``errno`` (None when no system call failed) and
+    ``strerror`` (default: ``message``).
     """
 
     def __init__(self, filename: str, message: str, errno: Optional[int] = None,

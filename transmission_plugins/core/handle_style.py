@@ -12,15 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""
-The ros2_control call style of a transmission: handles wired once, converted in place.
-
-:func:`bind_handles` groups :class:`~transmission_plugins.JointHandle` and
-:class:`~transmission_plugins.ActuatorHandle` objects by interface (in role order), then
-``actuator_to_joint()`` and ``joint_to_actuator()`` without arguments read the source handles,
-convert through the same maps as the functional style and write the destination handles, as
-``transmission_interface::Transmission`` does in ros2_control.
-"""
+"""The ros2_control call style of a transmission: handles wired once, converted in place."""
 
 from typing import List
 from typing import NamedTuple
@@ -88,10 +80,8 @@ def bind_handles(transmission: 'Transmission', joint_handles: Sequence[JointHand
     """
     Wire joint and actuator handles to ``transmission`` (ros2_control's ``configure``).
 
-    Handles are grouped by name; names are ordered by ``role`` when roles are given
-    (``joint1``, ``joint2``...; ``actuator1``...), else in the order given.  An interface present
-    on both sides for every joint and actuator is converted; one present on one side only is
-    skipped, with the reason.
+    An interface present on both sides for every joint and actuator is converted; one present
+    on one side only is skipped, with the reason.
 
     :raises TransmissionConfigurationError: no handles, wrong number of names, an interface given
         for only some joints or actuators, duplicate handles, bad roles, or nothing left to

@@ -15,10 +15,8 @@
 """
 Joint and actuator handles for the ros2_control call style.
 
-A handle names one value of one joint or actuator, like ``hardware_interface::Handle``: the
-joint/actuator name (``prefix_name`` upstream), the interface name and the value itself.  Because
-Python floats are immutable the value lives on the handle (``handle.value``); a transmission
-configured with handles reads and writes it in place.
+Like ``hardware_interface::Handle``, but the value lives on the handle (``handle.value``, Python
+floats being immutable); a transmission configured with handles reads and writes it in place.
 """
 
 from typing import Dict
@@ -35,9 +33,6 @@ class Handle:
     """
     One named value of a joint or an actuator.
 
-    :param name: joint or actuator name
-    :param interface: interface name, e.g. ``'position'``
-    :param value: initial value
     :param role: optional role (``'joint1'``, ``'actuator2'``...) used to order coupled
         transmissions; handles without a role keep the order they are given in
     """
@@ -54,22 +49,6 @@ class Handle:
     def get_name(self) -> str:
         """Return the full name ``<name>/<interface>``, as ros2_control does."""
         return f'{self.name}/{self.interface}'
-
-    def get_prefix_name(self) -> str:
-        """Return the joint or actuator name."""
-        return self.name
-
-    def get_interface_name(self) -> str:
-        """Return the interface name."""
-        return self.interface
-
-    def get_value(self) -> float:
-        """Return the current value."""
-        return self.value
-
-    def set_value(self, value: float) -> None:
-        """Store a new value."""
-        self.value = float(value)
 
     def __repr__(self) -> str:
         role = f', role={self.role!r}' if self.role is not None else ''
@@ -100,11 +79,8 @@ def group_handles(handles: Sequence[H], cls: Type[H], count: int, roles: Sequenc
     Names are ordered by ``role`` when roles are given (every handle of a name must agree, and
     the roles must be exactly ``roles``), else kept in the order of first appearance.
 
-    :param cls: :class:`JointHandle` or :class:`ActuatorHandle`
-    :param count: the number of joints or actuators the transmission maps
     :param side: ``'joint'`` or ``'actuator'``, for messages
     :param owner: the transmission's name, for messages
-    :returns: interface name to the handles of every name, in map order
     :raises TransmissionConfigurationError: no handles, objects of the wrong class, a wrong
         number of names, conflicting or wrong roles, duplicate handles, or an interface given
         for some names only

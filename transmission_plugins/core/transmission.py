@@ -35,17 +35,11 @@ Vocabulary (after ros2_control's ``transmission_interface`` and the KinDyn notes
 * Non-finite values are results, not errors: the conversions run with numpy's floating-point
   warnings off (an overflow gives inf, ``inf - inf`` NaN), so kernels need not guard them.
 
-A plugin must define :meth:`num_actuators`, :meth:`num_joints` and the six kernels
+A plugin must define :meth:`num_actuators`, :meth:`num_joints`, the six kernels
 ``_actuator_to_joint_<kind>`` / ``_joint_to_actuator_<kind>`` (kind = position, velocity,
-effort), each vectorised over leading batch axes, plus the two Jacobians.  It may override
-:meth:`requires_position_state` (nonlinear maps need the current position to map velocity and
-effort), :meth:`joint_to_actuator_inputs` (joints the joint-to-actuator maps ignore), the
-state hooks :meth:`_prepare_actuator_state` / :meth:`_prepare_joint_state` (compute
-position-dependent quantities once per call for every interface), the role names and the report
-methods.  :class:`LinearTransmission` implements all of that from a constant matrix and an
-offset vector.  What a plugin adds to be built from a URDF (``from_info`` and
-``URDF_VOCABULARY``) is the URDF layer's protocol (:mod:`transmission_plugins.urdf.records`):
-the maths needs no URDF.
+effort; vectorised over leading batch axes) and the two Jacobians; it may override
+:meth:`requires_position_state`, :meth:`joint_to_actuator_inputs`, the state hooks, the role
+names and the report methods.
 """
 
 from abc import ABC
@@ -81,10 +75,6 @@ def position_state(transmission: 'Transmission', position: Any, what: str) -> An
     """
     Return ``position``; raise when a nonlinear transmission is given none.
 
-    The one rule behind every "nonlinear maps need the current position" error: velocity and
-    effort maps, Jacobians, reflected inertia and effort limits of a transmission whose
-    :meth:`~Transmission.requires_position_state` is True are defined at a position only.
-
     :param what: what needs the position, for the message (e.g. ``"mapping 'velocity'"``)
     :raises TransmissionInputError: ``position`` is None and the transmission is nonlinear
     """
@@ -98,17 +88,8 @@ class Transmission(ABC):
     """
     Abstract mechanical transmission between N actuators and M joints.
 
-    Two call styles share the same maths:
-
-    * functional: ``actuator_to_joint({'position': a, 'velocity': v})`` where each array's last
-      axis has :meth:`num_actuators` entries (leading axes are a batch) returns a new dict of
-      joint-space arrays, one per interface given; ``joint_to_actuator`` likewise;
-    * ros2_control: :meth:`configure` with :class:`JointHandle` and :class:`ActuatorHandle`
-      lists, then ``actuator_to_joint()`` / ``joint_to_actuator()`` without arguments convert the
-      handle values in place.
-
-    Every conversion, of either style and of the robot-level fused maps, goes through
-    :meth:`prepare_state` and :meth:`apply_map`.
+    Both call styles (functional, and handles after :meth:`configure`) and the robot-level fused
+    maps convert through :meth:`prepare_state` and :meth:`apply_map`.
     """
 
     #: Role names of the joints and actuators, in map order (coupled transmissions).
@@ -123,10 +104,6 @@ class Transmission(ABC):
                   actuator_handles: Sequence[ActuatorHandle]) -> None:
         """
         Wire joint and actuator handles to this transmission (ros2_control style).
-
-        Then ``actuator_to_joint()`` and ``joint_to_actuator()`` without arguments convert the
-        handle values in place; see :func:`~transmission_plugins.core.handle_style.bind_handles`
-        for the rules.
 
         :raises TransmissionConfigurationError: the handles cannot be wired (the previous wiring
             is dropped)
@@ -194,24 +171,34 @@ class Transmission(ABC):
         """
         Return the indices (map order) of the joints the joint-to-actuator maps read.
 
-        Every ``_joint_to_actuator_<kind>`` kernel and :meth:`joint_to_actuator_jacobian` ignore
-        the values of the other joints (e.g. the PR2 gripper's passive finger joints), so
-        callers need not supply them: any value, NaN included, gives the same actuator values.
-        Default: every joint.
+        The other joints' values (e.g. the PR2 gripper's passive fingers), NaN included, do not
+        change the actuator values.  Default: every joint.
         """
         return tuple(range(self.num_joints()))
+
+    # ------------------------------------------------------------------ test contract
+    @classmethod
+    def example(cls) -> Tuple['Transmission', Dict[str, FloatArray]]:
+        """
+        Return a representative instance and a few valid actuator states: the test contract.
+
+        The states map ``'position'``, ``'velocity'`` and ``'effort'`` to arrays of shape
+        ``(samples, num_actuators())`` inside the mechanism's working range
+        (``test/plugins/test_contract.py`` runs every registered plugin's example).
+
+        :raises NotImplementedError: the class defines no example
+        """
+        raise NotImplementedError(f'{cls.__name__} defines no example(): every transmission '
+                                  'class returns (transmission, states) for the shared tests')
 
     # ------------------------------------------------------------------ state hooks
     def _prepare_actuator_state(self, position: FloatArray) -> Any:
         """
         Return what the actuator-side velocity and effort kernels get as their ``position``.
 
-        Called once per conversion (see :meth:`prepare_state`) with the actuator positions
-        ``(..., N)``, before the velocity and effort kernels of that conversion; the result is
-        passed unchanged to each of them.  A nonlinear transmission may override it to compute
-        its position-dependent quantities (Jacobian factors) once for every interface and
-        return an opaque object; its kernels must then accept both that object and a plain
-        position array (direct callers pass arrays).  The default returns ``position``.
+        Called once per conversion; an override may return an opaque object (Jacobian factors
+        computed once for every interface), and its kernels must then accept both that object
+        and a plain position array (direct callers pass arrays).
 
         :param position: actuator positions ``(..., N)`` as float64
         """
@@ -220,9 +207,6 @@ class Transmission(ABC):
     def _prepare_joint_state(self, position: FloatArray) -> Any:
         """
         Return what the joint-side velocity and effort kernels get as their ``position``.
-
-        The joint-space counterpart of :meth:`_prepare_actuator_state`, called with the joint
-        positions ``(..., M)``; the default returns ``position`` unchanged.
 
         :param position: joint positions ``(..., M)`` as float64
         """
@@ -294,10 +278,7 @@ class Transmission(ABC):
         """
         Apply one map: ``kind`` (position, velocity or effort) in one direction.
 
-        :param kind: ``'position'``, ``'velocity'`` or ``'effort'`` (see
-            :data:`~transmission_plugins.core.interfaces.INTERFACE_KIND`)
         :param to_joint: True for actuator to joint, False for joint to actuator
-        :param values: source values ``(..., N)`` or ``(..., M)``
         :param state: what :meth:`prepare_state` returned (velocity and effort only)
         :raises TransmissionInputError: a nonlinear velocity or effort map without a state
         """

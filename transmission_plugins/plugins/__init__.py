@@ -12,13 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""
-The plugin layer: find entry points, load the class a URDF asks for, build one transmission.
-
-Depends on core and urdf.  Three stages, no global state: :func:`find_transmission_plugins`
-(nothing imported), :func:`load_transmission_class` (only the plugin asked for),
-:func:`build_transmission` (one record, checked centrally against what the plugin reads).
-"""
+"""The plugin layer: find entry points, load the class a URDF asks for, build one transmission."""
 
 from transmission_plugins.plugins.build import build_transmission
 from transmission_plugins.plugins.registry import ENTRY_POINT_GROUP

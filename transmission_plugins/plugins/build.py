@@ -15,11 +15,8 @@
 """
 Build one transmission from its parsed record: the third stage of the plugin layer.
 
-:func:`build_transmission` loads the class the record's type names, rejects what neither the
-parser nor the plugin reads (:func:`~transmission_plugins.urdf.strict.check_vocabulary`, the one
-strict check for every plugin), calls the class's ``from_info`` and checks that the plugin kept
-the protocol.  Checks across transmissions (a joint driven twice, a shared actuator) are the
-robot's wiring (:mod:`transmission_plugins.robot.wiring`).
+Checks across transmissions (a joint driven twice, a shared actuator) are the robot's wiring
+(:mod:`transmission_plugins.robot.wiring`).
 """
 
 from typing import List
@@ -51,13 +48,9 @@ def build_transmission(info: TransmissionInfo,
     """
     Build one transmission from its parsed record through the plugin of its type.
 
-    :param info: the record (see :mod:`transmission_plugins.urdf.dialects`)
     :param plugins: the registry (default: the installed entry points)
-    :param record: when given, lenient-mode warnings (elements ignored, defaults used) are
-        appended to it as :class:`~transmission_plugins.LoadWarning` records instead of being
-        issued with :func:`warnings.warn`
+    :param record: when given, lenient-mode warnings are appended to it instead of being issued
     :param aliases: see :func:`~transmission_plugins.plugins.load_transmission_class`
-    :returns: the transmission and its joint and actuator names in map order
     :raises UrdfTransmissionError: (a subclass) an element nobody reads, or the plugin rejects
         the element; a constructor ``TransmissionValueError`` or an ``ArithmeticError``
         (overflow, division by zero) is re-raised as ``BadValueError`` naming ``info.path``

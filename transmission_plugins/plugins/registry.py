@@ -15,16 +15,7 @@
 """
 The transmission plugin registry: entry points of group ``transmission_plugins.transmissions``.
 
-Two of the plugin layer's three stages, no global state:
-
-1. :func:`find_transmission_plugins` lists the entry points of installed distributions (or of the
-   distributions given) without importing anything;
-2. :func:`load_transmission_class` imports only the plugin a URDF asks for, by its exact
-   pluginlib lookup name (``transmission_interface/SimpleTransmission``), and checks that it is a
-   :class:`~transmission_plugins.Transmission` subclass.
-
-The third, building one transmission from its record, is :mod:`~.build`.  The built-in
-transmissions are registered in this package's ``setup.cfg`` through the same group, so a
+The built-in transmissions are registered in ``setup.cfg`` through the same group, so a
 third-party package adds a transmission by declaring an entry point only.
 """
 
@@ -98,12 +89,11 @@ def load_transmission_class(type_name: str, *,
     """
     Import the plugin registered under ``type_name`` (exact match) and return its class.
 
-    :param type_name: the pluginlib lookup name written in the URDF
     :param plugins: the registry to search (default: :func:`find_transmission_plugins`)
     :param where: the requesting transmission (name or element path), for messages
-    :param aliases: opt-in renaming applied first, e.g.
-        ``{'sr_mechanism_model/SimpleTransmission': 'transmission_interface/SimpleTransmission'}``
-        for a vendor type whose map is the standard one
+    :param aliases: opt-in renaming applied first (it also replaces a built-in plugin), e.g.
+        ``{'acme_model/SimpleTransmission': 'transmission_interface/SimpleTransmission'}`` for a
+        vendor type whose map is the standard one
     :raises UnknownTransmissionTypeError: no plugin has that name; the message lists the known
     :raises TransmissionLoadError: the import failed (chained) or the target is not a
         Transmission subclass

@@ -15,21 +15,16 @@
 r"""
 The actuator model after Drake's ``JointActuator``: effort limit, rotor inertia, gear ratio, gains.
 
-An actuator here is the motor-side coordinate :math:`\theta` of a transmission (what
-``actuator_to_joint`` reads, e.g. the motor position the drive reports).  The chain modelled is
+An actuator here is the motor-side coordinate :math:`\theta` of a transmission.  The chain is
 
 .. code-block:: text
 
     rotor --(gear ratio rho: a gearhead)--> actuator coordinate theta --(transmission)--> joint q
 
-so the Drake gear ratio :math:`\rho` (``<drake:gear_ratio>``, rotor speed over actuator-coordinate
-speed) is a stage **between the rotor and the actuator coordinate**, in series with (not instead
-of) the transmission's reduction; the rotor of inertia :math:`I_r` has the inertia
-:math:`\rho^2 I_r` at the actuator coordinate (:meth:`ActuatorModel.reflected_inertia`; the
-transmission then reflects it to the joints, :mod:`~transmission_plugins.robot.inertia`).
+so the rotor of inertia :math:`I_r` has the inertia :math:`\rho^2 I_r` at the actuator
+coordinate, in series with the transmission's reduction (doc/transmissions.md).
 
-:func:`pd_effort` is Drake's PD actuator law, the one law every simulated actuator of the package
-obeys:
+:func:`pd_effort` is Drake's PD actuator law, the one law every simulated actuator obeys:
 
 .. math::
 
@@ -62,13 +57,11 @@ class ActuatorModel:
     r"""
     Describe one actuator: effort limit, rotor inertia, gear ratio and optional PD gains.
 
-    :param name: the actuator name; a non-empty string
     :param effort_limit: symmetric limit :math:`|u| \le u_{max}` in actuator units; > 0,
         ``inf`` (the default) for none
     :param rotor_inertia: :math:`I_r` of the rotor (kg m^2); finite, >= 0; 0 = not modelled
-    :param gear_ratio: :math:`\rho` = rotor speed / actuator-coordinate speed, a gearhead
-        between the rotor and the coordinate the transmission reads (in series with the
-        transmission's reduction, see the module docstring); finite, non-zero
+    :param gear_ratio: :math:`\rho` = rotor speed / actuator-coordinate speed (module
+        docstring); finite, non-zero
     :param kp: proportional gain; None or finite and > 0 (Drake rejects :math:`K_p \le 0`)
     :param kd: derivative gain; None or finite and >= 0; defaults to 0 when ``kp`` is given,
         and cannot be given without ``kp``
@@ -111,11 +104,9 @@ class ActuatorModel:
 
     def reflected_inertia(self) -> float:
         r"""
-        Return :math:`\rho^2 I_r`, the rotor inertia seen at the actuator coordinate.
+        Return :math:`\rho^2 I_r`, the rotor inertia seen at the actuator coordinate (Drake's).
 
-        This is Drake's reflected inertia; the transmission then maps it to the joints
-        (:func:`reflected_inertia`), so a simple transmission of reduction :math:`n` adds a
-        factor :math:`n^2`.
+        A simple transmission of reduction :math:`n` reflects it as :math:`n^2\rho^2 I_r`.
         """
         if self.rotor_inertia == 0.0:   # not modelled (and rho^2 may overflow)
             return 0.0
@@ -158,8 +149,6 @@ def actuator_model_from_info(info: Any, *, effort_limit: Optional[float] = None,
     Values present in ``info`` win; the keyword arguments are fallbacks (e.g. the joint effort
     limit mapped through the transmission, gains from node parameters).
 
-    :param info: an ``ActuatorInfo`` (``name``, ``effort_limit``, ``rotor_inertia``,
-        ``gear_ratio``, ``controller_gains``, ``path``)
     :raises BadValueError: naming ``info.path`` when a value is invalid
     """
     limit = info.effort_limit if info.effort_limit is not None else effort_limit
@@ -212,7 +201,7 @@ def pd_law(q: Any, v: Any, q_d: Any, v_d: Any, u_ff: Any, kp: Any, kd: Any) -> A
     r"""
     Return :math:`-K_p (q - q_d) - K_d (v - v_d) + u_{ff}`, unclamped and unchecked.
 
-    The one implementation of Drake's PD law: :func:`pd_effort` checks the gains and clamps;
-    the rotor simulator calls it with gains it validated once.
+    :func:`pd_effort` checks the gains and clamps; the rotor simulator calls this one with gains
+    it validated once.
     """
     return -kp * (q - q_d) - kd * (v - v_d) + u_ff

@@ -37,13 +37,7 @@ multiplies structural non-zeros only, so NaN (and inf) reaches exactly the outpu
 on it, ``inf - inf`` giving NaN as in the sum.  It is evaluated by *layers*
 (:class:`SparseProduct`): layer ``k`` holds the ``k``-th non-zero of every row that has one, so
 the work is the number of non-zeros and the number of numpy calls the widest row (2 for the
-PR2).
-
-Every conversion, one sample or a batch of any shape, takes the same path
-(:meth:`FusedMaps.convert`): each interface goes through its map's product, then the nonlinear
-transmissions write their outputs through their own kernels
-(:meth:`~transmission_plugins.Transmission.apply_map`), identical ones (the PR2's two grippers)
-in one call, their position-dependent state prepared once per call for velocity and effort.
+PR2).  Every conversion, one sample or a batch, takes this path (:meth:`FusedMaps.convert`).
 """
 
 import math
@@ -107,10 +101,8 @@ def sparse_matrix(rows: Sequence[np.ndarray], cols: Sequence[np.ndarray],
     """
     Return a :class:`SparseMatrix` from pieces of coordinates, zeros dropped, sorted by row.
 
-    :param rows: row indices, one array per piece (e.g. per transmission)
-    :param cols: column indices, matching ``rows``
-    :param values: the entries, matching ``rows``; entries equal to 0 are not stored
-    :param shape: ``(rows, columns)`` of the matrix
+    :param rows: row indices, one array per piece (e.g. per transmission); ``cols`` and
+        ``values`` match it
     """
     def join(parts: Sequence[np.ndarray], dtype: type) -> np.ndarray:
         return np.concatenate(parts).astype(dtype) if len(parts) else np.zeros(0, dtype)
@@ -229,8 +221,6 @@ class FusedMaps:
 
     :param blocks: the transmissions with their joint and actuator indices; every joint index
         appears in exactly one block, every actuator index in at least one owner block
-    :param num_joints: length of the robot joint vector
-    :param num_actuators: length of the robot actuator vector
     """
 
     def __init__(self, blocks: List[Block], num_joints: int, num_actuators: int) -> None:
@@ -295,12 +285,8 @@ class FusedMaps:
         """
         Map actuator arrays ``(..., na)`` per interface to joint arrays ``(..., nj)``.
 
-        Joints of nonlinear transmissions get NaN velocity and effort when no ``position`` (or
-        ``absolute_position``) is given in the same call.
-
         :param out: optional, interface name to a float64 array ``(..., nj)`` to write the
-            result into (one for every interface given, not overlapping the inputs); the
-            result then holds these arrays
+            result into (one for every interface given, not overlapping the inputs)
         :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
             a bad ``out``
         """
@@ -315,8 +301,6 @@ class FusedMaps:
         Map joint arrays ``(..., nj)`` per interface to actuator arrays ``(..., na)``.
 
         Use NaN for joints without a command: the actuators that depend on them get NaN.
-        Actuators of nonlinear transmissions get NaN velocity and effort when no ``position`` is
-        given in the same call.
 
         :param out: optional, as for :meth:`actuator_to_joint` (arrays ``(..., na)``)
         :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
@@ -339,14 +323,10 @@ class FusedMaps:
         """
         Convert arrays already checked: float64, the right length on the last axis.
 
-        Interfaces of different batch shapes are converted one by one, the positions broadcast
-        to each.
+        Nonlinear transmissions' velocity and effort outputs are NaN without a position state.
 
-        :param arrays: interface name to array (as :func:`check_value_arrays` returns them)
-        :param to_joint: True for actuator to joint, False for joint to actuator
-        :param state: the source positions the nonlinear velocity and effort maps are
-            evaluated at, of the inputs' shape; default: ``position``, else
-            ``absolute_position``, else none (their outputs are then NaN)
+        :param state: the source positions of the nonlinear maps, of the inputs' shape;
+            default: ``position``, else ``absolute_position``
         :param out: arrays to write the results into (checked by the caller), or None: the
             results are then C-ordered views of one new buffer
         """

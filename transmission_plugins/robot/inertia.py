@@ -109,15 +109,11 @@ def reflected_inertia(transmission: Any, rotor_inertias: Any,
     Return the rotors' inertia in joint space, :math:`J^T \operatorname{diag}(I) J`.
 
     :math:`J = \partial\theta/\partial q` is the transmission's joint-to-actuator Jacobian and
-    :math:`I` the inertias at the actuator coordinates; with :class:`ActuatorModel` s that is
-    :math:`\rho^2 I_r`, so a simple transmission of reduction :math:`n` gives
-    :math:`n^2\rho^2 I_r` (the gear ratio is a stage before the transmission, see the module
-    docstring).
+    :math:`I` the inertias at the actuator coordinates: :math:`n^2\rho^2 I_r` for a simple
+    transmission of reduction :math:`n`.
 
-    :param transmission: any :class:`~transmission_plugins.core.transmission.Transmission`
     :param rotor_inertias: inertias at the actuator coordinates, ``(..., N)``, i.e.
-        :math:`\rho^2 I_r`; or a sequence of N :class:`ActuatorModel` (their
-        :meth:`~ActuatorModel.reflected_inertia` is used)
+        :math:`\rho^2 I_r`; or a sequence of N :class:`ActuatorModel`
     :param joint_position: joint positions ``(..., M)``; required by nonlinear transmissions
     :returns: ``(..., M, M)`` symmetric positive semi-definite matrix
     :raises TransmissionInputError: wrong shapes, negative inertias, missing position

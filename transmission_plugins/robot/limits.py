@@ -29,8 +29,10 @@ since :math:`u = J^T\tau` (:func:`~.effort_limits.joint_to_actuator_effort_limit
 :func:`~.effort_limits.box_bound`).
 A zero coefficient contributes nothing even when the joint has no limit (:math:`0 \cdot \infty =
 0` here).  For nonlinear transmissions the coefficients depend on the position: they are
-evaluated at :data:`SAMPLES` joint positions spread along the diagonal of the joint position box
-and the **largest** bound is kept (samples where the map is not finite are ignored).  The result
+evaluated on a grid of the joint position box (:func:`joint_samples`: :data:`SAMPLES` points
+along each joint the joint-to-actuator maps read, fewer when more than two) and the **largest**
+bound is kept (samples where the map is not finite are ignored).  :func:`envelope` gives the
+bounds at each position: the position-dependent velocity and effort envelopes.  The result
 is the largest actuator velocity or effort that a motion or load inside the joint limits can
 demand; it does not guarantee that the joint limits hold.  No limit is ever NaN: a bound the
 arithmetic cannot tell (:math:`\infty - \infty` when a reduction such as ``1e308`` overflows the
@@ -38,6 +40,9 @@ maps) is no bound (``-inf`` / ``inf``).
 """
 
 import math
+from typing import Any
+from typing import NamedTuple
+from typing import Optional
 from typing import Tuple
 
 import numpy as np
@@ -54,19 +59,79 @@ SAMPLES = 33
 
 
 def joint_samples(tr: Transmission, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """
+    r"""
     Return joint positions ``(S, M)`` at which to evaluate a transmission's maps.
 
     Linear maps do not depend on the position: one sample (the box centre).  Nonlinear ones get
-    :data:`SAMPLES` points from ``lower`` to ``upper``; an infinite bound is replaced by the
+    a grid over the joints their joint-to-actuator maps read
+    (:meth:`~transmission_plugins.Transmission.joint_to_actuator_inputs`): :data:`SAMPLES`
+    points from ``lower`` to ``upper`` for one or two such joints, an odd
+    :math:`\lfloor` SAMPLES :math:`^{2/k} \rfloor` for :math:`k > 2`, so the middle sample is
+    the centre; the other joints stay at their centre.  An infinite bound is replaced by the
     other bound, or by 0 when both are infinite.
     """
     lo = np.where(np.isfinite(lower), lower, np.where(np.isfinite(upper), upper, 0.0))
     hi = np.where(np.isfinite(upper), upper, lo)
+    centre = (lo + hi) / 2.0
     if tr.is_linear():
-        return ((lo + hi) / 2.0)[None, :]
-    s = np.linspace(0.0, 1.0, SAMPLES)[:, None]
-    return lo + s * (hi - lo)
+        return centre[None, :]
+    inputs = list(tr.joint_to_actuator_inputs())
+    count = SAMPLES if len(inputs) <= 2 else int(SAMPLES ** (2.0 / len(inputs))) | 1
+    axes = [lo[j] + np.linspace(0.0, 1.0, count) * (hi[j] - lo[j]) for j in inputs]
+    out = np.repeat(centre[None, :], count ** len(inputs), axis=0)
+    if inputs:
+        out[:, inputs] = np.stack(np.meshgrid(*axes, indexing='ij'), axis=-1).reshape(
+            -1, len(inputs))
+    return out
+
+
+class Envelope(NamedTuple):
+    """The limits of one transmission at given joint positions (:func:`envelope`)."""
+
+    #: the joint positions ``(S, M)`` and the actuator positions there ``(S, N)``
+    joint_position: np.ndarray
+    actuator_position: np.ndarray
+    #: the actuator speeds the joint velocity limits can demand, ``(S, N)``
+    actuator_velocity: Optional[np.ndarray]
+    #: the actuator efforts the joint effort limits can demand, ``(S, N)``
+    actuator_effort: Optional[np.ndarray]
+    #: the joint efforts the actuator effort limits can deliver, ``(S, M)``
+    joint_effort: Optional[np.ndarray]
+
+
+def envelope(tr: Transmission, joint_position: Any, joint_velocity: Any = None,
+             joint_effort: Any = None, actuator_effort: Any = None) -> Envelope:
+    r"""
+    Return the velocity and effort envelopes of a transmission at joint positions.
+
+    At each position: :math:`\sum_j |K_{aj}|\,\bar v_j` (the module docstring) for the joint
+    velocity limits :math:`\bar v`; :func:`~.effort_limits.joint_to_actuator_effort_limit` of
+    the joint effort limits; :func:`~.effort_limits.actuator_to_joint_effort_limit` of the
+    actuator effort limits at the actuator positions there.  A field whose limits are not given
+    is None; NaN where the maps are not defined.
+
+    :param joint_position: ``(S, M)`` (a linear transmission's fields do not depend on it)
+    :param joint_velocity: ``(M,)`` limits >= 0, ``inf`` for none
+    :param joint_effort: ``(M,)`` limits >= 0, ``inf`` for none
+    :param actuator_effort: ``(N,)`` limits >= 0, ``inf`` for none
+    """
+    q = np.asarray(joint_position, dtype=np.float64)
+    nonlinear = not tr.is_linear()
+    with np.errstate(all='ignore'):
+        theta = tr.joint_to_actuator({'position': q})['position']
+        velocity = effort = joint = None
+        if joint_velocity is not None:
+            jac = np.asarray(tr.joint_to_actuator_jacobian(q if nonlinear else None),
+                             dtype=np.float64)
+            limits = np.asarray(joint_velocity, dtype=np.float64)
+            velocity = np.broadcast_to(box_bound(jac, limits), theta.shape)
+        if joint_effort is not None:
+            effort = np.broadcast_to(joint_to_actuator_effort_limit(
+                tr, joint_effort, q if nonlinear else None), theta.shape)
+        if actuator_effort is not None:
+            joint = np.broadcast_to(actuator_to_joint_effort_limit(
+                tr, actuator_effort, theta if nonlinear else None), q.shape)
+    return Envelope(q, theta, velocity, effort, joint)
 
 
 def largest(samples: np.ndarray) -> np.ndarray:
@@ -98,12 +163,10 @@ def actuator_limits(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
     :param effort: joint effort limits ``(M,)``, >= 0, ``inf`` for none
     :returns: ``(actuator_lower, actuator_upper, velocity_limit, effort_limit)``, each ``(N,)``
     """
-    q = None if tr.is_linear() else joint_samples(tr, lower, upper)
-    with np.errstate(all='ignore'):
-        jac = np.asarray(tr.joint_to_actuator_jacobian(q), dtype=np.float64)
-        vel = largest(box_bound(jac, np.asarray(velocity, dtype=np.float64)))
-        eff = largest(joint_to_actuator_effort_limit(tr, effort, q))
-        lo, hi = actuator_position_range(tr, lower, upper)
+    bounds = envelope(tr, joint_samples(tr, lower, upper), velocity, effort)
+    vel = largest(np.asarray(bounds.actuator_velocity))
+    eff = largest(np.asarray(bounds.actuator_effort))
+    lo, hi = actuator_position_range(tr, lower, upper)
     # never a NaN limit: a bound the maths cannot tell (inf - inf, 0 * inf with an overflowing
     # reduction) is no bound
     return no_nan_limits(lo, hi, vel, eff)
@@ -148,13 +211,8 @@ def joint_effort_bound(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
     map (:func:`transmission_plugins.robot.actuators.actuator_to_joint_effort_limit`), taken at the
     actuator positions of the joint samples for nonlinear transmissions.
     """
-    theta = None
-    if not tr.is_linear():
-        with np.errstate(all='ignore'):
-            out = tr.joint_to_actuator({'position': joint_samples(tr, lower, upper)})
-        theta = out['position'] if out is not None else None
-    with np.errstate(all='ignore'):
-        return largest(actuator_to_joint_effort_limit(tr, actuator_effort, theta))
+    return largest(np.asarray(envelope(tr, joint_samples(tr, lower, upper),
+                                       actuator_effort=actuator_effort).joint_effort))
 
 
 def linear_limits(fused: FusedMaps, lower: np.ndarray, upper: np.ndarray, velocity: np.ndarray,

@@ -12,15 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""
-:func:`load_robot_transmissions`: a robot description in, :class:`RobotTransmissions` out.
-
-The one production path: read the text (xacro expanded), parse every ``<transmission>``, build
-each through its plugin (checked centrally against what the plugin reads), read the joints and
-their limits, then wire the robot (:mod:`~.wiring`).  Warnings are kept as
-:class:`~transmission_plugins.LoadWarning` records in ``RobotTransmissions.warnings`` and issued
-with :func:`warnings.warn` (category :class:`~transmission_plugins.TransmissionWarning`).
-"""
+""":func:`load_robot_transmissions`: a robot description in, :class:`RobotTransmissions` out."""
 
 import os
 from typing import Any
@@ -62,9 +54,8 @@ def load_robot_transmissions(urdf: Union[str, bytes, 'os.PathLike[str]'], *,
         ``<ros2_control>`` blocks when there are any, else the robot-level ones),
         ``'ros2_control'``, ``'robot'`` or ``'all'`` (see :mod:`~.urdf.dialects`)
     :param xacro_args: xacro arguments (``name:=value``) for a ``.xacro`` path
-    :param aliases: opt-in type renaming, e.g. ``{'sr_mechanism_model/SimpleTransmission':
-        'transmission_interface/SimpleTransmission'}`` for a vendor type whose map is the
-        standard one (see :func:`~transmission_plugins.plugins.load_transmission_class`)
+    :param aliases: opt-in type renaming, applied before the lookup (see
+        :func:`~transmission_plugins.plugins.load_transmission_class`)
     :param warn: also issue every warning with :func:`warnings.warn` (category
         :class:`~transmission_plugins.TransmissionWarning`); the nodes and the command line
         report ``warnings`` themselves and pass False

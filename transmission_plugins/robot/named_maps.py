@@ -15,16 +15,8 @@
 """
 Name-keyed maps of a whole robot: ``{'position': {'motor_a': 1.0}}`` in, by name out.
 
-A transmission is converted for an interface when all the names it needs are given for it (for
-joint to actuator, only the joints its maps read: the gap joint alone for a PR2 gripper); a
-nonlinear one also needs its positions in the same call (``position``, else
-``absolute_position``) for velocity and effort.  A shared actuator takes the value of the first
-transmission (URDF order) that converts it.  Names of no transmission are ignored; values must
-be real numbers (not ``'1.5'``, ``True`` or None).
-
-The values go through the robot's array maps (:mod:`~.fused_maps`) as robot vectors, NaN where
-a name is missing; the outputs of the transmissions that had all they need are returned, in the
-order of the robot's joint (actuator) names.
+The rules are ``RobotTransmissions.actuator_to_joint``'s; the values go through the array maps
+(:mod:`~.fused_maps`) as robot vectors, NaN where a name is missing.
 """
 
 import math
@@ -122,9 +114,6 @@ class NamedMaps:
     Name-keyed maps of a robot, through its array maps ``fused``.
 
     :param blocks: the robot's transmissions placed in its vectors (URDF order)
-    :param fused: the robot's array maps
-    :param joint_names: the joint vector's names
-    :param actuator_names: the actuator vector's names
     """
 
     def __init__(self, blocks: Sequence[Block], fused: FusedMaps, joint_names: Sequence[str],
@@ -137,9 +126,6 @@ class NamedMaps:
         """
         Convert name-keyed values (module docstring).
 
-        :param values: ``{interface: {name: value}}`` (actuator names when ``to_joint``, else
-            joint names)
-        :returns: ``{interface: {name: value}}`` for every interface given
         :raises TransmissionInputError: unknown interface or a value that is not a number
         """
         d = self._directions[to_joint]
@@ -230,10 +216,6 @@ def _take_followers(d: _Direction, arrays: Dict[str, np.ndarray],
                     complete: Dict[str, np.ndarray]) -> Dict[str, List[Tuple[int, int]]]:
     """
     Give a shared actuator the value of the first transmission that has all it needs.
-
-    The array maps convert the owner's joints only; where the owner lacks some for an interface
-    and a follower (an identical transmission on the same actuators) has them, the follower's
-    values take the owner's place for that interface.
 
     :returns: per velocity or effort interface, the ``(follower, owner)`` part indices of the
         nonlinear transmissions whose values were taken (they need the follower's positions)

@@ -20,19 +20,13 @@ transmission:
 
 1. it is wired to as many joints and actuators as it maps, and names none twice;
 2. its joints are ``<joint>`` elements of the robot (when the robot model is known);
-3. a joint is driven by one transmission only; a second transmission with the same name, joints,
-   actuators and map is an exact duplicate (Franka repeats each transmission for every hardware
-   interface): merged with a warning;
+3. a joint is driven by one transmission only (an exact duplicate is merged with a warning);
 4. a transmission name is used once;
-5. an actuator may be shared only by transmissions with the same actuator list and identical
-   maps (TIAGo's hand motors drive several joints); the first of them *owns* it:
-   ``joint_to_actuator`` takes the actuator's value from the owner's joints, ``actuator_to_joint``
-   feeds every one.
+5. an actuator is shared only by transmissions with the same actuators and identical maps; the
+   first of them *owns* it (``joint_to_actuator`` takes its value from the owner's joints).
 
-A violation raises :class:`~transmission_plugins.BrokenReferenceError` naming the element
-(the joint or actuator of the transmission, with its path) and the transmission it conflicts
-with; in lenient mode the transmission is skipped with a warning and the first one to claim a
-joint or an actuator keeps it.
+A violation raises :class:`~transmission_plugins.BrokenReferenceError`; in lenient mode the
+transmission is skipped with a warning and the first one to claim a name keeps it.
 """
 
 from dataclasses import dataclass

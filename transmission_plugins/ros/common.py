@@ -16,8 +16,6 @@
 Small rclpy helpers shared by the nodes: parameters, QoS profiles, message packing, the spin loop.
 
 Parameter declaration and validation live in :mod:`~.node_parameters` (re-exported here).
-:func:`run_node` spins a node with rclpy's ``SingleThreadedExecutor`` until a stop request
-(:mod:`.stop_signals`), then tears down in order on the main thread.
 """
 
 from array import array
@@ -207,16 +205,13 @@ def run_node(factory: Callable[[Optional[List[str]]], Any],
     """
     Run ``factory(args)``'s node until SIGINT, SIGTERM or an external shutdown; return exit code.
 
-    Signals only request the stop (:class:`~.stop_signals.StopRequest`, installed here unless
-    the executable installed it first); rclpy's own signal handlers are not installed.  The loop
-    sees the request within :data:`SPIN_TIMEOUT` and tears down on this thread, in order: the
-    executor, the node (its timers stop), the context; later signals are ignored.  A node whose
-    ``finished`` attribute turns true (a lifecycle node shut down to *finalized*) ends the loop
-    too.  Exit codes: 0 a requested stop or a finished node, 1 the node could not start or a
-    callback failed (logged as FATAL).
+    Signals only request the stop (:class:`~.stop_signals.StopRequest`); the loop sees it within
+    :data:`SPIN_TIMEOUT` and tears down on this thread, in order: the executor, the node, the
+    context.  A node whose ``finished`` attribute turns true (shut down to *finalized*) ends the
+    loop too.  Exit codes: 0 a requested stop or a finished node, 1 the node could not start or
+    a callback failed (logged as FATAL).
 
     :param factory: builds the node; called after ``rclpy.init``
-    :param args: command line (``--ros-args`` included); default ``sys.argv``
     """
     stop = StopRequest.installed() or StopRequest().install()
     try:

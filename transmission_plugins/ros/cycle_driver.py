@@ -43,6 +43,23 @@ from transmission_plugins.runtime.output_schedule import OutputSchedule
 from transmission_plugins.runtime.reports import Reports
 
 
+def log_at(logger: Any, level: str, line: str) -> None:
+    """
+    Log ``line`` at ``level`` (``'info'``, ``'warning'`` or ``'error'``), one call site per level.
+
+    rclpy remembers the severity of each call site and raises ``ValueError`` ("Logger severity
+    cannot be changed between calls") when one site logs at another level: a single
+    ``getattr(logger, level)(line)`` took the node down when stale states became fresh again,
+    and when a homing line (info) followed a calibration error.
+    """
+    if level == 'info':
+        logger.info(line)
+    elif level == 'error':
+        logger.error(line)
+    else:
+        logger.warning(line)
+
+
 class CycleDriver:
     """
     Publish an interface's state and command outputs on its timer or as inputs arrive.
@@ -143,7 +160,7 @@ class CycleDriver:
                 self.node.get_logger().error(line)
         self.core.record_cycle(start, self._clock(), periodic)
         for level, line in self._reports.stale(self.core) + self._reports.calibration(self.core):
-            getattr(self.node.get_logger(), level)(line)
+            log_at(self.node.get_logger(), level, line)
         if commands:
             line = self._reports.incomplete(self.core)
             if line:

@@ -16,22 +16,14 @@
 The nodes' executables (``ros2 run transmission_plugins <name>``, the launch files, the launcher).
 
 Each installs the stop handler (:class:`~.stop_signals.StopRequest`) *before* importing rclpy,
-numpy and the node, so that a Ctrl-C during the second of start-up is a clean stop (exit 0)
-instead of a ``KeyboardInterrupt`` traceback.  ``NAME --help`` prints the node's topics and
-parameters and exits.  ``python -m transmission_plugins.ros.executables NAME [--ros-args ...]``
-does the same for a name of :data:`NODES`.
-
-When the environment variable ``TP_STOP_WITH_PARENT`` holds the pid of the process that started
-the node (the launch files and the launcher set it), the node also stops, as on SIGTERM, when
-that process dies: ``ros2 launch`` ends at once on SIGTERM (``docker stop``) or SIGKILL without
-stopping its nodes, and they would otherwise run on, orphaned (Linux ``PR_SET_PDEATHSIG``).
-
-``kill -USR1 PID`` makes a running node print the Python stack of each of its threads on stderr
-(:func:`faulthandler.register`), to see where a node that seems stuck is.
+numpy and the node, so that a Ctrl-C during the second of start-up is a clean stop (exit 0).
+``NAME --help`` prints the node's topics and parameters and exits; ``TP_STOP_WITH_PARENT`` and
+``kill -USR1 PID`` (the threads' stacks) are doc/launch.md's.
 """
 
 import ctypes
 import faulthandler
+import functools
 import importlib
 import os
 import signal
@@ -59,9 +51,8 @@ def stop_with_parent() -> bool:
     Ask the kernel for SIGTERM when the starter named by ``TP_STOP_WITH_PARENT`` dies.
 
     The variable is removed from the environment (the node's own children do not inherit the
-    rule).  When the starter is already gone, SIGTERM is sent at once.
-
-    :returns: True when the rule is in place
+    rule).  When the starter is already gone, SIGTERM is sent at once.  Return True when the
+    rule is in place.
     """
     parent = os.environ.pop(STOP_WITH_PARENT, '')
     if not parent or not sys.platform.startswith('linux'):
@@ -119,19 +110,10 @@ def run(name: str, args: Optional[List[str]] = None) -> int:
     return int(module.main(args))
 
 
-def hardware_interface_node() -> int:
-    """Console script ``hardware_interface_node``."""
-    return run('hardware_interface_node')
-
-
-def mock_actuators_node() -> int:
-    """Console script ``mock_actuators_node``."""
-    return run('mock_actuators_node')
-
-
-def sim_interface_node() -> int:
-    """Console script ``sim_interface_node``."""
-    return run('sim_interface_node')
+#: the console scripts of setup.cfg
+hardware_interface_node = functools.partial(run, 'hardware_interface_node')
+mock_actuators_node = functools.partial(run, 'mock_actuators_node')
+sim_interface_node = functools.partial(run, 'sim_interface_node')
 
 
 def main(argv: Optional[List[str]] = None) -> int:

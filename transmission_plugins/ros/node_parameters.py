@@ -15,11 +15,8 @@
 """
 Node parameters on rclpy: descriptors with ranges and choices, and the set-parameters check.
 
-Parameters are declared from ``name -> (default, description[, Constraint])`` specs
-(:mod:`transmission_plugins.runtime.parameters`): the descriptor states the range
-(``FloatingPointRange`` / ``IntegerRange``), the choices (``additional_constraints``) and
-``read_only``, and :func:`validate_parameters` rejects a bad value with a reason, as
-robot_state_publisher does, for ``ros2 param set`` and for a parameters file alike.
+The descriptor states the range, the choices (``additional_constraints``) and ``read_only``;
+:func:`validate_parameters` rejects a bad value with a reason, as robot_state_publisher does.
 """
 
 from typing import Any
@@ -36,6 +33,7 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.parameter import Parameter
 
 from transmission_plugins.runtime.parameters import check_parameter
+from transmission_plugins.runtime.parameters import check_parameters
 from transmission_plugins.runtime.parameters import Constraint
 from transmission_plugins.runtime.parameters import constraint_of
 
@@ -112,10 +110,9 @@ class ParameterValidator:
     """
     The set-parameters callback of a node: check each value against its spec.
 
-    Unknown names pass (rclpy's own ``use_sim_time`` and the like), except the
-    ``qos_overrides.*`` ones, which are checked by :func:`qos_override_reason`.  ``rejected``
-    keeps the last reason, so that a node failing to start can log it (rclpy's exception
-    repeats the value, a whole URDF for ``robot_description``).
+    Unknown names pass (rclpy's ``use_sim_time``...), except ``qos_overrides.*``.
+    ``rejected`` keeps the last reason, so that a node failing to start can log it (rclpy's
+    exception repeats the value, a whole URDF for ``robot_description``).
     """
 
     def __init__(self, specs: Dict[str, Tuple[Any, ...]]) -> None:
@@ -126,10 +123,7 @@ class ParameterValidator:
         """Return why ``value`` is not acceptable for ``name``, or None."""
         if name.startswith('qos_overrides.'):
             return qos_override_reason(name, value)
-        spec = self.specs.get(name)
-        if spec is None:
-            return None
-        return check_parameter(name, value, spec[0], constraint_of(spec))
+        return next(iter(check_parameters(self.specs, {name: value})), None)
 
     def __call__(self, parameters: List[Parameter[Any]]) -> SetParametersResult:
         """Accept every parameter, or reject the whole set naming the first bad one."""
@@ -145,10 +139,8 @@ def float_parameters(node: Any, specs: Dict[str, Tuple[Any, ...]]) -> None:
     """
     Keep the float parameters of ``specs`` floats when they are given integers.
 
-    They are declared with dynamic typing so that ``-p update_rate:=500`` is accepted at
-    start-up; a pre-set callback turns an integer given later (``ros2 param set ... 20``) into a
-    float, and a declared integer is set again as a float where the parameter is writable, so
-    that ``ros2 param get`` keeps answering with a double.
+    A pre-set callback turns an integer given later into a float, and a declared integer is set
+    again as a float where writable, so that ``ros2 param get`` keeps answering with a double.
     """
     floats = {name for name, spec in specs.items()
               if isinstance(spec[0], float)}

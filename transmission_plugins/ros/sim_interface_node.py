@@ -31,10 +31,8 @@ relative, so namespaces and remapping apply):
   order, when every one of those joints is commanded), and ``/diagnostics`` every
   ``diagnostic_period`` seconds.
 
-Parameters (:mod:`.sim_interface_parameters`), lifecycle, watchdogs, QoS overrides, drop
-counting, diagnostics, the timer and event-driven mode (:class:`~.cycle_driver.CycleDriver`)
-are the hardware interface's: this node is that node with its
-messages turned around; the cycle is :class:`~..runtime.sim_interface.SimInterface`.
+Lifecycle, watchdogs, QoS overrides, diagnostics and the event-driven mode are the hardware
+interface's: this node is that node with its messages turned around (doc/simulation.md).
 """
 
 from typing import Any

@@ -22,11 +22,10 @@ is (inside a callback too), and rclpy's own handlers shut the context down from 
 while a callback may be publishing on it.
 
 So the nodes install one small handler instead (:class:`StopRequest`, before importing rclpy):
-it only records the request.  The spin loop (:func:`~.common.run_node`) sees it within one spin
-timeout and tears down in order on the main thread: executor, node, context.  Once a stop is
-requested, later SIGINT and SIGTERM are ignored (``SIG_IGN``): the process is on its way out,
-and Python's finalization would otherwise put the default action back, so that a second Ctrl-C
-arriving then would kill the process.  This module imports nothing heavy.
+it only records the request, and the spin loop (:func:`~.common.run_node`) tears down on the
+main thread.  Later SIGINT and SIGTERM are ignored: Python's finalization would otherwise put the
+default action back, and a second Ctrl-C would kill the process.  This module imports nothing
+heavy.
 """
 
 import signal

@@ -113,8 +113,7 @@ class ActuatorControl:
         Set the mode and the target of each actuator.
 
         :param modes: one mode name for all, or N names (None keeps that actuator's command)
-        :param values: N targets (position, velocity or effort by mode); NaN keeps that
-            actuator's previous mode and target
+        :param values: N targets; NaN keeps that actuator's previous mode and target
         :raises TransmissionValueError: unknown mode names or wrong sizes
         """
         n = len(self.models)

@@ -39,6 +39,17 @@ cannot be resolved left out with one warning), then edits the model:
   passive joint's diagonal of the inertia matrix; cross terms left out).  The PR2 gripper's gap
   joint moves a massless frame: a constraint coupling it dynamically to the fingers would be
   very soft, and without the fingers' inertia the gap would have none;
+* **joints held on their transmission's image**: a transmission whose joint-to-actuator maps
+  read more joints than it has actuators (a synergy, a tendon finger, Shadow's J0) can only put
+  its joints on the image of its actuator-to-joint map, :math:`q = f(\theta)`.  Each direction
+  it cannot move in, a row :math:`c` of :func:`manifold_constraint` (an orthonormal basis of
+  the left null space of :math:`J = \partial q/\partial\theta`; for a linear map the
+  independent rows of :math:`(I - AB)(q - q_0) = 0`), becomes a fixed tendon of length
+  :math:`c^T q`, held at :math:`c^T q^*` by a tendon equality as stiff as MuJoCo allows
+  (:data:`STIFFEST`).  The constraint carries the efforts and inertia between the joints, so
+  the actuators drive and feel the whole mechanism.  A nonlinear map's rows and target move
+  with the position: the physics rewrites them before every step.  (The PR2 gripper's joints
+  are not held this way: its maps read the gap only, the fingers are passive joints, above);
 * joints of a transmission that shares its actuators with an earlier, identical one are tied
   to that transmission's joints by equalities; **joints without a transmission** (and that mimic
   nothing) have no motor: they are locked at 0 (clipped into their range);
@@ -47,8 +58,9 @@ cannot be resolved left out with one warning), then edits the model:
 * **gravity compensation** (optional): the links named and every link below them are
   weightless, as if an ideal counterbalance carried them (MuJoCo's body ``gravcomp``); the PR2's
   arms have spring counterbalances its URDF does not describe;
-* options: the physics step, semi-implicit integration of damping (``implicitfast``),
-  gravity on or off, contacts on or off.
+* options: the physics step, damping integrated implicitly with the constraints solved for it
+  (:func:`_fold_damping`: Euler's integrator, :math:`hD` in the armature), gravity on or off,
+  contacts on or off.
 """
 
 import math
@@ -67,11 +79,25 @@ from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.core.interfaces import POSITION
+from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.robot.fused_maps import Block
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.mujoco_urdf import mujoco_urdf
 
 _WHERE = "physics 'mujoco'"
+#: A singular value of a transmission's Jacobian :math:`J = \partial q/\partial\theta` (its
+#: input joints) at most this fraction of the largest counts as zero in
+#: :func:`manifold_constraint`: the joint motions outside the range of :math:`J` are constrained.
+RANK_TOLERANCE = 1e-9
+#: MuJoCo's softness of the constraints holding joints on a transmission's image: ``solimp``
+#: 0.9999 everywhere (MuJoCo's largest impedance :math:`d`) and ``solref`` (:math:`2h`, 0.5),
+#: a time constant of two physics steps :math:`h` (MuJoCo's shortest) at damping ratio 0.5, with
+#: which its semi-implicit Euler step corrects a position error in one step.  A soft constraint
+#: lets :math:`1 - d` of the acceleration that would break it through: the joints leave the
+#: image by about :math:`(1 - d)h^2|C\ddot q_{free}|` (1e-10 s^2 times that acceleration at
+#: 1 ms), :math:`\ddot q_{free}` the joints' acceleration without the constraint.
+STIFFEST = ([0.9999, 0.9999, 0.001, 0.5, 2.0], 0.5)
 
 
 class MujocoUnavailableError(TransmissionError, ImportError):
@@ -123,9 +149,25 @@ class Passive(NamedTuple):
     #: the equality constraint ids and the joints' reference positions
     equalities: np.ndarray
     refs: np.ndarray
-    #: the rotor tendon of each of the transmission's actuators, and its rotor inertia
+    #: the rotor tendon of each of the transmission's actuators, and its armature without the
+    #: passive joints' inertia (the rotor's, with the damping folded in: :func:`_fold_damping`)
     tendons: np.ndarray
     rotor_inertia: np.ndarray
+
+
+class Manifold(NamedTuple):
+    """The tendon equalities holding one transmission's joints on its image."""
+
+    block: Block
+    #: robot joint indices of the transmission's input joints, which the constraints read
+    joints: np.ndarray
+    #: wrap addresses of the constraint tendons' coefficients, ``(rows, joints)``, their
+    #: equality ids and their lengths at ``qpos0``
+    wraps: np.ndarray
+    equalities: np.ndarray
+    length0: np.ndarray
+    #: True when the constraint depends on the position (a nonlinear map): rewritten every step
+    varying: bool
 
 
 class MujocoModel(NamedTuple):
@@ -142,6 +184,8 @@ class MujocoModel(NamedTuple):
     #: (wrap addresses, actuator index, robot joint indices) of each rotor tendon whose
     #: coefficients depend on the position
     varying_tendons: List[Tuple[np.ndarray, int, np.ndarray]]
+    #: the constraints holding the joints of transmissions on their image
+    manifolds: List[Manifold]
     #: joints locked for want of a motor -> their position
     locked: Dict[str, float]
     warnings: List[LoadWarning]
@@ -159,20 +203,32 @@ def passive_local(block: Block) -> np.ndarray:
                     dtype=int)
 
 
+def held_on_image(block: Block) -> bool:
+    """Return True when the transmission's maps read more joints than it has actuators."""
+    transmission = block.transmission
+    return len(transmission.joint_to_actuator_inputs()) > transmission.num_actuators()
+
+
 def _moving(mujoco: ModuleType) -> Tuple[int, int]:
     return int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)
 
 
 def _equality(mujoco: ModuleType, spec: Any, name: str, joint: str, driver: Optional[str],
-              poly: Sequence[float], step: float) -> None:
-    """Add :math:`y - y_0 = a_0 + a_1 (x - x_0)` (``driver`` x, or none: y is held)."""
+              poly: Sequence[float], step: float, tendon: bool = False) -> None:
+    """
+    Add :math:`y - y_0 = a_0 + a_1 (x - x_0)` (``driver`` x, or none: y is held).
+
+    :math:`y` is the position of ``joint`` (:math:`y_0` at ``qpos0``), or with ``tendon`` the
+    length of the tendon of that name, held as stiffly as MuJoCo allows (:data:`STIFFEST`).
+    """
     data = np.zeros(12)
     data[:len(poly)] = poly
-    eq = spec.add_equality(name=name, type=mujoco.mjtEq.mjEQ_JOINT, name1=joint,
-                           name2=driver or '', data=data)
-    eq.objtype = mujoco.mjtObj.mjOBJ_JOINT
-    eq.solref = [2.0 * step, 1.0]
-    eq.solimp = [0.99, 0.999, 0.001, 0.5, 2.0]
+    kind = (mujoco.mjtEq.mjEQ_TENDON, mujoco.mjtObj.mjOBJ_TENDON) if tendon else (
+        mujoco.mjtEq.mjEQ_JOINT, mujoco.mjtObj.mjOBJ_JOINT)
+    eq = spec.add_equality(name=name, type=kind[0], name1=joint, name2=driver or '', data=data)
+    eq.objtype = kind[1]
+    eq.solref = [2.0 * step, STIFFEST[1] if tendon else 1.0]
+    eq.solimp = STIFFEST[0] if tendon else [0.99, 0.999, 0.001, 0.5, 2.0]
 
 
 def _check_options(options: ModelOptions) -> None:
@@ -213,7 +269,10 @@ def build_model(robot: RobotTransmissions, description: str,
         raise BadValueError('/robot', f'MuJoCo cannot read the description: {e}') from e
     spec.option.timestep = options.physics_step
     spec.option.gravity = [0.0, 0.0, -9.81 if options.gravity else 0.0]
-    spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    # damping implicit as with implicitfast, (M + hD) dv = h (f - D v), but with the constraints
+    # solved for it: hD in the armature, the damping force explicit (_fold_damping)
+    spec.option.integrator = mujoco.mjtIntegrator.mjINT_EULER
+    spec.option.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_EULERDAMP)
     if not options.contacts:
         spec.option.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
     missing = [n for n in robot.joint_names if spec.joint(n) is None]
@@ -228,6 +287,8 @@ def build_model(robot: RobotTransmissions, description: str,
             name = robot.joint_names[int(b.joints[k])]
             _equality(mujoco, spec, f'{name}__passive', name, None, [0.0], step)
     _tie_followers(mujoco, spec, robot, step)
+    q0 = robot.default_joint_position() if joint_position is None else joint_position
+    manifolds = _add_manifolds(mujoco, spec, robot, np.asarray(q0, dtype=np.float64), step)
     locked = {}
     for name in robot.untransmitted_joints:
         joint = spec.joint(name)
@@ -237,13 +298,37 @@ def build_model(robot: RobotTransmissions, description: str,
         value = min(max(0.0, lo), hi) if lo <= hi else 0.0
         _equality(mujoco, spec, f'{name}__locked', name, None, [value - float(joint.ref)], step)
         locked[name] = value
-    q0 = robot.default_joint_position() if joint_position is None else joint_position
     tendons = _add_rotor_tendons(spec, robot, options.rotor_damping, q0)
+    _fold_damping(spec, step)
     try:
         model = spec.compile()
     except ValueError as e:
         raise BadValueError('/robot', f'MuJoCo cannot compile the description: {e}') from e
-    return _index(mujoco, model, robot, tendons, locked, warnings)
+    return _index(mujoco, model, robot, tendons, manifolds, locked, warnings)
+
+
+def _fold_damping(spec: Any, step: float) -> None:
+    r"""
+    Add :math:`hD` to the armature of every damped joint and tendon (``step`` :math:`h`).
+
+    MuJoCo integrates damping implicitly (``implicitfast``, or Euler's implicit damping) by
+    re-solving the accelerations with :math:`M + hD` after solving the constraint forces with
+    :math:`M`: where :math:`hD` is large against a light link's inertia (the Shadow hand's
+    fingers: 0.1 N m s against 1e-7 to 1e-6 kg m^2) the constraints then give way, by up to
+    16 mrad on its J0s.
+    With :math:`hD` in the armature and the damping force :math:`-D\dot q` explicit (Euler's
+    integrator without its implicit damping) every step is the same,
+    :math:`(M + hD)\,\Delta\dot q = h(f - D\dot q)`, with the constraints solved for it.
+    The armature so added is no inertia: :func:`folded_armature` says how much it is.
+    """
+    for element in list(spec.joints) + list(spec.tendons):
+        element.armature += step * float(np.ravel(element.damping)[0])
+
+
+def folded_armature(model: Any) -> Tuple[np.ndarray, np.ndarray]:
+    """Return the armature of each dof and each tendon that is damping, not inertia."""
+    step = float(model.opt.timestep)
+    return step * model.dof_damping, step * model.tendon_damping
 
 
 def _compensate(mujoco: ModuleType, spec: Any, links: Sequence[str]) -> None:
@@ -274,14 +359,9 @@ class ActuatorJacobian:
 
     def __init__(self, robot: RobotTransmissions) -> None:
         self._k = np.array(robot.fused.joint_to_actuator_position, dtype=np.float64)
-        # identical nonlinear transmissions (the PR2's two grippers) in one batched call
-        groups: Dict[Any, List[Block]] = {}
-        for b in robot.fused.nonlinear:
-            if b.owner:
-                groups.setdefault(b.transmission.map_key(), []).append(b)
-        self._groups = [(g[0].transmission, np.array([b.joints for b in g]),
-                         np.array([b.actuators for b in g])[:, :, None],
-                         np.array([b.joints for b in g])[:, None, :]) for g in groups.values()]
+        # the owners' identical nonlinear transmissions (the PR2's two grippers) in one call
+        self._groups = [(g.transmission, g.src, g.dst[:, :, None], g.src[:, None, :])
+                        for g in robot.fused.groups[False]]
 
     def __call__(self, joint_position: Any) -> np.ndarray:
         """Return :math:`K` at ``joint_position``; the array is rewritten by the next call."""
@@ -303,6 +383,77 @@ def _tie_followers(mujoco: ModuleType, spec: Any, robot: RobotTransmissions,
         for jf, jo in zip(b.joints, owner.joints):
             follower, driver = robot.joint_names[jf], robot.joint_names[jo]
             _equality(mujoco, spec, f'{follower}__follows', follower, driver, [0.0, 1.0], step)
+
+
+def manifold_constraint(transmission: Transmission, joint_position: Any,
+                        count: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+    r"""
+    Return :math:`C` and :math:`C q^*`: the joint motions ``transmission`` cannot make, at q.
+
+    With :math:`\theta = g(q)` (the joint-to-actuator position map), :math:`q^* = f(\theta)`
+    (actuator to joint: :math:`q` brought onto the mechanism's image) and :math:`J = \partial
+    q/\partial\theta` at :math:`\theta` (the rows of the input joints,
+    :meth:`~transmission_plugins.core.transmission.Transmission.joint_to_actuator_inputs`), the
+    rows of :math:`C` are an orthonormal basis of the left null space of :math:`J`: the left
+    singular vectors of the singular values at most :data:`RANK_TOLERANCE` times the largest
+    (or the ``count`` of the smallest).  Every motion the actuators can make,
+    :math:`\dot q = J\dot\theta`, has :math:`C\dot q = 0`, and :math:`C(q - q^*) = 0` holds the
+    joints on the image (to first order where :math:`J` varies).  For a linear map
+    :math:`q = A\theta + q_0`, :math:`C(q - q_0) = 0`: the independent rows of
+    :math:`(I - AB)(q - q_0) = 0` (the null space of :math:`B` only when :math:`B = A^+`).
+
+    :param transmission: the transmission
+    :param joint_position: its joint positions ``(M,)``
+    :param count: the number of rows (default: input joints minus the rank of :math:`J`)
+    :returns: :math:`C` ``(rows, inputs)`` and :math:`C q^*` ``(rows,)``; NaN where the maps
+        are not finite (no rows when ``count`` is not given)
+    """
+    inputs = list(transmission.joint_to_actuator_inputs())
+    with np.errstate(all='ignore'):
+        theta = transmission.apply_map(POSITION, False, np.asarray(joint_position, dtype=float),
+                                       None)
+        image = np.asarray(transmission.apply_map(POSITION, True, theta, None))[inputs]
+        jacobian = np.asarray(transmission.actuator_to_joint_jacobian(theta))[inputs]
+    if not (np.all(np.isfinite(jacobian)) and np.all(np.isfinite(image))):
+        size = count or 0
+        return np.full((size, len(inputs)), np.nan), np.full(size, np.nan)
+    u, s, _ = np.linalg.svd(jacobian)
+    if count is None:
+        count = len(inputs) - int(np.sum(s > RANK_TOLERANCE * np.max(s, initial=0.0)))
+    rows = u[:, len(inputs) - count:].T
+    return rows, rows @ image
+
+
+def _add_manifolds(mujoco: ModuleType, spec: Any, robot: RobotTransmissions,
+                   joint_position: np.ndarray, step: float) -> List[Tuple[Block, str, int]]:
+    """
+    Hold the joints of each transmission with more input joints than actuators on its image.
+
+    One fixed tendon per row of :func:`manifold_constraint` at ``joint_position``, its length
+    :math:`c^T q` held at :math:`c^T q^*` by a tendon equality; returns (block, name prefix,
+    rows) of each transmission constrained.
+    """
+    out = []
+    for b in blocks(robot):
+        if not (b.owner and held_on_image(b)):   # followers are tied to their owner
+            continue
+        inputs = b.joints[list(b.transmission.joint_to_actuator_inputs())]
+        names = [robot.joint_names[j] for j in inputs]
+        rows, target = manifold_constraint(b.transmission, joint_position[b.joints])
+        if not len(rows):   # (M > N: the rank is below M) the maps are not finite there
+            raise BadValueError(robot.transmission_of_joint(names[0]).path,
+                                'its maps are not finite at the start position '
+                                f'{joint_position[b.joints].tolist()}: its joints cannot be held '
+                                'on the mechanism in MuJoCo')
+        ref = np.array([float(spec.joint(n).ref) for n in names])
+        for i, (row, value) in enumerate(zip(rows, target)):
+            name = f'{names[0]}__manifold{i}'
+            tendon = spec.add_tendon(name=name)
+            for joint, coefficient in zip(names, row):
+                tendon.wrap_joint(joint, float(coefficient))
+            _equality(mujoco, spec, name, name, None, [value - row @ ref], step, tendon=True)
+        out.append((b, names[0], len(rows)))
+    return out
 
 
 def _add_rotor_tendons(spec: Any, robot: RobotTransmissions, damping: float,
@@ -330,7 +481,8 @@ def _add_rotor_tendons(spec: Any, robot: RobotTransmissions, damping: float,
 
 
 def _index(mujoco: ModuleType, model: Any, robot: RobotTransmissions,
-           tendons: List[Tuple[str, int, List[int], bool]], locked: Dict[str, float],
+           tendons: List[Tuple[str, int, List[int], bool]],
+           manifolds: List[Tuple[Block, str, int]], locked: Dict[str, float],
            warnings: List[LoadWarning]) -> MujocoModel:
     def find(kind: Any, name: str) -> int:
         return int(mujoco.mj_name2id(model, kind, name))
@@ -351,13 +503,23 @@ def _index(mujoco: ModuleType, model: Any, robot: RobotTransmissions,
             refs = model.qpos0[model.jnt_qposadr[[ids[j] for j in joints]]].copy()
             motors = [robot.actuator_names[a] for a in b.actuators]
             rotors = np.array([find(mujoco.mjtObj.mjOBJ_TENDON, f'{m}__rotor') for m in motors])
-            inertia = np.array([robot.actuator_models[m].reflected_inertia() for m in motors])
-            passive.append(Passive(b, local, joints, eqs, refs, rotors, inertia))
+            passive.append(Passive(b, local, joints, eqs, refs, rotors,
+                                   model.tendon_armature[rotors].copy()))
     varying = []
     for name, a, joints, is_varying in tendons:
         if is_varying:
             start = int(model.tendon_adr[find(mujoco.mjtObj.mjOBJ_TENDON, name)])
             varying.append((np.arange(start, start + len(joints)), a, np.array(joints)))
+    held = []
+    for b, prefix, count in manifolds:
+        joints = b.joints[list(b.transmission.joint_to_actuator_inputs())]
+        rows = [find(mujoco.mjtObj.mjOBJ_TENDON, f'{prefix}__manifold{i}') for i in range(count)]
+        wraps = model.tendon_adr[rows][:, None] + np.arange(len(joints))
+        eqs = np.array([find(mujoco.mjtObj.mjOBJ_EQUALITY, f'{prefix}__manifold{i}')
+                        for i in range(count)])
+        held.append(Manifold(b, joints, wraps, eqs, model.tendon_length0[rows].copy(),
+                             not b.transmission.is_linear()))
     return MujocoModel(model=model, robot=robot, qpos=model.jnt_qposadr[ids].copy(),
                        dof=model.jnt_dofadr[ids].copy(), passive=passive,
-                       varying_tendons=varying, locked=locked, warnings=warnings)
+                       varying_tendons=varying, manifolds=held, locked=locked,
+                       warnings=warnings)

@@ -57,7 +57,10 @@ from transmission_plugins.runtime.actuator_control import DEFAULT_BANDWIDTH
 from transmission_plugins.runtime.mujoco_model import ActuatorJacobian
 from transmission_plugins.runtime.mujoco_model import blocks
 from transmission_plugins.runtime.mujoco_model import build_model
+from transmission_plugins.runtime.mujoco_model import folded_armature
+from transmission_plugins.runtime.mujoco_model import held_on_image
 from transmission_plugins.runtime.mujoco_model import import_mujoco
+from transmission_plugins.runtime.mujoco_model import manifold_constraint
 from transmission_plugins.runtime.mujoco_model import ModelOptions
 from transmission_plugins.runtime.mujoco_model import MujocoModel
 from transmission_plugins.runtime.mujoco_model import Passive
@@ -80,7 +83,8 @@ class MujocoPhysics:
     :param description: the URDF text (or a path)
     :param options: the model options (physics step, gravity, contacts, rotor damping)
     :param joint_position: initial positions of ``robot.joint_names`` (passive joints are set
-        from their driving joint); default ``robot.default_joint_position()``
+        from their driving joint, coupled joints put on their transmission's image: see
+        :meth:`reset`); default ``robot.default_joint_position()``
     :param bandwidth: :math:`\omega` > 0 for default gains
     :param base_dir: directory of relative mesh file names
     :raises MujocoUnavailableError: mujoco is not installed
@@ -97,6 +101,7 @@ class MujocoPhysics:
                                               joint_position=q0)
         self.robot = robot
         self.model = self.built.model
+        self._varying = [held for held in self.built.manifolds if held.varying]
         self.data = self._mj.MjData(self.model)
         self.physics_step = float(self.model.opt.timestep)
         self._qpos, self._dof = self.built.qpos, self.built.dof
@@ -151,15 +156,24 @@ class MujocoPhysics:
         self._control.set_command(modes, values)
 
     def reset(self, joint_position: Any = None) -> None:
-        """
+        r"""
         Put the robot at rest at ``joint_position`` (default: the centre of each joint's range).
 
-        Passive joints are set from their driving joint through the transmission; joints
-        without a transmission keep their locked position; efforts are cleared.
+        Passive joints are set from their driving joint through the transmission; the joints
+        of a transmission held on its image (more joints than actuators) are put on it through
+        its maps, :math:`q \leftarrow f(g(q))` (the box centre of a synergy is not on it, in
+        general); joints without a transmission keep their locked position; efforts are
+        cleared.
         """
         m, d = self.model, self.data
         q = self._initial(self.robot, joint_position)
         theta = self.robot.joint_to_actuator_arrays({'position': q})['position']
+        # the joints of a transmission held on its image start there: q = f(g(q))
+        image = self.robot.actuator_to_joint_arrays({'position': theta})['position']
+        for b in blocks(self.robot):
+            if held_on_image(b):
+                q[b.joints] = np.where(np.isfinite(image[b.joints]), image[b.joints],
+                                       q[b.joints])
         self._mj.mj_resetData(m, d)
         self._set_passive(theta)
         for g in self._passive.groups:
@@ -245,17 +259,29 @@ class MujocoPhysics:
                 model.tendon_armature[g.tendons] = g.rotor_inertia + added.sum(axis=1)
 
     def _set_tendons(self, q: np.ndarray) -> np.ndarray:
-        """Return :math:`K(q)`; write its position-dependent rows into the rotor tendons."""
+        """
+        Return :math:`K(q)`; write its position-dependent rows into the rotor tendons.
+
+        Also move the position-dependent constraints holding joints on their transmission's
+        image (:func:`~.mujoco_model.manifold_constraint` at ``q``; kept where not finite).
+        """
         k = self._jacobian(q)
+        model = self.model
         for wraps, a, joints in self.built.varying_tendons:
-            self.model.wrap_prm[wraps] = k[a, joints]
+            model.wrap_prm[wraps] = k[a, joints]
+        for held in self._varying:
+            rows, target = manifold_constraint(held.block.transmission, q[held.block.joints],
+                                               len(held.equalities))
+            if np.all(np.isfinite(rows)):
+                model.wrap_prm[held.wraps] = rows
+                model.eq_data[held.equalities, 0] = target - held.length0
         return k
 
     def _inertia_diagonal(self) -> np.ndarray:
-        """Return the diagonal of MuJoCo's joint-space inertia matrix at the current state."""
+        """Return the diagonal of the joint-space inertia matrix (no folded damping) now."""
         full = np.zeros((self.model.nv, self.model.nv))
         self._mj.mj_fullM(self.model, self.data, full)
-        return np.diag(full).copy()
+        return np.diag(full) - folded_armature(self.model)[0]
 
     def actuator_inertia(self) -> np.ndarray:
         r"""
@@ -270,6 +296,10 @@ class MujocoPhysics:
         mj = self._mj
         k = self._set_tendons(d.qpos[self._qpos].copy())
         saved = d.qfrc_applied.copy()
+        armature = m.dof_armature.copy(), m.tendon_armature.copy()
+        folded = folded_armature(m)   # damping, not inertia
+        m.dof_armature[:] -= folded[0]
+        m.tendon_armature[:] -= folded[1]
         d.qfrc_applied[:] = 0.0
         mj.mj_forward(m, d)
         base = d.qacc[self._dof].copy()
@@ -280,6 +310,7 @@ class MujocoPhysics:
             mj.mj_forward(m, d)
             a[:, i] = k @ (d.qacc[self._dof] - base)
         d.qfrc_applied[:] = saved
+        m.dof_armature[:], m.tendon_armature[:] = armature
         mj.mj_forward(m, d)
         moves = np.abs(np.diag(a)) > 0.0
         out = np.full(n, np.nan)

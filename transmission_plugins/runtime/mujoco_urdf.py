@@ -13,20 +13,10 @@
 # limitations under the License.
 
 """
-The copy of a robot description that MuJoCo's URDF importer is given.
+The copy of a robot description that MuJoCo's URDF importer is given (doc/physics.md).
 
-Only the top-level ``<link>`` and ``<joint>`` elements of the URDF namespace are kept (no
-transmissions, ``<gazebo>`` or vendor elements), without ``<visual>`` (nothing is rendered) and
-without the ``<mimic>`` of joints whose transmission already says how they move.  A
-``<mujoco><compiler/></mujoco>`` element sets what MuJoCo reads: masses and inertias from the
-``<inertial>`` elements only, massless links bounded (``boundmass``, ``boundinertia``,
-``balanceinertia``), file names kept whole.
-
-Collision meshes are resolved (``package://`` through ``AMENT_PREFIX_PATH`` and
-``ROS_PACKAGE_PATH``, ``file://`` and plain paths relative to ``base_dir``); a ``<collision>``
-whose mesh cannot be found, or is in a format MuJoCo does not read (it reads STL, OBJ and MSH,
-not COLLADA), is left out, and all of them are reported in **one** warning.  Without contacts
-no collision geometry is kept at all.
+Besides what the page lists, the ``<mimic>`` of joints whose transmission already says how they
+move is dropped.
 """
 
 import os
@@ -116,7 +106,6 @@ def mujoco_urdf(description: str, options: Any, followers: Iterable[str],
     """
     Return the URDF text for MuJoCo and the warnings (at most one, about meshes left out).
 
-    :param description: the robot description (URDF text, or a path; xacro is expanded)
     :param options: a :class:`~.mujoco_model.ModelOptions` (``contacts``, ``bound_mass``,
         ``bound_inertia``)
     :param followers: joints whose ``<mimic>`` is dropped (their transmission moves them)

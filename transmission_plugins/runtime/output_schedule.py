@@ -15,23 +15,9 @@
 """
 When an interface node publishes its two outputs: on its timer, or when their inputs arrive.
 
-An interface node has a *state* output (the hardware interface: ``joint_states``, made from
-``actuator_states``) and a *command* output (``actuator_commands``, made from
-``joint_commands``), and a timer that ticks every ``period`` seconds on the steady clock.
-:class:`OutputSchedule` says which outputs to publish on each occasion:
-
-* **timer mode** (``event_driven`` false, the default): every tick publishes both outputs;
-  inputs are only stored.  The outputs have the timer's rate, and an input waits up to one
-  period before it is converted.
-* **event-driven mode**: an accepted input is converted and published at once, in its own
-  callback (``joint_states`` when fresh ``actuator_states`` arrive, ``actuator_commands`` when
-  joint commands arrive).  The timer stays as the watchdog: a tick publishes only the outputs
-  whose input did *not* arrive since the previous tick.  So while inputs keep coming, each
-  output follows its input; when an input falls silent, its output keeps coming at the timer's
-  rate, made by the watchdogs (stale joints under the ``stale_joints`` policy, the command
-  timeout and its timeout action), which therefore act within one period as in timer mode.
-
-Plain bookkeeping, unit tested without ROS; the mirror node (simulation interface) uses it too.
+The two modes are doc/nodes.md's "Timer mode and event-driven mode": in timer mode every tick
+publishes both outputs; in event-driven mode an accepted input publishes its output at once and
+a tick publishes only the outputs whose input did *not* arrive since the previous tick.
 """
 
 from typing import Tuple

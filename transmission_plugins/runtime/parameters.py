@@ -15,13 +15,10 @@
 """
 Node parameters without ROS: what each accepts, and one check used everywhere.
 
-A node declares its parameters as ``name -> (default, description[, Constraint])``.  The ROS
-layer turns a :class:`Constraint` into the parameter descriptor (a ``FloatingPointRange`` or
-``IntegerRange``, ``read_only``, the ``additional_constraints`` text) and calls
-:func:`check_parameter` from the node's set-parameters callback, so that ``ros2 param set`` and
-a parameters file get the same answer, and again when the node configures.  The type is the
-default's: a float parameter accepts integers (``-p update_rate:=500``) but no text, no bool and
-no NaN or infinity (a NaN timeout used to switch its watchdog off).
+A node declares its parameters as ``name -> (default, description[, Constraint])``; the ROS
+layer calls :func:`check_parameter` from the set-parameters callback and again at configure.
+The type is the default's: a float parameter accepts integers but no text, no bool and no NaN or
+infinity (doc/nodes.md, "Parameters").
 """
 
 import math
@@ -53,15 +50,11 @@ class Constraint(NamedTuple):
     """
     What a parameter accepts beyond its type.
 
-    :param low: smallest number accepted (inclusive), None: no bound
-    :param high: largest number accepted (inclusive), None: no bound
     :param off: one more number accepted outside ``[low, high]``, meaning "disabled" (e.g. a
         diagnostic period of 0)
     :param choices: the strings accepted (empty: any); of a string array, its entries
     :param read_only: the value is fixed once the node runs (set it at start-up)
-    :param unique: string arrays: no duplicates
     :param note: the rule in words, when the bounds do not say it all
-    :param max_length: the longest string accepted (strings and string-array entries)
     """
 
     low: Optional[float] = None

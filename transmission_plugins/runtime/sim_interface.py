@@ -25,25 +25,10 @@ controllers, calibration) speaks ``actuator_states`` and ``actuator_commands``.
   .. math:: \theta = f(q), \quad \dot\theta = J(q)\,\dot q, \quad \tau_a = J(q)^{-T}\tau_j
 
   where :math:`J = \partial\theta/\partial q`: constant for the linear transmissions, whose
-  power :math:`\tau_a\cdot\dot\theta = \tau_j\cdot\dot q` is conserved; a PR2 gripper's motor
-  follows from its gap joint alone (the passive finger joints need not be published);
-* actuator commands in, joint commands out (and, optionally, the ``*_commands`` arrays of
-  forward_command_controller-style simulators, ordered by ``command_joints``), through the
-  actuator-to-joint maps, each transmission converted for a field only when every actuator of
-  it is commanded for that field;
-* a state watchdog (a stale simulator: its actuators are left out of ``actuator_states``, the
-  ``stale_joints`` policy ``omit``, by default, or repeat their last values with ``last``)
-  and a command watchdog (an expired actuator command: the ``timeout_action``, ``hold``
-  holding the joint positions measured at expiry);
-* with ``enforce_limits``, actuator commands are clamped to the actuator limits (position range
-  mapped from the joint limits, velocity, effort: the motor cannot do more) before conversion,
-  and joint commands to the URDF joint limits after, every clamp counted.
+  power :math:`\tau_a\cdot\dot\theta = \tau_j\cdot\dot q` is conserved;
+* actuator commands in, joint commands out, through the actuator-to-joint maps.
 
-Same conventions as the hardware interface (:mod:`~.hardware_interface`, whose parts this class
-shares through :class:`~.cycle.InterfaceCycle`): rejected messages raise
-:class:`~.messages.InputRejected` and are counted, outputs never hold NaN or infinity.  Unlike
-an actuator state message, a ``joint_states`` message may name joints of no transmission (a
-simulator publishes every joint): they are ignored (:func:`~.messages.read_partial_message`).
+Watchdogs, limits and the conventions are the hardware interface's (doc/simulation.md).
 """
 
 import time
@@ -89,21 +74,12 @@ class SimInterface(InterfaceCycle):
     """
     Joint states to actuator states, actuator commands to joint commands (module docstring).
 
-    :param robot: a ``RobotTransmissions`` (joint and actuator names, array maps, limits)
-    :param state_timeout: seconds after which a joint's state is stale; <= 0 disables
-    :param command_timeout: seconds after which an actuator command expires; <= 0 disables
-    :param enforce_limits: clamp actuator commands to the actuator limits and joint commands
-        to the URDF joint limits
+    The other parameters are :class:`~.cycle.InterfaceCycle`'s.
+
     :param command_joints: joint order of the ``*_commands`` arrays; default: every
         commandable joint in URDF order
     :param array_commands: the interfaces (``position``, ``velocity``, ``effort``) published
         as arrays too; default: none
-    :param timeout_action: what expired actuators send, one of
-        :data:`~.commands.TIMEOUT_ACTIONS`: ``stop`` nothing, ``hold`` the joint positions
-        measured when the command expired, ``zero_velocity`` / ``zero_effort`` zero
-    :param stale_joints: what ``actuator_states`` says about actuators of stale joints:
-        ``omit`` (default) leaves them out, ``last`` repeats their last values
-    :param clock: steady clock in seconds (``time.monotonic``); tests inject their own
     :raises TransmissionValueError: a setting outside its range, ``command_joints`` that are
         not distinct commandable joints, or unknown ``array_commands``
     """
@@ -129,22 +105,11 @@ class SimInterface(InterfaceCycle):
         self.command_joints = self.joint_order(command_joints)
         position = {n: i for i, n in enumerate(self.joint_names)}
         self._command_idx = np.array([position[n] for n in self.command_joints], dtype=np.intp)
-        self._array_commands: Tuple[str, ...] = ()
-        self.array_commands = tuple(array_commands)
-
-    @property
-    def array_commands(self) -> Tuple[str, ...]:
-        """Return the interfaces also published as ``<interface>_commands`` arrays."""
-        return self._array_commands
-
-    @array_commands.setter
-    def array_commands(self, value: Sequence[str]) -> None:
-        value = tuple(value)
-        bad = [v for v in value if v not in FIELDS]
-        if bad or repeated(value):
-            raise TransmissionValueError('array_commands', list(value),
+        #: the interfaces also published as ``<interface>_commands`` arrays
+        self.array_commands: Tuple[str, ...] = tuple(array_commands)
+        if any(v not in FIELDS for v in self.array_commands) or repeated(self.array_commands):
+            raise TransmissionValueError('array_commands', list(self.array_commands),
                                          f'distinct interfaces among {FIELDS}')
-        self._array_commands = value
 
     # ------------------------------------------------------------------ inputs
     def set_joint_state(self, names: Sequence[str], position: Any = (), velocity: Any = (),
@@ -156,8 +121,7 @@ class SimInterface(InterfaceCycle):
         Names of joints no transmission drives are ignored, and so are their values.  Fields
         absent from the message become unknown for the joints it names.
 
-        :param received: when the message arrived, on :attr:`clock` (default: now); the state
-            watchdog counts from it
+        :param received: when the message arrived, on :attr:`clock` (default: now)
         :raises InputRejected: the message is dropped (and counted); buffers are unchanged
         """
         idx, values = self._read(topic, read_partial_message, self._joints, names, position,
@@ -173,8 +137,7 @@ class SimInterface(InterfaceCycle):
 
         A command replaces every field of the actuators it names: absent fields are cleared.
 
-        :param received: when the message arrived, on :attr:`clock` (default: now); the command
-            watchdog counts from it
+        :param received: when the message arrived, on :attr:`clock` (default: now)
         :raises InputRejected: the message is dropped (and counted); buffers are unchanged
         """
         idx, values = self._read(topic, read_message, self._actuators, names, position,
@@ -221,7 +184,7 @@ class SimInterface(InterfaceCycle):
         arrays: Dict[str, FloatArray] = {}
         latest = self.commands.latest
         if latest:
-            for interface in self._array_commands:
+            for interface in self.array_commands:
                 x = latest[interface][self._command_idx]
                 if x.size and all_true(np.isfinite(x)):
                     arrays[interface] = x

@@ -218,7 +218,7 @@ def rate_limits(joint_names: Sequence[str], values: Mapping[str, Mapping[str, An
 def joint_bounds(robot: Any, rates: Tuple[np.ndarray, np.ndarray, np.ndarray],
                  soft_limits: bool = True) -> JointBounds:
     """Return the bounds of ``robot``'s joints with the rate limits ``rates`` (module doc)."""
-    hard = side_limits(robot, 'joint', len(robot.joint_names))
+    hard = side_limits(robot, 'joint')
     soft = getattr(robot, 'joint_soft_limits', None)
     soft = (np.full((len(robot.joint_names), 4), np.nan) if soft is None
             else np.asarray(soft, dtype=np.float64).reshape(-1, 4))

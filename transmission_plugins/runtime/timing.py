@@ -15,12 +15,8 @@
 """
 Cycle timing for /diagnostics: work time per cycle (mean, p99, max), overruns and periodicity.
 
-Periodicity follows ros2_control's controller manager: the rate of each cycle, ``1 / (start -
-previous start)``, summarised (average, standard deviation, min, max, in Hz) over the cycles
-since the previous summary (:meth:`CycleTimer.periodicity`); the achieved rate is the number of
-those cycles over the time they spanned.  Only the timer's cycles are periodic: the updates an
-event-driven node makes when an input arrives count in the work times (and as ``events``), not
-in the periodicity.
+Periodicity follows ros2_control's controller manager: the rate of each timer cycle, ``1 /
+(start - previous start)``, summarised over the cycles since the previous summary.
 """
 
 from typing import Dict

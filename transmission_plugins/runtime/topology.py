@@ -61,8 +61,7 @@ class Topology:
         actuator_names: Sequence[str] = robot.actuator_names
         pos = {n: i for i, n in enumerate(joint_names)}
         apos = {n: i for i, n in enumerate(actuator_names)}
-        default = getattr(robot, 'default_joint_position', None)
-        q0 = np.asarray(default()) if default is not None else np.zeros(len(pos))
+        q0 = np.asarray(robot.default_joint_position())
         self.groups: List[Group] = []
         commandable = np.zeros(len(joint_names), dtype=bool)
         for t in robot.transmissions:
@@ -88,28 +87,18 @@ class Topology:
             self.joint_actuators[np.ix_(g.joints, g.actuators)] = 1.0
             self.tr_active[k, g.active] = 1.0
             self.tr_actuators[k, g.actuators] = 1.0
-        #: commandable joint -> its transmission
-        self.joint_tr = self.tr_active.T.copy()
-        #: actuator -> its transmissions
-        self.actuator_tr = (self.tr_actuators.T > 0).astype(float)
-        #: transmissions with at least one commandable joint
-        self.tr_has_active = self.tr_active.sum(axis=1) > 0
         self._robot = robot
 
     def direction(self, to_joints: bool) -> 'Direction':
         """
         Return one direction of the robot's maps (module docstring).
 
-        Actuators to joints: a joint is known when every actuator of its transmission is, every
-        actuator may be commanded, and commands reach the commandable joints only (a PR2
-        gripper's passive finger joints follow its gap joint; no joint command names them).
-        Joints to actuators: an actuator is known when every joint its map reads is (the
-        commandable ones: a PR2 gripper's motor follows from the gap joint alone), and passive
-        joints cannot be commanded.
+        A target is known when every source its map reads is known; passive joints are never
+        commanded (a PR2 gripper's fingers follow its gap joint, its motor the gap alone).
         """
         robot = self._robot
-        joints = side_limits(robot, 'joint', len(self.commandable))
-        actuators = side_limits(robot, 'actuator', self.tr_actuators.shape[1])
+        joints = side_limits(robot, 'joint')
+        actuators = side_limits(robot, 'actuator')
         if to_joints:
             return Direction(
                 'actuator', 'joint', list(robot.actuator_names), list(robot.joint_names),
@@ -124,7 +113,7 @@ class Topology:
             'joint', 'actuator', list(robot.joint_names), list(robot.actuator_names),
             depends, self.commandable.copy(), self.tr_active, self.tr_actuators,
             [(g.active, g.actuators) for g in self.groups], joints, actuators,
-            robot.joint_to_actuator_arrays, _unreachable(robot))
+            robot.joint_to_actuator_arrays, robot.unreachable_actuators)
 
 
 class Limits(NamedTuple):
@@ -148,10 +137,8 @@ class Direction(NamedTuple):
     """
     One direction of a robot's maps, from its sources to its targets, as a cycle needs it.
 
-    ``source`` and ``target`` are ``'actuator'`` or ``'joint'``.  Matrices are 0/1 incidence
-    matrices (:class:`Topology`); ``groups`` has one ``(commandable source indices, commandable
-    target indices)`` pair per transmission.  The passive joints of a transmission are neither
-    commandable sources nor commandable targets; they are targets of states only.
+    ``source`` and ``target`` are ``'actuator'`` or ``'joint'``; ``groups`` has one
+    ``(commandable source indices, commandable target indices)`` pair per transmission.
     """
 
     source: str
@@ -176,27 +163,15 @@ class Direction(NamedTuple):
     unreachable: Callable[[np.ndarray], np.ndarray]
 
 
-def _unreachable(robot: Any) -> Callable[[np.ndarray], np.ndarray]:
-    """Return the robot's check of joint positions outside a mechanism's range (else: none)."""
-    check = getattr(robot, 'unreachable_actuators', None)
-    if check is not None:
-        return check
-    size = len(robot.actuator_names)
-    return lambda q: np.zeros(np.shape(q)[:-1] + (size,), dtype=bool)
-
-
-def side_limits(robot: Any, side: str, size: int) -> Limits:
+def side_limits(robot: Any, side: str) -> Limits:
     """Return the limits of ``side`` (``'joint'`` or ``'actuator'``) of ``robot``."""
-    return Limits(limit_array(robot, f'{side}_lower', size, -np.inf),
-                  limit_array(robot, f'{side}_upper', size, np.inf),
-                  np.abs(limit_array(robot, f'{side}_velocity_limit', size, np.inf)),
-                  np.abs(limit_array(robot, f'{side}_effort_limit', size, np.inf)))
+    return Limits(limit_array(robot, f'{side}_lower', -np.inf),
+                  limit_array(robot, f'{side}_upper', np.inf),
+                  np.abs(limit_array(robot, f'{side}_velocity_limit', np.inf)),
+                  np.abs(limit_array(robot, f'{side}_effort_limit', np.inf)))
 
 
-def limit_array(robot: Any, attribute: str, size: int, default: float) -> np.ndarray:
-    """Return ``robot.<attribute>`` as a float64 vector (NaN and absence: ``default``)."""
-    x = getattr(robot, attribute, None)
-    if x is None:
-        return np.full(size, default)
-    x = np.array(x, dtype=np.float64).reshape(-1)
+def limit_array(robot: Any, attribute: str, default: float) -> np.ndarray:
+    """Return ``robot.<attribute>`` as a float64 vector (NaN: ``default``)."""
+    x = np.array(getattr(robot, attribute), dtype=np.float64).reshape(-1)
     return np.where(np.isnan(x), default, x)

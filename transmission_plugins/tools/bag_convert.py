@@ -15,19 +15,9 @@
 """
 Convert the ``sensor_msgs/JointState`` topic of a rosbag2 bag into a new bag, streaming.
 
-Every message of the input is copied unchanged (same topic, type, definition, QoS, receive
-time); right after each message of the input topic comes its conversion on the output topic,
-with the same receive time and header (stamp and ``frame_id``).  Messages are read, decoded
-(:mod:`~.joint_state_messages`, rclpy), converted
-(:class:`~transmission_plugins.tools.joint_state_batch.JointStateBatchConverter`, one array call
-per batch) and written ``window`` at a time, so memory does not grow with the bag.
-
-Every complete transmission of each message is converted; what is left out (a whole message, or
-a part of one) is counted by reason in :class:`BagConvertStats`, with the first example of each
-(``undecodable`` for bytes that are no JointState).  With ``strict`` the first message that does
-not convert in full is an error.  A topic whose messages all fail to convert is an error
-(:class:`NothingConvertedError`), and so is a bag that is corrupted (messages that cannot be
-read); then no output is written.
+Every message of the input is copied unchanged; right after each message of the input topic
+comes its conversion on the output topic (doc/bags.md).  Messages are read, decoded, converted
+and written ``window`` at a time, so memory does not grow with the bag.
 """
 
 from typing import Any
@@ -118,17 +108,11 @@ def convert_bag(robot: RobotTransmissions, src: str, dst: str, to: str, *,
     """
     Convert the JointState messages of ``topic`` in bag ``src`` into bag ``dst``.
 
-    :param to: ``'joint'`` (the topic names actuators) or ``'actuator'``
-    :param topic: input topic, with or without namespace (default ``actuator_states`` /
-        ``joint_commands``)
     :param output: output topic, relative names in the input topic's namespace (default
         ``joint_states`` / ``actuator_commands``)
     :param storage: ``'mcap'`` or ``'sqlite3'`` (default: from ``dst``'s suffix, else the
         input's)
-    :param strict: a message that cannot be converted in full is an error
-    :param window: messages read, converted and written at a time
     :param progress: called with the number of messages read since the last call
-    :returns: counts (converted, copied, left out by reason with the first example)
     :raises BagError: ``src`` unreadable or corrupted, ``dst`` exists or cannot be written
     :raises BagTopicError: no such topic, wrong type, clashing output topic
     :raises UnconvertibleMessageError: ``strict`` and a message cannot be converted in full

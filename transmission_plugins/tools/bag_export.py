@@ -15,14 +15,9 @@
 """
 A JointState topic of a bag as CSV (optionally converted), and as arrays for plots.
 
-The CSV has the columns of the CSV conversion (:mod:`~.csv_convert`): ``time`` (the receive
-time), ``stamp`` (the header stamp), both in exact decimal seconds, then ``<name>/<interface>``
-grouped by interface (``position``, ``velocity``, ``effort``; those recorded at least once).
-The names are every name the topic carries, in order of first appearance (or, converted, the
-target names in the robot's order), found by a first pass over the topic; cells a message does
-not give are empty.  A topic of more than :data:`MAX_COLUMNS` columns is refused in that first
-pass (a spreadsheet's limit; such a topic is no table).  Rows are written at most ``window``
-messages and :data:`MAX_CELLS` cells at a time, so memory does not grow with the bag.
+The columns (doc/bags.md) are found by a first pass over the topic; a topic of more than
+:data:`MAX_COLUMNS` columns is refused there (a spreadsheet's limit).  Rows are written at most
+``window`` messages and :data:`MAX_CELLS` cells at a time, so memory does not grow with the bag.
 """
 
 from typing import Any
@@ -59,8 +54,9 @@ MAX_COLUMNS = 16384
 #: The most cells converted and written at a time.
 MAX_CELLS = 1 << 20
 
-#: One decoded message: receive time, header stamp (ns), the conversion or the rejection.
-Row = Tuple[int, int, Union[Converted, Rejected]]
+#: One message: receive time, header stamp (ns), the decoded message (or why not), the conversion
+#: or the rejection.
+Row = Tuple[int, int, Any, Union[Converted, Rejected]]
 
 
 class TooManyColumnsError(TransmissionInputError):
@@ -100,8 +96,8 @@ def read_rows(reader: BagReader, connections: List[Any],
             results = iter(converter.convert([fields(m) for m in good]))
         else:
             results = iter(_as_is(m) for m in good)
-        rows: List[Row] = [(t, 0, m) if isinstance(m, Rejected) else (t, stamp(m), next(results))
-                           for t, m in batch]
+        rows: List[Row] = [(t, 0, m, m) if isinstance(m, Rejected)
+                           else (t, stamp(m), m, next(results)) for t, m in batch]
         if progress is not None:
             progress(len(batch))
         return rows
@@ -139,7 +135,7 @@ def columns(batches: Iterator[List[Row]], converter: Optional[JointStateBatchCon
     names: Dict[str, None] = {}
     used: Set[str] = set()
     for rows in batches:
-        for _, _, r in rows:
+        for *_, r in rows:
             if isinstance(r, Converted):
                 names.update(dict.fromkeys(r.names))
                 used.update(f for f in FIELDS if getattr(r, f) is not None)
@@ -167,7 +163,6 @@ def export_csv(src: str, dst: BinaryIO, topic: str, *,
     :param strict: a message that cannot be converted (or decoded) in full is an error;
         otherwise what cannot is left out of the CSV and counted
     :param progress: called with the number of messages read (both passes)
-    :returns: ``converted`` = rows written, ``rejected`` by reason
     :raises BagError: unreadable bag; :class:`~.bag_io.BagTopicError`: no (single) such topic
     :raises TooManyColumnsError: more than :data:`MAX_COLUMNS` columns
     :raises NothingConvertedError: the topic has messages and none could be exported
@@ -185,7 +180,7 @@ def export_csv(src: str, dst: BinaryIO, topic: str, *,
         step = max(1, MAX_CELLS // max(1, width * len(cols.fields)))
         for rows in read_rows(reader, found, converter, window, progress):
             kept = []
-            for t, when, r in rows:
+            for t, when, _, r in rows:
                 counts.count(name, t, r, strict)
                 if isinstance(r, Converted):
                     kept.append((t, when, r))

@@ -15,13 +15,8 @@
 """
 Plot a recorded JointState topic in both spaces: actuators on the left, joints on the right.
 
-The topic is read from a bag and converted (:mod:`~.bag_export`); whether it holds actuators
-(converted to joints) or joints (converted to actuators) is read from its first message.  One
-row per recorded interface (position, velocity, effort), time in seconds from the first
-message (receive time).  Each series is drawn over the messages that give it, so a message that
-lacks a name (or converted in part) leaves no gap in the line.  The joint positions show their
-limits as dashed lines in the colour of their joint; the axes are scaled to the data, so small
-motions stay visible, and a limit the joint stays far from is off the panel.  The joints shown
+The topic is read from a bag and converted (:mod:`~.bag_export`); whether it holds actuators or
+joints is read from its first message.  What the figure shows is doc/bags.md's; the joints shown
 are ``joints`` (default: those of the first transmissions, at most :data:`DEFAULT_JOINTS`) and
 the actuators are those of their transmissions.
 """
@@ -39,9 +34,12 @@ import numpy as np
 from transmission_plugins.core.exceptions import UnknownNameError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.messages import FIELDS
+from transmission_plugins.tools.bag_convert import MessageCounts
+from transmission_plugins.tools.bag_export import read_rows
 from transmission_plugins.tools.bag_export import single_topic
 from transmission_plugins.tools.bag_io import BagReader
 from transmission_plugins.tools.bag_io import BagTopicError
+from transmission_plugins.tools.joint_state_batch import Converted
 from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
 from transmission_plugins.tools.joint_state_batch import Rejected
 from transmission_plugins.tools.joint_state_batch import TO_ACTUATOR
@@ -126,25 +124,6 @@ class _Series:
                 if p and not np.isnan(np.array(p)).all()}
 
 
-def _gather(batch: List[Any], converter: JointStateBatchConverter, source: _Series,
-            target: _Series, times: List[int], rejected: Dict[str, int]) -> None:
-    """Convert a batch of decoded messages; add inputs and outputs to the series."""
-    good = [(t, fields(m)) for t, m in batch if not isinstance(m, Rejected)]
-    for t, m in batch:
-        if isinstance(m, Rejected):
-            rejected[m.reason] = rejected.get(m.reason, 0) + 1
-    results = converter.convert([m for _, m in good])
-    for (t, (names, *values)), r in zip(good, results):
-        left_out = [r] if isinstance(r, Rejected) else list(r.left_out)
-        for reason in {x.reason for x in left_out}:
-            rejected[reason] = rejected.get(reason, 0) + 1
-        if isinstance(r, Rejected):
-            continue
-        times.append(t)
-        source.add(names, [v if len(v) else None for v in values])
-        target.add(r.names, [r.position, r.velocity, r.effort])
-
-
 def plot_bag(robot: RobotTransmissions, src: str, path: str, topic: str = 'actuator_states',
              joints: Optional[Sequence[str]] = None) -> BagPlot:
     """
@@ -162,23 +141,23 @@ def plot_bag(robot: RobotTransmissions, src: str, path: str, topic: str = 'actua
     with BagReader(src) as reader:
         found = single_topic(reader, topic)
         to = _direction(reader, found, robot)
-        converter = JointStateBatchConverter(robot, to)
         act, jnt = _Series(actuators), _Series(chosen)
         times: List[int] = []
-        rejected: Dict[str, int] = {}
+        counts = MessageCounts()
         source, target = (act, jnt) if to == TO_JOINT else (jnt, act)
-        batch: List[Any] = []
-        for _, timestamp, raw in reader.messages(found):
-            batch.append((timestamp, decode(raw)))
-            if len(batch) >= 1000:
-                _gather(batch, converter, source, target, times, rejected)
-                batch = []
-        _gather(batch, converter, source, target, times, rejected)
+        for rows in read_rows(reader, found, JointStateBatchConverter(robot, to)):
+            for t, _, msg, r in rows:
+                counts.count(found[0].topic, t, r, strict=False)
+                if isinstance(r, Converted):
+                    times.append(t)
+                    names, *values = fields(msg)
+                    source.add(names, [v if len(v) else None for v in values])
+                    target.add(r.names, [r.position, r.velocity, r.effort])
     if not times:
         raise BagTopicError(f'{src}: no message of {found[0].topic} could be converted '
-                            f'({rejected})')
+                            f'({counts.rejected})')
     figure = _draw(robot, path, found[0].topic, np.array(times), act, jnt)
-    return BagPlot(found[0].topic, to, chosen, actuators, len(times), rejected, figure)
+    return BagPlot(found[0].topic, to, chosen, actuators, len(times), counts.rejected, figure)
 
 
 def _line(ax: Any, seconds: np.ndarray, values: np.ndarray, label: str, style: str) -> Any:

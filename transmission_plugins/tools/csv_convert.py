@@ -15,20 +15,10 @@
 """
 Convert recorded CSV data between actuator and joint space, streaming.
 
-Columns named ``<name>/<interface>`` (``r_gripper_motor/position``, ``r_wrist_flex_joint/effort``)
-whose name is a source name (actuators with ``to='joint'``, joints with ``to='actuator'``) are
-converted; every other column (``time``, ``note``...) is passed through unchanged, in front.  A
-column whose suffix is an interface but whose name is not a source name is an error (a typo, or
-the wrong direction) unless ``keep_unknown`` passes it through.
-
-A transmission is converted for an interface when all its source columns for that interface are
-present (nonlinear ones also need their ``position`` columns to convert velocity and effort),
-exactly as :meth:`RobotTransmissions.actuator_to_joint` does by name.  Empty cells are NaN and
-give empty cells in the outputs that depend on them.  A converted value that is not a finite
-number (an infinite input, a value outside the range a transmission maps) is never written: its
-cell is left empty and counted in :class:`ConvertStats`.  Rows are read and written by
-:mod:`~.csv_io` (Arrow) and converted with the fused array maps ``chunk_size`` at a time, so
-memory does not grow with the file.
+Columns named ``<name>/<interface>`` whose name is a source name are converted, as
+:meth:`RobotTransmissions.actuator_to_joint` does by name; every other column is passed through
+unchanged, in front (doc/cli.md has the rules).  Rows are read and written by :mod:`~.csv_io`
+and converted ``chunk_size`` at a time, so memory does not grow with the file.
 """
 
 import os
@@ -170,11 +160,8 @@ def convert_csv(robot: RobotTransmissions, src: Union[BinaryIO, str, 'os.PathLik
     """
     Convert a CSV file between actuator and joint space, ``chunk_size`` rows at a time.
 
-    :param robot: a :class:`~transmission_plugins.robot.robot_transmissions.RobotTransmissions`
     :param src: input file path, or a binary stream (e.g. ``sys.stdin.buffer``)
-    :param dst: output binary stream
     :param to: ``'joint'`` (input columns are actuators) or ``'actuator'``
-    :param chunk_size: rows per conversion, >= 1
     :param keep_unknown: copy ``<name>/<interface>`` columns of unknown names instead of failing
     :param progress: called after each chunk with the bytes read since the last call (not
         called when the input cannot tell, e.g. a pipe)

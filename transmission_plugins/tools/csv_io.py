@@ -16,17 +16,9 @@
 CSV text to arrays and back, through Arrow (``pyarrow``): the tools' one CSV reader and writer.
 
 Formatting and parsing numbers is where CSV conversion spends its time, so both happen in
-Arrow's compiled code, a block at a time, with no Python per cell:
-
-* :class:`CsvReader` reads the header with :mod:`csv`, then streams the data rows with Arrow's
-  CSV reader (:func:`pyarrow.csv.open_csv`), :data:`BLOCK_SIZE` bytes at a time: the chosen
-  columns as float64 (empty cells are NaN; parsing is correctly rounded, so a number written by
-  :class:`CsvWriter` reads back to the same float64), every other column as its text.  Errors
-  name the line (the CSV record: the header is line 1; blank lines and line breaks inside
-  quoted cells are not counted), the column and the value.
-* :class:`CsvWriter` writes text columns quoted as :mod:`csv` quotes them (only cells holding a
-  comma, a quote or a line break) and numbers in the shortest text that reads back to the same
-  float64 (``1`` for 1.0, ``0.00001``, ``1e+16``); NaN and infinities are written as empty cells.
+Arrow's compiled code, a block at a time, with no Python per cell.  Numbers round-trip exactly
+(correctly rounded parsing, shortest text); empty cells are NaN, and NaN and infinities are
+written as empty cells.  Errors name the line (the header is line 1), the column and the value.
 """
 
 import csv
@@ -98,7 +90,6 @@ class CsvReader:
         """
         Yield ``(numbers, texts)`` per block of data rows.
 
-        :param numeric: the columns read as numbers
         :returns: ``numbers``, ``(rows, len(numeric))`` float64 with NaN for empty cells, and
             ``texts``, the other columns in order, each a ``pyarrow`` string array
         :raises CsvError: a cell of a numeric column is not a number, a row has more or fewer

@@ -15,21 +15,13 @@
 """
 ``transmission_plugins demo``: the hardware interface driving simulated motors, live.
 
-Starts the launcher's node set (``transmission_hardware_interface`` + ``mock_actuators``) on the
-bundled example robot (or ``--description-file``) in subprocesses, in a ROS domain of its own
-unless ``ROS_DOMAIN_ID`` is set, then sends a scripted sequence of joint targets on
-``joint_commands`` (smooth moves, then holds) and prints a table of commanded vs measured joint
-positions (the tracking error) with the motor positions and efforts behind them.  Runs until
-Ctrl-C or ``--duration`` seconds (default: until Ctrl-C on a terminal, 15 s otherwise) and exits
-0 when every hold ended on target.
-
-``--homing`` starts the mock with ``incremental_encoders`` and the hardware interface with
-``homing``: the joints with a reference switch are homed first (they appear in ``joint_states``
-once calibrated, which the demo waits for; the summary says what ``/diagnostics`` reported of
-each transmission's calibration).  ``--physics mujoco`` runs ``mock_actuators`` with ``physics:
-mujoco`` (the robot's links, gravity and joint limits in MuJoCo behind the motors) instead of
-decoupled rotors.  Both choices reach the nodes through the parameters file the demo writes (the
-config file with their sections extended).
+Starts the launcher's node set on the bundled example robot (or ``--description-file``) in
+subprocesses, in a ROS domain of its own unless ``ROS_DOMAIN_ID`` is set, then sends scripted
+joint targets (smooth moves, then holds) and prints commanded vs measured joint positions with
+the motors behind them (doc/physics.md, "The demo").  Exits 0 when every hold ended on target.
+``--physics`` reaches ``mock_actuators`` through the config file's ``mock_actuators`` section;
+``--homing`` sets ``incremental_encoders`` there and ``homing`` in the hardware interface's
+(doc/calibration.md), and the demo waits until every joint is calibrated.
 """
 
 import argparse
@@ -45,6 +37,7 @@ from typing import List
 from typing import Optional
 from typing import TextIO
 
+from transmission_plugins.tools.cli.common import positive_number
 import yaml
 
 #: Tracking tolerance at the end of each hold: rad for revolute joints, m for the gripper gap.
@@ -74,20 +67,10 @@ HOMING_TIMEOUT = 20.0
 UNBOUNDED_RANGE = (-1.0, 1.0)
 
 
-def positive_seconds(text: str) -> float:
-    """Read a ``--duration``: a finite number of seconds > 0 (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'expected a number of seconds, got {text!r}') from None
-    if not (math.isfinite(value) and value > 0.0):
-        raise argparse.ArgumentTypeError(f'expected a number of seconds > 0, got {text!r}')
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the demo's options to ``parser``."""
-    parser.add_argument('--duration', type=positive_seconds, default=None, metavar='S',
+    parser.add_argument('--duration', type=positive_number(float, 'a number of seconds'),
+                        default=None, metavar='S',
                         help='seconds to run the command sequence, > 0 (default: until Ctrl-C '
                              'on a terminal, 15 s otherwise)')
     parser.add_argument('--description-file', default='', metavar='URDF',
@@ -179,10 +162,7 @@ class Demo:
         idx = [robot.joint_names.index(j) for j in joints]
         self.script = Script(joints, [robot.joint_lower[i] for i in idx],
                              [robot.joint_upper[i] for i in idx])
-        kinds = {}
-        for j in joints:
-            urdf_joint = robot.urdf_joints.get(j) if hasattr(robot, 'urdf_joints') else None
-            kinds[j] = getattr(urdf_joint, 'type', 'revolute')
+        kinds = {j: getattr(robot.urdf_joints.get(j), 'type', 'revolute') for j in joints}
         self.tolerance = {j: TOLERANCE['prismatic' if kinds[j] == 'prismatic' else 'revolute']
                           for j in joints}
         self.checks: List[Dict[str, float]] = []
@@ -328,7 +308,7 @@ def _summary(demo: 'Demo', out: TextIO) -> None:
 def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     """Run the demo; return 0 when the joints tracked every target."""
     out = out or sys.stdout
-    if getattr(args, 'gravity_compensation', None) and getattr(args, 'physics', '') != 'mujoco':
+    if args.gravity_compensation and args.physics != 'mujoco':
         print('demo: error: --gravity-compensation needs --physics mujoco', file=sys.stderr)
         return 2
     tty = out.isatty()
@@ -336,31 +316,35 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     os.environ.setdefault('ROS_DOMAIN_ID', str(os.getpid() % 100 + 101))
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     namespace = f'/transmission_demo_{os.getpid()}'
-    from transmission_plugins.tools.launcher import build_commands
-    from transmission_plugins.tools.launcher import LaunchConfigError
+    from transmission_plugins.tools.launcher import node_commands
+    from transmission_plugins.tools.node_plan import LaunchConfigError
+    from transmission_plugins.tools.node_plan import plan_nodes
     from transmission_plugins.tools.node_set import NodeSet
-    from transmission_plugins.tools.launcher import read_description
-    from transmission_plugins.tools.launcher import default_description_file
-    from transmission_plugins.tools.launcher import example_config_file
+    from transmission_plugins.tools.node_plan import read_description
+    from transmission_plugins.tools.node_plan import default_description_file
+    from transmission_plugins.tools.node_plan import example_config_file
     from transmission_plugins.robot.loading import load_robot_transmissions
-    from transmission_plugins.tools.launcher import default_config_file
+    from transmission_plugins.tools.node_plan import default_config_file
+    from transmission_plugins.tools.params_file import ParamsFile
     workdir = tempfile.mkdtemp(prefix='transmission_demo_')
     # the bundled robot runs with its own parameters; any other with the generic defaults
     config = default_config_file() if args.description_file else example_config_file()
     try:
-        if getattr(args, 'physics', 'rotors') == 'mujoco':
+        if args.physics == 'mujoco':
             from transmission_plugins.runtime.mujoco_model import import_mujoco
             import_mujoco()
         values = {'description_file': args.description_file,
                   'config_file': _config_file(config, args, workdir),
                   'use_mock_actuators': 'true'}
-        commands, _ = build_commands(values, ['-r', f'__ns:={namespace}'], workdir)
+        plan = plan_nodes(values)
         robot = load_robot_transmissions(
             read_description(args.description_file or default_description_file()), warn=False)
     except (LaunchConfigError, Exception) as e:  # noqa: B902 - report any loading error
         shutil.rmtree(workdir, ignore_errors=True)
         out.write(f'demo: error: {e}\n')
         return 1
+    params = ParamsFile(plan.specs)   # in memory: the URDF leaves no trace on disk
+    commands = node_commands(plan, params.path, ['-r', f'__ns:={namespace}'])
     log_path = os.path.join(workdir, 'nodes.log')
     log = open(log_path, 'w')
     nodes = NodeSet(commands, log=log)
@@ -376,11 +360,11 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
         demo = Demo(robot, joints, out)
         until = 'until Ctrl-C' if duration is None else f'for {duration:g} s (or until Ctrl-C)'
         out.write(f'demo: starting {", ".join(n for n, _ in commands)} ('
-                  f'{getattr(args, "physics", "rotors")} physics, ROS_DOMAIN_ID='
+                  f'{args.physics} physics, ROS_DOMAIN_ID='
                   f'{os.environ["ROS_DOMAIN_ID"]}, namespace {namespace}, logs in {log_path}, '
                   f'kept if the demo fails); it runs {until}\n')
         out.flush()
-        homing = getattr(args, 'homing', False)
+        homing = args.homing
         if homing:
             out.write('demo: homing the joints with a reference switch first\n')
             out.flush()
@@ -424,6 +408,7 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
             demo.node.destroy_node()
         rclpy.try_shutdown()
         nodes.stop()
+        params.close()
         log.close()
         _clean_up(workdir, keep_log=code != 0, out=out)
     return code
@@ -431,15 +416,15 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
 
 def _config_file(config: Any, args: argparse.Namespace, workdir: str) -> str:
     """Write ``config`` with the demo's ``mock_actuators`` parameters added; return its path."""
-    from transmission_plugins.tools.launcher import load_config
+    from transmission_plugins.tools.node_plan import load_config
     sections = load_config(config)
     mock = sections.setdefault('mock_actuators', {})
-    mock['physics'] = getattr(args, 'physics', 'rotors')
+    mock['physics'] = args.physics
     if mock['physics'] == 'mujoco':
         mock['bandwidth'] = MUJOCO_BANDWIDTH
-    if getattr(args, 'gravity_compensation', None):
+    if args.gravity_compensation:
         mock['gravity_compensation'] = list(args.gravity_compensation)
-    if getattr(args, 'homing', False):
+    if args.homing:
         mock['incremental_encoders'] = True
         hardware = sections.setdefault('transmission_hardware_interface', {})
         hardware.update(homing=True, homing_speed=HOMING_SPEED, homing_timeout=HOMING_TIMEOUT)

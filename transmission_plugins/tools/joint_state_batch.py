@@ -23,24 +23,10 @@ or ``joint_to_actuator_arrays``), so the cost per message is a few array copies.
 
 Every complete transmission of a message is converted, as the name-keyed
 :meth:`~transmission_plugins.robot.robot_transmissions.RobotTransmissions.actuator_to_joint`
-does: one whose source ends are all named (all its actuators for ``to='joint'``; for
-``to='actuator'`` the joints its joint-to-actuator maps read, e.g. the gap joint alone of a PR2
-gripper), with finite values, whose converted values are finite.  The output names are the
-target ends of the converted transmissions, in the robot's order; its fields are those of the
-input.  What is left out is said, never silently dropped: a :class:`Converted` message lists
-the parts it left out, and a message of which nothing converts is :class:`Rejected`, each with
-one of :data:`REJECT_REASONS`:
-
-* for the whole message: ``empty``, ``length_mismatch``, ``duplicate_names`` (the nodes' drop
-  reasons, :mod:`~transmission_plugins.runtime.messages`);
-* for names or transmissions of it: ``unknown_names``, ``partial_transmission`` (some but not
-  all source ends of a transmission are named), ``non_finite`` (a value of a transmission is
-  NaN or infinite), ``no_position`` (velocity or effort through a nonlinear transmission without
-  positions), ``out_of_range`` (a converted value is not finite, e.g. a PR2 gripper motor
-  position outside the range its linkage can reach).
-
-With ``to='actuator'``, names of URDF joints that no transmission drives are ignored (a
-simulator's ``joint_states`` often carries them).
+does.  What is left out is said, never silently dropped: a :class:`Converted` message lists the
+parts it left out, and a message of which nothing converts is :class:`Rejected`, each with one
+of :data:`REJECT_REASONS` (doc/bags.md has the table).  With ``to='actuator'``, names of URDF
+joints that no transmission drives are ignored.
 """
 
 from typing import Any

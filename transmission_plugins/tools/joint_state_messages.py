@@ -15,9 +15,8 @@
 """
 Recorded ``sensor_msgs/JointState`` messages to and from their bytes (CDR), through rclpy.
 
-rclpy's own serialization (:func:`rclpy.serialization.deserialize_message` and
-``serialize_message``, which need no ``rclpy.init``) reads and writes the messages of a bag,
-so the bag tools hold exactly what a ROS 2 node would send or receive.
+rclpy's own serialization (no ``rclpy.init`` needed) reads and writes the messages of a bag, so
+the bag tools hold exactly what a ROS 2 node would send or receive.
 
 One correction: ``serialize_message`` (Fast CDR through the rmw) returns a buffer up to 8
 bytes longer than the message when a field is empty, and strict CDR readers such as

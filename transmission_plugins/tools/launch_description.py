@@ -15,24 +15,11 @@
 """
 The launch description of ``launch/transmission_hardware.launch.py`` (``launch``, ``launch_ros``).
 
-It behaves like the launcher (:mod:`.launcher`), with ``ros2 launch``'s tools:
-
-* the arguments are :data:`~.node_plan.LAUNCH_ARGUMENTS` and the nodes those of
-  :func:`~.node_plan.plan_nodes`; a skipped node is logged with the reason;
-* a node that exits while the launch runs ends the launch (a node set only works whole): with an
-  error when its exit code is not 0 (``ros2 launch`` stops the other nodes and exits 1),
-  cleanly when it is 0 (a lifecycle node shut down to *finalized*);
-* the parameters file is an in-memory file of the ``ros2 launch`` process
-  (:class:`~.params_file.ParamsFile`): nothing holding the URDF is left on disk, however the
-  launch ends;
-* SIGINT sent to ``ros2 launch`` alone (not from a terminal, which signals the nodes too) is
-  passed on to the nodes at once: ``ros2 launch`` would otherwise assume the terminal did it,
-  wait five seconds and escalate to SIGTERM;
-* the nodes stop by themselves when ``ros2 launch`` dies without stopping them (SIGTERM,
-  SIGKILL): ``TP_STOP_WITH_PARENT``, see :mod:`transmission_plugins.ros.executables`.
-
-It changes nothing in how ``ros2 launch`` itself handles signals: a launch file included in a
-user's own launch must not change Ctrl-C for the whole system.
+It behaves like the launcher (:mod:`.launcher`), with ``ros2 launch``'s tools (doc/launch.md):
+the same arguments and plan, a node that exits ends the launch, the parameters file in memory,
+SIGINT sent to ``ros2 launch`` alone passed on to the nodes at once.  It changes nothing in how
+``ros2 launch`` itself handles signals: a launch file included in a user's own launch must not
+change Ctrl-C for the whole system.
 """
 
 import os
@@ -55,8 +42,10 @@ from launch.events import Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from transmission_plugins.core.exceptions import TransmissionError
-from transmission_plugins.tools.launcher import STOP_WITH_PARENT
+from transmission_plugins.ros.executables import STOP_WITH_PARENT
 from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
+from transmission_plugins.tools.node_plan import NodePlan
+from transmission_plugins.tools.node_plan import NodeSpec
 from transmission_plugins.tools.node_plan import plan_nodes
 from transmission_plugins.tools.params_file import ParamsFile
 
@@ -89,19 +78,32 @@ def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:
     params = ParamsFile(plan.specs)   # open until ros2 launch exits
     actions: List[Action] = [LogInfo(msg=f'{name} not started: {reason}')
                              for name, reason in plan.skipped]
-    nodes = []
-    for spec in plan.specs:
-        node = Node(package=spec.package, executable=spec.executable, name=spec.name,
-                    namespace=plan.namespace or None, parameters=[params.path],
-                    ros_arguments=['--log-level', plan.log_level], output='screen',
-                    additional_env={STOP_WITH_PARENT: str(os.getpid())})
-        nodes.append(node)
-        actions += [node, RegisterEventHandler(OnProcessExit(
-                target_action=node,
-                on_exit=lambda event, ctx, n=spec.name: _on_exit(n, event, ctx)))]
-    actions.append(RegisterEventHandler(OnShutdown(
-        on_shutdown=lambda event, ctx: _interrupt(nodes, event))))
+    nodes = [package_node(spec, plan, params.path) for spec in plan.specs]
+    for spec, node in zip(plan.specs, nodes):
+        actions += [node, ends_the_launch(node, spec.name)]
+    actions.append(interrupt_on_shutdown(nodes))
     return actions
+
+
+def package_node(spec: NodeSpec, plan: NodePlan, params_path: str) -> Node:
+    """Return the action that starts ``spec`` with the plan's namespace and log level."""
+    return Node(package=spec.package, executable=spec.executable, name=spec.name,
+                namespace=plan.namespace or None, parameters=[params_path],
+                remappings=list(spec.remappings),
+                ros_arguments=['--log-level', plan.log_level], output='screen',
+                additional_env={STOP_WITH_PARENT: str(os.getpid())})
+
+
+def ends_the_launch(node: Node, name: str) -> Action:
+    """Return the handler that ends the launch when ``node`` exits while it runs."""
+    return RegisterEventHandler(OnProcessExit(
+        target_action=node, on_exit=lambda event, ctx: _on_exit(name, event, ctx)))
+
+
+def interrupt_on_shutdown(nodes: List[Node]) -> Action:
+    """Return the handler that passes a SIGINT sent to ``ros2 launch`` alone on to ``nodes``."""
+    return RegisterEventHandler(OnShutdown(
+        on_shutdown=lambda event, ctx: _interrupt(nodes, event)))
 
 
 def _on_exit(name: str, event: Any, context: LaunchContext) -> Optional[List[Action]]:
@@ -140,4 +142,5 @@ def _interrupt(nodes: List[Node], event: Any) -> Optional[List[Action]]:
     return None
 
 
-__all__ = ['NodeExited', 'generate_launch_description', 'node_set']
+__all__ = ['NodeExited', 'ends_the_launch', 'generate_launch_description',
+           'interrupt_on_shutdown', 'node_set', 'package_node']

@@ -22,12 +22,8 @@ nodes run as subprocesses (:class:`~.node_set.NodeSet`)::
     transmission_hardware_launch description_file:=robot.urdf.xacro namespace:=robot1 \
         xacro_args:='prefix:=left_' --ros-args -r joint_states:=/joint_states
 
-Everything after ``--ros-args`` goes to every node.  The parameters file (the whole URDF) is an
-in-memory file of this process (:class:`~.params_file.ParamsFile`): it leaves no trace on disk
-however the launcher ends.  The nodes also stop when the launcher dies (``TP_STOP_WITH_PARENT``,
-see :mod:`transmission_plugins.ros.executables`).  Exit status: 0 after Ctrl-C, SIGTERM or
-SIGHUP; 1 when a node exits by itself (the others are stopped first); 2 for a bad argument or
-file.
+Everything after ``--ros-args`` goes to every node.  The parameters file and the exit status
+are doc/launch.md's ("Without ros2 launch").
 """
 
 import argparse
@@ -42,30 +38,19 @@ from typing import Optional
 from typing import Sequence
 from typing import Tuple
 
-from transmission_plugins.tools.node_plan import default_config_file
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import example_config_file
+from transmission_plugins.ros.executables import STOP_WITH_PARENT
 from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
 from transmission_plugins.tools.node_plan import LaunchConfigError
-from transmission_plugins.tools.node_plan import load_config
-from transmission_plugins.tools.node_plan import node_specs
 from transmission_plugins.tools.node_plan import NodePlan
 from transmission_plugins.tools.node_plan import NodeSpec
-from transmission_plugins.tools.node_plan import package_file
-from transmission_plugins.tools.node_plan import params_document
-from transmission_plugins.tools.node_plan import parse_bool
 from transmission_plugins.tools.node_plan import plan_nodes
-from transmission_plugins.tools.node_plan import read_description
 from transmission_plugins.tools.node_plan import robot_state_publisher_executable
 from transmission_plugins.tools.node_set import NodeSet
 from transmission_plugins.tools.params_file import ParamsFile
-from transmission_plugins.tools.params_file import write_params_file
 
 PROG = 'transmission_hardware_launch'
 #: runs a node executable with its stop-signal handling in place from the first instant
 EXECUTABLES_MODULE = 'transmission_plugins.ros.executables'
-#: set in the nodes' environment to the starter's pid: stop when that process dies
-STOP_WITH_PARENT = 'TP_STOP_WITH_PARENT'
 
 
 def command(spec: NodeSpec, params_file: str, ros_args: Sequence[str] = ()) -> List[str]:
@@ -77,8 +62,9 @@ def command(spec: NodeSpec, params_file: str, ros_args: Sequence[str] = ()) -> L
         if found is None:
             raise LaunchConfigError(f'{spec.executable} is not installed')
         exe = [found]
+    remaps = [arg for src, dst in spec.remappings for arg in ('-r', f'{src}:={dst}')]
     return exe + ['--ros-args', '-r', f'__node:={spec.name}', '--params-file', params_file,
-                  *ros_args]
+                  *remaps, *ros_args]
 
 
 def plan_ros_arguments(plan: NodePlan) -> List[str]:
@@ -129,18 +115,11 @@ def parse_arguments(argv: Sequence[str]) -> Tuple[Dict[str, str], List[str]]:
     return values, ros_args
 
 
-def build_commands(values: Dict[str, str], ros_args: Sequence[str],
-                   directory: Optional[str] = None) -> Tuple[List[Tuple[str, List[str]]], str]:
-    """
-    Return the (name, argv) list of the node set and the parameters file written to disk.
-
-    For callers that manage a directory of their own (the demo); missing launch arguments
-    take their defaults.
-    """
-    plan = plan_nodes(values)
-    params_file = write_params_file(plan.specs, directory)
+def node_commands(plan: NodePlan, params_file: str,
+                  ros_args: Sequence[str] = ()) -> List[Tuple[str, List[str]]]:
+    """Return the (name, argv) list that starts the nodes of ``plan`` with ``params_file``."""
     args = plan_ros_arguments(plan) + list(ros_args)
-    return [(s.name, command(s, params_file, args)) for s in plan.specs], params_file
+    return [(s.name, command(s, params_file, args)) for s in plan.specs]
 
 
 def _leave(signum: int, frame: Any) -> None:
@@ -163,8 +142,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for name, reason in plan.skipped:
         print(f'[launcher] {name} not started: {reason}', flush=True)
     with ParamsFile(plan.specs) as params:
-        args = plan_ros_arguments(plan) + ros_args
-        commands = [(s.name, command(s, params.path, args)) for s in plan.specs]
+        commands = node_commands(plan, params.path, ros_args)
         nodes = NodeSet(commands, env=dict(os.environ, **{STOP_WITH_PARENT: str(os.getpid())}))
         for name, argv_ in commands:
             print(f'[launcher] starting {name}: {" ".join(argv_[:4])} ...', flush=True)
@@ -173,12 +151,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return nodes.wait(after=signal.SIG_IGN)
 
 
-__all__ = ['LAUNCH_ARGUMENTS', 'LaunchConfigError', 'NodeSpec', 'build_commands', 'command',
-           'default_config_file', 'default_description_file', 'example_config_file',
-           'load_config', 'main', 'node_specs', 'package_file', 'params_document',
-           'parse_arguments', 'parse_bool', 'plan_nodes', 'plan_ros_arguments',
-           'read_description',
-           'robot_state_publisher_executable', 'split_arguments', 'write_params_file']
+__all__ = ['command', 'main', 'node_commands', 'parse_arguments', 'plan_ros_arguments',
+           'split_arguments']
 
 if __name__ == '__main__':
     sys.exit(main())

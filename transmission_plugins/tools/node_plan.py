@@ -93,6 +93,9 @@ class NodeSpec(NamedTuple):
     #: the node's Python module (run by the launcher); None for non-Python executables
     module: Optional[str]
     parameters: Dict[str, Any]
+    #: topic remappings ``(from, to)`` (``ros2_control.launch.py`` moves the hardware
+    #: interface's ``joint_states`` and ``joint_commands`` out of ros2_control's way)
+    remappings: Tuple[Tuple[str, str], ...] = ()
 
 
 class Settings(NamedTuple):
@@ -380,15 +383,20 @@ def parse_rate(value: Any) -> Optional[float]:
     return rate
 
 
-def robot_state_publisher_executable() -> Optional[str]:
-    """Return the robot_state_publisher executable when installed (ament index), else None."""
+def installed_executable(package: str, executable: str) -> Optional[str]:
+    """Return ``lib/<package>/<executable>`` of the first ament prefix that has it, else None."""
     for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
         if not prefix:
             continue
-        exe = Path(prefix, 'lib', ROBOT_STATE_PUBLISHER, ROBOT_STATE_PUBLISHER)
+        exe = Path(prefix, 'lib', package, executable)
         if exe.is_file() and os.access(exe, os.X_OK):
             return str(exe)
     return None
+
+
+def robot_state_publisher_executable() -> Optional[str]:
+    """Return the robot_state_publisher executable when installed (ament index), else None."""
+    return installed_executable(ROBOT_STATE_PUBLISHER, ROBOT_STATE_PUBLISHER)
 
 
 def read_settings(values: Mapping[str, Any],
@@ -470,6 +478,14 @@ def node_specs(description_file: Any = '', config_file: Any = '',
     return plan_nodes(values, robot_state_publisher).specs
 
 
-def params_document(specs: List[NodeSpec]) -> Dict[str, Any]:
-    """Return the parameters YAML document of ``specs``, keyed ``/**/<node_name>``."""
-    return {f'/**/{s.name}': {'ros__parameters': s.parameters} for s in specs}
+def params_document(specs: List[NodeSpec],
+                    extra: Optional[Mapping[str, Mapping[str, Any]]] = None) -> Dict[str, Any]:
+    """
+    Return the parameters YAML document of ``specs``, keyed ``/**/<node_name>``.
+
+    :param extra: more sections, node name to parameters (ros2_control's controllers)
+    """
+    document = {f'/**/{s.name}': {'ros__parameters': s.parameters} for s in specs}
+    for name, parameters in (extra or {}).items():
+        document[f'/**/{name}'] = {'ros__parameters': dict(parameters)}
+    return document

@@ -15,16 +15,10 @@
 """
 A set of node processes started, watched and stopped together (the launcher's and the demo's).
 
-Each node runs in a process group of its own, so that a terminal's Ctrl-C reaches the launcher
-only and the launcher decides how the nodes stop, as ``ros2 launch`` does: SIGINT to each,
-SIGTERM to one still running 5 s later, and 10 s after SIGINT SIGKILL, a second after a SIGUSR1
-(the nodes' executables print their threads' stacks: where it hung).  A node that exits ends
-the whole set (cleanly when its exit code is 0: a lifecycle node shut down to *finalized*).
-
-The groups stay in the launcher's session, as ``ros2 launch`` keeps its nodes in its own (a
-session each would also give each node a CPU scheduling group of its own, Linux autogroup).
-Reading the terminal is not theirs to do (their standard input is ``/dev/null``), and SIGTTOU is
-ignored (inherited) so that their output reaches the terminal even with ``stty tostop``.
+Each node runs in a process group of its own inside the launcher's session, so that a
+terminal's Ctrl-C reaches the launcher only and the launcher decides how the nodes stop, as
+``ros2 launch`` does (doc/launch.md).  A session each would also give each node a CPU scheduling
+group of its own (Linux autogroup).
 """
 
 import os
@@ -48,9 +42,6 @@ class NodeSet:
     """
     Start node processes, watch them, stop them together.
 
-    :param commands: (name, argv) per process
-    :param env: environment of the children (default: this one)
-    :param quiet: discard the children's output
     :param log: a file that receives the children's output (instead of this terminal)
     """
 
@@ -83,11 +74,9 @@ class NodeSet:
         """
         Stop every live process: SIGINT, SIGTERM after half of ``timeout``, SIGKILL at its end.
 
-        The same escalation as ``ros2 launch`` (SIGINT, SIGTERM 5 s later, SIGKILL 5 s after
-        that). The nodes stop on SIGINT or SIGTERM alike, and ignore the later one while they
-        stop. A node still there :data:`STACKS_BEFORE_KILL` s (at most a quarter of
-        ``timeout``) before the SIGKILL gets SIGUSR1 (the nodes' executables print their
-        threads' stacks; a process without such a handler ends there, code -10).
+        A node still there :data:`STACKS_BEFORE_KILL` s (at most a quarter of ``timeout``)
+        before the SIGKILL gets SIGUSR1 (the nodes' executables print their threads' stacks; a
+        process without such a handler ends there, code -10).
 
         :returns: (name, exit code) of the processes it stopped that did not stop cleanly
             (code not 0); each is also reported on stderr

@@ -15,12 +15,8 @@
 """
 Write an output file whole or not at all, and name it (never a temporary file) in every error.
 
-:func:`output_file` writes to a temporary file beside the output (``.NAME.XXXXXXXX.part``, in
-the same folder so that the final rename is atomic) and renames it to the output only when the
-``with`` block ends without an exception; otherwise (an error, ``KeyboardInterrupt``, a signal
-turned into an exception) the temporary file is removed and the output left as it was.  A
-write that fails (a full disk, a file size limit) raises
-:class:`~transmission_plugins.core.exceptions.TransmissionFileError` naming the output.
+:func:`output_file` writes to a temporary file beside the output (so that the final rename is
+atomic) and renames it to the output only when the ``with`` block ends without an exception.
 """
 
 import contextlib

@@ -15,14 +15,10 @@
 """
 The node set's parameters file (it holds the whole URDF), and where it lives.
 
-The nodes read ``--params-file`` once, at start-up.  :class:`ParamsFile` keeps the YAML in an
-anonymous in-memory file (Linux ``memfd_create``) owned by the process that starts the nodes
-(``ros2 launch`` or the launcher); the nodes open it through ``/proc/<pid>/fd/<fd>``.  Nothing is
-written to disk, and the file disappears with its owner however that ends (Ctrl-C, SIGTERM,
-SIGKILL).  Passing the URDF on the command line instead (``-p robot_description:=...``) fails
-for large robots (one argument is limited to 128 KiB; the PR2's URDF is 134 kB) and for
-descriptions that rcl's YAML parser rejects.  Without ``memfd_create`` the file goes to a private
-temporary directory (mode 0700) removed by :meth:`ParamsFile.close` or at exit.
+:class:`ParamsFile` keeps the YAML in an anonymous in-memory file (Linux ``memfd_create``) of
+the process that starts the nodes, which open it through ``/proc/<pid>/fd/<fd>`` (doc/launch.md
+says why).  Without ``memfd_create`` the file goes to a private temporary directory (mode 0700)
+removed by :meth:`ParamsFile.close` or at exit.
 """
 
 import atexit
@@ -32,6 +28,7 @@ import tempfile
 from typing import Any
 from typing import Dict
 from typing import List
+from typing import Mapping
 from typing import Optional
 
 from transmission_plugins.tools.node_plan import NodeSpec
@@ -39,17 +36,19 @@ from transmission_plugins.tools.node_plan import params_document
 import yaml
 
 
-def params_yaml(specs: List[NodeSpec]) -> str:
-    """Return :func:`~.node_plan.params_document` of ``specs`` as YAML text."""
-    document: Dict[str, Any] = params_document(specs)
+def params_yaml(specs: List[NodeSpec],
+                extra: Optional[Mapping[str, Mapping[str, Any]]] = None) -> str:
+    """Return :func:`~.node_plan.params_document` of ``specs`` (and ``extra``) as YAML text."""
+    document: Dict[str, Any] = params_document(specs, extra)
     return yaml.safe_dump(document, default_flow_style=False, sort_keys=False)
 
 
-def write_params_file(specs: List[NodeSpec], directory: Optional[str] = None) -> str:
+def write_params_file(specs: List[NodeSpec], directory: Optional[str] = None,
+                      extra: Optional[Mapping[str, Mapping[str, Any]]] = None) -> str:
     """Write :func:`params_yaml` to a new file in ``directory`` and return its path."""
     fd, path = tempfile.mkstemp(prefix='transmission_hardware_', suffix='.yaml', dir=directory)
     with os.fdopen(fd, 'w') as f:
-        f.write(params_yaml(specs))
+        f.write(params_yaml(specs, extra))
     return path
 
 
@@ -59,12 +58,14 @@ class ParamsFile:
 
     :param specs: the nodes (their parameters)
     :param in_memory: use ``memfd_create`` when available (False: always the directory)
+    :param extra: more sections, node name to parameters (ros2_control's controllers)
     """
 
-    def __init__(self, specs: List[NodeSpec], in_memory: bool = True) -> None:
+    def __init__(self, specs: List[NodeSpec], in_memory: bool = True,
+                 extra: Optional[Mapping[str, Mapping[str, Any]]] = None) -> None:
         self._fd: Optional[int] = None
         self._directory: Optional[str] = None
-        data = params_yaml(specs).encode()
+        data = params_yaml(specs, extra).encode()
         if in_memory and hasattr(os, 'memfd_create'):
             try:
                 self.path = self._memfd(data)
@@ -73,7 +74,7 @@ class ParamsFile:
                 self.close()
         self._directory = tempfile.mkdtemp(prefix='transmission_hardware_')
         atexit.register(shutil.rmtree, self._directory, True)
-        self.path = write_params_file(specs, self._directory)
+        self.path = write_params_file(specs, self._directory, extra)
 
     def _memfd(self, data: bytes) -> str:
         self._fd = os.memfd_create('transmission_hardware_params.yaml', os.MFD_CLOEXEC)

@@ -15,16 +15,23 @@
 r"""
 Plot a transmission's maps to an image file with matplotlib (Agg backend, no display needed).
 
-* A nonlinear transmission with one actuator (the PR2 gripper) is swept over its actuator
-  position: panel 1 shows the first joint (the gap), panel 2 the other joints (finger angles;
-  identical curves are drawn once, joints that stay at 0 are left out), panel 3 the effort ratio
-  :math:`\tau_j / u` of the first joint (joint effort per unit actuator effort).
+* A nonlinear transmission with one actuator (the PR2 gripper, a pushrod, a measured map) is
+  swept over its actuator position: panel 1 shows the first joint (the gap), panel 2 the other
+  joints when there are any (finger angles; identical curves are drawn once, joints that stay at
+  0 are left out), the last panel the effort ratio :math:`\tau_j / u` of the first joint (joint
+  effort per unit actuator effort).
+* A nonlinear transmission with several actuators (a parallel ankle) is swept over its joints,
+  one row each, the others at the centre of their range: on the left the actuator positions, on
+  the right its effort envelope, the largest effort each joint gets from the actuators' effort
+  limits there (:func:`~transmission_plugins.robot.limits.envelope`; per unit actuator effort
+  when they have none), with the joint's own effort limit dashed.
 * Any other transmission gets one panel per actuator: that actuator is swept with the others at
   0, and every joint position is drawn against it.
 
-The default sweep is the actuator position range reached inside the joint limits, with
-unbounded joints limited to +-pi (rad) or +-1 (m).  The joint limits are drawn as dashed lines
-in the colour of their joint, so a wider ``value_range`` shows where the sweep leaves them.
+The default sweep is the actuator position range reached inside the joint limits (for the
+joint sweeps: the joint limits), with unbounded joints limited to +-pi (rad) or +-1 (m).  The
+joint limits are drawn as dashed lines in the colour of their joint, so a wider
+``value_range`` shows where the sweep leaves them.
 Curves that coincide are drawn once, their legend entry naming every joint; the others differ
 in colour and line style.  Curves merge only when their joints' limits are equal too, so each
 joint's limit lines take the colour of its own line.  Actuator positions are in rad (rotary
@@ -43,6 +50,7 @@ import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.limits import actuator_position_range
+from transmission_plugins.robot.limits import envelope
 from transmission_plugins.robot.robot_transmissions import RobotTransmission
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.tools.output_file import output_file
@@ -90,15 +98,19 @@ def draw_limits(ax: Any, robot: RobotTransmissions, joint: str, color: Any,
     return drawn
 
 
-def default_range(robot: RobotTransmissions,
-                  t: RobotTransmission) -> Tuple[np.ndarray, np.ndarray]:
-    """Return the actuator sweep ``(lo, hi)`` per actuator of ``t`` (see the module doc)."""
+def joint_range(robot: RobotTransmissions,
+                t: RobotTransmission) -> Tuple[np.ndarray, np.ndarray]:
+    """Return the joint limits of ``t``, unbounded ones +-pi (rad) or +-1 (m)."""
     idx = [robot.joint_index[n] for n in t.joint_names]
     lower, upper = robot.joint_lower[idx], robot.joint_upper[idx]
     span = np.array([1.0 if _unit(robot, n) == 'm' else math.pi for n in t.joint_names])
-    lower = np.where(np.isfinite(lower), lower, -span)
-    upper = np.where(np.isfinite(upper), upper, span)
-    lo, hi = actuator_position_range(t.transmission, lower, upper)
+    return np.where(np.isfinite(lower), lower, -span), np.where(np.isfinite(upper), upper, span)
+
+
+def default_range(robot: RobotTransmissions,
+                  t: RobotTransmission) -> Tuple[np.ndarray, np.ndarray]:
+    """Return the actuator sweep ``(lo, hi)`` per actuator of ``t`` (see the module doc)."""
+    lo, hi = actuator_position_range(t.transmission, *joint_range(robot, t))
     lo = np.where(np.isfinite(lo), lo, -math.pi)
     hi = np.where(np.isfinite(hi), hi, math.pi)
     hi = np.where(hi > lo, hi, lo + 1.0)
@@ -140,7 +152,8 @@ def plot_transmission(robot: RobotTransmissions, name: str, path: str,
     Draw the maps of transmission ``name`` and save the figure to ``path`` (PNG, SVG, PDF).
 
     :returns: the matplotlib figure (closed; its axes and lines can be inspected)
-    :param value_range: actuator position sweep ``(lo, hi)``; default :func:`default_range`
+    :param value_range: actuator position sweep ``(lo, hi)`` (joint positions for the joint
+        sweeps); default :func:`default_range` (:func:`joint_range`)
     :raises UnknownNameError: (also a ``KeyError``) no such transmission
     :raises TransmissionValueError: ``lo >= hi`` or not numbers, or a file type matplotlib
         cannot write
@@ -152,7 +165,7 @@ def plot_transmission(robot: RobotTransmissions, name: str, path: str,
 
     t = robot.transmission(name)
     tr = t.transmission
-    n = tr.num_actuators()
+    n = tr.num_actuators() if tr.is_linear() or tr.num_actuators() == 1 else tr.num_joints()
     if value_range is not None:
         try:
             lo, hi = np.full(n, float(value_range[0])), np.full(n, float(value_range[1]))
@@ -162,11 +175,15 @@ def plot_transmission(robot: RobotTransmissions, name: str, path: str,
             raise TransmissionValueError('value_range', value_range,
                                          'two finite numbers (lo, hi) with lo < hi',
                                          f'plot of {t.path}')
-    else:
+    elif tr.is_linear() or tr.num_actuators() == 1:
         lo, hi = default_range(robot, t)
+    else:
+        lo, hi = joint_range(robot, t)
     title = f'{t.name} ({t.type})'
-    if not tr.is_linear() and n == 1:
+    if not tr.is_linear() and tr.num_actuators() == 1:
         fig = _plot_nonlinear(plt, robot, t, np.linspace(lo[0], hi[0], POINTS))
+    elif not tr.is_linear():
+        fig = _plot_joint_sweeps(plt, robot, t, lo, hi)
     else:
         fig = _plot_sweeps(plt, robot, t, lo, hi)
     fig.suptitle(title)
@@ -203,30 +220,78 @@ def _plot_nonlinear(plt: Any, robot: RobotTransmissions, t: RobotTransmission,
         out = tr.actuator_to_joint({'position': a, 'effort': np.ones_like(a)})
     q, ratio = out['position'], out['effort']
     motor = t.actuator_names[0]
-    fig, axes = plt.subplots(3, 1, figsize=(7, 8.5), sharex=True)
+    others = len(t.joint_names) > 1
+    fig, axes = plt.subplots(3 if others else 2, 1, figsize=(7, 8.5 if others else 6),
+                             sharex=True)
     first = t.joint_names[0]
     axes[0].plot(theta, q[:, 0], color='tab:blue', label=first)
     draw_limits(axes[0], robot, first, 'tab:blue', True)
     axes[0].set_ylabel(f'{first} [{_unit(robot, first)}]')
     axes[0].legend(fontsize='small', loc='best')
     axes[0].grid(True, alpha=0.3)
-    others = _groups(robot, t.joint_names[1:], q[:, 1:])
-    labelled = False
-    for k, (label, y) in enumerate(others):
-        line, = axes[1].plot(theta, y, label=label, linestyle=STYLES[k % len(STYLES)])
-        labelled |= draw_limits(axes[1], robot, label.split(' ')[0], line.get_color(),
-                                not labelled)
-    unit = _unit(robot, t.joint_names[1]) if len(t.joint_names) > 1 else ''
-    axes[1].set_ylabel(f'other joints [{unit}]' if unit else 'other joints')
     if others:
-        axes[1].legend(fontsize='small', loc='best')
-    axes[1].grid(True, alpha=0.3)
-    axes[2].plot(theta, ratio[:, 0], color='tab:red')
+        groups = _groups(robot, t.joint_names[1:], q[:, 1:])
+        labelled = False
+        for k, (label, y) in enumerate(groups):
+            line, = axes[1].plot(theta, y, label=label, linestyle=STYLES[k % len(STYLES)])
+            labelled |= draw_limits(axes[1], robot, label.split(' ')[0], line.get_color(),
+                                    not labelled)
+        unit = _unit(robot, t.joint_names[1])
+        axes[1].set_ylabel(f'other joints [{unit}]' if unit else 'other joints')
+        if groups:
+            axes[1].legend(fontsize='small', loc='best')
+        axes[1].grid(True, alpha=0.3)
+    axes[-1].plot(theta, ratio[:, 0], color='tab:red')
     unit = _unit(robot, first, effort=True)
     ratio_unit = f' [{unit} / N m]' if unit else ''
-    axes[2].set_ylabel(f'{first} effort\nper unit {motor} effort{ratio_unit}')
-    axes[2].grid(True, alpha=0.3)
-    axes[2].set_xlabel(f'{motor} position [{ACTUATOR_UNITS["position"]}]')
+    axes[-1].set_ylabel(f'{first} effort\nper unit {motor} effort{ratio_unit}')
+    axes[-1].grid(True, alpha=0.3)
+    axes[-1].set_xlabel(f'{motor} position [{ACTUATOR_UNITS["position"]}]')
+    return fig
+
+
+def _plot_joint_sweeps(plt: Any, robot: RobotTransmissions, t: RobotTransmission,
+                       lo: np.ndarray, hi: np.ndarray) -> Any:
+    """Sweep each joint (module docstring): actuator positions left, effort envelope right."""
+    tr = t.transmission
+    joints = [robot.joint_index[n] for n in t.joint_names]
+    limit = robot.actuator_effort_limit[[robot.actuator_index[n] for n in t.actuator_names]]
+    per_unit = not np.all(np.isfinite(limit))
+    centre = (np.asarray(joint_range(robot, t)[0]) + joint_range(robot, t)[1]) / 2.0
+    colours = plt.rcParams['axes.prop_cycle'].by_key()['color']
+    fig, axes = plt.subplots(len(joints), 2, figsize=(11, 3.4 * len(joints) + 0.6),
+                             squeeze=False)
+    for row, name in enumerate(t.joint_names):
+        sweep = np.linspace(lo[row], hi[row], POINTS)
+        q = np.repeat(centre[None, :], POINTS, axis=0)
+        q[:, row] = sweep
+        bounds = envelope(tr, q, actuator_effort=np.ones_like(limit) if per_unit else limit)
+        held = ', '.join(f'{other} {centre[k]:.3g}' for k, other in enumerate(t.joint_names)
+                         if k != row)
+        left, right = axes[row]
+        for k, motor in enumerate(t.actuator_names):
+            left.plot(sweep, bounds.actuator_position[:, k], label=motor,
+                      linestyle=STYLES[k % len(STYLES)])
+        left.set_ylabel(f'actuator position [{ACTUATOR_UNITS["position"]}]')
+        for k, joint in enumerate(t.joint_names):
+            colour = colours[k % len(colours)]
+            right.plot(sweep, np.asarray(bounds.joint_effort)[:, k], color=colour,
+                       linestyle=STYLES[k % len(STYLES)], label=f'{joint}, largest')
+            own = robot.joint_effort_limit[joints[k]]
+            if not per_unit and np.isfinite(own):
+                right.axhline(own, color=colour, linestyle=(0, (4, 3)), linewidth=0.9,
+                              alpha=0.7, label=f'{joint} effort limit')
+        unit = _unit(robot, name, effort=True) or 'N m'
+        right.set_ylabel('joint effort per unit\nactuator effort' if per_unit else
+                         f"joint effort from the actuators' limits [{unit}]")
+        for ax in (left, right):
+            for value in (robot.joint_lower[joints[row]], robot.joint_upper[joints[row]]):
+                if np.isfinite(value):
+                    ax.axvline(value, color='0.5', linestyle=(0, (4, 3)), linewidth=0.9)
+            ax.set_xlabel(f'{name} position [{_unit(robot, name) or "rad"}]' +
+                          (f' ({held})' if held else ''))
+            ax.legend(fontsize='small')
+            ax.grid(True, alpha=0.3)
     return fig
 
 

@@ -22,12 +22,17 @@ two joint reductions, two joint offsets), their roles (``actuator1``/``actuator2
 """
 
 from abc import abstractmethod
+from typing import Dict
 from typing import List
 from typing import Sequence
+from typing import Tuple
+
+import numpy as np
 
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_reduction
 from transmission_plugins.core.checks import check_sequence
+from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.linear import LinearTransmission
 from transmission_plugins.urdf.readers import read_coupled
 from transmission_plugins.urdf.records import TransmissionInfo
@@ -37,9 +42,6 @@ from transmission_plugins.urdf.records import TransmissionWiring
 class CoupledTransmission(LinearTransmission):
     """
     Base of the two-actuator, two-joint linear transmissions (Differential, FourBarLinkage).
-
-    Holds and validates the seed parameters (actuator and joint reductions, joint offsets) and
-    the report; subclasses define :meth:`_build`, which sets the matrices from them.
 
     :param actuator_reduction: :math:`(n_{a1}, n_{a2})`, finite and non-zero
     :param joint_reduction: :math:`(n_{j1}, n_{j2})`, finite and non-zero
@@ -74,15 +76,19 @@ class CoupledTransmission(LinearTransmission):
         """
         Build from a parsed ``<transmission>`` with two joints and two actuators, any dialect.
 
-        Joints and actuators are put in role order (:attr:`JOINT_ROLES`, :attr:`ACTUATOR_ROLES`;
-        XML order when no role is given); actuator and joint reductions and joint offsets are
-        read as :func:`transmission_plugins.urdf.readers.read_coupled` documents.
-
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """
         r = read_coupled(info, cls.JOINT_ROLES, cls.ACTUATOR_ROLES)
         return TransmissionWiring(cls(r.actuator_reduction, r.joint_reduction, r.joint_offset),
                                   r.joint_names, r.actuator_names)
+
+    @classmethod
+    def example(cls) -> Tuple['CoupledTransmission', Dict[str, FloatArray]]:
+        """Return an instance with reductions of both signs and offsets, and three states."""
+        return cls([20.0, -35.0], [2.0, -1.5], [0.1, -0.4]), {
+            'position': np.array([[0.0, 0.0], [12.0, -30.0], [-45.0, 7.0]]),
+            'velocity': np.array([[1.5, -2.0], [0.0, 4.0], [-10.0, 0.5]]),
+            'effort': np.array([[0.2, 0.1], [-0.6, 0.0], [1.1, -0.9]])}
 
     def get_actuator_reduction(self) -> List[float]:
         """Return :math:`[n_{a1}, n_{a2}]`."""

@@ -48,11 +48,7 @@ class DifferentialTransmission(CoupledTransmission):
     Velocities map like positions without the offsets.  :math:`n_a` are the actuator reductions,
     :math:`n_j` the joint reductions, :math:`q_0` the joint offsets; index 1 and 2 follow the
     roles ``actuator1``/``actuator2`` and ``joint1``/``joint2``.  Power is conserved.
-
-    :param actuator_reduction: :math:`(n_{a1}, n_{a2})`, finite and non-zero
-    :param joint_reduction: :math:`(n_{j1}, n_{j2})`, finite and non-zero
-    :param joint_offset: :math:`(q_{01}, q_{02})`, finite
-    :raises TransmissionValueError: wrong sizes, zero, NaN, infinite or non-numeric values
+    Parameters: :class:`CoupledTransmission`'s.
     """
 
     def _build(self) -> None:

@@ -46,12 +46,8 @@ class FourBarLinkageTransmission(CoupledTransmission):
 
     Velocities map like positions without the offsets.  The effort map is the power-conserving
     one of current ros2_control (:math:`\tau = J^{-T} u`), not the old ROS 1 one, so
-    :math:`\tau^T\dot q = u^T\dot\theta` holds exactly.
-
-    :param actuator_reduction: :math:`(n_{a1}, n_{a2})`, finite and non-zero
-    :param joint_reduction: :math:`(n_{j1}, n_{j2})`, finite and non-zero
-    :param joint_offset: :math:`(q_{01}, q_{02})`, finite
-    :raises TransmissionValueError: wrong sizes, zero, NaN, infinite or non-numeric values
+    :math:`\tau^T\dot q = u^T\dot\theta` holds exactly.  Symbols and parameters:
+    :class:`CoupledTransmission`'s.
     """
 
     def _build(self) -> None:

@@ -17,9 +17,7 @@ PR2GripperTransmission: one motor opens the PR2 gripper through a screw and a li
 
 Lookup names: ``pr2_mechanism_model/PR2GripperTransmission`` and the 2010 name
 ``PR2GripperTransmission``.  The maths follows ``pr2_mechanism_model/src/
-pr2_gripper_transmission.cpp`` (PR2/pr2_mechanism), clamps included, as numpy kernels over any
-batch shape (the class docstring states it); the URDF reading lives in
-:mod:`transmission_plugins.urdf.pr2_elements`.
+pr2_gripper_transmission.cpp`` (PR2/pr2_mechanism), clamps included.
 """
 
 import math
@@ -34,19 +32,17 @@ import numpy as np
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_positive
 from transmission_plugins.core.checks import check_reduction
+from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.mechanism import ActuatorSide
 from transmission_plugins.core.mechanism import JointSide
 from transmission_plugins.core.mechanism import Mechanism
-from transmission_plugins.urdf.pr2_elements import ALPHA2_DEFAULTS
 from transmission_plugins.urdf.pr2_elements import GRIPPER_COEFFICIENTS
 from transmission_plugins.urdf.pr2_elements import gripper_from_info
 from transmission_plugins.urdf.pr2_elements import GRIPPER_VOCABULARY
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.records import TransmissionWiring
 
-#: The linkage coefficients, in the order of the constructor (URDF ``gap_joint`` attributes).
-COEFFICIENTS = GRIPPER_COEFFICIENTS
 #: Motor revolutions per radian (the C++ ``RAD2MR``).
 RAD2MR = 1.0 / (2.0 * math.pi)
 #: Floor of the ``1 - u^2`` terms under the Jacobians' square roots (the C++ ``TOL``).
@@ -167,12 +163,7 @@ class PR2GripperTransmission(Mechanism):
     """
 
     ACTUATOR_ROLES = ('actuator1',)
-    COEFFICIENTS = COEFFICIENTS
     URDF_VOCABULARY = GRIPPER_VOCABULARY
-
-    #: The PR2 alpha2 values the C++ falls back to when a coefficient is missing (see
-    #: ``from_info``; SI units).
-    ALPHA2_DEFAULTS = ALPHA2_DEFAULTS
 
     def __init__(self, screw_reduction: Any, gear_ratio: Any, theta0: Any, phi0: Any, t0: Any,
                  L0: Any, h: Any, a: Any, b: Any, r: Any,  # noqa: N803
@@ -215,8 +206,7 @@ class PR2GripperTransmission(Mechanism):
         """
         s, g, a, b, h, L0, r, m = (self._s, self._g, self._a, self._b, self._h, self._L0,
                                    self._r, self._mr)
-        values = dict(zip(COEFFICIENTS, (s, g, self._theta0, self._phi0, self._t0, L0, h, a, b,
-                                         r)), mechanical_reduction=m)
+        values = self.parameters()
 
         def c(formula: str, names: Tuple[str, ...], compute: Callable[[], float],
               nonzero: bool = False) -> float:
@@ -234,8 +224,6 @@ class PR2GripperTransmission(Mechanism):
         self._du0 = c('L0 s / (g a b)', ('L0',) + screw + ('a', 'b'), lambda: L0 * s / (g * ab))
         self._p2m = c('1 / (2 pi m)', mr, lambda: RAD2MR / m, True)
         self._m2p = c('2 pi m', mr, lambda: m / RAD2MR, True)
-        self._e_joint = c('2 pi / m', mr, lambda: 1.0 / (m * RAD2MR), True)
-        self._e_motor = c('2 m / (2 pi)', mr, lambda: 2.0 * RAD2MR * m, True)
         self._g_s = c('g/s', screw, lambda: g / s, True)
         self._gap0 = c('2 (t0 - r sin theta0)', ('t0', 'r'),
                        lambda: 2.0 * (self._t0 - r * self._sin_theta0))
@@ -271,10 +259,6 @@ class PR2GripperTransmission(Mechanism):
         """Return the number of simulation-only screw/slider joints (always reported as 0)."""
         return self._num_simulated
 
-    def requires_position_state(self) -> bool:
-        """Return True: velocity and effort maps depend on the gap."""
-        return True
-
     def joint_to_actuator_inputs(self) -> Tuple[int, ...]:
         """Return ``(0,)``: joint to actuator maps read the gap joint only."""
         return (0,)
@@ -291,7 +275,7 @@ class PR2GripperTransmission(Mechanism):
         """Return the linkage coefficients and ``mechanical_reduction`` by keyword name."""
         values = (self._s, self._g, self._theta0, self._phi0, self._t0, self._L0, self._h,
                   self._a, self._b, self._r)
-        out = dict(zip(COEFFICIENTS, values))
+        out = dict(zip(GRIPPER_COEFFICIENTS, values))
         out['mechanical_reduction'] = self._mr
         return out
 
@@ -350,10 +334,8 @@ class PR2GripperTransmission(Mechanism):
         :param actuator_position: motor positions ``(..., 1)``
         :raises TransmissionInputError: when the position is missing or has the wrong shape
         """
-        theta = self._position(actuator_position, 'actuator', 1)
         with np.errstate(all='ignore'):
-            mrev = np.maximum(theta[..., 0] * self._p2m, 0.0)  # NaN propagates, unlike the C++
-            return self._forward_jacobian(mrev, *self._uw(mrev))
+            return self._prepare_actuator_state(actuator_position).jacobian
 
     def actuator_position(self, joint_position: Any) -> np.ndarray:
         """Return the motor position at the gaps (the other joints are not read)."""
@@ -367,12 +349,8 @@ class PR2GripperTransmission(Mechanism):
         :param joint_position: joint positions ``(..., M)`` (only the gap is read)
         :raises TransmissionInputError: when the position is missing or has the wrong shape
         """
-        q = self._position(joint_position, 'joint', self._nj)
         with np.errstate(all='ignore'):
-            rate = self._inverse_rate(*self._inverse(q[..., 0]))
-        out = np.zeros(np.shape(rate) + (1, self._nj))
-        out[..., 0, 0] = self._v_motor * rate
-        return out
+            return self._prepare_joint_state(joint_position).jacobian
 
     # ------------------------------------------------------------------ one conversion
     def _prepare_actuator_state(self, position: Any) -> ActuatorSide:
@@ -403,9 +381,15 @@ class PR2GripperTransmission(Mechanism):
                             velocity[..., 0] * jacobian[..., 1 if self._num_passive else 0])
 
     def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
-        """Return every joint's effort as the C++ does: the motor's through its own ratio."""
+        """
+        Return every joint's effort as the C++ does: the motor's through its own ratio.
+
+        Where the linkage is singular (:math:`J = 0`) the effort is infinite, as in the C++;
+        callers that send values on drop what is not finite.
+        """
         jacobian = self._actuator_state(position).jacobian[..., 0]
-        out = effort / (self._mr * self._mr * jacobian)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            out = effort / (self._mr * self._mr * jacobian)
         out[..., 1 + self._num_passive:] = 0.0
         return out
 
@@ -416,6 +400,21 @@ class PR2GripperTransmission(Mechanism):
 
     # ------------------------------------------------------------------ URDF and reports
     @classmethod
+    def example(cls) -> Tuple['PR2GripperTransmission', Dict[str, FloatArray]]:
+        """
+        Return the PR2's gripper (4 passive joints) and four motor states.
+
+        The gaps range from nearly closed (4 mm) to wide open (144 mm).
+        """
+        gripper = cls(screw_reduction=0.004, gear_ratio=40.095, theta0=0.0628824676201037,
+                      phi0=0.5185181221457433, t0=-0.0001914, L0=0.0375528, h=0.0,
+                      a=0.0683698, b=0.0433849, r=0.0915, mechanical_reduction=1.0,
+                      num_passive_joints=4)
+        return gripper, {'position': np.array([[50.0], [400.0], [1405.74], [2500.0]]),
+                         'velocity': np.array([[10.0], [-5.0], [20.0], [0.0]]),
+                         'effort': np.array([[0.1], [-0.4], [0.25], [1.0]])}
+
+    @classmethod
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
         """
         Build the transmission and its wiring from a ``<transmission>`` record.
@@ -423,8 +422,6 @@ class PR2GripperTransmission(Mechanism):
         See :func:`transmission_plugins.urdf.pr2_elements.gripper_from_info` for the
         accepted XML and the missing-coefficient policy.
 
-        :param info: a :class:`~transmission_plugins.urdf.records.TransmissionInfo`
-        :returns: a :class:`~transmission_plugins.urdf.records.TransmissionWiring`
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """
         return gripper_from_info(cls, info)
@@ -461,7 +458,6 @@ def checked_constant(formula: str, coefficients: Tuple[str, ...], values: Dict[s
 
     :param formula: the constant as written in the message (``'s/g'``)
     :param coefficients: the constructor names of the coefficients it uses
-    :param values: constructor name -> value
     :raises TransmissionValueError: the constant overflows, is NaN or vanishes, naming the
         coefficient of the most extreme magnitude (largest log-magnitude) among those it uses
     """

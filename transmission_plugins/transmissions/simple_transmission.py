@@ -18,9 +18,14 @@ SimpleTransmission: one actuator drives one joint through a gear or belt of rati
 Lookup names: ``transmission_interface/SimpleTransmission`` (also the PR2 one).
 """
 
+from typing import Dict
+from typing import Tuple
+
+import numpy as np
 
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_reduction
+from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.linear import LinearTransmission
 from transmission_plugins.urdf.readers import read_simple
 from transmission_plugins.urdf.records import TransmissionInfo
@@ -68,17 +73,21 @@ class SimpleTransmission(LinearTransmission):
     @classmethod
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
         """
-        Build from a parsed ``<transmission>`` of any dialect (see :mod:`.urdf_reading`).
-
-        ros2_control reads only the joint-side ``<mechanical_reduction>`` (default 1), like its
-        ``SimpleTransmissionLoader``; ROS 1 needs the actuator ``<mechanicalReduction>`` and PR2
-        puts it under ``<transmission>``; the offset is the joint's ``<offset>`` (default 0).
+        Build from a parsed ``<transmission>`` of any dialect (see :func:`read_simple`).
 
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """
         r = read_simple(info)
         return TransmissionWiring(cls(r.reduction, r.joint_offset), r.joint_names,
                                   r.actuator_names)
+
+    @classmethod
+    def example(cls) -> Tuple['SimpleTransmission', Dict[str, FloatArray]]:
+        """Return a reversing reducer with an offset and four actuator states."""
+        return cls(reduction=-12.5, joint_offset=0.3), {
+            'position': np.array([[-3.0], [0.0], [7.5], [40.0]]),
+            'velocity': np.array([[2.0], [-0.5], [0.0], [12.0]]),
+            'effort': np.array([[0.1], [-2.0], [0.7], [0.0]])}
 
     def get_actuator_reduction(self) -> float:
         """Return the reduction :math:`n`."""

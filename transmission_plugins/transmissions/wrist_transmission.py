@@ -81,11 +81,9 @@ class WristTransmission(CoupledTransmission):
         """
         Build the transmission and its wiring from a ``<transmission>`` record.
 
-        Reads ``<rightActuator>``, ``<leftActuator>``, ``<flexJoint>`` and ``<rollJoint>``, each
-        with ``name`` and a required ``mechanicalReduction`` attribute; anything else is an error.
+        Reads ``<rightActuator>``, ``<leftActuator>``, ``<flexJoint>`` and ``<rollJoint>``
+        (:func:`~transmission_plugins.urdf.pr2_elements.wrist_from_info`).
 
-        :param info: a :class:`~transmission_plugins.urdf.records.TransmissionInfo`
-        :returns: a ``TransmissionWiring`` with joints [flex, roll] and actuators [right, left]
         :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
         """
         return wrist_from_info(cls, info)

@@ -12,13 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""
-Actuator data in ``<actuator>`` elements: Drake tags and ros2_control ``<param>`` values.
-
-Read by the parser into :class:`~transmission_plugins.urdf.records.ActuatorInfo` fields (rotor
-inertia, gear ratio, effort limit, PD gains); the robot layer turns them into
-:class:`~transmission_plugins.robot.actuators.ActuatorModel` objects.
-"""
+"""Actuator data in ``<actuator>`` elements: Drake tags and ros2_control ``<param>`` values."""
 
 from typing import Any
 from typing import cast
@@ -33,18 +27,10 @@ from transmission_plugins.urdf.elements import parse_float
 from transmission_plugins.urdf.elements import require_attribute
 from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
+from transmission_plugins.urdf.vocabulary import ACTUATOR_PARAMS
 
-
-#: Drake's URDF namespace (``xmlns:drake``); tags are matched by local name in any namespace.
-DRAKE_NAMESPACE = 'http://drake.mit.edu'
-
-
-# ---------------------------------------------------------------------------- URDF extensions
-_VALUE_TAGS = {'rotor_inertia': 'rotor_inertia', 'gear_ratio': 'gear_ratio',
-               'effort_limit': 'effort_limit'}
-
-
-_PARAMS = ('rotor_inertia', 'gear_ratio', 'effort_limit', 'kp', 'kd')
+#: the Drake tags with a ``value`` attribute, and the fields they fill
+_VALUE_TAGS = ('rotor_inertia', 'gear_ratio', 'effort_limit')
 
 
 def _check_extension(key: str, value: float, path: str, line: Optional[int]) -> float:
@@ -71,8 +57,6 @@ def read_actuator_extensions(element: XmlElement, path: str) -> Dict[str, Any]:
       name, whatever the namespace prefix);
     * ros2_control: ``<param name="rotor_inertia|gear_ratio|effort_limit|kp|kd">value</param>``.
 
-    :param element: the ``<actuator>`` element (ElementTree or lxml)
-    :param path: its element path, used in messages
     :returns: a dict with some of ``rotor_inertia``, ``gear_ratio``, ``effort_limit`` (floats)
         and ``controller_gains`` (``(p, d)``), ready for :class:`ActuatorInfo` fields
     :raises BadValueError: non-numeric or out-of-range values, duplicates, ``kd`` without ``kp``
@@ -93,16 +77,15 @@ def read_actuator_extensions(element: XmlElement, path: str) -> Dict[str, Any]:
         line = source_line(child)
         if tag in _VALUE_TAGS:
             text = require_attribute(child, 'value', at)
-            put(_VALUE_TAGS[tag], parse_float(text, f'{at}/@value', line=line), at, line)
+            put(tag, parse_float(text, f'{at}/@value', line=line), at, line)
         elif tag == 'controller_gains':
             for attribute, key in (('p', 'kp'), ('d', 'kd')):
                 text = require_attribute(child, attribute, at)
                 put(key, parse_float(text, f'{at}/@{attribute}', line=line), at, line)
-        elif tag == 'param' and child.get('name') in _PARAMS:
+        elif tag == 'param' and child.get('name') in ACTUATOR_PARAMS:
             put(cast(str, child.get('name')), parse_float(child.text, at, line=line), at,
                 line)
-    out: Dict[str, Any] = {k: found[k] for k in ('rotor_inertia', 'gear_ratio', 'effort_limit')
-                           if k in found}
+    out: Dict[str, Any] = {k: found[k] for k in _VALUE_TAGS if k in found}
     if 'kd' in found and 'kp' not in found:
         raise BadValueError(where['kd'], 'kd is given without kp', None)
     if 'kp' in found:

@@ -15,49 +15,11 @@
 """
 Read the ``<transmission>`` elements of a URDF, whatever their dialect, into records.
 
-:func:`read_urdf_text` turns XML text, a file or a ``.xacro`` file into XML text;
-:func:`parse_transmissions` turns that text into :class:`ParseResult` with one
-:class:`~transmission_plugins.urdf.records.TransmissionInfo` per transmission.  Turning a
-record into a working transmission is the plugins' job (:mod:`~transmission_plugins.plugins`).
-
-Dialects, told apart per transmission:
-
-* ``ros2_control``: a ``<transmission>`` inside a ``<ros2_control>`` block; type in ``<plugin>``,
-  ``role`` attributes, ``<mechanical_reduction>``/``<offset>`` on joints and actuators,
-  ``<param name>`` children, ``read_only`` attributes.  Its joints must be ``<joint>``s of the
-  block; in a ``type="actuator"`` block it drives exactly one joint and, when it names no
-  ``<actuator>``, gets an implicit one named after the block with role ``actuator1``.
-* ``ros1``: a robot-level ``<transmission>`` with a ``<type>`` element (it wins over a ``type``
-  attribute that disagrees, as in the Husky description); ``<hardwareInterface>`` names are
-  normalised to carry the ``hardware_interface/`` prefix; ``<role>`` child elements.
-* ``pr2``: a robot-level ``<transmission>`` typed only by its ``type`` attribute (with or without
-  the ``pr2_mechanism_model/`` prefix); ``<mechanicalReduction>`` may sit directly under the
-  ``<transmission>``; vendor children (``<gap_joint>``, ``<flexJoint>``...) stay in
-  ``info.element`` for the plugin.
-
-Which transmissions are read (``source``): ``'auto'`` (default) reads the ``<ros2_control>``
-transmissions when at least one block has some, like ros2_control does, and the robot-level ones
-otherwise, like ROS 1 and gazebo_ros_control do; ``'ros2_control'``, ``'robot'`` and ``'all'``
-force a choice.  Only top-level ``<joint>`` elements of the URDF namespace are joints of the
-robot (not the Gazebo ``<joint:slider>`` of the PR2 or a ``<joint>`` nested in ``<gazebo>``).
-
-Strict mode (default) raises an :class:`~transmission_plugins.UrdfTransmissionError`
-subclass naming the element path and the bad value for: a missing or empty name or type, a
-non-numeric, NaN, infinite or zero reduction, a bad offset, an empty ``<hardwareInterface>``, a
-value given twice, a ros2_control joint that is not in its block, and a transmission name used
-again with a different mapping.  Lenient mode replaces an ill-defined reduction by 1.0 and an
-ill-defined offset by 0.0, skips a transmission it cannot read, and records a warning for each;
-it keeps records that reuse a name, and the robot's wiring (:mod:`transmission_plugins.robot`)
-keeps the first of them that builds (so an unknown type does not shadow a good transmission).
-Exact duplicates (same name and mapping, e.g. Franka's one per hardware interface) are merged with
-a warning in both modes.
-
-The parts, in order: the parse-wide state (:class:`ParseContext`: the lenient flag, the URDF
-namespace, the warnings) and its small strict readers; the ``<joint>`` and ``<actuator>``
-children of a ``<transmission>`` (:func:`read_end`: name, role, reduction, offset, hardware
-interfaces, ``read_only``, and the actuator data of Drake tags and ros2_control ``<param>``);
-the dialects (:func:`parse_transmissions`); the merging of duplicates
-(:func:`merge_duplicates`).
+:func:`parse_transmissions` turns URDF text into a :class:`ParseResult` with one
+:class:`~transmission_plugins.urdf.records.TransmissionInfo` per transmission.  The dialects
+(``ros2_control``, ``ros1``, ``pr2``, told apart per transmission), which transmissions are read
+(``source``) and what strict and lenient mode do are doc/urdf.md's "Supported dialects" and
+"Strict and lenient".  Exact duplicates (same name and mapping) are merged with a warning.
 """
 
 from dataclasses import dataclass
@@ -128,19 +90,9 @@ class ParseContext:
                 and (name is None or local_name(c) == name)]
 
 
-def single_child(ctx: ParseContext, element: XmlElement, path: str,
-                 tag: str) -> Optional[XmlElement]:
-    """Return the only child named ``tag``, None when absent; raise when given twice."""
-    found = ctx.children(element, tag)
-    if len(found) > 1:
-        raise BadValueError(f'{path}/{tag}', f'<{tag}> is given {len(found)} times; expected '
-                            'at most once', source_line(found[1]))
-    return found[0] if found else None
-
-
 def single_child_of(ctx: ParseContext, element: XmlElement, path: str,
                     tags: Sequence[str]) -> Optional[XmlElement]:
-    """Return the only child named one of ``tags`` (spellings of one value)."""
+    """Return the only child named one of ``tags`` (spellings of one value), or None."""
     found = [c for c in ctx.children(element) if local_name(c) in tags]
     if len(found) > 1:
         spelled = ', '.join(f'<{local_name(c)}>' for c in found)
@@ -169,7 +121,7 @@ def read_number(ctx: ParseContext, text: str, path: str, line: Optional[int], *,
 # ----------------------------------------------------------------- <joint> and <actuator>
 def read_role(ctx: ParseContext, element: XmlElement, path: str) -> Optional[str]:
     attribute = element.get('role')
-    role_element = single_child(ctx, element, path, ROLE_TAG)
+    role_element = single_child_of(ctx, element, path, (ROLE_TAG,))
     if role_element is None:
         return attribute.strip() if attribute is not None else None
     text = element_text(role_element)
@@ -294,10 +246,7 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
     Read every ``<transmission>`` of a URDF into :class:`TransmissionInfo` records.
 
     :param xml_text: the URDF XML (see :func:`read_urdf_text` for files and xacro)
-    :param lenient: replace ill-defined reductions (1.0) and offsets (0.0) and skip unreadable
-        transmissions, with a warning each, instead of raising
     :param source: ``'auto'``, ``'ros2_control'``, ``'robot'`` or ``'all'`` (module docstring)
-    :returns: the records, warnings, robot name and top-level joint names
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """
     if source not in SOURCES:
@@ -367,8 +316,8 @@ def _children_paths(parent_path: str,
 def _read_type(ctx: ParseContext, element: XmlElement, path: str,
                in_block: bool) -> Tuple[str, str]:
     """Return ``(dialect, type)`` of a transmission element."""
-    type_element = single_child(ctx, element, path, TYPE_TAG)
-    plugin_element = single_child(ctx, element, path, PLUGIN_TAG)
+    type_element = single_child_of(ctx, element, path, (TYPE_TAG,))
+    plugin_element = single_child_of(ctx, element, path, (PLUGIN_TAG,))
     attribute = element.get('type')
     if in_block:
         if plugin_element is not None:
@@ -436,14 +385,6 @@ def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: 
             fields = read_end(ctx, child, actuator_paths[child])
             fields.update(read_actuator_data(ctx, child, actuator_paths[child]))
             actuators.append(ActuatorInfo(**fields))
-    for side, items in (('joint', joints), ('actuator', actuators)):
-        seen: Dict[str, str] = {}
-        for item in items:
-            if item.name in seen:
-                raise BrokenReferenceError(item.path, f'{side} {item.name!r} is listed twice in '
-                                           f'this transmission (first at {seen[item.name]})',
-                                           item.line)
-            seen[item.name] = item.path
     params: Dict[str, str] = {}
     reduction = None
     block_name = block_type = None

@@ -189,3 +189,65 @@ def require_attribute(element: XmlElement, attribute: str, path: str) -> str:
         raise IncompleteTransmissionError(
             path, f"attribute '{attribute}' is {state}", source_line(element))
     return value.strip()
+
+
+def parse_numbers(text: Optional[str], path: str, *,
+                  line: Optional[int] = None) -> List[float]:
+    """
+    Parse a list of URDF numbers separated by ASCII white space, each finite (a matrix's entries).
+
+    :param text: the text as written
+    :param path: element path for the message
+    :raises BadValueError: naming the entry (1-based) and its text when one is not a finite
+        number (:func:`parse_float`)
+    """
+    tokens = (text or '').split()
+    values = []
+    for i, token in enumerate(tokens, 1):
+        try:
+            values.append(parse_float(token, path, line=line))
+        except BadValueError as e:
+            raise BadValueError(path, f'entry {i} of {len(tokens)}: {e.message}', line) from None
+    return values
+
+
+def robot_joint_names(element: XmlElement) -> Optional[List[str]]:
+    """
+    Return the names of the top-level ``<joint>`` elements of the document holding ``element``.
+
+    Read from the document's root (lxml elements know their tree; the parser uses lxml), in the
+    root's namespace, as the parser reads the robot's joints.
+
+    :returns: the names, or None when the element does not know its document
+    """
+    tree = getattr(element, 'getroottree', None)
+    if tree is None:
+        return None
+    root = tree().getroot()
+    return [name for child in root
+            if local_name(child) == 'joint' and namespace(child) == namespace(root)
+            and (name := child.get('name'))]
+
+
+def one_child(element: XmlElement, path: str, tag: str) -> XmlElement:
+    """
+    Return the single child named ``tag``.
+
+    :raises IncompleteTransmissionError: when it is missing
+    :raises BadValueError: when it is given more than once
+    """
+    found = children(element, tag)
+    if not found:
+        raise IncompleteTransmissionError(path, f'missing <{tag}> element', source_line(element))
+    if len(found) > 1:
+        raise BadValueError(child_path(path, found[1]), f'<{tag}> is given {len(found)} times; '
+                            'expected exactly once', source_line(found[1]))
+    return found[0]
+
+
+def number(element: XmlElement, path: str, attribute: str, *, nonzero: bool = False,
+           positive: bool = False) -> float:
+    """Return a required numeric attribute, parsed strictly."""
+    text = require_attribute(element, attribute, path)
+    return parse_float(text, f'{path}/@{attribute}', nonzero=nonzero, positive=positive,
+                       line=source_line(element))

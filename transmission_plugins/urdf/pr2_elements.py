@@ -40,7 +40,8 @@ from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.urdf.elements import child_path
 from transmission_plugins.urdf.elements import children
 from transmission_plugins.urdf.elements import local_name
-from transmission_plugins.urdf.elements import parse_float
+from transmission_plugins.urdf.elements import number
+from transmission_plugins.urdf.elements import one_child
 from transmission_plugins.urdf.elements import require_attribute
 from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
@@ -110,30 +111,6 @@ def transmission_element(info: TransmissionInfo) -> XmlElement:
             info.path or info.name, f'the {info.type} plugin reads its vendor elements from the '
             'raw <transmission> element, and this record has none', info.line)
     return cast(XmlElement, info.element)
-
-
-def one_child(element: XmlElement, path: str, tag: str) -> XmlElement:
-    """
-    Return the single child named ``tag``.
-
-    :raises IncompleteTransmissionError: when it is missing
-    :raises BadValueError: when it is given more than once
-    """
-    found = children(element, tag)
-    if not found:
-        raise IncompleteTransmissionError(path, f'missing <{tag}> element', source_line(element))
-    if len(found) > 1:
-        raise BadValueError(child_path(path, found[1]), f'<{tag}> is given {len(found)} times; '
-                            'expected exactly once', source_line(found[1]))
-    return found[0]
-
-
-def number(element: XmlElement, path: str, attribute: str, *, nonzero: bool = False,
-           positive: bool = False) -> float:
-    """Return a required numeric attribute, parsed strictly."""
-    text = require_attribute(element, attribute, path)
-    return parse_float(text, f'{path}/@{attribute}', nonzero=nonzero, positive=positive,
-                       line=source_line(element))
 
 
 def _unique(names: List[str], paths: List[str], what: str) -> None:

@@ -15,32 +15,13 @@
 """
 How the built-in plugins read their parameters from a parsed ``<transmission>``, in one place.
 
-:func:`read_simple` serves ``SimpleTransmission.from_info`` and :func:`read_coupled` serves
-``CoupledTransmission.from_info`` (Differential, FourBarLinkage).  Where each dialect keeps the
-numbers:
-
-========================  ==========================================  ========================
-dialect                   reduction                                   offset
-========================  ==========================================  ========================
-ros2_control, Simple      joint ``<mechanical_reduction>`` only       joint ``<offset>``
-                          (default 1), like ros2_control's loader
-ros2_control, 2x2         actuator and joint ``<mechanical_reduction>``  joint ``<offset>``
-                          (default 1 each)
-ROS 1, Simple             actuator ``<mechanicalReduction>``,         joint ``<offset>``
-                          required (as the ROS 1 loader)
-ROS 1, 2x2                actuator (required) and joint (default 1)   joint ``<offset>``
-PR2 (type attribute)      ``<mechanicalReduction>`` under             joint ``<offset>``
-                          ``<transmission>`` (or on the actuator)
-========================  ==========================================  ========================
-
-A value the reference loader would silently ignore (an actuator-side reduction in ros2_control's
-Simple, a joint-side one in ROS 1's Simple, an actuator offset) is an error when it would change
-the map (not 1, resp. not 0).  Missing required values, bad roles and ignored values become
-defaults with a warning (``warnings.warn``, recorded by the plugin loader) when ``info.lenient``
-is set.  Roles order the joints and actuators (``joint1``, ``joint2``...); without any role the
-XML order is used.
+Where each dialect keeps the numbers is doc/urdf.md's table.  A value the reference loader would
+silently ignore is an error when it would change the map; missing required values, bad roles
+and ignored values become defaults with a warning (``warnings.warn``, recorded by the plugin
+loader) when ``info.lenient`` is set.
 """
 
+from typing import Dict
 from typing import List
 from typing import NamedTuple
 from typing import Optional
@@ -51,18 +32,27 @@ from typing import Union
 import warnings
 
 from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionWarning
 from transmission_plugins.core.exceptions import UrdfTransmissionError
+from transmission_plugins.urdf.elements import children
 from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.elements import parse_numbers
+from transmission_plugins.urdf.elements import robot_joint_names
+from transmission_plugins.urdf.elements import source_line
+from transmission_plugins.urdf.elements import XmlElement
 from transmission_plugins.urdf.records import ActuatorInfo
 from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
 from transmission_plugins.urdf.records import JointInfo
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.vocabulary import DEFAULT_OFFSET
 from transmission_plugins.urdf.vocabulary import DEFAULT_REDUCTION
+from transmission_plugins.urdf.vocabulary import ElementRule
+from transmission_plugins.urdf.vocabulary import PARAM_TAG
 from transmission_plugins.urdf.vocabulary import REDUCTION_TAGS
+from transmission_plugins.urdf.vocabulary import UrdfVocabulary
 
 _DIALECT_NAMES = {'ros1': 'ROS 1', 'pr2': 'PR2'}
 #: a ``<joint>`` or ``<actuator>`` record of a transmission
@@ -158,12 +148,13 @@ def order_by_role(info: TransmissionInfo, items: Sequence[_End], roles: Sequence
 
 
 def _unused(info: TransmissionInfo, path: str, value: Optional[float], neutral: float,
-            why: str) -> None:
+            why: str, expected: Optional[str] = None) -> None:
     """Reject a value the dialect's reference loader would ignore, unless it is neutral."""
     if value is None or value == neutral:
         return
-    lenient_problem(info, BadValueError(path, f'{why}; the value {value!r} would be ignored',
-                                        info.line), 'ignored')
+    lenient_problem(info, BadValueError(
+        path, f'{why}; the value {value!r} would be ignored'
+        f'{f" (expected {expected})" if expected else ""}', info.line), 'ignored')
 
 
 def _value_path(end: Union[JointInfo, ActuatorInfo], tags: Sequence[str]) -> str:
@@ -180,7 +171,7 @@ def read_simple(info: TransmissionInfo) -> SimpleReading:
     """
     Read a SimpleTransmission (one joint, one actuator) from any dialect.
 
-    See the module docstring for where the reduction and offset are read.
+    Where the reduction and offset are read: doc/urdf.md.
 
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """
@@ -225,9 +216,7 @@ def read_coupled(info: TransmissionInfo, joint_roles: Sequence[str],
     """
     Read a two-actuator, two-joint transmission (Differential, FourBarLinkage) from any dialect.
 
-    Joints and actuators are ordered by role; actuator reductions are required outside
-    ros2_control (as the ROS 1 loaders), joint reductions default to 1 and offsets to 0; both
-    joints must declare the same hardware interfaces when they declare any (as ROS 1).
+    Both joints must declare the same hardware interfaces when they declare any (as ROS 1).
 
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """
@@ -264,3 +253,197 @@ def read_coupled(info: TransmissionInfo, joint_roles: Sequence[str],
         (actuator_reduction[0], actuator_reduction[1]), (joint_reduction[0], joint_reduction[1]),
         (joint_offset[0], joint_offset[1]), tuple(j.name for j in joints),
         tuple(a.name for a in actuators))
+
+
+# ---------------------------------------------------------------------------------- coupling
+ACTUATOR_TO_JOINT_TAG = 'actuator_to_joint'
+JOINT_TO_ACTUATOR_TAG = 'joint_to_actuator'
+_MATRICES = (ACTUATOR_TO_JOINT_TAG, JOINT_TO_ACTUATOR_TAG)
+
+#: What a ``transmission_plugins/CouplingTransmission`` reads besides the standard elements: its
+#: matrices as ``<actuator_to_joint>`` / ``<joint_to_actuator>`` children (any dialect, no
+#: attribute, no child element; comments allowed) or as ros2_control ``<param>`` values.
+COUPLING_VOCABULARY = UrdfVocabulary(
+    extra_children=_MATRICES, params=_MATRICES,
+    elements={tag: ElementRule() for tag in _MATRICES})
+
+
+class CouplingReading(NamedTuple):
+    """Parameters of a CouplingTransmission read from a record, in map order."""
+
+    actuator_to_joint: List[List[float]]
+    #: None when the URDF leaves it to be derived
+    joint_to_actuator: Optional[List[List[float]]]
+    joint_offset: Tuple[float, ...]
+    joint_names: Tuple[str, ...]
+    actuator_names: Tuple[str, ...]
+    #: matrix name -> (element path, line) of where it was read, for the constructor's errors
+    sources: Dict[str, Tuple[str, Optional[int]]]
+
+
+def _own_text(element: XmlElement) -> str:
+    """Return the text of ``element`` without that of its comments (their tails are kept)."""
+    parts = [element.text or ''] + [getattr(c, 'tail', None) or '' for c in element]
+    return ' '.join(parts)
+
+
+def _matrix_text(info: TransmissionInfo,
+                 tag: str) -> Optional[Tuple[str, str, Optional[int]]]:
+    """Return ``(text, path, line)`` of the matrix ``tag``: a child element or a ``<param>``."""
+    found: List[Tuple[str, str, Optional[int]]] = []
+    if info.element is not None:
+        for child in children(info.element):
+            if local_name(child) == tag:
+                found.append((_own_text(child), f'{info.path}/{tag}', source_line(child)))
+            elif local_name(child) == PARAM_TAG and child.get('name') == tag:
+                found.append((_own_text(child), f"{info.path}/{PARAM_TAG}[@name='{tag}']",
+                              source_line(child)))
+    elif tag in info.params:
+        found.append((info.params[tag], f"{info.path}/{PARAM_TAG}[@name='{tag}']", info.line))
+    if len(found) > 1:
+        raise BadValueError(found[1][1], f'the {tag} matrix is given {len(found)} times '
+                            f'(first at {found[0][1]}); expected at most once', found[1][2])
+    return found[0] if found else None
+
+
+def _read_matrix(info: TransmissionInfo, tag: str, rows: Sequence[str], columns: Sequence[str],
+                 sides: Tuple[str, str]) -> Optional[Tuple[List[List[float]], str,
+                                                           Optional[int]]]:
+    """Return a matrix (rows of floats) with its path and line, or None when absent."""
+    source = _matrix_text(info, tag)
+    if source is None:
+        return None
+    text, path, line = source
+    values = parse_numbers(text, path, line=line)
+    width = len(columns)
+    if len(values) != len(rows) * width:
+        shown = ' '.join(text.split())
+        shown = shown if len(shown) <= 80 else shown[:77] + '...'
+        raise BadValueError(path, f'expected {len(rows) * width} numbers, row-major: '
+                            f'{len(rows)} row(s), one per {sides[0]} {list(rows)}, of {width} '
+                            f'column(s), one per {sides[1]} {list(columns)}; got {len(values)}: '
+                            f'{shown!r}', line)
+    return [values[i * width:(i + 1) * width] for i in range(len(rows))], path, line
+
+
+def read_coupling(info: TransmissionInfo) -> CouplingReading:
+    """
+    Read a ``transmission_plugins/CouplingTransmission`` (N actuators, M joints), any dialect.
+
+    The rows of ``<actuator_to_joint>`` follow the joints and its columns the actuators
+    (row-major, role or XML order), the reverse for the optional ``<joint_to_actuator>``.
+
+    :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+    """
+    for side, items in (('joint', info.joints), ('actuator', info.actuators)):
+        if not items:
+            raise IncompleteTransmissionError(
+                info.path, f'{info.type} needs at least one <{side}> element', info.line)
+    joints = order_by_role(info, info.joints,
+                           [f'joint{i}' for i in range(1, len(info.joints) + 1)], 'joint')
+    actuators = order_by_role(info, info.actuators,
+                              [f'actuator{i}' for i in range(1, len(info.actuators) + 1)],
+                              'actuator')
+    why = 'the coupling matrix holds the whole map, a reduction is not read'
+    for end in list(joints) + list(actuators):
+        _unused(info, _value_path(end, REDUCTION_TAGS), end.mechanical_reduction, 1.0, why)
+    for actuator in actuators:
+        _unused(info, _value_path(actuator, ('offset',)), actuator.offset, 0.0,
+                'the offset is read from the <joint>, not from the <actuator>')
+    _unused(info, f'{info.path}/mechanicalReduction', info.mechanical_reduction, 1.0, why)
+    joint_names = tuple(j.name for j in joints)
+    actuator_names = tuple(a.name for a in actuators)
+    forward = _read_matrix(info, ACTUATOR_TO_JOINT_TAG, joint_names, actuator_names,
+                           ('joint', 'actuator'))
+    if forward is None:
+        raise IncompleteTransmissionError(
+            info.path, f'missing <{ACTUATOR_TO_JOINT_TAG}> (or <param name='
+            f'"{ACTUATOR_TO_JOINT_TAG}">): the {len(joint_names)} x {len(actuator_names)} '
+            'matrix of the joint positions over the actuator positions', info.line)
+    backward = _read_matrix(info, JOINT_TO_ACTUATOR_TAG, actuator_names, joint_names,
+                            ('actuator', 'joint'))
+    sources = {ACTUATOR_TO_JOINT_TAG: forward[1:]}
+    if backward is not None:
+        sources[JOINT_TO_ACTUATOR_TAG] = backward[1:]
+    return CouplingReading(
+        forward[0], None if backward is None else backward[0],
+        tuple(j.offset if j.offset is not None else DEFAULT_OFFSET for j in joints),
+        joint_names, actuator_names, sources)
+
+
+# ---------------------------------------------------------------------------------- Shadow
+#: sr_mechanism_model's J0 loader names the second joint after the one the URDF gives, with its
+#: last character replaced by this digit (``rh_FFJ1`` drives ``rh_FFJ2`` too).
+J0_SECOND_JOINT_DIGIT = '2'
+
+
+def _first_only(info: TransmissionInfo, items: Sequence[_End], side: str) -> _End:
+    """Return the first ``<joint>`` or ``<actuator>``, the only one sr_mechanism_model reads."""
+    if not items:
+        _exactly(info, items, 1, side)  # raises IncompleteTransmissionError
+    if len(items) > 1:
+        lenient_problem(info, BadValueError(
+            items[1].path, f'{info.type} needs exactly 1 <{side}> element(s), got {len(items)}: '
+            f"{[i.name for i in items]}; sr_mechanism_model's loader reads only the first",
+            items[1].line), f'ignored, using the first, {items[0].name!r}')
+    return items[0]
+
+
+def _shadow_simple_ends(info: TransmissionInfo) -> Tuple[JointInfo, ActuatorInfo]:
+    """
+    Read what sr_mechanism_model's ``SimpleTransmission::initXml`` reads: one joint, one actuator.
+
+    That loader reads the name of the first ``<joint>`` and of the first ``<actuator>`` and
+    nothing else (the J0 loaders call it first), so a reduction other than 1, an offset other
+    than 0 or a second ``<joint>`` or ``<actuator>`` is an error (lenient mode: ignored with a
+    warning, as the loader ignores it).
+    """
+    joint = _first_only(info, info.joints, 'joint')
+    actuator = _first_only(info, info.actuators, 'actuator')
+    why = f'{info.type} reads no reduction (its map is fixed)'
+    for end in (joint, actuator):
+        path = _value_path(end, REDUCTION_TAGS)
+        _unused(info, path, end.mechanical_reduction, 1.0, why,
+                f'1 or no <{path.rsplit("/", 1)[-1]}>')
+        _unused(info, _value_path(end, ('offset',)), end.offset, 0.0,
+                f'{info.type} reads no offset (its map is fixed)', '0 or no <offset>')
+    _unused(info, f'{info.path}/mechanicalReduction', info.mechanical_reduction, 1.0, why,
+            '1 or no <mechanicalReduction>')
+    return joint, actuator
+
+
+def read_shadow_simple(info: TransmissionInfo) -> Tuple[Tuple[str], Tuple[str]]:
+    """
+    Read a ``sr_mechanism_model/SimpleTransmission``: one joint equal to one actuator.
+
+    :returns: ``((joint,), (actuator,))``
+    :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+    """
+    joint, actuator = _shadow_simple_ends(info)
+    return (joint.name,), (actuator.name,)
+
+
+def read_j0(info: TransmissionInfo) -> Tuple[Tuple[str, str], Tuple[str]]:
+    """
+    Read a ``sr_mechanism_model/J0Transmission`` (or ``...ForMuscle``): one tendon, two joints.
+
+    As sr_mechanism_model's loader: what :func:`read_shadow_simple` reads (the distal J1 and
+    the tendon), then the middle J2 named after J1 with its last character replaced by ``2``,
+    which must be a ``<joint>`` of the robot.
+
+    :returns: ``((J1, J2), (actuator,))``
+    :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
+    """
+    joint, actuator = _shadow_simple_ends(info)
+    second = joint.name[:-1] + J0_SECOND_JOINT_DIGIT
+    rule = (f'{info.type} drives {joint.name!r} and the joint named like it with the last '
+            f'character replaced by {J0_SECOND_JOINT_DIGIT!r} (the rule of sr_mechanism_model'
+            f"'s loader), {second!r}")
+    if second == joint.name:
+        raise BadValueError(f'{joint.path}/@name', f'{rule}: the same joint twice; name the '
+                            'distal joint (J1) here', joint.line)
+    known = robot_joint_names(info.element) if info.element is not None else None
+    if known and second not in known:
+        raise BrokenReferenceError(joint.path, f'{rule}, which is not a <joint> of the robot',
+                                   joint.line)
+    return (joint.name, second), (actuator.name,)

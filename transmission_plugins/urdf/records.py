@@ -15,21 +15,8 @@
 """
 What the URDF parser hands to transmission plugins, and what plugins hand back.
 
-The parser (:mod:`transmission_plugins.urdf.dialects`) reads every dialect into
-:class:`TransmissionInfo` records: the standard ``<joint>`` and ``<actuator>`` children with
-their role, reduction, offset and interfaces, plus the raw element so that a plugin can read its
-own vendor tags (PR2 ``<gap_joint>``, ``<flexJoint>``...).
-
-The URDF protocol of a plugin (a :class:`~transmission_plugins.Transmission` subclass):
-
-* ``from_info(cls, info: TransmissionInfo) -> TransmissionWiring``, a classmethod: read the
-  parameters from the record (the built-in plugins' readers are in :mod:`~.readers` and
-  :mod:`~.pr2_elements`), validate them and return the transmission with its joint and
-  actuator names in map order; raise a :class:`~transmission_plugins.UrdfTransmissionError`
-  subclass naming the element path and the bad value;
-* ``URDF_VOCABULARY``, a :class:`~.vocabulary.UrdfVocabulary`: what it reads beyond the standard
-  elements (none declared: the standard elements only).  The loader rejects everything else in
-  one place (:mod:`~.strict`), not the plugin.
+The URDF protocol of a plugin (``from_info``, ``URDF_VOCABULARY``) is ARCHITECTURE.md's "Plugin
+protocol"; the raw element stays in the records so that a plugin can read its vendor tags.
 """
 
 from dataclasses import dataclass
@@ -68,14 +55,9 @@ class JointInfo:
 
 
 @dataclass(frozen=True)
-class ActuatorInfo:
-    """One ``<actuator>`` child of a ``<transmission>``."""
+class ActuatorInfo(JointInfo):
+    """One ``<actuator>`` child of a ``<transmission>``: a joint's fields plus actuator data."""
 
-    name: str
-    role: Optional[str] = None
-    mechanical_reduction: Optional[float] = None
-    offset: Optional[float] = None
-    interfaces: Tuple[str, ...] = ()
     #: Drake ``<drake:rotor_inertia value>`` or ros2_control ``<param name="rotor_inertia">``
     rotor_inertia: Optional[float] = None
     #: Drake ``<drake:gear_ratio value>`` or ``<param name="gear_ratio">``
@@ -84,11 +66,6 @@ class ActuatorInfo:
     effort_limit: Optional[float] = None
     #: Drake ``<drake:controller_gains p d>`` or params ``kp``/``kd``: (p, d)
     controller_gains: Optional[Tuple[float, float]] = None
-    path: str = ''
-    line: Optional[int] = None
-    element: Optional[XmlElement] = field(default=None, compare=False, repr=False)
-    #: ros2_control ``read_only="true"``
-    read_only: bool = False
     #: True for the actuator the parser adds to a transmission of a ros2_control
     #: ``type="actuator"`` block that declares none (named after the block, role ``actuator1``)
     implicit: bool = False

@@ -15,13 +15,10 @@
 """
 Reject what nobody reads in a ``<transmission>``: one check for every plugin.
 
-The parser reads the standard elements of the record's dialect; the plugin reads what its
-:class:`~transmission_plugins.urdf.vocabulary.UrdfVocabulary` declares.  Everything else in the
-``<transmission>`` element (an unknown child, a typo such as ``<mechanicalReducton>``, an
-unexpected attribute, an unread ros2_control ``<param>``, an unknown attribute of a vendor
-element) is an error naming its path and what is accepted, or in lenient mode a warning.  Like
-``launch``'s ``assert_entity_completely_parsed``, it runs in one place
-(:func:`transmission_plugins.plugins.build_transmission`), so no plugin can forget it.
+What neither the parser nor the plugin's
+:class:`~transmission_plugins.urdf.vocabulary.UrdfVocabulary` reads is an error naming its path
+and what is accepted (lenient mode: a warning), checked in
+:func:`transmission_plugins.plugins.build_transmission`, so no plugin can forget it.
 """
 
 from typing import List

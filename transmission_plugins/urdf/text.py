@@ -15,15 +15,8 @@
 """
 URDF text from what users hand in: XML text, bytes, a file, a ``.xacro`` file; parsed safely.
 
-:func:`read_urdf_text` decodes files (BOM or XML declaration encoding, else UTF-8) and expands
-xacro in files a user names (never in text: :mod:`~.xacro_expansion`);
-:func:`received_description` checks description text that arrived over ROS (a topic or a
-parameter: XML, never a path, never xacro); :func:`parse_xml` parses with lxml without entity
-expansion or network access.  Input
-is bounded: a description larger than :data:`MAX_URDF_BYTES` (a file, text or bytes) is refused
-with a :class:`~transmission_plugins.TransmissionFileError` before it is read whole, and text that
-cannot be encoded as UTF-8 (a lone surrogate in a ``str``) is a
-:class:`~transmission_plugins.BadValueError` naming the offset.
+Input is bounded: a description larger than :data:`MAX_URDF_BYTES` is refused before it is read
+whole.
 """
 
 import os
@@ -63,13 +56,9 @@ def read_urdf_text(urdf: Union[str, bytes, 'os.PathLike[str]'],
     Return the XML text of a URDF given as text, as a file path or as a ``.xacro`` file path.
 
     A ``str`` whose first non-blank character is ``<`` is XML text; ``bytes`` are decoded (BOM or
-    XML declaration encoding, else UTF-8); anything else is a path.  A path ending in ``.xacro``
-    is expanded with the xacro package in a bounded child process (``xacro_mappings`` are its
-    ``name:=value`` arguments), and so is any file that holds xacro instructions whatever its
-    name (a xacro file saved as ``.urdf`` is common upstream; reading it as plain XML would
-    silently lose every transmission inside a macro or a ``<xacro:if>``).  Text and bytes are
-    never expanded: xacro runs code, and text may come from anywhere.  Expanded elements keep the
-    line of the element that produced them (:mod:`~.xacro_expansion`).
+    XML declaration encoding, else UTF-8); anything else is a path.  A ``.xacro`` path, or a file
+    holding xacro instructions whatever its name, is expanded (``xacro_mappings`` are its
+    ``name:=value`` arguments); text and bytes never are (xacro runs code).
 
     :raises TransmissionFileError: (also an ``OSError``) the path is empty, the file is missing,
         a directory or unreadable, or the xacro package is not installed
@@ -127,10 +116,7 @@ def _plain_text(text: str) -> str:
 
 def received_description(text: str, where: str = 'robot_description') -> str:
     """
-    Return description text that arrived over ROS (a topic or a parameter), checked.
-
-    Text from the network is data: it must be URDF XML (its first non-blank character ``<``),
-    is never read as a file path and never expanded as xacro.
+    Return description text that arrived over ROS (a topic or a parameter): XML, never a path.
 
     :param where: how messages name the source (the topic or the parameter)
     :raises BadValueError: the text is not XML, or it holds xacro markup (naming the remedy)

@@ -12,15 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""
-The URDF vocabulary of ``<transmission>``: standard tags, defaults, and what a plugin reads.
-
-The parser (:mod:`transmission_plugins.urdf`) reads the standard elements of every dialect into
-records; a plugin reads its parameters from the records and may read vendor elements of its own,
-which it declares in its :class:`UrdfVocabulary`.  Anything in a ``<transmission>`` that neither
-the parser nor the plugin reads is rejected in one place for every plugin
-(:mod:`transmission_plugins.urdf.strict`), as ``launch`` rejects unread attributes centrally.
-"""
+"""The URDF vocabulary of ``<transmission>``: standard tags, defaults, and what a plugin reads."""
 
 from typing import Mapping
 from typing import NamedTuple
@@ -66,10 +58,7 @@ class ElementRule(NamedTuple):
 
 class UrdfVocabulary(NamedTuple):
     """
-    What a transmission plugin reads in its ``<transmission>`` element.
-
-    Declared as the plugin class's ``URDF_VOCABULARY``; the default declares the standard
-    elements only.
+    What a transmission plugin reads in its ``<transmission>`` element (``URDF_VOCABULARY``).
 
     :param children: every ``<transmission>`` child tag the plugin reads, or None for the
         standard ones of the record's dialect (``<joint>``, ``<actuator>``, the type element and

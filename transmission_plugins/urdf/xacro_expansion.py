@@ -15,18 +15,10 @@
 """
 The one place where xacro is expanded: files a user names, in a bounded child process.
 
-xacro evaluates Python expressions, reads files (``xacro.load_yaml``), the environment
-(``$(env ...)``) and runs ``$(find ...)``; its expression sandbox can be escaped.  So xacro only
-ever runs on a *file a user names* (a path given to the Python API, a launch argument, a
-command-line argument), never on description text (the ``robot_description`` topic or
-parameter, text given to :func:`~transmission_plugins.load_robot_transmissions`): that text is
-refused with :data:`XACRO_TEXT_REFUSED` (:func:`~.text.read_urdf_text`).
-
-Even a trusted file can be a bomb (a macro calling itself ten times nine deep, a property doubled
-forty times, ``${10**10**10}``).  Each expansion runs in a child Python process
-(``python -m transmission_plugins.urdf.xacro_expansion``) bounded by :class:`XacroLimits`: wall
-time (the child is killed), address space (``RLIMIT_AS``), the size of the text it returns, and
-depth (the child's recursion limit; xacro reports "maximum recursion depth exceeded").
+xacro runs code, so it only ever runs on a *file a user names*, never on description text
+(refused with :data:`XACRO_TEXT_REFUSED`); even a trusted file can be a bomb, so each expansion
+runs in a child Python process (``python -m transmission_plugins.urdf.xacro_expansion``) bounded
+by :class:`XacroLimits` (doc/urdf.md, "xacro: files only, and bounded").
 
 Line numbers survive the expansion.  xacro works on a ``minidom`` tree, which knows no source
 lines, and serialises the result anew.  Before xacro reads a file (the main one and every
@@ -114,7 +106,6 @@ def expand_xacro(path: 'os.PathLike[str] | str', mappings: Optional[Mapping[str,
     :param mappings: xacro arguments (``name:=value`` on xacro's command line)
     :param source_lines: mark elements with their source line for the loader (module docstring);
         False for text handed to other tools
-    :param limits: the bounds of the expansion
     :raises TransmissionFileError: the file cannot be read, or xacro is not installed
     :raises BadValueError: xacro fails or a bound is reached (naming the file and the cause)
     """

@@ -28,6 +28,8 @@ The ``transmission_plugins`` command-line tool, one module per verb.
 * ``calibrate URDF BAG`` (:mod:`~.calibrate`): the URDF's transmission parameters identified
   from recorded actuator and joint positions, suspected mistakes named, a corrected URDF or a
   calibration file written;
+* ``ros2-control URDF`` (:mod:`~.ros2_control`): a ``<ros2_control>`` block
+  (``TopicBasedSystem``) and a controllers YAML, to drive the robot from ros2_control;
 * ``demo`` (:mod:`~.run_demo`): the main job on the bundled robot.
 
 Each verb module has ``add_parser(subparsers)`` and ``run(args)``; shared pieces are in
@@ -48,6 +50,7 @@ from transmission_plugins.tools.cli import export_csv
 from transmission_plugins.tools.cli import inspect_urdf
 from transmission_plugins.tools.cli import list_plugins
 from transmission_plugins.tools.cli import plot
+from transmission_plugins.tools.cli import ros2_control
 from transmission_plugins.tools.cli import run_demo
 from transmission_plugins.tools.cli.common import EXIT_OK
 from transmission_plugins.tools.cli.common import EXIT_USAGE
@@ -63,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, description='Inspect, convert and run URDF transmissions.')
     parser.add_argument('--version', action='version', version=f'{PROG} {package_version()}')
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
-    for verb in (list_plugins, inspect_urdf, convert, export_csv, plot, calibrate, run_demo):
+    for verb in (list_plugins, inspect_urdf, convert, export_csv, plot, calibrate, ros2_control,
+                 run_demo):
         verb.add_parser(sub)
     return parser
 

@@ -48,11 +48,11 @@ from transmission_plugins.tools.cli.common import EXIT_OK
 from transmission_plugins.tools.cli.common import interruptible
 from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
+from transmission_plugins.tools.cli.common import positive_number
 from transmission_plugins.tools.cli.common import PROG
 from transmission_plugins.tools.cli.common import xacro_mappings
-from transmission_plugins.tools.cli.convert import _positive_int
 from transmission_plugins.tools.output_file import output_file
-from transmission_plugins.tools.progress import Progress
+from transmission_plugins.tools.progress import progress_bar
 from transmission_plugins.urdf.rewrite import Change
 from transmission_plugins.urdf.rewrite import rewrite_urdf
 from transmission_plugins.urdf.text import read_urdf_text
@@ -88,9 +88,10 @@ def add_parser(sub: Any) -> None:
                         'offsets unchanged), the file the hardware interface reads '
                         '(calibration_file)')
     p.add_argument('--json', action='store_true', help='print the result as JSON')
-    p.add_argument('--max-samples', type=_positive_int, default=DEFAULT_MAX_SAMPLES,
-                   metavar='N', help='joint messages decoded at most, in time windows spread '
-                                     f'over a longer bag (default {DEFAULT_MAX_SAMPLES})')
+    p.add_argument('--max-samples', type=positive_number(int, 'an integer'),
+                   default=DEFAULT_MAX_SAMPLES, metavar='N',
+                   help='joint messages decoded at most, in time windows spread over a longer '
+                        f'bag (default {DEFAULT_MAX_SAMPLES})')
     p.set_defaults(func=run)
 
 
@@ -101,9 +102,9 @@ def run(args: argparse.Namespace) -> int:
     if robot is None:
         return 1
     try:
-        with Progress(None, 'msg', COMMAND) as progress:
+        with progress_bar(None, 'msg', COMMAND) as bar:
             data = read_samples(robot, args.bag, args.actuator_topic, args.joint_topic,
-                                args.max_samples, progress)
+                                args.max_samples, bar.update)
         fits = identify_all(robot, data)
         written = write_outputs(args, robot, fits)
     except LOAD_ERRORS as e:

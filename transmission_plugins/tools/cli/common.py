@@ -15,15 +15,13 @@
 """
 What every verb of the command shares: exit codes, errors, signals, the URDF arguments, loading.
 
-The verbs that write files run :func:`interruptible`: SIGINT (Ctrl-C) and SIGTERM become an
-exception in the main thread, so every ``finally`` and ``except BaseException`` on the way out
-runs (temporary files and bags are removed, no partial output is left); later signals are
-ignored while that happens; the exit status is the shell's for a signal, 128 + its number (130
-for SIGINT, 143 for SIGTERM).
+The verbs that write files run :func:`interruptible`: SIGINT and SIGTERM become an exception in
+the main thread, so no partial output is left (doc/cli.md).
 """
 
 import argparse
 import functools
+import math
 import signal
 import sys
 import threading
@@ -50,6 +48,19 @@ PROG = 'transmission_plugins'
 
 #: What loading a URDF or a data file may raise that is the user's input, not a bug.
 LOAD_ERRORS: Tuple[Type[BaseException], ...] = (TransmissionError, OSError, UnicodeDecodeError)
+
+
+def positive_number(kind: Callable[[str], float], what: str) -> Callable[[str], float]:
+    """Return an argparse type reading ``what`` (``'an integer'``...): finite and > 0."""
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f'expected {what}, got {text!r}') from None
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f'expected {what} > 0, got {text!r}')
+        return value
+    return parse
 
 
 def error(command: str, message: str, status: int = EXIT_ERROR) -> int:

@@ -48,23 +48,13 @@ from transmission_plugins.tools.cli.common import EXIT_USAGE
 from transmission_plugins.tools.cli.common import interruptible
 from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
+from transmission_plugins.tools.cli.common import positive_number
 from transmission_plugins.tools.cli.common import PROG
 from transmission_plugins.tools.csv_convert import convert_csv
 from transmission_plugins.tools.csv_io import CsvError
 from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
 from transmission_plugins.tools.output_file import output_file
-from transmission_plugins.tools.progress import Progress
-
-
-def _positive_int(text: str) -> int:
-    """Parse ``--chunk-size``: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'expected an integer, got {text!r}') from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f'expected an integer >= 1, got {value}')
-    return value
+from transmission_plugins.tools.progress import progress_bar
 
 
 def add_bag_arguments(p: argparse.ArgumentParser, outputs: bool = True) -> None:
@@ -107,7 +97,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument('--format', choices=('auto', 'csv', 'bag'), default='auto',
                    help='what IN is (default: a bag when it is a directory or ends in .mcap or '
                         '.db3, else CSV)')
-    p.add_argument('--chunk-size', type=_positive_int, default=1000, metavar='N',
+    p.add_argument('--chunk-size', type=positive_number(int, 'an integer'), default=1000,
+                   metavar='N',
                    help='rows or messages converted at a time (default 1000); memory does not '
                         'grow with the input')
     p.add_argument('--keep-unknown', action='store_true',
@@ -147,10 +138,11 @@ def run(args: argparse.Namespace) -> int:
                 converter=JointStateBatchConverter(robot, args.to), strict=args.strict,
                 window=args.chunk_size, progress=progress), passes=2)
         else:
-            with Progress(_count(args.input), 'msg', 'convert') as bar:
+            with progress_bar(_count(args.input), 'msg', 'convert') as bar:
                 stats = convert_bag(robot, args.input, args.output, args.to, topic=args.topic,
                                     output=args.output_topic, storage=args.storage,
-                                    strict=args.strict, window=args.chunk_size, progress=bar)
+                                    strict=args.strict, window=args.chunk_size,
+                                    progress=bar.update)
     except LOAD_ERRORS as e:
         return error('convert', describe(e, args))
     report(stats, args.output)
@@ -169,9 +161,9 @@ def write_bag_csv(args: argparse.Namespace, write: Callable[[BinaryIO, Any], Bag
                   passes: int) -> BagConvertStats:
     """Write CSV from a bag (``args.input`` or ``args.bag``) to ``args.output``, with progress."""
     total = _count(getattr(args, 'bag', None) or args.input)
-    with Progress(None if total is None else total * passes, 'msg', 'export') as bar:
+    with progress_bar(None if total is None else total * passes, 'msg', 'export') as bar:
         with output_file(args.output, 'the CSV file') as dst:
-            return write(dst, bar)
+            return write(dst, bar.update)
 
 
 def report(stats: BagConvertStats, output: str, command: str = 'convert') -> None:
@@ -196,10 +188,10 @@ def report(stats: BagConvertStats, output: str, command: str = 'convert') -> Non
 def _run_csv(args: argparse.Namespace, robot: Any) -> int:
     try:
         with _input(args.input) as src, \
-                Progress(_size(src), 'B', 'convert', scale=True) as bar, \
+                progress_bar(_size(src), 'B', 'convert', scale=True) as bar, \
                 output_file(args.output, 'the CSV file') as dst:
             stats = convert_csv(robot, src, dst, args.to, chunk_size=args.chunk_size,
-                                keep_unknown=args.keep_unknown, progress=bar)
+                                keep_unknown=args.keep_unknown, progress=bar.update)
     except CsvError as e:  # about the input's content
         return error('convert', f'{args.input}: {e}')
     except LOAD_ERRORS as e:  # a file: the input, or the output (named in the message)

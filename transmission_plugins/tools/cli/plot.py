@@ -43,8 +43,11 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser('plot', help="plot a transmission's maps, or a bag's joint states, to an "
                                     'image',
                        description='With a transmission name: plot the joint positions (and, '
-                                   'for the PR2 gripper, finger angles and effort ratio) against '
-                                   'the actuator position, with the joint limits. With a rosbag2 '
+                                   'for one-actuator nonlinear transmissions, the effort ratio) '
+                                   'against the actuator position, with the joint limits; a '
+                                   'nonlinear transmission of several actuators (a parallel '
+                                   'ankle) is swept over its joints, with the actuator positions '
+                                   'and its effort envelope. With a rosbag2 '
                                    'bag (directory, .mcap or .db3): plot a JointState topic over '
                                    'time in both spaces, actuators left and joints right.')
     add_urdf_arguments(p)
@@ -52,8 +55,8 @@ def add_parser(sub: Any) -> None:
                    help='transmission name, or a rosbag2 bag')
     p.add_argument('output', metavar='OUT.png', help='image file (.png, .svg, .pdf)')
     p.add_argument('--range', nargs=2, type=float, metavar=('LO', 'HI'), dest='value_range',
-                   help='transmission: actuator position sweep (default: the range reached '
-                        'inside the joint limits)')
+                   help='transmission: actuator position sweep, or joint position sweep for '
+                        'the joint sweeps (default: the range reached inside the joint limits)')
     p.add_argument('--joints', nargs='+', metavar='JOINT',
                    help='bag: the joints to show, with the actuators of their transmissions '
                         '(default: those of the first transmissions, at most 6 joints)')

@@ -1,0 +1,271 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ros2_control side of a robot: a ``TopicBasedSystem`` ``<ros2_control>`` block, controllers.
+
+ros2_control meets the hardware interface through PickNik's ``topic_based_ros2_control``: its
+``TopicBasedSystem`` plugin publishes the joint commands of the controller manager on one
+``sensor_msgs/JointState`` topic and reads joint states from another.  :func:`ros2_control_config`
+writes that block for a robot's transmissions, and the controllers to go with it:
+
+* the block (:data:`HARDWARE_NAME`, type ``system``) lists every *commandable* joint in URDF
+  order (the passive joints of a PR2 gripper are left out: the hardware interface refuses
+  commands for them), each with the command interfaces asked for (default ``position``) and the
+  state interfaces its transmission converts among those a ``JointState`` carries (``position``,
+  ``velocity``, ``effort``);
+* its topics are :data:`JOINT_COMMANDS_TOPIC` and :data:`JOINT_STATES_TOPIC` (relative, so a
+  namespace applies), which the launch file remaps the hardware interface's ``joint_commands``
+  and ``joint_states`` to: ``joint_states`` stays joint_state_broadcaster's, as everywhere in
+  ros2_control;
+* ``trigger_joint_command_threshold`` is -1, so the commands go out every controller-manager
+  cycle (the hardware interface's command watchdog then tells when the controller manager
+  stops), and each state interface's ``initial_value`` is NaN, so that before a controller
+  writes a command the hardware interface receives NaN, which it drops (counted), instead of the
+  plugin's default of 0 for every joint;
+* the controllers are joint_state_broadcaster and a joint_trajectory_controller over the block's
+  joints and command interfaces (partial goals allowed), keyed ``/**/<name>`` so they apply in
+  any namespace.
+
+``TopicBasedSystem`` sends every command interface of every joint in one message whose arrays
+must line up, so every joint of the block gets the same command interfaces.
+"""
+
+from typing import Any
+from typing import Dict
+from typing import List
+from typing import NamedTuple
+from typing import Sequence
+from typing import Tuple
+from xml.sax.saxutils import quoteattr
+
+from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.core.interfaces import INTERFACE_KIND
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.runtime.topology import Topology
+from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.text import parse_xml
+import yaml
+
+TOPIC_BASED_SYSTEM = 'topic_based_ros2_control/TopicBasedSystem'
+#: the name of the generated hardware component
+HARDWARE_NAME = 'transmission_hardware'
+#: the topics of the generated block (the hardware interface's joint_states / joint_commands)
+JOINT_STATES_TOPIC = 'transmission/joint_states'
+JOINT_COMMANDS_TOPIC = 'transmission/joint_commands'
+#: TopicBasedSystem's topics when its block names none
+UPSTREAM_STATES_TOPIC = '/robot_joint_states'
+UPSTREAM_COMMANDS_TOPIC = '/robot_joint_commands'
+#: the interfaces a sensor_msgs/JointState carries, in its field order
+JOINT_STATE_INTERFACES = ('position', 'velocity', 'effort')
+DEFAULT_COMMAND_INTERFACES = ('position',)
+#: joint_trajectory_controller reads position and velocity states
+TRAJECTORY_STATE_INTERFACES = ('position', 'velocity')
+CONTROLLER_MANAGER = 'controller_manager'
+JOINT_STATE_BROADCASTER = 'joint_state_broadcaster'
+JOINT_TRAJECTORY_CONTROLLER = 'joint_trajectory_controller'
+#: the controllers the launch file spawns by default
+DEFAULT_CONTROLLERS = (JOINT_STATE_BROADCASTER, JOINT_TRAJECTORY_CONTROLLER)
+DEFAULT_UPDATE_RATE = 100
+
+
+class Ros2ControlConfig(NamedTuple):
+    """The generated ros2_control side of one robot."""
+
+    robot_name: str
+    #: the commandable joints, URDF order: the joints of the block
+    joints: Tuple[str, ...]
+    #: joints of the transmissions left out of the block (passive)
+    passive: Tuple[str, ...]
+    command_interfaces: Tuple[str, ...]
+    state_interfaces: Tuple[str, ...]
+    #: the ``<ros2_control>`` element, as XML text
+    block: str
+    #: the controllers YAML document (``/**/<name>: {ros__parameters: ...}``)
+    controllers: Dict[str, Any]
+
+
+class TopicBasedBlock(NamedTuple):
+    """A ``<ros2_control>`` block of a URDF that uses ``TopicBasedSystem``."""
+
+    name: str
+    joints: Tuple[str, ...]
+    #: its ``joint_states_topic`` and ``joint_commands_topic`` (upstream defaults when absent)
+    states_topic: str
+    commands_topic: str
+    #: the interfaces its joints declare, in order of appearance
+    command_interfaces: Tuple[str, ...]
+    state_interfaces: Tuple[str, ...]
+
+
+def ros2_control_config(robot: RobotTransmissions,
+                        command_interfaces: Sequence[str] = DEFAULT_COMMAND_INTERFACES,
+                        update_rate: int = DEFAULT_UPDATE_RATE) -> Ros2ControlConfig:
+    """
+    Return the ``<ros2_control>`` block and the controllers for ``robot`` (module docstring).
+
+    :param command_interfaces: the command interfaces of every joint, among
+        :data:`JOINT_STATE_INTERFACES`
+    :param update_rate: the controller manager's ``update_rate`` (Hz)
+    :raises TransmissionValueError: an unknown or repeated command interface, one a joint's
+        transmission does not convert, a rate that is not a whole number of Hz > 0, or a robot
+        without a commandable joint
+    """
+    command = tuple(command_interfaces)
+    if not command or len(set(command)) != len(command) or any(
+            i not in JOINT_STATE_INTERFACES for i in command):
+        raise TransmissionValueError('command_interfaces', list(command),
+                                     f'distinct names among {", ".join(JOINT_STATE_INTERFACES)}')
+    if isinstance(update_rate, bool) or not isinstance(update_rate, int) or update_rate <= 0:
+        raise TransmissionValueError('update_rate', update_rate, 'a whole number of Hz > 0')
+    topology = Topology(robot)
+    joints = tuple(n for i, n in enumerate(robot.joint_names) if topology.commandable[i])
+    if not joints:
+        raise TransmissionValueError('joints', [], 'at least one commandable joint',
+                                     f'robot {robot.robot_name!r}')
+    passive = tuple(n for n in robot.joint_names if n not in set(joints))
+    state: Tuple[str, ...] = JOINT_STATE_INTERFACES
+    for t in robot.transmissions:
+        supported = {INTERFACE_KIND.get(i, i) for i in t.transmission.supported_interfaces()}
+        state = tuple(i for i in state if i in supported)
+        missing = [i for i in command if i not in supported]
+        if missing:
+            raise TransmissionValueError('command_interfaces', missing,
+                                         'interfaces its transmission converts',
+                                         f'transmission {t.name!r}')
+    block = block_xml(joints, command, state)
+    controllers = controllers_document(joints, command, state, update_rate)
+    return Ros2ControlConfig(robot.robot_name, joints, passive, command, state, block,
+                             controllers)
+
+
+def block_xml(joints: Sequence[str], command_interfaces: Sequence[str],
+              state_interfaces: Sequence[str], name: str = HARDWARE_NAME) -> str:
+    """Return the ``<ros2_control>`` element of ``joints`` (module docstring) as XML text."""
+    lines = [f'<ros2_control name={quoteattr(name)} type="system">',
+             '  <hardware>',
+             f'    <plugin>{TOPIC_BASED_SYSTEM}</plugin>',
+             f'    <param name="joint_commands_topic">{JOINT_COMMANDS_TOPIC}</param>',
+             f'    <param name="joint_states_topic">{JOINT_STATES_TOPIC}</param>',
+             '    <param name="trigger_joint_command_threshold">-1</param>',
+             '  </hardware>']
+    for joint in joints:
+        lines.append(f'  <joint name={quoteattr(joint)}>')
+        lines += [f'    <command_interface name="{i}"/>' for i in command_interfaces]
+        lines += [f'    <state_interface name="{i}"><param name="initial_value">nan</param>'
+                  '</state_interface>' for i in state_interfaces]
+        lines.append('  </joint>')
+    lines.append('</ros2_control>')
+    return '\n'.join(lines) + '\n'
+
+
+def controllers_document(joints: Sequence[str], command_interfaces: Sequence[str],
+                         state_interfaces: Sequence[str],
+                         update_rate: int = DEFAULT_UPDATE_RATE) -> Dict[str, Any]:
+    """Return the controllers YAML document for the block's ``joints`` (module docstring)."""
+    trajectory_states = [i for i in TRAJECTORY_STATE_INTERFACES if i in state_interfaces]
+    return {
+        f'/**/{CONTROLLER_MANAGER}': {'ros__parameters': {'update_rate': update_rate}},
+        f'/**/{JOINT_STATE_BROADCASTER}': {'ros__parameters': {
+            'type': 'joint_state_broadcaster/JointStateBroadcaster'}},
+        f'/**/{JOINT_TRAJECTORY_CONTROLLER}': {'ros__parameters': {
+            'type': 'joint_trajectory_controller/JointTrajectoryController',
+            'joints': list(joints),
+            'command_interfaces': list(command_interfaces),
+            'state_interfaces': trajectory_states,
+            'allow_partial_joints_goal': True}},
+    }
+
+
+def controllers_yaml(document: Dict[str, Any]) -> str:
+    """Return the controllers document as YAML text."""
+    return yaml.safe_dump(document, default_flow_style=False, sort_keys=False)
+
+
+def _blocks(urdf_text: str) -> Tuple[Any, List[Any]]:
+    root = parse_xml(urdf_text)
+    return root, [e for e in root if local_name(e) == 'ros2_control']
+
+
+def _plugin(block: Any) -> str:
+    for hardware in block:
+        if local_name(hardware) == 'hardware':
+            for child in hardware:
+                if local_name(child) == 'plugin':
+                    return (child.text or '').strip()
+    return ''
+
+
+def _hardware_param(block: Any, name: str, default: str) -> str:
+    for hardware in block:
+        if local_name(hardware) == 'hardware':
+            for child in hardware:
+                if local_name(child) == 'param' and child.get('name') == name:
+                    return (child.text or '').strip()
+    return default
+
+
+def _interfaces(joints: List[Any], tag: str) -> Tuple[str, ...]:
+    names: Dict[str, None] = {}
+    for joint in joints:
+        names.update((i.get('name') or '', None) for i in joint if local_name(i) == tag)
+    return tuple(names)
+
+
+def topic_based_blocks(urdf_text: str) -> List[TopicBasedBlock]:
+    """
+    Return the URDF's ``<ros2_control>`` blocks that use ``TopicBasedSystem``, in order.
+
+    :raises BadValueError: the text is not well-formed XML
+    """
+    found = []
+    for block in _blocks(urdf_text)[1]:
+        if _plugin(block) != TOPIC_BASED_SYSTEM:
+            continue
+        joints = [j for j in block if local_name(j) == 'joint']
+        found.append(TopicBasedBlock(
+            block.get('name') or '', tuple(j.get('name') or '' for j in joints),
+            _hardware_param(block, 'joint_states_topic', UPSTREAM_STATES_TOPIC),
+            _hardware_param(block, 'joint_commands_topic', UPSTREAM_COMMANDS_TOPIC),
+            _interfaces(joints, 'command_interface'), _interfaces(joints, 'state_interface')))
+    return found
+
+
+def other_blocks(urdf_text: str) -> List[Tuple[str, str]]:
+    """Return ``(name, plugin)`` of the URDF's blocks that do not use ``TopicBasedSystem``."""
+    return [(b.get('name') or '', _plugin(b)) for b in _blocks(urdf_text)[1]
+            if _plugin(b) != TOPIC_BASED_SYSTEM]
+
+
+def with_block(urdf_text: str, block: str) -> str:
+    """
+    Return the URDF with its ``<ros2_control>`` blocks replaced by ``block``.
+
+    Their hardware plugins would claim the same joints as ``block`` (and the controller manager
+    may not have them); the transmissions inside them are the hardware interface's business,
+    which reads the description unchanged.
+    """
+    from lxml import etree
+    root, blocks = _blocks(urdf_text)
+    for old in blocks:
+        root.remove(old)
+    root.append(parse_xml(block))
+    return etree.tostring(root, encoding='unicode') + '\n'
+
+
+__all__ = ['DEFAULT_COMMAND_INTERFACES', 'DEFAULT_CONTROLLERS', 'HARDWARE_NAME',
+           'JOINT_COMMANDS_TOPIC', 'JOINT_STATES_TOPIC', 'Ros2ControlConfig',
+           'TOPIC_BASED_SYSTEM', 'TopicBasedBlock', 'block_xml', 'controllers_document',
+           'controllers_yaml', 'other_blocks', 'ros2_control_config', 'topic_based_blocks',
+           'with_block']

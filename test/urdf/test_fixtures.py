@@ -51,6 +51,9 @@ FIXTURES = {
     'xacro/dual_arm.urdf.xacro': (6, False, 6, (6, 6), None),
     'coupled_hand.urdf': (4, False, 4, (9, 6), None),
     'humanoid_legs.urdf': (6, False, 6, (8, 8), None),
+    'frost_biped.urdf': (5, False, 5, (5, 5), None),
+    'robotis_hardware.urdf': (0, False, 1, (3, 3), None),
+    'dynamixel_hardware.urdf': (0, False, 3, (3, 3), None),
 }
 
 

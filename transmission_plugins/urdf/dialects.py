@@ -29,6 +29,7 @@ from dataclasses import replace
 from typing import Any
 from typing import Dict
 from typing import List
+from typing import Mapping
 from typing import Optional
 from typing import Sequence
 from typing import Tuple
@@ -510,6 +511,14 @@ def _merge_ends(first: Sequence[Any], other: Sequence[Any]) -> Tuple[Any, ...]:
     return tuple(merged)
 
 
+def unique_name(name: str, taken: Mapping[str, Any]) -> str:
+    """Return ``name#2`` (``#3``...): the first such name not in ``taken``."""
+    count = 2
+    while f'{name}#{count}' in taken:
+        count += 1
+    return f'{name}#{count}'
+
+
 def merge_duplicates(infos: List[TransmissionInfo], ctx: ParseContext) -> List[TransmissionInfo]:
     out: List[TransmissionInfo] = []
     index: Dict[str, int] = {}
@@ -522,12 +531,17 @@ def merge_duplicates(infos: List[TransmissionInfo], ctx: ParseContext) -> List[T
         first = out[index[info.name]]
         where = f'{first.path}' + (f' (line {first.line})' if first.line else '')
         if mapping_key(first) != mapping_key(info):
+            new = unique_name(info.name, index)
             if not ctx.lenient:
                 raise BrokenReferenceError(
                     info.path, f'transmission name {info.name!r} is already used by {where} '
-                    'with a different mapping', info.line)
-            # lenient: keep both; the robot wiring keeps the first one that builds
-            out.append(info)
+                    f'with a different mapping (lenient mode loads both, this one as {new!r})',
+                    info.line)
+            # lenient: keep both under distinct names; nothing is dropped without a word
+            ctx.warn(info.path, f'transmission name {info.name!r} is already used by {where} '
+                     f'with a different mapping; loaded as {new!r} (lenient mode)', info.line)
+            index[new] = len(out)
+            out.append(replace(info, name=new))
             continue
         out[index[info.name]] = replace(first, joints=_merge_ends(first.joints, info.joints),
                                         actuators=_merge_ends(first.actuators, info.actuators))

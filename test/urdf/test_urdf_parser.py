@@ -357,7 +357,8 @@ def test_conflicting_duplicate_name_loads_both_renamed_in_lenient_mode():
     assert robot.joint_names == ['j1', 'j2'] and robot.untransmitted_joints == []
     assert robot.transmission('t1#2').transmission.get_actuator_reduction() == 60.0
     (note,) = [w for w in parsed.warnings if 'different mapping' in w]
-    assert "loaded as 't1#2' (lenient mode)" in note and '(line 3)' in note
+    assert "lenient mode loads this one as 't1#2'" in note and '(line 3)' in note
+    assert note.kind == 'duplicate-name'
 
 
 def test_robot_level_plugin_says_plugin_counts_only_inside_ros2_control():

@@ -41,6 +41,8 @@ from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.exceptions import UrdfTransmissionError
+from transmission_plugins.core.findings import DUPLICATE_NAME
+from transmission_plugins.core.findings import Finding
 from transmission_plugins.urdf.actuator_tags import read_actuator_extensions
 from transmission_plugins.urdf.elements import child_path
 from transmission_plugins.urdf.elements import local_name
@@ -312,7 +314,8 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
                 driven = [j.get('name') for t in ctx.children(block, TRANSMISSION_TAG)
                           for j in ctx.children(t, JOINT_TAG)]
                 infos.extend(read_hardware_transmissions(
-                    block, block_path, [d for d in driven if d], lenient=lenient))
+                    block, block_path, [d for d in driven if d], lenient=lenient,
+                    findings=ctx.warnings))
             elif found is not None:
                 infos.append(_parse_transmission(found, block, path, block_path, ctx))
         except UrdfTransmissionError as e:
@@ -538,8 +541,10 @@ def merge_duplicates(infos: List[TransmissionInfo], ctx: ParseContext) -> List[T
                     f'with a different mapping (lenient mode loads both, this one as {new!r})',
                     info.line)
             # lenient: keep both under distinct names; nothing is dropped without a word
-            ctx.warn(info.path, f'transmission name {info.name!r} is already used by {where} '
-                     f'with a different mapping; loaded as {new!r} (lenient mode)', info.line)
+            ctx.warnings.append(Finding(
+                DUPLICATE_NAME, info.path, f'transmission name {info.name!r} is already used by '
+                f'{where} with a different mapping; strict mode rejects the robot, lenient mode '
+                f'loads this one as {new!r}', info.line))
             index[new] = len(out)
             out.append(replace(info, name=new))
             continue

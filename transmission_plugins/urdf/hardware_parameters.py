@@ -40,6 +40,9 @@ from typing import Sequence
 from typing import Tuple
 
 from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import LoadWarning
+from transmission_plugins.core.findings import DESCRIBED_TWICE
+from transmission_plugins.core.findings import Finding
 from transmission_plugins.urdf.elements import child_path
 from transmission_plugins.urdf.elements import children
 from transmission_plugins.urdf.elements import parse_float
@@ -97,18 +100,23 @@ def has_hardware_transmissions(block: XmlElement) -> bool:
 
 
 def read_hardware_transmissions(block: XmlElement, block_path: str, driven: Sequence[str], *,
-                                lenient: bool = False) -> List[TransmissionInfo]:
+                                lenient: bool = False,
+                                findings: Optional[List[LoadWarning]] = None
+                                ) -> List[TransmissionInfo]:
     """
     Read the transmissions a ``<ros2_control>`` block keeps in hardware parameters.
 
     :param driven: joints driven by the block's ``<transmission>`` elements (they keep them)
+    :param findings: receives a ``described-twice`` finding for each such joint that also has
+        Dynamixel ``offset`` or ``gear_ratio`` parameters
     :raises UrdfTransmissionError: (a subclass) naming the parameter and the bad value
     """
     plugin = hardware_plugin(block)
     if plugin == ROBOTIS_PLUGIN:
         return _robotis(block, block_path, driven, lenient)
     if plugin == DYNAMIXEL_PLUGIN:
-        return _dynamixel(block, block_path, driven, lenient)
+        return _dynamixel(block, block_path, driven, lenient,
+                          findings if findings is not None else [])
     return []
 
 
@@ -155,14 +163,22 @@ def _robotis(block: XmlElement, block_path: str, driven: Sequence[str],
         block_type=block.get('type'))]
 
 
-def _dynamixel(block: XmlElement, block_path: str, driven: Sequence[str],
-               lenient: bool) -> List[TransmissionInfo]:
+def _dynamixel(block: XmlElement, block_path: str, driven: Sequence[str], lenient: bool,
+               findings: List[LoadWarning]) -> List[TransmissionInfo]:
     block_name = block.get('name') or 'dynamixel_hardware'
     infos = []
     for i, joint in enumerate(children(block, 'joint'), 1):
         joint_path = child_path(block_path, joint, i)
         params = _params(joint, joint_path)
         name = joint.get('name') or ''
+        given = [p for p in ('gear_ratio', 'offset') if p in params]
+        if name in driven and given:
+            _, path, line = params[given[0]]
+            findings.append(Finding(
+                DESCRIBED_TWICE, path, f'joint {name!r} is driven by a <transmission> of its '
+                f'block and has Dynamixel {" and ".join(given)} parameters, which '
+                f'{DYNAMIXEL_PLUGIN} applies itself: the same gearbox described twice (this '
+                'package reads the <transmission>)', line))
         if not set(params) & set(DYNAMIXEL_PARAMS) or name in driven:
             continue
         gear_ratio = DEFAULT_REDUCTION

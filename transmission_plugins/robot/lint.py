@@ -337,6 +337,7 @@ def lint_urdf(urdf: Any, *, plugins: Any = None,
             continue
     found = ([w for w in robot.warnings if isinstance(w, Finding)]
              + [w for w in parsed.warnings if isinstance(w, Finding)]
+             + unknown_interfaces(parsed.transmissions)
              + unreachable_limits(robot, limit_lines(parsed.root))
              + inverse_pairs(parsed.transmissions) + reductions_across_sources(built)
              + actuator_data_twice(parsed.transmissions))

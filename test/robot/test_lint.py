@@ -136,6 +136,20 @@ def test_dynamixel_parameters_beside_a_transmission_are_described_twice():
     assert 'gear_ratio and offset parameters' in finding.message
 
 
+def test_a_dynamixel_gear_ratio_of_the_other_sign_than_the_robot_level_reduction():
+    text = (FIXTURE_DIR / 'dynamixel_hardware.urdf').read_text().replace('<ros2_control', """
+      <transmission name="gripper_trans">
+        <type>transmission_interface/SimpleTransmission</type>
+        <joint name="gripper"/>
+        <actuator name="gripper_motor"><mechanicalReduction>40</mechanicalReduction></actuator>
+      </transmission>
+      <ros2_control""")
+    (finding,) = lint_urdf(text)
+    assert finding.kind == 'reduction-mismatch'
+    assert finding.path.endswith("ros2_control[@name='HeadSystem']/joint[@name='gripper']")
+    assert 'reduction -40 in its <ros2_control> block and 40 at robot level' in finding.message
+
+
 def test_robotis_matrices_that_are_not_inverses_are_found_not_only_refused():
     text = (FIXTURE_DIR / 'robotis_hardware.urdf').read_text().replace(
         '0, 1, -1\n', '0, 1, -0.9\n')

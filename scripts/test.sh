@@ -28,7 +28,8 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE="${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST
 export PYTHONDONTWRITEBYTECODE=1
 cd "$root"
 set +e
-"$venv/bin/python" -m pytest -p no:cacheprovider -q "$@" test
+# two workers, each test module on one of them (test/conftest.py); -n 0 runs serially
+"$venv/bin/python" -m pytest -p no:cacheprovider -q -n 2 --dist loadfile "$@" test
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

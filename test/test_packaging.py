@@ -58,9 +58,10 @@ OPTIONAL = {
 NOT_DEPENDENCIES = {'transmission_plugins', 'setuptools'} | {
     p.stem for p in (REPO / 'test').rglob('*.py')} | {
     p.stem for p in (REPO / 'bench').glob('*.py')}
-#: what is used without an import: the ros2 command of test/ros_cli, mypy of test_mypy.py
+#: what is used without an import: the ros2 command of test/ros_cli, mypy of test_mypy.py,
+#: pytest-xdist of scripts/test.sh
 TOOLS = {'ros2cli', 'ros2run', 'ros2topic', 'ros2param', 'ros2lifecycle', 'ros2node',
-         'python3-mypy'}
+         'python3-mypy', 'python3-pytest-xdist'}
 
 
 def _dependencies(*tags):

@@ -43,12 +43,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from transmission_plugins.core.exceptions import UnknownNameError
     from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
     from transmission_plugins.core.exceptions import UrdfTransmissionError
+    from transmission_plugins.core.findings import Finding
     from transmission_plugins.core.handles import ActuatorHandle
     from transmission_plugins.core.handles import JointHandle
     from transmission_plugins.core.interfaces import INTERFACES
     from transmission_plugins.core.linear import LinearMap
     from transmission_plugins.core.linear import LinearTransmission
     from transmission_plugins.core.transmission import Transmission
+    from transmission_plugins.robot.lint import lint_urdf
     from transmission_plugins.robot.loading import load_robot_transmissions
     from transmission_plugins.robot.robot_transmissions import RobotTransmissions
     from transmission_plugins.robot.wiring import RobotTransmission
@@ -90,6 +92,8 @@ _PUBLIC = {
     'LinearTransmission': '.core.linear',
     'Transmission': '.core.transmission',
     'load_robot_transmissions': '.robot.loading',
+    'lint_urdf': '.robot.lint',
+    'Finding': '.core.findings',
     'RobotTransmissions': '.robot.robot_transmissions',
     'RobotTransmission': '.robot.wiring',
     'CouplingTransmission': '.transmissions.coupling_transmission',
@@ -112,6 +116,7 @@ __all__ = [
     'BrokenReferenceError',
     'CouplingTransmission',
     'DifferentialTransmission',
+    'Finding',
     'FourBarLinkageTransmission',
     'INTERFACES',
     'IncompleteTransmissionError',
@@ -141,6 +146,7 @@ __all__ = [
     'UnknownTransmissionTypeError',
     'UrdfTransmissionError',
     'WristTransmission',
+    'lint_urdf',
     'load_robot_transmissions',
 ]
 

@@ -356,9 +356,10 @@ def test_gear_ratio_and_reduction_of_the_same_size_warn_and_count_in_series():
     assert "actuator 'm' has gear ratio 80 and its transmission reduction is -80" in simple[0]
     assert 'described twice' in simple[0] and '4.096e+07 times' in simple[0]
     # coupled: compared per actuator (m1 has reduction 80, m2 has 3)
-    assert [w.split(': ')[0] for w in robot.warnings] == [
+    assert [w.path for w in robot.warnings] == [
         "/robot[@name='r']/transmission[@name='t']/actuator[@name='m']",
         "/robot[@name='r']/transmission[@name='diff']/actuator[@name='m1']"]
+    assert {w.kind for w in robot.warnings} == {'described-twice'}
     assert _geared(-80, gear_ratio=40).warnings == []
 
 

@@ -170,9 +170,9 @@ def test_silent_inputs_are_covered_by_the_watchdog(setup):
                                     position=a['position'].tolist(),
                                     velocity=a['velocity'].tolist(),
                                     effort=a['effort'].tolist()))
-    assert setup.spin_until(lambda: np.allclose(
+    assert setup.spin_until(lambda: bool(setup.joint_states) and np.allclose(
         setup.joint_states[-1][1].position,
-        robot.actuator_to_joint_arrays(a)['position']), 1.0)
+        robot.actuator_to_joint_arrays(a)['position']), 3.0)
     joints = setup.hw.core.commandable_joints()
     count = len(setup.actuator_commands)
     setup.commands.publish(JointState(name=joints, velocity=[0.0] * len(joints)))

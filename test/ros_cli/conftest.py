@@ -21,9 +21,11 @@ into this venv (seconds); otherwise every test here is skipped with that reason.
 then built with ``colcon build --symlink-install`` in a temporary workspace, and every command
 runs with the environment of ``. install/setup.bash``, as a user's would.
 
-Each session gets ROS domain ``60 + pid % 20`` (this folder's range) and its own temporary
-directory (``TMPDIR``), which must be empty again after each test: nothing holding the robot
-description may be left behind.
+Each module runs in a ROS domain range of its own inside this folder's 60-79
+(:data:`DOMAINS`, plus ``pid % 5``; ``test_ros2_control_cli`` uses 230-232), so that modules on
+two pytest-xdist workers never meet, and each session has its own temporary directory
+(``TMPDIR``), which must be empty again after each test: nothing holding the robot description
+may be left behind.
 """
 
 import importlib.util
@@ -42,6 +44,8 @@ from tp_support import REPO
 from tp_support import SHARED
 
 INSTALL = SHARED / 'ros2_cli' / 'install.sh'
+#: the first ROS domain of each module's range of five
+DOMAINS = {'test_launch_cli': 60, 'test_run_cli': 65, 'test_stop_cli': 70, 'test_doc_commands': 75}
 MODULES = ('ros2cli', 'ros2launch', 'launch', 'launch_ros', 'launch_xml', 'ros2lifecycle',
            'ros2param', 'ros2topic', 'ros2run', 'colcon_core')
 
@@ -100,20 +104,22 @@ def workspace(ros2_tools: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     sourced = dict(item.split('=', 1) for item in out.split('\0') if '=' in item)
     tmp = tmp_path_factory.mktemp('ros_cli_tmp')
     logs = tmp_path_factory.mktemp('ros_cli_logs')   # not the user's ~/.ros/log
-    sourced.update(ROS_LOG_DIR=str(logs), ROS_DOMAIN_ID=str(60 + os.getpid() % 20),
-                   ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1',
-                   RCUTILS_COLORIZED_OUTPUT='0', TMPDIR=str(tmp))
+    sourced.update(ROS_LOG_DIR=str(logs), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
+                   PYTHONUNBUFFERED='1', RCUTILS_COLORIZED_OUTPUT='0', TMPDIR=str(tmp))
     yield Workspace(ws, sourced, tmp)
     # the ros2 command starts a daemon per domain on first use: stop ours
-    subprocess.run(['ros2', 'daemon', 'stop'], env=sourced, cwd=str(ws), capture_output=True,
-                   timeout=60)
+    for first in DOMAINS.values():
+        subprocess.run(['ros2', 'daemon', 'stop'], cwd=str(ws), capture_output=True, timeout=60,
+                       env=dict(sourced, ROS_DOMAIN_ID=str(first + os.getpid() % 5)))
 
 
 @pytest.fixture
-def user(workspace: Workspace, tmp_path: Path) -> Iterator[Workspace]:
-    """Run a test in a fresh working directory; check that it left ``TMPDIR`` empty."""
+def user(workspace: Workspace, tmp_path: Path,
+         request: pytest.FixtureRequest) -> Iterator[Workspace]:
+    """Run a test in a fresh working directory and its module's domain; check ``TMPDIR``."""
     for entry in workspace.tmp.iterdir():   # what an earlier failing test left
         shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
-    yield Workspace(tmp_path, workspace.env, workspace.tmp)
+    domain = DOMAINS[request.module.__name__.rsplit('.', 1)[-1]] + os.getpid() % 5
+    yield Workspace(tmp_path, dict(workspace.env, ROS_DOMAIN_ID=str(domain)), workspace.tmp)
     left = sorted(p.name for p in workspace.tmp.iterdir())
     assert left == [], f'files left in the temporary directory: {left}'

@@ -29,6 +29,7 @@ import pytest
 
 from tp_support import FIXTURE_DIR
 from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.plugins import find_transmission_plugins
 from transmission_plugins.robot.loading import load_robot_transmissions
@@ -51,6 +52,11 @@ FIXTURES = {
     'xacro/dual_arm.urdf.xacro': (6, False, 6, (6, 6), None),
     'coupled_hand.urdf': (4, False, 4, (9, 6), None),
     'humanoid_legs.urdf': (6, False, 6, (8, 8), None),
+    'frost_biped.urdf': (5, False, 5, (5, 5), None),
+    'robotis_hardware.urdf': (0, False, 1, (3, 3), None),
+    'dynamixel_hardware.urdf': (0, False, 3, (3, 3), None),
+    'lint_mistakes.urdf': (8, True, 7, (7, 5), BrokenReferenceError),
+    'lint_mixed_dialects.urdf': (4, False, 2, (2, 2), None),
 }
 
 

@@ -346,6 +346,31 @@ def test_conflicting_duplicate_name():
     assert 'different mapping' in str(e.value)
 
 
+def test_conflicting_duplicate_name_loads_both_renamed_in_lenient_mode():
+    # Husky: two wheels' transmissions under one name, each with its own joint and motor
+    second = simple(reduction='60', joint='j2').replace('m_t1', 'm_right')
+    text = urdf(simple() + second)
+    with pytest.raises(BrokenReferenceError, match="lenient mode loads both, this one as 't1#2'"):
+        load(text)
+    parsed, robot = load(text, lenient=True)
+    assert [t.name for t in robot.transmissions] == ['t1', 't1#2']
+    assert robot.joint_names == ['j1', 'j2'] and robot.untransmitted_joints == []
+    assert robot.transmission('t1#2').transmission.get_actuator_reduction() == 60.0
+    (note,) = [w for w in parsed.warnings if 'different mapping' in w]
+    assert "lenient mode loads this one as 't1#2'" in note and '(line 3)' in note
+    assert note.kind == 'duplicate-name'
+
+
+def test_robot_level_plugin_says_plugin_counts_only_inside_ros2_control():
+    text = urdf(simple().replace('<type>transmission_interface/SimpleTransmission</type>',
+                                 '<plugin>transmission_interface/SimpleTransmission</plugin>'))
+    with pytest.raises(IncompleteTransmissionError) as e:
+        load(text)
+    assert e.value.path == T1
+    assert 'missing <type>' in str(e.value)
+    assert 'names the type only inside a <ros2_control> block' in str(e.value)
+
+
 def test_exact_duplicate_is_merged():
     # franka_panda.urdf: the same transmission once per hardware interface
     second = simple().replace('EffortJointInterface', 'PositionJointInterface')

@@ -43,6 +43,8 @@ from typing import Sequence
 import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionInputError
+from transmission_plugins.core.findings import DESCRIBED_TWICE
+from transmission_plugins.core.findings import Finding
 from transmission_plugins.core.transmission import position_state
 from transmission_plugins.robot.actuators import ActuatorModel
 
@@ -90,17 +92,18 @@ def duplicated_reduction(model: ActuatorModel, transmission: Any,
 
 
 def duplicated_reduction_warning(model: ActuatorModel, transmission: Any, index: int,
-                                 where: str) -> Optional[str]:
-    """Return the loader warning for :func:`duplicated_reduction`, or None."""
+                                 where: str, line: Optional[int] = None) -> Optional[Finding]:
+    """Return the ``described-twice`` finding for :func:`duplicated_reduction`, or None."""
     n = duplicated_reduction(model, transmission, index)
     if n is None:
         return None
     rho = model.gear_ratio
-    return (f'{where}: actuator {model.name!r} has gear ratio {rho:g} and its transmission '
-            f'reduction is {n:g}: the same gearbox described twice? Both count, in series '
-            f'(rotor -> gear ratio -> actuator coordinate -> reduction -> joint), so the rotor '
-            f'inertia is reflected {(n * rho) ** 2:g} times (n^2 rho^2), not {rho ** 2:g}; set '
-            'the one that does not describe a separate stage to 1')
+    return Finding(DESCRIBED_TWICE, where, (
+        f'actuator {model.name!r} has gear ratio {rho:g} and its transmission '
+        f'reduction is {n:g}: the same gearbox described twice? Both count, in series '
+        f'(rotor -> gear ratio -> actuator coordinate -> reduction -> joint), so the rotor '
+        f'inertia is reflected {(n * rho) ** 2:g} times (n^2 rho^2), not {rho ** 2:g}; set '
+        'the one that does not describe a separate stage to 1'), line)
 
 
 def reflected_inertia(transmission: Any, rotor_inertias: Any,

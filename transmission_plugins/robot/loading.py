@@ -29,6 +29,7 @@ from transmission_plugins.core.exceptions import TransmissionWarning
 from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
 from transmission_plugins.plugins import build_transmission
 from transmission_plugins.plugins import find_transmission_plugins
+from transmission_plugins.robot.lint import robot_findings
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.robot.wiring import RobotTransmission
 from transmission_plugins.urdf.dialects import parse_transmissions
@@ -92,6 +93,7 @@ def load_robot_transmissions(urdf: Union[str, bytes, 'os.PathLike[str]'], *,
     robot = RobotTransmissions(records, model.joints.values(), actuator_info=actuators,
                                warnings=notes + list(model.limit_warnings),
                                robot_name=model.name, lenient=lenient)
+    robot.warnings.extend(robot_findings(robot))   # the lint checks on a loaded robot
     if warn:
         for note in robot.warnings:
             python_warnings.warn(TransmissionWarning(note), stacklevel=2)

@@ -167,7 +167,8 @@ class RobotTransmissions:
             owner = self._owner[name]
             note = duplicated_reduction_warning(  # gear ratio == reduction: counted twice?
                 model, owner.transmission, owner.actuator_names.index(name),
-                info.path if info is not None and info.path else owner.path)
+                info.path if info is not None and info.path else owner.path,
+                info.line if info is not None else None)
             if note is not None:
                 self.warnings.append(note)
         #: actuator effort limits: from actuator data, else the joint effort limits mapped

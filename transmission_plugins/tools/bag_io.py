@@ -283,18 +283,17 @@ class BagWriter:
                                       'choose another name)')
         self.single_file = target.suffix in STORAGE_OF_SUFFIX
         folder = target.parent if str(target.parent) else Path('.')
-        try:
+        self._tmp = ''
+        try:   # a signal at any point in here (the CLI raises on SIGTERM) leaves nothing
             self._tmp = tempfile.mkdtemp(prefix='.convert-', dir=folder)
-        except OSError as e:
-            raise self._error(e) from e
-        name = target.stem if self.single_file else target.name
-        self._bag = Path(self._tmp) / name
-        plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
-        self.writer = Writer(self._bag, version=9, storage_plugin=plugin)
-        try:
+            name = target.stem if self.single_file else target.name
+            self._bag = Path(self._tmp) / name
+            plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
+            self.writer = Writer(self._bag, version=9, storage_plugin=plugin)
             self.writer.open()
         except BaseException as e:
-            shutil.rmtree(self._tmp, ignore_errors=True)
+            if self._tmp:
+                shutil.rmtree(self._tmp, ignore_errors=True)
             if isinstance(e, Exception):
                 raise self._error(e) from e
             raise
@@ -302,7 +301,7 @@ class BagWriter:
     def _error(self, e: BaseException) -> BagError:
         """Return the error for a failure to write, naming ``path`` (not the temporary bag)."""
         reason = (e.strerror if isinstance(e, OSError) and e.strerror else _reason(e))
-        if getattr(self, '_tmp', None):
+        if self._tmp:
             reason = reason.replace(str(self._bag), self.path).replace(self._tmp, '.')
         return BagError(self.path, f'cannot write the bag: {reason}')
 

@@ -28,6 +28,7 @@ from transmission_plugins.urdf.elements import require_attribute
 from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
 from transmission_plugins.urdf.vocabulary import ACTUATOR_PARAMS
+from transmission_plugins.urdf.vocabulary import MOTOR_INERTIA_TAG
 
 #: the Drake tags with a ``value`` attribute, and the fields they fill
 _VALUE_TAGS = ('rotor_inertia', 'gear_ratio', 'effort_limit')
@@ -55,7 +56,8 @@ def read_actuator_extensions(element: XmlElement, path: str) -> Dict[str, Any]:
     * Drake: ``<drake:rotor_inertia value>``, ``<drake:gear_ratio value>``,
       ``<drake:controller_gains p d>`` and ``<drake:effort_limit value>`` (matched by local
       name, whatever the namespace prefix);
-    * ros2_control: ``<param name="rotor_inertia|gear_ratio|effort_limit|kp|kd">value</param>``.
+    * ros2_control: ``<param name="rotor_inertia|gear_ratio|effort_limit|kp|kd">value</param>``;
+    * FROST: ``<motorInertia>value</motorInertia>``, the rotor inertia.
 
     :returns: a dict with some of ``rotor_inertia``, ``gear_ratio``, ``effort_limit`` (floats)
         and ``controller_gains`` (``(p, d)``), ready for :class:`ActuatorInfo` fields
@@ -82,6 +84,8 @@ def read_actuator_extensions(element: XmlElement, path: str) -> Dict[str, Any]:
             for attribute, key in (('p', 'kp'), ('d', 'kd')):
                 text = require_attribute(child, attribute, at)
                 put(key, parse_float(text, f'{at}/@{attribute}', line=line), at, line)
+        elif tag == MOTOR_INERTIA_TAG:
+            put('rotor_inertia', parse_float(child.text, at, line=line), at, line)
         elif tag == 'param' and child.get('name') in ACTUATOR_PARAMS:
             put(cast(str, child.get('name')), parse_float(child.text, at, line=line), at,
                 line)

@@ -17,7 +17,8 @@ Read the ``<transmission>`` elements of a URDF, whatever their dialect, into rec
 
 :func:`parse_transmissions` turns URDF text into a :class:`ParseResult` with one
 :class:`~transmission_plugins.urdf.records.TransmissionInfo` per transmission.  The dialects
-(``ros2_control``, ``ros1``, ``pr2``, told apart per transmission), which transmissions are read
+(``ros2_control``, ``ros1``, ``pr2``, ``frost``, told apart per transmission; ros2_control
+hardware parameters read by :mod:`~.hardware_parameters`), which transmissions are read
 (``source``) and what strict and lenient mode do are doc/urdf.md's "Supported dialects" and
 "Strict and lenient".  Exact duplicates (same name and mapping) are merged with a warning.
 """
@@ -28,6 +29,7 @@ from dataclasses import replace
 from typing import Any
 from typing import Dict
 from typing import List
+from typing import Mapping
 from typing import Optional
 from typing import Sequence
 from typing import Tuple
@@ -39,6 +41,8 @@ from transmission_plugins.core.exceptions import IncompleteTransmissionError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.exceptions import UrdfTransmissionError
+from transmission_plugins.core.findings import DUPLICATE_NAME
+from transmission_plugins.core.findings import Finding
 from transmission_plugins.urdf.actuator_tags import read_actuator_extensions
 from transmission_plugins.urdf.elements import child_path
 from transmission_plugins.urdf.elements import local_name
@@ -47,7 +51,10 @@ from transmission_plugins.urdf.elements import parse_float
 from transmission_plugins.urdf.elements import require_attribute
 from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
+from transmission_plugins.urdf.hardware_parameters import has_hardware_transmissions
+from transmission_plugins.urdf.hardware_parameters import read_hardware_transmissions
 from transmission_plugins.urdf.records import ActuatorInfo
+from transmission_plugins.urdf.records import DIALECT_FROST
 from transmission_plugins.urdf.records import DIALECT_PR2
 from transmission_plugins.urdf.records import DIALECT_ROS1
 from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
@@ -60,6 +67,7 @@ from transmission_plugins.urdf.vocabulary import DEFAULT_REDUCTION
 from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_PREFIX
 from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_TAG
 from transmission_plugins.urdf.vocabulary import JOINT_TAG
+from transmission_plugins.urdf.vocabulary import MOTOR_INERTIA_TAG
 from transmission_plugins.urdf.vocabulary import OFFSET_TAG
 from transmission_plugins.urdf.vocabulary import PARAM_TAG
 from transmission_plugins.urdf.vocabulary import PLUGIN_TAG
@@ -170,10 +178,13 @@ def read_value(ctx: ParseContext, element: XmlElement, path: str, tags: Sequence
                        default=default, nonzero=nonzero)
 
 
-def read_end(ctx: ParseContext, element: XmlElement, path: str) -> Dict[str, Any]:
-    """Read what ``<joint>`` and ``<actuator>`` have in common."""
+def read_end(ctx: ParseContext, element: XmlElement, path: str,
+             default_name: Optional[str] = None) -> Dict[str, Any]:
+    """Read what ``<joint>`` and ``<actuator>`` have in common (``default_name``: if nameless)."""
+    nameless = default_name is not None and element.get('name') is None
     return {
-        'name': require_attribute(element, 'name', path),
+        'name': default_name if nameless else require_attribute(element, 'name', path),
+        **({'implicit': True} if nameless else {}),
         'role': read_role(ctx, element, path),
         'mechanical_reduction': read_value(ctx, element, path, REDUCTION_TAGS,
                                            default=DEFAULT_REDUCTION, nonzero=True),
@@ -235,8 +246,9 @@ class ParseResult:
 
 
 #: a ``<transmission>`` found: the element, its ``<ros2_control>`` block (None at robot level),
-#: its path and the block's path
-_Found = Tuple[XmlElement, Optional[XmlElement], str, str]
+#: its path and the block's path; or ``(None, block, '', block path)`` for the transmissions of
+#: the block's hardware parameters
+_Found = Tuple[Optional[XmlElement], Optional[XmlElement], str, str]
 
 
 # ---------------------------------------------------------------------------------- parsing
@@ -281,6 +293,10 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
                 item = (t, element, child_path(block_path, t, i), block_path)
                 in_blocks.append(item)
                 ordered.append(item)
+            if has_hardware_transmissions(element):
+                item = (None, element, '', block_path)
+                in_blocks.append(item)
+                ordered.append(item)
 
     if source == SOURCE_AUTO:
         source = SOURCE_ROS2_CONTROL if in_blocks else SOURCE_ROBOT
@@ -292,9 +308,16 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
                 SOURCE_ALL: ordered}[source]
 
     infos: List[TransmissionInfo] = []
-    for element, block, path, block_path in selected:
+    for found, block, path, block_path in selected:
         try:
-            infos.append(_parse_transmission(element, block, path, block_path, ctx))
+            if found is None and block is not None:
+                driven = [j.get('name') for t in ctx.children(block, TRANSMISSION_TAG)
+                          for j in ctx.children(t, JOINT_TAG)]
+                infos.extend(read_hardware_transmissions(
+                    block, block_path, [d for d in driven if d], lenient=lenient,
+                    findings=ctx.warnings))
+            elif found is not None:
+                infos.append(_parse_transmission(found, block, path, block_path, ctx))
         except UrdfTransmissionError as e:
             if not lenient:
                 raise
@@ -304,8 +327,9 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
     if infos and not joint_names:
         ctx.warn(robot_path, 'the robot declares no <joint>; the joint names used by '
                  'transmissions cannot be checked')
+    elements = [item for item in in_blocks + robot_level if item[0] is not None]
     return ParseResult(infos, ctx.warnings, robot_name, joint_names, source, lenient,
-                       len(in_blocks) + len(robot_level), root)
+                       len(elements), root)
 
 
 def _children_paths(parent_path: str,
@@ -354,8 +378,32 @@ def _read_type(ctx: ParseContext, element: XmlElement, path: str,
         ctx.warn(path, 'robot-level transmission typed by <plugin>; using it (lenient mode)',
                  source_line(element))
         return DIALECT_ROS1, element_text(plugin_element)
-    raise IncompleteTransmissionError(path, 'missing <type> element (or type attribute)',
+    if plugin_element is None and _frost_shaped(ctx, element):
+        return DIALECT_FROST, FROST_TYPE
+    why = (' (a <plugin> element names the type only inside a <ros2_control> block, where '
+           'ros2_control reads it; a robot-level transmission is read by the ROS 1 rules, which '
+           'take the type from <type>: move the transmission into the <ros2_control> block or '
+           'write <type> instead of <plugin>)' if plugin_element is not None else '')
+    raise IncompleteTransmissionError(path, f'missing <type> element (or type attribute){why}',
                                       source_line(element))
+
+
+#: The type of a FROST transmission (FROST's Cassie and ATRIAS models: one joint, one motor)
+FROST_TYPE = 'transmission_interface/SimpleTransmission'
+
+
+def _frost_shaped(ctx: ParseContext, element: XmlElement) -> bool:
+    """
+    Return True for a typeless transmission in FROST's shape.
+
+    FROST's robot models give no type: their transmissions are simple reductions with the rotor
+    inertia in ``<motorInertia>`` and may leave the ``<actuator>`` nameless.  A typeless
+    transmission without either mark (a forgotten ``<type>``) stays an error.
+    """
+    actuators = ctx.children(element, ACTUATOR_TAG)
+    inertia = ctx.children(element, MOTOR_INERTIA_TAG) or any(
+        ctx.children(a, MOTOR_INERTIA_TAG) for a in actuators)
+    return bool(inertia) or any(a.get('name') is None for a in actuators)
 
 
 def _read_params(ctx: ParseContext, element: XmlElement, path: str) -> Dict[str, str]:
@@ -378,11 +426,12 @@ def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: 
     actuator_paths = dict(_children_paths(path, ctx.children(element, ACTUATOR_TAG)))
     joints: List[JointInfo] = []
     actuators: List[ActuatorInfo] = []
+    nameless = name if dialect == DIALECT_FROST else None  # FROST: named after its transmission
     for child in ctx.children(element):  # document order, so the first error is reported
         if child in joint_paths:
             joints.append(JointInfo(**read_end(ctx, child, joint_paths[child])))
         elif child in actuator_paths:
-            fields = read_end(ctx, child, actuator_paths[child])
+            fields = read_end(ctx, child, actuator_paths[child], nameless)
             fields.update(read_actuator_data(ctx, child, actuator_paths[child]))
             actuators.append(ActuatorInfo(**fields))
     params: Dict[str, str] = {}
@@ -410,11 +459,35 @@ def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: 
     else:
         reduction = read_value(ctx, element, path, REDUCTION_TAGS, default=DEFAULT_REDUCTION,
                                nonzero=True)
+        actuators = _motor_inertia(ctx, element, path, actuators)
     return TransmissionInfo(
         name=name, type=type_name, joints=tuple(joints), actuators=tuple(actuators),
         dialect=dialect, params=params, path=path, line=source_line(element), element=element,
         lenient=ctx.lenient, mechanical_reduction=reduction, block=block_name,
         block_type=block_type)
+
+
+def _motor_inertia(ctx: ParseContext, element: XmlElement, path: str,
+                   actuators: List[ActuatorInfo]) -> List[ActuatorInfo]:
+    """Give a ``<motorInertia>`` written directly under ``<transmission>`` to its one actuator."""
+    child = single_child_of(ctx, element, path, (MOTOR_INERTIA_TAG,))
+    if child is None:
+        return actuators
+    where = f'{path}/{MOTOR_INERTIA_TAG}'
+    line = source_line(child)
+    value = read_number(ctx, element_text(child), where, line, default=0.0)
+    if value < 0.0:
+        raise BadValueError(where, f'expected a rotor inertia >= 0, got {value!r}', line)
+    if len(actuators) != 1:
+        raise BadValueError(where, 'a <motorInertia> directly under <transmission> is the rotor '
+                            'inertia of its one <actuator>; expected exactly one <actuator>, got '
+                            f'{len(actuators)}: {[a.name for a in actuators]}', line)
+    actuator = actuators[0]
+    if actuator.rotor_inertia is not None:
+        raise BadValueError(where, f'the rotor inertia of actuator {actuator.name!r} is described '
+                            f'twice: {actuator.rotor_inertia!r} in the <actuator> and {value!r} '
+                            'here; give it once', line)
+    return [replace(actuator, rotor_inertia=value)]
 
 
 # ---------------------------------------------------------------------------------- duplicates
@@ -441,6 +514,14 @@ def _merge_ends(first: Sequence[Any], other: Sequence[Any]) -> Tuple[Any, ...]:
     return tuple(merged)
 
 
+def unique_name(name: str, taken: Mapping[str, Any]) -> str:
+    """Return ``name#2`` (``#3``...): the first such name not in ``taken``."""
+    count = 2
+    while f'{name}#{count}' in taken:
+        count += 1
+    return f'{name}#{count}'
+
+
 def merge_duplicates(infos: List[TransmissionInfo], ctx: ParseContext) -> List[TransmissionInfo]:
     out: List[TransmissionInfo] = []
     index: Dict[str, int] = {}
@@ -453,12 +534,19 @@ def merge_duplicates(infos: List[TransmissionInfo], ctx: ParseContext) -> List[T
         first = out[index[info.name]]
         where = f'{first.path}' + (f' (line {first.line})' if first.line else '')
         if mapping_key(first) != mapping_key(info):
+            new = unique_name(info.name, index)
             if not ctx.lenient:
                 raise BrokenReferenceError(
                     info.path, f'transmission name {info.name!r} is already used by {where} '
-                    'with a different mapping', info.line)
-            # lenient: keep both; the robot wiring keeps the first one that builds
-            out.append(info)
+                    f'with a different mapping (lenient mode loads both, this one as {new!r})',
+                    info.line)
+            # lenient: keep both under distinct names; nothing is dropped without a word
+            ctx.warnings.append(Finding(
+                DUPLICATE_NAME, info.path, f'transmission name {info.name!r} is already used by '
+                f'{where} with a different mapping; strict mode rejects the robot, lenient mode '
+                f'loads this one as {new!r}', info.line))
+            index[new] = len(out)
+            out.append(replace(info, name=new))
             continue
         out[index[info.name]] = replace(first, joints=_merge_ends(first.joints, info.joints),
                                         actuators=_merge_ends(first.actuators, info.actuators))

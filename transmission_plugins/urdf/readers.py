@@ -54,7 +54,7 @@ from transmission_plugins.urdf.vocabulary import PARAM_TAG
 from transmission_plugins.urdf.vocabulary import REDUCTION_TAGS
 from transmission_plugins.urdf.vocabulary import UrdfVocabulary
 
-_DIALECT_NAMES = {'ros1': 'ROS 1', 'pr2': 'PR2'}
+_DIALECT_NAMES = {'ros1': 'ROS 1', 'pr2': 'PR2', 'frost': 'FROST'}
 #: a ``<joint>`` or ``<actuator>`` record of a transmission
 _End = TypeVar('_End', JointInfo, ActuatorInfo)
 
@@ -299,7 +299,9 @@ def _matrix_text(info: TransmissionInfo,
                 found.append((_own_text(child), f"{info.path}/{PARAM_TAG}[@name='{tag}']",
                               source_line(child)))
     elif tag in info.params:
-        found.append((info.params[tag], f"{info.path}/{PARAM_TAG}[@name='{tag}']", info.line))
+        path, line = info.param_sources.get(
+            tag, (f"{info.path}/{PARAM_TAG}[@name='{tag}']", info.line))
+        found.append((info.params[tag], path, line))
     if len(found) > 1:
         raise BadValueError(found[1][1], f'the {tag} matrix is given {len(found)} times '
                             f'(first at {found[0][1]}); expected at most once', found[1][2])

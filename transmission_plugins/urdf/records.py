@@ -33,6 +33,8 @@ from transmission_plugins.urdf.elements import XmlElement
 DIALECT_ROS2_CONTROL = 'ros2_control'
 DIALECT_ROS1 = 'ros1'
 DIALECT_PR2 = 'pr2'
+#: FROST (Caltech/UMich Cassie, ATRIAS): robot-level, no type, ``<motorInertia>``
+DIALECT_FROST = 'frost'
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,8 @@ class JointInfo:
 class ActuatorInfo(JointInfo):
     """One ``<actuator>`` child of a ``<transmission>``: a joint's fields plus actuator data."""
 
-    #: Drake ``<drake:rotor_inertia value>`` or ros2_control ``<param name="rotor_inertia">``
+    #: Drake ``<drake:rotor_inertia value>``, ros2_control ``<param name="rotor_inertia">`` or
+    #: FROST ``<motorInertia>``
     rotor_inertia: Optional[float] = None
     #: Drake ``<drake:gear_ratio value>`` or ``<param name="gear_ratio">``
     gear_ratio: Optional[float] = None
@@ -66,8 +69,10 @@ class ActuatorInfo(JointInfo):
     effort_limit: Optional[float] = None
     #: Drake ``<drake:controller_gains p d>`` or params ``kp``/``kd``: (p, d)
     controller_gains: Optional[Tuple[float, float]] = None
-    #: True for the actuator the parser adds to a transmission of a ros2_control
-    #: ``type="actuator"`` block that declares none (named after the block, role ``actuator1``)
+    #: True for an actuator the parser names: the one it adds to a transmission of a ros2_control
+    #: ``type="actuator"`` block that declares none (named after the block, role ``actuator1``),
+    #: a nameless FROST ``<actuator>`` (named after its transmission), and the actuators of
+    #: hardware parameters (:mod:`~transmission_plugins.urdf.hardware_parameters`)
     implicit: bool = False
 
 
@@ -94,6 +99,9 @@ class TransmissionInfo:
     #: name and type of the enclosing ``<ros2_control>`` block (ros2_control dialect only)
     block: Optional[str] = None
     block_type: Optional[str] = None
+    #: ``<param>`` name -> (element path, line) where each of ``params`` was read, for records
+    #: made from ros2_control hardware parameters (no ``element`` of their own)
+    param_sources: Mapping[str, Tuple[str, Optional[int]]] = field(default_factory=dict)
 
 
 class TransmissionWiring(NamedTuple):

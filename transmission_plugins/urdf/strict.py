@@ -35,12 +35,13 @@ from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
 from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
 from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.vocabulary import ACTUATOR_DATA_TAGS
 from transmission_plugins.urdf.vocabulary import ACTUATOR_PARAMS
 from transmission_plugins.urdf.vocabulary import ACTUATOR_TAG
-from transmission_plugins.urdf.vocabulary import DRAKE_ACTUATOR_TAGS
 from transmission_plugins.urdf.vocabulary import JOINT_ATTRIBUTES
 from transmission_plugins.urdf.vocabulary import JOINT_CHILDREN
 from transmission_plugins.urdf.vocabulary import JOINT_TAG
+from transmission_plugins.urdf.vocabulary import MOTOR_INERTIA_TAG
 from transmission_plugins.urdf.vocabulary import PARAM_TAG
 from transmission_plugins.urdf.vocabulary import PLUGIN_TAG
 from transmission_plugins.urdf.vocabulary import REDUCTION_TAGS
@@ -52,7 +53,8 @@ def standard_vocabulary(info: TransmissionInfo) -> Tuple[Tuple[str, ...], Tuple[
     """Return the ``<transmission>`` children and attributes the parser reads for ``info``."""
     if info.dialect == DIALECT_ROS2_CONTROL:
         return (PLUGIN_TAG, PARAM_TAG, JOINT_TAG, ACTUATOR_TAG), ('name',)
-    return (TYPE_TAG, JOINT_TAG, ACTUATOR_TAG) + REDUCTION_TAGS, ('name', 'type')
+    own = (TYPE_TAG, JOINT_TAG, ACTUATOR_TAG, MOTOR_INERTIA_TAG) + REDUCTION_TAGS
+    return own, ('name', 'type')
 
 
 class _Check:
@@ -93,13 +95,13 @@ class _Check:
             tag = local_name(child)
             if not tag:
                 continue
-            if actuator and (tag in DRAKE_ACTUATOR_TAGS or (
+            if actuator and (tag in ACTUATOR_DATA_TAGS or (
                     namespace(child) == urdf_ns and tag == PARAM_TAG
                     and child.get('name') in ACTUATOR_PARAMS)):
                 continue  # actuator data, read by the parser
             if namespace(child) != urdf_ns or tag not in allowed:
-                shown = tuple(allowed) + (('drake:' + ', drake:'.join(DRAKE_ACTUATOR_TAGS),)
-                                          if actuator else ())
+                shown = tuple(allowed) + (('drake:' + ', drake:'.join(ACTUATOR_DATA_TAGS[:-1]),
+                                           MOTOR_INERTIA_TAG) if actuator else ())
                 self.unexpected(child, f'{path}/{tag}', shown)
 
 

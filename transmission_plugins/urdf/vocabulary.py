@@ -38,6 +38,8 @@ HARDWARE_INTERFACE_TAG = 'hardwareInterface'
 #: ROS 1 spelling first, ros2_control spelling second; both are read in every dialect.
 REDUCTION_TAGS = ('mechanicalReduction', 'mechanical_reduction')
 HARDWARE_INTERFACE_PREFIX = 'hardware_interface/'
+#: FROST's rotor inertia, directly under ``<transmission>`` or in its ``<actuator>``
+MOTOR_INERTIA_TAG = 'motorInertia'
 
 #: Children and attributes of ``<joint>`` / ``<actuator>`` that the parser reads itself.
 JOINT_CHILDREN = (ROLE_TAG, OFFSET_TAG, HARDWARE_INTERFACE_TAG) + REDUCTION_TAGS
@@ -46,6 +48,8 @@ JOINT_ATTRIBUTES = ('name', 'role', 'read_only')
 #: ros2_control ``<param>`` names of an ``<actuator>``, read by the parser into
 #: :class:`~transmission_plugins.urdf.records.ActuatorInfo` fields.
 DRAKE_ACTUATOR_TAGS = ('rotor_inertia', 'gear_ratio', 'controller_gains', 'effort_limit')
+#: Every actuator data tag the parser reads: Drake's and FROST's ``<motorInertia>``.
+ACTUATOR_DATA_TAGS = DRAKE_ACTUATOR_TAGS + (MOTOR_INERTIA_TAG,)
 ACTUATOR_PARAMS = ('rotor_inertia', 'gear_ratio', 'effort_limit', 'kp', 'kd')
 
 

@@ -19,6 +19,8 @@ The ``transmission_plugins`` command-line tool, one module per verb.
   imported unless ``--verbose``);
 * ``inspect URDF`` (:mod:`~.inspect_urdf`): transmissions, joints, actuators, maps, limits,
   reflected inertia, warnings;
+* ``lint URDF`` (:mod:`~.lint_urdf`): the mistakes real descriptions carry, each with its
+  element path and line (exit status 1 with findings);
 * ``convert URDF IN OUT --to joint|actuator`` (:mod:`~.convert`): recorded data (CSV or
   rosbag2) between the two spaces;
 * ``export-csv BAG OUT.csv --topic T`` (:mod:`~.export_csv`): a JointState topic of a bag as
@@ -48,6 +50,7 @@ from transmission_plugins.tools.cli import calibrate
 from transmission_plugins.tools.cli import convert
 from transmission_plugins.tools.cli import export_csv
 from transmission_plugins.tools.cli import inspect_urdf
+from transmission_plugins.tools.cli import lint_urdf
 from transmission_plugins.tools.cli import list_plugins
 from transmission_plugins.tools.cli import plot
 from transmission_plugins.tools.cli import ros2_control
@@ -66,8 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, description='Inspect, convert and run URDF transmissions.')
     parser.add_argument('--version', action='version', version=f'{PROG} {package_version()}')
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
-    for verb in (list_plugins, inspect_urdf, convert, export_csv, plot, calibrate, ros2_control,
-                 run_demo):
+    for verb in (list_plugins, inspect_urdf, lint_urdf, convert, export_csv, plot, calibrate,
+                 ros2_control, run_demo):
         verb.add_parser(sub)
     return parser
 

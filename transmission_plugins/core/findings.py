@@ -1,0 +1,67 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What ``transmission_plugins lint`` reports: :class:`Finding`, a loader warning with a kind.
+
+The checks live in :mod:`transmission_plugins.robot.lint` (and, for duplicate names, in the
+parser that meets them); the loader issues the findings of the checks that hold for the robot
+it loaded among its warnings, and ``lint`` reports those and the ones across dialects.
+"""
+
+from typing import Any
+from typing import cast
+from typing import Dict
+from typing import Optional
+
+from transmission_plugins.core.exceptions import LoadWarning
+
+#: an actuator shared by transmissions whose joints are not coupled by ``<mimic>``
+SHARED_ACTUATOR = 'shared-actuator'
+#: a ``<hardwareInterface>`` outside the known vocabulary
+UNKNOWN_INTERFACE = 'unknown-interface'
+#: two transmissions with one name and different mappings
+DUPLICATE_NAME = 'duplicate-name'
+#: a joint-to-actuator matrix that is not an inverse of its actuator-to-joint matrix
+NOT_INVERSE = 'matrices-not-inverse'
+#: one gearbox or one rotor inertia described twice
+DESCRIBED_TWICE = 'described-twice'
+#: a reduction whose sign or size differs between robot level and ``<ros2_control>``
+REDUCTION_MISMATCH = 'reduction-mismatch'
+#: a joint limit the actuators' limits cannot reach
+UNREACHABLE_LIMIT = 'unreachable-limit'
+#: the description does not load in strict mode
+LOAD_ERROR = 'load-error'
+
+KINDS = (SHARED_ACTUATOR, UNKNOWN_INTERFACE, DUPLICATE_NAME, NOT_INVERSE, DESCRIBED_TWICE,
+         REDUCTION_MISMATCH, UNREACHABLE_LIMIT, LOAD_ERROR)
+
+
+class Finding(LoadWarning):
+    """One finding, ``path (line N): message [kind]``: a warning's fields and ``kind``."""
+
+    kind: str
+
+    def __new__(cls, kind: str, path: str, message: str,
+                line: Optional[int] = None) -> 'Finding':
+        """Build the finding."""
+        where = f' (line {line})' if line else ''
+        self = cast('Finding', super().__new__(cls, path, message, line,
+                                               text=f'{path}{where}: {message} [{kind}]'))
+        self.kind = kind
+        return self
+
+    def as_dict(self) -> Dict[str, Any]:
+        """Return the finding as JSON-ready fields: kind, path, line, message."""
+        return {'kind': self.kind, 'path': self.path, 'line': self.line, 'message': self.message}

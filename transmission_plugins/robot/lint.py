@@ -1,0 +1,350 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The checks of ``transmission_plugins lint``: mistakes that load without a word, as findings.
+
+Each check returns :class:`~transmission_plugins.core.findings.Finding` records (kind, element
+path, line, message).  The checks that hold for a loaded robot run in the loader too, which
+issues their findings among its warnings (:func:`robot_findings`); so do two checks that live
+where their facts are read: duplicate names (the parser's duplicate merge) and a gear ratio
+equal to the reduction (:func:`~.inertia.duplicated_reduction_warning`), and the Dynamixel
+parameters of a joint that a ``<transmission>`` drives (the hardware-parameter reader).  The
+checks across dialects need the transmissions the loader leaves aside (robot level beside
+``<ros2_control>``), so only :func:`lint_urdf` runs them, with the joint limits check (a
+statement about the data, not about loading).  What each kind means and what to do:
+doc/cli.md, "lint".
+"""
+
+import difflib
+import math
+from typing import Any
+from typing import Dict
+from typing import Iterable
+from typing import List
+from typing import Mapping
+from typing import Optional
+from typing import Sequence
+from typing import Tuple
+import warnings
+
+import numpy as np
+
+from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.core.exceptions import UrdfTransmissionError
+from transmission_plugins.core.findings import DESCRIBED_TWICE
+from transmission_plugins.core.findings import Finding
+from transmission_plugins.core.findings import LOAD_ERROR
+from transmission_plugins.core.findings import NOT_INVERSE
+from transmission_plugins.core.findings import REDUCTION_MISMATCH
+from transmission_plugins.core.findings import SHARED_ACTUATOR
+from transmission_plugins.core.findings import UNKNOWN_INTERFACE
+from transmission_plugins.core.findings import UNREACHABLE_LIMIT
+from transmission_plugins.plugins import build_transmission
+from transmission_plugins.robot.wiring import RobotTransmission
+from transmission_plugins.transmissions.coupling_transmission import inverse_residual
+from transmission_plugins.transmissions.coupling_transmission import INVERSE_TOLERANCE
+from transmission_plugins.transmissions.simple_transmission import SimpleTransmission
+from transmission_plugins.urdf.dialects import parse_transmissions
+from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.elements import quoted
+from transmission_plugins.urdf.elements import source_line
+from transmission_plugins.urdf.elements import XmlElement
+from transmission_plugins.urdf.joints import UrdfJoint
+from transmission_plugins.urdf.readers import ACTUATOR_TO_JOINT_TAG
+from transmission_plugins.urdf.readers import JOINT_TO_ACTUATOR_TAG
+from transmission_plugins.urdf.readers import read_coupling
+from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
+from transmission_plugins.urdf.records import TransmissionInfo
+from transmission_plugins.urdf.text import read_urdf_text
+from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_PREFIX
+from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_TAG
+
+#: The interfaces of ROS 1's ``hardware_interface`` package (after the ``hardware_interface/``
+#: prefix, which the parser adds to bare names), and ros2_control's standard interface names.
+#: Interfaces of other packages (``franka_hw/...``) are not checked.
+HARDWARE_INTERFACES = (
+    'JointStateInterface', 'PositionJointInterface', 'VelocityJointInterface',
+    'EffortJointInterface', 'PosVelJointInterface', 'PosVelAccJointInterface',
+    'JointCommandInterface', 'ActuatorStateInterface', 'PositionActuatorInterface',
+    'VelocityActuatorInterface', 'EffortActuatorInterface', 'ImuSensorInterface',
+    'ForceTorqueSensorInterface',
+    'position', 'velocity', 'acceleration', 'effort', 'torque', 'force', 'absolute_position')
+#: Relative margin before two reductions or an effort limit and its reach are said to differ.
+TOLERANCE = 1e-9
+
+
+# ---------------------------------------------------------------------- on a loaded robot
+def _mimic_groups(joints: Mapping[str, UrdfJoint]) -> Dict[str, str]:
+    """Return each joint's group: joints joined by ``<mimic>`` share one (a representative)."""
+    parent = {name: name for name in joints}
+
+    def root(name: str) -> str:
+        while parent.get(name, name) != name:
+            name = parent[name]
+        return name
+
+    for joint in joints.values():
+        if joint.mimic is not None and joint.mimic in parent:
+            parent[root(joint.name)] = root(joint.mimic)
+    return {name: root(name) for name in parent}
+
+
+def _line(t: RobotTransmission) -> Optional[int]:
+    return t.info.line if t.info is not None else None
+
+
+def shared_actuators(transmissions: Sequence[RobotTransmission],
+                     joints: Mapping[str, UrdfJoint]) -> List[Finding]:
+    """
+    Find actuators shared by transmissions whose joints no ``<mimic>`` couples.
+
+    Sharing an actuator is allowed when the maps agree, for one motor driving coupled joints (a
+    hand's fingers, a gripper's mirrored jaws); an arm whose next transmission reuses the last
+    one's motor, or a gripper reusing the arm's, passes that rule by accident.
+
+    :param transmissions: the transmissions kept by the wiring
+    :param joints: the robot model's joints (their ``mimic``)
+    """
+    users: Dict[str, List[RobotTransmission]] = {}
+    for t in transmissions:
+        for name in t.actuator_names:
+            users.setdefault(name, []).append(t)
+    group = _mimic_groups(joints)
+    found = []
+    for name, sharing in users.items():
+        first = sharing[0]
+        leaders = {group.get(j, j) for j in first.joint_names}
+        for t in sharing[1:]:
+            if {group.get(j, j) for j in t.joint_names} <= leaders:
+                continue   # coupled to the first user's joints by <mimic>
+            found.append(Finding(
+                SHARED_ACTUATOR, t.end_path(name, 'actuator'), f'actuator {name!r} also drives '
+                f'{first.describe()}, but joints {list(t.joint_names)} and '
+                f'{list(first.joint_names)} are not coupled (no <mimic> joins them); give each '
+                'its own actuator, or mark the follower joint with <mimic>', _line(t)))
+    return found
+
+
+def _interface_line(element: Optional[XmlElement], name: str) -> Optional[int]:
+    for child in element if element is not None else ():
+        if local_name(child) == HARDWARE_INTERFACE_TAG and (child.text or '').strip() in (
+                name, name[len(HARDWARE_INTERFACE_PREFIX):]):
+            return source_line(child)
+    return None
+
+
+def unknown_interfaces(infos: Iterable[TransmissionInfo]) -> List[Finding]:
+    """Find ``<hardwareInterface>`` names outside :data:`HARDWARE_INTERFACES`, with the nearest."""
+    found = []
+    for info in infos:
+        for end in tuple(info.joints) + tuple(info.actuators):
+            for name in end.interfaces:
+                if not name.startswith(HARDWARE_INTERFACE_PREFIX):
+                    continue   # another package's vocabulary
+                short = name[len(HARDWARE_INTERFACE_PREFIX):]
+                if short in HARDWARE_INTERFACES:
+                    continue
+                near = difflib.get_close_matches(short, HARDWARE_INTERFACES, n=1)
+                hint = (f'; did you mean {HARDWARE_INTERFACE_PREFIX + near[0]!r}?' if near else
+                        f'; known: {", ".join(HARDWARE_INTERFACES[:13])}')
+                found.append(Finding(
+                    UNKNOWN_INTERFACE, f'{end.path}/{HARDWARE_INTERFACE_TAG}',
+                    f'unknown hardware interface {name!r}{hint}',
+                    _interface_line(end.element, name) or end.line))
+    return found
+
+
+def _robot_path(robot_name: str) -> str:
+    return f'/robot[@name={quoted(robot_name)}]' if robot_name else '/robot'
+
+
+def unreachable_limits(robot: Any, limit_lines: Optional[Mapping[str, int]] = None
+                       ) -> List[Finding]:
+    """
+    Find joint effort limits larger than the actuators' effort limits can produce.
+
+    The reach is ``robot.joint_effort_limit_from_actuators`` (actuator-data effort limits
+    mapped through the transmissions).  Not checked: joints without actuator data, joints no
+    actuator effort reaches (reach 0: a coupling's follower) and joints of nonlinear
+    transmissions (a PR2 gripper's passive fingers, whose reach depends on the gap).
+
+    :param robot: a :class:`~transmission_plugins.RobotTransmissions`
+    :param limit_lines: joint name -> source line of its ``<limit>``
+    """
+    found = []
+    for i, name in enumerate(robot.joint_names):
+        limit = float(robot.joint_effort_limit[i])
+        reach = float(robot.joint_effort_limit_from_actuators[i])
+        t = robot.transmission_of_joint(name)
+        if not (math.isfinite(limit) and limit > reach * (1.0 + TOLERANCE) and reach > 0.0
+                and t.transmission.is_linear()):
+            continue   # within reach, no actuator data, or a passive or gap-driven joint
+        found.append(Finding(
+            UNREACHABLE_LIMIT, f'{_robot_path(robot.robot_name)}/joint[@name={quoted(name)}]'
+            '/limit/@effort', f'joint {name!r} has effort limit {limit:g} but the effort limits '
+            f'of its actuators reach only {reach:g} through {t.describe()}: the limit cannot be '
+            'reached; lower it, or check the actuator effort limits and the reduction',
+            (limit_lines or {}).get(name)))
+    return found
+
+
+def limit_lines(root: Any) -> Dict[str, int]:
+    """Return joint name -> source line of its ``<limit>`` (or of the joint), from the XML root."""
+    lines = {}
+    for joint in (root if root is not None and not isinstance(root, (str, bytes)) else ()):
+        if local_name(joint) != 'joint' or not joint.get('name'):
+            continue
+        limits = [c for c in joint if local_name(c) == 'limit']
+        line = source_line(limits[0] if limits else joint)
+        if line:
+            lines[joint.get('name')] = line
+    return lines
+
+
+def robot_findings(robot: Any) -> List[Finding]:
+    """Return the findings the loader issues: shared actuators, unknown interfaces."""
+    infos = [t.info for t in robot.transmissions if t.info is not None]
+    return shared_actuators(robot.transmissions, robot.urdf_joints) + unknown_interfaces(infos)
+
+
+# ---------------------------------------------------------------------- across dialects
+def inverse_pairs(infos: Iterable[TransmissionInfo]) -> List[Finding]:
+    """Find coupling matrices given both ways that are not inverses (CouplingTransmission's)."""
+    found = []
+    for info in infos:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            try:
+                reading = read_coupling(info)
+            except UrdfTransmissionError:
+                continue
+        if reading.joint_to_actuator is None:
+            continue
+        a2j = np.array(reading.actuator_to_joint, dtype=np.float64)
+        residual = inverse_residual(a2j, np.array(reading.joint_to_actuator, dtype=np.float64))
+        if residual <= INVERSE_TOLERANCE:
+            continue
+        path, line = reading.sources[JOINT_TO_ACTUATOR_TAG]
+        which = 'B A - I' if a2j.shape[0] >= a2j.shape[1] else 'A B - I'
+        found.append(Finding(
+            NOT_INVERSE, path, f'this matrix (B) is not an inverse of the '
+            f'{ACTUATOR_TO_JOINT_TAG} matrix (A) at {reading.sources[ACTUATOR_TO_JOINT_TAG][0]}: '
+            f'the largest entry of {which} is {residual:.3g}, more than {INVERSE_TOLERANCE:g}; '
+            'round trips would drift (give more digits, or leave B out to derive it)', line))
+    return found
+
+
+def _in_block(info: TransmissionInfo) -> bool:
+    return info.block is not None or info.dialect == DIALECT_ROS2_CONTROL
+
+
+def reductions_across_sources(built: Sequence[Tuple[TransmissionInfo, Any]]) -> List[Finding]:
+    """
+    Find joints whose robot-level and ``<ros2_control>`` SimpleTransmissions disagree.
+
+    :param built: ``(record, transmission)`` of every transmission of the file (source 'all')
+    """
+    sides: Dict[bool, Dict[str, Tuple[TransmissionInfo, float]]] = {False: {}, True: {}}
+    for info, transmission in built:
+        if isinstance(transmission, SimpleTransmission) and info.joints:
+            sides[_in_block(info)].setdefault(info.joints[0].name,
+                                              (info, transmission.get_actuator_reduction()))
+    found = []
+    for joint, (block_info, n) in sides[True].items():
+        if joint not in sides[False]:
+            continue
+        robot_info, m = sides[False][joint]
+        if math.isclose(n, m, rel_tol=TOLERANCE):
+            continue
+        why = ('opposite signs: one of them turns the joint the wrong way' if n * m < 0 else
+               f'sizes differ by a factor {abs(n / m):g}')
+        where = robot_info.path + (f' (line {robot_info.line})' if robot_info.line else '')
+        found.append(Finding(
+            REDUCTION_MISMATCH, block_info.joints[0].path or block_info.path,
+            f'joint {joint!r} has reduction {n:g} in its <ros2_control> block and {m:g} at '
+            f'robot level ({where}): {why}; ros2_control reads the block, ROS 1 and Gazebo the '
+            'robot level', block_info.joints[0].line or block_info.line))
+    return found
+
+
+def actuator_data_twice(infos: Iterable[TransmissionInfo]) -> List[Finding]:
+    """Find a rotor inertia or gear ratio given for one actuator in two transmissions."""
+    seen: Dict[Tuple[str, str], Tuple[str, float]] = {}
+    found = []
+    for info in infos:
+        for actuator in info.actuators:
+            for field in ('rotor_inertia', 'gear_ratio'):
+                value = getattr(actuator, field)
+                if value is None:
+                    continue
+                key = (actuator.name, field)
+                if key not in seen:
+                    seen[key] = (actuator.path, value)
+                    continue
+                first_path, first = seen[key]
+                found.append(Finding(
+                    DESCRIBED_TWICE, actuator.path, f'the {field.replace("_", " ")} of actuator '
+                    f'{actuator.name!r} is given here ({value:g}) and at {first_path} '
+                    f'({first:g}): the same rotor or gearbox described twice, which a consumer '
+                    'that reads both counts twice', actuator.line))
+    return found
+
+
+# ---------------------------------------------------------------------------- everything
+def lint_urdf(urdf: Any, *, plugins: Any = None,
+              xacro_args: Optional[Mapping[str, str]] = None) -> List[Finding]:
+    """
+    Run every check on a robot description and return the findings, in document order.
+
+    A description that does not load in strict mode gets a ``load-error`` finding for the first
+    error (unless that error is one of the findings) and is checked as lenient mode loads it.
+
+    :param urdf: URDF XML text, or a path to a ``.urdf`` or ``.xacro`` file
+    :raises TransmissionError: the text cannot be read or is no URDF (nothing to check)
+    """
+    from transmission_plugins.plugins import find_transmission_plugins
+    from transmission_plugins.robot.loading import load_robot_transmissions
+
+    text = read_urdf_text(urdf, xacro_mappings=dict(xacro_args) if xacro_args else None)
+    if plugins is None:
+        plugins = find_transmission_plugins()
+    error: Optional[TransmissionError] = None
+    try:
+        load_robot_transmissions(text, plugins=plugins, warn=False)
+    except TransmissionError as e:
+        error = e
+    robot = load_robot_transmissions(text, lenient=True, plugins=plugins, warn=False)
+    parsed = parse_transmissions(text, lenient=True, source='all')
+    built = []
+    for info in parsed.transmissions:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                built.append((info, build_transmission(info, plugins).transmission))
+        except TransmissionError:
+            continue
+    found = ([w for w in robot.warnings if isinstance(w, Finding)]
+             + [w for w in parsed.warnings if isinstance(w, Finding)]
+             + unknown_interfaces(parsed.transmissions)
+             + unreachable_limits(robot, limit_lines(parsed.root))
+             + inverse_pairs(parsed.transmissions) + reductions_across_sources(built)
+             + actuator_data_twice(parsed.transmissions))
+    unique = list(dict.fromkeys(found))
+    if error is not None and not any(f.path == getattr(error, 'path', None) for f in unique):
+        unique.insert(0, Finding(LOAD_ERROR, getattr(error, 'path', '') or '/robot',
+                                 f'does not load in strict mode: '
+                                 f'{getattr(error, "message", None) or error}',
+                                 getattr(error, 'line', None)))
+    return sorted(unique, key=lambda f: (f.line or 0))

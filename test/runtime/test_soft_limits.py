@@ -24,6 +24,7 @@ through ``joint_commands``; the joint command sent is read back from the actuato
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -161,6 +162,25 @@ def test_acceleration_deceleration_and_jerk_limits():
     assert [command(hw, clock, 0.0, 0.0, 'velocity', 5.0) for _ in range(3)] == \
         pytest.approx([0.1, 0.3, 0.6])
     assert hw.clamps['joint_jerk'] == 3
+
+
+@pytest.mark.parametrize('limits', [{}, {'j': {'has_jerk_limits': True, 'max_jerk': 1.0}}])
+def test_huge_velocity_commands_give_no_overflow_warning(limits):
+    """A rate that overflows is taken as unknown, silently (the node fuzz test warned)."""
+    fast = urdf('').replace('velocity="2"', 'velocity="1.5e308"').replace(
+        'EffortJointInterface', 'VelocityJointInterface').replace('>10<', '>1<')
+    clock = Clock()
+    hw = HardwareInterface(load_robot_transmissions(fast, warn=False), command_timeout=0.0,
+                           state_timeout=0.0, clock=clock, joint_limits=limits)
+    hw.period = 0.01
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        for value in (1e308, -1e308, 1e308):
+            hw.set_actuator_state(['m'], [0.0], [0.0], [0.0])
+            hw.set_joint_command(['j'], velocity=[value])
+            (out,) = hw.update().actuator_commands
+            assert np.isfinite(out.velocity).all()
+            clock.t += 0.01
 
 
 def test_soft_limits_can_be_switched_off():

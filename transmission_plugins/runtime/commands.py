@@ -274,13 +274,15 @@ class LatestCommands:
             ref = np.where(np.isfinite(m.position), m.position, q)
             lo, hi = position_bounds(b, ref, dt)
             p = self._clamp('joint', 'soft_position', p, lo, hi)
-            with np.errstate(invalid='ignore'):
+            # a huge command over a short step overflows to inf: a rate the next cycle takes
+            # as unknown (MotionState), so no warning for it
+            with np.errstate(invalid='ignore', over='ignore'):
                 implied = (p - ref) / dt
             go = has_p & rated & np.isfinite(ref)
             if any_true(go):
                 p = np.where(go, ref + self._rates(b, implied, prev_v, m.acceleration, dt, go)
                              * dt, p)
-            with np.errstate(invalid='ignore'):
+            with np.errstate(invalid='ignore', over='ignore'):
                 new_v = np.where(has_p, (p - ref) / dt, new_v)
             new_p = np.where(has_p, p, new_p)
             cmd['position'] = p
@@ -296,7 +298,7 @@ class LatestCommands:
         if any_true(np.isfinite(eff)):
             eff = self._clamp('joint', 'soft_effort', eff, *soft_effort_bounds(b, q, v))
             cmd['effort'] = self._clamp('joint', 'effort', eff, *limit_effort_bounds(b, q, v))
-        with np.errstate(invalid='ignore'):
+        with np.errstate(invalid='ignore', over='ignore'):
             new_a = (new_v - prev_v) / dt
         m.update(now, new_p, new_v, new_a)
 

@@ -151,7 +151,7 @@ def rate_limit(b: JointBounds, desired: np.ndarray, previous: np.ndarray,
     :param previous: the previous commanded velocities (NaN: none, no rate limit)
     :param previous_acceleration: the previous implied accelerations (NaN: taken as 0)
     """
-    with np.errstate(invalid='ignore'):
+    with np.errstate(invalid='ignore', over='ignore'):
         change = desired - previous
         decelerating = ((previous > 0.0) & (change < 0.0)) | ((previous < 0.0) & (change > 0.0))
         use_dec = decelerating & np.isfinite(b.deceleration)

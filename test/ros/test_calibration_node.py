@@ -25,34 +25,18 @@ parameters are read.
 
 import numpy as np
 import pytest
-from rclpy.context import Context
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from test_misuse import Rig
-from tp_support import ros_domain
 from transmission_plugins.ros.mock_actuators_node import MockActuatorsNode
 from transmission_plugins.runtime.calibration_file import read_calibration_file
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
 
 pytestmark = pytest.mark.ros
+#: this module's range of ROS domains (ros_domain, the conftest's context)
+ROS_DOMAINS = (50, 5)
 
 SPEED = 0.5
 RATE = 100.0
-
-
-@pytest.fixture(scope='module')
-def context():
-    with ros_domain(50, 5):   # this module's range
-        context = Context()
-        context.init([])
-        yield context
-        context.try_shutdown()
-
-
-@pytest.fixture(scope='module')
-def urdf():
-    return read_description(default_description_file())
 
 
 @pytest.fixture

@@ -28,12 +28,10 @@ import time
 
 import numpy as np
 import pytest
-from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
-from tp_support import ros_domain
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
 from transmission_plugins.ros.sim_interface_node import SimInterfaceNode
@@ -41,19 +39,12 @@ from transmission_plugins.tools.node_plan import default_description_file
 from transmission_plugins.tools.node_plan import read_description
 
 pytestmark = pytest.mark.ros
+#: this module's range of ROS domains (ros_domain, the conftest's context)
+ROS_DOMAINS = (90, 10)
 
 WATCHDOG_RATE = 4.0     # Hz: a tick every 250 ms
 STATE_TIMEOUT = 0.3
 COMMAND_TIMEOUT = 0.4
-
-
-@pytest.fixture(scope='module')
-def context():
-    with ros_domain(90, 10):   # this module's range
-        context = Context()
-        context.init([])
-        yield context
-        context.try_shutdown()
 
 
 class Setup:

@@ -57,8 +57,6 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from tp_support import ros_domain
 from transmission_plugins.robot.loading import load_robot_transmissions
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
 import yaml
 
 pytestmark = pytest.mark.ros
@@ -92,10 +90,6 @@ GENERIC_URDF = (
 
 
 # ---------------------------------------------------------------------- fixtures
-@pytest.fixture(scope='module')
-def urdf():
-    return read_description(default_description_file())
-
 
 @pytest.fixture(scope='module')
 def robot(urdf):

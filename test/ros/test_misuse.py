@@ -29,18 +29,16 @@ import re
 import time
 
 import pytest
-from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
-from tp_support import ros_domain
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
 from transmission_plugins.ros.mock_actuators_node import MockActuatorsNode
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
 
 pytestmark = pytest.mark.ros
+#: this module's range of ROS domains (ros_domain, the conftest's context)
+ROS_DOMAINS = (1, 9)
 
 #: a ROS 1 transmission without its reduction: strict mode refuses it, lenient mode takes 1
 NO_REDUCTION = (
@@ -50,20 +48,6 @@ NO_REDUCTION = (
     '<transmission name="t"><type>transmission_interface/SimpleTransmission</type>'
     '<joint name="j"><hardwareInterface>EffortJointInterface</hardwareInterface></joint>'
     '<actuator name="m"/></transmission></robot>')
-
-
-@pytest.fixture(scope='module')
-def context():
-    with ros_domain(1, 9):   # this module's range
-        context = Context()
-        context.init([])
-        yield context
-        context.try_shutdown()
-
-
-@pytest.fixture(scope='module')
-def urdf():
-    return read_description(default_description_file())
 
 
 class Rig:

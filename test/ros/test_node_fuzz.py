@@ -36,18 +36,16 @@ from hypothesis import settings
 from hypothesis import strategies as st
 import numpy as np
 import pytest
-from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from tp_support import ros_domain
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
 
 pytestmark = pytest.mark.ros
+#: this module's range of ROS domains (ros_domain, the conftest's context)
+ROS_DOMAINS = (40, 10)
 
 NAN, INF = math.nan, math.inf
 #: parameter -> (values it must accept, values it must refuse); labelled by hand
@@ -70,20 +68,6 @@ PARAMETER_VALUES = {
 }
 ODD_FLOATS = st.one_of(st.floats(-10.0, 10.0), st.sampled_from([NAN, INF, -INF, 1e308, -1e308,
                                                                 0.0, 5e-324, 1e6]))
-
-
-@pytest.fixture(scope='module')
-def urdf():
-    return read_description(default_description_file())
-
-
-@pytest.fixture(scope='module')
-def context():
-    with ros_domain(40, 10):   # this module's range
-        context = Context()
-        context.init([])
-        yield context
-        context.try_shutdown()
 
 
 class Rig:

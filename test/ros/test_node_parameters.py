@@ -35,8 +35,6 @@ from transmission_plugins.ros.common import parameter_value
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
 from transmission_plugins.ros.hardware_interface_node import PARAMETERS
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
 
 pytestmark = pytest.mark.ros
 
@@ -44,11 +42,6 @@ pytestmark = pytest.mark.ros
 NO_TRANSMISSIONS = ('<robot name="bare"><link name="a"/><link name="b"/><joint name="j" '
                     'type="revolute"><parent link="a"/><child link="b"/><limit lower="-1" '
                     'upper="1" effort="1" velocity="1"/></joint></robot>')
-
-
-@pytest.fixture(scope='module')
-def urdf():
-    return read_description(default_description_file())
 
 
 @pytest.fixture

@@ -38,16 +38,13 @@ import io
 import math
 from pathlib import Path
 import re
-import shutil
 import sys
 import tempfile
 
 from lxml import etree
+from make_example_bag import START
+from make_example_bag import write_joint_states
 import numpy as np
-from rosbags.rosbag2 import StoragePlugin
-from rosbags.rosbag2 import Writer
-from rosbags.typesys import get_typestore
-from rosbags.typesys import Stores
 
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.runtime.simulator import ActuatorSimulator
@@ -58,7 +55,6 @@ REPO = HERE.parents[1]
 RATE = 50.0
 SECONDS = 8.0
 SIM_STEP = 0.001
-START = 1_767_225_600 * 10**9  # 2026-01-01T00:00:00Z
 #: encoder resolutions: the actuators (per actuator turn) and the joints (per joint turn)
 ACTUATOR_COUNTS = 4096
 JOINT_COUNTS = 65536
@@ -138,30 +134,10 @@ def quantize(x: np.ndarray, step) -> np.ndarray:
 def write_bag(path: Path, robot, times, theta, q) -> None:
     joint_step = np.array([LINEAR_STEP if robot.urdf_joints[n].type == 'prismatic'
                            else 2 * math.pi / JOINT_COUNTS for n in robot.joint_names])
-    store = get_typestore(Stores.ROS2_KILTED)
-    types = store.types
-    js = 'sensor_msgs/msg/JointState'
-    with tempfile.TemporaryDirectory() as tmp:
-        bag = Path(tmp) / path.stem
-        with Writer(bag, version=9, storage_plugin=StoragePlugin.MCAP) as w:
-            conns = {topic: w.add_connection(topic, js, typestore=store)
-                     for topic in ('/actuator_states', '/joint_states')}
-            for k, seconds in enumerate(times):
-                ns = START + int(round(seconds * 1e9))
-                header = types['std_msgs/msg/Header'](
-                    stamp=types['builtin_interfaces/msg/Time'](sec=ns // 10**9,
-                                                               nanosec=ns % 10**9),
-                    frame_id='')
-                for topic, names, values, delay in (
-                        ('/actuator_states', robot.actuator_names,
-                         quantize(theta[k], 2 * math.pi / ACTUATOR_COUNTS), 150_000),
-                        ('/joint_states', robot.joint_names, quantize(q[k], joint_step),
-                         400_000)):
-                    msg = types[js](header=header, name=list(names),
-                                    position=np.ascontiguousarray(values),
-                                    velocity=np.zeros(0), effort=np.zeros(0))
-                    w.write(conns[topic], ns + delay, store.serialize_cdr(msg, js))
-        shutil.move(str(bag / f'{path.stem}.mcap'), path)
+    write_joint_states(path, times, [
+        ('/actuator_states', robot.actuator_names,
+         {'position': quantize(theta, 2 * math.pi / ACTUATOR_COUNTS)}, 150_000),
+        ('/joint_states', robot.joint_names, {'position': quantize(q, joint_step)}, 400_000)])
 
 
 def plot(mistakes: Path, bag: Path, image: Path) -> None:

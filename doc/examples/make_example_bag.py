@@ -60,27 +60,41 @@ def main():
     motors = robot.joint_to_actuator_arrays({'position': q, 'effort': tau})
     theta = motors['position']
     omega = np.gradient(theta, 1.0 / RATE, axis=0)
+    out = HERE / 'example_robot_states.mcap'
+    # received 0.15 ms after the stamp
+    write_joint_states(out, t, [('/actuator_states', robot.actuator_names,
+                                 {'position': theta, 'velocity': omega,
+                                  'effort': motors['effort']}, 150_000)])
+    print(f'wrote {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out}')
+
+
+def write_joint_states(path: Path, times: np.ndarray, topics: list) -> None:
+    """
+    Write the MCAP bag ``path``: ``sensor_msgs/JointState`` messages stamped ``START + times``.
+
+    :param topics: ``(topic, names, fields, delay)`` each: ``fields`` maps ``position`` (and
+        ``velocity``, ``effort`` where recorded) to arrays of one row per time; each message is
+        received ``delay`` ns after its stamp
+    """
     store = get_typestore(Stores.ROS2_KILTED)
     types = store.types
     js = 'sensor_msgs/msg/JointState'
-    out = HERE / 'example_robot_states.mcap'
     with tempfile.TemporaryDirectory() as tmp:
-        bag = Path(tmp) / 'example_robot_states'
+        bag = Path(tmp) / path.stem
         with Writer(bag, version=9, storage_plugin=StoragePlugin.MCAP) as w:
-            conn = w.add_connection('/actuator_states', js, typestore=store)
-            for k, seconds in enumerate(t):
+            conns = [w.add_connection(topic, js, typestore=store) for topic, *_ in topics]
+            for k, seconds in enumerate(times):
                 ns = START + int(round(seconds * 1e9))
                 header = types['std_msgs/msg/Header'](
                     stamp=types['builtin_interfaces/msg/Time'](sec=ns // 10**9,
                                                                nanosec=ns % 10**9),
                     frame_id='')
-                msg = types[js](header=header, name=list(robot.actuator_names),
-                                position=np.ascontiguousarray(theta[k]),
-                                velocity=np.ascontiguousarray(omega[k]),
-                                effort=np.ascontiguousarray(motors['effort'][k]))
-                w.write(conn, ns + 150_000, store.serialize_cdr(msg, js))  # received 0.15 ms later
-        shutil.move(str(bag / 'example_robot_states.mcap'), out)
-    print(f'wrote {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out}')
+                for conn, (_, names, fields, delay) in zip(conns, topics):
+                    values = {f: np.ascontiguousarray(fields[f][k]) if f in fields
+                              else np.zeros(0) for f in ('position', 'velocity', 'effort')}
+                    msg = types[js](header=header, name=list(names), **values)
+                    w.write(conn, ns + delay, store.serialize_cdr(msg, js))
+        shutil.move(str(bag / f'{path.stem}.mcap'), path)
 
 
 if __name__ == '__main__':

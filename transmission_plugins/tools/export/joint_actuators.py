@@ -122,8 +122,9 @@ def _one_to_one(k: np.ndarray) -> bool:
 
 
 def _effort_limit(robot: RobotTransmissions, j: int) -> float:
-    return float(min(abs(robot.joint_effort_limit[j]),
-                     robot.joint_effort_limit_from_actuators[j]))
+    limit = float(min(abs(robot.joint_effort_limit[j]),
+                      robot.joint_effort_limit_from_actuators[j]))
+    return limit if limit > 0.0 else math.inf
 
 
 def joint_actuators(robot: RobotTransmissions,
@@ -144,7 +145,14 @@ def joint_actuators(robot: RobotTransmissions,
             warnings.append(f'{t.describe()}: shares its actuators with an identical '
                             f'transmission: its joints get no actuator in {target}')
             continue
-        passive = set(int(b.joints[i]) for i in passive_local(b))
+        # joints the maps do not read, or read with no effect at q0 (a follower joint)
+        passive = set(int(b.joints[i]) for i in passive_local(b)) | {
+            int(j) for j in b.joints if not np.any(k[b.actuators, int(j)])}
+        if passive:
+            names = ', '.join(robot.joint_names[j] for j in sorted(passive))
+            warnings.append(f'{t.describe()}: its actuator positions do not depend on joints '
+                            f'{names} at q0 (moved by the mechanism, not driven): {target} gets '
+                            'no actuator and no constraint for them')
         driven = [int(j) for j in b.joints if int(j) not in passive]
         sub = k[np.ix_(b.actuators, driven)]
         if _one_to_one(sub):

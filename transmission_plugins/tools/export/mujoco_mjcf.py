@@ -94,7 +94,7 @@ def to_xml(spec: Any) -> str:
 
     MuJoCo writes numbers with 6 significant digits; the numbers the transmissions set (joint
     and tendon ``armature``, tendon coefficients, equality ``polycoef``, actuator
-    ``forcerange``) are rewritten from the compiled model, whose doubles are the spec's, in
+    ``forcerange``, joint ``actuatorfrcrange``) are rewritten from the compiled model, whose doubles are the spec's, in
     the shortest form that reads back to the same double.
 
     :raises BadValueError: MuJoCo cannot compile or write it
@@ -115,6 +115,8 @@ def to_xml(spec: Any) -> str:
         if i >= 0 and element.getparent().tag == 'body' \
                 and model.dof_armature[model.jnt_dofadr[i]]:
             element.set('armature', _number(model.dof_armature[model.jnt_dofadr[i]]))
+        if i >= 0 and element.get('actuatorfrcrange') is not None:
+            element.set('actuatorfrcrange', ' '.join(_number(v) for v in model.jnt_actfrcrange[i]))
     for element in root.iter('fixed'):
         i = index(mujoco.mjtObj.mjOBJ_TENDON, element)
         if model.tendon_armature[i]:
@@ -186,7 +188,7 @@ def _add_actuators(mujoco: Any, spec: Any, robot: RobotTransmissions, k: np.ndar
                                          target=tendon)
             limit = float(robot.actuator_models[name].effort_limit)
             if np.isfinite(limit):
-                actuator.forcelimited = int(mujoco.mjtLimited.mjLIMITED_TRUE)
+                actuator.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
                 actuator.forcerange = [-limit, limit]
 
 

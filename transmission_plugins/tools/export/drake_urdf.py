@@ -41,8 +41,8 @@ from typing import Tuple
 from lxml import etree
 
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-from transmission_plugins.tools.export.joint_actuators import JointActuator
 from transmission_plugins.tools.export.joint_actuators import joint_actuators
+from transmission_plugins.tools.export.joint_actuators import JointActuator
 from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.elements import namespace
 from transmission_plugins.urdf.text import parse_xml

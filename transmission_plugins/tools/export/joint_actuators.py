@@ -146,7 +146,7 @@ def joint_actuators(robot: RobotTransmissions,
                             f'transmission: its joints get no actuator in {target}')
             continue
         # joints the maps do not read, or read with no effect at q0 (a follower joint)
-        passive = set(int(b.joints[i]) for i in passive_local(b)) | {
+        passive = {int(b.joints[i]) for i in passive_local(b)} | {
             int(j) for j in b.joints if not np.any(k[b.actuators, int(j)])}
         if passive:
             names = ', '.join(robot.joint_names[j] for j in sorted(passive))
@@ -154,7 +154,10 @@ def joint_actuators(robot: RobotTransmissions,
                             f'{names} at q0 (moved by the mechanism, not driven): {target} gets '
                             'no actuator and no constraint for them')
         driven = [int(j) for j in b.joints if int(j) not in passive]
-        sub = k[np.ix_(b.actuators, driven)]
+        if not driven:
+            continue
+        columns = np.array(driven, dtype=int)
+        sub = k[np.ix_(b.actuators, columns)]
         if _one_to_one(sub):
             for row, a in enumerate(b.actuators):
                 col = int(np.flatnonzero(sub[row])[0])
@@ -166,21 +169,18 @@ def joint_actuators(robot: RobotTransmissions,
                                          ratio * model.gear_ratio, model.rotor_inertia,
                                          _effort_limit(robot, j), *gains))
             continue
-        block = inertia[np.ix_(driven, driven)]
+        block = inertia[np.ix_(columns, columns)]
         cross = block - np.diag(np.diag(block))
         largest = float(np.max(np.abs(cross), initial=0.0))
-        if largest > CROSS_TOLERANCE * float(np.max(np.abs(block), initial=0.0)):
-            warnings.append(
-                f'{t.describe()}: couples its joints: {target} gets one actuator per joint with '
-                'the diagonal of its reflected inertia; the cross terms (largest '
-                f'{largest:.6g}) and the effort map (joint efforts = K^T actuator efforts) are '
-                'left out (export to mujoco keeps them)')
+        dropped = ('the cross terms of its reflected inertia (largest '
+                   f'{largest:.6g}) and ' if largest > CROSS_TOLERANCE * float(
+                       np.max(np.abs(block), initial=0.0)) else '')
+        warnings.append(
+            f'{t.describe()}: couples its joints: {target} gets one actuator per joint with the '
+            f'diagonal of its reflected inertia; {dropped}its effort map (joint efforts = K^T '
+            f"actuator efforts) {'are' if dropped else 'is'} left out (export to mujoco keeps "
+            'them)')
         for j in driven:
             out.append(JointActuator(robot.joint_names[j], f'{robot.joint_names[j]}_actuator',
                                      1.0, float(inertia[j, j]), _effort_limit(robot, j)))
     return out, warnings
-
-
-def finite_or_none(value: float) -> Optional[float]:
-    """Return ``value``, or None when it is not finite (no limit)."""
-    return value if math.isfinite(value) else None

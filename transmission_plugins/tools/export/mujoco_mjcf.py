@@ -94,8 +94,8 @@ def to_xml(spec: Any) -> str:
 
     MuJoCo writes numbers with 6 significant digits; the numbers the transmissions set (joint
     and tendon ``armature``, tendon coefficients, equality ``polycoef``, actuator
-    ``forcerange``, joint ``actuatorfrcrange``) are rewritten from the compiled model, whose doubles are the spec's, in
-    the shortest form that reads back to the same double.
+    ``forcerange``, joint ``actuatorfrcrange``) are rewritten from the compiled model, whose
+    doubles are the spec's, in the shortest form that reads back to the same double.
 
     :raises BadValueError: MuJoCo cannot compile or write it
     """
@@ -116,7 +116,8 @@ def to_xml(spec: Any) -> str:
                 and model.dof_armature[model.jnt_dofadr[i]]:
             element.set('armature', _number(model.dof_armature[model.jnt_dofadr[i]]))
         if i >= 0 and element.get('actuatorfrcrange') is not None:
-            element.set('actuatorfrcrange', ' '.join(_number(v) for v in model.jnt_actfrcrange[i]))
+            element.set('actuatorfrcrange',
+                        ' '.join(_number(v) for v in model.jnt_actfrcrange[i]))
     for element in root.iter('fixed'):
         i = index(mujoco.mjtObj.mjOBJ_TENDON, element)
         if model.tendon_armature[i]:

@@ -27,12 +27,17 @@ links and joints as ``--to mujoco``) with
 * every body's inertia written out (Pinocchio needs one per body; massless links get MuJoCo's
   bounds, as in the simulation);
 * no tendons and no equalities (Pinocchio reads neither): mimic joints, joints locked for want
-  of a motor and passive joints are free joints there.
+  of a motor and passive joints are free joints there;
+* the kinematic trees MuJoCo hangs from its world (the URDF's root link is MuJoCo's world) in
+  one body named like that root link, fixed to the world: Pinocchio's MJCF parser reads the
+  first tree only.
 """
 
 from typing import List
 from typing import Optional
 from typing import Tuple
+
+from lxml import etree
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
@@ -41,6 +46,8 @@ from transmission_plugins.runtime.mujoco_model import import_mujoco
 from transmission_plugins.tools.export.joint_actuators import joint_actuators
 from transmission_plugins.tools.export.mujoco_mjcf import EXPORT_OPTIONS
 from transmission_plugins.tools.export.mujoco_mjcf import to_xml
+from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.text import parse_xml
 
 
 def pinocchio_mjcf(robot: RobotTransmissions, description: str,
@@ -81,4 +88,36 @@ def pinocchio_mjcf(robot: RobotTransmissions, description: str,
         if actuator.effort_limit < float('inf'):
             joint.actfrclimited = mujoco.mjtLimited.mjLIMITED_TRUE
             joint.actfrcrange = [-actuator.effort_limit, actuator.effort_limit]
-    return to_xml(spec), [str(w) for w in built.warnings] + warnings
+    text = _one_tree(to_xml(spec), _root_link(description))
+    return text, [str(w) for w in built.warnings] + warnings
+
+
+def _root_link(description: str) -> str:
+    """Return the name of the URDF's root link (a link no joint has as its child)."""
+    root = parse_xml(description)
+    links = [e.get('name') for e in root if local_name(e) == 'link']
+    children = {c.get('link') for e in root if local_name(e) == 'joint'
+                for c in e if local_name(c) == 'child'}
+    return next((name for name in links if name not in children), 'root') or 'root'
+
+
+def _one_tree(text: str, name: str) -> str:
+    """Return the MJCF with the bodies of ``<worldbody>`` inside one body ``name``."""
+    root = etree.fromstring(text.encode())
+    world = root.find('worldbody')
+    bodies = [] if world is None else [e for e in world if e.tag == 'body']
+    if len(bodies) < 2:
+        return text
+    taken = {e.get('name') for e in root.iter('body')}
+    while name in taken:
+        name += '_root'
+    tree = etree.Element('body', name=name)
+    # fixed to the world: its inertia is in no joint's (MuJoCo's bounds, for the parser)
+    bound = (EXPORT_OPTIONS.bound_mass, EXPORT_OPTIONS.bound_inertia)
+    etree.SubElement(tree, 'inertial', pos='0 0 0', mass=repr(bound[0]),
+                     diaginertia=' '.join([repr(bound[1])] * 3))
+    world.insert(list(world).index(bodies[0]), tree)
+    for body in bodies:
+        tree.append(body)
+    etree.indent(root, space='  ')
+    return etree.tostring(root, encoding='unicode') + '\n'

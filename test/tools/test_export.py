@@ -60,7 +60,7 @@ def robot(request):
 
 
 def package_jacobian(robot):
-    r"""Return :math:`K = \partial\theta/\partial q` at the neutral pose, from each transmission."""
+    r"""Return :math:`K = \partial\theta/\partial q` at the neutral pose, per transmission."""
     q0 = robot.default_joint_position()
     k = np.zeros((len(robot.actuator_names), len(robot.joint_names)))
     for t in robot.transmissions:

@@ -94,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     except LOAD_ERRORS as e:
         return error(COMMAND, str(e))
     if args.out != '-':
-        noted = f'; {len(warnings)} warnings' if warnings else ''
+        count = len(warnings)
+        noted = f'; {count} warning' + ('s' if count > 1 else '') if count else ''
         print(f'{robot.robot_name}: wrote {args.out} for {args.format}{noted}')
     return EXIT_OK

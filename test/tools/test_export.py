@@ -238,6 +238,32 @@ def test_pinocchio_reads_the_armature_and_effort_limits(robot, tmp_path):
             assert model.effortLimit[idx] == actuated[name].effort_limit
 
 
+def test_pinocchio_and_mujoco_read_one_mass_matrix_from_the_file(robot, tmp_path):
+    pin = _consumer('pinocchio', 'pin')
+    mujoco = _consumer('mujoco', 'mujoco')
+    path, text, tr = robot
+    xml, _ = pinocchio_mjcf(tr, text, str(path.parent))
+    (tmp_path / 'robot.xml').write_text(xml)
+    model = pin.buildModelFromMJCF(str(tmp_path / 'robot.xml'))
+    mj = mujoco.MjModel.from_xml_path(str(tmp_path / 'robot.xml'))
+    data = mujoco.MjData(mj)
+    names = [model.names[i] for i in range(1, model.njoints)]
+    ids = [mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_JOINT, n) for n in names]
+    q = np.random.default_rng(1234).uniform(-0.3, 0.3, len(names))
+    data.qpos[mj.jnt_qposadr[ids]] = q
+    mujoco.mj_forward(mj, data)
+    full = np.zeros((mj.nv, mj.nv))
+    mujoco.mj_fullM(mj, data, full)
+    pin_q = np.zeros(model.nq)
+    pin_q[[model.joints[model.getJointId(n)].idx_q for n in names]] = q
+    upper = pin.crba(model, model.createData(), pin_q)
+    ours = np.triu(upper) + np.triu(upper, 1).T
+    dof = mj.jnt_dofadr[ids]
+    order = [model.joints[model.getJointId(n)].idx_v for n in names]
+    assert np.max(np.abs(full[np.ix_(dof, dof)] - ours[np.ix_(order, order)])) \
+        <= TOLERANCE * max(1.0, np.max(np.abs(ours)))
+
+
 # ---------------------------------------------------------------------------------- warnings
 def test_couplings_and_nonlinear_maps_are_warned_about():
     text = read_description(EXAMPLE)

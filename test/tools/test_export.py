@@ -166,7 +166,18 @@ def test_mujoco_passive_joints_follow_their_driver_linearised(tmp_path):
 
 
 # ---------------------------------------------------------------------------------- Drake
-def test_drake_reads_the_gear_ratio_rotor_inertia_and_limits(robot, tmp_path):
+def directions(tr, actuation):
+    """Yield each Drake actuator and its joints' motion per unit driver motion (its mimics)."""
+    for actuator in actuation.actuators:
+        v = np.zeros(len(tr.joint_names))
+        v[tr.joint_index[actuator.joint]] = 1.0
+        for mimic in actuation.mimics:
+            if mimic.driver == actuator.joint:
+                v[tr.joint_index[mimic.joint]] = mimic.multiplier
+        yield actuator, v
+
+
+def test_drake_reads_the_gear_ratio_rotor_inertia_mimics_and_limits(robot, tmp_path):
     _consumer('pydrake', 'drake')
     from pydrake.multibody.parsing import Parser
     from pydrake.multibody.plant import MultibodyPlant
@@ -178,44 +189,49 @@ def test_drake_reads_the_gear_ratio_rotor_inertia_and_limits(robot, tmp_path):
     plant.Finalize()
     context = plant.CreateDefaultContext()
     v = [plant.GetJointByName(n).velocity_start() for n in tr.joint_names]
-    actuators = [plant.get_joint_actuator(i) for i in plant.GetJointActuatorIndices()]
+    drake_actuators = {plant.get_joint_actuator(i).name(): plant.get_joint_actuator(i)
+                       for i in plant.GetJointActuatorIndices()}
     with_rotors = plant.CalcMassMatrix(context)
-    for actuator in actuators:
+    for actuator in drake_actuators.values():
         actuator.SetRotorInertia(context, 0.0)
     reflected = (with_rotors - plant.CalcMassMatrix(context))[np.ix_(v, v)]
     expected = tr.reflected_inertia()
     scale = TOLERANCE * max(1.0, np.max(expected))
-    # Drake holds the diagonal; the cross terms of couplings are not in it (warned)
-    assert np.max(np.abs(np.diag(reflected) - np.diag(expected))) <= scale
+    actuation = joint_actuators(tr, 'Drake', mimic=True)
+    assert plant.num_constraints() == len(actuation.mimics) + len(tr.mimic_joints)
+    assert len(drake_actuators) == len(actuation.actuators)
+    # Drake's rotors sit on the diagonal of their joints; along each actuator's motion (its
+    # joint and the joints mimicking it) they weigh what the package's rotors weigh there
     assert np.max(np.abs(reflected - np.diag(np.diag(reflected)))) == 0.0
-    # effort: Drake's u is the joint effort, G times the rotor torque; the package's joint
-    # effort per unit rotor torque is K^T rho (one-to-one transmissions keep their names)
-    effort = package_effort_map(tr)
-    ours, _ = joint_actuators(tr, 'Drake')
-    by_joint = {a.joint: a for a in ours}
+    k = package_jacobian(tr)
     selection = plant.MakeActuationMatrix()
-    for i, actuator in enumerate(actuators):
-        joint = actuator.joint().name()
-        column = selection[:, i]
+    for ours, direction in directions(tr, actuation):
+        assert abs(direction @ reflected @ direction - direction @ expected @ direction) <= scale
+        actuator = drake_actuators[ours.name]
+        assert actuator.joint().name() == ours.joint
+        column = selection[:, actuator.index()]
         assert column[actuator.joint().velocity_start()] == 1.0 and np.sum(column) == 1.0
-        if actuator.name() in tr.actuator_index:
-            a = tr.actuator_index[actuator.name()]
-            rho = tr.actuator_models[actuator.name()].gear_ratio
-            expected_effort = effort[tr.joint_index[joint], a] * rho
-            assert actuator.default_gear_ratio() == pytest.approx(expected_effort, rel=1e-12)
-        limit = by_joint[joint].effort_limit
+        if ours.name in tr.actuator_index:
+            # Drake's u is the joint effort, G times the rotor torque: G is the package's rotor
+            # turns per driver turn, rho (K v)_a, so u = G tau_r does the package's work
+            a = tr.actuator_index[ours.name]
+            rho = tr.actuator_models[ours.name].gear_ratio
+            assert actuator.default_gear_ratio() == pytest.approx(rho * (k[a] @ direction),
+                                                                  rel=1e-12)
+        limit = ours.effort_limit
         assert actuator.effort_limit() == (limit if math.isfinite(limit) else math.inf)
-        assert limit <= abs(tr.joint_effort_limit[tr.joint_index[joint]])
+        assert limit <= abs(tr.joint_effort_limit[tr.joint_index[ours.joint]])
 
 
 def test_the_drake_export_reads_back_with_the_same_reflected_inertia(robot, tmp_path):
     path, text, tr = robot
     urdf, _ = drake_urdf(tr, text)
     back = load_robot_transmissions(urdf, warn=False)
-    expected = np.diag(tr.reflected_inertia())
-    for j, name in enumerate(back.joint_names):
+    expected = tr.reflected_inertia()
+    for actuator, direction in directions(tr, joint_actuators(tr, 'Drake', mimic=True)):
+        j = back.joint_index[actuator.joint]
         assert back.reflected_inertia()[j, j] == pytest.approx(
-            expected[tr.joint_index[name]], rel=1e-12, abs=1e-300)
+            direction @ expected @ direction, rel=1e-12, abs=1e-300)
     assert all(t.type == 'transmission_interface/SimpleTransmission'
                for t in back.transmissions)
 
@@ -227,7 +243,7 @@ def test_pinocchio_reads_the_armature_and_effort_limits(robot, tmp_path):
     xml, _ = pinocchio_mjcf(tr, text, str(path.parent))
     (tmp_path / 'robot.xml').write_text(xml)
     model = pin.buildModelFromMJCF(str(tmp_path / 'robot.xml'))
-    ours, _ = joint_actuators(tr, 'Pinocchio')
+    ours = joint_actuators(tr, 'Pinocchio').actuators
     actuated = {a.joint: a for a in ours}
     expected = np.diag(tr.reflected_inertia())
     for name in tr.joint_names:

@@ -28,9 +28,13 @@ actuators of :mod:`~.joint_actuators`:
   ``<mechanicalReduction>1</mechanicalReduction>`` (Drake's models write it so: the whole
   reduction is in :math:`G`, as Drake's actuation input :math:`u` is the joint effort), so
   Drake and this package read the same :math:`G^2 I_r`;
+* a transmission with one actuator and several joints (a synergy, the PR2 gripper's gap and
+  fingers) drives one joint, the others ``<mimic>`` it with their motion along the
+  transmission's image at the neutral pose (:func:`~.joint_actuators.joint_actuators` with
+  ``mimic``): Drake reads ``<mimic>`` as coupler constraints (enforced by its SAP solver, the
+  default of discrete plants);
 * each actuated joint's ``<limit effort>`` becomes its joint actuator's effort limit (the
-  URDF's, lowered to what the actuators reach); ``<mimic>`` joints stay as they are (Drake
-  reads them as coupler constraints);
+  URDF's, lowered to what the actuators reach); the description's own ``<mimic>`` joints stay;
 * the ``drake`` XML namespace is declared on ``<robot>``.
 """
 
@@ -43,6 +47,7 @@ from lxml import etree
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.tools.export.joint_actuators import joint_actuators
 from transmission_plugins.tools.export.joint_actuators import JointActuator
+from transmission_plugins.tools.export.joint_actuators import Mimic
 from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.elements import namespace
 from transmission_plugins.urdf.text import parse_xml
@@ -61,7 +66,7 @@ def drake_urdf(robot: RobotTransmissions, description: str) -> Tuple[str, List[s
     :raises TransmissionError: a transmission cannot be represented (named by its path) or the
         text is not XML
     """
-    actuators, warnings = joint_actuators(robot, 'Drake')
+    actuators, mimics, warnings = joint_actuators(robot, 'Drake', mimic=True)
     root = _with_drake_namespace(parse_xml(description))
     for element in [e for e in root.iter() if local_name(e) in REPLACED]:
         parent = element.getparent()
@@ -72,6 +77,8 @@ def drake_urdf(robot: RobotTransmissions, description: str) -> Tuple[str, List[s
     for actuator in actuators:
         _set_effort_limit(joints.get(actuator.joint), actuator, ns)
         root.append(_transmission(actuator, ns))
+    for mimic in mimics:
+        _set_mimic(joints.get(mimic.joint), mimic, ns)
     etree.indent(root, space='  ')
     text = etree.tostring(root, encoding='unicode')
     return '<?xml version="1.0"?>\n' + text + '\n', warnings
@@ -105,6 +112,15 @@ def _set_effort_limit(joint: Any, actuator: JointActuator, ns: str) -> None:
     if limit is None:
         limit = etree.SubElement(joint, _tag(ns, 'limit'))
     limit.set('effort', _number(actuator.effort_limit))
+
+
+def _set_mimic(joint: Any, mimic: Mimic, ns: str) -> None:
+    if joint is None:
+        return
+    for old in [c for c in joint if local_name(c) == 'mimic']:
+        joint.remove(old)
+    etree.SubElement(joint, _tag(ns, 'mimic'), joint=mimic.driver,
+                     multiplier=_number(mimic.multiplier), offset=_number(mimic.offset))
 
 
 def _transmission(actuator: JointActuator, ns: str) -> Any:

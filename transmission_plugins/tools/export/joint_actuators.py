@@ -37,8 +37,12 @@ rotors :math:`\rho_a^2 I_{r,a}` (:meth:`~.ActuatorModel.reflected_inertia`):
   diagonal term :math:`(K^T \operatorname{diag}(\rho^2 I_r) K)_{jj}`; its cross terms and its
   effort map :math:`\tau_q = K^T\tau_a` are not carried (a warning names the transmission and
   the largest term left out): export to MuJoCo for them;
+* for a consumer that reads ``<mimic>`` (Drake), a transmission with one actuator and several
+  joints (a synergy, the PR2 gripper) drives one of them and the others mimic it
+  (:func:`_single_actuator`): the rotor's inertia along the transmission's image is exact;
 * a nonlinear transmission (the PR2 gripper) is linearised at :math:`q_0`, with a warning;
-  joints its maps do not read (the PR2 gripper's fingers) get no actuator.
+  joints its maps do not read (the PR2 gripper's fingers) get no actuator (nor a ``<mimic>``
+  where the consumer reads none).
 
 The effort limit of each joint (Drake's joint ``<limit effort>``, Pinocchio's
 ``effortLimit``) is the URDF's, lowered to what the actuators' effort limits reach there
@@ -46,6 +50,7 @@ The effort limit of each joint (Drake's joint ``<limit effort>``, Pinocchio's
 """
 
 import math
+from typing import Any
 from typing import List
 from typing import NamedTuple
 from typing import Optional
@@ -54,6 +59,7 @@ from typing import Tuple
 import numpy as np
 
 from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.mujoco_model import ActuatorJacobian
 from transmission_plugins.runtime.mujoco_model import blocks
@@ -127,23 +133,93 @@ def _effort_limit(robot: RobotTransmissions, j: int) -> float:
     return limit if limit > 0.0 else math.inf
 
 
-def joint_actuators(robot: RobotTransmissions,
-                    target: str) -> Tuple[List[JointActuator], List[str]]:
+class Mimic(NamedTuple):
+    r"""A joint following another, :math:`q = m\,q_d + c` (URDF ``<mimic>``)."""
+
+    joint: str
+    driver: str
+    multiplier: float
+    offset: float
+
+
+class JointActuation(NamedTuple):
+    """The joint actuators of a robot, the mimic joints they drive and the export's warnings."""
+
+    actuators: List[JointActuator]
+    mimics: List[Mimic]
+    warnings: List[str]
+
+
+def _single_actuator(robot: RobotTransmissions, block: Any,
+                     q0: np.ndarray) -> Tuple[JointActuator, List[Mimic]]:
+    r"""
+    Return the actuator of a one-actuator transmission on its driver and its other joints' mimics.
+
+    Along the transmission's image :math:`q = f(\theta)`, :math:`\dot q = J\dot\theta` with
+    :math:`J = \partial q/\partial\theta` at :math:`\theta_0 = g(q_0)`; the driver :math:`d` is
+    its first input joint with :math:`J_d \ne 0`, the others follow it with
+    :math:`m = J_p/J_d`, :math:`c = q_p^* - m q_d^*` (:math:`q^* = f(\theta_0)`), and the rotor
+    turns :math:`\rho/J_d` times as fast as the driver: :math:`G = \rho/J_d`.
+    """
+    tr = block.transmission
+    joints = [int(j) for j in block.joints]
+    theta = tr.apply_map(POSITION, False, q0[joints], None)
+    image = np.asarray(tr.apply_map(POSITION, True, theta, None), dtype=np.float64)
+    jac = np.asarray(tr.actuator_to_joint_jacobian(theta), dtype=np.float64)[:, 0]
+    inputs = list(tr.joint_to_actuator_inputs())
+    d = next(i for i in inputs + list(range(len(joints))) if jac[i] != 0.0)
+    model = robot.actuator_models[robot.actuator_names[int(block.actuators[0])]]
+    ratio = 1.0 / float(jac[d])   # d theta / d q_d along the image
+    gains = (None, None) if model.kp is None else (
+        ratio ** 2 * model.kp, ratio ** 2 * (model.kd or 0.0))
+    driver = robot.joint_names[joints[d]]
+    actuator = JointActuator(driver, model.name, ratio * model.gear_ratio, model.rotor_inertia,
+                             _effort_limit(robot, joints[d]), *gains)
+    mimics = []
+    for i, j in enumerate(joints):
+        if i != d and jac[i] != 0.0:
+            multiplier = float(jac[i] / jac[d])
+            mimics.append(Mimic(robot.joint_names[j], driver, multiplier,
+                                float(image[i] - multiplier * image[d])))
+    return actuator, mimics
+
+
+def joint_actuators(robot: RobotTransmissions, target: str,
+                    mimic: bool = False) -> JointActuation:
     """
     Return the robot's joint actuators (module docstring) and the export's warnings.
 
     :param target: the consumer, for the warnings (``'Drake'``, ``'Pinocchio'``)
+    :param mimic: the consumer reads ``<mimic>``: a one-actuator transmission drives one joint
+        and its other joints mimic it (:func:`_single_actuator`)
     :raises BadValueError: a transmission's map is not finite at the export pose
     """
     k = actuator_jacobian(robot)
+    q0 = robot.default_joint_position()
     inertia = robot.reflected_inertia()
     warnings = linearised_warnings(robot, target)
     out = []
+    mimics: List[Mimic] = []
     for b in blocks(robot):
         t = robot.transmission_of_joint(robot.joint_names[int(b.joints[0])])
         if not b.owner:
             warnings.append(f'{t.describe()}: shares its actuators with an identical '
                             f'transmission: its joints get no actuator in {target}')
+            continue
+        if mimic and b.transmission.num_actuators() == 1 and b.transmission.num_joints() > 1:
+            actuator, followers = _single_actuator(robot, b, q0)
+            out.append(actuator)
+            mimics += followers
+            named = {m.joint for m in followers} | {actuator.joint}
+            if followers:
+                warnings.append(f'{t.describe()}: one actuator, several joints: {target} gets '
+                                f'it on {actuator.joint} and <mimic> on '
+                                + ', '.join(m.joint for m in followers)
+                                + ' (their motion along its image at q0)')
+            left = [n for n in t.joint_names if n not in named]
+            if left:
+                warnings.append(f'{t.describe()}: joints {", ".join(left)} do not move with its '
+                                f'actuator at q0: {target} gets no actuator for them')
             continue
         # joints the maps do not read, or read with no effect at q0 (a follower joint)
         passive = {int(b.joints[i]) for i in passive_local(b)} | {
@@ -175,12 +251,14 @@ def joint_actuators(robot: RobotTransmissions,
         dropped = ('the cross terms of its reflected inertia (largest '
                    f'{largest:.6g}) and ' if largest > CROSS_TOLERANCE * float(
                        np.max(np.abs(block), initial=0.0)) else '')
+        coupling = ('couples its joints' if len(driven) > 1 else
+                    f'drives {robot.joint_names[driven[0]]} with several actuators')
         warnings.append(
-            f'{t.describe()}: couples its joints: {target} gets one actuator per joint with the '
+            f'{t.describe()}: {coupling}: {target} gets one actuator per joint with the '
             f'diagonal of its reflected inertia; {dropped}its effort map (joint efforts = K^T '
             f"actuator efforts) {'are' if dropped else 'is'} left out (export to mujoco keeps "
             'them)')
         for j in driven:
             out.append(JointActuator(robot.joint_names[j], f'{robot.joint_names[j]}_actuator',
                                      1.0, float(inertia[j, j]), _effort_limit(robot, j)))
-    return out, warnings
+    return JointActuation(out, mimics, warnings)

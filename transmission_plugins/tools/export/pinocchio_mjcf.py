@@ -61,7 +61,7 @@ def pinocchio_mjcf(robot: RobotTransmissions, description: str,
         represented (named by its URDF element path)
     """
     mujoco = import_mujoco()
-    actuators, warnings = joint_actuators(robot, 'Pinocchio')
+    actuators, _, warnings = joint_actuators(robot, 'Pinocchio')
     built = build_spec(robot, description, EXPORT_OPTIONS, base_dir=base_dir)
     spec = built.spec
     try:

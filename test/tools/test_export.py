@@ -328,3 +328,9 @@ def test_a_transmission_the_consumer_cannot_hold_is_named_by_its_path(capsys):
     assert status == 1
     err = capsys.readouterr().err
     assert "transmission_plugins export: error: /robot/joint[@name='robot1/arm/joint_1']" in err
+
+
+def test_the_command_answers_help(capsys):
+    assert main(['export', '--help']) == 0
+    out = capsys.readouterr().out
+    assert '--to {drake,mujoco,pinocchio}' in out and 'OUT' in out

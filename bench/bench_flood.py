@@ -199,8 +199,6 @@ def main() -> int:
                         help='rejected messages per second')
     parser.add_argument('--huge-rate', type=float, default=2.0,
                         help='30,000-name messages per second within the flood (0: none)')
-    parser.add_argument('--executor', choices=('single', 'events'), default='events',
-                        help="the node's executor (TP_EXECUTOR)")
     parser.add_argument('--worker', choices=('feed', 'flood'), help=argparse.SUPPRESS)
     parser.add_argument('--names', nargs='*', help=argparse.SUPPRESS)
     add_log_option(parser)
@@ -227,7 +225,6 @@ def _run(args: argparse.Namespace) -> int:
     env.setdefault('ROS_DOMAIN_ID', str(os.getpid() % 20 + 70))
     env.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     env['PYTHONPATH'] = str(ROOT) + os.pathsep + env.get('PYTHONPATH', '')
-    env['TP_EXECUTOR'] = args.executor
     os.environ.update({k: env[k] for k in ('ROS_DOMAIN_ID', 'ROS_AUTOMATIC_DISCOVERY_RANGE')})
     me = [sys.executable, str(Path(__file__).resolve())]
     workers = []
@@ -280,7 +277,7 @@ def _run(args: argparse.Namespace) -> int:
     print(f'{robot.robot_name}: {len(robot.actuator_names)} actuators, update_rate '
           f'{args.update_rate:g} Hz, valid states {args.state_rate:g} Hz, flood sent '
           f'{flood_rate:.0f} msg/s (+ {huge_rate:.1f}/s with 30,000 names), {args.seconds:g} s '
-          f'per phase, {args.executor} executor, {os.cpu_count()} cores (shared machine)')
+          f'per phase, {os.cpu_count()} cores (shared machine)')
     print(f'{"phase":10s} {"joint_states Hz":>16s} {"max gap ms":>11s} {"node achieved Hz":>17s}'
           f' {"node CPU %":>11s} {"drops counted/s":>16s}')
     for label, r in (('baseline', baseline), ('flood', flood)):

@@ -52,6 +52,10 @@ OPTIONAL = {
                'verbs fail with a message saying so',
     'apsw': "rosbags' faster SQLite for .db3 bags (tools/bag_io); sqlite3 otherwise",
     'mcap': 'a test reads written .mcap bags with the mcap library too, when installed',
+    'pydrake': "test_export loads the Drake export with Drake's parser (pip install drake); "
+               'it skips saying so without it',
+    'pinocchio': "test_export loads the Pinocchio export with Pinocchio's MJCF parser (pip "
+                 'install pin); it skips saying so without it',
 }
 #: test helper modules (any test/**/*.py, and bench/*.py: test/conftest.py puts bench/ on the
 #: path for the synthetic robots) and the package itself are not dependencies

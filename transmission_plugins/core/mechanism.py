@@ -26,13 +26,8 @@ direction, with that direction's Jacobian, or in both:
   (``(..., N, M)``).
 
 A direction it leaves out is solved from the other by Newton's method (square maps,
-:func:`newton`), with :math:`J = K^{-1}` at the solution and the reverse; a loop-closure
-residual is one more such solve inside the direction a mechanism defines.  Newton's method
-starts from the linearisation at the neutral pose (:meth:`Mechanism.newton_start`) and is given
-each iterate's position and Jacobian in one call
-(:meth:`~Mechanism.actuator_position_and_jacobian`, which a mechanism whose map and Jacobian share
-terms overrides), so the Jacobian at the solution comes with it.  Everything else is derived
-here, once, for every mechanism:
+:func:`newton`), with :math:`J = K^{-1}` at the solution and the reverse (doc/mechanisms.md,
+"The rules").  Everything else is derived here, once, for every mechanism:
 
 .. math::
 
@@ -47,13 +42,7 @@ the map is not square (more joints than actuators: passive followers, sensor-rea
 effort of the joints is the least-squares one and a mechanism whose builder reports efforts
 otherwise says so by overriding the effort maps (the PR2 gripper does, as its C++ does).  The
 position state of one conversion (:meth:`Transmission.prepare_state`) holds the source, the
-target positions and the Jacobian, computed once for every interface of the call; the robot-wide
-maps, limits, reflected inertia, the nodes and the MuJoCo backend use only these maps.
-
-Outside the workspace (no position of the other side maps to the one given) and where Newton's
-method does not converge the maps give NaN; :meth:`Mechanism.workspace_problems` says why at one
-position, in words (a mechanism names its own parts: a leg at its dead point, a rod that cannot
-reach).
+target positions and the Jacobian, computed once for every interface of the call.
 """
 
 from typing import Any

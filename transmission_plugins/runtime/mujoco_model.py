@@ -242,11 +242,25 @@ def _check_options(options: ModelOptions) -> None:
                 _WHERE)
 
 
+class ModelSpec(NamedTuple):
+    """An edited, uncompiled MuJoCo model (:func:`build_spec`) and what :func:`_index` needs."""
+
+    #: the ``mujoco.MjSpec``: the description with rotors, passive joints and constraints
+    spec: Any
+    tendons: List[Tuple[str, int, List[int], bool]]
+    manifolds: List[Tuple[Block, str, int]]
+    locked: Dict[str, float]
+    warnings: List[LoadWarning]
+
+
 def build_model(robot: RobotTransmissions, description: str,
                 options: ModelOptions = ModelOptions(), *, base_dir: Optional[str] = None,
                 joint_position: Any = None) -> MujocoModel:
     """
     Build the MuJoCo model of ``description`` for the transmissions ``robot``.
+
+    :func:`build_spec`, then the damping folded into the armature (:func:`_fold_damping`) and
+    the model compiled.
 
     :param robot: the description's transmissions (:func:`load_robot_transmissions`)
     :param description: the URDF text (or a path; xacro is expanded)
@@ -257,6 +271,30 @@ def build_model(robot: RobotTransmissions, description: str,
     :raises MujocoUnavailableError: mujoco is not installed
     :raises TransmissionError: an option is invalid, MuJoCo rejects the description or a
         transmission cannot be represented
+    """
+    mujoco = import_mujoco()
+    built = build_spec(robot, description, options, base_dir=base_dir,
+                       joint_position=joint_position)
+    _fold_damping(built.spec, options.physics_step)
+    try:
+        model = built.spec.compile()
+    except ValueError as e:
+        raise BadValueError('/robot', f'MuJoCo cannot compile the description: {e}') from e
+    return _index(mujoco, model, robot, built.tendons, built.manifolds, built.locked,
+                  built.warnings)
+
+
+def build_spec(robot: RobotTransmissions, description: str,
+               options: ModelOptions = ModelOptions(), *, base_dir: Optional[str] = None,
+               joint_position: Any = None) -> ModelSpec:
+    """
+    Return the MuJoCo spec of ``description`` with the edits of the module docstring.
+
+    The options are set (Euler's integrator without its implicit damping, for
+    :func:`_fold_damping`), the damping is not folded and nothing is compiled: the spec is what
+    :func:`build_model` compiles and what ``export --to mujoco`` writes.  Position-dependent
+    coefficients (tendons of nonlinear transmissions) are their values at ``joint_position``.
+    Parameters and errors as :func:`build_model`.
     """
     mujoco = import_mujoco()
     _check_options(options)
@@ -299,12 +337,7 @@ def build_model(robot: RobotTransmissions, description: str,
         _equality(mujoco, spec, f'{name}__locked', name, None, [value - float(joint.ref)], step)
         locked[name] = value
     tendons = _add_rotor_tendons(spec, robot, options.rotor_damping, q0)
-    _fold_damping(spec, step)
-    try:
-        model = spec.compile()
-    except ValueError as e:
-        raise BadValueError('/robot', f'MuJoCo cannot compile the description: {e}') from e
-    return _index(mujoco, model, robot, tendons, manifolds, locked, warnings)
+    return ModelSpec(spec, tendons, manifolds, locked, warnings)
 
 
 def _fold_damping(spec: Any, step: float) -> None:

@@ -29,13 +29,8 @@ Plot a transmission's maps to an image file with matplotlib (Agg backend, no dis
   0, and every joint position is drawn against it.
 
 The default sweep is the actuator position range reached inside the joint limits (for the
-joint sweeps: the joint limits), with unbounded joints limited to +-pi (rad) or +-1 (m).  The
-joint limits are drawn as dashed lines in the colour of their joint, so a wider
-``value_range`` shows where the sweep leaves them.
-Curves that coincide are drawn once, their legend entry naming every joint; the others differ
-in colour and line style.  Curves merge only when their joints' limits are equal too, so each
-joint's limit lines take the colour of its own line.  Actuator positions are in rad (rotary
-motors).
+joint sweeps: the joint limits), with unbounded joints limited to +-pi (rad) or +-1 (m).  Limits
+and coinciding curves are drawn as doc/cli.md ("plot") shows.
 """
 
 import math

@@ -73,11 +73,7 @@ class CoupledTransmission(LinearTransmission):
 
     @classmethod
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
-        """
-        Build from a parsed ``<transmission>`` with two joints and two actuators, any dialect.
-
-        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
-        """
+        """Build from a parsed ``<transmission>`` of two joints and two actuators, any dialect."""
         r = read_coupled(info, cls.JOINT_ROLES, cls.ACTUATOR_ROLES)
         return TransmissionWiring(cls(r.actuator_reduction, r.joint_reduction, r.joint_offset),
                                   r.joint_names, r.actuator_names)

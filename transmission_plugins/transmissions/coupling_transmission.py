@@ -141,15 +141,7 @@ class CouplingTransmission(LinearTransmission):
 
     @classmethod
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
-        """
-        Build from a parsed ``<transmission>`` of any dialect.
-
-        Reads ``<actuator_to_joint>`` and the optional ``<joint_to_actuator>`` (or ros2_control
-        ``<param>`` values of those names) as
-        :func:`~transmission_plugins.urdf.readers.read_coupling` documents.
-
-        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
-        """
+        """Build from a ``<transmission>`` of any dialect; :func:`read_coupling` reads it."""
         r = read_coupling(info)
         try:
             transmission = cls(r.actuator_to_joint, r.joint_to_actuator, r.joint_offset)

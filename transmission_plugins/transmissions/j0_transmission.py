@@ -49,22 +49,9 @@ class J0Transmission(CouplingTransmission):
         \theta = q_1 + q_2, \quad \dot\theta = \dot q_1 + \dot q_2, \quad
         u = (\tau_1 + \tau_2)/2
 
-    where :math:`\theta, \dot\theta, u` are the tendon (J0) position, velocity and effort.  As
-    in sr_mechanism_model: the joint velocities are half the tendon's; the joint positions are
-    half the tendon's as in its simulation branch (the real hand measures J1 and J2 with their
-    own sensors, see below); each joint reports the whole tendon effort as in its hardware
-    branch (its simulation branch halves it, which would halve the power); the tendon position
-    and velocity are the sums of the joints' as its pr2_mechanism_model-era version computes
-    them.  The tendon effort command is the power-conserving :math:`(\tau_1 + \tau_2)/2`, which
-    equals what the current sr_mechanism_model sends, J1's command alone, whenever the two
-    commands agree (a tendon pulls both joints equally).
-
-    Sensor-read joints: on the real hand the driver measures J1 and J2 separately and
-    sr_mechanism_model reports those readings, not :math:`\theta/2`.  An actuator state here
-    holds the tendon's position, velocity and effort only, so this map is the model of the
-    coupling; where the joint sensors are available, their values are the joint states
-    (publish them as ``joint_states`` beside the converted ones), and the map still gives
-    velocities, efforts and the tendon command.
+    where :math:`\theta, \dot\theta, u` are the tendon (J0) position, velocity and effort.
+    How this follows sr_mechanism_model (positions, efforts, the tendon command) and where the
+    hand's joint sensors come in is doc/transmissions.md's "Shadow hand" section.
     """
 
     URDF_VOCABULARY = STANDARD_VOCABULARY

@@ -34,11 +34,6 @@ class J0TransmissionForMuscle(J0Transmission):
         \theta = q_1 + q_2, \quad \dot\theta = \dot q_1 + \dot q_2, \quad
         u = (\tau_1 + \tau_2)/2
 
-    sr_mechanism_model reads the same URDF (one ``<joint>``, J2 named after it) and maps the
-    velocities the same way; its positions come from the joint sensors only (it has no
-    simulation branch).  Its effort fields are not efforts: it packs the two muscle pressure
-    readings (``p_1 \cdot 65536 + p_0``) into each joint's effort and unpacks valve commands
-    from the commanded effort, bit fields that only Shadow's muscle controllers decode.  Here
-    efforts map mechanically, as for :class:`J0Transmission`; a muscle driver that needs the
-    packed values passes them around the transmission.
+    Shadow's muscle version packs muscle pressures and valve commands into the efforts; here
+    efforts map mechanically (doc/transmissions.md, "Shadow hand").
     """

@@ -271,13 +271,7 @@ class ParallelAnkleTransmission(Mechanism):
     # ------------------------------------------------------------------ URDF, contract, reports
     @classmethod
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
-        """
-        Build the transmission and its wiring from a ``<transmission>`` record.
-
-        See :func:`transmission_plugins.urdf.mechanism_elements.ankle_from_info`.
-
-        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
-        """
+        """Build from a ``<transmission>`` record; :func:`ankle_from_info` reads it."""
         return ankle_from_info(cls, info)
 
     @classmethod

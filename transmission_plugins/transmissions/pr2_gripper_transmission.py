@@ -416,14 +416,7 @@ class PR2GripperTransmission(Mechanism):
 
     @classmethod
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
-        """
-        Build the transmission and its wiring from a ``<transmission>`` record.
-
-        See :func:`transmission_plugins.urdf.pr2_elements.gripper_from_info` for the
-        accepted XML and the missing-coefficient policy.
-
-        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
-        """
+        """Build from a ``<transmission>`` record; :func:`gripper_from_info` reads it."""
         return gripper_from_info(cls, info)
 
     def __repr__(self) -> str:

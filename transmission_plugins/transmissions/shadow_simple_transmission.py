@@ -47,12 +47,8 @@ class ShadowSimpleTransmission(SimpleTransmission):
         \theta = q, \quad \dot\theta = \dot q, \quad u = \tau
 
     where :math:`\theta, \dot\theta, u` are the actuator position, velocity and effort and
-    :math:`q, \dot q, \tau` the joint's.  As in sr_mechanism_model: the joint position,
-    velocity and effort are the actuator's position, velocity and last measured effort, and
-    the actuator's effort command is the joint's commanded effort.  sr_mechanism_model maps no
-    position or velocity command (its controllers command efforts); here they map one to one
-    too, the inverse of the position and velocity maps.  Its loader reads no reduction (the
-    2011 version stopped using it, "as this factor was set to 1") and no offset.
+    :math:`q, \dot q, \tau` the joint's.  How this follows sr_mechanism_model is
+    doc/transmissions.md's "Shadow hand" section.
     """
 
     URDF_VOCABULARY = STANDARD_VOCABULARY

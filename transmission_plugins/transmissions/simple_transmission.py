@@ -72,11 +72,7 @@ class SimpleTransmission(LinearTransmission):
 
     @classmethod
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
-        """
-        Build from a parsed ``<transmission>`` of any dialect (see :func:`read_simple`).
-
-        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
-        """
+        """Build from a parsed ``<transmission>`` of any dialect (see :func:`read_simple`)."""
         r = read_simple(info)
         return TransmissionWiring(cls(r.reduction, r.joint_offset), r.joint_names,
                                   r.actuator_names)

@@ -292,13 +292,7 @@ class SliderCrankTransmission(Mechanism):
     # ------------------------------------------------------------------ URDF, contract, reports
     @classmethod
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
-        """
-        Build the transmission and its wiring from a ``<transmission>`` record.
-
-        See :func:`transmission_plugins.urdf.mechanism_elements.slider_crank_from_info`.
-
-        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
-        """
+        """Build from a ``<transmission>`` record; :func:`slider_crank_from_info` reads it."""
         return slider_crank_from_info(cls, info)
 
     @classmethod

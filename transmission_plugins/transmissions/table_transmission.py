@@ -211,13 +211,7 @@ class TableTransmission(Mechanism):
     # ------------------------------------------------------------------ URDF, contract, reports
     @classmethod
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
-        """
-        Build the transmission and its wiring from a ``<transmission>`` record.
-
-        See :func:`transmission_plugins.urdf.mechanism_elements.table_from_info`.
-
-        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
-        """
+        """Build from a ``<transmission>`` record; :func:`table_from_info` reads it."""
         return table_from_info(cls, info)
 
     @classmethod

@@ -78,12 +78,5 @@ class WristTransmission(CoupledTransmission):
 
     @classmethod
     def from_info(cls, info: TransmissionInfo) -> TransmissionWiring:
-        """
-        Build the transmission and its wiring from a ``<transmission>`` record.
-
-        Reads ``<rightActuator>``, ``<leftActuator>``, ``<flexJoint>`` and ``<rollJoint>``
-        (:func:`~transmission_plugins.urdf.pr2_elements.wrist_from_info`).
-
-        :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
-        """
+        """Build from a ``<transmission>`` record; :func:`wrist_from_info` reads it."""
         return wrist_from_info(cls, info)

@@ -81,11 +81,6 @@ def children(element: XmlElement, name: Optional[str] = None) -> List[XmlElement
     return [c for c in element if local_name(c) and (name is None or local_name(c) == name)]
 
 
-def iter_children(element: XmlElement) -> Iterator[XmlElement]:
-    """Yield the element children, skipping comments."""
-    return iter(children(element))
-
-
 def quoted(name: str) -> str:
     """Return ``name`` in single quotes, or double quotes when it holds a single quote."""
     quote = "'" if "'" not in name else '"'

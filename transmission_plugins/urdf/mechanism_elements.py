@@ -15,10 +15,8 @@
 """
 Readers of the mechanisms' elements: the parallel ankle, the slider-crank and the table.
 
-Each mechanism's dimensions sit where they belong, in every dialect alike: a leg's points in its
-``<actuator>``, the lever of a slider-crank in its ``<joint>``, a measured table in a
-``<table>`` child of the ``<transmission>``.  Points are written like URDF origins, ``xyz="x y
-z"`` (or ``xy="x y"`` in a plane), in metres.  What each plugin may contain is its vocabulary
+Where each reads its dimensions, in every dialect alike, is doc/urdf.md's table "Where each
+built-in transmission reads its numbers".  What each plugin may contain is its vocabulary
 (:data:`ANKLE_VOCABULARY`, :data:`SLIDER_CRANK_VOCABULARY`, :data:`TABLE_VOCABULARY`); the
 loader's one strict check rejects everything else, and these readers check the attributes of
 their own elements.  Errors name the element path, the line and the value; a value the

@@ -32,6 +32,8 @@ The ``transmission_plugins`` command-line tool, one module per verb.
   calibration file written;
 * ``ros2-control URDF`` (:mod:`~.ros2_control`): a ``<ros2_control>`` block
   (``TopicBasedSystem``) and a controllers YAML, to drive the robot from ros2_control;
+* ``export URDF --to mujoco|drake|pinocchio OUT`` (:mod:`~.export`): the robot with its
+  transmissions for a simulator or a dynamics library;
 * ``demo`` (:mod:`~.run_demo`): the main job on the bundled robot.
 
 Each verb module has ``add_parser(subparsers)`` and ``run(args)``; shared pieces are in
@@ -48,6 +50,7 @@ from typing import Optional
 
 from transmission_plugins.tools.cli import calibrate
 from transmission_plugins.tools.cli import convert
+from transmission_plugins.tools.cli import export
 from transmission_plugins.tools.cli import export_csv
 from transmission_plugins.tools.cli import inspect_urdf
 from transmission_plugins.tools.cli import lint_urdf
@@ -70,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('--version', action='version', version=f'{PROG} {package_version()}')
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
     for verb in (list_plugins, inspect_urdf, lint_urdf, convert, export_csv, plot, calibrate,
-                 ros2_control, run_demo):
+                 ros2_control, export, run_demo):
         verb.add_parser(sub)
     return parser
 

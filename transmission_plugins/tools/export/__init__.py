@@ -1,0 +1,23 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The robot with its transmissions written for a consumer, one module per format (doc/cli.md).
+
+* ``mujoco`` (:mod:`~.mujoco_mjcf`): MJCF, rotors as tendon armature, couplings exact;
+* ``drake`` (:mod:`~.drake_urdf`): a URDF with one ``SimpleTransmission`` per actuated joint
+  carrying ``drake:gear_ratio`` and ``drake:rotor_inertia`` (:mod:`~.joint_actuators`);
+* ``pinocchio`` (:mod:`~.pinocchio_mjcf`): MJCF with per-joint ``armature``, for
+  ``pinocchio.buildModelFromMJCF``.
+"""

@@ -1,0 +1,264 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+r"""
+The robot's transmissions as one actuator per joint: what Drake and Pinocchio can carry.
+
+Drake's ``JointActuator`` drives one joint with the effort :math:`u` at the joint (the gearbox
+output) and reflects its rotor as :math:`G^2 I_r` on that joint's diagonal of the mass matrix
+(:math:`G` its gear ratio, :math:`I_r` its rotor inertia); Pinocchio's ``armature`` is a
+per-DOF vector added to the same diagonal.  Neither holds a coupling: only the reflected
+inertia's diagonal and one effort limit per joint.
+
+With :math:`K = \partial\theta/\partial q` (actuator positions over joint positions) at the
+export pose :math:`q_0` (:meth:`~.RobotTransmissions.default_joint_position`) and the package's
+rotors :math:`\rho_a^2 I_{r,a}` (:meth:`~.ActuatorModel.reflected_inertia`):
+
+* a transmission whose :math:`K` pairs its actuators and joints one to one (a simple
+  transmission of reduction :math:`n`: :math:`K = n`) becomes, per pair :math:`(a, j)`, an
+  actuator named like the package's with :math:`G = K_{aj}\rho_a` and :math:`I_r = I_{r,a}`:
+  Drake's :math:`G^2 I_r = K_{aj}^2\rho_a^2 I_{r,a}`, the package's reflected inertia, and a
+  rotor torque :math:`\tau_r` gives :math:`u = G\tau_r = K_{aj}\rho_a\tau_r`, the package's
+  joint effort (:math:`K^T` of :math:`\tau_a = \rho_a\tau_r`).  Gains go to the joint side as
+  :math:`K_{aj}^2 k_p`, :math:`K_{aj}^2 k_d`;
+* every other transmission (coupled: a differential, a four-bar linkage, a synergy) becomes one
+  actuator per driven joint, ``<joint>_actuator``, with :math:`G = 1` and :math:`I_r` the
+  diagonal term :math:`(K^T \operatorname{diag}(\rho^2 I_r) K)_{jj}`; its cross terms and its
+  effort map :math:`\tau_q = K^T\tau_a` are not carried (a warning names the transmission and
+  the largest term left out): export to MuJoCo for them;
+* for a consumer that reads ``<mimic>`` (Drake), a transmission with one actuator and several
+  joints (a synergy, the PR2 gripper) drives one of them and the others mimic it
+  (:func:`_single_actuator`): the rotor's inertia along the transmission's image is exact;
+* a nonlinear transmission (the PR2 gripper) is linearised at :math:`q_0`, with a warning;
+  joints its maps do not read (the PR2 gripper's fingers) get no actuator (nor a ``<mimic>``
+  where the consumer reads none).
+
+The effort limit of each joint (Drake's joint ``<limit effort>``, Pinocchio's
+``effortLimit``) is the URDF's, lowered to what the actuators' effort limits reach there
+(:attr:`~.RobotTransmissions.joint_effort_limit_from_actuators`).
+"""
+
+import math
+from typing import Any
+from typing import List
+from typing import NamedTuple
+from typing import Optional
+from typing import Tuple
+
+import numpy as np
+
+from transmission_plugins.core.exceptions import BadValueError
+from transmission_plugins.core.interfaces import POSITION
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.runtime.mujoco_model import ActuatorJacobian
+from transmission_plugins.runtime.mujoco_model import blocks
+from transmission_plugins.runtime.mujoco_model import passive_local
+
+#: Relative size below which a cross term of the reflected inertia counts as zero.
+CROSS_TOLERANCE = 1e-12
+
+
+class JointActuator(NamedTuple):
+    """One joint's actuator as Drake's ``JointActuator`` holds it (module docstring)."""
+
+    joint: str
+    #: the package's actuator name (one-to-one transmissions), else ``<joint>_actuator``
+    name: str
+    #: :math:`G` and :math:`I_r`: :math:`G^2 I_r` is the joint's reflected inertia
+    gear_ratio: float
+    rotor_inertia: float
+    #: joint-side effort limit (``inf``: none)
+    effort_limit: float
+    #: joint-side PD gains, or None
+    kp: Optional[float] = None
+    kd: Optional[float] = None
+
+    def armature(self) -> float:
+        r"""Return :math:`G^2 I_r`, the inertia the rotor adds to the joint's diagonal."""
+        return self.gear_ratio ** 2 * self.rotor_inertia if self.rotor_inertia else 0.0
+
+
+def linearised_warnings(robot: RobotTransmissions, target: str) -> List[str]:
+    """Return one warning per nonlinear transmission: ``target`` gets it linearised at q0."""
+    q0 = robot.default_joint_position()
+    out = []
+    for t in robot.transmissions:
+        if not t.transmission.is_linear():
+            pose = ', '.join(f'{n}={q0[robot.joint_index[n]]:.6g}' for n in t.joint_names)
+            out.append(f'{t.describe()}: nonlinear ({t.type}): {target} gets constant '
+                       f'coefficients, its Jacobian at the neutral pose ({pose}); the export '
+                       'is exact there only')
+    return out
+
+
+def actuator_jacobian(robot: RobotTransmissions) -> np.ndarray:
+    r"""
+    Return :math:`K(q_0)`, ``(na, nj)``, at the export pose.
+
+    :raises BadValueError: a transmission's map is not finite there (named by its path)
+    """
+    q0 = robot.default_joint_position()
+    k = np.array(ActuatorJacobian(robot)(q0), dtype=np.float64)
+    for t in robot.transmissions:
+        if t.transmission.is_linear():
+            continue
+        jac = np.asarray(t.transmission.joint_to_actuator_jacobian(
+            q0[[robot.joint_index[n] for n in t.joint_names]]))
+        if not np.all(np.isfinite(jac)):
+            raise BadValueError(t.path, 'its joint-to-actuator Jacobian is not finite at the '
+                                'neutral pose: it cannot be exported')
+    return k
+
+
+def _one_to_one(k: np.ndarray) -> bool:
+    """Return True when every row and every column of ``k`` has exactly one non-zero entry."""
+    nonzero = k != 0.0
+    return bool(np.all(nonzero.sum(axis=0) == 1) and np.all(nonzero.sum(axis=1) == 1))
+
+
+def _effort_limit(robot: RobotTransmissions, j: int) -> float:
+    limit = float(min(abs(robot.joint_effort_limit[j]),
+                      robot.joint_effort_limit_from_actuators[j]))
+    return limit if limit > 0.0 else math.inf
+
+
+class Mimic(NamedTuple):
+    r"""A joint following another, :math:`q = m\,q_d + c` (URDF ``<mimic>``)."""
+
+    joint: str
+    driver: str
+    multiplier: float
+    offset: float
+
+
+class JointActuation(NamedTuple):
+    """The joint actuators of a robot, the mimic joints they drive and the export's warnings."""
+
+    actuators: List[JointActuator]
+    mimics: List[Mimic]
+    warnings: List[str]
+
+
+def _single_actuator(robot: RobotTransmissions, block: Any,
+                     q0: np.ndarray) -> Tuple[JointActuator, List[Mimic]]:
+    r"""
+    Return the actuator of a one-actuator transmission on its driver and its other joints' mimics.
+
+    Along the transmission's image :math:`q = f(\theta)`, :math:`\dot q = J\dot\theta` with
+    :math:`J = \partial q/\partial\theta` at :math:`\theta_0 = g(q_0)`; the driver :math:`d` is
+    its first input joint with :math:`J_d \ne 0`, the others follow it with
+    :math:`m = J_p/J_d`, :math:`c = q_p^* - m q_d^*` (:math:`q^* = f(\theta_0)`), and the rotor
+    turns :math:`\rho/J_d` times as fast as the driver: :math:`G = \rho/J_d`.
+    """
+    tr = block.transmission
+    joints = [int(j) for j in block.joints]
+    theta = tr.apply_map(POSITION, False, q0[joints], None)
+    image = np.asarray(tr.apply_map(POSITION, True, theta, None), dtype=np.float64)
+    jac = np.asarray(tr.actuator_to_joint_jacobian(theta), dtype=np.float64)[:, 0]
+    inputs = list(tr.joint_to_actuator_inputs())
+    d = next(i for i in inputs + list(range(len(joints))) if jac[i] != 0.0)
+    model = robot.actuator_models[robot.actuator_names[int(block.actuators[0])]]
+    ratio = 1.0 / float(jac[d])   # d theta / d q_d along the image
+    gains = (None, None) if model.kp is None else (
+        ratio ** 2 * model.kp, ratio ** 2 * (model.kd or 0.0))
+    driver = robot.joint_names[joints[d]]
+    actuator = JointActuator(driver, model.name, ratio * model.gear_ratio, model.rotor_inertia,
+                             _effort_limit(robot, joints[d]), *gains)
+    mimics = []
+    for i, j in enumerate(joints):
+        if i != d and jac[i] != 0.0:
+            multiplier = float(jac[i] / jac[d])
+            mimics.append(Mimic(robot.joint_names[j], driver, multiplier,
+                                float(image[i] - multiplier * image[d])))
+    return actuator, mimics
+
+
+def joint_actuators(robot: RobotTransmissions, target: str,
+                    mimic: bool = False) -> JointActuation:
+    """
+    Return the robot's joint actuators (module docstring) and the export's warnings.
+
+    :param target: the consumer, for the warnings (``'Drake'``, ``'Pinocchio'``)
+    :param mimic: the consumer reads ``<mimic>``: a one-actuator transmission drives one joint
+        and its other joints mimic it (:func:`_single_actuator`)
+    :raises BadValueError: a transmission's map is not finite at the export pose
+    """
+    k = actuator_jacobian(robot)
+    q0 = robot.default_joint_position()
+    inertia = robot.reflected_inertia()
+    warnings = linearised_warnings(robot, target)
+    out = []
+    mimics: List[Mimic] = []
+    for b in blocks(robot):
+        t = robot.transmission_of_joint(robot.joint_names[int(b.joints[0])])
+        if not b.owner:
+            warnings.append(f'{t.describe()}: shares its actuators with an identical '
+                            f'transmission: its joints get no actuator in {target}')
+            continue
+        if mimic and b.transmission.num_actuators() == 1 and b.transmission.num_joints() > 1:
+            actuator, followers = _single_actuator(robot, b, q0)
+            out.append(actuator)
+            mimics += followers
+            named = {m.joint for m in followers} | {actuator.joint}
+            if followers:
+                warnings.append(f'{t.describe()}: one actuator, several joints: {target} gets '
+                                f'it on {actuator.joint} and <mimic> on '
+                                + ', '.join(m.joint for m in followers)
+                                + ' (their motion along its image at q0)')
+            left = [n for n in t.joint_names if n not in named]
+            if left:
+                warnings.append(f'{t.describe()}: joints {", ".join(left)} do not move with its '
+                                f'actuator at q0: {target} gets no actuator for them')
+            continue
+        # joints the maps do not read, or read with no effect at q0 (a follower joint)
+        passive = {int(b.joints[i]) for i in passive_local(b)} | {
+            int(j) for j in b.joints if not np.any(k[b.actuators, int(j)])}
+        if passive:
+            names = ', '.join(robot.joint_names[j] for j in sorted(passive))
+            warnings.append(f'{t.describe()}: its actuator positions do not depend on joints '
+                            f'{names} at q0 (moved by the mechanism, not driven): {target} gets '
+                            'no actuator and no constraint for them')
+        driven = [int(j) for j in b.joints if int(j) not in passive]
+        if not driven:
+            continue
+        columns = np.array(driven, dtype=int)
+        sub = k[np.ix_(b.actuators, columns)]
+        if _one_to_one(sub):
+            for row, a in enumerate(b.actuators):
+                col = int(np.flatnonzero(sub[row])[0])
+                j, ratio = driven[col], float(sub[row, col])
+                model = robot.actuator_models[robot.actuator_names[int(a)]]
+                gains = (None, None) if model.kp is None else (
+                    ratio ** 2 * model.kp, ratio ** 2 * (model.kd or 0.0))
+                out.append(JointActuator(robot.joint_names[j], model.name,
+                                         ratio * model.gear_ratio, model.rotor_inertia,
+                                         _effort_limit(robot, j), *gains))
+            continue
+        block = inertia[np.ix_(columns, columns)]
+        cross = block - np.diag(np.diag(block))
+        largest = float(np.max(np.abs(cross), initial=0.0))
+        dropped = ('the cross terms of its reflected inertia (largest '
+                   f'{largest:.6g}) and ' if largest > CROSS_TOLERANCE * float(
+                       np.max(np.abs(block), initial=0.0)) else '')
+        coupling = ('couples its joints' if len(driven) > 1 else
+                    f'drives {robot.joint_names[driven[0]]} with several actuators')
+        warnings.append(
+            f'{t.describe()}: {coupling}: {target} gets one actuator per joint with the '
+            f'diagonal of its reflected inertia; {dropped}its effort map (joint efforts = K^T '
+            f"actuator efforts) {'are' if dropped else 'is'} left out (export to mujoco keeps "
+            'them)')
+        for j in driven:
+            out.append(JointActuator(robot.joint_names[j], f'{robot.joint_names[j]}_actuator',
+                                     1.0, float(inertia[j, j]), _effort_limit(robot, j)))
+    return JointActuation(out, mimics, warnings)

@@ -16,6 +16,7 @@
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -78,6 +79,29 @@ def test_demo_homes_the_joints_with_a_switch_before_the_sequence():
     assert ('calibration on /diagnostics: pan_trans homed, arm_trans homed, wrist_trans homed\n'
             in out), out
     assert 'demo: joints tracked the targets' in out
+
+
+def test_demo_says_which_homing_failed_and_exits_one(tmp_path):
+    from transmission_plugins.tools.node_plan import default_description_file
+    from transmission_plugins.tools.node_plan import read_description
+    urdf = read_description(default_description_file())
+    # pan_joint's switch 100 rad away: not found within the demo's homing timeout (20 s)
+    assert '<calibration rising="0.3"/>' in urdf
+    path = tmp_path / 'far_switch.urdf'
+    path.write_text(urdf.replace('<calibration rising="0.3"/>', '<calibration rising="100"/>'))
+    env = dict(os.environ)
+    env['ROS_DOMAIN_ID'] = str(os.getpid() % 30 + 200)
+    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo', '--homing',
+                           '--duration', '5', '--description-file', str(path)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert ('demo: homing failed: pan_trans not calibrated: failed: homing pan_joint timed out '
+            'after 20 s: its switch never turned on') in proc.stdout, proc.stdout
+    assert 'arm_trans homed' in proc.stdout
+    log = re.search(r'node logs kept in (\S+)/nodes\.log', proc.stdout)
+    assert log, proc.stdout
+    shutil.rmtree(log.group(1))
 
 
 @pytest.mark.parametrize('value', ['-1', '0', 'nan', 'inf', 'soon'])

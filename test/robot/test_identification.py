@@ -19,11 +19,11 @@ import math
 import numpy as np
 import pytest
 
-from transmission_plugins.robot.findings import offset_finding
-from transmission_plugins.robot.findings import reduction_finding
 from transmission_plugins.robot.identification import identify
 from transmission_plugins.robot.identification import NotExcitedError
 from transmission_plugins.robot.identification import Samples
+from transmission_plugins.robot.suspected_mistakes import offset_finding
+from transmission_plugins.robot.suspected_mistakes import reduction_finding
 from transmission_plugins.robot.wiring import RobotTransmission
 from transmission_plugins.transmissions.four_bar_linkage_transmission import \
     FourBarLinkageTransmission

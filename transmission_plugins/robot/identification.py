@@ -52,9 +52,9 @@ from typing import Tuple
 import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionInputError
-from transmission_plugins.robot.findings import corrected_value
-from transmission_plugins.robot.findings import offset_finding
-from transmission_plugins.robot.findings import reduction_finding
+from transmission_plugins.robot.suspected_mistakes import corrected_value
+from transmission_plugins.robot.suspected_mistakes import offset_finding
+from transmission_plugins.robot.suspected_mistakes import reduction_finding
 
 #: the largest relative standard uncertainty of an identified reduction
 EXCITATION = 0.01

@@ -18,7 +18,7 @@
 Reads actuator positions and independent joint measurements from a bag
 (:mod:`~transmission_plugins.tools.bag_calibrate`), identifies each transmission's parameters
 (:mod:`~transmission_plugins.robot.identification`), names suspected mistakes in words
-(:mod:`~transmission_plugins.robot.findings`) and writes a corrected URDF
+(:mod:`~transmission_plugins.robot.suspected_mistakes`) and writes a corrected URDF
 (:mod:`~transmission_plugins.urdf.rewrite`) and/or a calibration file
 (:mod:`~transmission_plugins.runtime.calibration_file`).
 """

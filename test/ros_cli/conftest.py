@@ -21,8 +21,8 @@ into this venv (seconds); otherwise every test here is skipped with that reason.
 then built with ``colcon build --symlink-install`` in a temporary workspace, and every command
 runs with the environment of ``. install/setup.bash``, as a user's would.
 
-Each module runs in a ROS domain range of its own inside this folder's 60-79
-(:data:`DOMAINS`, plus ``pid % 5``; ``test_ros2_control_cli`` uses 230-232), so that modules on
+Each module runs in a ROS domain range of its own (:data:`DOMAINS`: 60-79 in ranges of five,
+``test_ros2_control_cli`` 230-232; the domain is ``first + pid % count``), so that modules on
 two pytest-xdist workers never meet, and each session has its own temporary directory
 (``TMPDIR``), which must be empty again after each test: nothing holding the robot description
 may be left behind.
@@ -44,8 +44,9 @@ from tp_support import REPO
 from tp_support import SHARED
 
 INSTALL = SHARED / 'ros2_cli' / 'install.sh'
-#: the first ROS domain of each module's range of five
-DOMAINS = {'test_launch_cli': 60, 'test_run_cli': 65, 'test_stop_cli': 70, 'test_doc_commands': 75}
+#: the ROS domain range of each module: (first, count)
+DOMAINS = {'test_launch_cli': (60, 5), 'test_run_cli': (65, 5), 'test_stop_cli': (70, 5),
+           'test_doc_commands': (75, 5), 'test_ros2_control_cli': (230, 3)}
 MODULES = ('ros2cli', 'ros2launch', 'launch', 'launch_ros', 'launch_xml', 'ros2lifecycle',
            'ros2param', 'ros2topic', 'ros2run', 'colcon_core')
 
@@ -108,9 +109,9 @@ def workspace(ros2_tools: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
                    PYTHONUNBUFFERED='1', RCUTILS_COLORIZED_OUTPUT='0', TMPDIR=str(tmp))
     yield Workspace(ws, sourced, tmp)
     # the ros2 command starts a daemon per domain on first use: stop ours
-    for first in DOMAINS.values():
+    for first, count in DOMAINS.values():
         subprocess.run(['ros2', 'daemon', 'stop'], cwd=str(ws), capture_output=True, timeout=60,
-                       env=dict(sourced, ROS_DOMAIN_ID=str(first + os.getpid() % 5)))
+                       env=dict(sourced, ROS_DOMAIN_ID=str(first + os.getpid() % count)))
 
 
 @pytest.fixture
@@ -119,7 +120,8 @@ def user(workspace: Workspace, tmp_path: Path,
     """Run a test in a fresh working directory and its module's domain; check ``TMPDIR``."""
     for entry in workspace.tmp.iterdir():   # what an earlier failing test left
         shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
-    domain = DOMAINS[request.module.__name__.rsplit('.', 1)[-1]] + os.getpid() % 5
+    first, count = DOMAINS[request.module.__name__.rsplit('.', 1)[-1]]
+    domain = first + os.getpid() % count
     yield Workspace(tmp_path, dict(workspace.env, ROS_DOMAIN_ID=str(domain)), workspace.tmp)
     left = sorted(p.name for p in workspace.tmp.iterdir())
     assert left == [], f'files left in the temporary directory: {left}'

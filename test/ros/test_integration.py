@@ -953,6 +953,35 @@ def test_lifecycle_transitions(client, processes, robot, urdf):
     _alive(processes)
 
 
+def test_cleanup_is_logged(client, processes, urdf, log_dir):
+    """Issue 23: ``cleanup`` said nothing; doc/nodes.md documents ``cleaned up: unconfigured``."""
+    log = log_dir / 'lc_hw.log'
+    req = SetParameters.Request()
+    req.parameters = [Parameter(name='robot_description', value=ParameterValue(
+        type=ParameterType.PARAMETER_STRING, string_value=urdf))]
+    # run alone, the test may come while the node is still starting on a busy machine
+    res = client.call(SetParameters, '/lc/transmission_hardware_interface/set_parameters', req,
+                      timeout=60.0)
+    assert res.results[0].successful
+    # from whatever state the tests before left the node in, down to unconfigured
+    if _lc_state(client) == State.PRIMARY_STATE_ACTIVE:
+        assert _lc_change(client, Transition.TRANSITION_DEACTIVATE)
+    if _lc_state(client) == State.PRIMARY_STATE_INACTIVE:
+        assert _lc_change(client, Transition.TRANSITION_CLEANUP)
+    assert _lc_state(client) == State.PRIMARY_STATE_UNCONFIGURED
+    assert _lc_change(client, Transition.TRANSITION_CONFIGURE)
+    assert _lc_state(client) == State.PRIMARY_STATE_INACTIVE
+    client.spin_until(lambda: 'configured: ' in log.read_text(), 10.0, "'configured:' logged")
+    before = len(log.read_text())
+    assert _lc_change(client, Transition.TRANSITION_CLEANUP)
+    assert _lc_state(client) == State.PRIMARY_STATE_UNCONFIGURED
+    client.spin_until(lambda: 'cleaned up: unconfigured' in log.read_text()[before:], 10.0,
+                      "'cleaned up: unconfigured' in the node's log")
+    line = next(x for x in log.read_text()[before:].splitlines() if 'cleaned up' in x)
+    assert line.startswith('[INFO]') and 'transmission_hardware_interface' in line, line
+    _alive(processes)
+
+
 # ---------------------------------------------------------------------- launcher
 def test_launcher_runs_the_node_set_and_forwards_ctrl_c(client, ros_env, tmp_path):
     """The bundled example robot, and a generic robot with the default config, side by side."""

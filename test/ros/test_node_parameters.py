@@ -24,17 +24,26 @@ choices and is checked when set, with a reason; values that can change at once d
 import math
 import os
 import re
+import statistics
+import subprocess
+import sys
+import time
 
+from diagnostic_msgs.msg import DiagnosticArray
 import pytest
 from rcl_interfaces.msg import ParameterType
+from rcl_interfaces.srv import SetParameters
 from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.lifecycle import TransitionCallbackReturn
+from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import ReliabilityPolicy
 from transmission_plugins.ros.common import parameter_value
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
 from transmission_plugins.ros.hardware_interface_node import PARAMETERS
+import yaml
 
 pytestmark = pytest.mark.ros
 
@@ -166,6 +175,73 @@ def test_live_parameters_apply_at_once(node):
     assert node._diag_timer.timer_period_ns == 500_000_000
     assert _set(node, 'update_rate', 20).successful   # an integer: the parameter stays a double
     assert node.get_parameter('update_rate').type_ == Parameter.Type.DOUBLE
+
+
+def test_diagnostic_period_set_back_to_back_keeps_diagnostics_coming(context, urdf, tmp_path):
+    """
+    Issue 23: five ``diagnostic_period`` sets within a few ms silenced ``/diagnostics`` for good.
+
+    The node runs as its executable spins it (a process of its own); the sets arrive as
+    ``ros2 param set`` sends them (the ``set_parameters`` service), all before the first reply.
+    Afterwards diagnostics must keep coming, at the last period.
+    """
+    ns = f'/diag_burst_{os.getpid()}'
+    name = f'{ns}/transmission_hardware_interface'
+    params = tmp_path / 'params.yaml'
+    params.write_text(yaml.safe_dump({name: {'ros__parameters': {
+        'robot_description': urdf, 'update_rate': 20.0, 'diagnostic_period': 0.5}}}))
+    log = open(tmp_path / 'node.log', 'w')
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'transmission_plugins.ros.executables', 'hardware_interface_node',
+         '--ros-args', '--params-file', str(params), '-r', f'__ns:={ns}'],
+        env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    client = Node('diag_burst_client', context=context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(client)
+    stamps = []   # header stamps (the node's clock) of the node's diagnostics messages
+
+    def on_diagnostics(msg):
+        if msg.status and msg.status[0].name == name:
+            stamps.append(msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9)
+
+    def spin_until(predicate, timeout, what):
+        end = time.monotonic() + timeout
+        while not predicate() and time.monotonic() < end and proc.poll() is None:
+            executor.spin_once(timeout_sec=0.05)
+        assert predicate(), (f'{what} (waited {timeout} s); node exit code {proc.poll()}, '
+                             f'log:\n{(tmp_path / "node.log").read_text()[-3000:]}')
+
+    try:
+        client.create_subscription(DiagnosticArray, '/diagnostics', on_diagnostics, 50)
+        set_parameters = client.create_client(SetParameters, f'{name}/set_parameters')
+        # start-up on a busy 2-core machine: imports, DDS discovery
+        spin_until(lambda: len(stamps) >= 2 and set_parameters.service_is_ready(), 60.0,
+                   'diagnostics and the set_parameters service of the node')
+        periods = (0.1, 1.0, 0.1, 1.0, 0.25)   # the last one stands
+        sent = time.monotonic()
+        futures = [set_parameters.call_async(SetParameters.Request(
+            parameters=[Parameter('diagnostic_period', value=p).to_parameter_msg()]))
+            for p in periods]
+        assert time.monotonic() - sent < 0.05
+        spin_until(lambda: all(f.done() for f in futures), 30.0, 'the replies to the five sets')
+        assert all(f.result().results[0].successful for f in futures)
+        count = len(stamps)
+        spin_until(lambda: len(stamps) >= count + 9, 30.0,
+                   'diagnostics after the five diagnostic_period sets')
+        # the first tick after the sets may still be on an earlier period's schedule
+        intervals = [b - a for a, b in zip(stamps[count + 1:], stamps[count + 2:])]
+        assert 0.17 < statistics.median(intervals) < 0.4, intervals
+    finally:
+        client.destroy_node()
+        executor.shutdown()
+        if proc.poll() is None:
+            proc.send_signal(2)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def test_configure_time_parameters_wait_for_the_next_configure(node):

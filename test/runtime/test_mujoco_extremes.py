@@ -25,6 +25,7 @@ import re
 
 from mujoco_cases import BUNDLED
 from mujoco_cases import loaded
+from mujoco_cases import mujoco
 import numpy as np
 import pytest
 from transmission_plugins.runtime.mujoco_model import ModelOptions
@@ -73,7 +74,6 @@ def test_extreme_values_give_finite_states_or_a_counted_divergence(tmp_path, edi
         if physics.diverged:
             break
     # MuJoCo's own warnings of unstable steps (NaN, inf or huge values): each is counted
-    mujoco = pytest.importorskip('mujoco')
     unstable = sum(int(physics.data.warning[w].number) for w in (
         mujoco.mjtWarning.mjWARN_BADQACC, mujoco.mjtWarning.mjWARN_BADQVEL,
         mujoco.mjtWarning.mjWARN_BADQPOS))

@@ -31,10 +31,12 @@ repository.  Only what git tracks is mirrored (:func:`mirror`), so files a user 
 repository (bags written by following the tour by hand) change nothing here.
 """
 
+import hashlib
 import json
 import os
 from pathlib import Path
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -48,6 +50,7 @@ from tp_support import doc_ros2_commands
 from tp_support import REPO
 from tp_support import SHARED
 from tp_support import shell_commands
+from transmission_plugins.tools.cli import main as cli_main
 import yaml
 
 SHELL = ('bash', 'sh', 'shell', 'console')
@@ -286,6 +289,71 @@ def test_shell_block_runs(block, scratch):
             assert _console_matches(shown, proc.stdout), (
                 f'{block.page}:{line}: the output shown in the page\n' + '\n'.join(shown)
                 + f'\nis not what `{command}` prints:\n{proc.stdout}')
+
+
+# ------------------------------------------------------------------------- the tour's files
+#: the tour a first-time user follows: its commands write bags, CSV files, plots and exports
+TOUR = ('README.md', 'doc/bags.md', 'doc/cli.md')
+_PREFIX = re.compile(r'^(transmission_plugins|python3? -m transmission_plugins)(\s|$)')
+
+
+def _listing(root):
+    """Return ``{relative path: (sha256, mtime)}`` of the files under ``root``: any write shows."""
+    return {p.relative_to(root).as_posix(): (hashlib.sha256(p.read_bytes()).hexdigest(),
+                                             p.stat().st_mtime_ns)
+            for p in root.rglob('*') if p.is_file()}
+
+
+def test_the_tour_writes_only_into_out(tmp_path, monkeypatch, capsys):
+    """
+    The commands of the README, bags and command tours write nothing outside ``out/``.
+
+    Issue 23: following the tour by hand wrote bags into the repository root, after which the
+    doc tests failed with "exists already".  The tour runs here in a full copy of what git tracks
+    (no links into the repository), its shell commands in this interpreter and its python blocks
+    in one :mod:`doc_runner`; every file before and after is compared by content and time.
+    """
+    repo = tmp_path / 'repo'
+    tracked = _tracked(REPO)
+    if tracked is None:   # an unpacked archive: its files but the hidden ones
+        tracked = [p.relative_to(REPO) for p in REPO.rglob('*') if p.is_file()
+                   and not any(part.startswith('.') for part in p.relative_to(REPO).parts)]
+    for path in tracked:
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / path, repo / path)
+    if SHARED.exists():
+        (tmp_path / 'shared').symlink_to(SHARED)
+    before = _listing(repo)
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv('MPLBACKEND', 'Agg')
+    ran = []
+    for block in RUN_SHELL:
+        if block.page not in TOUR or (NEEDS_CORPUS in block.text and not CORPUS.exists()):
+            continue
+        for line, command, _ in shell_commands(block):
+            if HEAVY.match(command) or not _PREFIX.match(command):
+                continue
+            status = cli_main(shlex.split(_PREFIX.sub('', command), comments=True))
+            output = capsys.readouterr()
+            assert status == 0, f'{block.page}:{line}: `{command}` exited {status}: {output}'
+            ran.append(command)
+    blocks = [b for b in RUN_PYTHON if b.page in TOUR
+              and (NEEDS_CORPUS not in b.text or CORPUS.exists())]
+    spec, results = tmp_path / 'tour.json', tmp_path / 'tour.out.json'
+    spec.write_text(json.dumps([{'page': b.page, 'line': b.line, 'code': b.text}
+                                for b in blocks]))
+    proc = subprocess.run([sys.executable, str(Path(__file__).with_name('doc_runner.py')),
+                           str(spec), str(results)], cwd=repo, capture_output=True, text=True,
+                          env=dict(os.environ, MPLBACKEND='Agg', PYTHONDONTWRITEBYTECODE='1'),
+                          timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr
+    assert len(ran) >= 10 and blocks
+    after = _listing(repo)
+    written = sorted(set(after) - set(before))
+    outside = sorted(p for p in set(before) | set(after)
+                     if before.get(p) != after.get(p) and not p.startswith('out/'))
+    assert not outside, f'the tour wrote outside out/: {outside}'
+    assert 'out/joint_bag/metadata.yaml' in written and 'out/from_python.mcap' in written
 
 
 # ------------------------------------------------------------------------- other blocks

@@ -19,7 +19,9 @@ Each case copies the real conftest next to a small test module and runs pytest o
 without the variable, and checks the exit status and the printed list of skipped tests.
 """
 
+import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -73,6 +75,24 @@ MODULE_SKIP = textwrap.dedent("""\
     def test_never_collected():
         pass
     """)
+
+
+SEVERAL_REASONS = {
+    'test_tiny.py': SKIPPING + textwrap.dedent("""\
+
+        def test_skips_inside_for_the_same_reason():
+            pytest.skip('no frobnicator on this machine')
+        """),
+    'test_module_skipped.py': MODULE_SKIP,
+    'test_optional.py': textwrap.dedent("""\
+        import pytest
+
+        pytest.importorskip('tp_no_such_module', reason='tp_no_such_module is not installed')
+
+        def test_never_collected():
+            pass
+        """),
+}
 
 
 def run(tmp_path, source, forbid):
@@ -132,3 +152,96 @@ def test_a_module_skipped_at_collection_counts(tmp_path):
     assert 'SKIPPED test_tiny.py: the whole module needs a robot' in out
     status, out = run(tmp_path, MODULE_SKIP, None)
     assert status == 5, out  # pytest's own "no tests ran" without the gate
+
+
+def test_skips_of_several_reasons_make_one_summary_and_nothing_else(tmp_path):
+    """
+    Issue 23 (items 45-47): a run printed a line per skip, in 9 wordings, and a stray print.
+
+    Now the progress line is followed by one section, a line per reason with its count (most
+    skips first), and pytest's own last line: nothing else.
+    """
+    shutil.copy(REPO / 'test' / 'conftest.py', tmp_path / 'conftest.py')
+    for name, source in SEVERAL_REASONS.items():
+        (tmp_path / name).write_text(source)
+    env = {k: v for k, v in os.environ.items() if k != 'TP_FORBID_SKIPS'}
+    env['PYTHONDONTWRITEBYTECODE'] = '1'
+    done = subprocess.run(
+        [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--rootdir',
+         str(tmp_path), '-c', os.devnull, str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr == ''
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    progress = [line for line in lines if re.fullmatch(r'[.sxXF]+ +\[ *\d+%\]', line)]
+    assert lines[:len(progress)] == progress and len(progress) == 1, lines
+    assert re.fullmatch(r'=+ skipped tests, by reason =+', lines[1]), lines
+    assert lines[2] == '    2 skipped: no frobnicator on this machine', lines
+    assert sorted(lines[3:-1]) == ['    1 skipped: needs ../shared/urdf_corpus',
+                                   '    1 skipped: the whole module needs a robot',
+                                   '    1 skipped: tp_no_such_module is not installed'], lines
+    assert re.fullmatch(r'1 passed, 5 skipped, 1 xfailed in [\d.]+s', lines[-1]), lines
+
+
+def test_collecting_tests_prints_only_their_ids():
+    """
+    No package module nor test helper prints at import or collection (issue 23, item 47).
+
+    ``-s`` shows what a module prints while it is imported; pytest would hide it otherwise and
+    ``scripts/test.sh`` would not.  The package's modules are imported in one interpreter, the
+    core tests (and the helpers they import) collected in another.
+    """
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
+    code = textwrap.dedent("""\
+        import importlib
+        import pkgutil
+        import transmission_plugins
+        for m in pkgutil.walk_packages(transmission_plugins.__path__, 'transmission_plugins.'):
+            if not m.name.endswith('__main__'):   # that one runs the command
+                importlib.import_module(m.name)
+        """)
+    done = subprocess.run([sys.executable, '-c', code], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ''
+    done = subprocess.run(
+        [sys.executable, '-m', 'pytest', '--collect-only', '-q', '-s', '-p', 'no:cacheprovider',
+         'test/core'], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert all(line.startswith('test/core/test_') and '::' in line for line in lines[:-1]), [
+        line for line in lines[:-1] if '::' not in line]
+    assert re.fullmatch(r'\d+ tests collected in [\d.]+s', lines[-1]), lines[-1]
+
+
+def _prints_on_import(path):
+    """Yield the lines of ``print`` calls that run when ``path`` is imported."""
+    def main_block(node):
+        test = node.test if isinstance(node, ast.If) else None
+        return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+                and test.left.id == '__name__')
+
+    def walk(node):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or \
+                    main_block(child):
+                continue
+            if isinstance(child, ast.Call) and getattr(child.func, 'id', None) == 'print':
+                yield child.lineno
+            yield from walk(child)
+    yield from walk(ast.parse(path.read_text(encoding='utf-8')))
+
+
+def test_no_module_prints_when_it_is_imported():
+    """
+    No module of the package, the tests or the benchmarks prints at import (issue 23, item 47).
+
+    On e6277b7 ``test/tools/test_csv_fast.py`` printed at collection when pyarrow or orjson was
+    missing, beside its skip.  A ``print`` in a function or under ``if __name__ == ...`` is
+    fine: it runs when called.
+    """
+    found = [f'{path.relative_to(REPO)}:{line}'
+             for folder in ('transmission_plugins', 'test', 'bench', 'launch')
+             for path in sorted((REPO / folder).rglob('*.py'))
+             for line in _prints_on_import(path)]
+    assert not found, f'print at import: {found}'

@@ -28,6 +28,8 @@ from test_hardware_interface import two_transmission_robot
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.hardware_interface import STALE
 from transmission_plugins.runtime.hardware_interface import WARN
+from transmission_plugins.runtime.reports import Reports
+from transmission_plugins.runtime.reports import STALE_INTERVAL
 
 ACTUATORS = ['m_simple', 'm_d1', 'm_d2']
 
@@ -153,3 +155,41 @@ def test_an_arrival_time_in_the_future_or_nan_counts_as_now():
     for received in (clock.t + 5.0, float('nan')):
         hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0], received=received)
         assert hw.state_time[0] == clock.t
+
+
+def test_states_flapping_under_load_make_at_most_one_stale_line_every_5_s():
+    """
+    Actuator states that stop and resume every 0.15 s for 19.5 s: a few summaries, no flapping.
+
+    On e6277b7 the stale and fresh lines came once a second, alternating for as long as the
+    states flapped (issue 23, item 35).  Now stale lines are at least 5 s apart; joints that went
+    stale and were fresh again before a line was due are one warning that counts the episodes.
+    """
+    clock = FakeClock()
+    hw = _hw(clock)
+    reports = Reports(clock)
+    start = clock.t
+    lines = []
+
+    def run(seconds, fresh):
+        for k in range(round(seconds * 100)):    # 100 Hz cycles
+            if fresh(k):
+                hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0])
+            hw.update()
+            lines.extend((clock.t - start, level, line) for level, line in reports.stale(hw))
+            clock.t += 0.01
+
+    run(19.5, lambda k: k % 30 < 15)    # fresh for 0.15 s, silent for 0.15 s
+    assert hw.states.fresh_changes >= 100   # the states did flap, about 130 times
+    flapping = list(lines)
+    assert len(flapping) == 3, flapping   # at 5, 10 and 15 s
+    for t, level, line in flapping:
+        assert level == 'warning' and 'went stale (j_simple, j_d1, j_d2)' in line, line
+        assert line.startswith('no actuator state for 0.1 s, ') and 'times since' in line
+    run(6.0, lambda k: False)           # then silent: one line names the stale joints
+    run(6.0, lambda k: True)            # then fresh: one line says so
+    times = [t for t, _, _ in lines]
+    assert all(b - a >= STALE_INTERVAL - 1e-9 for a, b in zip(times, times[1:])), lines
+    [(stale_level, stale), (fresh_level, fresh)] = [x[1:] for x in lines[len(flapping):]]
+    assert stale_level == 'warning' and stale.startswith('no actuator state for 0.1 s: 3 joints')
+    assert (fresh_level, fresh) == ('info', 'every actuator state is fresh again')

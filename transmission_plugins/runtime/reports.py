@@ -65,6 +65,8 @@ class Reports:
         #: the stale targets of the last line (None: none reported stale)
         self._stale: Optional[Tuple[str, ...]] = None
         self._episodes = 0
+        #: the targets stale at some time since the last line (in target order)
+        self._missed: Dict[str, None] = {}
 
     def due(self, kind: str, interval: Optional[float] = None) -> bool:
         """Return True (and start a new interval) when a line of ``kind`` may be logged."""
@@ -86,8 +88,10 @@ class Reports:
 
         A warning names the stale joints and what ``joint_states`` does about them (the
         ``stale_joints`` policy); an info line says when they are all fresh again, with the
-        number of stale episodes since the last line.  The simulation interface's lines speak
-        of joint states and stale actuators.
+        number of stale episodes since the last line.  Joints that went stale and were fresh
+        again before a line was due (states flapping under load) are one warning that names
+        them and counts the episodes.  The simulation interface's lines speak of joint states
+        and stale actuators.
         """
         states = hw.states
         changes = states.fresh_changes
@@ -99,13 +103,22 @@ class Reports:
         if changes != self._seen:
             self._seen = changes
             self._episodes += bool(names)
+            self._missed.update(dict.fromkeys(names))
         if not self.due('stale', max(self.interval, STALE_INTERVAL)):
             return []
         self._reported = changes
         episodes, self._episodes = self._episodes, 0
+        missed = [n for n in states.target_names if n in self._missed]
+        self._missed = {}
         if not names:
             if self._stale is None:
-                return []
+                if not episodes:
+                    return []
+                more = '...' if len(missed) > 8 else ''
+                return [('warning', f'no {source} state for {hw.state_timeout:g} s, {episodes} '
+                                    f'times since the last line: {len(missed)} {target}s went '
+                                    f'stale ({", ".join(missed[:8])}{more}); every {source} '
+                                    'state is fresh again')]
             self._stale = None
             again = f' ({episodes} stale episodes since the last line)' if episodes > 1 else ''
             return [('info', f'every {source} state is fresh again{again}')]

@@ -32,8 +32,8 @@ with the counts the bag declares.
 
 import os
 from pathlib import Path
+import secrets
 import shutil
-import tempfile
 from typing import Any
 from typing import Dict
 from typing import Iterator
@@ -283,17 +283,17 @@ class BagWriter:
                                       'choose another name)')
         self.single_file = target.suffix in STORAGE_OF_SUFFIX
         folder = target.parent if str(target.parent) else Path('.')
-        self._tmp = ''
-        try:   # a signal at any point in here (the CLI raises on SIGTERM) leaves nothing
-            self._tmp = tempfile.mkdtemp(prefix='.convert-', dir=folder)
-            name = target.stem if self.single_file else target.name
-            self._bag = Path(self._tmp) / name
+        # the name is known before the folder exists: a signal at any point from here on (the
+        # CLI raises on SIGTERM) leaves nothing behind, even right after the mkdir
+        self._tmp = str(folder / f'.convert-{secrets.token_hex(8)}')
+        self._bag = Path(self._tmp) / (target.stem if self.single_file else target.name)
+        try:
+            os.mkdir(self._tmp, 0o700)
             plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
             self.writer = Writer(self._bag, version=9, storage_plugin=plugin)
             self.writer.open()
         except BaseException as e:
-            if self._tmp:
-                shutil.rmtree(self._tmp, ignore_errors=True)
+            shutil.rmtree(self._tmp, ignore_errors=True)
             if isinstance(e, Exception):
                 raise self._error(e) from e
             raise
@@ -301,8 +301,7 @@ class BagWriter:
     def _error(self, e: BaseException) -> BagError:
         """Return the error for a failure to write, naming ``path`` (not the temporary bag)."""
         reason = (e.strerror if isinstance(e, OSError) and e.strerror else _reason(e))
-        if self._tmp:
-            reason = reason.replace(str(self._bag), self.path).replace(self._tmp, '.')
+        reason = reason.replace(str(self._bag), self.path).replace(self._tmp, '.')
         return BagError(self.path, f'cannot write the bag: {reason}')
 
     def add(self, topic: str, like: Any) -> Any:

@@ -22,8 +22,8 @@ atomic) and renames it to the output only when the ``with`` block ends without a
 import contextlib
 import io
 import os
+import secrets
 import sys
-import tempfile
 from typing import Any
 from typing import BinaryIO
 from typing import Iterator
@@ -77,18 +77,21 @@ def output_file(path: str, what: str = 'the file') -> Iterator[BinaryIO]:
         sys.stdout.buffer.flush()
         return
     folder = os.path.dirname(os.path.abspath(path))
+    # the name is known before the file exists: a signal right after its creation (the CLI
+    # raises on SIGTERM) still removes it below
+    part = os.path.join(folder, f'.{os.path.basename(path)}.{secrets.token_hex(8)}.part')
     try:
-        fd, part = tempfile.mkstemp(prefix=f'.{os.path.basename(path)}.', suffix='.part',
-                                    dir=folder)
-    except OSError as e:
-        raise cannot_write(path, what, e) from e
-    try:
+        try:
+            fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as e:
+            part = ''
+            raise cannot_write(path, what, e) from e
         with _Part(fd, path, what) as stream:
             yield stream
         umask = os.umask(0)
         os.umask(umask)
         try:
-            os.chmod(part, 0o666 & ~umask)  # mkstemp made it private
+            os.chmod(part, 0o666 & ~umask)  # created private above
             os.replace(part, path)
         except OSError as e:
             raise cannot_write(path, what, e) from e

@@ -81,11 +81,13 @@ def test_homing_in_the_mock_finds_the_switches(rig, urdf, tmp_path):
     assert worst <= 1.0
     stored = read_calibration_file(str(path), robot.robot_name, robot.actuator_names)
     np.testing.assert_allclose(list(stored.values()), cal.offset[:5])
-    rig.spin(1.0, lambda: False)   # the joints stop (zero velocity after homing)
     states.clear()
-    assert rig.spin(5.0, lambda: states and len(states[-1].name) == len(robot.joint_names))
-    truth = robot.actuator_to_joint_arrays({'position': mock.sim.state()['position']})
-    np.testing.assert_allclose(states[-1].position[:5], truth['position'][:5], atol=0.01)
+
+    def agree() -> bool:   # the joints stop after homing (zero velocity); a busy machine lags
+        truth = robot.actuator_to_joint_arrays({'position': mock.sim.state()['position']})
+        return bool(states) and len(states[-1].name) == len(robot.joint_names) and np.allclose(
+            states[-1].position[:5], truth['position'][:5], rtol=0.0, atol=0.01)
+    assert rig.spin(15.0, agree), (states[-1].position[:5] if states else 'no joint_states')
 
 
 @pytest.mark.parametrize('parameters, words', [

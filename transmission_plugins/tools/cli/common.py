@@ -136,13 +136,15 @@ def xacro_mappings(pairs: Optional[List[Tuple[str, str]]]) -> Dict[str, str]:
     return dict(pairs or [])
 
 
-def add_urdf_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the URDF argument and the loading options (``--lenient``, ``--source``, xacro)."""
+def add_urdf_arguments(parser: argparse.ArgumentParser, loading: bool = True) -> None:
+    """Add the URDF argument, xacro's, and the loading options (``--lenient``, ``--source``)."""
     parser.add_argument('urdf', metavar='URDF', help='URDF or .xacro file')
     parser.add_argument('--xacro-arg', dest='xacro_args', metavar='NAME:=VALUE',
                         type=xacro_argument, action='append', default=[],
                         help="a xacro argument for a .xacro URDF, as on xacro's command line "
                              '(repeat for more)')
+    if not loading:
+        return
     parser.add_argument('--lenient', action='store_true',
                         help='skip transmissions that cannot be loaded (unknown vendor types, '
                              'bad values) with a warning instead of failing')

@@ -20,11 +20,11 @@ from typing import Any
 
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.robot.lint import lint_urdf
+from transmission_plugins.tools.cli.common import add_urdf_arguments
 from transmission_plugins.tools.cli.common import describe
 from transmission_plugins.tools.cli.common import error
 from transmission_plugins.tools.cli.common import EXIT_ERROR
 from transmission_plugins.tools.cli.common import EXIT_OK
-from transmission_plugins.tools.cli.common import xacro_argument
 from transmission_plugins.tools.cli.common import xacro_mappings
 
 #: exit status when there are findings (as when the URDF cannot be read at all)
@@ -42,11 +42,7 @@ def add_parser(sub: Any) -> None:
                                    'between robot level and <ros2_control>, effort limits the '
                                    'actuators cannot reach, and a description that does not '
                                    'load strictly. Exit status 0 without findings, 1 with.')
-    p.add_argument('urdf', metavar='URDF', help='URDF or .xacro file')
-    p.add_argument('--xacro-arg', dest='xacro_args', metavar='NAME:=VALUE',
-                   type=xacro_argument, action='append', default=[],
-                   help="a xacro argument for a .xacro URDF, as on xacro's command line "
-                        '(repeat for more)')
+    add_urdf_arguments(p, loading=False)   # lint reads strictly, then leniently
     p.add_argument('--json', action='store_true',
                    help='print {"urdf": ..., "findings": [{"kind", "path", "line", '
                         '"message"}, ...]}')

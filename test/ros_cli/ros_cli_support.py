@@ -231,11 +231,11 @@ def ros2(line, user, expect=None, timeout=30.0):
         time.sleep(0.5)
 
 
-def start(line, user, ready=READY):
+def start(line, user, ready=READY, timeout=90):
     """Start a long-running command on a terminal of its own; wait until it is ready."""
     cmd = Command(line, user.env, str(user.path))
     try:
-        cmd.wait_for(ready, 90)
+        cmd.wait_for(ready, timeout)
     except AssertionError:
         cmd.kill()
         raise

@@ -47,6 +47,7 @@ import pytest
 from ros_cli_support import Command
 from ros_cli_support import ros2
 from ros_cli_support import run
+from ros_cli_support import start
 from tp_support import PR2_URDF
 from tp_support import ros2_control_env
 from tp_support import ROS2_CONTROL_SKIP_REASON
@@ -86,16 +87,6 @@ def r2c_env(workspace):
 def r2c_user(user, r2c_env):
     """Give a test a fresh working directory with ros2_control's environment."""
     return user._replace(env=r2c_env)
-
-
-def _start(line, user):
-    cmd = Command(line, user.env, str(user.path))
-    try:
-        cmd.wait_for(READY, 120)
-    except AssertionError:
-        cmd.kill()
-        raise
-    return cmd
 
 
 def _goal(user, action, targets, seconds=2.0, tolerance=0.01):
@@ -142,7 +133,7 @@ LIGHT_READY = (']: active', 'Configured and activated joint_state_broadcaster')
 
 
 def test_the_bundled_robot_under_ros2_control(r2c_user):
-    launch = _start(doc.R2C_LAUNCH, r2c_user)
+    launch = start(doc.R2C_LAUNCH, r2c_user, READY, timeout=120)
     light = Command(LIGHT, r2c_user.env, str(r2c_user.path))
     try:
         assert 'ros2_control: generated TopicBasedSystem block (6 joints, 4 passive left out)' in (
@@ -182,7 +173,7 @@ def test_the_pr2_in_a_namespace(r2c_user):
     if not PR2_URDF.is_file():
         pytest.skip(f'needs {PR2_URDF} (../shared/urdf_corpus)')
     shutil.copy(PR2_URDF, r2c_user.path / 'pr2.urdf')
-    launch = _start(doc.R2C_LAUNCH_PR2, r2c_user)
+    launch = start(doc.R2C_LAUNCH_PR2, r2c_user, READY, timeout=120)
     try:
         assert 'generated TopicBasedSystem block (32 joints, 12 passive left out)' in (
             launch.output)

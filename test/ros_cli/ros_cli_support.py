@@ -44,6 +44,23 @@ BAD_LINES = re.compile(r'Traceback|FATAL|KeyboardInterrupt|terminate called|proc
 READY = (']: active', 'simulating ')
 
 
+def _default_sigint() -> None:
+    """
+    Give the child SIGINT's default action, as a terminal's foreground job has.
+
+    A test runner started as a shell's background job ignores SIGINT, and children inherit
+    that; ``ros2 launch`` only sees a SIGINT through Python's default handler, which is not
+    installed when the signal is ignored at start.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _foreground_job() -> None:
+    """Make the pseudo-terminal the child's controlling terminal; SIGINT as by default."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    _default_sigint()
+
+
 class Command:
     """
     One command line run by ``bash -c``.
@@ -67,13 +84,12 @@ class Command:
             self._fd = master
             self.proc = subprocess.Popen(
                 argv, env=env, cwd=cwd, stdin=slave, stdout=slave, stderr=slave,
-                start_new_session=True, close_fds=True,
-                preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+                start_new_session=True, close_fds=True, preexec_fn=_foreground_job)
             os.close(slave)
         else:
             self.proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
+                                         start_new_session=True, preexec_fn=_default_sigint)
             self._fd = self.proc.stdout.fileno()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

@@ -469,8 +469,12 @@ def test_node_set_stop_interrupts_then_kills(tmp_path):
     log_path = tmp_path / 'nodes.log'
     with open(log_path, 'w') as log:
         nodes = launcher.NodeSet([
+            # its own KeyboardInterrupt handler: a runner started in the background (SIGINT
+            # ignored, inherited) must not make it stubborn too
             ('polite', [sys.executable, '-c',
-                        'import time; print("ready", flush=True); time.sleep(30)']),
+                        'import signal, time; '
+                        'signal.signal(signal.SIGINT, signal.default_int_handler); '
+                        'print("ready", flush=True); time.sleep(30)']),
             ('stubborn', [sys.executable, '-c',
                           'import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); '
                           'print("ready", flush=True); time.sleep(30)'])], log=log)

@@ -20,10 +20,14 @@ case "$ver" in
   *) echo "setup_env: Python $ver found; the ROS 2 wheels need CPython 3.10-3.13 (set PYTHON=)" >&2
      exit 1 ;;
 esac
-echo "setup_env: creating $venv with Python $ver (about a minute on a fresh machine)" >&2
+echo "setup_env: creating $venv with Python $ver (under a minute on a fresh machine)" >&2
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+# uv installs the lock: the same pinned distributions as pip, downloaded in parallel and not
+# byte-compiled up front (several times faster than pip on a fresh machine); pip bootstraps uv
+# at the version the lock pins, and installs the package itself
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-  -r "$root/requirements.lock.txt" 2>&1 | grep -v '^WARNING: Location' >&2 || true
+  "$(grep '^uv==' "$root/requirements.lock.txt")" 2>&1 | grep -v '^WARNING: Location' >&2 || true
+"$venv/bin/uv" pip install --quiet --python "$venv/bin/python" -r "$root/requirements.lock.txt"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
   --no-build-isolation -e "$root" 2>&1 | grep -v '^WARNING: Location' >&2 || true
 "$venv/bin/python" -c 'import rclpy, numpy, urdf_parser_py, xacro, transmission_plugins' \

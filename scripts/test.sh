@@ -25,7 +25,10 @@ if [ -f "$ros2_control" ]; then
 fi
 export AMENT_PREFIX_PATH="$venv${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
 export ROS_AUTOMATIC_DISCOVERY_RANGE="${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}"
-export PYTHONDONTWRITEBYTECODE=1
+# bytecode cached beside the venv, outside the source tree: the tree stays clean and the
+# hundreds of node and tool processes the tests start do not each recompile the package
+unset PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX="$venv/pycache"
 cd "$root"
 set +e
 # two workers, each test module on one of them (test/conftest.py); -n 0 runs serially

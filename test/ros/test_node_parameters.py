@@ -288,7 +288,7 @@ def test_an_exception_in_a_transition_is_logged_with_its_cause(node, capfd):
         raise RuntimeError('the actuator bus is gone')
 
     assert node.trigger_deactivate() == TransitionCallbackReturn.SUCCESS
-    node.core.reset_commands = boom
+    node.core.commands.reset = boom
     assert node.trigger_activate() == TransitionCallbackReturn.ERROR
     assert 'activate failed: RuntimeError: the actuator bus is gone' in capfd.readouterr().err
     assert node.lifecycle_state == 'unconfigured' and node.core is None

@@ -131,7 +131,7 @@ def test_the_state_watchdog_counts_from_arrival_not_from_the_call():
     assert hw.update().joint_states is not None
     clock.t += 0.011
     assert hw.update().joint_states is None
-    assert hw.state_time[0] == received
+    assert hw.states.state_time[0] == received
 
 
 def test_the_command_watchdog_counts_from_arrival_too():
@@ -154,7 +154,7 @@ def test_an_arrival_time_in_the_future_or_nan_counts_as_now():
     hw = _hw(clock)
     for received in (clock.t + 5.0, float('nan')):
         hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0], received=received)
-        assert hw.state_time[0] == clock.t
+        assert hw.states.state_time[0] == clock.t
 
 
 def test_states_flapping_under_load_make_at_most_one_stale_line_every_5_s():

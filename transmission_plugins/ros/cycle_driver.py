@@ -65,7 +65,7 @@ class CycleDriver:
     Publish an interface's state and command outputs on its timer or as inputs arrive.
 
     :param node: the node (its clock, timers and logger)
-    :param core: the interface (``record_cycle`` and what :class:`~.runtime.reports.Reports`
+    :param core: the interface (its ``timer`` and what :class:`~.runtime.reports.Reports`
         reads); its ``clock`` is the steady clock of the cycle statistics
     :param states: returns the state output now (``names, position, velocity, effort``; None:
         nothing to publish)
@@ -158,7 +158,7 @@ class CycleDriver:
             line = self._reports.cycle_failed(e)
             if line:
                 self.node.get_logger().error(line)
-        self.core.record_cycle(start, self._clock(), periodic)
+        self.core.timer.record(start, self._clock(), periodic)
         for level, line in self._reports.stale(self.core) + self._reports.calibration(self.core):
             log_at(self.node.get_logger(), level, line)
         if commands:

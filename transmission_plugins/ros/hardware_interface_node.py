@@ -318,7 +318,7 @@ class HardwareInterfaceNode(LifecycleNode):
         """Start the update timer; commands received while inactive are discarded."""
         core = self.core
         assert core is not None and core.period is not None
-        core.reset_commands()
+        core.commands.reset()
         # the timer runs on the steady clock: the watchdogs act whatever /clock does
         self.driver = CycleDriver(
             self, core, *self._outputs(), str(self._param('frame_id')), self._reports,

@@ -29,15 +29,11 @@ import math
 import time
 from typing import Any
 from typing import Callable
-from typing import Dict
 from typing import List
 from typing import Optional
 from typing import Sequence
 from typing import Type
 
-import numpy as np
-
-from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.commands import LatestCommands
@@ -152,26 +148,6 @@ class InterfaceCycle:
         self.states.stale_joints = value
         self.states.invalidate()
 
-    @property
-    def state(self) -> Dict[str, FloatArray]:
-        """Return the latest state per field (NaN = unknown)."""
-        return self.states.state
-
-    @property
-    def state_time(self) -> FloatArray:
-        """Return the arrival time of each state (-inf: never)."""
-        return self.states.state_time
-
-    @property
-    def command(self) -> Dict[str, FloatArray]:
-        """Return the latest command per field (NaN = none)."""
-        return self.commands.command
-
-    @property
-    def command_time(self) -> FloatArray:
-        """Return the arrival time of each command (-inf: never)."""
-        return self.commands.command_time
-
     def commandable_joints(self) -> List[str]:
         """Return the joints a joint command may name (passive joints excluded), URDF order."""
         return [n for i, n in enumerate(self.joint_names) if self.topology.commandable[i]]
@@ -200,36 +176,7 @@ class InterfaceCycle:
                                          '(passive joints cannot be commanded)')
         return list(joints)
 
-    def fresh_states(self, now: Optional[float] = None) -> np.ndarray:
-        """Return a boolean mask of the state inputs received within ``state_timeout``."""
-        return self.states.fresh(now)
-
-    # ------------------------------------------------------------------ counters and timing
-    @property
-    def clamps(self) -> Dict[str, int]:
-        """Return the clamp counts per limit kind."""
-        return self.counters.clamps
-
-    @property
-    def joint_clamps(self) -> np.ndarray:
-        """Return the clamp counts per joint."""
-        return self.counters.joint_clamps
-
-    @property
-    def actuator_clamps(self) -> np.ndarray:
-        """Return the clamp counts per actuator."""
-        return self.counters.actuator_clamps
-
-    @property
-    def incomplete_commands(self) -> int:
-        """Return how many transmissions were commanded for only some of their inputs."""
-        return self.counters.incomplete_commands
-
-    @property
-    def non_finite_outputs(self) -> int:
-        """Return how many outputs came out NaN or infinite (and were left out)."""
-        return self.counters.non_finite_outputs
-
+    # ------------------------------------------------------------------ timing
     @property
     def period(self) -> Optional[float]:
         """Return the cycle period in seconds (None: no overrun check)."""
@@ -239,30 +186,6 @@ class InterfaceCycle:
     def period(self, value: Optional[float]) -> None:
         self.timer.period = value
         self.commands.period = value
-
-    @property
-    def cycles(self) -> int:
-        """Return the number of cycles run."""
-        return self.timer.cycles
-
-    @property
-    def overruns(self) -> int:
-        """Return the number of cycles that overran their period or started late."""
-        return self.timer.overruns
-
-    @property
-    def max_cycle_time(self) -> float:
-        """Return the longest cycle's work time in seconds."""
-        return self.timer.max_cycle_time
-
-    @property
-    def cycle_time_sum(self) -> float:
-        """Return the total work time of all cycles in seconds."""
-        return self.timer.cycle_time_sum
-
-    def record_cycle(self, start: float, end: float, periodic: bool = True) -> None:
-        """Account one cycle from ``start`` to ``end`` (steady clock); periodic: a timer tick."""
-        self.timer.record(start, end, periodic)
 
     # ------------------------------------------------------------------ inputs
     def _arrival(self, received: Optional[float]) -> float:
@@ -276,10 +199,6 @@ class InterfaceCycle:
         except InputRejected as e:
             self.drops.reject(topic, e)
             raise
-
-    def reset_commands(self) -> None:
-        """Forget every command (e.g. on activation) and any held position."""
-        self.commands.reset()
 
     def diagnostics(self, prefix: str, lifecycle_state: str = 'active'
                     ) -> List[DiagnosticRecord]:

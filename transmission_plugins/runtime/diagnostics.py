@@ -97,16 +97,16 @@ def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
     robot_id = hardware_id(hw.robot)
     states = hw.states
     source = states.direction.source
-    fresh = hw.fresh_states(now)
+    fresh = states.fresh(now)
     needed = states.direction.depends.any(axis=0)
-    state_age = now - hw.state_time
-    cmd_age = now - hw.command_time
+    state_age = now - states.state_time
+    cmd_age = now - hw.commands.command_time
     timer = hw.timer
     counters = hw.counters
     records = []
     level = OK
     message = 'ok'
-    known = np.isfinite(hw.state_time)
+    known = np.isfinite(states.state_time)
     stale = int(np.count_nonzero(needed & ~fresh & known))
     never = int(np.count_nonzero(needed & ~known))
     if not known[needed].any():

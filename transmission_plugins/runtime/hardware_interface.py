@@ -161,15 +161,7 @@ class HardwareInterface(InterfaceCycle):
         self._soft_limits = bool(value)
         self.commands.bounds = joint_bounds(self.robot, self._rates, self._soft_limits)
 
-    def fresh_actuators(self, now: Optional[float] = None) -> np.ndarray:
-        """Return a boolean mask of the actuators whose state is within ``state_timeout``."""
-        return self.states.fresh(now)
-
     # ------------------------------------------------------------------ inputs
-    def _arrival(self, received: Optional[float]) -> float:
-        now = self.clock()
-        return now if received is None or not received <= now else received
-
     def set_actuator_state(self, names: Sequence[str], position: Any = (), velocity: Any = (),
                            effort: Any = (), topic: str = 'actuator_states',
                            received: Optional[float] = None) -> None:

@@ -29,11 +29,11 @@ from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.robot_transmissions import RobotTransmission
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.runtime.diagnostics import OK
+from transmission_plugins.runtime.diagnostics import STALE
+from transmission_plugins.runtime.diagnostics import WARN
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
-from transmission_plugins.runtime.hardware_interface import InputRejected
-from transmission_plugins.runtime.hardware_interface import OK
-from transmission_plugins.runtime.hardware_interface import STALE
-from transmission_plugins.runtime.hardware_interface import WARN
+from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import SimpleTransmission
 from transmission_plugins.urdf.joints import UrdfJoint

@@ -25,9 +25,9 @@ import pytest
 
 from test_hardware_interface import FakeClock
 from test_hardware_interface import two_transmission_robot
+from transmission_plugins.runtime.diagnostics import STALE
+from transmission_plugins.runtime.diagnostics import WARN
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
-from transmission_plugins.runtime.hardware_interface import STALE
-from transmission_plugins.runtime.hardware_interface import WARN
 from transmission_plugins.runtime.reports import Reports
 from transmission_plugins.runtime.reports import STALE_INTERVAL
 
@@ -66,7 +66,7 @@ def test_a_fresh_transmission_moves_on_while_a_stale_one_holds():
     np.testing.assert_allclose(js.position, [1.5, 1.0, 1.0])   # j_simple held at 10 / 10 + 0.5
     assert hw.diagnostics('hw')[0].level == WARN
     # the stale joint's held value is also the linearisation point of its commands
-    np.testing.assert_allclose(hw.states.last_joint_position, js.position)
+    np.testing.assert_allclose(hw.states.last_position, js.position)
 
 
 def test_joints_never_heard_of_are_left_out_under_both_policies():

@@ -79,11 +79,11 @@ from transmission_plugins.ros.hardware_interface_parameters import core_settings
 from transmission_plugins.ros.hardware_interface_parameters import HARDWARE_LIVE_SETTINGS
 from transmission_plugins.ros.hardware_interface_parameters import hardware_settings
 from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
+from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.diagnostics import node_records
-from transmission_plugins.runtime.hardware_interface import FIELDS
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
-from transmission_plugins.runtime.hardware_interface import InputRejected
-from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
+from transmission_plugins.runtime.messages import FIELDS
+from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.runtime.parameters import require_valid
 from transmission_plugins.runtime.parameters import Specs
 from transmission_plugins.runtime.reports import Reports

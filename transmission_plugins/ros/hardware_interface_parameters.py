@@ -39,11 +39,11 @@ from rclpy.parameter import Parameter
 from transmission_plugins.ros.common import MAX_QOS_DEPTH
 from transmission_plugins.ros.common import ROBOT_DESCRIPTION_PARAMETER
 from transmission_plugins.runtime.calibration import CalibrationSettings
+from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.cycle import InterfaceCycle
-from transmission_plugins.runtime.hardware_interface import STALE_JOINT_POLICIES
-from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.parameters import Constraint
 from transmission_plugins.runtime.parameters import Specs
+from transmission_plugins.runtime.states import STALE_JOINT_POLICIES
 
 #: name -> (default, description, constraint); the node's parameter contract (doc/nodes.md).
 PARAMETERS: Specs = {

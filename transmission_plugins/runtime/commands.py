@@ -15,10 +15,10 @@
 """
 The command side of a cycle: latest commands, their watchdog, limits, conversion, grouping.
 
-The hardware interface converts joint commands to actuator commands (:class:`JointCommands`),
-the simulation interface actuator commands to joint commands (:class:`ActuatorCommands`); both
-are a :class:`LatestCommands` over one :class:`~.topology.Direction`, described here for the
-first (swap joint and actuator for the second; every actuator may be commanded there).
+The hardware interface converts joint commands to actuator commands, the simulation interface
+actuator commands to joint commands; both with a :class:`LatestCommands` over one
+:class:`~.topology.Direction`, described here for the first (swap joint and actuator for the
+second; every actuator may be commanded there).
 
 Each joint keeps its latest commanded position, velocity and effort (NaN: none) and the time they
 arrived; a command replaces every field of the joints it names.  Each cycle:
@@ -83,19 +83,17 @@ class LatestCommands:
     """
     Latest source commands, the command watchdog and the target commands they make.
 
-    :param topology: the robot's index groups; :attr:`TO_JOINTS` picks the direction
+    :param topology: the robot's index groups
+    :param to_joints: actuator commands in, joint commands out (False: the other way round)
     :param counters: clamps, incomplete commands and non-finite outputs are counted there
     :param command_timeout: seconds after which a command expires; <= 0: never
     :param enforce_limits: clamp to the source and target limits
     :param timeout_action: one of :data:`TIMEOUT_ACTIONS`
     """
 
-    #: True: actuator commands in, joint commands out; False: the other way round
-    TO_JOINTS = False
-
-    def __init__(self, topology: Topology, counters: Counters, command_timeout: float,
-                 enforce_limits: bool, timeout_action: str) -> None:
-        direction = topology.direction(self.TO_JOINTS)
+    def __init__(self, topology: Topology, to_joints: bool, counters: Counters,
+                 command_timeout: float, enforce_limits: bool, timeout_action: str) -> None:
+        direction = topology.direction(to_joints)
         #: the sources, targets, limits and map (:class:`~.topology.Direction`)
         self.direction: Direction = direction
         self.counters = counters
@@ -410,21 +408,3 @@ def group_by_fields(names: List[str], values: Dict[str, np.ndarray]) -> List[Com
         vals = [values[f][sel] if key & (1 << i) else None for i, f in enumerate(FIELDS)]
         out.append(CommandOutput(selected, *vals))
     return out
-
-
-class JointCommands(LatestCommands):
-    """The hardware interface's command side: joint commands in, actuator commands out."""
-
-    TO_JOINTS = False
-
-    #: this cycle's actuator commands: ``(now, actuator positions measured, joint positions)``
-    actuator_commands = LatestCommands.outputs
-
-
-class ActuatorCommands(LatestCommands):
-    """The simulation interface's command side: actuator commands in, joint commands out."""
-
-    TO_JOINTS = True
-
-    #: this cycle's joint commands: ``(now, joint positions measured, actuator positions)``
-    joint_commands = LatestCommands.outputs

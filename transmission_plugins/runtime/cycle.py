@@ -18,11 +18,10 @@ What the hardware and the simulation interface share: settings, buffers, counter
 :class:`InterfaceCycle` is the common base of
 :class:`~.hardware_interface.HardwareInterface` (actuator states to joint states, joint commands
 to actuator commands) and :class:`~.sim_interface.SimInterface` (the mirror: joint states to
-actuator states, actuator commands to joint commands).  A subclass names its state side and its
-command side (:attr:`InterfaceCycle.STATES`, :attr:`InterfaceCycle.COMMANDS`, both built on one
-:class:`~.topology.Direction` of the robot's maps) and its topics, and adds its inputs and its
-``update()``; everything else (watchdog settings, counters, timing, drop counts, diagnostics)
-is here, once.
+actuator states, actuator commands to joint commands).  A subclass names its direction
+(:attr:`InterfaceCycle.TO_JOINTS`) and its topics, and adds its inputs and its ``update()``;
+everything else (the state and command sides, watchdog settings, counters, timing, drop counts,
+diagnostics) is here, once.
 """
 
 import math
@@ -32,10 +31,10 @@ from typing import Callable
 from typing import List
 from typing import Optional
 from typing import Sequence
-from typing import Type
 
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.runtime.commands import CommandOutput
 from transmission_plugins.runtime.commands import LatestCommands
 from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.counters import Counters
@@ -46,6 +45,7 @@ from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.runtime.messages import NameIndex
 from transmission_plugins.runtime.states import LatestStates
 from transmission_plugins.runtime.states import STALE_JOINT_POLICIES
+from transmission_plugins.runtime.states import StateOutput
 from transmission_plugins.runtime.timing import CycleTimer
 from transmission_plugins.runtime.topology import Topology
 
@@ -64,14 +64,11 @@ class InterfaceCycle:
     :raises TransmissionValueError: a setting outside its range
     """
 
-    #: the state side and the command side (subclasses set them)
-    STATES: Type[LatestStates] = LatestStates
-    COMMANDS: Type[LatestCommands] = LatestCommands
-    #: the topics of the state input and output, and of the command input and output
-    STATE_TOPIC = ''
+    #: True: actuator states to joint states and joint commands to actuator commands
+    TO_JOINTS = True
+    #: the topics of the state output and of the command input
     STATE_OUTPUT_TOPIC = ''
     COMMAND_TOPIC = ''
-    COMMAND_OUTPUT_TOPIC = ''
 
     def __init__(self, robot: RobotTransmissions, *, state_timeout: float,
                  command_timeout: float, enforce_limits: bool, timeout_action: str,
@@ -90,10 +87,10 @@ class InterfaceCycle:
         self._actuators = NameIndex(self.actuator_names, 'actuator')
         self.topology = Topology(robot)
         self.counters = Counters(len(self.joint_names), len(self.actuator_names))
-        self.states = self.STATES(self.topology, self.counters, state_timeout, clock,
-                                  stale_joints)
-        self.commands = self.COMMANDS(self.topology, self.counters, command_timeout,
-                                      enforce_limits, timeout_action)
+        self.states = LatestStates(self.topology, self.TO_JOINTS, self.counters, state_timeout,
+                                   clock, stale_joints)
+        self.commands = LatestCommands(self.topology, not self.TO_JOINTS, self.counters,
+                                       command_timeout, enforce_limits, timeout_action)
         self.timer = CycleTimer()
         #: dropped messages per topic and reason
         self.drops = DropCounts()
@@ -186,6 +183,35 @@ class InterfaceCycle:
     def period(self, value: Optional[float]) -> None:
         self.timer.period = value
         self.commands.period = value
+
+    # ------------------------------------------------------------------ outputs
+    def state_output(self, now: Optional[float] = None) -> Optional[StateOutput]:
+        """
+        Return the state output of the latest state inputs (the state half of a cycle).
+
+        None when no target is known (or, with ``stale_joints: omit``, none is fresh).
+
+        :param now: the steady time of the watchdog (default: :attr:`clock`)
+        """
+        now = self.clock() if now is None else now
+        self._advance(now)
+        return self.states.outputs(now)
+
+    def command_output(self, now: Optional[float] = None) -> List[CommandOutput]:
+        """
+        Return the command output messages of the latest command inputs (the command half).
+
+        Nonlinear maps are linearised at the positions :meth:`state_output` converted last.
+
+        :param now: the steady time of the watchdog (default: :attr:`clock`)
+        """
+        now = self.clock() if now is None else now
+        self._advance(now)
+        return self.commands.outputs(now, self.states.state['position'],
+                                     self.states.last_position)
+
+    def _advance(self, now: float) -> None:
+        """Do what must precede the outputs at ``now`` (the hardware interface's calibration)."""
 
     # ------------------------------------------------------------------ inputs
     def _arrival(self, received: Optional[float]) -> float:

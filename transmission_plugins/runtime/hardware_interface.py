@@ -49,17 +49,9 @@ from transmission_plugins.runtime.calibration import CalibrationSettings
 from transmission_plugins.runtime.calibration_file import CalibrationFileError
 from transmission_plugins.runtime.calibration_file import write_calibration_file
 from transmission_plugins.runtime.commands import CommandOutput
-from transmission_plugins.runtime.commands import JointCommands
-from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
-from transmission_plugins.runtime.counters import CLAMP_KINDS
 from transmission_plugins.runtime.cycle import InterfaceCycle
 from transmission_plugins.runtime.diagnostics import calibration_diagnostics
 from transmission_plugins.runtime.diagnostics import DiagnosticRecord
-from transmission_plugins.runtime.diagnostics import ERROR
-from transmission_plugins.runtime.diagnostics import OK
-from transmission_plugins.runtime.diagnostics import STALE
-from transmission_plugins.runtime.diagnostics import WARN
-from transmission_plugins.runtime.messages import DROP_REASONS
 from transmission_plugins.runtime.messages import field_array
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
@@ -67,19 +59,15 @@ from transmission_plugins.runtime.messages import NameIndex
 from transmission_plugins.runtime.messages import read_message
 from transmission_plugins.runtime.soft_limits import joint_bounds
 from transmission_plugins.runtime.soft_limits import rate_limits
-from transmission_plugins.runtime.states import ActuatorStates
-from transmission_plugins.runtime.states import JointOutput
-from transmission_plugins.runtime.states import STALE_JOINT_POLICIES
+from transmission_plugins.runtime.states import StateOutput
 
-__all__ = ['CLAMP_KINDS', 'CommandOutput', 'CycleOutput', 'DROP_REASONS', 'DiagnosticRecord',
-           'ERROR', 'FIELDS', 'HardwareInterface', 'InputRejected', 'JointOutput', 'OK', 'STALE',
-           'STALE_JOINT_POLICIES', 'TIMEOUT_ACTIONS', 'WARN']
+__all__ = ['CycleOutput', 'HardwareInterface']
 
 
 class CycleOutput(NamedTuple):
     """What one :meth:`HardwareInterface.update` produces."""
 
-    joint_states: Optional[JointOutput]
+    joint_states: Optional[StateOutput]
     actuator_commands: List[CommandOutput]
 
 
@@ -115,14 +103,9 @@ class HardwareInterface(InterfaceCycle):
     :raises CalibrationFileError: the calibration file does not fit the robot
     """
 
-    STATES = ActuatorStates
-    COMMANDS = JointCommands
-    STATE_TOPIC = 'actuator_states'
+    TO_JOINTS = True
     STATE_OUTPUT_TOPIC = 'joint_states'
     COMMAND_TOPIC = 'joint_commands'
-    COMMAND_OUTPUT_TOPIC = 'actuator_commands'
-    states: ActuatorStates
-    commands: JointCommands
 
     def __init__(self, robot: RobotTransmissions, *, state_timeout: float = 0.1,
                  command_timeout: float = 0.5, enforce_limits: bool = True,
@@ -272,33 +255,13 @@ class HardwareInterface(InterfaceCycle):
         now = self.clock()
         return CycleOutput(self.joint_states(now), self.actuator_commands(now))
 
-    def joint_states(self, now: Optional[float] = None) -> Optional[JointOutput]:
-        """
-        Return the joint states of the latest actuator states (the state half of a cycle).
-
-        None when no joint is known (or, with ``stale_joints: omit``, none is fresh).
-
-        :param now: the steady time of the watchdog (default: :attr:`clock`)
-        """
-        now = self.clock() if now is None else now
-        self._calibrate(now)
-        return self.states.joint_states(now)
-
-    def actuator_commands(self, now: Optional[float] = None) -> List[CommandOutput]:
-        """
-        Return the actuator command messages of the latest joint commands (the command half).
-
-        Nonlinear maps are linearised at the joint positions :meth:`joint_states` converted last.
-
-        :param now: the steady time of the watchdog (default: :attr:`clock`)
-        """
-        now = self.clock() if now is None else now
-        self._calibrate(now)
-        return self.commands.actuator_commands(now, self.states.state['position'],
-                                               self.states.last_joint_position)
+    #: the joint states of the latest actuator states (the state half of a cycle)
+    joint_states = InterfaceCycle.state_output
+    #: the actuator commands of the latest joint commands (the command half of a cycle)
+    actuator_commands = InterfaceCycle.command_output
 
     # ------------------------------------------------------------------ calibration
-    def _calibrate(self, now: float) -> None:
+    def _advance(self, now: float) -> None:
         """Advance calibration (absolute readings, homing); apply new offsets; save them."""
         cal = self.calibration
         if not cal.pending():

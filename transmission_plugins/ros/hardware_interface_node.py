@@ -59,9 +59,7 @@ from std_msgs.msg import Float64MultiArray
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.robot.loading import load_robot_transmissions
-from transmission_plugins.ros.common import declare_parameters
 from transmission_plugins.ros.common import diagnostic_status
-from transmission_plugins.ros.common import float_parameters
 from transmission_plugins.ros.common import logged_transition
 from transmission_plugins.ros.common import parameter_value
 from transmission_plugins.ros.common import qos_overridable
@@ -70,7 +68,6 @@ from transmission_plugins.ros.common import run_node
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.common import subscribe_description
 from transmission_plugins.ros.common import subscribe_with_arrival
-from transmission_plugins.ros.common import validate_parameters
 from transmission_plugins.ros.cycle_driver import CycleDriver
 from transmission_plugins.ros.hardware_interface_parameters import apply_settings
 from transmission_plugins.ros.hardware_interface_parameters import AT_CONFIGURE
@@ -79,6 +76,9 @@ from transmission_plugins.ros.hardware_interface_parameters import core_settings
 from transmission_plugins.ros.hardware_interface_parameters import HARDWARE_LIVE_SETTINGS
 from transmission_plugins.ros.hardware_interface_parameters import hardware_settings
 from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
+from transmission_plugins.ros.node_parameters import declare_parameters
+from transmission_plugins.ros.node_parameters import float_parameters
+from transmission_plugins.ros.node_parameters import validate_parameters
 from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.diagnostics import node_records
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
@@ -388,7 +388,7 @@ class HardwareInterfaceNode(LifecycleNode):
         try:
             getattr(core, store)(*args, received=arrival, **kwargs)
         except InputRejected:
-            for line in self._reports.drops(core):   # at most one summary a second
+            for line in self._reports.drops(core.drops):   # at most one summary a second
                 self.get_logger().warning(line)
             return False
         return True
@@ -417,7 +417,7 @@ class HardwareInterfaceNode(LifecycleNode):
     def _publish_diagnostics(self) -> None:
         core = self.core
         if core is not None:
-            for line in self._reports.drops(core):
+            for line in self._reports.drops(core.drops):
                 self.get_logger().warning(line)
         records = node_records(self.get_fully_qualified_name(), core, self.lifecycle_state,
                                self.configure_error)

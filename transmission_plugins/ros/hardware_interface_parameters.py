@@ -36,8 +36,8 @@ from typing import Tuple
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.parameter import Parameter
 
-from transmission_plugins.ros.common import MAX_QOS_DEPTH
 from transmission_plugins.ros.common import ROBOT_DESCRIPTION_PARAMETER
+from transmission_plugins.ros.node_parameters import MAX_QOS_DEPTH
 from transmission_plugins.runtime.calibration import CalibrationSettings
 from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.cycle import InterfaceCycle

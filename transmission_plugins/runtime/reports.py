@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from transmission_plugins.runtime.messages import DropCounts
 from transmission_plugins.runtime.messages import FIELDS
 
 if TYPE_CHECKING:
@@ -76,11 +77,11 @@ class Reports:
         self._next[kind] = now + (self.interval if interval is None else interval)
         return True
 
-    def drops(self, hw: 'InterfaceCycle') -> List[str]:
+    def drops(self, drops: DropCounts) -> List[str]:
         """Return the summary of the messages dropped since the last one, when due."""
-        if not hw.drops.unreported or not self.due('drops'):
+        if not drops.unreported or not self.due('drops'):
             return []
-        return hw.drops.report()
+        return drops.report()
 
     def stale(self, hw: 'InterfaceCycle') -> List[Tuple[str, str]]:
         """

@@ -459,25 +459,6 @@ def plan_nodes(values: Mapping[str, Any],
     return NodePlan(specs, skipped, s.namespace, s.log_level)
 
 
-def node_specs(description_file: Any = '', config_file: Any = '',
-               use_mock_actuators: Any = True,
-               robot_state_publisher: Optional[bool] = None,
-               **arguments: Any) -> List[NodeSpec]:
-    """
-    Return the nodes the launch file starts, with their parameters (:func:`plan_nodes`).
-
-    :param description_file: URDF/xacro path; empty: the bundled example robot
-    :param config_file: parameters YAML; empty: the bundled config
-    :param use_mock_actuators: also start ``mock_actuators`` (bool or ``'true'``/``'false'``)
-    :param robot_state_publisher: start it; None: when it is installed
-    :param arguments: the other launch arguments (``update_rate='250'``, ...)
-    :raises LaunchConfigError: missing files, bad YAML, bad arguments
-    """
-    values = dict(arguments, description_file=description_file, config_file=config_file,
-                  use_mock_actuators=use_mock_actuators)
-    return plan_nodes(values, robot_state_publisher).specs
-
-
 def params_document(specs: List[NodeSpec],
                     extra: Optional[Mapping[str, Mapping[str, Any]]] = None) -> Dict[str, Any]:
     """

@@ -15,7 +15,7 @@
 """
 Small rclpy helpers shared by the nodes: parameters, QoS profiles, message packing, the spin loop.
 
-Parameter declaration and validation live in :mod:`~.node_parameters` (re-exported here).
+Parameter declaration and validation live in :mod:`~.node_parameters`.
 """
 
 from array import array

@@ -16,18 +16,11 @@
 The active part of an interface node: its timer, and publishing its two outputs.
 
 A :class:`CycleDriver` exists while the node is active.  It owns the node's timer, always on the
-steady clock, so that the watchdogs act whatever ``/clock`` does (a simulator that stops or
-crashes still gets its command timeout action), and an
-:class:`~transmission_plugins.runtime.output_schedule.OutputSchedule` (timer mode or
-event-driven).  It publishes the *state* output (``joint_states`` for the hardware interface)
-and the *command* output (``actuator_commands``) when the schedule says so: on a tick, or from
-the input's own callback in event-driven mode.  Messages are stamped with the node clock (the
-simulated time under ``use_sim_time``); while that clock has not started (``use_sim_time`` and no
-``/clock`` message yet) nothing is published and a warning says why, once a minute at most.
-Each update is timed into the interface's cycle statistics, a failing update is logged
-(rate-limited) instead of taking the node down, and stale-joint changes are logged.  What an
-output holds comes from two callables, so the mirror node (joint-space simulators) drives its
-outputs with the same class.
+steady clock, so that the watchdogs act whatever ``/clock`` does, and an
+:class:`~transmission_plugins.runtime.output_schedule.OutputSchedule`.  Messages are stamped with
+the node clock; while that clock has not started (``use_sim_time`` and no ``/clock`` message
+yet) nothing is published and a warning says why, once a minute at most.  What an output holds
+comes from two callables, so the mirror node drives its outputs with the same class.
 """
 
 from typing import Any

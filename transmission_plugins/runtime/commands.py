@@ -21,27 +21,14 @@ actuator commands to joint commands; both with a :class:`LatestCommands` over on
 second; every actuator may be commanded there).
 
 Each joint keeps its latest commanded position, velocity and effort (NaN: none) and the time they
-arrived; a command replaces every field of the joints it names.  Each cycle:
-
-1. commands older than ``command_timeout`` expire; the actuators of an expired transmission get
-   the timeout action (:data:`TIMEOUT_ACTIONS`) unless a live command of another of its joints
-   drives them;
-2. with ``enforce_limits``, joint commands are clamped to the URDF position, velocity and
-   effort limits, then (hardware interface) to the bounds of :mod:`~.soft_limits`: the soft
-   limits of ``<safety_controller>``, no effort outward at a position limit, and the
-   acceleration, deceleration and jerk limits; each clamp counted by joint and kind;
-3. a transmission is converted for a field only when every commandable joint of it has that
-   field (an incomplete one is counted and sends nothing); nonlinear maps are linearised at the
-   commanded position, else the measured one (else 0) clipped to the joint position limits (a
-   measured position outside them must not inflate the Jacobian: the PR2 gripper's velocity
-   commands reached twice their limit that way);
-4. with ``enforce_limits``, actuator commands (the timeout action's included) are clamped to the
-   actuator limits: position to the range the joint limits map to, velocity and effort to the
-   mapped (or the actuator data's) limits, each clamp counted, so that no command exceeds a
-   declared limit whatever the measured state; a transmission with any non-finite actuator
-   value sends nothing (counted);
-5. (hardware interface) each actuator's calibration offset is added to its position command;
-6. actuators are grouped by the set of fields they carry, one message per group.
+arrived; a command replaces every field of the joints it names.  Each cycle, as doc/nodes.md
+("Topics", "Watchdogs and the safe-command policy") describes: expired commands get the timeout
+action (:data:`TIMEOUT_ACTIONS`); joint commands are clamped to the joint limits and (hardware
+interface) the bounds of :mod:`~.soft_limits`; complete transmissions are converted, nonlinear
+maps linearised at the commanded position, else the measured one clipped to the joint position
+limits (a measured position outside them must not inflate the Jacobian); actuator commands are
+clamped to the actuator limits; the calibration offsets are added; actuators are grouped by the
+fields they carry, one message per group.
 """
 
 from typing import Callable

@@ -15,20 +15,11 @@
 """
 The per-cycle logic of the hardware interface node, free of ROS.
 
-:class:`HardwareInterface` composes the parts of a cycle: message validation
-(:mod:`~.messages`), the actuator states and their watchdog (:mod:`~.states`), the joint
-commands with their watchdog, limits and timeout actions (:mod:`~.commands`), counters, timing
-and diagnostics, on an injectable steady clock.  Both conversions go through the
-:class:`~transmission_plugins.RobotTransmissions` array maps.  The node
-(:mod:`transmission_plugins.ros.hardware_interface_node`) only moves messages in and out, so
-everything here is unit tested without DDS.
-
-Conventions: a rejected message raises :class:`~.messages.InputRejected` (its ``reason`` is a
-counter key) and leaves every buffer untouched; outputs never contain NaN or infinity: joints or
-actuators whose values are unknown or non-finite are left out of the output instead, and stale
-joints follow the ``stale_joints`` policy (:mod:`~.states`).  Messages carry their arrival time
-(``received``, steady clock) when the caller knows it: the watchdogs count from arrival, not
-from when a callback got to run.
+:class:`HardwareInterface` adds to the shared cycle (:class:`~.cycle.InterfaceCycle`) its
+inputs, the soft and rate limits and the calibration.  A rejected message raises
+:class:`~.messages.InputRejected` and leaves every buffer untouched; messages carry their
+arrival time (``received``, steady clock) when the caller knows it: the watchdogs count from
+arrival, not from when a callback got to run.
 """
 
 import time
@@ -75,28 +66,16 @@ class HardwareInterface(InterfaceCycle):
     """
     Latest-value buffers, watchdogs, limits and conversions between actuators and joints.
 
-    The settings, counters, timing and diagnostics are the shared ones of
-    :class:`~.cycle.InterfaceCycle`.
+    The other parameters are :class:`~.cycle.InterfaceCycle`'s.
 
-    :param robot: a ``RobotTransmissions`` (joint and actuator names, array maps, limits)
-    :param state_timeout: seconds after which an actuator's state is stale; <= 0 disables
-    :param command_timeout: seconds after which a joint command expires; <= 0 disables
-    :param enforce_limits: clamp joint commands to the URDF limits and actuator efforts to the
-        actuator effort limits
     :param command_joints: joint order of the per-interface array commands; default: every
         commandable joint in URDF order
-    :param timeout_action: what happens to actuators whose joint command expired, one of
-        :data:`TIMEOUT_ACTIONS`: ``stop`` sends nothing, ``hold`` sends the actuator position
-        measured when the command expired, ``zero_velocity`` / ``zero_effort`` send zero
-    :param stale_joints: what ``joint_states`` says about stale joints, one of
-        :data:`STALE_JOINT_POLICIES`: ``last`` keeps their last values, ``omit`` leaves them out
     :param soft_limits: with ``enforce_limits``, also clamp joint commands to the soft limits
         of the joints' ``<safety_controller>`` (:mod:`~.soft_limits`)
     :param joint_limits: ros2_control's joint_limits parameters per joint, ``{joint: {key:
         value}}`` (:data:`~.soft_limits.JOINT_LIMIT_PARAMETERS`: acceleration, deceleration and
         jerk limits)
     :param calibration: the calibration settings (:mod:`~.calibration`; default: none needed)
-    :param clock: steady clock in seconds (``time.monotonic``); tests inject their own
     :raises TransmissionValueError: a setting outside its range, ``command_joints`` that
         are not distinct commandable joints, ``joint_limits`` or calibration settings that do
         not fit the robot

@@ -18,11 +18,9 @@ Validation of incoming messages, shared by every node: fields, names, drop reaso
 A message is a ``(names, position, velocity, effort)`` tuple like ``sensor_msgs/JointState``:
 each field is empty (not given) or has one value per name.  A message that fails a check raises
 :class:`InputRejected`, whose ``reason`` (one of :data:`DROP_REASONS`) is the key under which
-the node counts the drop; buffers are left untouched.  Rejecting costs no more than accepting:
-a message naming more entries than the robot has is refused at once (``too_large``, before any
-field is read), every other check is linear in the message size, and a drop is only counted
-here; :class:`DropCounts` also keeps what a rate-limited log line needs, so that no logger call
-is made per message.
+the node counts the drop; buffers are left untouched.  Rejecting costs no more than accepting
+(doc/nodes.md, "Hostile input"): a message naming more entries than the robot has is refused
+before any field is read, every other check is linear in the message size.
 
 A simulator's ``joint_states`` also names joints that no transmission drives (wheels, casters,
 a whole humanoid around two motors): :func:`read_partial_message` keeps the robot's entries and

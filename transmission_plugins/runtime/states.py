@@ -22,21 +22,11 @@ states to actuator states; both with a :class:`LatestStates` over one
 Each actuator keeps its latest position, velocity and effort (NaN: unknown) and the steady-clock
 time they arrived.  An actuator is *fresh* while that time is within ``state_timeout``; a joint
 is fresh when every actuator of its transmission is (in the other direction: an actuator is
-fresh when every joint its map reads is).  Fresh joints are converted (no NaN or infinity ever
-reaches ``joint_states``: a value that comes out non-finite is left out and counted).  What
-``joint_states`` says about *stale* joints is the ``stale_joints`` policy
-(:data:`STALE_JOINT_POLICIES`):
-
-* ``last`` (the hardware interface's default, what robot_state_publisher users expect:
-  joint_state_broadcaster also publishes every joint every cycle): a stale joint keeps the last
-  values it was published with, so TF does not vanish; the diagnostics say STALE and the node
-  logs which joints are;
-* ``omit``: stale joints are left out of ``joint_states`` (nothing at all is published while
-  every actuator is stale).
-
-A joint never known (no state since start) is left out under both, and is not called stale; so
-is a joint that is not calibrated (:attr:`LatestStates.hidden`, :mod:`~.calibration`).
-Joint states are converted only when a new state arrived or the set of fresh actuators changed.
+fresh when every joint its map reads is).  Fresh joints are converted; a value that comes out
+non-finite is left out and counted.  *Stale* joints follow the ``stale_joints`` policy
+(:data:`STALE_JOINT_POLICIES`, doc/nodes.md "Stale joints"); joints never known, or not
+calibrated (:attr:`LatestStates.hidden`), are left out.  Joint states are converted only when a
+new state arrived or the set of fresh actuators changed.
 """
 
 from typing import Callable

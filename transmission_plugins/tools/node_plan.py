@@ -22,12 +22,7 @@ that apply to every node (namespace, log level).  The launch file turns the plan
 ``launch_ros`` actions (:mod:`.launch_description`), the launcher into subprocesses.
 
 The node kinds are one table, :data:`NODE_KINDS`: one more kind is one more row with the modes
-it belongs to and the rule that decides whether it starts.  The ``mode`` argument (:data:`MODES`)
-picks the interface: ``hardware`` starts ``transmission_hardware_interface`` (and, unless
-``use_mock_actuators`` is false, ``mock_actuators`` for the motors); ``simulation`` starts
-``transmission_sim_interface`` between a joint-space simulator and motor-level software (the
-simulator stands in for the motors, so ``mock_actuators`` does not start).  A kind of another
-mode is left out silently; a kind of this mode that does not start is listed with the reason.
+it belongs to (doc/launch.md) and the rule that decides whether it starts.
 """
 
 import os

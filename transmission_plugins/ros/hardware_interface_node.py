@@ -286,21 +286,22 @@ class HardwareInterfaceNode(LifecycleNode):
                                                             **qos_overridable(depth))
         self._cycle_publishers = [self._joint_pub, self._command_pub]
         self._entities = [
-            subscribe_with_arrival(self, JointState, 'actuator_states', self._on_state,
-                                   **qos_overridable(depth, reliable=False)),
-            subscribe_with_arrival(self, JointState, 'joint_commands', self._on_command,
-                                   **qos_overridable(depth))]
+            subscribe_with_arrival(self, JointState, 'actuator_states', functools.partial(
+                self._on_message, 'state', 'set_actuator_state'),
+                **qos_overridable(depth, reliable=False)),
+            subscribe_with_arrival(self, JointState, 'joint_commands', functools.partial(
+                self._on_message, 'command', 'set_joint_command'), **qos_overridable(depth))]
         assert isinstance(self.core, HardwareInterface)
         calibration = self.core.calibration
         if calibration.homing:
             self._entities.append(subscribe_with_arrival(
                 self, JointState, 'reference_switches', functools.partial(
-                    self._on_calibration, 'set_reference_switch'),
+                    self._on_message, '', 'set_reference_switch'),
                 **qos_overridable(depth, reliable=False)))
         if calibration.settings.absolute_encoders:
             self._entities.append(subscribe_with_arrival(
                 self, JointState, 'absolute_positions', functools.partial(
-                    self._on_calibration, 'set_absolute_positions'),
+                    self._on_message, '', 'set_absolute_positions'),
                 **qos_overridable(depth, reliable=False)))
         for field in FIELDS:
             self._entities.append(subscribe_with_arrival(
@@ -379,40 +380,32 @@ class HardwareInterfaceNode(LifecycleNode):
         self.core = None
 
     # ------------------------------------------------------------------ inputs
-    def _receive(self, active_only: bool, store: str, *args: Any, arrival: float,
-                 **kwargs: Any) -> bool:
-        """Hand a message to ``core.<store>``; return False when it was not stored."""
+    def _store(self, kind: str, store: str, *args: Any, arrival: float) -> None:
+        """
+        Hand a message to ``core.<store>``; tell the driver that a state or a command arrived.
+
+        :param kind: ``'state'``, ``'command'`` (taken only while active) or ``''`` (calibration)
+        """
         core = self.core
-        if core is None or (active_only and self.driver is None):
-            return False
+        if core is None or (kind == 'command' and self.driver is None):
+            return
         try:
-            getattr(core, store)(*args, received=arrival, **kwargs)
+            getattr(core, store)(*args, received=arrival)
         except InputRejected:
             for line in self._reports.drops(core.drops):   # at most one summary a second
                 self.get_logger().warning(line)
-            return False
-        return True
-
-    def _on_state(self, msg: JointState, arrival: float) -> None:
-        stored = self._receive(False, 'set_actuator_state', msg.name, msg.position,
-                               msg.velocity, msg.effort, arrival=arrival)
-        if stored and self.driver is not None:
+            return
+        if kind == 'state' and self.driver is not None:
             self.driver.state_arrived()
-
-    def _on_command(self, msg: JointState, arrival: float) -> None:
-        stored = self._receive(True, 'set_joint_command', msg.name, msg.position, msg.velocity,
-                               msg.effort, arrival=arrival)
-        if stored and self.driver is not None:
+        elif kind == 'command' and self.driver is not None:
             self.driver.command_arrived()
 
-    def _on_calibration(self, store: str, msg: JointState, arrival: float) -> None:
-        self._receive(False, store, msg.name, msg.position, msg.velocity, msg.effort,
-                      arrival=arrival)
+    def _on_message(self, kind: str, store: str, msg: JointState, arrival: float) -> None:
+        self._store(kind, store, msg.name, msg.position, msg.velocity, msg.effort,
+                    arrival=arrival)
 
     def _on_array_command(self, field: str, msg: Float64MultiArray, arrival: float) -> None:
-        stored = self._receive(True, 'set_interface_command', field, msg.data, arrival=arrival)
-        if stored and self.driver is not None:
-            self.driver.command_arrived()
+        self._store('command', 'set_interface_command', field, msg.data, arrival=arrival)
 
     def _publish_diagnostics(self) -> None:
         core = self.core

@@ -37,19 +37,8 @@ velocities, else **effort**; velocity and effort values beside positions are ign
 actuator keeps its last command until a new one names it; at start every motor holds its
 initial position.
 
-Bad input never stops the node:
-
-* a ``robot_description`` message it cannot simulate (a loader error, or parameters such as
-  ``initial_joint_names`` that do not fit it) is logged and reported on ``/diagnostics``, and
-  the node waits for the next message;
-* a bad ``actuator_commands`` message is dropped and counted per reason; a summary is logged at
-  most once a second (a time check per drop, no logger call);
-* a command the rotors cannot integrate (an unlimited effort towards 1e300) leaves the rotor
-  where it was, at rest: ``actuator_states`` never carries NaN or infinity.
-
-Every parameter has a range (checked when set, with a reason) and is read-only: the simulation
-is built once.  A bad ``robot_description`` *parameter*, or a bad value in a parameters file,
-cannot change while the node runs: the node logs why and exits with code 1.
+Bad input never stops the node (doc/nodes.md says what each kind does); every parameter is
+read-only: the simulation is built once, and a bad value at start-up makes the node exit 1.
 """
 
 import math

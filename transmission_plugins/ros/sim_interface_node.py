@@ -35,6 +35,7 @@ Lifecycle, watchdogs, QoS overrides, diagnostics and the event-driven mode are t
 interface's: this node is that node with its messages turned around (doc/simulation.md).
 """
 
+import functools
 from typing import Any
 from typing import Callable
 from typing import Dict
@@ -95,23 +96,11 @@ class SimInterfaceNode(HardwareInterfaceNode):
         self._cycle_publishers = [self._state_pub, self._joint_command_pub,
                                   *self._array_pubs.values()]
         self._entities = [
-            subscribe_with_arrival(self, JointState, 'joint_states', self._on_joint_state,
-                                   **qos_overridable(depth, reliable=False)),
-            subscribe_with_arrival(self, JointState, 'actuator_commands',
-                                   self._on_actuator_command, **qos_overridable(depth))]
-
-    # ------------------------------------------------------------------ inputs
-    def _on_joint_state(self, msg: JointState, arrival: float) -> None:
-        stored = self._receive(False, 'set_joint_state', msg.name, msg.position, msg.velocity,
-                               msg.effort, arrival=arrival)
-        if stored and self.driver is not None:
-            self.driver.state_arrived()
-
-    def _on_actuator_command(self, msg: JointState, arrival: float) -> None:
-        stored = self._receive(True, 'set_actuator_command', msg.name, msg.position,
-                               msg.velocity, msg.effort, arrival=arrival)
-        if stored and self.driver is not None:
-            self.driver.command_arrived()
+            subscribe_with_arrival(self, JointState, 'joint_states', functools.partial(
+                self._on_message, 'state', 'set_joint_state'),
+                **qos_overridable(depth, reliable=False)),
+            subscribe_with_arrival(self, JointState, 'actuator_commands', functools.partial(
+                self._on_message, 'command', 'set_actuator_command'), **qos_overridable(depth))]
 
     # ------------------------------------------------------------------ outputs
     def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:

@@ -98,8 +98,7 @@ class HardwareInterfaceNode(LifecycleNode):
     Map actuator states to joint states and joint commands to actuator commands.
 
     :class:`~.sim_interface_node.SimInterfaceNode` runs it the other way round: it overrides
-    the parameters, :meth:`_make_core`, :meth:`_create_topics`, :meth:`_outputs` and the
-    message callbacks.
+    the parameters, :meth:`_make_core`, :meth:`_create_topics` and :meth:`_outputs`.
     """
 
     #: the parameter contract, the parameters applied at once and those read at configure
@@ -130,7 +129,7 @@ class HardwareInterfaceNode(LifecycleNode):
         self._filling = False
         #: the timer and the publishing while active (None otherwise)
         self.driver: Optional[CycleDriver] = None
-        self._joint_pub: Optional[LifecyclePublisher[JointState]] = None
+        self._state_pub: Optional[LifecyclePublisher[JointState]] = None
         self._command_pub: Optional[LifecyclePublisher[JointState]] = None
         self._cycle_publishers: List[Any] = []   # the configured node's, destroyed at cleanup
         #: the ``joint_limits.<joint>.<key>`` parameters declared at configure (undeclared at
@@ -280,11 +279,11 @@ class HardwareInterfaceNode(LifecycleNode):
 
     def _create_topics(self, depth: int) -> None:
         """Create the publishers and subscriptions of the configured node."""
-        self._joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
+        self._state_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
                                                           **qos_overridable(depth))
         self._command_pub = self.create_lifecycle_publisher(JointState, 'actuator_commands',
                                                             **qos_overridable(depth))
-        self._cycle_publishers = [self._joint_pub, self._command_pub]
+        self._cycle_publishers = [self._state_pub, self._command_pub]
         self._entities = [
             subscribe_with_arrival(self, JointState, 'actuator_states', functools.partial(
                 self._on_message, 'state', 'set_actuator_state'),
@@ -311,7 +310,7 @@ class HardwareInterfaceNode(LifecycleNode):
     def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:
         """Return the state half, the command half and their publishers (the driver's)."""
         assert isinstance(self.core, HardwareInterface)
-        return (self.core.joint_states, self.core.actuator_commands, self._joint_pub,
+        return (self.core.joint_states, self.core.actuator_commands, self._state_pub,
                 self._command_pub)
 
     @logged_transition('activate')
@@ -376,7 +375,7 @@ class HardwareInterfaceNode(LifecycleNode):
         for pub in self._cycle_publishers:
             self.destroy_lifecycle_publisher(pub)
         self._cycle_publishers = []
-        self._joint_pub = self._command_pub = None
+        self._state_pub = self._command_pub = None
         self.core = None
 
     # ------------------------------------------------------------------ inputs

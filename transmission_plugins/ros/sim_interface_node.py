@@ -43,7 +43,6 @@ from typing import List
 from typing import Optional
 from typing import Tuple
 
-from rclpy.lifecycle import LifecyclePublisher
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
@@ -71,8 +70,6 @@ class SimInterfaceNode(HardwareInterfaceNode):
     AT_CONFIGURE = AT_CONFIGURE
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
-        self._state_pub: Optional[LifecyclePublisher[JointState]] = None
-        self._joint_command_pub: Optional[LifecyclePublisher[JointState]] = None
         self._array_pubs: Dict[str, Any] = {}
         super().__init__(node_name, **kwargs)
 
@@ -87,13 +84,13 @@ class SimInterfaceNode(HardwareInterfaceNode):
         assert isinstance(self.core, SimInterface)
         self._state_pub = self.create_lifecycle_publisher(JointState, 'actuator_states',
                                                           **qos_overridable(depth))
-        self._joint_command_pub = self.create_lifecycle_publisher(
+        self._command_pub = self.create_lifecycle_publisher(
             JointState, 'joint_commands', **qos_overridable(depth))
         self._array_pubs = {
             interface: self.create_lifecycle_publisher(
                 Float64MultiArray, f'{interface}_commands', **qos_overridable(depth))
             for interface in self.core.array_commands}
-        self._cycle_publishers = [self._state_pub, self._joint_command_pub,
+        self._cycle_publishers = [self._state_pub, self._command_pub,
                                   *self._array_pubs.values()]
         self._entities = [
             subscribe_with_arrival(self, JointState, 'joint_states', functools.partial(
@@ -107,7 +104,7 @@ class SimInterfaceNode(HardwareInterfaceNode):
         """Return the state half, the command half and their publishers (the driver's)."""
         assert isinstance(self.core, SimInterface)
         return (self.core.actuator_states, self._joint_commands, self._state_pub,
-                self._joint_command_pub)
+                self._command_pub)
 
     def _joint_commands(self, now: float) -> List[CommandOutput]:
         """Return the joint command messages (the driver publishes them); publish the arrays."""
@@ -123,7 +120,6 @@ class SimInterfaceNode(HardwareInterfaceNode):
 
     def _teardown(self) -> None:
         super()._teardown()
-        self._state_pub = self._joint_command_pub = None
         self._array_pubs = {}
 
 

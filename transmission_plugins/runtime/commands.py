@@ -70,12 +70,10 @@ class LatestCommands:
     """
     Latest source commands, the command watchdog and the target commands they make.
 
-    :param topology: the robot's index groups
     :param to_joints: actuator commands in, joint commands out (False: the other way round)
     :param counters: clamps, incomplete commands and non-finite outputs are counted there
-    :param command_timeout: seconds after which a command expires; <= 0: never
-    :param enforce_limits: clamp to the source and target limits
-    :param timeout_action: one of :data:`TIMEOUT_ACTIONS`
+
+    The other parameters are :class:`~.cycle.InterfaceCycle`'s.
     """
 
     def __init__(self, topology: Topology, to_joints: bool, counters: Counters,

@@ -132,8 +132,7 @@ class HardwareInterface(InterfaceCycle):
 
         Fields absent from the message become unknown for the actuators it names.
 
-        :param received: when the message arrived, on :attr:`clock` (default: now); the state
-            watchdog counts from it
+        :param received: when the message arrived, on :attr:`clock` (default: now)
         :raises InputRejected: the message is dropped (and counted); buffers are unchanged
         """
         idx, values = self._read(topic, read_message, self._actuators, names, position,
@@ -148,8 +147,7 @@ class HardwareInterface(InterfaceCycle):
 
         A command replaces every field of the joints it names: absent fields are cleared.
 
-        :param received: when the message arrived, on :attr:`clock` (default: now); the command
-            watchdog counts from it
+        :param received: when the message arrived, on :attr:`clock` (default: now)
         :raises InputRejected: the message is dropped (and counted); buffers are unchanged
         """
         idx, values = self._read(topic, self._read_joint_command, names, position, velocity,

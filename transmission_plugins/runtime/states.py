@@ -64,12 +64,10 @@ class LatestStates:
     """
     Latest source states with arrival times, the state watchdog and the target states.
 
-    :param topology: the robot's index groups
     :param to_joints: actuator states in, joint states out (False: the other way round)
     :param counters: where non-finite outputs are counted
-    :param state_timeout: seconds after which a state is stale; <= 0: never
-    :param clock: the steady clock of the arrival times
-    :param stale_joints: one of :data:`STALE_JOINT_POLICIES`
+
+    The other parameters are :class:`~.cycle.InterfaceCycle`'s.
     """
 
     def __init__(self, topology: Topology, to_joints: bool, counters: Counters,

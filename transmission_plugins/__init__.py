@@ -110,45 +110,7 @@ _PUBLIC = {
     'WristTransmission': '.transmissions.wrist_transmission',
 }
 
-__all__ = [
-    'ActuatorHandle',
-    'BadValueError',
-    'BrokenReferenceError',
-    'CouplingTransmission',
-    'DifferentialTransmission',
-    'Finding',
-    'FourBarLinkageTransmission',
-    'INTERFACES',
-    'IncompleteTransmissionError',
-    'J0Transmission',
-    'J0TransmissionForMuscle',
-    'JointHandle',
-    'LinearMap',
-    'LinearTransmission',
-    'LoadWarning',
-    'PR2GripperTransmission',
-    'ParallelAnkleTransmission',
-    'RobotTransmission',
-    'RobotTransmissions',
-    'ShadowSimpleTransmission',
-    'SimpleTransmission',
-    'SliderCrankTransmission',
-    'TableTransmission',
-    'Transmission',
-    'TransmissionConfigurationError',
-    'TransmissionError',
-    'TransmissionFileError',
-    'TransmissionInputError',
-    'TransmissionLoadError',
-    'TransmissionValueError',
-    'TransmissionWarning',
-    'UnknownNameError',
-    'UnknownTransmissionTypeError',
-    'UrdfTransmissionError',
-    'WristTransmission',
-    'lint_urdf',
-    'load_robot_transmissions',
-]
+__all__ = sorted(_PUBLIC)
 
 
 def __getattr__(name: str) -> Any:

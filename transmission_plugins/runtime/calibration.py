@@ -60,9 +60,6 @@ TURN = 2.0 * math.pi
 #: how far outside its limits an unwrapped reading may put a joint (rounding, a joint resting
 #: on its stop)
 UNWRAP_TOLERANCE = 1e-3
-#: what each transmission's calibration is (:attr:`Calibration.state`)
-STATES = ('not_needed', 'file', 'absolute', 'homed', 'waiting_absolute', 'homing_pending',
-          'homing', 'failed')
 #: the states of a calibrated transmission
 CALIBRATED = ('not_needed', 'file', 'absolute', 'homed')
 
@@ -101,6 +98,8 @@ class Calibration:
         #: the actuator offsets (measured minus calibrated position)
         self.offset = np.zeros(na)
         groups = topology.groups
+        #: per transmission: not_needed, file, absolute, homed, waiting_absolute,
+        #: homing_pending, homing or failed
         self.state: List[str] = ['not_needed'] * len(groups)
         #: per transmission, what the state message adds (a failure, the source)
         self.detail: List[str] = [''] * len(groups)

@@ -36,9 +36,6 @@ import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionValueError
 
-#: the phases of one joint's homing
-PHASES = ('wait', 'leave', 'approach', 'done')
-
 
 class SwitchJoint(NamedTuple):
     """One joint to home: its index in the transmission, its edge and direction, its speed."""
@@ -69,6 +66,7 @@ class TransmissionHoming:
         self.default_position = default_position
         self.timeout = timeout
         self.current = 0
+        #: wait (for a reading), leave (the switch) or approach (its edge)
         self.phase = 'wait'
         self.started: Optional[float] = None
         self._last_off: Optional[np.ndarray] = None

@@ -79,7 +79,6 @@ from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
 from transmission_plugins.ros.node_parameters import declare_parameters
 from transmission_plugins.ros.node_parameters import float_parameters
 from transmission_plugins.ros.node_parameters import validate_parameters
-from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.diagnostics import node_records
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.messages import FIELDS
@@ -427,7 +426,7 @@ def main(args: Optional[List[str]] = None) -> int:
     return run_node(lambda a: HardwareInterfaceNode(), args)
 
 
-__all__ = ['HardwareInterfaceNode', 'NODE_NAME', 'PARAMETERS', 'TIMEOUT_ACTIONS', 'main']
+__all__ = ['HardwareInterfaceNode', 'NODE_NAME', 'PARAMETERS', 'main']
 
 if __name__ == '__main__':
     raise SystemExit(main())

@@ -110,7 +110,45 @@ _PUBLIC = {
     'WristTransmission': '.transmissions.wrist_transmission',
 }
 
-__all__ = sorted(_PUBLIC)
+__all__ = [
+    'ActuatorHandle',
+    'BadValueError',
+    'BrokenReferenceError',
+    'CouplingTransmission',
+    'DifferentialTransmission',
+    'Finding',
+    'FourBarLinkageTransmission',
+    'INTERFACES',
+    'IncompleteTransmissionError',
+    'J0Transmission',
+    'J0TransmissionForMuscle',
+    'JointHandle',
+    'LinearMap',
+    'LinearTransmission',
+    'LoadWarning',
+    'PR2GripperTransmission',
+    'ParallelAnkleTransmission',
+    'RobotTransmission',
+    'RobotTransmissions',
+    'ShadowSimpleTransmission',
+    'SimpleTransmission',
+    'SliderCrankTransmission',
+    'TableTransmission',
+    'Transmission',
+    'TransmissionConfigurationError',
+    'TransmissionError',
+    'TransmissionFileError',
+    'TransmissionInputError',
+    'TransmissionLoadError',
+    'TransmissionValueError',
+    'TransmissionWarning',
+    'UnknownNameError',
+    'UnknownTransmissionTypeError',
+    'UrdfTransmissionError',
+    'WristTransmission',
+    'lint_urdf',
+    'load_robot_transmissions',
+]
 
 
 def __getattr__(name: str) -> Any:

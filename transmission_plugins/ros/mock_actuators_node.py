@@ -200,7 +200,8 @@ class MockActuatorsNode(Node):
 
     def _model_options(self) -> ModelOptions:
         """Return the MuJoCo model options from the parameters."""
-        return ModelOptions(physics_step=float(self._p('physics_step')), gravity=bool(self._p('gravity')),
+        return ModelOptions(physics_step=float(self._p('physics_step')),
+                            gravity=bool(self._p('gravity')),
                             contacts=bool(self._p('contacts')),
                             rotor_damping=float(self._p('damping')),
                             gravity_compensation=tuple(self._p('gravity_compensation')))

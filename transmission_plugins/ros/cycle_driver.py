@@ -57,17 +57,11 @@ class CycleDriver:
     """
     Publish an interface's state and command outputs on its timer or as inputs arrive.
 
-    :param node: the node (its clock, timers and logger)
     :param core: the interface (its ``timer`` and what :class:`~.runtime.reports.Reports`
         reads); its ``clock`` is the steady clock of the cycle statistics
     :param states: returns the state output now (``names, position, velocity, effort``; None:
         nothing to publish)
     :param commands: returns the command output messages now (same shape, one per message)
-    :param state_pub: publisher of the state output
-    :param command_pub: publisher of the command output
-    :param frame_id: ``header.frame_id`` of the outputs
-    :param reports: the node's rate-limited log lines
-    :param period: seconds between ticks
     :param event_driven: publish each output when its input arrives (the timer as watchdog)
     """
 

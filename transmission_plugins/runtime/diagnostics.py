@@ -16,12 +16,8 @@
 /diagnostics without ROS: one status for the interface and one per transmission.
 
 :class:`DiagnosticRecord` is a ROS-free ``diagnostic_msgs/DiagnosticStatus``; the node turns each
-into a message.  Levels follow diagnostic_msgs: OK, WARN, ERROR, STALE.  As with
-diagnostic_updater, every status of one node carries the same ``hardware_id``: the robot's name
-from the URDF.  The node status carries ros2_control's controller-manager keys (``update_rate``,
-``periodicity.average``, ``periodicity.standard_deviation``, ``periodicity.min``,
-``periodicity.max``, in Hz, over the cycles since the previous message) and ``lifecycle_state``
-in every state.
+into a message.  As with diagnostic_updater, every status of one node carries the same
+``hardware_id``: the robot's name from the URDF.  The keys are doc/nodes.md's ("Diagnostics").
 """
 
 import math

@@ -31,7 +31,6 @@ Topics (all relative, so namespaces and remapping apply):
   state.
 
 Parameters are checked when set and again at configure (which apply at once: ``doc/nodes.md``).
-A rejected message costs a counter increment (one summary log line per topic a second at most).
 The cycle is :class:`~..runtime.hardware_interface.HardwareInterface`, the timer and the
 publishing :class:`~.cycle_driver.CycleDriver`; this module declares parameters, moves messages
 and drives the lifecycle.  Shut down to *finalized*, the node ends its process (exit code 0).

@@ -87,12 +87,9 @@ class Reports:
         """
         Return ``(level, line)`` pairs when the set of stale joints changed, when due.
 
-        A warning names the stale joints and what ``joint_states`` does about them (the
-        ``stale_joints`` policy); an info line says when they are all fresh again, with the
-        number of stale episodes since the last line.  Joints that went stale and were fresh
-        again before a line was due (states flapping under load) are one warning that names
-        them and counts the episodes.  The simulation interface's lines speak of joint states
-        and stale actuators.
+        The lines doc/nodes.md ("Stale joints") shows: a warning naming the stale joints (or
+        those that flapped since the last line, with the episodes), an info line when all are
+        fresh again.  The simulation interface's speak of joint states and stale actuators.
         """
         states = hw.states
         changes = states.fresh_changes

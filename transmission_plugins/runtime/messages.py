@@ -22,9 +22,8 @@ the node counts the drop; buffers are left untouched.  Rejecting costs no more t
 (doc/nodes.md, "Hostile input"): a message naming more entries than the robot has is refused
 before any field is read, every other check is linear in the message size.
 
-A simulator's ``joint_states`` also names joints that no transmission drives (wheels, casters,
-a whole humanoid around two motors): :func:`read_partial_message` keeps the robot's entries and
-ignores the others, whose values are not checked either.
+:func:`read_partial_message` reads a simulator's ``joint_states``, which also names joints no
+transmission drives (doc/simulation.md).
 """
 
 from typing import Any

@@ -23,6 +23,7 @@ from tp_support import PACKAGE_DIR
 from transmission_plugins.ros import common as ros_common
 from transmission_plugins.ros import hardware_interface_node
 from transmission_plugins.ros import mock_actuators_node
+from transmission_plugins.ros import node_parameters
 
 
 class FakeNode:
@@ -44,8 +45,8 @@ class FakeNode:
 
 def test_declare_parameters_types_and_descriptions():
     node = FakeNode()
-    ros_common.declare_parameters(node, {'rate': (1.0, 'Hz'), 'names': ([], 'joints'),
-                                         'on': (True, 'switch'), 'n': (3, 'count')})
+    node_parameters.declare_parameters(node, {'rate': (1.0, 'Hz'), 'names': ([], 'joints'),
+                                              'on': (True, 'switch'), 'n': (3, 'count')})
     value, d = node.declared['rate']
     assert value == 1.0 and d.dynamic_typing and d.type == ParameterType.PARAMETER_NOT_SET
     value, d = node.declared['names']
@@ -69,7 +70,7 @@ def test_nodes_share_the_helpers_through_ros_common():
     for module in (hardware_interface_node, mock_actuators_node):
         assert module.PARAMETERS['robot_description'] is ros_common.ROBOT_DESCRIPTION_PARAMETER
         assert 'declare_parameters' not in vars(module) or \
-            module.declare_parameters is ros_common.declare_parameters
+            module.declare_parameters is node_parameters.declare_parameters
 
 
 def test_stale_and_calibration_lines_change_severity_at_one_place():

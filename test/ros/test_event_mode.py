@@ -98,7 +98,7 @@ def setup(context):
     assert s.hw.driver is not None and s.hw.driver.event_driven
     assert s.spin_until(lambda: s.states.get_subscription_count() > 0
                         and s.commands.get_subscription_count() > 0
-                        and s.hw._joint_pub.get_subscription_count() > 0
+                        and s.hw._state_pub.get_subscription_count() > 0
                         and s.hw._command_pub.get_subscription_count() > 0, 10.0)
     yield s
     s.close()

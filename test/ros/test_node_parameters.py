@@ -288,7 +288,7 @@ def test_an_exception_in_a_transition_is_logged_with_its_cause(node, capfd):
         raise RuntimeError('the actuator bus is gone')
 
     assert node.trigger_deactivate() == TransitionCallbackReturn.SUCCESS
-    node.core.reset_commands = boom
+    node.core.commands.reset = boom
     assert node.trigger_activate() == TransitionCallbackReturn.ERROR
     assert 'activate failed: RuntimeError: the actuator bus is gone' in capfd.readouterr().err
     assert node.lifecycle_state == 'unconfigured' and node.core is None
@@ -332,8 +332,8 @@ def test_qos_overrides_in_robot_state_publisher_style(make_node, urdf):
         f'qos_overrides./params_{os.getpid()}/joint_states.publisher.reliability': 'best_effort',
         f'qos_overrides./params_{os.getpid()}/joint_commands.subscription.depth': 7})
     assert node.lifecycle_state == 'active'
-    assert node._joint_pub.qos_profile.depth == 3
-    assert node._joint_pub.qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT
+    assert node._state_pub.qos_profile.depth == 3
+    assert node._state_pub.qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT
     assert node._command_pub.qos_profile.depth == 10
     name = f'qos_overrides./params_{os.getpid()}/joint_states.publisher.depth'
     assert node.describe_parameter(name).read_only

@@ -34,7 +34,7 @@ from transmission_plugins.runtime.calibration_file import CalibrationFileError
 from transmission_plugins.runtime.calibration_file import read_calibration_file
 from transmission_plugins.runtime.calibration_file import write_calibration_file
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
-from transmission_plugins.runtime.hardware_interface import InputRejected
+from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.runtime.simulator import ActuatorSimulator
 from transmission_plugins.runtime.simulator import ReferenceSwitches
 from transmission_plugins.tools.node_plan import default_description_file

@@ -33,8 +33,8 @@ import numpy as np
 import pytest
 
 from transmission_plugins.robot.loading import load_robot_transmissions
+from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
-from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
 from transmission_plugins.tools.node_plan import default_description_file
 from transmission_plugins.tools.node_plan import read_description
 

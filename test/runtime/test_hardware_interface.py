@@ -29,11 +29,11 @@ from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.robot_transmissions import RobotTransmission
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.runtime.diagnostics import OK
+from transmission_plugins.runtime.diagnostics import STALE
+from transmission_plugins.runtime.diagnostics import WARN
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
-from transmission_plugins.runtime.hardware_interface import InputRejected
-from transmission_plugins.runtime.hardware_interface import OK
-from transmission_plugins.runtime.hardware_interface import STALE
-from transmission_plugins.runtime.hardware_interface import WARN
+from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.transmissions import DifferentialTransmission
 from transmission_plugins.transmissions import SimpleTransmission
 from transmission_plugins.urdf.joints import UrdfJoint
@@ -144,7 +144,7 @@ def test_subset_command_leaves_incomplete_transmissions_alone(hw):
     hw.set_joint_command(['j_simple', 'j_d1'], [0.7, 0.5])
     cmd = _commands(hw.update())
     assert set(cmd) == {'m_simple'}
-    assert hw.incomplete_commands == 1
+    assert hw.counters.incomplete_commands == 1
 
 
 def test_mixed_fields_are_grouped_per_message(hw):
@@ -187,16 +187,16 @@ def test_position_velocity_effort_commands_are_clamped_and_counted(hw):
     cmd = _commands(hw.update())
     assert cmd['m_simple']['position'] == pytest.approx((1.0 - 0.5) * 10.0)
     assert cmd['m_d1']['position'] == pytest.approx(5.0 * -2.0)
-    assert hw.clamps['joint_position'] == 2
+    assert hw.counters.clamps['joint_position'] == 2
     hw.set_joint_command(['j_simple'], velocity=[-10.0])
     assert _commands(hw.update())['m_simple']['velocity'] == pytest.approx(-30.0)
-    assert hw.clamps['joint_velocity'] == 1
+    assert hw.counters.clamps['joint_velocity'] == 1
     hw.set_joint_command(['j_simple'], effort=[100.0])
     # joint effort clamped to 20 -> 2.0 at the actuator, then to the actuator limit 1.5
     assert _commands(hw.update())['m_simple']['effort'] == pytest.approx(1.5)
-    assert hw.clamps['joint_effort'] == 1
-    assert hw.clamps['actuator_effort'] == 1
-    assert hw.joint_clamps[0] == 3
+    assert hw.counters.clamps['joint_effort'] == 1
+    assert hw.counters.clamps['actuator_effort'] == 1
+    assert hw.counters.joint_clamps[0] == 3
 
 
 def test_limits_off_passes_commands_through(clock):
@@ -204,7 +204,7 @@ def test_limits_off_passes_commands_through(clock):
     _state(hw)
     hw.set_joint_command(['j_simple'], [5.0])
     assert _commands(hw.update())['m_simple']['position'] == pytest.approx(45.0)
-    assert sum(hw.clamps.values()) == 0
+    assert sum(hw.counters.clamps.values()) == 0
 
 
 # ---------------------------------------------------------------------- watchdogs
@@ -336,19 +336,19 @@ def test_huge_values_stay_finite_after_conversion(clock):
     hw.set_joint_command(['j_simple', 'j_d1', 'j_d2'], [1e308, 1e308, 1e308])
     out = hw.update()
     assert _finite(out)
-    assert hw.non_finite_outputs > 0
+    assert hw.counters.non_finite_outputs > 0
 
 
 # ---------------------------------------------------------------------- timing, diagnostics
 def test_overruns_are_counted(hw):
     hw.period = 0.01
-    hw.record_cycle(0.0, 0.001)
-    hw.record_cycle(0.01, 0.0112)
-    hw.record_cycle(0.02, 0.035)   # work longer than the period
-    hw.record_cycle(0.05, 0.051)   # started 30 ms after the previous one
-    assert hw.cycles == 4
-    assert hw.overruns == 2
-    assert hw.max_cycle_time == pytest.approx(0.015)
+    hw.timer.record(0.0, 0.001)
+    hw.timer.record(0.01, 0.0112)
+    hw.timer.record(0.02, 0.035)   # work longer than the period
+    hw.timer.record(0.05, 0.051)   # started 30 ms after the previous one
+    assert hw.timer.cycles == 4
+    assert hw.timer.overruns == 2
+    assert hw.timer.max_cycle_time == pytest.approx(0.015)
 
 
 def test_diagnostics_report_ages_counters_and_transmissions(hw, clock):
@@ -379,7 +379,7 @@ def test_diagnostics_report_the_achieved_rate_and_periodicity(hw):
     hw.period = 0.01
     starts = [0.0, 0.01, 0.02, 0.03, 0.045, 0.05]   # intervals 10, 10, 10, 15, 5 ms
     for t in starts:
-        hw.record_cycle(t, t + 0.001)
+        hw.timer.record(t, t + 0.001)
     top = dict(hw.diagnostics('/hw')[0].values)
     rates = [100.0, 100.0, 100.0, 1 / 0.015, 200.0]
     assert float(top['update_rate']) == pytest.approx(100.0)
@@ -389,8 +389,8 @@ def test_diagnostics_report_the_achieved_rate_and_periodicity(hw):
     assert float(top['periodicity.max']) == pytest.approx(200.0, abs=1e-3)
     assert float(top['achieved_rate']) == pytest.approx(5 / 0.05, abs=1e-3)
     # each message summarises the cycles since the previous one
-    hw.record_cycle(0.07, 0.071)
-    hw.record_cycle(0.09, 0.091)
+    hw.timer.record(0.07, 0.071)
+    hw.timer.record(0.09, 0.091)
     top = dict(hw.diagnostics('/hw')[0].values)
     assert float(top['periodicity.average']) == pytest.approx(50.0, abs=1e-3)
     assert float(dict(hw.diagnostics('/hw')[0].values)['achieved_rate']) == 0.0
@@ -424,5 +424,5 @@ def test_every_error_belongs_to_the_package_exception_tree(hw):
 def test_activation_reset_forgets_commands(hw):
     _state(hw)
     hw.set_joint_command(['j_simple'], [0.7])
-    hw.reset_commands()
+    hw.commands.reset()
     assert hw.update().actuator_commands == []

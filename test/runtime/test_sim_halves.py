@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from transmission_plugins.runtime.sim_interface import SimInterface
-from transmission_plugins.runtime.states import JointStates
+from transmission_plugins.runtime.states import LatestStates
 
 
 class Clock:
@@ -111,7 +111,7 @@ def test_the_two_halves_make_what_update_makes(example_robot, seed):
 def test_fresh_pr2_joint_states_give_the_mapped_actuator_positions(pr2):
     clock = Clock()
     sim = SimInterface(pr2, clock=clock)
-    assert isinstance(sim.states, JointStates)
+    assert isinstance(sim.states, LatestStates) and sim.states.direction.source == 'joint'
     q = pr2.default_joint_position()
     n = len(pr2.joint_names)
     for i in range(3):

@@ -267,15 +267,15 @@ def test_commands_are_grouped_by_field_set(sim):
 def test_a_transmission_commanded_for_some_actuators_only_sends_nothing(sim):
     sim.set_actuator_command(['m_d1'], [1.0])
     assert sim.update().joint_commands == []
-    assert sim.incomplete_commands == 1
+    assert sim.counters.incomplete_commands == 1
 
 
 def test_actuator_effort_limits_apply_before_conversion(sim):
     sim.set_actuator_command(['m_simple'], [], [], [4.0])   # limit 1.5 -> 15 N m at the joint
     cmd = by_name(sim.update().joint_commands)
     assert cmd['effort'] == pytest.approx({'j_simple': 15.0})
-    assert sim.clamps['actuator_effort'] == 1 and sim.clamps['joint_effort'] == 0
-    assert sim.actuator_clamps.tolist() == [1, 0, 0]
+    assert sim.counters.clamps['actuator_effort'] == 1 and sim.counters.clamps['joint_effort'] == 0
+    assert sim.counters.actuator_clamps.tolist() == [1, 0, 0]
 
 
 def test_joint_limits_apply_after_conversion(sim):
@@ -283,8 +283,9 @@ def test_joint_limits_apply_after_conversion(sim):
     sim.set_actuator_command(['m_d1', 'm_d2'], [], [30.0, 30.0])
     cmd = by_name(sim.update().joint_commands)
     assert cmd['velocity'] == pytest.approx({'j_d1': 3.0, 'j_d2': 0.0})
-    assert sim.clamps['joint_velocity'] == 1 and sim.clamps['actuator_velocity'] == 0
-    assert sim.joint_clamps.tolist() == [0, 1, 0]
+    clamps = sim.counters.clamps
+    assert clamps['joint_velocity'] == 1 and clamps['actuator_velocity'] == 0
+    assert sim.counters.joint_clamps.tolist() == [0, 1, 0]
 
 
 def test_without_enforce_limits_nothing_is_clamped(robot):
@@ -293,7 +294,7 @@ def test_without_enforce_limits_nothing_is_clamped(robot):
     cmd = by_name(sim.update().joint_commands)
     assert cmd['position'] == pytest.approx({'j_simple': 10.5})
     assert cmd['effort'] == pytest.approx({'j_simple': 40.0})
-    assert sum(sim.clamps.values()) == 0
+    assert sum(sim.counters.clamps.values()) == 0
 
 
 def test_no_command_ever_exceeds_a_declared_limit(robot):

@@ -129,7 +129,7 @@ def test_actuator_commands_survive_sim_then_hardware_interface(robot):
         for f in FIELDS:
             err = np.abs(getattr(back, f) - cmd[f]) / (1.0 + np.abs(cmd[f]))
             worst = max(worst, float(err.max()))
-    assert sum(sim.clamps.values()) == 0 and sum(hw.clamps.values()) == 0
+    assert sum(sim.counters.clamps.values()) == 0 and sum(hw.counters.clamps.values()) == 0
     print(f'\n{robot.robot_name}: worst relative actuator-command round-trip error '
           f'{worst:.1e}')
     assert worst <= TOLERANCE

@@ -103,7 +103,7 @@ def test_soft_limit_table(what, q, v, field, value, expected, kind):
     hw, clock = interface()
     sent = command(hw, clock, q, v, field, value)
     assert sent == pytest.approx(expected, rel=1e-9, abs=1e-12), what
-    counted = {k: n for k, n in hw.clamps.items() if n and not k.startswith('actuator')}
+    counted = {k: n for k, n in hw.counters.clamps.items() if n and not k.startswith('actuator')}
     if kind is None:
         assert not any(k.startswith('joint_soft') for k in counted), counted
     else:
@@ -124,7 +124,7 @@ def test_effort_is_not_blocked_inside_the_range_without_soft_limits():
     hw, clock = interface(safety='')
     assert command(hw, clock, 0.95, 1.0, 'effort', 9.0) == pytest.approx(9.0)
     assert command(hw, clock, 1.2, 1.0, 'effort', 9.0) == pytest.approx(9.0)   # as before
-    assert sum(hw.clamps.values()) == 0
+    assert sum(hw.counters.clamps.values()) == 0
 
 
 def test_no_effort_outward_at_a_position_limit():
@@ -135,7 +135,7 @@ def test_no_effort_outward_at_a_position_limit():
     assert command(hw, clock, 1.0, 0.3, 'effort', 9.0) == pytest.approx(0.0)   # at the limit
     assert command(hw, clock, 1.0, 0.3, 'effort', -9.0) == pytest.approx(-9.0)  # back inside
     assert command(hw, clock, -1.1, -0.1, 'effort', -4.0) == pytest.approx(0.0)
-    assert hw.clamps['joint_effort'] == 2
+    assert hw.counters.clamps['joint_effort'] == 2
     # beyond the velocity limit: -100 (2.5 - 2) = -50 -> -10 brakes
     assert command(hw, clock, 0.0, 2.5, 'effort', 4.0) == pytest.approx(-10.0)
 
@@ -147,12 +147,12 @@ def test_acceleration_deceleration_and_jerk_limits():
     # from rest: at most 10 * 0.01 per cycle
     assert [command(hw, clock, 0.0, 0.0, 'velocity', 1.0) for _ in range(3)] == \
         pytest.approx([0.1, 0.2, 0.3])
-    assert hw.clamps['joint_acceleration'] == 3
+    assert hw.counters.clamps['joint_acceleration'] == 3
     # slowing down (towards zero) at the deceleration limit: 40 * 0.01 per cycle
     assert command(hw, clock, 0.0, 0.3, 'velocity', 0.0) == pytest.approx(0.0)
     hw, clock = interface(safety='', joint_limits=limits)
     assert command(hw, clock, 0.0, 1.0, 'velocity', 0.0) == pytest.approx(0.6)
-    assert hw.clamps['joint_deceleration'] == 1
+    assert hw.counters.clamps['joint_deceleration'] == 1
     # a position command: its implied velocity is rate limited the same way
     hw, clock = interface(safety='', joint_limits=limits)
     assert command(hw, clock, 0.0, 0.0, 'position', 0.5) == pytest.approx(0.1 * 0.01)
@@ -161,7 +161,7 @@ def test_acceleration_deceleration_and_jerk_limits():
     # the implied acceleration grows by at most 1000 * 0.01 = 10 per cycle: 0.1, 0.3, 0.6
     assert [command(hw, clock, 0.0, 0.0, 'velocity', 5.0) for _ in range(3)] == \
         pytest.approx([0.1, 0.3, 0.6])
-    assert hw.clamps['joint_jerk'] == 3
+    assert hw.counters.clamps['joint_jerk'] == 3
 
 
 @pytest.mark.parametrize('limits', [{}, {'j': {'has_jerk_limits': True, 'max_jerk': 1.0}}])

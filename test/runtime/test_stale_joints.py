@@ -25,9 +25,9 @@ import pytest
 
 from test_hardware_interface import FakeClock
 from test_hardware_interface import two_transmission_robot
+from transmission_plugins.runtime.diagnostics import STALE
+from transmission_plugins.runtime.diagnostics import WARN
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
-from transmission_plugins.runtime.hardware_interface import STALE
-from transmission_plugins.runtime.hardware_interface import WARN
 from transmission_plugins.runtime.reports import Reports
 from transmission_plugins.runtime.reports import STALE_INTERVAL
 
@@ -66,7 +66,7 @@ def test_a_fresh_transmission_moves_on_while_a_stale_one_holds():
     np.testing.assert_allclose(js.position, [1.5, 1.0, 1.0])   # j_simple held at 10 / 10 + 0.5
     assert hw.diagnostics('hw')[0].level == WARN
     # the stale joint's held value is also the linearisation point of its commands
-    np.testing.assert_allclose(hw.states.last_joint_position, js.position)
+    np.testing.assert_allclose(hw.states.last_position, js.position)
 
 
 def test_joints_never_heard_of_are_left_out_under_both_policies():
@@ -131,7 +131,7 @@ def test_the_state_watchdog_counts_from_arrival_not_from_the_call():
     assert hw.update().joint_states is not None
     clock.t += 0.011
     assert hw.update().joint_states is None
-    assert hw.state_time[0] == received
+    assert hw.states.state_time[0] == received
 
 
 def test_the_command_watchdog_counts_from_arrival_too():
@@ -154,7 +154,7 @@ def test_an_arrival_time_in_the_future_or_nan_counts_as_now():
     hw = _hw(clock)
     for received in (clock.t + 5.0, float('nan')):
         hw.set_actuator_state(ACTUATORS, [10.0, 5.0, 5.0], received=received)
-        assert hw.state_time[0] == clock.t
+        assert hw.states.state_time[0] == clock.t
 
 
 def test_states_flapping_under_load_make_at_most_one_stale_line_every_5_s():

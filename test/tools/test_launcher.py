@@ -99,8 +99,16 @@ def signal_handlers():
         signal.signal(s, h)
 
 
+def _specs(description_file='', config_file='', use_mock_actuators=True,
+           robot_state_publisher=None, **arguments):
+    """Return the nodes ``plan_nodes`` starts for these launch arguments."""
+    values = dict(arguments, description_file=description_file, config_file=config_file,
+                  use_mock_actuators=use_mock_actuators)
+    return node_plan.plan_nodes(values, robot_state_publisher).specs
+
+
 def test_default_node_set():
-    specs = node_plan.node_specs()
+    specs = _specs()
     assert [s.name for s in specs] == ['transmission_hardware_interface', 'mock_actuators']
     hw, mock = specs
     assert hw.executable == 'hardware_interface_node'
@@ -118,7 +126,7 @@ def test_default_config_fits_any_robot(tmp_path):
     """The default config names no joint, so a robot other than the example starts."""
     urdf = tmp_path / 'generic_arm.urdf'
     urdf.write_text(GENERIC_URDF)
-    specs = node_plan.node_specs(str(urdf))
+    specs = _specs(str(urdf))
     assert [s.name for s in specs] == ['transmission_hardware_interface', 'mock_actuators']
     robot, core, q = _check_node_parameters(specs)
     assert core.command_joints == ['joint1', 'joint2']
@@ -126,7 +134,7 @@ def test_default_config_fits_any_robot(tmp_path):
 
 
 def test_example_config_fits_the_example_robot():
-    specs = node_plan.node_specs('', str(node_plan.example_config_file()))
+    specs = _specs('', str(node_plan.example_config_file()))
     robot, core, q = _check_node_parameters(specs)
     assert core.command_joints == ['pan_joint', 'shoulder_joint', 'elbow_joint',
                                    'wrist_pitch_joint', 'wrist_roll_joint', 'gripper_joint']
@@ -187,7 +195,7 @@ def test_simulation_mode_starts_the_sim_interface_instead(tmp_path):
     assert list(reasons) == ['mock_actuators']   # the hardware interface is another mode's
     assert reasons['mock_actuators'].startswith('mode is simulation')
     # the example config's sim section fits the example robot (as the node configures)
-    specs = node_plan.node_specs('', str(node_plan.example_config_file()), mode='simulation')
+    specs = _specs('', str(node_plan.example_config_file()), mode='simulation')
     params = specs[0].parameters
     robot = load_robot_transmissions(params['robot_description'])
     core = SimInterface(robot, command_joints=list(params['joints']),
@@ -196,7 +204,7 @@ def test_simulation_mode_starts_the_sim_interface_instead(tmp_path):
     # and the default config fits any robot
     urdf = tmp_path / 'generic_arm.urdf'
     urdf.write_text(GENERIC_URDF)
-    params = node_plan.node_specs(str(urdf), mode='simulation')[0].parameters
+    params = _specs(str(urdf), mode='simulation')[0].parameters
     core = SimInterface(load_robot_transmissions(params['robot_description']),
                         command_joints=list(params['joints']))
     assert core.command_joints == ['joint1', 'joint2']
@@ -210,7 +218,7 @@ def test_hardware_mode_leaves_the_sim_interface_out_silently():
 
 
 def test_without_mock_actuators_and_with_robot_state_publisher():
-    specs = node_plan.node_specs(use_mock_actuators='false', robot_state_publisher=True)
+    specs = _specs(use_mock_actuators='false', robot_state_publisher=True)
     assert [s.name for s in specs] == ['transmission_hardware_interface', 'robot_state_publisher']
     rsp = specs[1]
     assert rsp.module is None and rsp.package == 'robot_state_publisher'
@@ -225,8 +233,8 @@ def test_robot_state_publisher_is_started_when_installed(monkeypatch, tmp_path):
     exe.chmod(0o755)
     monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
     assert launcher.robot_state_publisher_executable() == str(exe)
-    assert node_plan.node_specs()[-1].name == 'robot_state_publisher'
-    cmd = launcher.command(node_plan.node_specs()[-1], '/tmp/p.yaml')
+    assert _specs()[-1].name == 'robot_state_publisher'
+    cmd = launcher.command(_specs()[-1], '/tmp/p.yaml')
     assert cmd[0] == str(exe)
 
 
@@ -239,7 +247,7 @@ def test_plain_urdf_and_custom_config(tmp_path):
           ros__parameters:
             update_rate: 1000
         """))
-    hw = node_plan.node_specs(str(urdf), str(cfg), False)[0]
+    hw = _specs(str(urdf), str(cfg), False)[0]
     assert hw.parameters == {'update_rate': 1000, 'robot_description': '<robot name="r"/>',
                              'use_sim_time': False}
 
@@ -259,19 +267,19 @@ def test_bad_config_files(tmp_path, text, match):
 
 def test_bad_arguments(tmp_path):
     with pytest.raises(LaunchConfigError, match='does not exist'):
-        node_plan.node_specs(str(tmp_path / 'missing.urdf'))
+        _specs(str(tmp_path / 'missing.urdf'))
     with pytest.raises(LaunchConfigError, match='cannot read'):
-        node_plan.node_specs('', str(tmp_path / 'missing.yaml'))
+        _specs('', str(tmp_path / 'missing.yaml'))
     with pytest.raises(LaunchConfigError, match='true or false'):
-        node_plan.node_specs(use_mock_actuators='maybe')
+        _specs(use_mock_actuators='maybe')
     bad = tmp_path / 'bad.urdf.xacro'
     bad.write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:nope/></robot>')
     with pytest.raises(LaunchConfigError, match='xacro failed'):
-        node_plan.node_specs(str(bad))
+        _specs(str(bad))
 
 
 def test_params_file_applies_in_any_namespace(tmp_path):
-    specs = node_plan.node_specs()
+    specs = _specs()
     path = write_params_file(specs, str(tmp_path))
     doc = yaml.safe_load(open(path))
     assert list(doc) == ['/**/transmission_hardware_interface', '/**/mock_actuators']
@@ -377,7 +385,7 @@ def test_launch_config_error_is_a_transmission_error(tmp_path):
     assert issubclass(LaunchConfigError, TransmissionError)
     assert issubclass(LaunchConfigError, ValueError)
     with pytest.raises(TransmissionError, match='does not exist'):
-        node_plan.node_specs(str(tmp_path / 'missing.urdf'))
+        _specs(str(tmp_path / 'missing.urdf'))
 
 
 def test_main_reports_bad_files(tmp_path, capsys):

@@ -44,9 +44,6 @@ UNREACHABLE_LIMIT = 'unreachable-limit'
 #: the description does not load in strict mode
 LOAD_ERROR = 'load-error'
 
-KINDS = (SHARED_ACTUATOR, UNKNOWN_INTERFACE, DUPLICATE_NAME, NOT_INVERSE, DESCRIBED_TWICE,
-         REDUCTION_MISMATCH, UNREACHABLE_LIMIT, LOAD_ERROR)
-
 
 class Finding(LoadWarning):
     """One finding, ``path (line N): message [kind]``: a warning's fields and ``kind``."""

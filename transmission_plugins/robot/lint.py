@@ -16,15 +16,10 @@
 The checks of ``transmission_plugins lint``: mistakes that load without a word, as findings.
 
 Each check returns :class:`~transmission_plugins.core.findings.Finding` records (kind, element
-path, line, message).  The checks that hold for a loaded robot run in the loader too, which
-issues their findings among its warnings (:func:`robot_findings`); so do two checks that live
-where their facts are read: duplicate names (the parser's duplicate merge) and a gear ratio
-equal to the reduction (:func:`~.inertia.duplicated_reduction_warning`), and the Dynamixel
-parameters of a joint that a ``<transmission>`` drives (the hardware-parameter reader).  The
-checks across dialects need the transmissions the loader leaves aside (robot level beside
-``<ros2_control>``), so only :func:`lint_urdf` runs them, with the joint limits check (a
-statement about the data, not about loading).  What each kind means and what to do:
-doc/cli.md, "lint".
+path, line, message).  The checks that hold for a loaded robot run in the loader too
+(:func:`robot_findings`); those across dialects need the transmissions the loader leaves aside,
+so only :func:`lint_urdf` runs them.  What each kind means and where it is found: doc/cli.md,
+"lint".
 """
 
 import difflib
@@ -108,11 +103,7 @@ def _line(t: RobotTransmission) -> Optional[int]:
 def shared_actuators(transmissions: Sequence[RobotTransmission],
                      joints: Mapping[str, UrdfJoint]) -> List[Finding]:
     """
-    Find actuators shared by transmissions whose joints no ``<mimic>`` couples.
-
-    Sharing an actuator is allowed when the maps agree, for one motor driving coupled joints (a
-    hand's fingers, a gripper's mirrored jaws); an arm whose next transmission reuses the last
-    one's motor, or a gripper reusing the arm's, passes that rule by accident.
+    Find actuators shared by transmissions whose joints no ``<mimic>`` couples (doc/cli.md).
 
     :param transmissions: the transmissions kept by the wiring
     :param joints: the robot model's joints (their ``mimic``)
@@ -175,10 +166,8 @@ def unreachable_limits(robot: Any, limit_lines: Optional[Mapping[str, int]] = No
     """
     Find joint effort limits larger than the actuators' effort limits can produce.
 
-    The reach is ``robot.joint_effort_limit_from_actuators`` (actuator-data effort limits
-    mapped through the transmissions).  Not checked: joints without actuator data, joints no
-    actuator effort reaches (reach 0: a coupling's follower) and joints of nonlinear
-    transmissions (a PR2 gripper's passive fingers, whose reach depends on the gap).
+    The reach is ``robot.joint_effort_limit_from_actuators``; the joints not checked are
+    doc/cli.md's ("lint").
 
     :param robot: a :class:`~transmission_plugins.RobotTransmissions`
     :param limit_lines: joint name -> source line of its ``<limit>``

@@ -231,17 +231,11 @@ class RobotTransmissions:
                                  out: Optional[Mapping[str, np.ndarray]] = None
                                  ) -> Dict[str, np.ndarray]:
         """
-        Map actuator arrays ``(..., len(actuator_names))`` to joint arrays.
+        Map actuator arrays ``(..., len(actuator_names))`` to joint arrays (doc/robot_api.md).
 
-        All linear transmissions go through one fused sparse product, nonlinear ones through
-        their vectorised kernels (see :mod:`~.fused_maps`).
+        As :meth:`~.fused_maps.FusedMaps.actuator_to_joint`: ``out`` (one array per interface,
+        of the output's shape, not overlapping the inputs) receives the results.
 
-        :param values: interface name to an array whose last axis follows ``actuator_names``
-        :param out: optional, interface name to a writeable float64 array
-            ``(..., len(joint_names))`` per interface given, to write the result into (the
-            result then holds these arrays; nothing else is allocated for it); they must not
-            overlap the inputs
-        :returns: interface name to an array whose last axis follows ``joint_names``
         :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
             a bad ``out``
         """
@@ -253,12 +247,9 @@ class RobotTransmissions:
         """
         Map joint arrays ``(..., len(joint_names))`` to actuator arrays.
 
-        Use NaN for joints without a command; the actuators that depend on them get NaN.
+        ``out`` as for :meth:`actuator_to_joint_arrays`.  Use NaN for joints without a command;
+        the actuators that depend on them get NaN.
 
-        :param values: interface name to an array whose last axis follows ``joint_names``
-        :param out: optional output arrays ``(..., len(actuator_names))``, as for
-            :meth:`actuator_to_joint_arrays`
-        :returns: interface name to an array whose last axis follows ``actuator_names``
         :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
             a bad ``out``
         """

@@ -15,7 +15,7 @@
 """
 Small rclpy helpers shared by the nodes: parameters, QoS profiles, message packing, the spin loop.
 
-Parameter declaration and validation live in :mod:`~.node_parameters` (re-exported here).
+Parameter declaration and validation live in :mod:`~.node_parameters`.
 """
 
 from array import array
@@ -48,10 +48,6 @@ from rclpy.signals import SignalHandlerOptions
 from std_msgs.msg import String
 
 from transmission_plugins.core.exceptions import TransmissionError
-from transmission_plugins.ros.node_parameters import declare_parameters  # noqa: F401
-from transmission_plugins.ros.node_parameters import float_parameters  # noqa: F401
-from transmission_plugins.ros.node_parameters import MAX_QOS_DEPTH  # noqa: F401
-from transmission_plugins.ros.node_parameters import validate_parameters  # noqa: F401
 from transmission_plugins.ros.stop_signals import StopRequest
 from transmission_plugins.runtime.parameters import Constraint
 from transmission_plugins.urdf.text import MAX_URDF_BYTES

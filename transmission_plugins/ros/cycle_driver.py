@@ -16,18 +16,11 @@
 The active part of an interface node: its timer, and publishing its two outputs.
 
 A :class:`CycleDriver` exists while the node is active.  It owns the node's timer, always on the
-steady clock, so that the watchdogs act whatever ``/clock`` does (a simulator that stops or
-crashes still gets its command timeout action), and an
-:class:`~transmission_plugins.runtime.output_schedule.OutputSchedule` (timer mode or
-event-driven).  It publishes the *state* output (``joint_states`` for the hardware interface)
-and the *command* output (``actuator_commands``) when the schedule says so: on a tick, or from
-the input's own callback in event-driven mode.  Messages are stamped with the node clock (the
-simulated time under ``use_sim_time``); while that clock has not started (``use_sim_time`` and no
-``/clock`` message yet) nothing is published and a warning says why, once a minute at most.
-Each update is timed into the interface's cycle statistics, a failing update is logged
-(rate-limited) instead of taking the node down, and stale-joint changes are logged.  What an
-output holds comes from two callables, so the mirror node (joint-space simulators) drives its
-outputs with the same class.
+steady clock, so that the watchdogs act whatever ``/clock`` does, and an
+:class:`~transmission_plugins.runtime.output_schedule.OutputSchedule`.  Messages are stamped with
+the node clock; while that clock has not started (``use_sim_time`` and no ``/clock`` message
+yet) nothing is published and a warning says why, once a minute at most.  What an output holds
+comes from two callables, so the mirror node drives its outputs with the same class.
 """
 
 from typing import Any
@@ -64,17 +57,11 @@ class CycleDriver:
     """
     Publish an interface's state and command outputs on its timer or as inputs arrive.
 
-    :param node: the node (its clock, timers and logger)
-    :param core: the interface (``record_cycle`` and what :class:`~.runtime.reports.Reports`
+    :param core: the interface (its ``timer`` and what :class:`~.runtime.reports.Reports`
         reads); its ``clock`` is the steady clock of the cycle statistics
     :param states: returns the state output now (``names, position, velocity, effort``; None:
         nothing to publish)
     :param commands: returns the command output messages now (same shape, one per message)
-    :param state_pub: publisher of the state output
-    :param command_pub: publisher of the command output
-    :param frame_id: ``header.frame_id`` of the outputs
-    :param reports: the node's rate-limited log lines
-    :param period: seconds between ticks
     :param event_driven: publish each output when its input arrives (the timer as watchdog)
     """
 
@@ -158,7 +145,7 @@ class CycleDriver:
             line = self._reports.cycle_failed(e)
             if line:
                 self.node.get_logger().error(line)
-        self.core.record_cycle(start, self._clock(), periodic)
+        self.core.timer.record(start, self._clock(), periodic)
         for level, line in self._reports.stale(self.core) + self._reports.calibration(self.core):
             log_at(self.node.get_logger(), level, line)
         if commands:

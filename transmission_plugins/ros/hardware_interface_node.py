@@ -31,7 +31,6 @@ Topics (all relative, so namespaces and remapping apply):
   state.
 
 Parameters are checked when set and again at configure (which apply at once: ``doc/nodes.md``).
-A rejected message costs a counter increment (one summary log line per topic a second at most).
 The cycle is :class:`~..runtime.hardware_interface.HardwareInterface`, the timer and the
 publishing :class:`~.cycle_driver.CycleDriver`; this module declares parameters, moves messages
 and drives the lifecycle.  Shut down to *finalized*, the node ends its process (exit code 0).
@@ -59,9 +58,7 @@ from std_msgs.msg import Float64MultiArray
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.robot.loading import load_robot_transmissions
-from transmission_plugins.ros.common import declare_parameters
 from transmission_plugins.ros.common import diagnostic_status
-from transmission_plugins.ros.common import float_parameters
 from transmission_plugins.ros.common import logged_transition
 from transmission_plugins.ros.common import parameter_value
 from transmission_plugins.ros.common import qos_overridable
@@ -70,7 +67,6 @@ from transmission_plugins.ros.common import run_node
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.common import subscribe_description
 from transmission_plugins.ros.common import subscribe_with_arrival
-from transmission_plugins.ros.common import validate_parameters
 from transmission_plugins.ros.cycle_driver import CycleDriver
 from transmission_plugins.ros.hardware_interface_parameters import apply_settings
 from transmission_plugins.ros.hardware_interface_parameters import AT_CONFIGURE
@@ -79,11 +75,13 @@ from transmission_plugins.ros.hardware_interface_parameters import core_settings
 from transmission_plugins.ros.hardware_interface_parameters import HARDWARE_LIVE_SETTINGS
 from transmission_plugins.ros.hardware_interface_parameters import hardware_settings
 from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
+from transmission_plugins.ros.node_parameters import declare_parameters
+from transmission_plugins.ros.node_parameters import float_parameters
+from transmission_plugins.ros.node_parameters import validate_parameters
 from transmission_plugins.runtime.diagnostics import node_records
-from transmission_plugins.runtime.hardware_interface import FIELDS
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
-from transmission_plugins.runtime.hardware_interface import InputRejected
-from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
+from transmission_plugins.runtime.messages import FIELDS
+from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.runtime.parameters import require_valid
 from transmission_plugins.runtime.parameters import Specs
 from transmission_plugins.runtime.reports import Reports
@@ -98,8 +96,7 @@ class HardwareInterfaceNode(LifecycleNode):
     Map actuator states to joint states and joint commands to actuator commands.
 
     :class:`~.sim_interface_node.SimInterfaceNode` runs it the other way round: it overrides
-    the parameters, :meth:`_make_core`, :meth:`_create_topics`, :meth:`_outputs` and the
-    message callbacks.
+    the parameters, :meth:`_make_core`, :meth:`_create_topics` and :meth:`_outputs`.
     """
 
     #: the parameter contract, the parameters applied at once and those read at configure
@@ -130,7 +127,7 @@ class HardwareInterfaceNode(LifecycleNode):
         self._filling = False
         #: the timer and the publishing while active (None otherwise)
         self.driver: Optional[CycleDriver] = None
-        self._joint_pub: Optional[LifecyclePublisher[JointState]] = None
+        self._state_pub: Optional[LifecyclePublisher[JointState]] = None
         self._command_pub: Optional[LifecyclePublisher[JointState]] = None
         self._cycle_publishers: List[Any] = []   # the configured node's, destroyed at cleanup
         #: the ``joint_limits.<joint>.<key>`` parameters declared at configure (undeclared at
@@ -280,27 +277,28 @@ class HardwareInterfaceNode(LifecycleNode):
 
     def _create_topics(self, depth: int) -> None:
         """Create the publishers and subscriptions of the configured node."""
-        self._joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
+        self._state_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
                                                           **qos_overridable(depth))
         self._command_pub = self.create_lifecycle_publisher(JointState, 'actuator_commands',
                                                             **qos_overridable(depth))
-        self._cycle_publishers = [self._joint_pub, self._command_pub]
+        self._cycle_publishers = [self._state_pub, self._command_pub]
         self._entities = [
-            subscribe_with_arrival(self, JointState, 'actuator_states', self._on_state,
-                                   **qos_overridable(depth, reliable=False)),
-            subscribe_with_arrival(self, JointState, 'joint_commands', self._on_command,
-                                   **qos_overridable(depth))]
+            subscribe_with_arrival(self, JointState, 'actuator_states', functools.partial(
+                self._on_message, 'state', 'set_actuator_state'),
+                **qos_overridable(depth, reliable=False)),
+            subscribe_with_arrival(self, JointState, 'joint_commands', functools.partial(
+                self._on_message, 'command', 'set_joint_command'), **qos_overridable(depth))]
         assert isinstance(self.core, HardwareInterface)
         calibration = self.core.calibration
         if calibration.homing:
             self._entities.append(subscribe_with_arrival(
                 self, JointState, 'reference_switches', functools.partial(
-                    self._on_calibration, 'set_reference_switch'),
+                    self._on_message, '', 'set_reference_switch'),
                 **qos_overridable(depth, reliable=False)))
         if calibration.settings.absolute_encoders:
             self._entities.append(subscribe_with_arrival(
                 self, JointState, 'absolute_positions', functools.partial(
-                    self._on_calibration, 'set_absolute_positions'),
+                    self._on_message, '', 'set_absolute_positions'),
                 **qos_overridable(depth, reliable=False)))
         for field in FIELDS:
             self._entities.append(subscribe_with_arrival(
@@ -310,7 +308,7 @@ class HardwareInterfaceNode(LifecycleNode):
     def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:
         """Return the state half, the command half and their publishers (the driver's)."""
         assert isinstance(self.core, HardwareInterface)
-        return (self.core.joint_states, self.core.actuator_commands, self._joint_pub,
+        return (self.core.joint_states, self.core.actuator_commands, self._state_pub,
                 self._command_pub)
 
     @logged_transition('activate')
@@ -318,7 +316,7 @@ class HardwareInterfaceNode(LifecycleNode):
         """Start the update timer; commands received while inactive are discarded."""
         core = self.core
         assert core is not None and core.period is not None
-        core.reset_commands()
+        core.commands.reset()
         # the timer runs on the steady clock: the watchdogs act whatever /clock does
         self.driver = CycleDriver(
             self, core, *self._outputs(), str(self._param('frame_id')), self._reports,
@@ -375,49 +373,41 @@ class HardwareInterfaceNode(LifecycleNode):
         for pub in self._cycle_publishers:
             self.destroy_lifecycle_publisher(pub)
         self._cycle_publishers = []
-        self._joint_pub = self._command_pub = None
+        self._state_pub = self._command_pub = None
         self.core = None
 
     # ------------------------------------------------------------------ inputs
-    def _receive(self, active_only: bool, store: str, *args: Any, arrival: float,
-                 **kwargs: Any) -> bool:
-        """Hand a message to ``core.<store>``; return False when it was not stored."""
+    def _store(self, kind: str, store: str, *args: Any, arrival: float) -> None:
+        """
+        Hand a message to ``core.<store>``; tell the driver that a state or a command arrived.
+
+        :param kind: ``'state'``, ``'command'`` (taken only while active) or ``''`` (calibration)
+        """
         core = self.core
-        if core is None or (active_only and self.driver is None):
-            return False
+        if core is None or (kind == 'command' and self.driver is None):
+            return
         try:
-            getattr(core, store)(*args, received=arrival, **kwargs)
+            getattr(core, store)(*args, received=arrival)
         except InputRejected:
-            for line in self._reports.drops(core):   # at most one summary a second
+            for line in self._reports.drops(core.drops):   # at most one summary a second
                 self.get_logger().warning(line)
-            return False
-        return True
-
-    def _on_state(self, msg: JointState, arrival: float) -> None:
-        stored = self._receive(False, 'set_actuator_state', msg.name, msg.position,
-                               msg.velocity, msg.effort, arrival=arrival)
-        if stored and self.driver is not None:
+            return
+        if kind == 'state' and self.driver is not None:
             self.driver.state_arrived()
-
-    def _on_command(self, msg: JointState, arrival: float) -> None:
-        stored = self._receive(True, 'set_joint_command', msg.name, msg.position, msg.velocity,
-                               msg.effort, arrival=arrival)
-        if stored and self.driver is not None:
+        elif kind == 'command' and self.driver is not None:
             self.driver.command_arrived()
 
-    def _on_calibration(self, store: str, msg: JointState, arrival: float) -> None:
-        self._receive(False, store, msg.name, msg.position, msg.velocity, msg.effort,
-                      arrival=arrival)
+    def _on_message(self, kind: str, store: str, msg: JointState, arrival: float) -> None:
+        self._store(kind, store, msg.name, msg.position, msg.velocity, msg.effort,
+                    arrival=arrival)
 
     def _on_array_command(self, field: str, msg: Float64MultiArray, arrival: float) -> None:
-        stored = self._receive(True, 'set_interface_command', field, msg.data, arrival=arrival)
-        if stored and self.driver is not None:
-            self.driver.command_arrived()
+        self._store('command', 'set_interface_command', field, msg.data, arrival=arrival)
 
     def _publish_diagnostics(self) -> None:
         core = self.core
         if core is not None:
-            for line in self._reports.drops(core):
+            for line in self._reports.drops(core.drops):
                 self.get_logger().warning(line)
         records = node_records(self.get_fully_qualified_name(), core, self.lifecycle_state,
                                self.configure_error)
@@ -435,7 +425,7 @@ def main(args: Optional[List[str]] = None) -> int:
     return run_node(lambda a: HardwareInterfaceNode(), args)
 
 
-__all__ = ['HardwareInterfaceNode', 'NODE_NAME', 'PARAMETERS', 'TIMEOUT_ACTIONS', 'main']
+__all__ = ['HardwareInterfaceNode', 'NODE_NAME', 'PARAMETERS', 'main']
 
 if __name__ == '__main__':
     raise SystemExit(main())

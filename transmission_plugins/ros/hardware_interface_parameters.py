@@ -16,13 +16,10 @@
 The parameters of ``transmission_hardware_interface``: the contract, and what applies when.
 
 Every parameter has a range or choices (:class:`~transmission_plugins.runtime.parameters.
-Constraint`), checked when it is set and again at configure.  The watchdogs,
-``command_timeout_action``, ``enforce_limits``, ``stale_joints`` (:func:`apply_settings`),
-``update_rate``, ``event_driven``, ``diagnostic_period``, ``frame_id`` and ``soft_limits``
-apply at once; :data:`AT_CONFIGURE` (the calibration parameters among them) at the next
-configure; ``autostart``, ``qos_depth`` and the ``qos_overrides.*`` are read-only.  ros2_control's
-joint_limits parameters (``joint_limits.<joint>.<key>``, :mod:`~..runtime.soft_limits`) are
-declared at configure, for the joints of the robot loaded, and read there.
+Constraint`), checked when it is set and again at configure; when each applies is doc/nodes.md's
+("Parameters"): at once (:func:`apply_settings`), at the next configure (:data:`AT_CONFIGURE`)
+or never (read-only).  ros2_control's joint_limits parameters are declared at configure, for the
+joints of the robot loaded.
 """
 
 from typing import Any
@@ -36,14 +33,14 @@ from typing import Tuple
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.parameter import Parameter
 
-from transmission_plugins.ros.common import MAX_QOS_DEPTH
 from transmission_plugins.ros.common import ROBOT_DESCRIPTION_PARAMETER
+from transmission_plugins.ros.node_parameters import MAX_QOS_DEPTH
 from transmission_plugins.runtime.calibration import CalibrationSettings
+from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.cycle import InterfaceCycle
-from transmission_plugins.runtime.hardware_interface import STALE_JOINT_POLICIES
-from transmission_plugins.runtime.hardware_interface import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.parameters import Constraint
 from transmission_plugins.runtime.parameters import Specs
+from transmission_plugins.runtime.states import STALE_JOINT_POLICIES
 
 #: name -> (default, description, constraint); the node's parameter contract (doc/nodes.md).
 PARAMETERS: Specs = {

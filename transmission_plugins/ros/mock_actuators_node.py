@@ -37,22 +37,10 @@ velocities, else **effort**; velocity and effort values beside positions are ign
 actuator keeps its last command until a new one names it; at start every motor holds its
 initial position.
 
-Bad input never stops the node:
-
-* a ``robot_description`` message it cannot simulate (a loader error, or parameters such as
-  ``initial_joint_names`` that do not fit it) is logged and reported on ``/diagnostics``, and
-  the node waits for the next message;
-* a bad ``actuator_commands`` message is dropped and counted per reason; a summary is logged at
-  most once a second (a time check per drop, no logger call);
-* a command the rotors cannot integrate (an unlimited effort towards 1e300) leaves the rotor
-  where it was, at rest: ``actuator_states`` never carries NaN or infinity.
-
-Every parameter has a range (checked when set, with a reason) and is read-only: the simulation
-is built once.  A bad ``robot_description`` *parameter*, or a bad value in a parameters file,
-cannot change while the node runs: the node logs why and exits with code 1.
+Bad input never stops the node (doc/nodes.md says what each kind does); every parameter is
+read-only: the simulation is built once, and a bad value at start-up makes the node exit 1.
 """
 
-from collections import Counter
 import math
 import time
 from typing import Any
@@ -75,7 +63,6 @@ from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-from transmission_plugins.ros.common import declare_parameters
 from transmission_plugins.ros.common import diagnostic_status
 from transmission_plugins.ros.common import parameter_value
 from transmission_plugins.ros.common import reliable_qos
@@ -83,12 +70,16 @@ from transmission_plugins.ros.common import run_node
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.common import subscribe_description
 from transmission_plugins.ros.common import to_msg_array
-from transmission_plugins.ros.common import validate_parameters
 from transmission_plugins.ros.mock_actuators_parameters import CHECKED
 from transmission_plugins.ros.mock_actuators_parameters import MUJOCO_ONLY
 from transmission_plugins.ros.mock_actuators_parameters import PARAMETERS
-from transmission_plugins.ros.mock_actuators_parameters import PHYSICS
+from transmission_plugins.ros.node_parameters import declare_parameters
+from transmission_plugins.ros.node_parameters import validate_parameters
+from transmission_plugins.runtime.diagnostics import ERROR
+from transmission_plugins.runtime.diagnostics import OK
+from transmission_plugins.runtime.diagnostics import WARN
 from transmission_plugins.runtime.messages import DROP_REASONS as MESSAGE_DROP_REASONS
+from transmission_plugins.runtime.messages import DropCounts
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.runtime.messages import NameIndex
@@ -96,6 +87,7 @@ from transmission_plugins.runtime.messages import read_message
 from transmission_plugins.runtime.mujoco_model import import_mujoco
 from transmission_plugins.runtime.mujoco_model import ModelOptions
 from transmission_plugins.runtime.mujoco_physics import MujocoPhysics
+from transmission_plugins.runtime.reports import Reports
 from transmission_plugins.runtime.simulator import ActuatorSimulator
 from transmission_plugins.runtime.simulator import ReferenceSwitches
 from transmission_plugins.urdf.text import received_description
@@ -109,11 +101,6 @@ SLOW_REAL_TIME_FACTOR = 0.9
 #: the drop reasons /diagnostics always lists (the shared validation's, but for passive joints)
 DROP_REASONS = tuple(r for r in MESSAGE_DROP_REASONS
                      if r not in ('not_commandable', 'uncalibrated'))
-
-# diagnostic_msgs/DiagnosticStatus levels
-OK = 0
-WARN = 1
-ERROR = 2
 
 
 def initial_joint_positions(robot: Any, names: Sequence[str],
@@ -159,14 +146,13 @@ class MockActuatorsNode(Node):
         self._timer: Optional[Timer] = None
         self._last = 0.0
         self._sub_description = None
-        #: drop reason -> count of dropped ``actuator_commands`` messages
-        self.dropped: Counter[str] = Counter()
+        #: dropped ``actuator_commands`` messages per reason, and the log lines about them
+        self.drops = DropCounts()
+        self._reports = Reports()
         self.rejected_descriptions = 0
         self.description_error = ''
         #: why the simulation was halted (it diverged), or ''
         self.halted = ''
-        self._next_drop_log = 0.0
-        self._unreported = 0
         self._depth = max(1, int(self._p('qos_depth')))
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(self._depth))
@@ -195,8 +181,6 @@ class MockActuatorsNode(Node):
         """Return the ``physics`` parameter; log and raise StartupFailed when it is unusable."""
         physics = self._p('physics')
         try:
-            if physics not in PHYSICS:
-                raise TransmissionValueError('physics', physics, ' or '.join(map(repr, PHYSICS)))
             if physics == 'mujoco':
                 import_mujoco()
                 self._model_options()
@@ -216,10 +200,8 @@ class MockActuatorsNode(Node):
 
     def _model_options(self) -> ModelOptions:
         """Return the MuJoCo model options from the parameters."""
-        step = float(self._p('physics_step'))
-        if not (math.isfinite(step) and step > 0.0):
-            raise TransmissionValueError('physics_step', step, 'a number of seconds > 0')
-        return ModelOptions(physics_step=step, gravity=bool(self._p('gravity')),
+        return ModelOptions(physics_step=float(self._p('physics_step')),
+                            gravity=bool(self._p('gravity')),
                             contacts=bool(self._p('contacts')),
                             rotor_damping=float(self._p('damping')),
                             gravity_compensation=tuple(self._p('gravity_compensation')))
@@ -257,8 +239,6 @@ class MockActuatorsNode(Node):
             raise TransmissionValueError('robot_description', 'no actuators',
                                          'a URDF with at least one transmission')
         rate = float(self._p('rate'))
-        if not rate > 0.0:
-            raise TransmissionValueError('rate', rate, 'a rate > 0 Hz')
         models = [robot.actuator_models[n] for n in robot.actuator_names]
         q = initial_joint_positions(robot, self._p('initial_joint_names'),
                                     self._p('initial_joint_positions'))
@@ -306,25 +286,15 @@ class MockActuatorsNode(Node):
         self.get_logger().info(f'simulating {len(models)} actuators ({self._physics} physics) '
                                f'at {rate:g} Hz: {", ".join(self._names)}')
 
-    def _drop(self, reason: str, detail: str) -> None:
-        """Count a drop; log a summary at most once a second (no logger call per message)."""
-        self.dropped[reason] += 1
-        self._unreported += 1
-        now = time.monotonic()
-        if now >= self._next_drop_log:
-            self._next_drop_log = now + 1.0
-            self.get_logger().warning(
-                f'dropped {self._unreported} message(s) on actuator_commands since the last '
-                f'report (last: {reason}: {detail}); {sum(self.dropped.values())} in all')
-            self._unreported = 0
-
     def _on_command(self, msg: JointState) -> None:
         """Obey a command: its first field (position, velocity, effort) sets the mode."""
         try:
             idx, values = read_message(self._index, msg.name, msg.position, msg.velocity,
                                        msg.effort)
         except InputRejected as e:
-            self._drop(e.reason, e.detail)
+            self.drops.reject('actuator_commands', e)
+            for line in self._reports.drops(self.drops):   # at most one summary a second
+                self.get_logger().warning(line)
             return
         mode = next(f for f in FIELDS if f in values)
         full = np.full(len(self._names), np.nan)
@@ -377,9 +347,10 @@ class MockActuatorsNode(Node):
 
     def _publish_diagnostics(self) -> None:
         """Publish the node's status: what it simulates, rejected descriptions, drop counters."""
-        dropped = sum(self.dropped.values())
+        dropped = self.drops.total()
+        counts = self.drops.get('actuator_commands', {})
         values = [('dropped_messages', str(dropped))]
-        values += [(f'dropped.actuator_commands.{r}', str(self.dropped[r]))
+        values += [(f'dropped.actuator_commands.{r}', str(counts.get(r, 0)))
                    for r in DROP_REASONS]
         values.append(('rejected_descriptions', str(self.rejected_descriptions)))
         if self.halted:

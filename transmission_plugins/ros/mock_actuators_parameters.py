@@ -21,8 +21,8 @@ usable ``robot_description`` message arrives), so no parameter can change while 
 
 import math
 
-from transmission_plugins.ros.common import MAX_QOS_DEPTH
 from transmission_plugins.ros.common import ROBOT_DESCRIPTION_PARAMETER
+from transmission_plugins.ros.node_parameters import MAX_QOS_DEPTH
 from transmission_plugins.runtime.parameters import Constraint
 from transmission_plugins.runtime.parameters import Specs
 

@@ -35,6 +35,7 @@ Lifecycle, watchdogs, QoS overrides, diagnostics and the event-driven mode are t
 interface's: this node is that node with its messages turned around (doc/simulation.md).
 """
 
+import functools
 from typing import Any
 from typing import Callable
 from typing import Dict
@@ -42,7 +43,6 @@ from typing import List
 from typing import Optional
 from typing import Tuple
 
-from rclpy.lifecycle import LifecyclePublisher
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
@@ -70,8 +70,6 @@ class SimInterfaceNode(HardwareInterfaceNode):
     AT_CONFIGURE = AT_CONFIGURE
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
-        self._state_pub: Optional[LifecyclePublisher[JointState]] = None
-        self._joint_command_pub: Optional[LifecyclePublisher[JointState]] = None
         self._array_pubs: Dict[str, Any] = {}
         super().__init__(node_name, **kwargs)
 
@@ -86,39 +84,27 @@ class SimInterfaceNode(HardwareInterfaceNode):
         assert isinstance(self.core, SimInterface)
         self._state_pub = self.create_lifecycle_publisher(JointState, 'actuator_states',
                                                           **qos_overridable(depth))
-        self._joint_command_pub = self.create_lifecycle_publisher(
+        self._command_pub = self.create_lifecycle_publisher(
             JointState, 'joint_commands', **qos_overridable(depth))
         self._array_pubs = {
             interface: self.create_lifecycle_publisher(
                 Float64MultiArray, f'{interface}_commands', **qos_overridable(depth))
             for interface in self.core.array_commands}
-        self._cycle_publishers = [self._state_pub, self._joint_command_pub,
+        self._cycle_publishers = [self._state_pub, self._command_pub,
                                   *self._array_pubs.values()]
         self._entities = [
-            subscribe_with_arrival(self, JointState, 'joint_states', self._on_joint_state,
-                                   **qos_overridable(depth, reliable=False)),
-            subscribe_with_arrival(self, JointState, 'actuator_commands',
-                                   self._on_actuator_command, **qos_overridable(depth))]
-
-    # ------------------------------------------------------------------ inputs
-    def _on_joint_state(self, msg: JointState, arrival: float) -> None:
-        stored = self._receive(False, 'set_joint_state', msg.name, msg.position, msg.velocity,
-                               msg.effort, arrival=arrival)
-        if stored and self.driver is not None:
-            self.driver.state_arrived()
-
-    def _on_actuator_command(self, msg: JointState, arrival: float) -> None:
-        stored = self._receive(True, 'set_actuator_command', msg.name, msg.position,
-                               msg.velocity, msg.effort, arrival=arrival)
-        if stored and self.driver is not None:
-            self.driver.command_arrived()
+            subscribe_with_arrival(self, JointState, 'joint_states', functools.partial(
+                self._on_message, 'state', 'set_joint_state'),
+                **qos_overridable(depth, reliable=False)),
+            subscribe_with_arrival(self, JointState, 'actuator_commands', functools.partial(
+                self._on_message, 'command', 'set_actuator_command'), **qos_overridable(depth))]
 
     # ------------------------------------------------------------------ outputs
     def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:
         """Return the state half, the command half and their publishers (the driver's)."""
         assert isinstance(self.core, SimInterface)
         return (self.core.actuator_states, self._joint_commands, self._state_pub,
-                self._joint_command_pub)
+                self._command_pub)
 
     def _joint_commands(self, now: float) -> List[CommandOutput]:
         """Return the joint command messages (the driver publishes them); publish the arrays."""
@@ -134,7 +120,6 @@ class SimInterfaceNode(HardwareInterfaceNode):
 
     def _teardown(self) -> None:
         super()._teardown()
-        self._state_pub = self._joint_command_pub = None
         self._array_pubs = {}
 
 

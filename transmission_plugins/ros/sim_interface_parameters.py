@@ -15,13 +15,9 @@
 """
 The parameters of ``transmission_sim_interface``: the hardware interface's, read the other way.
 
-Every parameter of ``transmission_hardware_interface`` (:mod:`.hardware_interface_parameters`)
-(but those of soft limits and calibration, which act on the hardware's joints) with the same
-name, range and checks, and what applies when; the descriptions speak of the
-mirror's topics, ``stale_joints`` defaults to ``omit`` (a simulator gone quiet looks like a
-motor bus gone quiet: its actuators leave ``actuator_states``), and one parameter more,
-``array_commands`` (read at configure, like ``joints``): the interfaces also published as
-``<interface>_commands`` arrays in ``joints`` order.
+Every parameter of :mod:`.hardware_interface_parameters` but those of soft limits and
+calibration (which act on the hardware's joints), and ``array_commands``; the differences are
+doc/simulation.md's table ("Parameters").
 """
 
 from typing import Any

@@ -60,9 +60,6 @@ TURN = 2.0 * math.pi
 #: how far outside its limits an unwrapped reading may put a joint (rounding, a joint resting
 #: on its stop)
 UNWRAP_TOLERANCE = 1e-3
-#: what each transmission's calibration is (:attr:`Calibration.state`)
-STATES = ('not_needed', 'file', 'absolute', 'homed', 'waiting_absolute', 'homing_pending',
-          'homing', 'failed')
 #: the states of a calibrated transmission
 CALIBRATED = ('not_needed', 'file', 'absolute', 'homed')
 
@@ -101,6 +98,8 @@ class Calibration:
         #: the actuator offsets (measured minus calibrated position)
         self.offset = np.zeros(na)
         groups = topology.groups
+        #: per transmission: not_needed, file, absolute, homed, waiting_absolute,
+        #: homing_pending, homing or failed
         self.state: List[str] = ['not_needed'] * len(groups)
         #: per transmission, what the state message adds (a failure, the source)
         self.detail: List[str] = [''] * len(groups)
@@ -112,7 +111,7 @@ class Calibration:
         self._done = False
         #: absolute readings per transmission: ``(side, names, readings or None)``
         self._absolute: Dict[int, Tuple[str, List[int], Optional[np.ndarray]]] = {}
-        self._absolute_index = self._plan_absolute()
+        self._plan_absolute()
         self.switch_names, self._switch_joint = self._plan_homing()
         if settings.calibration_file:
             offsets = read_calibration_file(settings.calibration_file, robot.robot_name,
@@ -133,8 +132,8 @@ class Calibration:
                 return k
         raise AssertionError(index)
 
-    def _plan_absolute(self) -> Dict[str, int]:
-        """Return name -> entry index of the ``absolute_positions`` readings; check them."""
+    def _plan_absolute(self) -> None:
+        """Check the ``absolute_encoders`` settings; plan what each transmission needs."""
         robot, s = self.robot, self.settings
         names = list(s.absolute_encoders)
         unknown = [n for n in names
@@ -172,7 +171,6 @@ class Calibration:
                           else robot.joint_index).get(n) in need]
             if single:
                 self._check_single_turn(k, side, single)
-        return {n: i for i, n in enumerate(names)}
 
     def _check_single_turn(self, k: int, side: str, single: List[str]) -> None:
         """Check that the joint range makes the turn of single-turn readings unique."""

@@ -21,13 +21,9 @@ A stored calibration: one YAML file of actuator offsets per robot, read at start
     offsets:                    # actuator: offset (actuator units, rad or m)
       pan_motor: 0.8314
 
-An actuator's offset is its measured position at its calibrated zero: the hardware interface
-subtracts it from every measured position and adds it to every position command.  The hardware
-interface reads the file at configure and writes it after homing; ``transmission_plugins
-calibrate --write-calibration`` writes it from a recording.  A file for another robot, an
-actuator the robot does not have, a key or a value that is not what this page shows are errors
-naming the file and the cause (:class:`CalibrationFileError`); a file that does not exist is no
-calibration (the robot has not been calibrated yet).
+When it is read and written, and what it must hold, is doc/calibration.md's ("The calibration
+file"); a file that breaks it is a :class:`CalibrationFileError` naming the file and the cause,
+a file that does not exist is no calibration (the robot has not been calibrated yet).
 """
 
 import math

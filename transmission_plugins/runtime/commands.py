@@ -15,33 +15,20 @@
 """
 The command side of a cycle: latest commands, their watchdog, limits, conversion, grouping.
 
-The hardware interface converts joint commands to actuator commands (:class:`JointCommands`),
-the simulation interface actuator commands to joint commands (:class:`ActuatorCommands`); both
-are a :class:`LatestCommands` over one :class:`~.topology.Direction`, described here for the
-first (swap joint and actuator for the second; every actuator may be commanded there).
+The hardware interface converts joint commands to actuator commands, the simulation interface
+actuator commands to joint commands; both with a :class:`LatestCommands` over one
+:class:`~.topology.Direction`, described here for the first (swap joint and actuator for the
+second; every actuator may be commanded there).
 
 Each joint keeps its latest commanded position, velocity and effort (NaN: none) and the time they
-arrived; a command replaces every field of the joints it names.  Each cycle:
-
-1. commands older than ``command_timeout`` expire; the actuators of an expired transmission get
-   the timeout action (:data:`TIMEOUT_ACTIONS`) unless a live command of another of its joints
-   drives them;
-2. with ``enforce_limits``, joint commands are clamped to the URDF position, velocity and
-   effort limits, then (hardware interface) to the bounds of :mod:`~.soft_limits`: the soft
-   limits of ``<safety_controller>``, no effort outward at a position limit, and the
-   acceleration, deceleration and jerk limits; each clamp counted by joint and kind;
-3. a transmission is converted for a field only when every commandable joint of it has that
-   field (an incomplete one is counted and sends nothing); nonlinear maps are linearised at the
-   commanded position, else the measured one (else 0) clipped to the joint position limits (a
-   measured position outside them must not inflate the Jacobian: the PR2 gripper's velocity
-   commands reached twice their limit that way);
-4. with ``enforce_limits``, actuator commands (the timeout action's included) are clamped to the
-   actuator limits: position to the range the joint limits map to, velocity and effort to the
-   mapped (or the actuator data's) limits, each clamp counted, so that no command exceeds a
-   declared limit whatever the measured state; a transmission with any non-finite actuator
-   value sends nothing (counted);
-5. (hardware interface) each actuator's calibration offset is added to its position command;
-6. actuators are grouped by the set of fields they carry, one message per group.
+arrived; a command replaces every field of the joints it names.  Each cycle, as doc/nodes.md
+("Topics", "Watchdogs and the safe-command policy") describes: expired commands get the timeout
+action (:data:`TIMEOUT_ACTIONS`); joint commands are clamped to the joint limits and (hardware
+interface) the bounds of :mod:`~.soft_limits`; complete transmissions are converted, nonlinear
+maps linearised at the commanded position, else the measured one clipped to the joint position
+limits (a measured position outside them must not inflate the Jacobian); actuator commands are
+clamped to the actuator limits; the calibration offsets are added; actuators are grouped by the
+fields they carry, one message per group.
 """
 
 from typing import Callable
@@ -83,19 +70,15 @@ class LatestCommands:
     """
     Latest source commands, the command watchdog and the target commands they make.
 
-    :param topology: the robot's index groups; :attr:`TO_JOINTS` picks the direction
+    :param to_joints: actuator commands in, joint commands out (False: the other way round)
     :param counters: clamps, incomplete commands and non-finite outputs are counted there
-    :param command_timeout: seconds after which a command expires; <= 0: never
-    :param enforce_limits: clamp to the source and target limits
-    :param timeout_action: one of :data:`TIMEOUT_ACTIONS`
+
+    The other parameters are :class:`~.cycle.InterfaceCycle`'s.
     """
 
-    #: True: actuator commands in, joint commands out; False: the other way round
-    TO_JOINTS = False
-
-    def __init__(self, topology: Topology, counters: Counters, command_timeout: float,
-                 enforce_limits: bool, timeout_action: str) -> None:
-        direction = topology.direction(self.TO_JOINTS)
+    def __init__(self, topology: Topology, to_joints: bool, counters: Counters,
+                 command_timeout: float, enforce_limits: bool, timeout_action: str) -> None:
+        direction = topology.direction(to_joints)
         #: the sources, targets, limits and map (:class:`~.topology.Direction`)
         self.direction: Direction = direction
         self.counters = counters
@@ -410,21 +393,3 @@ def group_by_fields(names: List[str], values: Dict[str, np.ndarray]) -> List[Com
         vals = [values[f][sel] if key & (1 << i) else None for i, f in enumerate(FIELDS)]
         out.append(CommandOutput(selected, *vals))
     return out
-
-
-class JointCommands(LatestCommands):
-    """The hardware interface's command side: joint commands in, actuator commands out."""
-
-    TO_JOINTS = False
-
-    #: this cycle's actuator commands: ``(now, actuator positions measured, joint positions)``
-    actuator_commands = LatestCommands.outputs
-
-
-class ActuatorCommands(LatestCommands):
-    """The simulation interface's command side: actuator commands in, joint commands out."""
-
-    TO_JOINTS = True
-
-    #: this cycle's joint commands: ``(now, joint positions measured, actuator positions)``
-    joint_commands = LatestCommands.outputs

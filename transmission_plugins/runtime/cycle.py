@@ -18,28 +18,23 @@ What the hardware and the simulation interface share: settings, buffers, counter
 :class:`InterfaceCycle` is the common base of
 :class:`~.hardware_interface.HardwareInterface` (actuator states to joint states, joint commands
 to actuator commands) and :class:`~.sim_interface.SimInterface` (the mirror: joint states to
-actuator states, actuator commands to joint commands).  A subclass names its state side and its
-command side (:attr:`InterfaceCycle.STATES`, :attr:`InterfaceCycle.COMMANDS`, both built on one
-:class:`~.topology.Direction` of the robot's maps) and its topics, and adds its inputs and its
-``update()``; everything else (watchdog settings, counters, timing, drop counts, diagnostics)
-is here, once.
+actuator states, actuator commands to joint commands).  A subclass names its direction
+(:attr:`InterfaceCycle.TO_JOINTS`) and its topics, and adds its inputs and its ``update()``;
+everything else (the state and command sides, watchdog settings, counters, timing, drop counts,
+diagnostics) is here, once.
 """
 
 import math
 import time
 from typing import Any
 from typing import Callable
-from typing import Dict
 from typing import List
 from typing import Optional
 from typing import Sequence
-from typing import Type
 
-import numpy as np
-
-from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.runtime.commands import CommandOutput
 from transmission_plugins.runtime.commands import LatestCommands
 from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.counters import Counters
@@ -50,6 +45,7 @@ from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.runtime.messages import NameIndex
 from transmission_plugins.runtime.states import LatestStates
 from transmission_plugins.runtime.states import STALE_JOINT_POLICIES
+from transmission_plugins.runtime.states import StateOutput
 from transmission_plugins.runtime.timing import CycleTimer
 from transmission_plugins.runtime.topology import Topology
 
@@ -68,14 +64,11 @@ class InterfaceCycle:
     :raises TransmissionValueError: a setting outside its range
     """
 
-    #: the state side and the command side (subclasses set them)
-    STATES: Type[LatestStates] = LatestStates
-    COMMANDS: Type[LatestCommands] = LatestCommands
-    #: the topics of the state input and output, and of the command input and output
-    STATE_TOPIC = ''
+    #: True: actuator states to joint states and joint commands to actuator commands
+    TO_JOINTS = True
+    #: the topics of the state output and of the command input
     STATE_OUTPUT_TOPIC = ''
     COMMAND_TOPIC = ''
-    COMMAND_OUTPUT_TOPIC = ''
 
     def __init__(self, robot: RobotTransmissions, *, state_timeout: float,
                  command_timeout: float, enforce_limits: bool, timeout_action: str,
@@ -94,10 +87,10 @@ class InterfaceCycle:
         self._actuators = NameIndex(self.actuator_names, 'actuator')
         self.topology = Topology(robot)
         self.counters = Counters(len(self.joint_names), len(self.actuator_names))
-        self.states = self.STATES(self.topology, self.counters, state_timeout, clock,
-                                  stale_joints)
-        self.commands = self.COMMANDS(self.topology, self.counters, command_timeout,
-                                      enforce_limits, timeout_action)
+        self.states = LatestStates(self.topology, self.TO_JOINTS, self.counters, state_timeout,
+                                   clock, stale_joints)
+        self.commands = LatestCommands(self.topology, not self.TO_JOINTS, self.counters,
+                                       command_timeout, enforce_limits, timeout_action)
         self.timer = CycleTimer()
         #: dropped messages per topic and reason
         self.drops = DropCounts()
@@ -152,26 +145,6 @@ class InterfaceCycle:
         self.states.stale_joints = value
         self.states.invalidate()
 
-    @property
-    def state(self) -> Dict[str, FloatArray]:
-        """Return the latest state per field (NaN = unknown)."""
-        return self.states.state
-
-    @property
-    def state_time(self) -> FloatArray:
-        """Return the arrival time of each state (-inf: never)."""
-        return self.states.state_time
-
-    @property
-    def command(self) -> Dict[str, FloatArray]:
-        """Return the latest command per field (NaN = none)."""
-        return self.commands.command
-
-    @property
-    def command_time(self) -> FloatArray:
-        """Return the arrival time of each command (-inf: never)."""
-        return self.commands.command_time
-
     def commandable_joints(self) -> List[str]:
         """Return the joints a joint command may name (passive joints excluded), URDF order."""
         return [n for i, n in enumerate(self.joint_names) if self.topology.commandable[i]]
@@ -200,36 +173,7 @@ class InterfaceCycle:
                                          '(passive joints cannot be commanded)')
         return list(joints)
 
-    def fresh_states(self, now: Optional[float] = None) -> np.ndarray:
-        """Return a boolean mask of the state inputs received within ``state_timeout``."""
-        return self.states.fresh(now)
-
-    # ------------------------------------------------------------------ counters and timing
-    @property
-    def clamps(self) -> Dict[str, int]:
-        """Return the clamp counts per limit kind."""
-        return self.counters.clamps
-
-    @property
-    def joint_clamps(self) -> np.ndarray:
-        """Return the clamp counts per joint."""
-        return self.counters.joint_clamps
-
-    @property
-    def actuator_clamps(self) -> np.ndarray:
-        """Return the clamp counts per actuator."""
-        return self.counters.actuator_clamps
-
-    @property
-    def incomplete_commands(self) -> int:
-        """Return how many transmissions were commanded for only some of their inputs."""
-        return self.counters.incomplete_commands
-
-    @property
-    def non_finite_outputs(self) -> int:
-        """Return how many outputs came out NaN or infinite (and were left out)."""
-        return self.counters.non_finite_outputs
-
+    # ------------------------------------------------------------------ timing
     @property
     def period(self) -> Optional[float]:
         """Return the cycle period in seconds (None: no overrun check)."""
@@ -240,29 +184,34 @@ class InterfaceCycle:
         self.timer.period = value
         self.commands.period = value
 
-    @property
-    def cycles(self) -> int:
-        """Return the number of cycles run."""
-        return self.timer.cycles
+    # ------------------------------------------------------------------ outputs
+    def state_output(self, now: Optional[float] = None) -> Optional[StateOutput]:
+        """
+        Return the state output of the latest state inputs (the state half of a cycle).
 
-    @property
-    def overruns(self) -> int:
-        """Return the number of cycles that overran their period or started late."""
-        return self.timer.overruns
+        None when no target is known (or, with ``stale_joints: omit``, none is fresh).
 
-    @property
-    def max_cycle_time(self) -> float:
-        """Return the longest cycle's work time in seconds."""
-        return self.timer.max_cycle_time
+        :param now: the steady time of the watchdog (default: :attr:`clock`)
+        """
+        now = self.clock() if now is None else now
+        self._advance(now)
+        return self.states.outputs(now)
 
-    @property
-    def cycle_time_sum(self) -> float:
-        """Return the total work time of all cycles in seconds."""
-        return self.timer.cycle_time_sum
+    def command_output(self, now: Optional[float] = None) -> List[CommandOutput]:
+        """
+        Return the command output messages of the latest command inputs (the command half).
 
-    def record_cycle(self, start: float, end: float, periodic: bool = True) -> None:
-        """Account one cycle from ``start`` to ``end`` (steady clock); periodic: a timer tick."""
-        self.timer.record(start, end, periodic)
+        Nonlinear maps are linearised at the positions :meth:`state_output` converted last.
+
+        :param now: the steady time of the watchdog (default: :attr:`clock`)
+        """
+        now = self.clock() if now is None else now
+        self._advance(now)
+        return self.commands.outputs(now, self.states.state['position'],
+                                     self.states.last_position)
+
+    def _advance(self, now: float) -> None:
+        """Do what must precede the outputs at ``now`` (the hardware interface's calibration)."""
 
     # ------------------------------------------------------------------ inputs
     def _arrival(self, received: Optional[float]) -> float:
@@ -276,10 +225,6 @@ class InterfaceCycle:
         except InputRejected as e:
             self.drops.reject(topic, e)
             raise
-
-    def reset_commands(self) -> None:
-        """Forget every command (e.g. on activation) and any held position."""
-        self.commands.reset()
 
     def diagnostics(self, prefix: str, lifecycle_state: str = 'active'
                     ) -> List[DiagnosticRecord]:

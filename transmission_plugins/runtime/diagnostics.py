@@ -16,12 +16,8 @@
 /diagnostics without ROS: one status for the interface and one per transmission.
 
 :class:`DiagnosticRecord` is a ROS-free ``diagnostic_msgs/DiagnosticStatus``; the node turns each
-into a message.  Levels follow diagnostic_msgs: OK, WARN, ERROR, STALE.  As with
-diagnostic_updater, every status of one node carries the same ``hardware_id``: the robot's name
-from the URDF.  The node status carries ros2_control's controller-manager keys (``update_rate``,
-``periodicity.average``, ``periodicity.standard_deviation``, ``periodicity.min``,
-``periodicity.max``, in Hz, over the cycles since the previous message) and ``lifecycle_state``
-in every state.
+into a message.  As with diagnostic_updater, every status of one node carries the same
+``hardware_id``: the robot's name from the URDF.  The keys are doc/nodes.md's ("Diagnostics").
 """
 
 import math
@@ -97,16 +93,16 @@ def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
     robot_id = hardware_id(hw.robot)
     states = hw.states
     source = states.direction.source
-    fresh = hw.fresh_states(now)
+    fresh = states.fresh(now)
     needed = states.direction.depends.any(axis=0)
-    state_age = now - hw.state_time
-    cmd_age = now - hw.command_time
+    state_age = now - states.state_time
+    cmd_age = now - hw.commands.command_time
     timer = hw.timer
     counters = hw.counters
     records = []
     level = OK
     message = 'ok'
-    known = np.isfinite(hw.state_time)
+    known = np.isfinite(states.state_time)
     stale = int(np.count_nonzero(needed & ~fresh & known))
     never = int(np.count_nonzero(needed & ~known))
     if not known[needed].any():

@@ -15,20 +15,11 @@
 """
 The per-cycle logic of the hardware interface node, free of ROS.
 
-:class:`HardwareInterface` composes the parts of a cycle: message validation
-(:mod:`~.messages`), the actuator states and their watchdog (:mod:`~.states`), the joint
-commands with their watchdog, limits and timeout actions (:mod:`~.commands`), counters, timing
-and diagnostics, on an injectable steady clock.  Both conversions go through the
-:class:`~transmission_plugins.RobotTransmissions` array maps.  The node
-(:mod:`transmission_plugins.ros.hardware_interface_node`) only moves messages in and out, so
-everything here is unit tested without DDS.
-
-Conventions: a rejected message raises :class:`~.messages.InputRejected` (its ``reason`` is a
-counter key) and leaves every buffer untouched; outputs never contain NaN or infinity: joints or
-actuators whose values are unknown or non-finite are left out of the output instead, and stale
-joints follow the ``stale_joints`` policy (:mod:`~.states`).  Messages carry their arrival time
-(``received``, steady clock) when the caller knows it: the watchdogs count from arrival, not
-from when a callback got to run.
+:class:`HardwareInterface` adds to the shared cycle (:class:`~.cycle.InterfaceCycle`) its
+inputs, the soft and rate limits and the calibration.  A rejected message raises
+:class:`~.messages.InputRejected` and leaves every buffer untouched; messages carry their
+arrival time (``received``, steady clock) when the caller knows it: the watchdogs count from
+arrival, not from when a callback got to run.
 """
 
 import time
@@ -49,17 +40,9 @@ from transmission_plugins.runtime.calibration import CalibrationSettings
 from transmission_plugins.runtime.calibration_file import CalibrationFileError
 from transmission_plugins.runtime.calibration_file import write_calibration_file
 from transmission_plugins.runtime.commands import CommandOutput
-from transmission_plugins.runtime.commands import JointCommands
-from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
-from transmission_plugins.runtime.counters import CLAMP_KINDS
 from transmission_plugins.runtime.cycle import InterfaceCycle
 from transmission_plugins.runtime.diagnostics import calibration_diagnostics
 from transmission_plugins.runtime.diagnostics import DiagnosticRecord
-from transmission_plugins.runtime.diagnostics import ERROR
-from transmission_plugins.runtime.diagnostics import OK
-from transmission_plugins.runtime.diagnostics import STALE
-from transmission_plugins.runtime.diagnostics import WARN
-from transmission_plugins.runtime.messages import DROP_REASONS
 from transmission_plugins.runtime.messages import field_array
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
@@ -67,19 +50,15 @@ from transmission_plugins.runtime.messages import NameIndex
 from transmission_plugins.runtime.messages import read_message
 from transmission_plugins.runtime.soft_limits import joint_bounds
 from transmission_plugins.runtime.soft_limits import rate_limits
-from transmission_plugins.runtime.states import ActuatorStates
-from transmission_plugins.runtime.states import JointOutput
-from transmission_plugins.runtime.states import STALE_JOINT_POLICIES
+from transmission_plugins.runtime.states import StateOutput
 
-__all__ = ['CLAMP_KINDS', 'CommandOutput', 'CycleOutput', 'DROP_REASONS', 'DiagnosticRecord',
-           'ERROR', 'FIELDS', 'HardwareInterface', 'InputRejected', 'JointOutput', 'OK', 'STALE',
-           'STALE_JOINT_POLICIES', 'TIMEOUT_ACTIONS', 'WARN']
+__all__ = ['CycleOutput', 'HardwareInterface']
 
 
 class CycleOutput(NamedTuple):
     """What one :meth:`HardwareInterface.update` produces."""
 
-    joint_states: Optional[JointOutput]
+    joint_states: Optional[StateOutput]
     actuator_commands: List[CommandOutput]
 
 
@@ -87,42 +66,25 @@ class HardwareInterface(InterfaceCycle):
     """
     Latest-value buffers, watchdogs, limits and conversions between actuators and joints.
 
-    The settings, counters, timing and diagnostics are the shared ones of
-    :class:`~.cycle.InterfaceCycle`.
+    The other parameters are :class:`~.cycle.InterfaceCycle`'s.
 
-    :param robot: a ``RobotTransmissions`` (joint and actuator names, array maps, limits)
-    :param state_timeout: seconds after which an actuator's state is stale; <= 0 disables
-    :param command_timeout: seconds after which a joint command expires; <= 0 disables
-    :param enforce_limits: clamp joint commands to the URDF limits and actuator efforts to the
-        actuator effort limits
     :param command_joints: joint order of the per-interface array commands; default: every
         commandable joint in URDF order
-    :param timeout_action: what happens to actuators whose joint command expired, one of
-        :data:`TIMEOUT_ACTIONS`: ``stop`` sends nothing, ``hold`` sends the actuator position
-        measured when the command expired, ``zero_velocity`` / ``zero_effort`` send zero
-    :param stale_joints: what ``joint_states`` says about stale joints, one of
-        :data:`STALE_JOINT_POLICIES`: ``last`` keeps their last values, ``omit`` leaves them out
     :param soft_limits: with ``enforce_limits``, also clamp joint commands to the soft limits
         of the joints' ``<safety_controller>`` (:mod:`~.soft_limits`)
     :param joint_limits: ros2_control's joint_limits parameters per joint, ``{joint: {key:
         value}}`` (:data:`~.soft_limits.JOINT_LIMIT_PARAMETERS`: acceleration, deceleration and
         jerk limits)
     :param calibration: the calibration settings (:mod:`~.calibration`; default: none needed)
-    :param clock: steady clock in seconds (``time.monotonic``); tests inject their own
     :raises TransmissionValueError: a setting outside its range, ``command_joints`` that
         are not distinct commandable joints, ``joint_limits`` or calibration settings that do
         not fit the robot
     :raises CalibrationFileError: the calibration file does not fit the robot
     """
 
-    STATES = ActuatorStates
-    COMMANDS = JointCommands
-    STATE_TOPIC = 'actuator_states'
+    TO_JOINTS = True
     STATE_OUTPUT_TOPIC = 'joint_states'
     COMMAND_TOPIC = 'joint_commands'
-    COMMAND_OUTPUT_TOPIC = 'actuator_commands'
-    states: ActuatorStates
-    commands: JointCommands
 
     def __init__(self, robot: RobotTransmissions, *, state_timeout: float = 0.1,
                  command_timeout: float = 0.5, enforce_limits: bool = True,
@@ -161,15 +123,7 @@ class HardwareInterface(InterfaceCycle):
         self._soft_limits = bool(value)
         self.commands.bounds = joint_bounds(self.robot, self._rates, self._soft_limits)
 
-    def fresh_actuators(self, now: Optional[float] = None) -> np.ndarray:
-        """Return a boolean mask of the actuators whose state is within ``state_timeout``."""
-        return self.states.fresh(now)
-
     # ------------------------------------------------------------------ inputs
-    def _arrival(self, received: Optional[float]) -> float:
-        now = self.clock()
-        return now if received is None or not received <= now else received
-
     def set_actuator_state(self, names: Sequence[str], position: Any = (), velocity: Any = (),
                            effort: Any = (), topic: str = 'actuator_states',
                            received: Optional[float] = None) -> None:
@@ -178,8 +132,7 @@ class HardwareInterface(InterfaceCycle):
 
         Fields absent from the message become unknown for the actuators it names.
 
-        :param received: when the message arrived, on :attr:`clock` (default: now); the state
-            watchdog counts from it
+        :param received: when the message arrived, on :attr:`clock` (default: now)
         :raises InputRejected: the message is dropped (and counted); buffers are unchanged
         """
         idx, values = self._read(topic, read_message, self._actuators, names, position,
@@ -194,8 +147,7 @@ class HardwareInterface(InterfaceCycle):
 
         A command replaces every field of the joints it names: absent fields are cleared.
 
-        :param received: when the message arrived, on :attr:`clock` (default: now); the command
-            watchdog counts from it
+        :param received: when the message arrived, on :attr:`clock` (default: now)
         :raises InputRejected: the message is dropped (and counted); buffers are unchanged
         """
         idx, values = self._read(topic, self._read_joint_command, names, position, velocity,
@@ -280,33 +232,13 @@ class HardwareInterface(InterfaceCycle):
         now = self.clock()
         return CycleOutput(self.joint_states(now), self.actuator_commands(now))
 
-    def joint_states(self, now: Optional[float] = None) -> Optional[JointOutput]:
-        """
-        Return the joint states of the latest actuator states (the state half of a cycle).
-
-        None when no joint is known (or, with ``stale_joints: omit``, none is fresh).
-
-        :param now: the steady time of the watchdog (default: :attr:`clock`)
-        """
-        now = self.clock() if now is None else now
-        self._calibrate(now)
-        return self.states.joint_states(now)
-
-    def actuator_commands(self, now: Optional[float] = None) -> List[CommandOutput]:
-        """
-        Return the actuator command messages of the latest joint commands (the command half).
-
-        Nonlinear maps are linearised at the joint positions :meth:`joint_states` converted last.
-
-        :param now: the steady time of the watchdog (default: :attr:`clock`)
-        """
-        now = self.clock() if now is None else now
-        self._calibrate(now)
-        return self.commands.actuator_commands(now, self.states.state['position'],
-                                               self.states.last_joint_position)
+    #: the joint states of the latest actuator states (the state half of a cycle)
+    joint_states = InterfaceCycle.state_output
+    #: the actuator commands of the latest joint commands (the command half of a cycle)
+    actuator_commands = InterfaceCycle.command_output
 
     # ------------------------------------------------------------------ calibration
-    def _calibrate(self, now: float) -> None:
+    def _advance(self, now: float) -> None:
         """Advance calibration (absolute readings, homing); apply new offsets; save them."""
         cal = self.calibration
         if not cal.pending():

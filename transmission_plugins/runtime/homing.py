@@ -18,18 +18,11 @@ Homing against a reference switch, as PR2's joint calibration controllers did it
 A joint with ``<calibration rising="R"/>`` has a switch that reads *on* above :math:`R`; with
 ``falling="F"`` one that reads *on* below :math:`F`.  Homing approaches the edge from the *off*
 side in a fixed direction (positive for ``rising``, negative for ``falling``), so that it always
-finds the same edge of a switch with hysteresis:
-
-1. until the first switch reading arrives, the joint is held (zero velocity);
-2. if the switch reads on, the joint moves away (against the direction) until it reads off;
-3. it moves in the direction at the search speed until the switch reads on.
-
-The edge's actuator positions are the mean of those at the last *off* and the first *on* reading
-(each taken when its reading arrived), so the edge is found to within one reading period's
-motion.  The joints of a transmission are homed one after the other (the others held at zero
-velocity); once all are found, the actuator offsets :math:`c` follow from the edges: each gives
-:math:`q_j(\theta_e - c) = R_j`, with :math:`\theta_e` the measured actuator positions at the
-edge.  For a linear map :math:`q = K\theta + q_0` that is the linear system
+finds the same edge of a switch with hysteresis (doc/calibration.md lists the steps and how the
+edge is taken).  The joints of a transmission are homed one after the other (the others held at
+zero velocity); once all are found, the actuator offsets :math:`c` follow from the edges: each
+gives :math:`q_j(\theta_e - c) = R_j`, with :math:`\theta_e` the measured actuator positions at
+the edge.  For a linear map :math:`q = K\theta + q_0` that is the linear system
 :math:`K_j c = K_j \theta_{e,j} + q_{0j} - R_j` (one row per switch; as many independent rows as
 actuators are needed); a single-actuator nonlinear map gives :math:`c = \theta_e - g(R)`.
 """
@@ -42,9 +35,6 @@ from typing import Optional
 import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionValueError
-
-#: the phases of one joint's homing
-PHASES = ('wait', 'leave', 'approach', 'done')
 
 
 class SwitchJoint(NamedTuple):
@@ -76,6 +66,7 @@ class TransmissionHoming:
         self.default_position = default_position
         self.timeout = timeout
         self.current = 0
+        #: wait (for a reading), leave (the switch) or approach (its edge)
         self.phase = 'wait'
         self.started: Optional[float] = None
         self._last_off: Optional[np.ndarray] = None

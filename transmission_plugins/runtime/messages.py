@@ -18,18 +18,16 @@ Validation of incoming messages, shared by every node: fields, names, drop reaso
 A message is a ``(names, position, velocity, effort)`` tuple like ``sensor_msgs/JointState``:
 each field is empty (not given) or has one value per name.  A message that fails a check raises
 :class:`InputRejected`, whose ``reason`` (one of :data:`DROP_REASONS`) is the key under which
-the node counts the drop; buffers are left untouched.  Rejecting costs no more than accepting:
-a message naming more entries than the robot has is refused at once (``too_large``, before any
-field is read), every other check is linear in the message size, and a drop is only counted
-here; :class:`DropCounts` also keeps what a rate-limited log line needs, so that no logger call
-is made per message.
+the node counts the drop; buffers are left untouched.  Rejecting costs no more than accepting
+(doc/nodes.md, "Hostile input"): a message naming more entries than the robot has is refused
+before any field is read, every other check is linear in the message size.
 
-A simulator's ``joint_states`` also names joints that no transmission drives (wheels, casters,
-a whole humanoid around two motors): :func:`read_partial_message` keeps the robot's entries and
-ignores the others, whose values are not checked either.
+:func:`read_partial_message` reads a simulator's ``joint_states``, which also names joints no
+transmission drives (doc/simulation.md).
 """
 
 from typing import Any
+from typing import Callable
 from typing import Dict
 from typing import Hashable
 from typing import Iterable
@@ -152,7 +150,7 @@ class NameIndex:
     emptiness, duplicates and unknown names, in linear time.
 
     :meth:`select` is the lookup of messages that may name more than the known names (their
-    other names are ignored); it has a cache of its own.
+    other names are ignored); it has a cache of its own (:meth:`_cached`).
 
     :param names: the known names, in index order
     :param kind: ``'joint'`` or ``'actuator'``, for messages
@@ -162,11 +160,8 @@ class NameIndex:
         self.names = list(names)
         self.kind = kind
         self._pos = {n: i for i, n in enumerate(self.names)}
-        self._last: Optional[List[str]] = None
-        self._last_idx: Optional[np.ndarray] = None
-        self._refused: Optional[Tuple[List[str], str, str]] = None
-        self._last_select: Optional[Tuple[List[str], np.ndarray, Optional[np.ndarray]]] = None
-        self._refused_select: Optional[Tuple[List[str], str, str]] = None
+        #: per lookup: the last list accepted with its result, the last refused with its reason
+        self._cache: Dict[str, Tuple[Any, Any]] = {}
         #: the most names :meth:`select` accepts in one message
         self.max_partial = max(PARTIAL_NAMES, 10 * len(self.names))
 
@@ -188,17 +183,22 @@ class NameIndex:
             ``unknown_names``
         """
         self.check_size(names)
-        names = list(names)
-        if names == self._last and self._last_idx is not None:
-            return self._last_idx
-        refused = self._refused
+        return self._cached('lookup', list(names), self._check)
+
+    def _cached(self, kind: str, names: List[str], check: Callable[[List[str]], Any]) -> Any:
+        """Return ``check(names)``, or again what it returned or raised for the last list."""
+        accepted, refused = self._cache.get(kind, (None, None))
+        if accepted is not None and names == accepted[0]:
+            return accepted[1]
         if refused is not None and names == refused[0]:
             raise InputRejected(refused[1], refused[2])
         try:
-            return self._check(names)
+            found = check(names)
         except InputRejected as e:
-            self._refused = (names, e.reason, e.detail)
+            self._cache[kind] = (accepted, (names, e.reason, e.detail))
             raise
+        self._cache[kind] = ((names, found), refused)
+        return found
 
     def _refuse_empty_or_repeated(self, names: List[str]) -> None:
         """Raise :class:`InputRejected` for a message without names or with a name twice."""
@@ -214,9 +214,7 @@ class NameIndex:
         unknown = [n for n in names if n not in self._pos]
         if unknown:
             raise InputRejected('unknown_names', f'unknown {self.kind} names {unknown[:5]}')
-        idx = np.array([self._pos[n] for n in names], dtype=np.intp)
-        self._last, self._last_idx = names, idx
-        return idx
+        return np.array([self._pos[n] for n in names], dtype=np.intp)
 
     def select(self, names: Sequence[str]) -> Tuple[np.ndarray, Optional[np.ndarray]]:
         """
@@ -231,20 +229,7 @@ class NameIndex:
         if len(names) > self.max_partial:
             raise InputRejected('too_large', f'{len(names)} names, more than the '
                                 f'{self.max_partial} a message may hold here')
-        names = list(names)
-        last = self._last_select
-        if last is not None and names == last[0]:
-            return last[1], last[2]
-        refused = self._refused_select
-        if refused is not None and names == refused[0]:
-            raise InputRejected(refused[1], refused[2])
-        try:
-            found = self._check_partial(names)
-        except InputRejected as e:
-            self._refused_select = (names, e.reason, e.detail)
-            raise
-        self._last_select = (names,) + found
-        return found
+        return self._cached('select', list(names), self._check_partial)
 
     def _check_partial(self, names: List[str]) -> Tuple[np.ndarray, Optional[np.ndarray]]:
         self._refuse_empty_or_repeated(names)
@@ -258,9 +243,7 @@ class NameIndex:
 
     def forget(self) -> None:
         """Forget the cached lists (the next lookup checks its names again)."""
-        self._last = self._last_idx = None
-        self._refused = self._refused_select = None
-        self._last_select = None
+        self._cache = {}
 
 
 class DropCounts(Dict[str, Dict[str, int]]):

@@ -36,9 +36,7 @@ cannot be resolved left out with one warning), then edits the model:
   the actuator positions (:math:`q_p = \psi_p(\theta)`).  Exact positions; the fingers' weight
   is carried by the links they hang from, and their inertia is added to the actuator's rotor
   tendon as :math:`\sum_p (\partial q_p/\partial\theta)^2 M_{pp}` (:math:`M_{pp}` the
-  passive joint's diagonal of the inertia matrix; cross terms left out).  The PR2 gripper's gap
-  joint moves a massless frame: a constraint coupling it dynamically to the fingers would be
-  very soft, and without the fingers' inertia the gap would have none;
+  passive joint's diagonal of the inertia matrix; cross terms left out);
 * **joints held on their transmission's image**: a transmission whose joint-to-actuator maps
   read more joints than it has actuators (a synergy, a tendon finger, Shadow's J0) can only put
   its joints on the image of its actuator-to-joint map, :math:`q = f(\theta)`.  Each direction
@@ -50,17 +48,11 @@ cannot be resolved left out with one warning), then edits the model:
   the actuators drive and feel the whole mechanism.  A nonlinear map's rows and target move
   with the position: the physics rewrites them before every step.  (The PR2 gripper's joints
   are not held this way: its maps read the gap only, the fingers are passive joints, above);
-* joints of a transmission that shares its actuators with an earlier, identical one are tied
-  to that transmission's joints by equalities; **joints without a transmission** (and that mimic
-  nothing) have no motor: they are locked at 0 (clipped into their range);
-* joint damping, friction and position limits are MuJoCo's reading of the URDF
-  (``<dynamics>``, ``<limit>``); ``<mimic>`` joints follow through MuJoCo's own equalities;
-* **gravity compensation** (optional): the links named and every link below them are
-  weightless, as if an ideal counterbalance carried them (MuJoCo's body ``gravcomp``); the PR2's
-  arms have spring counterbalances its URDF does not describe;
-* options: the physics step, damping integrated implicitly with the constraints solved for it
-  (:func:`_fold_damping`: Euler's integrator, :math:`hD` in the armature), gravity on or off,
-  contacts on or off.
+* damping integrated implicitly with the constraints solved for it (:func:`_fold_damping`:
+  Euler's integrator, :math:`hD` in the armature).
+
+The other edits (joints sharing actuators or without a transmission, gravity compensation, the
+options) are doc/physics.md's ("The model").
 """
 
 import math

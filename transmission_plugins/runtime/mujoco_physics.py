@@ -79,14 +79,12 @@ class MujocoPhysics:
     applied joint efforts and the real-time factor.  Starts at rest at ``joint_position`` with
     every actuator in effort mode and a zero command.
 
-    :param robot: the description's transmissions
-    :param description: the URDF text (or a path)
-    :param options: the model options (physics step, gravity, contacts, rotor damping)
-    :param joint_position: initial positions of ``robot.joint_names`` (passive joints are set
-        from their driving joint, coupled joints put on their transmission's image: see
-        :meth:`reset`); default ``robot.default_joint_position()``
+    ``robot``, ``description``, ``options`` and ``base_dir`` are
+    :func:`~.mujoco_model.build_model`'s.
+
+    :param joint_position: initial positions of ``robot.joint_names`` (as :meth:`reset` puts
+        them); default ``robot.default_joint_position()``
     :param bandwidth: :math:`\omega` > 0 for default gains
-    :param base_dir: directory of relative mesh file names
     :raises MujocoUnavailableError: mujoco is not installed
     :raises TransmissionError: bad options, or a description MuJoCo cannot simulate
     """

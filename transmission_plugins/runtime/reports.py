@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from transmission_plugins.runtime.messages import DropCounts
 from transmission_plugins.runtime.messages import FIELDS
 
 if TYPE_CHECKING:
@@ -76,22 +77,19 @@ class Reports:
         self._next[kind] = now + (self.interval if interval is None else interval)
         return True
 
-    def drops(self, hw: 'InterfaceCycle') -> List[str]:
+    def drops(self, drops: DropCounts) -> List[str]:
         """Return the summary of the messages dropped since the last one, when due."""
-        if not hw.drops.unreported or not self.due('drops'):
+        if not drops.unreported or not self.due('drops'):
             return []
-        return hw.drops.report()
+        return drops.report()
 
     def stale(self, hw: 'InterfaceCycle') -> List[Tuple[str, str]]:
         """
         Return ``(level, line)`` pairs when the set of stale joints changed, when due.
 
-        A warning names the stale joints and what ``joint_states`` does about them (the
-        ``stale_joints`` policy); an info line says when they are all fresh again, with the
-        number of stale episodes since the last line.  Joints that went stale and were fresh
-        again before a line was due (states flapping under load) are one warning that names
-        them and counts the episodes.  The simulation interface's lines speak of joint states
-        and stale actuators.
+        The lines doc/nodes.md ("Stale joints") shows: a warning naming the stale joints (or
+        those that flapped since the last line, with the episodes), an info line when all are
+        fresh again.  The simulation interface's speak of joint states and stale actuators.
         """
         states = hw.states
         changes = states.fresh_changes

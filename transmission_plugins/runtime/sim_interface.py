@@ -46,7 +46,6 @@ import numpy as np
 from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-from transmission_plugins.runtime.commands import ActuatorCommands
 from transmission_plugins.runtime.commands import CommandOutput
 from transmission_plugins.runtime.cycle import InterfaceCycle
 from transmission_plugins.runtime.messages import all_true
@@ -54,7 +53,6 @@ from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import read_message
 from transmission_plugins.runtime.messages import read_partial_message
 from transmission_plugins.runtime.messages import repeated
-from transmission_plugins.runtime.states import JointStates
 from transmission_plugins.runtime.states import StateOutput
 
 __all__ = ['SimCycleOutput', 'SimInterface']
@@ -84,14 +82,9 @@ class SimInterface(InterfaceCycle):
         not distinct commandable joints, or unknown ``array_commands``
     """
 
-    STATES = JointStates
-    COMMANDS = ActuatorCommands
-    STATE_TOPIC = 'joint_states'
+    TO_JOINTS = False
     STATE_OUTPUT_TOPIC = 'actuator_states'
     COMMAND_TOPIC = 'actuator_commands'
-    COMMAND_OUTPUT_TOPIC = 'joint_commands'
-    states: JointStates
-    commands: ActuatorCommands
 
     def __init__(self, robot: RobotTransmissions, *, state_timeout: float = 0.1,
                  command_timeout: float = 0.5, enforce_limits: bool = True,
@@ -151,28 +144,11 @@ class SimInterface(InterfaceCycle):
         actuators = self.actuator_states(now)
         return SimCycleOutput(actuators, self.joint_commands(now), self.array_outputs())
 
-    def actuator_states(self, now: Optional[float] = None) -> Optional[StateOutput]:
-        """
-        Return the actuator states of the latest joint states (the state half of a cycle).
-
-        None when no actuator is known (or, with ``stale_joints: omit``, none is fresh).
-
-        :param now: the steady time of the watchdog (default: :attr:`clock`)
-        """
-        return self.states.actuator_states(self.clock() if now is None else now)
-
-    def joint_commands(self, now: Optional[float] = None) -> List[CommandOutput]:
-        """
-        Return the joint command messages of the latest actuator commands (the command half).
-
-        Nonlinear maps are linearised at the actuator positions :meth:`actuator_states`
-        converted last; :meth:`array_outputs` then holds this half's arrays.
-
-        :param now: the steady time of the watchdog (default: :attr:`clock`)
-        """
-        return self.commands.joint_commands(self.clock() if now is None else now,
-                                            self.states.state['position'],
-                                            self.states.last_position)
+    #: the actuator states of the latest joint states (the state half of a cycle)
+    actuator_states = InterfaceCycle.state_output
+    #: the joint commands of the latest actuator commands (the command half of a cycle;
+    #: :meth:`array_outputs` then holds its arrays)
+    joint_commands = InterfaceCycle.command_output
 
     def array_outputs(self) -> Dict[str, FloatArray]:
         """

@@ -27,9 +27,8 @@ from transmission_plugins.robot.actuators import _real
 from transmission_plugins.robot.actuators import ActuatorModel
 from transmission_plugins.runtime.actuator_control import ActuatorControl
 from transmission_plugins.runtime.actuator_control import DEFAULT_BANDWIDTH
-from transmission_plugins.runtime.actuator_control import MODES
 
-__all__ = ['ActuatorSimulator', 'MODES', 'ReferenceSwitches']
+__all__ = ['ActuatorSimulator', 'ReferenceSwitches']
 
 
 class ActuatorSimulator:

@@ -15,28 +15,18 @@
 """
 The state side of a cycle: the latest state of every source, its watchdog, and the target states.
 
-The hardware interface converts actuator states to joint states (:class:`ActuatorStates`), the
-simulation interface joint states to actuator states (:class:`JointStates`); both are a
-:class:`LatestStates` over one :class:`~.topology.Direction`, described here for the first.
+The hardware interface converts actuator states to joint states, the simulation interface joint
+states to actuator states; both with a :class:`LatestStates` over one
+:class:`~.topology.Direction`, described here for the first.
 
 Each actuator keeps its latest position, velocity and effort (NaN: unknown) and the steady-clock
 time they arrived.  An actuator is *fresh* while that time is within ``state_timeout``; a joint
 is fresh when every actuator of its transmission is (in the other direction: an actuator is
-fresh when every joint its map reads is).  Fresh joints are converted (no NaN or infinity ever
-reaches ``joint_states``: a value that comes out non-finite is left out and counted).  What
-``joint_states`` says about *stale* joints is the ``stale_joints`` policy
-(:data:`STALE_JOINT_POLICIES`):
-
-* ``last`` (the hardware interface's default, what robot_state_publisher users expect:
-  joint_state_broadcaster also publishes every joint every cycle): a stale joint keeps the last
-  values it was published with, so TF does not vanish; the diagnostics say STALE and the node
-  logs which joints are;
-* ``omit``: stale joints are left out of ``joint_states`` (nothing at all is published while
-  every actuator is stale).
-
-A joint never known (no state since start) is left out under both, and is not called stale; so
-is a joint that is not calibrated (:attr:`LatestStates.hidden`, :mod:`~.calibration`).
-Joint states are converted only when a new state arrived or the set of fresh actuators changed.
+fresh when every joint its map reads is).  Fresh joints are converted; a value that comes out
+non-finite is left out and counted.  *Stale* joints follow the ``stale_joints`` policy
+(:data:`STALE_JOINT_POLICIES`, doc/nodes.md "Stale joints"); joints never known, or not
+calibrated (:attr:`LatestStates.hidden`), are left out.  Joint states are converted only when a
+new state arrived or the set of fresh actuators changed.
 """
 
 from typing import Callable
@@ -70,27 +60,20 @@ class StateOutput(NamedTuple):
     effort: Optional[FloatArray]
 
 
-#: The hardware interface's name of :class:`StateOutput`.
-JointOutput = StateOutput
-
-
 class LatestStates:
     """
     Latest source states with arrival times, the state watchdog and the target states.
 
-    :param topology: the robot's index groups; :attr:`TO_JOINTS` picks the direction
+    :param to_joints: actuator states in, joint states out (False: the other way round)
     :param counters: where non-finite outputs are counted
-    :param state_timeout: seconds after which a state is stale; <= 0: never
-    :param clock: the steady clock of the arrival times
-    :param stale_joints: one of :data:`STALE_JOINT_POLICIES`
+
+    The other parameters are :class:`~.cycle.InterfaceCycle`'s.
     """
 
-    #: True: actuator states in, joint states out; False: the other way round
-    TO_JOINTS = True
-
-    def __init__(self, topology: Topology, counters: Counters, state_timeout: float,
-                 clock: Callable[[], float], stale_joints: str = 'last') -> None:
-        direction = topology.direction(self.TO_JOINTS)
+    def __init__(self, topology: Topology, to_joints: bool, counters: Counters,
+                 state_timeout: float, clock: Callable[[], float],
+                 stale_joints: str = 'last') -> None:
+        direction = topology.direction(to_joints)
         #: the sources, targets and map (:class:`~.topology.Direction`)
         self.direction: Direction = direction
         self.counters = counters
@@ -252,28 +235,3 @@ class LatestStates:
             complete[field] = all_true(valid)
             values[field] = y if complete[field] else np.where(valid, y, np.nan)
         return values, complete
-
-
-class ActuatorStates(LatestStates):
-    """The hardware interface's state side: actuator states in, joint states out."""
-
-    TO_JOINTS = True
-
-    #: this cycle's joint states
-    joint_states = LatestStates.outputs
-    #: the joints whose every actuator is fresh
-    fresh_joints = LatestStates.fresh_targets
-
-    @property
-    def last_joint_position(self) -> FloatArray:
-        """Return the last joint positions converted (NaN where unknown)."""
-        return self.last_position
-
-
-class JointStates(LatestStates):
-    """The simulation interface's state side: joint states in, actuator states out."""
-
-    TO_JOINTS = False
-
-    #: this cycle's actuator states
-    actuator_states = LatestStates.outputs

@@ -15,20 +15,12 @@
 """
 What ``transmission_plugins calibrate`` identifies from: actuator and joint positions of a bag.
 
-Two ``sensor_msgs/JointState`` topics of a rosbag2 bag (MCAP or SQLite3): the actuators'
-positions (``actuator_states``) and independent measurements of the joints (``joint_states``:
-joint encoders, motion capture, a simulator's truth; not the hardware interface's output, which
-is computed from the URDF under test).  Each joint message is paired with the actuator positions
-at its time, linearly interpolated between the actuator messages around it (times: the header
-stamps, else the receive times; no pair across a gap of more than five actuator periods).  The
-pairs go into one :class:`~transmission_plugins.robot.identification.Samples` per transmission.
-
-A long bag is not decoded whole: the identification needs far fewer samples than an hour at
-1 kHz holds, and decoding a message with rclpy costs tens of microseconds.  When the joint topic
-has more than ``max_samples`` messages, up to :data:`WINDOWS` time windows spread evenly over
-the bag are read (the storage's index finds them: MCAP chunks, SQLite3's time index), together
-holding about ``max_samples`` joint messages.  Messages are decoded by rclpy
-(:mod:`~.joint_state_messages`); one that is not a JointState is counted and left out.
+Two ``sensor_msgs/JointState`` topics of a rosbag2 bag: the actuators' positions and
+independent measurements of the joints (not the hardware interface's output, which is computed
+from the URDF under test), paired and read as doc/calibration.md ("How it works") says, into one
+:class:`~transmission_plugins.robot.identification.Samples` per transmission.  A long bag is read
+in up to :data:`WINDOWS` time windows found through the storage's index; a message that is not a
+JointState is counted and left out.
 """
 
 from typing import Any

@@ -15,19 +15,9 @@
 """
 rosbag2 files through the pure-Python ``rosbags`` library: detection, reading, topics, writing.
 
-A bag is a directory holding ``metadata.yaml`` and its storage file(s), or one ``.mcap`` or
-``.db3`` storage file (both carry their own metadata).  Storage ``mcap`` or ``sqlite3``.
-
-Topic names given by the user match with or without a namespace: ``actuator_states`` matches
-``/actuator_states`` and ``/robot1/actuator_states``; an absolute name (``/robot1/x``) matches
-itself only.  A relative output name is put in the namespace of the input topic it comes from.
-
-Every error that concerns a file names it, as the user gave it (never a temporary file)
-(:class:`BagError`, a :class:`~transmission_plugins.TransmissionFileError`); a topic that is not
-in the bag lists the topics the bag has (:class:`BagTopicError`).  A bag that cannot be read in
-full is an error, never a shorter stream of messages: ``rosbags`` skips the messages of a
-corrupted MCAP chunk without a word, so :meth:`BagReader.messages` compares the messages it read
-with the counts the bag declares.
+Bags, topic names and errors as doc/bags.md describes them.  ``rosbags`` skips the messages of
+a corrupted MCAP chunk without a word, so :meth:`BagReader.messages` compares the messages it
+read with the counts the bag declares.
 """
 
 import os

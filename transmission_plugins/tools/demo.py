@@ -15,13 +15,9 @@
 """
 ``transmission_plugins demo``: the hardware interface driving simulated motors, live.
 
-Starts the launcher's node set on the bundled example robot (or ``--description-file``) in
-subprocesses, in a ROS domain of its own unless ``ROS_DOMAIN_ID`` is set, then sends scripted
-joint targets (smooth moves, then holds) and prints commanded vs measured joint positions with
-the motors behind them (doc/physics.md, "The demo").  Exits 0 when every hold ended on target.
-``--physics`` reaches ``mock_actuators`` through the config file's ``mock_actuators`` section;
-``--homing`` sets ``incremental_encoders`` there and ``homing`` in the hardware interface's
-(doc/calibration.md), and the demo waits until every joint is calibrated.
+What it starts, sends, prints and exits with is doc/launch.md's ("The demo").  ``--physics``
+reaches ``mock_actuators`` through the config file's ``mock_actuators`` section; ``--homing``
+sets ``incremental_encoders`` there and ``homing`` in the hardware interface's.
 """
 
 import argparse

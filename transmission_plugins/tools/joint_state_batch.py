@@ -21,12 +21,9 @@ one ``(m, n)`` array per field and converted with one call of the robot's array 
 (:meth:`~transmission_plugins.robot.robot_transmissions.RobotTransmissions.actuator_to_joint_arrays`
 or ``joint_to_actuator_arrays``), so the cost per message is a few array copies.
 
-Every complete transmission of a message is converted, as the name-keyed
-:meth:`~transmission_plugins.robot.robot_transmissions.RobotTransmissions.actuator_to_joint`
-does.  What is left out is said, never silently dropped: a :class:`Converted` message lists the
-parts it left out, and a message of which nothing converts is :class:`Rejected`, each with one
-of :data:`REJECT_REASONS` (doc/bags.md has the table).  With ``to='actuator'``, names of URDF
-joints that no transmission drives are ignored.
+Every complete transmission of a message is converted, as the name-keyed maps do; what is left
+out is said (:class:`Converted`, :class:`Rejected`, :data:`REJECT_REASONS`: doc/bags.md).  With
+``to='actuator'``, names of URDF joints that no transmission drives are ignored.
 """
 
 from typing import Any

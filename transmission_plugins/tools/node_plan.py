@@ -22,12 +22,7 @@ that apply to every node (namespace, log level).  The launch file turns the plan
 ``launch_ros`` actions (:mod:`.launch_description`), the launcher into subprocesses.
 
 The node kinds are one table, :data:`NODE_KINDS`: one more kind is one more row with the modes
-it belongs to and the rule that decides whether it starts.  The ``mode`` argument (:data:`MODES`)
-picks the interface: ``hardware`` starts ``transmission_hardware_interface`` (and, unless
-``use_mock_actuators`` is false, ``mock_actuators`` for the motors); ``simulation`` starts
-``transmission_sim_interface`` between a joint-space simulator and motor-level software (the
-simulator stands in for the motors, so ``mock_actuators`` does not start).  A kind of another
-mode is left out silently; a kind of this mode that does not start is listed with the reason.
+it belongs to (doc/launch.md) and the rule that decides whether it starts.
 """
 
 import os
@@ -457,25 +452,6 @@ def plan_nodes(values: Mapping[str, Any],
         params.update({k: v for k, v in s.overrides.items() if k in kind.takes})
         specs.append(NodeSpec(kind.name, kind.package, kind.executable, kind.module, params))
     return NodePlan(specs, skipped, s.namespace, s.log_level)
-
-
-def node_specs(description_file: Any = '', config_file: Any = '',
-               use_mock_actuators: Any = True,
-               robot_state_publisher: Optional[bool] = None,
-               **arguments: Any) -> List[NodeSpec]:
-    """
-    Return the nodes the launch file starts, with their parameters (:func:`plan_nodes`).
-
-    :param description_file: URDF/xacro path; empty: the bundled example robot
-    :param config_file: parameters YAML; empty: the bundled config
-    :param use_mock_actuators: also start ``mock_actuators`` (bool or ``'true'``/``'false'``)
-    :param robot_state_publisher: start it; None: when it is installed
-    :param arguments: the other launch arguments (``update_rate='250'``, ...)
-    :raises LaunchConfigError: missing files, bad YAML, bad arguments
-    """
-    values = dict(arguments, description_file=description_file, config_file=config_file,
-                  use_mock_actuators=use_mock_actuators)
-    return plan_nodes(values, robot_state_publisher).specs
 
 
 def params_document(specs: List[NodeSpec],

@@ -18,28 +18,9 @@ The ros2_control side of a robot: a ``TopicBasedSystem`` ``<ros2_control>`` bloc
 ros2_control meets the hardware interface through PickNik's ``topic_based_ros2_control``: its
 ``TopicBasedSystem`` plugin publishes the joint commands of the controller manager on one
 ``sensor_msgs/JointState`` topic and reads joint states from another.  :func:`ros2_control_config`
-writes that block for a robot's transmissions, and the controllers to go with it:
-
-* the block (:data:`HARDWARE_NAME`, type ``system``) lists every *commandable* joint in URDF
-  order (the passive joints of a PR2 gripper are left out: the hardware interface refuses
-  commands for them), each with the command interfaces asked for (default ``position``) and the
-  state interfaces its transmission converts among those a ``JointState`` carries (``position``,
-  ``velocity``, ``effort``);
-* its topics are :data:`JOINT_COMMANDS_TOPIC` and :data:`JOINT_STATES_TOPIC` (relative, so a
-  namespace applies), which the launch file remaps the hardware interface's ``joint_commands``
-  and ``joint_states`` to: ``joint_states`` stays joint_state_broadcaster's, as everywhere in
-  ros2_control;
-* ``trigger_joint_command_threshold`` is -1, so the commands go out every controller-manager
-  cycle (the hardware interface's command watchdog then tells when the controller manager
-  stops), and each state interface's ``initial_value`` is NaN, so that before a controller
-  writes a command the hardware interface receives NaN, which it drops (counted), instead of the
-  plugin's default of 0 for every joint;
-* the controllers are joint_state_broadcaster and a joint_trajectory_controller over the block's
-  joints and command interfaces (partial goals allowed), keyed ``/**/<name>`` so they apply in
-  any namespace.
-
-``TopicBasedSystem`` sends every command interface of every joint in one message whose arrays
-must line up, so every joint of the block gets the same command interfaces.
+writes that block (:data:`HARDWARE_NAME`, on :data:`JOINT_COMMANDS_TOPIC` and
+:data:`JOINT_STATES_TOPIC`) for a robot's transmissions, and the controllers to go with it, as
+doc/ros2_control.md describes them.
 """
 
 from typing import Any

@@ -18,20 +18,10 @@ The launch description of ``launch/ros2_control.launch.py``: ros2_control drivin
 The package's nodes are started as in ``transmission_hardware.launch.py``
 (:mod:`.launch_description`: the same plan, parameters file in memory, a node exit ends the
 launch, SIGINT to ``ros2 launch`` alone passed on), the hardware interface remapped to the
-``<ros2_control>`` block's topics (:mod:`.ros2_control_plan`); in front of them:
-
-* ``ros2_control_node`` (the controller manager) with the ``TopicBasedSystem`` block, which it
-  reads on the ``robot_description`` topic: published by robot_state_publisher when it is
-  installed, else by this launch (the ``ros2 launch`` process's own ROS node, transient local,
-  as robot_state_publisher does);
-* one ``spawner`` that loads, configures and activates the controllers (joint_state_broadcaster
-  and joint_trajectory_controller by default) and exits, started when the hardware interface
-  logs that it is active: joint_trajectory_controller holds the joint state it reads when
-  activated, NaN before the hardware interface publishes; a spawner that fails ends the
-  launch.
-
-The controllers' sections go into the same in-memory parameters file; the spawner passes it
-(``--param-file``) to the controller manager, which gives it to each controller.
+``<ros2_control>`` block's topics (:mod:`.ros2_control_plan`); in front of them
+``ros2_control_node`` and one ``spawner``, started when the hardware interface logs that it is
+active (doc/ros2_control.md).  The controllers' sections go into the same in-memory parameters
+file; the spawner passes it (``--param-file``) to the controller manager.
 """
 
 import re

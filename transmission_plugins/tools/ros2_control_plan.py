@@ -17,22 +17,10 @@ What ``ros2_control.launch.py`` starts: the package's node plan, and ros2_contro
 
 :func:`plan_ros2_control` takes the arguments of ``transmission_hardware.launch.py``
 (:data:`~.node_plan.LAUNCH_ARGUMENTS`, read by :func:`~.node_plan.plan_nodes` for the package's
-own nodes) plus :data:`ROS2_CONTROL_ARGUMENTS`, and adds:
-
-* the ``<ros2_control>`` block the controller manager gets: the description's own when it has
-  ``TopicBasedSystem`` blocks, else the generated one
-  (:func:`~.ros2_control_config.ros2_control_config`) in place of the description's blocks;
-* the hardware interface's ``joint_states`` and ``joint_commands`` remapped to the block's
-  topics, so that ``joint_states`` is joint_state_broadcaster's alone (a block reading
-  ``joint_states`` is refused: it would read joint_state_broadcaster's output back);
-* ``ros2_control_node`` (its section of the controllers, ``update_rate`` and ``use_sim_time``
-  over it) and the controllers to spawn, with their sections;
-* who publishes ``robot_description`` for the controller manager (it reads only that topic):
-  robot_state_publisher with the controller manager's description when it is installed, else
-  the launch itself (:attr:`Ros2ControlPlan.publish_description`).
-
-``mode`` is ``hardware`` only: ros2_control drives joints, and the simulation interface is for
-motor-level software (``transmission_hardware.launch.py mode:=simulation``).
+own nodes) plus :data:`ROS2_CONTROL_ARGUMENTS`, and adds what doc/ros2_control.md lists: the
+``<ros2_control>`` block (the description's ``TopicBasedSystem`` blocks, else the generated
+one), the remappings to its topics, ``ros2_control_node`` and its controllers, and who
+publishes ``robot_description`` (:attr:`Ros2ControlPlan.publish_description`).
 """
 
 from pathlib import Path

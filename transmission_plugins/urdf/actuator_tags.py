@@ -51,13 +51,9 @@ def read_actuator_extensions(element: XmlElement, path: str) -> Dict[str, Any]:
     """
     Read the actuator data an ``<actuator>`` element of a ``<transmission>`` may carry.
 
-    Recognised children (others are left to the caller):
-
-    * Drake: ``<drake:rotor_inertia value>``, ``<drake:gear_ratio value>``,
-      ``<drake:controller_gains p d>`` and ``<drake:effort_limit value>`` (matched by local
-      name, whatever the namespace prefix);
-    * ros2_control: ``<param name="rotor_inertia|gear_ratio|effort_limit|kp|kd">value</param>``;
-    * FROST: ``<motorInertia>value</motorInertia>``, the rotor inertia.
+    The Drake tags (matched by local name, whatever the namespace prefix), ros2_control
+    ``<param>`` values and FROST's ``<motorInertia>`` of doc/urdf.md; other children are left to
+    the caller.
 
     :returns: a dict with some of ``rotor_inertia``, ``gear_ratio``, ``effort_limit`` (floats)
         and ``controller_gains`` (``(p, d)``), ready for :class:`ActuatorInfo` fields

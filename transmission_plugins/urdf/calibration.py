@@ -15,14 +15,10 @@
 """
 A joint's ``<calibration rising falling>``: where its reference switch changes state.
 
-As in ROS 1's URDF and PR2's calibration controllers: ``rising`` is the joint position where
-the switch turns on while the joint moves in the positive direction (it reads on above it),
-``falling`` where it turns off while the joint moves in the positive direction (it reads on
-below it).  A joint may give one of them; both only for a continuous joint (then ``rising`` is
-used, as the PR2 did).  ``reference_position`` (an older attribute PR2 stopped using) is not a
-switch position.  Values are read with the rules of :mod:`~.limits` (a bad number is an error
-for a driven joint in strict mode).  The homing that uses it is
-:mod:`transmission_plugins.runtime.homing`.
+As in ROS 1's URDF and PR2's calibration controllers (doc/calibration.md): the switch reads on
+above ``rising``, below ``falling``.  A joint may give one of them; both only for a continuous
+joint (then ``rising`` is used, as the PR2 did).  ``reference_position`` (an older attribute PR2
+stopped using) is not a switch position.  Values are read with the rules of :mod:`~.limits`.
 """
 
 from typing import Any

@@ -16,20 +16,10 @@
 Transmissions kept in ros2_control hardware parameters, read into records like any other.
 
 Two ros2_control hardware interfaces for Dynamixel servos hold the transmission in their own
-``<param>`` values instead of ``<transmission>`` elements (doc/urdf.md, "Hardware parameters"):
-
-* ROBOTIS ``dynamixel_hardware_interface/DynamixelHardware``: ``transmission_to_joint_matrix``
-  (joints x servos, row-major, commas or blanks) and ``joint_to_transmission_matrix`` in
-  ``<hardware>``, the servos being the block's ``<gpio>`` elements with ``<param
-  name="type">dxl</param>``: one ``transmission_plugins/CouplingTransmission`` per block, named
-  after the block, its actuators after the ``<gpio>`` elements;
-* ``dynamixel_hardware/DynamixelHardware`` (dynamixel-community): per-``<joint>`` ``id``,
-  ``offset`` (servo radians) and ``gear_ratio``, with joint position = (servo - offset) /
-  gear_ratio: one ``transmission_interface/SimpleTransmission`` per joint (reduction
-  ``gear_ratio``, joint offset ``-offset / gear_ratio``), named ``<block>/<joint>``, its actuator
-  ``<block>/dxl<id>``.
-
-A joint that a ``<transmission>`` of the block drives keeps that one: its Dynamixel parameters
+``<param>`` values instead of ``<transmission>`` elements (ROBOTIS
+``dynamixel_hardware_interface/DynamixelHardware`` and dynamixel-community's
+``dynamixel_hardware/DynamixelHardware``); what each gives is doc/urdf.md's dialect table.  A
+joint that a ``<transmission>`` of the block drives keeps that one: its Dynamixel parameters
 are not read (``transmission_plugins lint`` reports the two descriptions).
 """
 

@@ -16,12 +16,9 @@
 The joints of a robot description (name, type, limits, mimic), read for the transmissions.
 
 The loader needs the joints' names, types and limits, not the rest of the kinematic model, so it
-reads them itself from the **top-level** ``<joint>`` elements of the URDF namespace (a
-``<joint>`` nested in ``<gazebo>``, as in the PR2 file, is not a joint of the model); limits
-follow :mod:`~.limits`, and so do the soft limits of ``<safety_controller>``
-(:mod:`~.safety_controller`) and the reference switch of ``<calibration>``
-(:mod:`~.calibration`).  What matters to the transmissions is checked strictly: a driven joint
-needs a known type, and its limits must be well formed.
+reads them itself from the **top-level** ``<joint>`` elements of the URDF namespace (doc/urdf.md),
+with :mod:`~.limits`, :mod:`~.safety_controller` and :mod:`~.calibration`.  What matters to the
+transmissions is checked strictly: a driven joint needs a known type and well-formed limits.
 
 The rest of the model is validated with urdf_parser_py (links, visuals, joints' parent and
 child, ...), given only the top-level ``<link>`` and ``<joint>`` elements without namespaces and
@@ -29,8 +26,7 @@ without ``<limit>`` (it chokes on transmissions it does not know, and reads limi
 problem there does not affect the transmissions: strict mode raises
 :class:`~transmission_plugins.BadValueError` saying so (with urdf_parser_py's path and message);
 lenient mode loads the transmissions anyway, with a warning naming what was ignored.
-urdf_parser_py's own warnings (unknown tags) are collected instead of printed, thread-safely: its
-module-global ``on_error`` is routed once to a per-thread collector.
+urdf_parser_py's own warnings are collected per thread, not printed (doc/robot_api.md).
 """
 
 from dataclasses import dataclass

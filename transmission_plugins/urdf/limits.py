@@ -15,26 +15,12 @@
 """
 The ``<limit>`` of a joint, read from the raw XML with one rule for what is missing.
 
-**Missing means no limit; malformed is an error.**  For the joints driven by transmissions:
-
-* a revolute or prismatic joint without ``<limit>``, or a ``<limit>`` without ``effort`` or
-  ``velocity`` (the URDF spec requires both), is unlimited in what is missing, with a warning
-  naming the joint and what the spec asks for (urdfdom would reject the file; simulators' test
-  descriptions often omit them); ``lower``/``upper`` default to 0 as in the spec and urdfdom;
-* a value that is not a URDF number (:data:`~transmission_plugins.urdf.elements.NUMBER`), NaN,
-  infinite, a negative effort or velocity, or ``lower > upper`` raises
-  :class:`~transmission_plugins.BadValueError` at e.g.
-  ``/robot[@name='r']/joint[@name='j']/limit/@effort`` with the value and what was expected; in
-  lenient mode it is a warning and that limit is taken as absent (both position limits when
-  ``lower > upper``);
-* ``effort`` or ``velocity`` 0 means no limit (``inf``), with a warning: the attributes are
-  required, so 0 is the usual placeholder of descriptions written for simulators, and a literal
-  zero limit would clamp every command to 0.  gazebo_ros_control reads 0 the same way;
-  ros2_control's ``joint_limits::getJointLimits`` takes it as a zero limit, and Drake skips the
-  transmission of a joint with a zero effort limit.
-
-Limits of other joints are read the same way, but problems are only noted (in the model's
-``warnings``) and the limit taken as absent.
+**Missing means no limit; malformed is an error**, for the joints driven by transmissions, as
+doc/robot_api.md ("Joint limits") and doc/urdf.md ("Strict and lenient") state: a missing
+``<limit>``, ``effort`` or ``velocity`` is unlimited with a warning, a bad value raises
+:class:`~transmission_plugins.BadValueError` (lenient: that limit is absent), and 0 means no
+limit.  Limits of other joints are read the same way, but problems are only noted (in the
+model's ``warnings``) and the limit taken as absent.
 """
 
 import math

@@ -136,19 +136,9 @@ def gripper_from_info(cls: Callable[..., Transmission],
     """
     Read a ``pr2_mechanism_model/PR2GripperTransmission`` element.
 
-    Accepted children: one ``<actuator name>``, one ``<gap_joint name mechanical_reduction
-    screw_reduction gear_ratio theta0 phi0 t0 L0 h a b r/>``, any number of ``<passive_joint
-    name/>``, at most one ``<simulated_actuated_joint name simulated_reduction
-    [passive_actuated_joint]/>`` and ``<use_simulated_gripper_joint/>`` (ignored, as in
-    diamondback and later).  Joint order: gap, passive joints in document order, then the
-    simulated screw joint and its slider when given.
-
-    Missing coefficients: ``mechanical_reduction`` is always required (the C++ fails without
-    it).  The C++ replaces each other missing coefficient by a PR2 alpha2 value with a warning;
-    a URDF that relies on that is almost surely describing a different gripper, so by default a
-    missing coefficient is an :class:`IncompleteTransmissionError` naming it and the value the
-    C++ would use.  With ``info.lenient`` the alpha2 value is used and a ``UserWarning`` naming
-    the attribute path is issued (the parser records it).
+    Accepted children: :data:`GRIPPER_VOCABULARY`; joint order and the missing coefficients
+    (an :class:`IncompleteTransmissionError`, lenient: the PR2 alpha2 value with a warning) as
+    doc/transmissions.md ("PR2GripperTransmission") says.
 
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """

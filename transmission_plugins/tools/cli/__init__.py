@@ -13,33 +13,10 @@
 # limitations under the License.
 
 """
-The ``transmission_plugins`` command-line tool, one module per verb.
-
-* ``list`` (:mod:`~.list_plugins`): the installed transmission plugins (entry points, not
-  imported unless ``--verbose``);
-* ``inspect URDF`` (:mod:`~.inspect_urdf`): transmissions, joints, actuators, maps, limits,
-  reflected inertia, warnings;
-* ``lint URDF`` (:mod:`~.lint_urdf`): the mistakes real descriptions carry, each with its
-  element path and line (exit status 1 with findings);
-* ``convert URDF IN OUT --to joint|actuator`` (:mod:`~.convert`): recorded data (CSV or
-  rosbag2) between the two spaces;
-* ``export-csv BAG OUT.csv --topic T`` (:mod:`~.export_csv`): a JointState topic of a bag as
-  CSV;
-* ``plot URDF TRANSMISSION|BAG OUT.png`` (:mod:`~.plot`): a transmission's maps, or a bag's
-  JointState topic in both spaces;
-* ``calibrate URDF BAG`` (:mod:`~.calibrate`): the URDF's transmission parameters identified
-  from recorded actuator and joint positions, suspected mistakes named, a corrected URDF or a
-  calibration file written;
-* ``ros2-control URDF`` (:mod:`~.ros2_control`): a ``<ros2_control>`` block
-  (``TopicBasedSystem``) and a controllers YAML, to drive the robot from ros2_control;
-* ``export URDF --to mujoco|drake|pinocchio OUT`` (:mod:`~.export`): the robot with its
-  transmissions for a simulator or a dynamics library;
-* ``demo`` (:mod:`~.run_demo`): the main job on the bundled robot.
+The ``transmission_plugins`` command-line tool, one module per verb (doc/cli.md).
 
 Each verb module has ``add_parser(subparsers)`` and ``run(args)``; shared pieces are in
-:mod:`~.common`.  The verbs that read a URDF take ``--xacro-arg NAME:=VALUE`` (repeatable) for
-xacro files; ``--version`` prints the package version.  Exit status: 0 success, 1 the URDF or
-the data could not be loaded or converted, 2 bad usage.
+:mod:`~.common`.
 """
 
 import argparse

@@ -15,10 +15,8 @@
 """
 ``transmission_plugins export URDF --to mujoco|drake|pinocchio OUT``: the robot for a consumer.
 
-Writes the robot with its transmissions as the consumer reads them (:mod:`~.tools.export`):
-MJCF for MuJoCo, a URDF with Drake's actuator tags for Drake, MJCF with per-joint armature for
-Pinocchio.  What a format cannot carry (couplings in Drake and Pinocchio, nonlinear maps
-anywhere) is said in warnings on stderr; ``OUT`` ``-`` is standard output.
+Writes the robot with its transmissions as the consumer reads them (:mod:`~.tools.export`,
+doc/cli.md).
 """
 
 import argparse

@@ -15,9 +15,6 @@
 """
 The robot with its transmissions written for a consumer, one module per format (doc/cli.md).
 
-* ``mujoco`` (:mod:`~.mujoco_mjcf`): MJCF, rotors as tendon armature, couplings exact;
-* ``drake`` (:mod:`~.drake_urdf`): a URDF with one ``SimpleTransmission`` per actuated joint
-  carrying ``drake:gear_ratio`` and ``drake:rotor_inertia`` (:mod:`~.joint_actuators`);
-* ``pinocchio`` (:mod:`~.pinocchio_mjcf`): MJCF with per-joint ``armature``, for
-  ``pinocchio.buildModelFromMJCF``.
+``mujoco`` (:mod:`~.mujoco_mjcf`), ``drake`` (:mod:`~.drake_urdf`, from
+:mod:`~.joint_actuators`) and ``pinocchio`` (:mod:`~.pinocchio_mjcf`).
 """

@@ -28,14 +28,9 @@ actuators of :mod:`~.joint_actuators`:
   ``<mechanicalReduction>1</mechanicalReduction>`` (Drake's models write it so: the whole
   reduction is in :math:`G`, as Drake's actuation input :math:`u` is the joint effort), so
   Drake and this package read the same :math:`G^2 I_r`;
-* a transmission with one actuator and several joints (a synergy, the PR2 gripper's gap and
-  fingers) drives one joint, the others ``<mimic>`` it with their motion along the
-  transmission's image at the neutral pose (:func:`~.joint_actuators.joint_actuators` with
-  ``mimic``): Drake reads ``<mimic>`` as coupler constraints (enforced by its SAP solver, the
-  default of discrete plants);
-* each actuated joint's ``<limit effort>`` becomes its joint actuator's effort limit (the
-  URDF's, lowered to what the actuators reach); the description's own ``<mimic>`` joints stay;
-* the ``drake`` XML namespace is declared on ``<robot>``.
+* a transmission with one actuator and several joints drives one joint, the others ``<mimic>``
+  it (:func:`~.joint_actuators.joint_actuators` with ``mimic``; Drake's coupler constraints);
+* each actuated joint's ``<limit effort>`` is its joint actuator's effort limit (doc/cli.md).
 """
 
 from typing import Any

@@ -26,9 +26,7 @@ joints sharing actuators are joint equalities.  Added for a standalone model:
 * one ``<general>`` actuator per actuator of the package, named like it, a force on its rotor
   tendon (gain 1, ``forcerange`` its effort limit): a control :math:`\tau_a` gives the joint
   efforts :math:`k_a\tau_a`, the package's :math:`\tau_q = K^T\tau_a`;
-* MuJoCo's defaults where the runtime has its own: the ``implicitfast`` integrator with the
-  damping left in ``damping`` (the runtime folds it into the armature for its Euler step),
-  contacts on;
+* MuJoCo's defaults where the runtime has its own (doc/cli.md);
 * nonlinear transmissions (the PR2 gripper) are linearised at the neutral pose
   :math:`q_0` (:meth:`~.RobotTransmissions.default_joint_position`), with a warning: their
   tendon coefficients are :math:`K(q_0)`, and each passive joint follows the joint driving it,

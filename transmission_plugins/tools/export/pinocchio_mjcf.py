@@ -24,13 +24,8 @@ links and joints as ``--to mujoco``) with
   (:mod:`~.joint_actuators`: the diagonal of the package's reflected inertia
   :math:`K^T\operatorname{diag}(\rho^2 I_r)K`, exact for one-to-one transmissions, the cross
   terms of coupled ones left out with a warning) and ``actuatorfrcrange`` its effort limit;
-* every body's inertia written out (Pinocchio needs one per body; massless links get MuJoCo's
-  bounds, as in the simulation);
-* no tendons and no equalities (Pinocchio reads neither): mimic joints, joints locked for want
-  of a motor and passive joints are free joints there;
-* the kinematic trees MuJoCo hangs from its world (the URDF's root link is MuJoCo's world) in
-  one body named like that root link, fixed to the world: Pinocchio's MJCF parser reads the
-  first tree only.
+* every body's inertia, no tendons or equalities, and the trees in one body named like the
+  URDF's root link, as doc/cli.md ("Why MJCF for Pinocchio") says.
 """
 
 from typing import List

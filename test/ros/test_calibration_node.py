@@ -78,7 +78,10 @@ def test_homing_in_the_mock_finds_the_switches(rig, urdf, tmp_path):
             motion = SPEED * robot.joint_velocity_limit[robot.joint_index[name]] / RATE
             worst = max(worst, abs(float(k[j] @ error[a])) / motion)
     print(f"\nhoming in the mock: worst edge error {worst:.2f} of one cycle's motion")
-    assert worst <= 1.0
+    # the edge is seen in the first state after it; a cycle that runs late on a busy machine
+    # (DDS, two test workers) sees it one state later: two cycles' motion at most here, one in
+    # test/runtime/test_calibration.py, where the clock is exact
+    assert worst <= 2.0
     stored = read_calibration_file(str(path), robot.robot_name, robot.actuator_names)
     np.testing.assert_allclose(list(stored.values()), cal.offset[:5])
     states.clear()

@@ -25,8 +25,11 @@ change Ctrl-C for the whole system.
 import os
 import signal
 from typing import Any
+from typing import Callable
 from typing import List
+from typing import Mapping
 from typing import Optional
+from typing import Tuple
 
 from launch import LaunchContext
 from launch import LaunchDescription
@@ -55,16 +58,22 @@ class NodeExited(TransmissionError, RuntimeError):
 
 
 def generate_launch_description() -> LaunchDescription:
-    """
-    Declare the arguments and the node set.
+    """Declare :data:`~.node_plan.LAUNCH_ARGUMENTS` and the node set (:func:`node_set`)."""
+    return declared(LAUNCH_ARGUMENTS, node_set)
 
-    :returns: arguments :data:`~.node_plan.LAUNCH_ARGUMENTS`, then an ``OpaqueFunction`` that
-        plans the nodes from their values (:func:`node_set`)
+
+def declared(arguments: Mapping[str, Tuple[str, str]],
+             plan: Callable[..., List[Action]]) -> LaunchDescription:
     """
-    arguments: List[Action] = [
+    Return a launch description of ``arguments`` and the actions ``plan`` makes of their values.
+
+    :param arguments: ``{name: (default, description)}``
+    :param plan: called as an ``OpaqueFunction`` once the arguments are evaluated
+    """
+    declarations: List[Action] = [
         DeclareLaunchArgument(name, default_value=default, description=text)
-        for name, (default, text) in LAUNCH_ARGUMENTS.items()]
-    return LaunchDescription(arguments + [OpaqueFunction(function=node_set)])
+        for name, (default, text) in arguments.items()]
+    return LaunchDescription(declarations + [OpaqueFunction(function=plan)])
 
 
 def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:

@@ -32,7 +32,6 @@ from typing import Optional
 from launch import LaunchContext
 from launch import LaunchDescription
 from launch.action import Action
-from launch.actions import DeclareLaunchArgument
 from launch.actions import LogInfo
 from launch.actions import OpaqueFunction
 from launch.actions import RegisterEventHandler
@@ -40,6 +39,7 @@ from launch.event_handlers import OnProcessExit
 from launch.event_handlers import OnProcessIO
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+from transmission_plugins.tools.launch_description import declared
 from transmission_plugins.tools.launch_description import ends_the_launch
 from transmission_plugins.tools.launch_description import interrupt_on_shutdown
 from transmission_plugins.tools.launch_description import NodeExited
@@ -55,16 +55,8 @@ ACTIVE = re.compile(r'\]: active$', re.M)
 
 
 def generate_launch_description() -> LaunchDescription:
-    """
-    Declare the arguments and the node set.
-
-    :returns: arguments :data:`~.ros2_control_plan.ARGUMENTS`, then an ``OpaqueFunction`` that
-        plans the nodes from their values (:func:`node_set`)
-    """
-    arguments: List[Action] = [
-        DeclareLaunchArgument(name, default_value=default, description=text)
-        for name, (default, text) in ARGUMENTS.items()]
-    return LaunchDescription(arguments + [OpaqueFunction(function=node_set)])
+    """Declare :data:`~.ros2_control_plan.ARGUMENTS` and the node set (:func:`node_set`)."""
+    return declared(ARGUMENTS, node_set)
 
 
 def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:

@@ -391,8 +391,8 @@ class PR2GripperTransmission(Mechanism):
         return self._joints(velocity[..., 0] * gap, velocity[..., 0] * passive)
 
     def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
-        """
-        Return every joint's effort as the C++ does: the motor's through its own ratio.
+        r"""
+        Return the joint efforts as the C++ does, :math:`\tau_i = E_a / (m^2 J_i)`; simulated: 0.
 
         Where the linkage is singular (:math:`J = 0`) the effort is infinite, as in the C++;
         callers that send values on drop what is not finite.

@@ -470,9 +470,11 @@ class Mechanism(Transmission):
                                         effort[..., inputs])
 
     def _inputs(self) -> Any:
-        """Return the joints the joint-to-actuator maps read, as an index (all: a slice)."""
+        """Return the joints the joint-to-actuator maps read as an index (consecutive: a slice)."""
         inputs = self.joint_to_actuator_inputs()
-        return slice(None) if len(inputs) == self.num_joints() else list(inputs)
+        if inputs and inputs == tuple(range(inputs[0], inputs[0] + len(inputs))):
+            return slice(inputs[0], inputs[0] + len(inputs))  # a view: nothing copied
+        return list(inputs)
 
     # ------------------------------------------------------------------ helpers
     def _position(self, position: Any, side: str, size: int) -> np.ndarray:

@@ -357,14 +357,14 @@ class FusedMaps:
                 tr = group.transmission
                 prepared = at = None
                 if state is not None and any(kind != POSITION for kind in kinds):
-                    at = state[..., group.src]   # the members are one more batch axis
+                    at = state.take(group.src, axis=-1)  # the members: one more batch axis
                     prepared = tr.prepare_state(to_joint, at)
                 for x, y, kind in zip(arrays.values(), ys, kinds):
                     if kind != POSITION and prepared is None:
                         y[..., group.dst] = math.nan
                         continue
                     # the state's own positions: a mechanism maps them once for every kind
-                    src = at if x is state and at is not None else x[..., group.src]
+                    src = at if x is state and at is not None else x.take(group.src, axis=-1)
                     y[..., group.dst] = tr.apply_map(kind, to_joint, src, prepared)
         return dict(zip(arrays, ys))
 

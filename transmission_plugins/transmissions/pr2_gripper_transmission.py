@@ -289,11 +289,16 @@ class PR2GripperTransmission(Mechanism):
         return u, np.sqrt((1.0 - u) * (1.0 + u))
 
     def _joints(self, gap: Any, passive: Any) -> np.ndarray:
-        """Return joint values ``(..., M)``: the gap, the passive joints, simulated zeros."""
-        out = np.zeros(np.shape(gap) + (self._nj,))
-        out[..., 0] = gap
-        out[..., 1:1 + self._num_passive] = passive[..., None]
-        return out
+        """
+        Return joint values ``(..., M)``: the gap, the passive joints, simulated zeros.
+
+        The array is laid out joint by joint (a transposed view of ``(M, ...)``): each joint's
+        values are contiguous, so they are written, and read, as whole batches.
+        """
+        out = np.zeros((self._nj,) + np.shape(gap))
+        out[0] = gap
+        out[1:1 + self._num_passive] = passive
+        return out.transpose(tuple(range(1, out.ndim)) + (0,))
 
     def _forward_jacobian(self, mrev: Any, u: Any, w: Any) -> np.ndarray:
         r"""Return :math:`J` from :math:`M_+` and ``u, w`` there (``(..., M, 1)``)."""
@@ -370,28 +375,31 @@ class PR2GripperTransmission(Mechanism):
         q = self._position(position, 'joint', self._nj)
         parts = self._inverse(q[..., 0])
         rate = self._inverse_rate(*parts)
-        jacobian = np.zeros(np.shape(rate) + (1, self._nj))
-        jacobian[..., 0, 0] = self._v_motor * rate
+        jacobian = np.zeros((1, self._nj) + np.shape(rate))  # joint by joint, as _joints
+        jacobian[0, 0] = self._v_motor * rate
+        jacobian = jacobian.transpose(tuple(range(2, jacobian.ndim)) + (0, 1))
         return JointSide(q, ((parts[3] - self._L0) * self._m2p_gs)[..., None], jacobian)
+
+    def _ratios(self, position: Any) -> Tuple[np.ndarray, np.ndarray]:
+        """Return the gap's and the passive joints' rows of :math:`J` (the gap's twice if none)."""
+        jacobian = self._actuator_state(position).jacobian[..., 0]
+        return jacobian[..., 0], jacobian[..., 1 if self._num_passive else 0]
 
     def _actuator_to_joint_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
         r"""Return :math:`J\dot P_a`, the simulated joints 0 whatever the motor reports."""
-        jacobian = self._actuator_state(position).jacobian[..., 0]
-        return self._joints(velocity[..., 0] * jacobian[..., 0],
-                            velocity[..., 0] * jacobian[..., 1 if self._num_passive else 0])
+        gap, passive = self._ratios(position)
+        return self._joints(velocity[..., 0] * gap, velocity[..., 0] * passive)
 
     def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
-        """
-        Return every joint's effort as the C++ does: the motor's through its own ratio.
+        r"""
+        Return the joint efforts as the C++ does, :math:`\tau_i = E_a / (m^2 J_i)`; simulated: 0.
 
         Where the linkage is singular (:math:`J = 0`) the effort is infinite, as in the C++;
         callers that send values on drop what is not finite.
         """
-        jacobian = self._actuator_state(position).jacobian[..., 0]
-        with np.errstate(divide='ignore', invalid='ignore'):
-            out = effort / (self._mr * self._mr * jacobian)
-        out[..., 1 + self._num_passive:] = 0.0
-        return out
+        gap, passive = self._ratios(position)
+        m2 = self._mr * self._mr
+        return self._joints(effort[..., 0] / (m2 * gap), effort[..., 0] / (m2 * passive))
 
     def _joint_to_actuator_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
         """Return the motor effort from the gap effort as the C++ does (absolute ratio)."""

@@ -663,7 +663,8 @@ def test_garbage_leaves_the_node_alive_and_outputs_finite(client, processes, rob
         ('motor_feedback', JointState), ('joint_commands', JointState),
         ('velocity_commands', Float64MultiArray), ('effort_commands', Float64MultiArray))}
     start = time.monotonic()
-    for _ in range(5):
+
+    def send_garbage():
         for g in garbage:
             topics['motor_feedback'].publish(g)
         for c in commands:
@@ -672,6 +673,9 @@ def test_garbage_leaves_the_node_alive_and_outputs_finite(client, processes, rob
         topics['effort_commands'].publish(Float64MultiArray(data=[math.nan, 1.0]))
         _feed(client, robot, q_act, 0.05)
 
+    for _ in range(5):
+        send_garbage()
+
     def counted():
         top = _open_counters(client)[0]
         return top and all(int(top[key]) >= least for key, least in drops.items())
@@ -679,7 +683,10 @@ def test_garbage_leaves_the_node_alive_and_outputs_finite(client, processes, rob
     deadline = time.monotonic() + 10.0   # the counts reach /diagnostics at its next period
     _feed(client, robot, q_act, 0.5)
     while not counted() and time.monotonic() < deadline:
-        _feed(client, robot, q_act, 0.05)
+        # the motor states are best effort: on a busy machine one can be lost (not dropped);
+        # the same garbage again until every count is reached
+        send_garbage()
+        _feed(client, robot, q_act, 0.2)
     _alive(processes)
     recent = [m for t, m in js if t > start]
     assert len(recent) > 10

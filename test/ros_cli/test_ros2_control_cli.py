@@ -34,6 +34,12 @@ invalid" once the context is shut down (pal_statistics 2.7 catches it, pal-robot
 pal_statistics#28); :data:`CM_ABORT` pins exactly those lines.  When the abort reaches
 ``ros2 launch`` before its own Ctrl-C handling, the launch reports the node's death and exits
 1; that exit is accepted only with those lines, and with the package's nodes finished cleanly.
+Now and then ``ros2 launch`` itself aborts as its last act, after every node finished cleanly
+("terminate called without an active exception", -6): this launch file's process holds
+launch_ros's ROS node (it publishes the description for the controller manager), and the abort
+comes from native code tearing down after the launch has ended (exact cause not found; seen about
+once in six runs here).  That exit is accepted only with that line last, and with the package's
+nodes finished cleanly.
 """
 
 import os
@@ -68,6 +74,8 @@ CM_ABORT = re.compile(r'\[ros2_control_node-\d+\] (terminate called after throwi
                       r'-6 ')
 #: the launch's verdict when that abort comes before ``ros2 launch`` handled the Ctrl-C itself
 CM_ABORT_EXIT = 'ros2_control_node exited with code -6 while the launch was running'
+#: ``ros2 launch`` of ros2_control.launch.py on its way out, now and then (module docstring)
+LAUNCH_ABORT = 'terminate called without an active exception'
 #: the processes ros2 launch reports finished cleanly
 CLEAN = ('hardware_interface_node', 'mock_actuators_node', 'spawner')
 
@@ -113,9 +121,13 @@ def _stop(cmd, act, codes=(0,)):
         # upstream's abort seen by the launch while it still runs: the launch exits 1 (a node
         # died), every one of the package's nodes still has to have finished cleanly
         aborted = code == 1 and CM_ABORT_EXIT in cmd.output
+        # upstream: ros2 launch itself aborting as its last act, after every node ended
+        aborted = aborted or (code == -signal.SIGABRT
+                              and cmd.output.rstrip().endswith(LAUNCH_ABORT))
         assert code in codes or aborted, f'exit code {code}:\n{cmd.output}'
         assert cmd.wait_gone(10) == [], cmd.output
-        bad = [line for line in cmd.bad_lines() if not CM_ABORT.search(line)]
+        bad = [line for line in cmd.bad_lines()
+               if not CM_ABORT.search(line) and line.strip() != LAUNCH_ABORT]
         assert bad == [], cmd.output
         if code == 0 or aborted:
             log = cmd.launch_log()

@@ -39,7 +39,9 @@ Now and then ``ros2 launch`` itself aborts as its last act, after every node fin
 launch_ros's ROS node (it publishes the description for the controller manager), and the abort
 comes from native code tearing down after the launch has ended (exact cause not found; seen about
 once in six runs here).  That exit is accepted only with that line last, and with the package's
-nodes finished cleanly.
+nodes finished cleanly.  Once, the spawner (upstream, Python) died of SIGSEGV after it had
+configured and activated every controller; the launch then ends the set and exits 1, as for any
+spawner that fails: accepted only when the spawner logged every controller activated.
 """
 
 import os
@@ -78,6 +80,12 @@ CM_ABORT = re.compile(r'\[ros2_control_node-\d+\] ( *what\(\): +)?(terminate cal
 CM_ABORT_EXIT = 'ros2_control_node exited with code -6 while the launch was running'
 #: ``ros2 launch`` of ros2_control.launch.py on its way out, now and then (module docstring)
 LAUNCH_ABORT = 'terminate called without an active exception'
+#: the upstream spawner dying of a signal after its work (module docstring)
+SPAWNER_CRASH = re.compile(r'spawner exited with code -(6|11): the controllers (.+?) are not all '
+                           r'active')
+#: its lines when it does: the launch's verdict and the process's death
+SPAWNER_DIED = re.compile(r'\[ERROR\] \[spawner-\d+\]: process has died \[pid \d+, exit code '
+                          r'-(6|11), |spawner exited with code -(6|11): the controllers ')
 #: the processes ros2 launch reports finished cleanly
 CLEAN = ('hardware_interface_node', 'mock_actuators_node', 'spawner')
 
@@ -123,20 +131,30 @@ def _stop(cmd, act, codes=(0,)):
         # upstream's abort seen by the launch while it still runs: the launch exits 1 (a node
         # died), every one of the package's nodes still has to have finished cleanly
         aborted = code == 1 and CM_ABORT_EXIT in cmd.output
+        # upstream: the spawner crashing on its way out after it activated every controller;
+        # the launch ends the set (exit 1) as for any failed spawner
+        crash = SPAWNER_CRASH.search(cmd.output)
+        crashed = code == 1 and crash is not None and all(
+            f'Configured and activated {c}' in cmd.output for c in crash.group(2).split(', '))
+        aborted = aborted or crashed
+        allowed = SPAWNER_DIED if crashed else CM_ABORT
         # upstream: ros2 launch itself aborting as its last act, after every node ended
         aborted = aborted or (code == -signal.SIGABRT
                               and cmd.output.rstrip().endswith(LAUNCH_ABORT))
         assert code in codes or aborted, f'exit code {code}:\n{cmd.output}'
         assert cmd.wait_gone(10) == [], cmd.output
-        bad = [line for line in cmd.bad_lines()
-               if not CM_ABORT.search(line) and line.strip() != LAUNCH_ABORT]
+        bad = [line for line in cmd.bad_lines() if not CM_ABORT.search(line)
+               and not allowed.search(line) and line.strip() != LAUNCH_ABORT]
         assert bad == [], cmd.output
         if code == 0 or aborted:
             log = cmd.launch_log()
-            for name in CLEAN:
-                assert re.search(rf'\[{name}-\d+\]: process has finished cleanly', log), log
+            for name in CLEAN:   # each of them this launch started
+                if re.search(rf'\[{name}-\d+\]: process started', log) and not (
+                        crashed and name == 'spawner'):
+                    assert re.search(rf'\[{name}-\d+\]: process has finished cleanly',
+                                     log), log
             bad = [line for line in log.splitlines() if 'process has died' in line
-                   and not CM_ABORT.search(line)]
+                   and not CM_ABORT.search(line) and not allowed.search(line)]
             assert bad == [], log
     finally:
         cmd.kill()

@@ -132,7 +132,8 @@ def _goal(user, action, targets, seconds=2.0, tolerance=0.01):
 
 
 def _stop(cmd, act, codes=(0,), twice=False):
-    """Stop the launch with ``act``; check every process ended as the module docstring says.
+    """
+    Stop the launch with ``act``; check every process ended as the module docstring says.
 
     ``twice``: ``act`` presses Ctrl-C twice, so ``ros2_control_node`` may die of the second one
     (:data:`CM_SIGINT`).

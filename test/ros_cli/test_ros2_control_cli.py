@@ -42,10 +42,12 @@ once in six runs here).  That exit is accepted only with that line last, and wit
 nodes finished cleanly.  Once, the spawner (upstream, Python) died of SIGSEGV after it had
 configured and activated every controller; the launch then ends the set and exits 1, as for any
 spawner that fails: accepted only when the spawner logged every controller activated.
-On the double Ctrl-C, ``ros2_control_node`` (upstream, C++) may die of the second SIGINT
-(exit code -2): ``rclcpp::shutdown`` restores the handler that was there before ``rclcpp::init``,
-the terminal's default, and the second Ctrl-C (or the one ``ros2 launch`` forwards) can arrive
-after that, while the node still tears down.  Accepted only on the double Ctrl-C, for that node.
+``ros2_control_node`` (upstream, C++) may die of a later SIGINT (exit code -2):
+``rclcpp::shutdown`` restores the handler that was there before ``rclcpp::init``, the terminal's
+default, and every stop sends it more than one signal (the terminal's Ctrl-C and the SIGINT
+``ros2 launch`` forwards, a second Ctrl-C, SIGTERM then the launch's SIGINT); one that arrives
+after that, while the node still tears down, ends it.  Accepted for that node only (seen on the
+double Ctrl-C).
 """
 
 import os
@@ -90,9 +92,9 @@ SPAWNER_CRASH = re.compile(r'spawner exited with code -(6|11): the controllers (
 #: its lines when it does: the launch's verdict and the process's death
 SPAWNER_DIED = re.compile(r'\[ERROR\] \[spawner-\d+\]: process has died \[pid \d+, exit code '
                           r'-(6|11), |spawner exited with code -(6|11): the controllers ')
-#: ``ros2_control_node`` ended by a later Ctrl-C: ``rclcpp::shutdown`` puts back the SIGINT
-#: handler it found (the terminal's default), so a second Ctrl-C that comes after it has shut
-#: down ends it by the signal (module docstring)
+#: ``ros2_control_node`` ended by a later SIGINT: ``rclcpp::shutdown`` puts back the SIGINT
+#: handler it found (the terminal's default), so a SIGINT that comes after it has shut down ends
+#: it by the signal (module docstring)
 CM_SIGINT = re.compile(r'\[ERROR\] \[ros2_control_node-\d+\]: process has died \[pid \d+, exit '
                        r'code -2, ')
 #: the processes ros2 launch reports finished cleanly
@@ -131,13 +133,8 @@ def _goal(user, action, targets, seconds=2.0, tolerance=0.01):
     return result.stdout
 
 
-def _stop(cmd, act, codes=(0,), twice=False):
-    """
-    Stop the launch with ``act``; check every process ended as the module docstring says.
-
-    ``twice``: ``act`` presses Ctrl-C twice, so ``ros2_control_node`` may die of the second one
-    (:data:`CM_SIGINT`).
-    """
+def _stop(cmd, act, codes=(0,)):
+    """Stop the launch with ``act``; check every process ended as the module docstring says."""
     try:
         cmd.family()
         act(cmd)
@@ -151,9 +148,8 @@ def _stop(cmd, act, codes=(0,), twice=False):
         crashed = code == 1 and crash is not None and all(
             f'Configured and activated {c}' in cmd.output for c in crash.group(2).split(', '))
         aborted = aborted or crashed
-        allowed = SPAWNER_DIED if crashed else CM_ABORT
-        if twice:
-            allowed = re.compile(f'{allowed.pattern}|{CM_SIGINT.pattern}')
+        allowed = re.compile(f'{(SPAWNER_DIED if crashed else CM_ABORT).pattern}|'
+                             f'{CM_SIGINT.pattern}')
         # upstream: ros2 launch itself aborting as its last act, after every node ended
         aborted = aborted or (code == -signal.SIGABRT
                               and cmd.output.rstrip().endswith(LAUNCH_ABORT))
@@ -250,4 +246,4 @@ def test_the_pr2_in_a_namespace(r2c_user):
         cmd.ctrl_c()
         time.sleep(0.05)
         cmd.ctrl_c()
-    _stop(launch, twice, codes=(0, -signal.SIGINT), twice=True)
+    _stop(launch, twice, codes=(0, -signal.SIGINT))

@@ -51,6 +51,7 @@ from transmission_plugins.runtime.soft_limits import rate_limit
 from transmission_plugins.runtime.soft_limits import soft_effort_bounds
 from transmission_plugins.runtime.soft_limits import velocity_bounds
 from transmission_plugins.runtime.topology import Direction
+from transmission_plugins.runtime.topology import Limits
 from transmission_plugins.runtime.topology import Topology
 
 #: What expired joints send: nothing, the actuator position measured at expiry, or zero.
@@ -165,22 +166,25 @@ class LatestCommands:
             if np.isfinite(c).any():
                 cmd[field] = c
         if self.enforce_limits:
-            self._clamp_sources(cmd, now)
+            self._clamp_all(self.direction.source, cmd, self.direction.source_limits)
+            if self.bounds is not None and self.measured is not None:
+                self._limit_motion(cmd, now, self.bounds, *self.measured())
         out = {f: np.full(nt, np.nan) for f in FIELDS}
         if cmd:
             self._convert_commands(cmd, out, source_position)
         self._apply_timeout_action(alive, out)
         if self.enforce_limits:
-            self._clamp_targets(out)
+            self._clamp_all(self.direction.target, out, self.direction.target_limits)
         if self.position_offset is not None:
             out['position'] = out['position'] + self.position_offset
         self.latest = out
         return group_by_fields(self.target_names, out)
 
-    def _clamp_targets(self, out: Dict[str, np.ndarray]) -> None:
-        side = self.direction.target
-        for field, (lo, hi) in self.direction.target_limits.bounds().items():
-            out[field] = self._clamp(side, field, out[field], lo, hi)
+    def _clamp_all(self, side: str, values: Dict[str, np.ndarray], limits: Limits) -> None:
+        """Clip each field of ``values`` to ``limits`` in place; count the clamps."""
+        bounds = limits.bounds()
+        for field, a in values.items():
+            values[field] = self._clamp(side, field, a, *bounds[field])
 
     def _clamp(self, side: str, kind: str, a: np.ndarray, lo: np.ndarray,
                hi: np.ndarray) -> np.ndarray:
@@ -226,15 +230,6 @@ class LatestCommands:
                 out['velocity'][tidx] = 0.0
             else:
                 out['effort'][tidx] = 0.0
-
-    def _clamp_sources(self, cmd: Dict[str, np.ndarray], now: float) -> None:
-        side = self.direction.source
-        bounds = self.direction.source_limits.bounds()
-        for field, c in cmd.items():
-            lo, hi = bounds[field]
-            cmd[field] = self._clamp(side, field, c, lo, hi)
-        if self.bounds is not None and self.measured is not None:
-            self._limit_motion(cmd, now, self.bounds, *self.measured())
 
     def _limit_motion(self, cmd: Dict[str, np.ndarray], now: float, b: JointBounds,
                       q: FloatArray, v: FloatArray) -> None:

@@ -43,6 +43,11 @@ class TransmissionError(Exception):
     """Root of every error raised by transmission_plugins."""
 
 
+def _located(path: str, line: Optional[int], message: str) -> str:
+    """Return ``path (line N): message``, or ``path: message`` when the line is unknown."""
+    return f'{path} (line {line}): {message}' if line else f'{path}: {message}'
+
+
 class TransmissionWarning(UserWarning):
     """
     The category of every warning transmission_plugins issues (see :class:`LoadWarning`).
@@ -73,8 +78,7 @@ class LoadWarning(str):
     def __new__(cls, path: str, message: str, line: Optional[int] = None, *,
                 text: Optional[str] = None) -> 'LoadWarning':
         """Build the warning; see the class docstring."""
-        where = f' (line {line})' if line else ''
-        self = super().__new__(cls, text if text is not None else f'{path}{where}: {message}')
+        self = super().__new__(cls, text if text is not None else _located(path, line, message))
         self.path = path
         self.line = line
         self.message = message
@@ -96,11 +100,8 @@ class TransmissionValueError(TransmissionError, ValueError):
         self.value = value
         self.expected = expected
         self.where = where
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        prefix = f'{self.where}: ' if self.where else ''
-        return f'{prefix}{self.parameter}: expected {self.expected}, got {self.value!r}'
+        super().__init__((f'{where}: ' if where else '')
+                         + f'{parameter}: expected {expected}, got {value!r}')
 
 
 class TransmissionInputError(TransmissionError, ValueError):
@@ -174,11 +175,7 @@ class UrdfTransmissionError(TransmissionError):
         self.path = path
         self.message = message
         self.line = line
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = f' (line {self.line})' if self.line else ''
-        return f'{self.path}{where}: {self.message}'
+        super().__init__(_located(path, line, message))
 
 
 class IncompleteTransmissionError(UrdfTransmissionError):
@@ -209,11 +206,8 @@ class TransmissionLoadError(TransmissionError):
         self.reason = reason
         self.original_exception = original_exception
         self.where = where
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        prefix = f'{self.where}: ' if self.where else ''
-        return f"{prefix}cannot load transmission plugin '{self.plugin_name}': {self.reason}"
+        super().__init__((f'{where}: ' if where else '')
+                         + f"cannot load transmission plugin '{plugin_name}': {reason}")
 
 
 class UnknownTransmissionTypeError(TransmissionLoadError):

@@ -31,6 +31,7 @@ from lxml import etree
 
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.urdf.elements import namespace
+from transmission_plugins.urdf.joints import plain_copy
 from transmission_plugins.urdf.text import parse_xml
 from transmission_plugins.urdf.text import read_urdf_text
 
@@ -119,7 +120,7 @@ def mujoco_urdf(description: str, options: Any, followers: Iterable[str],
         if not isinstance(element.tag, str) or namespace(element) \
                 or element.tag not in ('link', 'joint'):
             continue
-        element = _plain(element)
+        element = plain_copy(element, namespaced=False)
         if element.tag == 'link':
             for visual in element.findall('visual'):
                 element.remove(visual)
@@ -143,14 +144,3 @@ def mujoco_urdf(description: str, options: Any, followers: Iterable[str],
                       'their other collision shapes only'))
     robot.append(_compiler(options))
     return etree.tostring(robot, encoding='unicode'), warnings
-
-
-def _plain(element: Any) -> Any:
-    """Return a copy of ``element`` without comments, namespaced elements and attributes."""
-    copy = etree.Element(element.tag, {k: v for k, v in element.attrib.items()
-                                       if not k.startswith('{')})
-    for child in element:
-        if isinstance(child.tag, str) and not child.tag.startswith('{'):
-            copy.append(_plain(child))
-    copy.text = element.text
-    return copy

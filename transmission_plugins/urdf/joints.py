@@ -142,15 +142,18 @@ def _local(tag: object) -> str:
     return etree.QName(tag).localname if isinstance(tag, str) else ''
 
 
-def _strip(element: Any) -> Any:
-    """Return a copy of ``element`` without namespaces and comments."""
-    out = etree.Element(_local(element.tag))
-    for key, value in element.attrib.items():
-        out.set(_local(key), value)
+def plain_copy(element: Any, namespaced: bool = True) -> Any:
+    """
+    Return a copy of ``element`` without comments and namespaces.
+
+    Namespaced elements and attributes take their local name, or are left out when not
+    ``namespaced``.
+    """
+    out = etree.Element(_local(element.tag), {_local(k): v for k, v in element.attrib.items()
+                                              if namespaced or not k.startswith('{')})
     out.text = element.text
-    for child in element:
-        if isinstance(child.tag, str):
-            out.append(_strip(child))
+    out.extend(plain_copy(c, namespaced) for c in element
+               if isinstance(c.tag, str) and (namespaced or not c.tag.startswith('{')))
     return out
 
 
@@ -284,7 +287,7 @@ def _validate_model(root: Any, path: str, lenient: bool, model: RobotModel) -> N
         batch = etree.Element('robot', name=name)
         for child in root:
             if _local(child.tag) in _KEPT_TAGS:
-                copy = _strip(child)
+                copy = plain_copy(child)
                 for limit in [c for c in copy if c.tag == LIMIT_TAG]:
                     copy.remove(limit)  # read above, with one rule and precise messages
                 batch.append(copy)

@@ -107,9 +107,10 @@ class MujocoPhysics:
         self._models = [robot.actuator_models[n] for n in robot.actuator_names]
         self._u = np.zeros(len(self._models))
         self._tau = np.zeros(len(robot.joint_names))
-        self._passive = _PassiveGroups(self.built.passive)
+        self._passive = _passive_groups(self.built.passive)
         self.reset(q0)
-        self._passive.set_diagonal(self._inertia_diagonal()[self._dof])
+        diagonal = self._inertia_diagonal()[self._dof]
+        self._passive = [g._replace(diagonal=diagonal[g.joints]) for g in self._passive]
         self.reset(q0)
         # an actuator that moves nothing has no inertia behind it; its gains do not matter
         inertia = np.nan_to_num(self.actuator_inertia(), nan=1.0)
@@ -174,7 +175,7 @@ class MujocoPhysics:
                                        q[b.joints])
         self._mj.mj_resetData(m, d)
         self._set_passive(theta)
-        for g in self._passive.groups:
+        for g in self._passive:
             q[g.joints] = m.eq_data[g.equalities, 0] + g.refs
         d.qpos[self._qpos] = np.nan_to_num(q)
         for name, value in self.built.locked.items():
@@ -246,7 +247,7 @@ class MujocoPhysics:
         tendons (it varies slowly: every :data:`PASSIVE_INERTIA_PERIOD` steps).
         """
         model = self.model
-        for g in self._passive.groups:
+        for g in self._passive:
             tr, theta_g = g.transmission, theta[g.actuators]
             target = tr.apply_map('position', True, theta_g, None)[:, g.local]
             model.eq_data[g.equalities, 0] = np.where(np.isfinite(target), target,
@@ -336,24 +337,17 @@ class _Group(NamedTuple):
     diagonal: np.ndarray
 
 
-class _PassiveGroups:
-    """The passive joints of a model, grouped by transmission map."""
-
-    def __init__(self, passive: List[Passive]) -> None:
-        groups: Dict[Any, List[Passive]] = {}
-        for p in passive:
-            key = (p.block.transmission.map_key(), tuple(p.local))
-            groups.setdefault(key, []).append(p)
-        self.groups = [_Group(
-            g[0].block.transmission, g[0].local, np.array([p.block.actuators for p in g]),
-            np.array([p.joints for p in g]), np.array([p.equalities for p in g]),
-            np.array([p.refs for p in g]), np.array([p.tendons for p in g]),
-            np.array([p.rotor_inertia for p in g]), np.zeros((len(g), g[0].local.size)))
-            for g in groups.values()]
-
-    def set_diagonal(self, diagonal: np.ndarray) -> None:
-        """Take the passive joints' inertia from ``diagonal`` (robot joint order)."""
-        self.groups = [g._replace(diagonal=diagonal[g.joints]) for g in self.groups]
+def _passive_groups(passive: List[Passive]) -> List[_Group]:
+    """Return the passive joints of a model grouped by transmission map (diagonal 0)."""
+    groups: Dict[Any, List[Passive]] = {}
+    for p in passive:
+        groups.setdefault((p.block.transmission.map_key(), tuple(p.local)), []).append(p)
+    return [_Group(
+        g[0].block.transmission, g[0].local, np.array([p.block.actuators for p in g]),
+        np.array([p.joints for p in g]), np.array([p.equalities for p in g]),
+        np.array([p.refs for p in g]), np.array([p.tendons for p in g]),
+        np.array([p.rotor_inertia for p in g]), np.zeros((len(g), g[0].local.size)))
+        for g in groups.values()]
 
 
 def _inputs(robot: RobotTransmissions) -> np.ndarray:

@@ -238,19 +238,29 @@ def read_description(path: 'os.PathLike[str] | str',
 
 
 def load_config(path: 'os.PathLike[str] | str') -> Dict[str, Dict[str, Any]]:
-    """
-    Read a ros2_control-style YAML: ``{node_name: {ros__parameters: {...}}}``.
+    """Read the ``config_file``: node name to its parameters, each section checked."""
+    return load_sections(path, 'config_file', 'node', check_section)
 
-    :returns: node name (without namespace wildcards) to its parameters
+
+def load_sections(path: 'os.PathLike[str] | str', argument: str, names: str,
+                  check: Optional[Callable[[Path, str, Mapping[str, Any]], None]] = None
+                  ) -> Dict[str, Dict[str, Any]]:
+    """
+    Read a ros2_control-style YAML: ``<name>`` or ``/**/<name>`` to ``{ros__parameters: ...}``.
+
+    :param argument: the launch argument that names the file, for messages (``config_file``)
+    :param names: what the sections name, for messages (``node``)
+    :param check: called with the path, the name and the parameters of each section
+    :returns: name (without namespace wildcards) to its parameters
     :raises LaunchConfigError: unreadable YAML or the wrong shape
     """
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text()) or {}
     except (OSError, yaml.YAMLError) as e:
-        raise LaunchConfigError(f'cannot read config_file {str(path)!r}: {e}') from e
+        raise LaunchConfigError(f'cannot read {argument} {str(path)!r}: {e}') from e
     if not isinstance(data, dict):
-        raise LaunchConfigError(f'{path}: expected a mapping of node names, got '
+        raise LaunchConfigError(f'{path}: expected a mapping of {names} names, got '
                                 f'{type(data).__name__}')
     out: Dict[str, Dict[str, Any]] = {}
     for key, section in data.items():
@@ -259,7 +269,8 @@ def load_config(path: 'os.PathLike[str] | str') -> Dict[str, Dict[str, Any]]:
             raise LaunchConfigError(f'{path}: section {key!r} must hold a ros__parameters '
                                     'mapping')
         name = str(key).rsplit('/', 1)[-1]
-        check_section(path, name, section['ros__parameters'])
+        if check is not None:
+            check(path, name, section['ros__parameters'])
         out.setdefault(name, {}).update(section['ros__parameters'])
     return out
 

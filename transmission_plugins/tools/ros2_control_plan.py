@@ -37,6 +37,7 @@ from transmission_plugins.tools.node_plan import HARDWARE_INTERFACE
 from transmission_plugins.tools.node_plan import installed_executable
 from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
 from transmission_plugins.tools.node_plan import LaunchConfigError
+from transmission_plugins.tools.node_plan import load_sections
 from transmission_plugins.tools.node_plan import NodePlan
 from transmission_plugins.tools.node_plan import NodeSpec
 from transmission_plugins.tools.node_plan import package_file
@@ -53,7 +54,6 @@ from transmission_plugins.tools.ros2_control_config import other_blocks
 from transmission_plugins.tools.ros2_control_config import ros2_control_config
 from transmission_plugins.tools.ros2_control_config import topic_based_blocks
 from transmission_plugins.tools.ros2_control_config import with_block
-import yaml
 
 #: the arguments of ros2_control.launch.py beyond those of transmission_hardware.launch.py
 ROS2_CONTROL_ARGUMENTS = {
@@ -118,26 +118,8 @@ def _registered(package: str) -> bool:
 
 
 def load_controllers(path: str) -> Dict[str, Dict[str, Any]]:
-    """
-    Read a controllers YAML: ``<name>`` or ``/**/<name>`` to ``{ros__parameters: ...}``.
-
-    :returns: controller (or ``controller_manager``) name to its parameters
-    :raises LaunchConfigError: unreadable YAML or the wrong shape
-    """
-    try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as e:
-        raise LaunchConfigError(f'cannot read controllers_file {path!r}: {e}') from e
-    if not isinstance(data, dict):
-        raise LaunchConfigError(f'{path}: expected a mapping of controller names')
-    out: Dict[str, Dict[str, Any]] = {}
-    for key, section in data.items():
-        if not isinstance(section, dict) or not isinstance(
-                section.get('ros__parameters'), dict):
-            raise LaunchConfigError(f'{path}: section {key!r} must hold a ros__parameters '
-                                    'mapping')
-        out.setdefault(str(key).rsplit('/', 1)[-1], {}).update(section['ros__parameters'])
-    return out
+    """Read the ``controllers_file``: controller (or ``controller_manager``) name to parameters."""
+    return load_sections(path, 'controllers_file', 'controller')
 
 
 def _is_joint_states(topic: str, namespace: str) -> bool:

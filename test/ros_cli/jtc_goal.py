@@ -18,12 +18,15 @@ Send one ``FollowJointTrajectory`` goal to joint_trajectory_controller; exit 0 w
 ``python3 jtc_goal.py ACTION_NAME JOINT=POSITION,... SECONDS TOLERANCE``: a one-point trajectory
 reaching the positions after SECONDS, with a goal tolerance of TOLERANCE on every joint (and
 0.5 s of goal time tolerance).  The controller reports ``SUCCESSFUL`` only when every joint is
-within the tolerance at the end; the script prints the result's error code and string.  Run in
+within the tolerance at the end; the script prints the goal's status and the result's error code
+and string, and asks for the result again when a reply is lost.  Run in
 the environment of ``ros2_control/setup.bash`` (control_msgs comes from there).
 """
 
 import sys
+import time
 
+from action_msgs.msg import GoalStatus
 from control_msgs.action import FollowJointTrajectory
 from control_msgs.msg import JointTolerance
 from rclpy.action import ActionClient
@@ -55,11 +58,26 @@ def main(argv):
         if handle is None or not handle.accepted:
             print('goal rejected')
             return 1
+        # a service response can be lost while DDS still matches the result service's endpoints
+        # (the action server answered, the reply never arrived): ask again, the server keeps the
+        # result of a finished goal for a while (rcl_action's result_timeout)
+        deadline = time.monotonic() + seconds + 60.0
         done = handle.get_result_async()
-        rclpy.spin_until_future_complete(node, done, timeout_sec=seconds + 30.0)
-        result = done.result().result
-        print(f'error_code {result.error_code} {result.error_string!r}')
-        return 0 if result.error_code == FollowJointTrajectory.Result.SUCCESSFUL else 1
+        rclpy.spin_until_future_complete(node, done, timeout_sec=seconds + 3.0)
+        while not done.done() and time.monotonic() < deadline:
+            done = handle.get_result_async()
+            rclpy.spin_until_future_complete(node, done, timeout_sec=2.0)
+        if not done.done():
+            print(f'no result from {action}')
+            return 3
+        response = done.result()
+        result = response.result
+        print(f'status {response.status} error_code {result.error_code} '
+              f'{result.error_string!r}')
+        # an expired result comes back as STATUS_UNKNOWN with a default (zero) error code
+        succeeded = (response.status == GoalStatus.STATUS_SUCCEEDED
+                     and result.error_code == FollowJointTrajectory.Result.SUCCESSFUL)
+        return 0 if succeeded else 1
     finally:
         node.destroy_node()
         rclpy.shutdown()

@@ -43,6 +43,7 @@ ROSDEP_KEYS = {
     'ament_pep257': 'ament_pep257', 'catkin_pkg': 'python3-catkin-pkg',
     'psutil': 'python3-psutil', 'tqdm': 'python3-tqdm',
     'control_msgs': 'control_msgs', 'trajectory_msgs': 'trajectory_msgs',
+    'action_msgs': 'action_msgs',
     # no Debian package: rosdep installs them with pip (keys of rosdistro's python.yaml)
     'mujoco': 'python3-mujoco-pip', 'rosbags': 'python3-rosbags-pip',
 }

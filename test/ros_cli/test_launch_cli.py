@@ -131,9 +131,10 @@ def test_simulation_mode_with_a_stand_in_simulator(user):
     publishers = []
     try:
         assert 'mock_actuators not started: mode is simulation' in launch.output
-        # the daemon may still list the previous test's node until its DDS lease ends: wait
-        nodes = ros2('ros2 node list', user, r'\A(?![\s\S]*^/transmission_hardware_interface$)'
-                     r'[\s\S]*^/transmission_sim_interface$', timeout=60).split()
+        # without the daemon: its graph cache kept the previous test's node listed for over a
+        # minute once; a fresh participant lists only the nodes that answer discovery now
+        nodes = ros2('ros2 node list --no-daemon --spin-time 2', user,
+                     r'^/transmission_sim_interface$', timeout=60).split()
         assert '/transmission_hardware_interface' not in nodes
         assert '/transmission_sim_interface' in nodes
         publishers.append(Command(doc.TOPIC_PUB_JOINT_STATES, user.env, str(user.path)))

@@ -103,7 +103,9 @@ def test_your_robot_without_mock_actuators(user):
     publisher = None
     try:
         assert 'mock_actuators not started: use_mock_actuators is false' in launch.output
-        nodes = ros2('ros2 node list', user, 'transmission_hardware_interface').split()
+        # without the daemon, whose graph cache can still list the previous test's nodes
+        nodes = ros2('ros2 node list --no-daemon --spin-time 2', user,
+                     'transmission_hardware_interface').split()
         assert nodes == ['/transmission_hardware_interface']
         publisher = Command(doc.TOPIC_PUB_STATES, user.env, str(user.path))
         echo = ros2(doc.TOPIC_ECHO, user, 'joint1')
@@ -132,7 +134,7 @@ def test_simulation_mode_with_a_stand_in_simulator(user):
     try:
         assert 'mock_actuators not started: mode is simulation' in launch.output
         # without the daemon: its graph cache kept the previous test's node listed for over a
-        # minute once; a fresh participant lists only the nodes that answer discovery now
+        # minute once in CI; a fresh participant lists the nodes that answer discovery now
         nodes = ros2('ros2 node list --no-daemon --spin-time 2', user,
                      r'^/transmission_sim_interface$', timeout=60).split()
         assert '/transmission_hardware_interface' not in nodes

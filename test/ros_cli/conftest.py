@@ -37,6 +37,7 @@ import sys
 from typing import Dict
 from typing import Iterator
 from typing import NamedTuple
+from typing import Set
 
 import pytest
 from ros_cli_support import run
@@ -47,6 +48,8 @@ INSTALL = SHARED / 'ros2_cli' / 'install.sh'
 #: the ROS domain range of each module: (first, count)
 DOMAINS = {'test_launch_cli': (60, 5), 'test_run_cli': (65, 5), 'test_stop_cli': (70, 5),
            'test_doc_commands': (75, 5), 'test_ros2_control_cli': (230, 3)}
+#: the domains this process's tests ran in
+USED_DOMAINS: Set[int] = set()
 MODULES = ('ros2cli', 'ros2launch', 'launch', 'launch_ros', 'launch_xml', 'ros2lifecycle',
            'ros2param', 'ros2topic', 'ros2run', 'colcon_core')
 
@@ -108,10 +111,13 @@ def workspace(ros2_tools: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     sourced.update(ROS_LOG_DIR=str(logs), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
                    PYTHONUNBUFFERED='1', RCUTILS_COLORIZED_OUTPUT='0', TMPDIR=str(tmp))
     yield Workspace(ws, sourced, tmp)
-    # the ros2 command starts a daemon per domain on first use: stop ours
-    for first, count in DOMAINS.values():
+    # the ros2 command starts a daemon per domain on first use: stop those of the domains this
+    # process used, and no other (the other test worker may still run a module whose domain
+    # number this process would compute too; a daemon stopped while another one starts in that
+    # domain once wedged in Fast DDS's shared memory and hung every later node's creation)
+    for domain in sorted(USED_DOMAINS):
         subprocess.run(['ros2', 'daemon', 'stop'], cwd=str(ws), capture_output=True, timeout=60,
-                       env=dict(sourced, ROS_DOMAIN_ID=str(first + os.getpid() % count)))
+                       env=dict(sourced, ROS_DOMAIN_ID=str(domain)))
 
 
 @pytest.fixture
@@ -122,6 +128,7 @@ def user(workspace: Workspace, tmp_path: Path,
         shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     first, count = DOMAINS[request.module.__name__.rsplit('.', 1)[-1]]
     domain = first + os.getpid() % count
+    USED_DOMAINS.add(domain)
     yield Workspace(tmp_path, dict(workspace.env, ROS_DOMAIN_ID=str(domain)), workspace.tmp)
     left = sorted(p.name for p in workspace.tmp.iterdir())
     assert left == [], f'files left in the temporary directory: {left}'

@@ -54,6 +54,9 @@ from transmission_plugins.urdf.text import MAX_URDF_BYTES
 
 #: seconds :func:`run_node` waits in one ``spin_once`` (the longest a stop request waits)
 SPIN_TIMEOUT = 0.1
+#: seconds a finished node keeps spinning before it tears down, so that the reply to the request
+#: that finished it (``ros2 lifecycle set <node> shutdown``) reaches the caller
+FINISH_LINGER = 1.0
 
 #: The ``robot_description`` parameter of every node: (default, description, constraint).
 ROBOT_DESCRIPTION_PARAMETER = ('', 'URDF (XML text, already expanded: xacro and file paths are '
@@ -204,8 +207,9 @@ def run_node(factory: Callable[[Optional[List[str]]], Any],
     Signals only request the stop (:class:`~.stop_signals.StopRequest`); the loop sees it within
     :data:`SPIN_TIMEOUT` and tears down on this thread, in order: the executor, the node, the
     context.  A node whose ``finished`` attribute turns true (shut down to *finalized*) ends the
-    loop too.  Exit codes: 0 a requested stop or a finished node, 1 the node could not start or
-    a callback failed (logged as FATAL).
+    loop too, after :data:`FINISH_LINGER` more seconds of serving requests.  Exit codes: 0 a
+    requested stop or a finished node, 1 the node could not start or a callback failed (logged
+    as FATAL).
 
     :param factory: builds the node; called after ``rclpy.init``
     """
@@ -223,6 +227,11 @@ def run_node(factory: Callable[[Optional[List[str]]], Any],
         executor = SingleThreadedExecutor()
         executor.add_node(node)
         while not stop.requested and rclpy.ok() and not getattr(node, 'finished', False):
+            executor.spin_once(timeout_sec=SPIN_TIMEOUT)
+        # tearing down right after the reply once left ``ros2 lifecycle set`` waiting forever
+        end = time.monotonic() + FINISH_LINGER
+        while getattr(node, 'finished', False) and not stop.requested and rclpy.ok() and (
+                time.monotonic() < end):
             executor.spin_once(timeout_sec=SPIN_TIMEOUT)
     except ExternalShutdownException:
         pass

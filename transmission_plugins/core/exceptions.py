@@ -195,6 +195,8 @@ class TransmissionLoadError(TransmissionError):
     The plugin a URDF asked for could not be found or loaded.
 
     :param plugin_name: the requested type, e.g. ``transmission_interface/SimpleTransmission``
+    :param reason: what went wrong
+    :param original_exception: the exception that caused it, if any
     :param where: the transmission (name or element path) that requested the plugin
     """
 

@@ -72,6 +72,7 @@ class Samples:
     """
     The samples of one transmission: sufficient statistics, or raw rows (nonlinear).
 
+    :param actuators: its actuator count
     :param joints: its (measured) joint count
     :param raw: keep the rows themselves (at most :data:`MAX_RAW`, evenly thinned)
     """

@@ -60,6 +60,7 @@ def load_robot_transmissions(urdf: Union[str, bytes, 'os.PathLike[str]'], *,
     :param warn: also issue every warning with :func:`warnings.warn` (category
         :class:`~transmission_plugins.TransmissionWarning`); the nodes and the command line
         report ``warnings`` themselves and pass False
+    :returns: the robot's transmissions
     :raises TransmissionError: (a subclass) naming the element path and the bad value
     """
     xml_text = read_urdf_text(urdf, xacro_mappings=dict(xacro_args) if xacro_args else None)

@@ -66,6 +66,7 @@ class RobotTransmissions:
     :param joints: the robot model's top-level joints (for limits and the untransmitted list)
     :param actuator_info: actuator records by name (rotor inertia, effort limit, gains)
     :param warnings: warnings gathered while parsing
+    :param robot_name: the robot's name
     :param lenient: skip (with a warning) transmissions that break the wiring rules
     :raises BrokenReferenceError: a wiring rule is broken (:mod:`~.wiring`)
     """

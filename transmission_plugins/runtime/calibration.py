@@ -82,6 +82,8 @@ class Calibration:
     The offsets of every actuator and the calibration of every transmission (module doc).
 
     :param robot: the ``RobotTransmissions``
+    :param topology: its index groups
+    :param settings: the calibration parameters
     :raises TransmissionValueError: a parameter naming what the robot has not, a homing joint
         without a switch, switches that do not fix a transmission's offsets, a single-turn
         encoder whose turn the joint range does not make unique

@@ -54,6 +54,7 @@ class InterfaceCycle:
     """
     Latest-value buffers, watchdogs, limits, counters and timing of one interface node.
 
+    :param robot: a ``RobotTransmissions`` (joint and actuator names, array maps, limits)
     :param state_timeout: seconds after which a state is stale; <= 0 disables
     :param command_timeout: seconds after which a command expires; <= 0 disables
     :param enforce_limits: clamp commands to the limits of both sides

@@ -256,6 +256,7 @@ def build_model(robot: RobotTransmissions, description: str,
 
     :param robot: the description's transmissions (:func:`load_robot_transmissions`)
     :param description: the URDF text (or a path; xacro is expanded)
+    :param options: see :class:`ModelOptions`
     :param base_dir: directory of relative mesh file names (default: the working directory)
     :param joint_position: joint positions (``robot.joint_names`` order) at which position-
         dependent tendon coefficients start; default ``robot.default_joint_position()``
@@ -426,6 +427,7 @@ def manifold_constraint(transmission: Transmission, joint_position: Any,
     :math:`q = A\theta + q_0`, :math:`C(q - q_0) = 0`: the independent rows of
     :math:`(I - AB)(q - q_0) = 0` (the null space of :math:`B` only when :math:`B = A^+`).
 
+    :param transmission: the transmission
     :param joint_position: its joint positions ``(M,)``
     :param count: the number of rows (default: input joints minus the rank of :math:`J`)
     :returns: :math:`C` ``(rows, inputs)`` and :math:`C q^*` ``(rows,)``; NaN where the maps

@@ -141,6 +141,7 @@ class CsvWriter:
     """
     Write CSV rows to a binary stream: text columns first, then numbers (see the module doc).
 
+    :param sink: a binary stream
     :param header: the column names, written first
     """
 

@@ -95,6 +95,7 @@ class JointStateBatchConverter:
     """
     Convert lists of JointState messages with the robot's array maps (see the module doc).
 
+    :param robot: the robot's transmissions
     :param to: ``'joint'`` (messages name actuators) or ``'actuator'`` (messages name joints)
     """
 

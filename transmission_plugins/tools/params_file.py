@@ -56,6 +56,7 @@ class ParamsFile:
     """
     The parameters of ``specs``, readable at :attr:`path` while this process lives.
 
+    :param specs: the nodes (their parameters)
     :param in_memory: use ``memfd_create`` when available (False: always the directory)
     :param extra: more sections, node name to parameters (ros2_control's controllers)
     """

@@ -191,6 +191,7 @@ def parse_numbers(text: Optional[str], path: str, *,
     """
     Parse a list of URDF numbers separated by ASCII white space, each finite (a matrix's entries).
 
+    :param text: the text as written
     :param path: element path for the message
     :raises BadValueError: naming the entry (1-based) and its text when one is not a finite
         number (:func:`parse_float`)

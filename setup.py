@@ -23,9 +23,13 @@ colcon workspace.
 
 from glob import glob
 import os
+import shutil
+import sysconfig
 
+from setuptools import Extension
 from setuptools import find_packages
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
 from setuptools.command.develop import develop
 from setuptools.command.install_scripts import install_scripts
 
@@ -45,6 +49,38 @@ def _bin_dir(script_dir):
     if package != package_name or os.path.basename(lib) != 'lib':
         return None
     return os.path.join(os.path.dirname(lib), 'bin')
+
+
+#: the compiled conversion of the built-in transmissions (src/kernel, doc/performance.md): C99,
+#: no dependency beyond the Python headers, warnings as errors, no floating-point contraction
+#: (a fused multiply-add would round differently from the numpy references of the tests)
+KERNEL = Extension(
+    'transmission_plugins.core.kernel',
+    sources=sorted(glob('src/kernel/*.c')),
+    depends=sorted(glob('src/kernel/*.h')),
+    include_dirs=['src/kernel'],
+    extra_compile_args=['-std=c99', '-O2', '-ffp-contract=off', '-fno-strict-aliasing',
+                        '-Wall', '-Wextra', '-Werror', '-Wshadow', '-Wvla',
+                        '-Wno-missing-field-initializers'],
+    libraries=['m'],
+)
+
+
+class BuildKernel(build_ext):
+    """Build the kernel; without a C compiler or the Python headers, say what to install."""
+
+    def build_extensions(self):
+        compiler = getattr(self.compiler, 'compiler_so', None) or ['cc']
+        headers = os.path.join(sysconfig.get_paths()['include'], 'Python.h')
+        missing = [what for what, there in (
+            (f'a C compiler ({compiler[0]})', shutil.which(compiler[0])),
+            (f'the Python headers ({headers})', os.path.isfile(headers))) if not there]
+        if missing:
+            raise SystemExit(
+                'transmission_plugins: its compiled kernel (src/kernel) needs '
+                + ' and '.join(missing) + ': install them (Debian/Ubuntu: sudo apt install gcc '
+                'python3-dev; Fedora: sudo dnf install gcc python3-devel) and build again')
+        super().build_extensions()
 
 
 class Develop(develop):
@@ -90,8 +126,9 @@ setup(
     ],
     install_requires=['setuptools', 'numpy', 'lxml', 'PyYAML'],
     extras_require={'test': ['pytest', 'hypothesis']},
-    zip_safe=True,
-    cmdclass={'develop': Develop, 'install_scripts': InstallScripts},
+    zip_safe=False,
+    ext_modules=[KERNEL],
+    cmdclass={'build_ext': BuildKernel, 'develop': Develop, 'install_scripts': InstallScripts},
     maintainer='transmission_plugins maintainers',
     maintainer_email='maintainers@transmission-plugins.invalid',
     description='URDF transmissions as ROS 2 plugins and a transmission hardware interface',

@@ -20,6 +20,8 @@ Each test runs against one Simple, one Differential and one FourBarLinkage trans
 
 import re
 
+from kernel_spy import KernelCall
+from kernel_spy import KernelSpy
 import numpy as np
 import pytest
 
@@ -105,23 +107,15 @@ def test_batch_equals_per_sample(trans, to_joint, batch):
 
 @pytest.mark.parametrize('to_joint', [True, False])
 def test_batch_is_one_vectorised_kernel_call(trans, monkeypatch, to_joint):
-    # A batch reaches each kernel once, whole: nothing loops over samples in Python.
+    # A batch reaches the compiled kernel whole, position, velocity and effort in one call (one
+    # more for each second interface of a kind): nothing loops over samples in Python.
     n_in, n_out = _sizes(trans, to_joint)
-    direction = 'actuator_to_joint' if to_joint else 'joint_to_actuator'
-    calls = []
-    for kind in ('position', 'velocity', 'effort'):
-        name = f'_{direction}_{kind}'
-        kernel = getattr(trans, name)
-
-        def spy(x, *state, _kernel=kernel, _kind=kind):
-            calls.append((_kind, x.shape))
-            return _kernel(x, *state)
-        monkeypatch.setattr(trans, name, spy)
+    spy = KernelSpy(trans.description(), monkeypatch)
     values = {i: np.ones((100000, n_in)) for i in INTERFACES}
     out = _convert(trans, values, to_joint)
-    assert sorted(calls) == sorted([('position', (100000, n_in))] * 2
-                                   + [('velocity', (100000, n_in))]
-                                   + [('effort', (100000, n_in))] * 3)
+    assert spy.calls == [KernelCall(to_joint, 100000, (True, True, True)),
+                         KernelCall(to_joint, 100000, (True, False, True)),
+                         KernelCall(to_joint, 100000, (False, False, True))]
     assert all(v.shape == (100000, n_out) for v in out.values())
 
 

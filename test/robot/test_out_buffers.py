@@ -23,10 +23,10 @@ of one block, written in place), separate C-ordered arrays and arrays of any lay
 import numpy as np
 import pytest
 
-from test_fused_maps import _inputs
-from test_fused_maps import _robot
-from test_fused_maps import KINDS
-from test_fused_maps import SHAPES
+from test_flat_description import _inputs
+from test_flat_description import _robot
+from test_flat_description import KINDS
+from test_flat_description import SHAPES
 from transmission_plugins import TransmissionInputError
 
 

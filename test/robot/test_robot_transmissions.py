@@ -20,6 +20,7 @@ import re
 import textwrap
 import threading
 
+from kernel_spy import KernelSpy
 import numpy as np
 import pytest
 
@@ -299,7 +300,7 @@ def test_fused_matrices_are_the_block_diagonal_of_the_transmissions(robot):
         return np.zeros((m, n)), np.zeros((n, m)), np.zeros(m)
 
     lm = [maps(t) for t in robot.transmissions]
-    f = robot.fused
+    f = robot.maps
     np.testing.assert_array_equal(f.actuator_to_joint_position, block_diag([x[0] for x in lm]))
     np.testing.assert_array_equal(f.joint_to_actuator_position, block_diag([x[1] for x in lm]))
     np.testing.assert_array_equal(f.actuator_to_joint_effort, block_diag([x[1].T for x in lm]))
@@ -365,18 +366,21 @@ def test_identical_nonlinear_transmissions_share_one_kernel_call(monkeypatch):
     a = {i: rng.uniform(-1.0, 1.0, (6, 5)) for i in INTERFACES_A}
     a['position'][:, [3, 4]] = rng.uniform(10.0, 1000.0, (6, 2))
     calls = []
-    for cls in (SinhTransmission, PR2GripperTransmission):
-        original = cls.apply_map
+    original = SinhTransmission.apply_map
 
-        def spy(self, kind, to_joint, values, state, _original=original):
-            calls.append((type(self).__name__, values.shape))
-            return _original(self, kind, to_joint, values, state)
+    def spy(self, kind, to_joint, values, state):
+        calls.append((type(self).__name__, values.shape))
+        return original(self, kind, to_joint, values, state)
 
-        monkeypatch.setattr(cls, 'apply_map', spy)
+    monkeypatch.setattr(SinhTransmission, 'apply_map', spy)
+    kernel = KernelSpy(robot.maps, monkeypatch)
     fused = robot.actuator_to_joint_arrays(a)
-    # one call per interface for each pair of identical transmissions: (samples, members, 1)
-    assert sorted(calls) == sorted([('SinhTransmission', (6, 2, 1)),
-                                    ('PR2GripperTransmission', (6, 2, 1))] * len(INTERFACES_A))
+    # the mechanisms written in Python: one call per interface for each pair of identical ones,
+    # (samples, members, 1); the built-ins (the grippers, the linear one): one kernel call for
+    # position, velocity and effort, one more for the second interface of a kind
+    assert sorted(calls) == [('SinhTransmission', (6, 2, 1))] * len(INTERFACES_A)
+    assert [c.kinds for c in kernel.calls] == [(True, True, True), (True, False, True),
+                                               (False, False, True)][:len(kernel.calls)]
     monkeypatch.undo()
     ref = _loop(robot, a, to_joint=True)
     back, ref_back = robot.joint_to_actuator_arrays(fused), _loop(robot, fused, to_joint=False)
@@ -393,7 +397,7 @@ def test_dense_coupling_keeps_nan_and_inf_local():
     robot = RobotTransmissions([_t('dense', dense, [f'j{k}' for k in range(6)],
                                    [f'm{k}' for k in range(6)]),
                                 _t('simple', SimpleTransmission(2.0), ['s'], ['n'])])
-    assert robot.fused.matrix(True, 'position').nnz == 37  # the dense block stays sparse data
+    assert robot.maps.matrix(True, 'position').nnz == 37  # the dense block stays sparse data
     a = {i: rng.normal(size=(4, 7)) for i in ('position', 'velocity', 'effort')}
     ref = _loop(robot, a, to_joint=True)
     out = robot.actuator_to_joint_arrays(a)

@@ -26,6 +26,8 @@ import time
 import warnings
 import xml.etree.ElementTree as ET
 
+from kernel_spy import KernelCall
+from kernel_spy import KernelSpy
 import numpy as np
 import pytest
 
@@ -791,39 +793,31 @@ def test_single_samples_divide_by_zero_like_batches_without_warnings():
 
 def test_velocity_and_effort_share_one_state_per_call(monkeypatch):
     """
-    The linkage's Jacobian factors are prepared once per conversion, in either call style.
+    The linkage is solved once per conversion, in either call style: one kernel call.
 
-    Spies on the state hooks of the plugin protocol (``Transmission``'s docstring): a kernel
-    that recomputed the state would call them again.
+    Spies on the compiled kernel of the transmission's description: a conversion that converted
+    each interface apart would call it again.
     """
-    calls = []
-    for name in ('_prepare_actuator_state', '_prepare_joint_state'):
-        original = getattr(PR2GripperTransmission, name)
-
-        def spy(self, *args, _original=original, _name=name, **kwargs):
-            calls.append(_name)
-            return _original(self, *args, **kwargs)
-
-        monkeypatch.setattr(PR2GripperTransmission, name, spy)
     t = _gripper()
+    spy = KernelSpy(t.description(), monkeypatch)
     for shape in [(), (50,)]:
         pa = np.full(shape + (1,), 700.0)
-        calls.clear()
+        spy.calls.clear()
         out = t.actuator_to_joint({'position': pa, 'velocity': pa, 'effort': pa})
-        assert calls == ['_prepare_actuator_state']
-        calls.clear()
+        assert spy.calls == [KernelCall(True, max(pa.size, 1), (True, True, True))]
+        spy.calls.clear()
         t.joint_to_actuator(out)
-        assert calls == ['_prepare_joint_state']
-    calls.clear()
+        assert spy.calls == [KernelCall(False, max(pa.size, 1), (True, True, True))]
+    spy.calls.clear()
     t.configure([JointHandle('gap', i, 0.05) for i in ('position', 'velocity', 'effort')]
                 + [JointHandle(f'p{k}', i) for k in range(4)
                    for i in ('position', 'velocity', 'effort')],
                 [ActuatorHandle('m', i, 700.0) for i in ('position', 'velocity', 'effort')])
     t.actuator_to_joint()
-    assert calls == ['_prepare_actuator_state']
-    calls.clear()
+    assert spy.calls == [KernelCall(True, 1, (True, True, True))]
+    spy.calls.clear()
     t.joint_to_actuator()
-    assert calls == ['_prepare_joint_state']
+    assert spy.calls == [KernelCall(False, 1, (True, True, True))]
 
 
 def test_maps_take_positions_or_prepared_states():

@@ -46,24 +46,15 @@ class HandleBinding(NamedTuple):
     actuator_position: Optional[List[ActuatorHandle]]
 
     def convert(self, transmission: 'Transmission', to_joint: bool) -> None:
-        """Read the source handles, convert every pair, then write the destination handles."""
-        src_pos: Optional[Sequence[JointHandle | ActuatorHandle]] = (
-            self.actuator_position if to_joint else self.joint_position)
-        state = None
-        results = []
+        """Read the source handles, convert every pair in one call, then write the destinations."""
+        values = {interface: np.array([h.value for h in (actuators if to_joint else joints)],
+                                      dtype=np.float64)
+                  for interface, joints, actuators in self.pairs}
         with np.errstate(all='ignore'):  # inf and NaN are results, as in the functional style
-            if src_pos is not None and any(INTERFACE_KIND[i] != POSITION
-                                           for i, _, _ in self.pairs):
-                state = transmission.prepare_state(to_joint,
-                                                   np.array([h.value for h in src_pos]))
-            for interface, joints, actuators in self.pairs:
-                src, dst = ((actuators, joints) if to_joint
-                            else (joints, actuators))
-                x = np.array([h.value for h in src])
-                results.append((dst, transmission.apply_map(INTERFACE_KIND[interface], to_joint,
-                                                            x, state)))
-        for dst, y in results:
-            for h, v in zip(dst, y):
+            out = (transmission.actuator_to_joint(values) if to_joint
+                   else transmission.joint_to_actuator(values))
+        for interface, joints, actuators in self.pairs:
+            for h, v in zip(joints if to_joint else actuators, out[interface]):
                 h.value = float(v)
 
     def report(self) -> List[str]:

@@ -37,6 +37,7 @@ from typing import Optional
 import numpy as np
 from numpy.typing import ArrayLike
 
+from transmission_plugins.core.compiled_transmission import CompiledTransmission
 from transmission_plugins.core.mechanism import Mechanism
 
 
@@ -51,12 +52,13 @@ class LinearMap(NamedTuple):
     joint_offset: np.ndarray
 
 
-class LinearTransmission(Mechanism):
+class LinearTransmission(CompiledTransmission, Mechanism):
     """
     Base of transmissions with constant Jacobians (Simple, Differential, FourBarLinkage, Wrist).
 
     Subclasses call :meth:`_set_linear_map` once in their constructor with ``J``, ``J^{-1}`` and
-    the joint offsets; everything else is provided.  Both matrices are given explicitly (from the
+    the joint offsets; everything else is provided, the maps by the compiled kernel (its rows are
+    these matrices).  Both matrices are given explicitly (from the
     closed-form seed formulas) rather than inverted numerically.
     """
 
@@ -68,8 +70,6 @@ class LinearTransmission(Mechanism):
             m.setflags(write=False)
         self._a2j = a2j
         self._j2a = j2a
-        self._a2j_t = np.ascontiguousarray(a2j.T)
-        self._j2a_t = np.ascontiguousarray(j2a.T)
         self._offset = off
 
     def num_actuators(self) -> int:
@@ -87,14 +87,6 @@ class LinearTransmission(Mechanism):
     def requires_position_state(self) -> bool:
         """Return False: the Jacobians are constant."""
         return False
-
-    def joint_position(self, actuator_position: ArrayLike) -> np.ndarray:
-        r"""Return :math:`q = J\theta + q_0`."""
-        return self._actuator_to_joint_position(np.asarray(actuator_position, dtype=np.float64))
-
-    def actuator_position(self, joint_position: ArrayLike) -> np.ndarray:
-        r"""Return :math:`\theta = J^{-1}(q - q_0)`."""
-        return self._joint_to_actuator_position(np.asarray(joint_position, dtype=np.float64))
 
     def linear_map(self) -> LinearMap:
         """Return ``(J, J^{-1}, q_0)`` as read-only arrays."""
@@ -114,25 +106,3 @@ class LinearTransmission(Mechanism):
                                    ) -> np.ndarray:
         """Return the constant :math:`J^{-1}`, shape ``(N, M)``."""
         return self._j2a
-
-    def _actuator_to_joint_position(self, position: np.ndarray) -> np.ndarray:
-        return position @ self._a2j_t + self._offset
-
-    def _actuator_to_joint_velocity(self, velocity: np.ndarray,
-                                    position: Optional[np.ndarray]) -> np.ndarray:
-        return velocity @ self._a2j_t
-
-    def _actuator_to_joint_effort(self, effort: np.ndarray,
-                                  position: Optional[np.ndarray]) -> np.ndarray:
-        return effort @ self._j2a
-
-    def _joint_to_actuator_position(self, position: np.ndarray) -> np.ndarray:
-        return (position - self._offset) @ self._j2a_t
-
-    def _joint_to_actuator_velocity(self, velocity: np.ndarray,
-                                    position: Optional[np.ndarray]) -> np.ndarray:
-        return velocity @ self._j2a_t
-
-    def _joint_to_actuator_effort(self, effort: np.ndarray,
-                                  position: Optional[np.ndarray]) -> np.ndarray:
-        return effort @ self._a2j

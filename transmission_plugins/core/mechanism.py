@@ -54,18 +54,22 @@ from typing import Tuple
 
 import numpy as np
 
+from transmission_plugins.core import kernel
 from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.core.transmission import Transmission
 
 #: Newton's method stops when every residual is within this of its target (relative to
-#: 1 + |target|), or after :data:`NEWTON_ITERATIONS` steps; samples that have not converged
-#: (outside the workspace, at a singularity) are NaN (:func:`newton`).
-NEWTON_TOLERANCE = 1e-13
-NEWTON_ITERATIONS = 50
+#: 1 + |target|), or after :data:`NEWTON_ITERATIONS` steps or :data:`NEWTON_EVALUATIONS`
+#: evaluations of the map (a fixed, small budget: a reading outside the workspace costs little);
+#: samples that have not converged (outside the workspace, at a singularity) are NaN
+#: (:func:`newton`).  The compiled kernel's values, declared once in ``src/kernel/kernel.h``.
+NEWTON_TOLERANCE = kernel.NEWTON_TOLERANCE
+NEWTON_ITERATIONS = kernel.NEWTON_ITERATIONS
+NEWTON_EVALUATIONS = kernel.NEWTON_EVALUATIONS
 #: A step that leaves the domain of the residual is halved at most this many times.
-NEWTON_HALVINGS = 30
+NEWTON_HALVINGS = kernel.NEWTON_HALVINGS
 #: A Jacobian whose condition number exceeds this counts as singular in
 #: :meth:`Mechanism.workspace_problems`.
 SINGULAR_CONDITION = 1e8
@@ -110,8 +114,8 @@ def newton(linearisation: Callable[[np.ndarray], Tuple[np.ndarray, np.ndarray]],
     likewise, :math:`x_0 = a + 2^{-h}(x_{start} - a)`.  A sample stops moving once
     :math:`|r| \le` :data:`NEWTON_TOLERANCE` :math:`\cdot(1 + |\mathrm{scale}|)`, so each sample
     of a batch takes the steps it would take alone.  A sample still outside after
-    :data:`NEWTON_ITERATIONS` steps, or whose residual or Jacobian is not finite (a singular
-    Jacobian), is NaN, its Jacobian too.
+    :data:`NEWTON_ITERATIONS` steps or :data:`NEWTON_EVALUATIONS` evaluations of the batch, or
+    whose residual or Jacobian is not finite (a singular Jacobian), is NaN, its Jacobian too.
 
     :param linearisation: ``x (..., n) -> (r(x) (..., n), dr/dx (..., n, n))``
     :param start: the first guess ``(..., n)``
@@ -121,26 +125,29 @@ def newton(linearisation: Callable[[np.ndarray], Tuple[np.ndarray, np.ndarray]],
     """
     x = np.array(start, dtype=np.float64)
     limit = NEWTON_TOLERANCE * (1.0 + np.abs(scale))
+    budget = NEWTON_EVALUATIONS - 1
     with np.errstate(all='ignore'):
         r, jac = linearisation(x)
         for _ in range(NEWTON_HALVINGS if anchor is not None else 0):
-            if np.isfinite(r).all():
+            if np.isfinite(r).all() or not budget:
                 break
             outside = ~np.isfinite(r).all(axis=-1, keepdims=True)
             x = np.where(outside, anchor + 0.5 * (x - anchor), x)
             r, jac = linearisation(x)
+            budget -= 1
         for _ in range(NEWTON_ITERATIONS):
             converged = (np.abs(r) <= limit).all(axis=-1, keepdims=True)
             if converged.all():
                 return x, jac
             defined = _rows_finite(r)
-            if defined is not True and (converged | ~defined).all():
+            if (defined is not True and (converged | ~defined).all()) or not budget:
                 break
             step = np.where(converged, 0.0, _solve(jac, r))
             for halving in range(NEWTON_HALVINGS + 1):
                 r_next, jac_next = linearisation(x - step)
+                budget -= 1
                 left = _rows_finite(r_next)
-                if left is True or halving == NEWTON_HALVINGS:
+                if left is True or halving == NEWTON_HALVINGS or not budget:
                     break
                 left = defined & ~left
                 if not left.any():
@@ -489,6 +496,6 @@ class Mechanism(Transmission):
         return x
 
 
-__all__ = ['ActuatorSide', 'DEAD_POINT', 'JointSide', 'Mechanism', 'NEWTON_HALVINGS',
-           'NEWTON_ITERATIONS', 'NEWTON_TOLERANCE', 'SINGULAR_CONDITION', 'inverse', 'newton',
-           'transposed_inverse_times']
+__all__ = ['ActuatorSide', 'DEAD_POINT', 'JointSide', 'Mechanism', 'NEWTON_EVALUATIONS',
+           'NEWTON_HALVINGS', 'NEWTON_ITERATIONS', 'NEWTON_TOLERANCE', 'SINGULAR_CONDITION',
+           'inverse', 'newton', 'transposed_inverse_times']

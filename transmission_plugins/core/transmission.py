@@ -49,6 +49,7 @@ from typing import Callable
 from typing import Dict
 from typing import Hashable
 from typing import Mapping
+from typing import NamedTuple
 from typing import Optional
 from typing import overload
 from typing import Sequence
@@ -69,6 +70,15 @@ from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import INTERFACES
 from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.core.interfaces import VELOCITY
+
+
+class KernelRecord(NamedTuple):
+    """A built-in mechanism as the compiled kernel knows it (``src/kernel``)."""
+
+    #: the mechanism's type: one of the kernel's codes (``kernel.PARALLEL_ANKLE``, ...)
+    kind: int
+    #: the numbers its maps use, in the order its C file lists them
+    parameters: np.ndarray
 
 
 def position_state(transmission: 'Transmission', position: Any, what: str) -> Any:
@@ -166,6 +176,16 @@ class Transmission(ABC):
     def same_map(self, other: 'Transmission') -> bool:
         """Return True when ``other`` has the same type and the same maps (:meth:`map_key`)."""
         return self.map_key() == other.map_key()
+
+    def kernel_record(self) -> Optional[KernelRecord]:
+        """
+        Return the mechanism's record in the compiled kernel, or None (the default).
+
+        The built-in mechanisms return theirs; linear transmissions are fused from their
+        ``linear_map()``; any other transmission converts through its own kernels, after the
+        compiled conversion (:mod:`~transmission_plugins.core.flat_description`).
+        """
+        return None
 
     def joint_to_actuator_inputs(self) -> Tuple[int, ...]:
         """

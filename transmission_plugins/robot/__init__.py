@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The robot layer: RobotTransmissions, wiring, fused maps, limits, actuator models, reports.
+The robot layer: RobotTransmissions, wiring, limits, actuator models, reports.
 
 Depends on core, urdf and plugins; no ROS.
 """

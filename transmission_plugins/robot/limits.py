@@ -47,12 +47,12 @@ from typing import Tuple
 
 import numpy as np
 
+from transmission_plugins.core.flat_description import FlatDescription
+from transmission_plugins.core.flat_description import SparseMatrix
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.robot.effort_limits import actuator_to_joint_effort_limit
 from transmission_plugins.robot.effort_limits import box_bound
 from transmission_plugins.robot.effort_limits import joint_to_actuator_effort_limit
-from transmission_plugins.robot.fused_maps import FusedMaps
-from transmission_plugins.robot.fused_maps import SparseMatrix
 
 #: Number of joint positions at which nonlinear maps are evaluated.
 SAMPLES = 33
@@ -215,13 +215,13 @@ def joint_effort_bound(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
                                        actuator_effort=actuator_effort).joint_effort))
 
 
-def linear_limits(fused: FusedMaps, lower: np.ndarray, upper: np.ndarray, velocity: np.ndarray,
-                  effort: np.ndarray) -> Tuple[np.ndarray, ...]:
+def linear_limits(maps: FlatDescription, lower: np.ndarray, upper: np.ndarray,
+                  velocity: np.ndarray, effort: np.ndarray) -> Tuple[np.ndarray, ...]:
     """
     Map the joint limits of every linear transmission to its actuators at once.
 
     The same bounds as :func:`actuator_limits` for each linear transmission, computed on the
-    robot's sparse fused maps (one pass over their non-zeros instead of one call per
+    robot's sparse fused rows (one pass over their non-zeros instead of one call per
     transmission).  Only the actuators of linear transmissions that own them are meaningful.
 
     :param lower: joint lower position limits ``(nj,)``
@@ -230,8 +230,8 @@ def linear_limits(fused: FusedMaps, lower: np.ndarray, upper: np.ndarray, veloci
     :param effort: joint effort limits ``(nj,)``, >= 0, ``inf`` for none
     :returns: ``(actuator_lower, actuator_upper, velocity_limit, effort_limit)``, each ``(na,)``
     """
-    k = fused.matrix(False, 'position')
-    q0 = fused.joint_offset[k.cols]
+    k = maps.matrix(False, 'position')
+    q0 = maps.joint_offset[k.cols]
     lower_k, upper_k = lower[k.cols], upper[k.cols]
     with np.errstate(all='ignore'):
         # 0 * inf = 0: a bound at the offset contributes nothing (non-zeros only are stored)
@@ -240,20 +240,20 @@ def linear_limits(fused: FusedMaps, lower: np.ndarray, upper: np.ndarray, veloci
         lo = _row_sums(k, np.minimum(a, b))
         hi = _row_sums(k, np.maximum(a, b))
         vel = largest(sparse_box_bound(k, velocity))
-        eff = largest(sparse_box_bound(fused.matrix(False, 'effort'), effort))
+        eff = largest(sparse_box_bound(maps.matrix(False, 'effort'), effort))
     # never a NaN limit: a bound the arithmetic cannot tell (inf - inf when a reduction such as
     # 1e308 overflows) is no bound, as in actuator_limits
     return no_nan_limits(lo, hi, vel, eff)
 
 
-def linear_joint_effort_bound(fused: FusedMaps, actuator_effort: np.ndarray) -> np.ndarray:
+def linear_joint_effort_bound(maps: FlatDescription, actuator_effort: np.ndarray) -> np.ndarray:
     r"""
     Return :math:`\sum_a |B_{ja}|\,\bar u_a` for every joint of a linear transmission, ``(nj,)``.
 
     :func:`joint_effort_bound` of every linear transmission at once, on the sparse
     actuator-to-joint effort map :math:`B = K^T`.
     """
-    return largest(sparse_box_bound(fused.matrix(True, 'effort'), actuator_effort))
+    return largest(sparse_box_bound(maps.matrix(True, 'effort'), actuator_effort))
 
 
 def sparse_box_bound(m: SparseMatrix, limits: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@
 Name-keyed maps of a whole robot: ``{'position': {'motor_a': 1.0}}`` in, by name out.
 
 The rules are ``RobotTransmissions.actuator_to_joint``'s; the values go through the array maps
-(:mod:`~.fused_maps`) as robot vectors, NaN where a name is missing.
+(:mod:`~transmission_plugins.core.flat_description`) as robot vectors, NaN where a name is missing.
 """
 
 import math
@@ -34,11 +34,11 @@ from typing import Tuple
 import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionInputError
+from transmission_plugins.core.flat_description import Block
+from transmission_plugins.core.flat_description import FlatDescription
 from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
 from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import POSITION
-from transmission_plugins.robot.fused_maps import Block
-from transmission_plugins.robot.fused_maps import FusedMaps
 
 #: ``{interface: {name: value}}``
 NameMap = Dict[str, Dict[str, float]]
@@ -111,14 +111,14 @@ class _Direction:
 
 class NamedMaps:
     """
-    Name-keyed maps of a robot, through its array maps ``fused``.
+    Name-keyed maps of a robot, through its array maps ``maps``.
 
     :param blocks: the robot's transmissions placed in its vectors (URDF order)
     """
 
-    def __init__(self, blocks: Sequence[Block], fused: FusedMaps, joint_names: Sequence[str],
+    def __init__(self, blocks: Sequence[Block], maps: FlatDescription, joint_names: Sequence[str],
                  actuator_names: Sequence[str]) -> None:
-        self._fused = fused
+        self._maps = maps
         self._directions = {True: _Direction(blocks, True, actuator_names, joint_names),
                             False: _Direction(blocks, False, joint_names, actuator_names)}
 
@@ -150,14 +150,14 @@ class NamedMaps:
             state = _state(d, arrays, complete)
         moved = _take_followers(d, arrays, complete) if d.followers else {}
         if state is None or not moved:
-            out = self._fused.convert(arrays, to_joint, state)
+            out = self._maps.convert(arrays, to_joint, state)
         else:  # each interface at the positions of the transmissions it takes values from
             out = {}
             for interface, x in arrays.items():
                 here = state.copy()
                 for follower, owner in moved.get(interface, ()):
                     here[d.parts[owner].src] = state[d.parts[follower].src]
-                out.update(self._fused.convert({interface: x}, to_joint, here))
+                out.update(self._maps.convert({interface: x}, to_joint, here))
         result: NameMap = {}
         for interface, y in out.items():
             if complete[interface].all():

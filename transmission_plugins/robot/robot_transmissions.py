@@ -18,7 +18,8 @@ All the transmissions of a robot, wired by joint and actuator name: :class:`Robo
 Built by :func:`~transmission_plugins.load_robot_transmissions` from a URDF, or by hand from
 :class:`~transmission_plugins.RobotTransmission` records; the wiring rules are checked in one
 place, :mod:`transmission_plugins.robot.wiring`.  Converts whole-robot values by name
-(:mod:`~.named_maps`) or as arrays (:mod:`~.fused_maps`), and carries the joint limits, the
+(:mod:`~.named_maps`) or as arrays (its flat description,
+:mod:`~transmission_plugins.core.flat_description`), and carries the joint limits, the
 limits mapped to the actuators, the actuator models and the reflected inertia.
 """
 
@@ -33,11 +34,14 @@ from typing import Sequence
 
 import numpy as np
 
+from transmission_plugins.core.checks import check_value_arrays
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import UnknownNameError
+from transmission_plugins.core.flat_description import FlatDescription
+from transmission_plugins.core.interfaces import INTERFACE_KIND
+from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.robot.actuators import actuator_model_from_info
 from transmission_plugins.robot.actuators import ActuatorModel
-from transmission_plugins.robot.fused_maps import FusedMaps
 from transmission_plugins.robot.inertia import duplicated_reduction_warning
 from transmission_plugins.robot.inertia import reflected_inertia as transmission_inertia
 from transmission_plugins.robot.limits import actuator_limits
@@ -57,7 +61,7 @@ __all__ = ['RobotTransmission', 'RobotTransmissions']
 
 class RobotTransmissions:
     """
-    The transmissions of a robot, wired by name, with fused maps, limits and reflected inertia.
+    The transmissions of a robot, wired by name, with its maps, limits and reflected inertia.
 
     Usually made by :func:`load_robot_transmissions`; it can be built by hand from
     :class:`RobotTransmission` records.
@@ -93,8 +97,10 @@ class RobotTransmissions:
         self.joint_index = {n: i for i, n in enumerate(self.joint_names)}
         self.actuator_index = {n: i for i, n in enumerate(self.actuator_names)}
         self._blocks = blocks
-        self.fused = FusedMaps(blocks, len(self.joint_names), len(self.actuator_names))
-        self._named = NamedMaps(blocks, self.fused, self.joint_names, self.actuator_names)
+        #: the flat description of the robot's maths: the placement of every transmission, the
+        #: fused linear rows and the mechanism records the compiled kernel converts with
+        self.maps = FlatDescription(blocks, len(self.joint_names), len(self.actuator_names))
+        self._named = NamedMaps(blocks, self.maps, self.joint_names, self.actuator_names)
         self._set_joint_limits()
         self._set_actuators(actuator_info or {})
         driven = set(self.joint_names)
@@ -133,7 +139,7 @@ class RobotTransmissions:
         if owned:  # every linear transmission at once, on the sparse fused maps
             a = np.concatenate(owned)
             lo, hi, vel, eff = linear_limits(
-                self.fused, self.joint_lower, self.joint_upper,
+                self.maps, self.joint_lower, self.joint_upper,
                 np.abs(self.joint_velocity_limit), np.abs(self.joint_effort_limit))
             self.actuator_lower[a], self.actuator_upper[a] = lo[a], hi[a]
             self.actuator_velocity_limit[a] = vel[a]
@@ -187,7 +193,7 @@ class RobotTransmissions:
         if driven:
             j = np.concatenate(driven)
             self.joint_effort_limit_from_actuators[j] = linear_joint_effort_bound(
-                self.fused, data_effort)[j]
+                self.maps, data_effort)[j]
         for b in self._blocks:
             if b.transmission.is_linear():
                 continue
@@ -233,13 +239,19 @@ class RobotTransmissions:
         """
         Map actuator arrays ``(..., len(actuator_names))`` to joint arrays (doc/robot_api.md).
 
-        As :meth:`~.fused_maps.FusedMaps.actuator_to_joint`: ``out`` (one array per interface,
-        of the output's shape, not overlapping the inputs) receives the results.
+        One sample and a batch take the same path, the compiled conversion
+        (:meth:`~transmission_plugins.core.flat_description.FlatDescription.convert`).
 
+        :param out: optional, interface name to a float64 array ``(..., nj)`` to write the
+            result into (one for every interface given, of one shape, not overlapping the inputs)
         :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
             a bad ``out``
         """
-        return self.fused.actuator_to_joint(values, out)
+        arrays = check_value_arrays(values, len(self.actuator_names), 'actuator', _NAMES,
+                                    'RobotTransmissions')
+        if out is not None:
+            _check_out(out, arrays, len(self.joint_names))
+        return self.maps.convert(arrays, True, out=out)
 
     def joint_to_actuator_arrays(self, values: Mapping[str, Any],
                                  out: Optional[Mapping[str, np.ndarray]] = None
@@ -253,7 +265,11 @@ class RobotTransmissions:
         :raises TransmissionInputError: unknown interface, non-numeric values, wrong shape or
             a bad ``out``
         """
-        return self.fused.joint_to_actuator(values, out)
+        arrays = check_value_arrays(values, len(self.joint_names), 'joint', _NAMES,
+                                    'RobotTransmissions')
+        if out is not None:
+            _check_out(out, arrays, len(self.actuator_names))
+        return self.maps.convert(arrays, False, out=out)
 
     def unreachable_actuators(self, joint_position: Any) -> np.ndarray:
         r"""
@@ -265,26 +281,17 @@ class RobotTransmissions:
         -1 m gives the motor position of +0.100 m.  An actuator is unreachable when the joint
         positions its transmission reads do not come back from the round trip
         :math:`f(g(q))` to within :math:`10^{-9}(1 + |q|)`.  Linear transmissions reach
-        everything; NaN joint positions are left to the caller (they give NaN anyway).
+        everything; NaN joint positions are left to the caller (they give NaN anyway).  The
+        conversion of joint positions computes the same mask in the same call (``unreachable=``
+        of :meth:`~transmission_plugins.core.flat_description.FlatDescription.convert`).
 
         :param joint_position: ``(..., len(joint_names))``
         :returns: a boolean array ``(..., len(actuator_names))``
         """
-        q = np.asarray(joint_position, dtype=np.float64)
+        q = check_value_arrays({POSITION: joint_position}, len(self.joint_names), 'joint',
+                               (POSITION,), 'RobotTransmissions')[POSITION]
         out = np.zeros(q.shape[:-1] + (len(self.actuator_names),), dtype=bool)
-        for b in self._blocks:
-            tr = b.transmission
-            if tr.is_linear() or not b.owner:
-                continue
-            read = list(tr.joint_to_actuator_inputs())
-            source = q[..., b.joints]
-            with np.errstate(all='ignore'):
-                back = tr.apply_map('position', True,
-                                    tr.apply_map('position', False, source, None), None)
-            here, there = source[..., read], back[..., read]
-            far = np.abs(there - here) > 1e-9 * (1.0 + np.abs(here))
-            far |= np.isnan(there) & ~np.isnan(here)
-            out[..., b.actuators] |= np.any(far, axis=-1, keepdims=True)
+        self.maps.convert({POSITION: q}, False, unreachable=out)
         return out
 
     # ------------------------------------------------------------------ inertia
@@ -359,3 +366,41 @@ class RobotTransmissions:
         return (f'<RobotTransmissions {self.robot_name!r}: {len(self.transmissions)} '
                 f'transmissions, {len(self.joint_names)} joints, '
                 f'{len(self.actuator_names)} actuators>')
+
+
+#: the interfaces the array maps accept
+_NAMES = tuple(INTERFACE_KIND)
+
+
+def _check_out(out: Any, arrays: Mapping[str, np.ndarray], size: int) -> None:
+    """
+    Check the ``out=`` arrays of a conversion.
+
+    :raises TransmissionInputError: not a mapping of every interface converted to a writeable
+        float64 array of the output's shape, one that overlaps the inputs, or interfaces of
+        different shapes
+    """
+    owner = 'RobotTransmissions'
+    names = list(arrays)
+    if not isinstance(out, Mapping) or set(out) != set(names):
+        raise TransmissionInputError(
+            f'{owner}: out= must map every interface converted ({", ".join(names)}) to an '
+            f'array, got {out!r:.80}')
+    shapes = {x.shape for x in arrays.values()}
+    if len(shapes) > 1:
+        raise TransmissionInputError(
+            f'{owner}: out= needs every interface in one shape, got '
+            + ', '.join(f'{k} {x.shape}' for k, x in arrays.items()))
+    shape = next(iter(shapes))[:-1] + (size,)
+    for name in names:
+        y = out[name]
+        if not isinstance(y, np.ndarray) or y.dtype != np.float64 or y.shape != shape or \
+                not y.flags.writeable:
+            got = (f'{y.dtype} array of shape {y.shape}' if isinstance(y, np.ndarray)
+                   else type(y).__name__)
+            raise TransmissionInputError(
+                f'{owner}: out[{name!r}] must be a writeable float64 array of shape {shape}, '
+                f'got {got}')
+        if any(np.may_share_memory(y, x) for x in arrays.values()):
+            raise TransmissionInputError(
+                f'{owner}: out[{name!r}] overlaps the input arrays; give separate buffers')

@@ -42,8 +42,8 @@ import numpy as np
 
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import LoadWarning
+from transmission_plugins.core.flat_description import Block
 from transmission_plugins.core.transmission import Transmission
-from transmission_plugins.robot.fused_maps import Block
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.records import TransmissionWiring
 

@@ -71,9 +71,9 @@ from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionValueError
+from transmission_plugins.core.flat_description import Block
 from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.core.transmission import Transmission
-from transmission_plugins.robot.fused_maps import Block
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.mujoco_urdf import mujoco_urdf
 
@@ -185,7 +185,7 @@ class MujocoModel(NamedTuple):
 
 def blocks(robot: RobotTransmissions) -> List[Block]:
     """Return the robot's transmissions placed in its vectors (linear ones, then the others)."""
-    return list(robot.fused.linear) + list(robot.fused.nonlinear)
+    return list(robot.maps.linear) + list(robot.maps.nonlinear)
 
 
 def passive_local(block: Block) -> np.ndarray:
@@ -374,27 +374,21 @@ def _compensate(mujoco: ModuleType, spec: Any, links: Sequence[str]) -> None:
 
 class ActuatorJacobian:
     r"""
-    :math:`K(q) = \partial\theta/\partial q` (``na x nj``) of a robot, the linear part fused once.
+    :math:`K(q) = \partial\theta/\partial q` (``na x nj``) of a robot, at joint positions.
 
-    The fused matrix of the linear transmissions, with each nonlinear owner transmission's
-    :meth:`~transmission_plugins.core.transmission.Transmission.joint_to_actuator_jacobian`
-    at its joints' positions; only actuator owners write rows, as in ``joint_to_actuator``.
-    Entries that are not finite (a map evaluated outside its domain) are 0.
+    The robot's Jacobian of the joint-to-actuator maps, from its flat description (the linear
+    rows and each owner mechanism's :math:`K` at its joints' positions); entries that are not
+    finite (a map evaluated outside its domain) are 0.
     """
 
     def __init__(self, robot: RobotTransmissions) -> None:
-        self._k = np.array(robot.fused.joint_to_actuator_position, dtype=np.float64)
-        # the owners' identical nonlinear transmissions (the PR2's two grippers) in one call
-        self._groups = [(g.transmission, g.src, g.dst[:, :, None], g.src[:, None, :])
-                        for g in robot.fused.groups[False]]
+        self._maps = robot.maps
 
     def __call__(self, joint_position: Any) -> np.ndarray:
-        """Return :math:`K` at ``joint_position``; the array is rewritten by the next call."""
-        q = np.asarray(joint_position, dtype=np.float64)
-        for transmission, joints, rows, columns in self._groups:
-            jac = transmission.joint_to_actuator_jacobian(q[joints])
-            self._k[rows, columns] = np.where(np.isfinite(jac), jac, 0.0)
-        return self._k
+        """Return :math:`K` at ``joint_position`` (a new array)."""
+        k = self._maps.jacobian(False, np.asarray(joint_position, dtype=np.float64))
+        k[~np.isfinite(k)] = 0.0
+        return k
 
 
 def _tie_followers(mujoco: ModuleType, spec: Any, robot: RobotTransmissions,

@@ -29,11 +29,14 @@ from typing import Tuple
 
 import numpy as np
 
+from transmission_plugins.core import kernel
 from transmission_plugins.core.checks import check_array
+from transmission_plugins.core.compiled_transmission import CompiledTransmission
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.mechanism import DEAD_POINT
 from transmission_plugins.core.mechanism import Mechanism
 from transmission_plugins.core.mechanism import SINGULAR_CONDITION
+from transmission_plugins.core.transmission import KernelRecord
 from transmission_plugins.urdf.mechanism_elements import ankle_from_info
 from transmission_plugins.urdf.mechanism_elements import ANKLE_VOCABULARY
 from transmission_plugins.urdf.records import TransmissionInfo
@@ -42,7 +45,7 @@ from transmission_plugins.urdf.records import TransmissionWiring
 _WHERE = 'ParallelAnkleTransmission'
 
 
-class ParallelAnkleTransmission(Mechanism):
+class ParallelAnkleTransmission(CompiledTransmission, Mechanism):
     r"""
     Implement a two-motor parallel ankle: cranks and rods to a pitch-roll joint pair.
 
@@ -123,31 +126,35 @@ class ParallelAnkleTransmission(Mechanism):
                 raise TransmissionValueError(
                     f'rod_end[{i}]', self._end[i].tolist(), 'a point away from the crank tip '
                     '(the rod has length 0)', _WHERE)
-        self._cx, self._cy, self._cz = centre.T
-        self._ux, self._uy, self._uz = (centre / self._r[:, None]).T
-        self._px, self._py, self._pz = self._end.T
         phi0 = np.arctan2(-crank[:, 2], crank[:, 0])
-        self._cos0, self._sin0 = np.cos(phi0), np.sin(phi0)
-        self._e0 = (np.sum(self._end ** 2, axis=1) + np.sum(centre ** 2, axis=1)
-                    + self._r ** 2 - self._l ** 2) / (2.0 * self._r)
+        e0 = (np.sum(self._end ** 2, axis=1) + np.sum(centre ** 2, axis=1)
+              + self._r ** 2 - self._l ** 2) / (2.0 * self._r)
         # the assembly mode: the sign of w at the neutral pose
         d = self._end - centre
-        w0 = d[:, 0] * self._sin0 + d[:, 2] * self._cos0
+        w0 = d[:, 0] * np.sin(phi0) + d[:, 2] * np.cos(phi0)
         rho0 = np.hypot(d[:, 0], d[:, 2])
-        self._s = np.sign(w0)
         for i in range(2):
             if not abs(w0[i]) > rho0[i] * DEAD_POINT:
                 raise TransmissionValueError(
                     f'crank_tip[{i}]', self._tip[i].tolist(), f'a crank not in line with its rod '
                     f'at the neutral pose (leg {i + 1} is at its dead point there)', _WHERE)
-        self._det_sign = 0.0                             # no workspace check until known
-        k0, det0 = np.asarray(self._legs(np.zeros(2))[1]), self._legs(np.zeros(2))[5]
-        self._det_sign = float(np.sign(det0))
+        # the kernel's parameters (src/kernel/parallel_ankle.c); the sign of det K at the
+        # neutral pose is the last, 0 (no workspace check) until it is known
+        self._parameters = np.concatenate(
+            [centre.T.ravel(), (centre / self._r[:, None]).T.ravel(), self._end.T.ravel(), e0,
+             np.sign(w0), np.cos(phi0), np.sin(phi0), self._r, self._l, [0.0]])
+        k0 = self.joint_to_actuator_jacobian(np.zeros(2))
+        self._parameters[-1] = np.sign(k0[0, 0] * k0[1, 1] - k0[0, 1] * k0[1, 0])
+        self.__dict__.pop('_flat_description')
         condition = float(np.linalg.cond(k0))
         if not condition <= SINGULAR_CONDITION:
             raise TransmissionValueError(
                 'rod_end', self._end.tolist(), 'rods that hold the foot at the neutral pose (the '
                 f'mechanism is singular there: condition number of K {condition:.3g})', _WHERE)
+
+    def kernel_record(self) -> KernelRecord:
+        """Return the ankle's record in the compiled kernel (``src/kernel/parallel_ankle.c``)."""
+        return KernelRecord(kernel.PARALLEL_ANKLE, self._parameters)
 
     # ------------------------------------------------------------------ queries
     def num_actuators(self) -> int:
@@ -171,51 +178,6 @@ class ParallelAnkleTransmission(Mechanism):
         """Return :math:`l_i`, each rod's length (m)."""
         return self._l.copy()
 
-    # ------------------------------------------------------------------ the loops
-    def _legs(self, joint_position: Any) -> Tuple[Any, ...]:
-        r"""
-        Close both loops at ``q``: return theta and K, NaN outside the workspace, and the terms.
-
-        Outside the workspace: a leg cannot reach, or :math:`\det K` has the other sign than at
-        the neutral pose (beyond a singularity of the two legs together).  The terms:
-        :math:`\rho^2`, :math:`E`, :math:`w` of each leg and :math:`\det K`.
-        """
-        q = self._position(joint_position, 'joint', 2)
-        with np.errstate(all='ignore'):
-            cos, sin = np.cos(q), np.sin(q)
-            cp, sp, cr, sr = cos[..., :1], sin[..., :1], cos[..., 1:], sin[..., 1:]
-            vy = self._py * cr - self._pz * sr           # R_x(roll) p
-            vz = self._py * sr + self._pz * cr
-            ax = cp * self._px + sp * vz                 # a = R_y(pitch) R_x(roll) p
-            az = cp * vz - sp * self._px
-            dx, dz = ax - self._cx, az - self._cz
-            e = self._e0 - (ax * self._ux + vy * self._uy + az * self._uz)
-            rho2 = dx * dx + dz * dz
-            w = self._s * np.sqrt(rho2 - e * e)          # NaN where the rod cannot reach
-            cos_r2 = e * dx + w * dz                     # rho^2 cos(phi)
-            sin_r2 = w * dx - e * dz                     # rho^2 sin(phi)
-            theta = np.arctan2(sin_r2 * self._cos0 - cos_r2 * self._sin0,
-                               cos_r2 * self._cos0 + sin_r2 * self._sin0)
-            scale = self._r / rho2
-            bx = self._cx + scale * cos_r2               # the crank tips
-            bz = self._cz - scale * sin_r2
-            rw = self._r * w
-            pitch = (bx * az - bz * ax) / rw
-            roll = (vy * (sp * bx + cp * bz) - vz * self._cy) / rw
-            k = np.stack((pitch, roll), axis=-1)
-            det = pitch[..., 0] * roll[..., 1] - roll[..., 0] * pitch[..., 1]
-            inside = (det * self._det_sign >= 0.0)[..., None]
-            return (np.where(inside, theta, np.nan), np.where(inside[..., None], k, np.nan),
-                    rho2, e, w, det)
-
-    def actuator_position_and_jacobian(self, joint_position: Any) -> Tuple[np.ndarray, Any]:
-        r"""
-        Return the crank angles :math:`\theta(q)` and :math:`K = \partial\theta/\partial q`.
-
-        ``(..., 2)`` and ``(..., 2, 2)`` (class docstring); NaN outside the workspace.
-        """
-        return self._legs(joint_position)[:2]
-
     # ------------------------------------------------------------------ workspace
     def named_problems(self, position: np.ndarray, to_joint: bool) -> List[str]:
         """
@@ -224,9 +186,10 @@ class ParallelAnkleTransmission(Mechanism):
         At an actuator position (``to_joint``): a leg whose rod end, which stays
         :math:`|p_i|` from the ankle centre, can be nowhere :math:`l_i` from its crank tip.
         """
+        terms = self.kernel_terms(position, to_joint)
         if to_joint:
-            return self._actuator_problems(position)
-        _, k, rho2, e, w, det = self._legs(position)
+            return self._actuator_problems(terms)
+        rho2, e, w, det, k = terms[0:2], terms[2:4], terms[4:6], terms[6], terms[7:]
         problems = []
         for i in range(2):
             if not rho2[i] >= e[i] * e[i]:
@@ -244,23 +207,19 @@ class ParallelAnkleTransmission(Mechanism):
                                 f'and rod are in line (sine of their angle '
                                 f'{abs(w[i]) / np.sqrt(rho2[i]):.3g})')
         if not problems:
-            if det * self._det_sign < 0.0:
+            if det * self._parameters[-1] < 0.0:
                 problems.append('the legs are beyond a singularity together: det K has changed '
                                 'sign from the neutral pose (with both cranks held the foot can '
                                 'move where it vanishes)')
-            elif not np.linalg.cond(k) <= SINGULAR_CONDITION:
+            elif not np.linalg.cond(np.reshape(k, (2, 2))) <= SINGULAR_CONDITION:
                 problems.append('the legs are at a singularity together: with both cranks held '
                                 'the foot can move (K is singular)')
         return problems
 
-    def _actuator_problems(self, theta: np.ndarray) -> List[str]:
-        phi_cos = self._cos0 * np.cos(theta) - self._sin0 * np.sin(theta)
-        phi_sin = self._sin0 * np.cos(theta) + self._cos0 * np.sin(theta)
-        tip = np.stack((self._cx + self._r * phi_cos, self._cy,
-                        self._cz - self._r * phi_sin), axis=-1)
+    def _actuator_problems(self, terms: Tuple[float, ...]) -> List[str]:
         problems = []
         for i in range(2):
-            reach, foot = np.linalg.norm(tip[i]), np.linalg.norm(self._end[i])
+            reach, foot = terms[i], terms[2 + i]
             if not abs(reach - foot) <= self._l[i] <= reach + foot:
                 problems.append(
                     f'leg {i + 1} (actuator{i + 1}) cannot reach: its rod end stays {foot:.6g} m '

@@ -29,14 +29,15 @@ from typing import Tuple
 
 import numpy as np
 
+from transmission_plugins.core import kernel
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_positive
 from transmission_plugins.core.checks import check_reduction
 from transmission_plugins.core.checks import FloatArray
+from transmission_plugins.core.compiled_transmission import CompiledTransmission
 from transmission_plugins.core.exceptions import TransmissionValueError
-from transmission_plugins.core.mechanism import ActuatorSide
-from transmission_plugins.core.mechanism import JointSide
 from transmission_plugins.core.mechanism import Mechanism
+from transmission_plugins.core.transmission import KernelRecord
 from transmission_plugins.urdf.pr2_elements import GRIPPER_COEFFICIENTS
 from transmission_plugins.urdf.pr2_elements import gripper_from_info
 from transmission_plugins.urdf.pr2_elements import GRIPPER_VOCABULARY
@@ -52,7 +53,7 @@ TOL = 1e-5
 SQRT_TOL = math.sqrt(TOL)
 
 
-class PR2GripperTransmission(Mechanism):
+class PR2GripperTransmission(CompiledTransmission, Mechanism):
     r"""
     Implement the PR2 gripper: a motor, a lead screw and a four-bar linkage open a gap.
 
@@ -279,132 +280,14 @@ class PR2GripperTransmission(Mechanism):
         out['mechanical_reduction'] = self._mr
         return out
 
-    # ------------------------------------------------------------------ the linkage
-    # The kernels below may meet inf and NaN; the maps that call them (the functional and
-    # handle styles, the robot maps) ignore floating-point warnings: NaN and inf are results.
-    def _uw(self, mrev: Any) -> Tuple[Any, Any]:
-        """Return ``u`` (clamped to [-1, 1]) and ``w = sin(acos u)`` at ``mrev`` revolutions."""
-        length = mrev * self._k + self._L0
-        u = np.minimum(np.maximum((self._c0 - length * length) / self._two_ab, -1.0), 1.0)
-        return u, np.sqrt((1.0 - u) * (1.0 + u))
-
-    def _joints(self, gap: Any, passive: Any) -> np.ndarray:
-        """
-        Return joint values ``(..., M)``: the gap, the passive joints, simulated zeros.
-
-        The array is laid out joint by joint (a transposed view of ``(M, ...)``): each joint's
-        values are contiguous, so they are written, and read, as whole batches.
-        """
-        out = np.zeros((self._nj,) + np.shape(gap))
-        out[0] = gap
-        out[1:1 + self._num_passive] = passive
-        return out.transpose(tuple(range(1, out.ndim)) + (0,))
-
-    def _forward_jacobian(self, mrev: Any, u: Any, w: Any) -> np.ndarray:
-        r"""Return :math:`J` from :math:`M_+` and ``u, w`` there (``(..., M, 1)``)."""
-        dtheta_dm = (mrev * self._kab + self._du0) / np.maximum(w, SQRT_TOL)
-        two_dt_dm = (u * self._two_r_cd - w * self._two_r_sd) * dtheta_dm
-        return self._joints(two_dt_dm * self._p2m, dtheta_dm * self._p2m)[..., None]
-
-    def _inverse_rate(self, sin_theta: Any, cos_theta: Any, arg: Any, root: Any) -> Any:
-        r"""Return :math:`(dM/d\theta)(d\theta/dt)` (0 where :math:`A \le 0`, as the C++)."""
-        dm_dtheta = np.where(arg <= 0.0, 0.0, self._dm_dtheta / root * (
-            sin_theta * self._cos_delta - cos_theta * self._sin_delta))
-        return dm_dtheta / (np.maximum(cos_theta, SQRT_TOL) * self._r)
-
-    def _inverse(self, gap: Any) -> Tuple[Any, Any, Any, Any]:
-        r"""
-        Return sin(theta), cos(theta), A and sqrt(max(A, 0)) at the gaps ``gap``.
-
-        The motor position is :math:`(\sqrt{\max(A, 0)} - L_0)\,g/s` revolutions: for
-        :math:`A \le 0` that is the C++'s :math:`-g L_0/s`.
-        """
-        sin_theta = np.minimum(np.maximum(gap * self._q2s + self._s0, -1.0), 1.0)
-        cos_theta = np.sqrt((1.0 - sin_theta) * (1.0 + sin_theta))
-        arg = self._c0 - (cos_theta * self._two_ab_cd + sin_theta * self._two_ab_sd)
-        return sin_theta, cos_theta, arg, np.sqrt(np.maximum(arg, 0.0))
-
-    # ------------------------------------------------------------------ the definition
-    def joint_position(self, actuator_position: Any) -> np.ndarray:
-        """Return the gap, passive and simulated joint positions at the motor positions."""
-        theta = self._position(actuator_position, 'actuator', 1)
-        u, w = self._uw(theta[..., 0] * self._p2m)
-        return self._joints(u * self._two_r_sd + w * self._two_r_cd + self._gap0,
-                            np.arccos(u) - self._phi0)
-
-    def actuator_to_joint_jacobian(self, actuator_position: Any = None) -> np.ndarray:
-        r"""
-        Return :math:`J = \partial q / \partial P_a`, shape ``(..., M, 1)`` (class docstring).
-
-        :param actuator_position: motor positions ``(..., 1)``
-        :raises TransmissionInputError: when the position is missing or has the wrong shape
-        """
-        with np.errstate(all='ignore'):
-            return self._prepare_actuator_state(actuator_position).jacobian
-
-    def actuator_position(self, joint_position: Any) -> np.ndarray:
-        """Return the motor position at the gaps (the other joints are not read)."""
-        q = self._position(joint_position, 'joint', self._nj)
-        return ((self._inverse(q[..., 0])[3] - self._L0) * self._m2p_gs)[..., None]
-
-    def joint_to_actuator_jacobian(self, joint_position: Any = None) -> np.ndarray:
-        r"""
-        Return :math:`K = \partial P_a / \partial q`, shape ``(..., 1, M)``: the gap column only.
-
-        :param joint_position: joint positions ``(..., M)`` (only the gap is read)
-        :raises TransmissionInputError: when the position is missing or has the wrong shape
-        """
-        with np.errstate(all='ignore'):
-            return self._prepare_joint_state(joint_position).jacobian
-
-    # ------------------------------------------------------------------ one conversion
-    def _prepare_actuator_state(self, position: Any) -> ActuatorSide:
-        """Return positions and :math:`J`, the linkage solved once (twice where M < 0)."""
-        theta = self._position(position, 'actuator', 1)
-        mrev = theta[..., 0] * self._p2m
-        u, w = self._uw(mrev)
-        joint = self._joints(u * self._two_r_sd + w * self._two_r_cd + self._gap0,
-                             np.arccos(u) - self._phi0)
-        if np.fmin.reduce(mrev, axis=None) < 0.0:  # NaN ignored: it propagates either way
-            mrev = np.maximum(mrev, 0.0)
-            u, w = self._uw(mrev)
-        return ActuatorSide(theta, joint, self._forward_jacobian(mrev, u, w))
-
-    def _prepare_joint_state(self, position: Any) -> JointSide:
-        """Return positions and :math:`K`, the linkage solved once."""
-        q = self._position(position, 'joint', self._nj)
-        parts = self._inverse(q[..., 0])
-        rate = self._inverse_rate(*parts)
-        jacobian = np.zeros((1, self._nj) + np.shape(rate))  # joint by joint, as _joints
-        jacobian[0, 0] = self._v_motor * rate
-        jacobian = jacobian.transpose(tuple(range(2, jacobian.ndim)) + (0, 1))
-        return JointSide(q, ((parts[3] - self._L0) * self._m2p_gs)[..., None], jacobian)
-
-    def _ratios(self, position: Any) -> Tuple[np.ndarray, np.ndarray]:
-        """Return the gap's and the passive joints' rows of :math:`J` (the gap's twice if none)."""
-        jacobian = self._actuator_state(position).jacobian[..., 0]
-        return jacobian[..., 0], jacobian[..., 1 if self._num_passive else 0]
-
-    def _actuator_to_joint_velocity(self, velocity: np.ndarray, position: Any) -> np.ndarray:
-        r"""Return :math:`J\dot P_a`, the simulated joints 0 whatever the motor reports."""
-        gap, passive = self._ratios(position)
-        return self._joints(velocity[..., 0] * gap, velocity[..., 0] * passive)
-
-    def _actuator_to_joint_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
-        r"""
-        Return the joint efforts as the C++ does, :math:`\tau_i = E_a / (m^2 J_i)`; simulated: 0.
-
-        Where the linkage is singular (:math:`J = 0`) the effort is infinite, as in the C++;
-        callers that send values on drop what is not finite.
-        """
-        gap, passive = self._ratios(position)
-        m2 = self._mr * self._mr
-        return self._joints(effort[..., 0] / (m2 * gap), effort[..., 0] / (m2 * passive))
-
-    def _joint_to_actuator_effort(self, effort: np.ndarray, position: Any) -> np.ndarray:
-        """Return the motor effort from the gap effort as the C++ does (absolute ratio)."""
-        k = self._joint_state(position).jacobian[..., 0, 0]
-        return (effort[..., 0] * (self._mr * abs(self._mr)) / np.abs(k))[..., None]
+    def kernel_record(self) -> KernelRecord:
+        """Return the gripper's record in the compiled kernel (``src/kernel/pr2_gripper.c``)."""
+        return KernelRecord(kernel.PR2_GRIPPER, np.array([
+            self._k, self._L0, self._c0, self._two_ab, self._two_r_sd, self._two_r_cd,
+            self._gap0, self._p2m, self._kab, self._du0, self._phi0, self._q2s, self._s0,
+            self._two_ab_cd, self._two_ab_sd, self._m2p_gs, self._dm_dtheta, self._cos_delta,
+            self._sin_delta, self._r, self._v_motor, self._mr, SQRT_TOL, self._num_passive,
+            self._num_simulated]))
 
     # ------------------------------------------------------------------ URDF and reports
     @classmethod

@@ -28,37 +28,24 @@ from typing import Tuple
 
 import numpy as np
 
+from transmission_plugins.core import kernel
 from transmission_plugins.core.checks import check_array
+from transmission_plugins.core.compiled_transmission import CompiledTransmission
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.mechanism import DEAD_POINT
 from transmission_plugins.core.mechanism import Mechanism
+from transmission_plugins.core.transmission import KernelRecord
 from transmission_plugins.urdf.mechanism_elements import slider_crank_from_info
 from transmission_plugins.urdf.mechanism_elements import SLIDER_CRANK_VOCABULARY
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.records import TransmissionWiring
 
 _WHERE = 'SliderCrankTransmission'
+#: Steps of a turn scanned for the ends of a branch (then found by bisection).
+_SCAN = 4096
 
 
-def _on_circle(dx: Any, dy: Any, radius: Any, length: float,
-               sign: float) -> Tuple[Any, Any, Any, Any]:
-    r"""
-    Return where a circle about the origin is ``length`` from the point :math:`D`.
-
-    The point :math:`R(\cos\psi, \sin\psi)` with :math:`D\cdot e(\psi) = E =
-    (|D|^2 + R^2 - l^2)/(2R)`: :math:`\rho^2\cos\psi = D_x E - D_y w` and
-    :math:`\rho^2\sin\psi = D_y E + D_x w` with :math:`\rho = |D|`,
-    :math:`w = s\sqrt{\rho^2 - E^2}` (NaN where the circles do not meet).
-
-    :returns: :math:`\rho^2\cos\psi`, :math:`\rho^2\sin\psi`, :math:`\rho^2`, :math:`w`
-    """
-    rho2 = dx * dx + dy * dy
-    e = (rho2 + radius * radius - length * length) / (2.0 * radius)
-    w = sign * np.sqrt(rho2 - e * e)
-    return dx * e - dy * w, dy * e + dx * w, rho2, w
-
-
-class SliderCrankTransmission(Mechanism):
+class SliderCrankTransmission(CompiledTransmission, Mechanism):
     r"""
     Implement a pushrod: a rod from a crank or a slider to a lever on the joint.
 
@@ -86,8 +73,14 @@ class SliderCrankTransmission(Mechanism):
     where, for a point :math:`D` and a circle of radius :math:`R` about the origin
     (:math:`r_a` about :math:`M`, :math:`r_j` about the joint axis),
     :math:`E = (|D|^2 + R^2 - l^2)/(2R)`, :math:`w = s\sqrt{|D|^2 - E^2}` and the angle is
-    :math:`\operatorname{atan2}(D_y E + D_x w, D_x E - D_y w)`, measured from its neutral value
-    (in :math:`(-\pi, \pi]`); :math:`s = \pm 1` is the branch of the neutral pose.
+    :math:`\operatorname{atan2}(D_y E + D_x w, D_x E - D_y w)`, measured from its neutral value;
+    :math:`s = \pm 1` is the branch of the neutral pose.  On that branch the joint (and a crank)
+    moves within an interval between its dead points, found once at construction
+    (:meth:`joint_range`, :meth:`actuator_range`), which may reach past :math:`\pm\pi` on one
+    side: each angle the maps give is taken into its interval (a joint beyond :math:`\pi` of the
+    neutral pose comes back as itself, a crank-rocker's motor command does not jump by a turn), and
+    a joint position read modulo a turn outside its interval is outside the workspace
+    (:meth:`workspace_problems` says so).
     Differentiating :math:`|A - P|^2 = l^2` gives
 
     .. math::
@@ -151,9 +144,12 @@ class SliderCrankTransmission(Mechanism):
             if not value > 0.0:
                 raise TransmissionValueError(name, self._points[name].tolist(), what, _WHERE)
         # the neutral pose: the rod's projections on both ends' motions, nowhere near 0; their
-        # signs (and those of each side's w in _on_circle) are the branches kept everywhere
-        self._sa = self._sj = self._neutral_a = self._neutral_p = 1.0
-        on_p, on_a = self._cosines(self._actuator(0.0), self._lever_at(0.0))
+        # signs (and those of each side's w) are the branches kept everywhere
+        rod = self._a0 - self._p0
+        motion = (np.array([-(self._a0 - self._m)[1], (self._a0 - self._m)[0]]) if self._rotary
+                  else self._u)
+        on_a = float(np.dot(rod, motion)) / (self._l * (self._ra if self._rotary else 1.0))
+        on_p = float(rod[0] * -self._p0[1] + rod[1] * self._p0[0]) / (self._l * self._rj)
         for value, name, dead in ((on_a, names[1], "the actuator's"),
                                   (on_p, 'lever_tip', "the joint's")):
             if not abs(value) > DEAD_POINT:
@@ -161,12 +157,53 @@ class SliderCrankTransmission(Mechanism):
                     name, self._points[name].tolist(), f'a rod away from {dead} dead point at the '
                     "neutral pose (there it is square to the actuator's motion, or in line with "
                     'the lever)', _WHERE)
-        self._neutral_a, self._neutral_p = float(np.sign(on_a)), float(np.sign(on_p))
-        d, rod = self._p0 - self._m, self._a0 - self._p0
+        d = self._p0 - self._m
         wa = (np.dot(self._u, rod) if not self._rotary
               else d[0] * self._u[1] - d[1] * self._u[0])
-        self._sa = float(np.sign(wa))
-        self._sj = float(np.sign(self._a0[0] * self._lever0[1] - self._a0[1] * self._lever0[0]))
+        sj = self._a0[0] * self._lever0[1] - self._a0[1] * self._lever0[0]
+        # the kernel's parameters (src/kernel/slider_crank.c); the branch intervals last, found
+        # with the maps unbounded
+        self._parameters = np.array(
+            [float(self._rotary), *self._m, *self._a0, *self._u, self._ra, self._rj, self._l,
+             *self._lever0, np.sign(wa), np.sign(sj), np.sign(on_a), np.sign(on_p),
+             -np.inf, np.inf, -np.inf, np.inf])
+        bounds = self._interval(False) + (self._interval(True) if self._rotary
+                                          else (-np.inf, np.inf))
+        self._parameters[16:] = bounds
+        self.__dict__.pop('_flat_description')
+
+    def _interval(self, to_joint: bool) -> Tuple[float, float]:
+        """
+        Return the interval of the neutral branch of a side's angle: its dead points about 0.
+
+        The map from that side (joint to actuator for the joint, actuator to joint for a
+        crank) is defined on it; ``(-inf, inf)`` where the branch goes all round.
+        """
+        grid = np.arange(1, _SCAN + 1) * (2.0 * np.pi / _SCAN)
+        ends = []
+        for sign in (1.0, -1.0):
+            x = sign * grid
+            undefined = np.flatnonzero(~np.isfinite(self._positions(x[:, None], to_joint)[:, 0]))
+            if not undefined.size:
+                ends.append(sign * np.inf)
+                continue
+            k = int(undefined[0])
+            good, bad = (0.0 if k == 0 else float(x[k - 1])), float(x[k])
+            for _ in range(60):
+                middle = 0.5 * (good + bad)
+                if np.isfinite(self._positions(np.array([[middle]]), to_joint)[0, 0]):
+                    good = middle
+                else:
+                    bad = middle
+            ends.append(good)
+        return ends[1], ends[0]
+
+    def _positions(self, x: np.ndarray, to_joint: bool) -> np.ndarray:
+        return self.description().convert({'position': x}, to_joint)['position']
+
+    def kernel_record(self) -> KernelRecord:
+        """Return the pushrod's record in the compiled kernel (``src/kernel/slider_crank.c``)."""
+        return KernelRecord(kernel.SLIDER_CRANK, self._parameters)
 
     # ------------------------------------------------------------------ queries
     def num_actuators(self) -> int:
@@ -189,104 +226,37 @@ class SliderCrankTransmission(Mechanism):
         """Return :math:`l`, the rod's length (m)."""
         return self._l
 
-    # ------------------------------------------------------------------ the loop
-    def _lever(self, cos: Any, sin: Any) -> Tuple[Any, Any, Any, Any]:
-        """Return the lever's rod end at the direction ``(cos, sin)``, and its derivative."""
-        x, y = self._rj * cos, self._rj * sin
-        return x, y, -y, x
+    def joint_range(self) -> Tuple[float, float]:
+        """Return the joint's interval on the neutral branch, between its dead points (rad)."""
+        return float(self._parameters[16]), float(self._parameters[17])
 
-    def _lever_at(self, q: Any) -> Tuple[Any, Any, Any, Any]:
-        """Return the lever's rod end at the joint position ``q``, and its derivative."""
-        c, s = np.cos(q), np.sin(q)
-        return self._lever(c * self._lever0[0] - s * self._lever0[1],
-                           s * self._lever0[0] + c * self._lever0[1])
-
-    def _actuator(self, theta: Any) -> Tuple[Any, Any, Any, Any]:
-        """Return the actuator's rod end at ``theta``, and its derivative."""
-        if not self._rotary:
-            return (self._a0[0] + theta * self._u[0], self._a0[1] + theta * self._u[1],
-                    self._u[0], self._u[1])
-        c, s = np.cos(theta), np.sin(theta)
-        return self._crank(c * self._u[0] - s * self._u[1], s * self._u[0] + c * self._u[1])
-
-    def _crank(self, cos: Any, sin: Any) -> Tuple[Any, Any, Any, Any]:
-        x, y = self._ra * cos, self._ra * sin
-        return self._m[0] + x, self._m[1] + y, -y, x
-
-    def _loop(self, end: Tuple[Any, ...],
-              lever: bool) -> Tuple[Any, Tuple[Any, ...], Tuple[Any, ...]]:
-        """
-        Close the loop from one rod end: the other side's position, and both ends.
-
-        :param end: the lever's end (``lever``: solve for the actuator) or the actuator's
-        :returns: the other side's position, the actuator's end, the lever's end
-        """
-        if not lever:
-            c2, s2, rho2, _ = _on_circle(end[0], end[1], self._rj, self._l, self._sj)
-            q = _angle(s2, c2, self._lever0)
-            return q, end, self._lever(c2 / rho2, s2 / rho2)
-        if self._rotary:
-            c2, s2, rho2, _ = _on_circle(end[0] - self._m[0], end[1] - self._m[1], self._ra,
-                                         self._l, self._sa)
-            return _angle(s2, c2, self._u), self._crank(c2 / rho2, s2 / rho2), end
-        gx, gy = self._a0[0] - end[0], self._a0[1] - end[1]
-        h = gx * self._u[0] + gy * self._u[1]
-        c = gx * gx + gy * gy - self._l * self._l
-        theta = -c / (h + self._sa * np.sqrt(h * h - c))
-        return theta, self._actuator(theta), end
-
-    @staticmethod
-    def _projections(a: Tuple[Any, ...], p: Tuple[Any, ...]) -> Tuple[Any, Any]:
-        r"""Return :math:`(A-P)\cdot P'` and :math:`(A-P)\cdot A'`."""
-        rx, ry = a[0] - p[0], a[1] - p[1]
-        return rx * p[2] + ry * p[3], rx * a[2] + ry * a[3]
-
-    def _cosines(self, a: Tuple[Any, ...], p: Tuple[Any, ...]) -> Tuple[Any, Any]:
-        """Return the projections of the rod on both ends' motions over their lengths."""
-        on_p, on_a = self._projections(a, p)
-        return (on_p / (self._l * self._rj),
-                on_a / (self._l * (self._ra if self._rotary else 1.0)))
-
-    def _closed(self, target: Any, a: Tuple[Any, ...], p: Tuple[Any, ...],
-                to_joint: bool) -> Tuple[np.ndarray, np.ndarray]:
-        """Return the other side's position and the Jacobian; NaN off the neutral branches."""
-        on_p, on_a = self._projections(a, p)
-        inside = (on_p * self._neutral_p > 0.0) & (on_a * self._neutral_a > 0.0)
-        ratio = on_a / on_p if to_joint else on_p / on_a
-        return (np.where(inside, target, np.nan),
-                np.where(inside, ratio, np.nan)[..., None])
-
-    def actuator_position_and_jacobian(self, joint_position: Any) -> Tuple[np.ndarray, Any]:
-        """Return the actuator position and :math:`K` at ``joint_position`` (class docstring)."""
-        q = self._position(joint_position, 'joint', 1)
-        with np.errstate(all='ignore'):
-            return self._closed(*self._loop(self._lever_at(q), True), False)
-
-    def joint_position_and_jacobian(self, actuator_position: Any) -> Tuple[np.ndarray, Any]:
-        """Return the joint position and :math:`J` at ``actuator_position`` (class docstring)."""
-        theta = self._position(actuator_position, 'actuator', 1)
-        with np.errstate(all='ignore'):
-            return self._closed(*self._loop(self._actuator(theta), False), True)
+    def actuator_range(self) -> Tuple[float, float]:
+        """Return a crank's interval on the neutral branch (rad); ``(-inf, inf)`` for a slider."""
+        return float(self._parameters[18]), float(self._parameters[19])
 
     # ------------------------------------------------------------------ workspace
     def named_problems(self, position: np.ndarray, to_joint: bool) -> List[str]:
-        """Say which side's dead point a position is at, or beyond."""
+        """Say which side's dead point a position is at, or beyond, or that it is off its range."""
         side, other = ('actuator', 'joint') if to_joint else ('joint', 'actuator')
-        with np.errstate(all='ignore'):
-            end = self._actuator(position[0]) if to_joint else self._lever_at(position[0])
-            target, a, p = self._loop(end, not to_joint)
-            on_p, on_a = self._cosines(a, p)
+        target, on_p, on_a = self.kernel_terms(position, to_joint)
         value = f'{side} position {float(position[0]):.6g}'
         if not np.isfinite(target):
             return [f"{value} is beyond the {other}'s dead point: the rod ({self._l:.6g} m) "
                     f'reaches no {other} position']
+        neutral_a, neutral_p = self._parameters[14], self._parameters[15]
         for projection, neutral, dead, why in (
-                (on_a, self._neutral_a, "the actuator's", "square to the actuator's motion"),
-                (on_p, self._neutral_p, "the joint's", 'in line with the lever')):
+                (on_a, neutral_a, "the actuator's", "square to the actuator's motion"),
+                (on_p, neutral_p, "the joint's", 'in line with the lever')):
             if abs(projection) <= DEAD_POINT:
                 return [f'{value} is at {dead} dead point: the rod is {why}']
             if projection * neutral < 0.0:
                 return [f'{value} is beyond {dead} dead point (where the rod is {why})']
+        low, high = self.joint_range()
+        x = float(position[0])
+        if not to_joint and not low <= x <= high:
+            same = x - 2.0 * np.pi * np.round((x - 0.5 * (low + high)) / (2.0 * np.pi))
+            return [f"{value} is outside the joint's range between its dead points "
+                    f'[{low:.6g}, {high:.6g}] rad (the same pose as {same:.6g})']
         return []
 
     # ------------------------------------------------------------------ URDF, contract, reports
@@ -312,9 +282,3 @@ class SliderCrankTransmission(Mechanism):
         kind = (f'crank {self._ra:g} m' if self._rotary else 'linear actuator')
         return (f'SliderCrankTransmission: 1 actuator ({kind}) -> 1 joint (lever {self._rj:g} '
                 f'm), rod {self._l:g} m')
-
-
-def _angle(sin_r2: Any, cos_r2: Any, neutral: np.ndarray) -> Any:
-    """Return the angle of ``(cos_r2, sin_r2)`` from the direction ``neutral``, in (-pi, pi]."""
-    return np.arctan2(sin_r2 * neutral[0] - cos_r2 * neutral[1],
-                      cos_r2 * neutral[0] + sin_r2 * neutral[1])

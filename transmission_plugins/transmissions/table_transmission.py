@@ -29,9 +29,12 @@ from typing import Tuple
 
 import numpy as np
 
+from transmission_plugins.core import kernel
 from transmission_plugins.core.checks import check_array
+from transmission_plugins.core.compiled_transmission import CompiledTransmission
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.mechanism import Mechanism
+from transmission_plugins.core.transmission import KernelRecord
 from transmission_plugins.urdf.mechanism_elements import table_from_info
 from transmission_plugins.urdf.mechanism_elements import TABLE_VOCABULARY
 from transmission_plugins.urdf.records import TransmissionInfo
@@ -40,13 +43,9 @@ from transmission_plugins.urdf.records import TransmissionWiring
 _WHERE = 'TableTransmission'
 #: What the maps do outside the table: ``nan`` (no value), or ``linear`` (the end tangents).
 OUTSIDE = ('nan', 'linear')
-#: Safeguarded Newton steps of the inverse on one segment: bisection alone would reach 2^-60.
-_INVERSE_STEPS = 60
-#: A step below this (a few units in the last place of t in [0, 1]) ends the inverse's search.
-_ULPS = 4.0 * np.finfo(float).eps
 
 
-class TableTransmission(Mechanism):
+class TableTransmission(CompiledTransmission, Mechanism):
     r"""
     Implement a measured map: monotone cubic interpolation of joint against actuator position.
 
@@ -125,19 +124,47 @@ class TableTransmission(Mechanism):
                     f'like the first two (after {float(y[k - 1])!r})', _WHERE)
         self._x, self._y, self._outside = x, y, outside
         h, dy = np.diff(x), np.diff(y)
-        delta = dy / h
-        m = np.empty(x.size)
-        m[0], m[-1] = delta[0], delta[-1]
-        w1, w2 = 2.0 * h[1:] + h[:-1], h[1:] + 2.0 * h[:-1]
-        m[1:-1] = (w1 + w2) / (w1 / delta[:-1] + w2 / delta[1:])
-        alpha, beta = m[:-1] / delta, m[1:] / delta
-        #: per segment: x_k, h_k, y_k, y_{k+1} - y_k, delta_k and the cubic's coefficients
-        self._segments = (x[:-1], h, y[:-1], dy, delta, alpha, 3.0 - 2.0 * alpha - beta,
-                          alpha + beta - 2.0)
-        self._slopes = (m[0], m[-1])
-        #: the joint positions times the sign of their order: increasing
-        self._sign = float(sign)
-        self._ys = y * sign
+        with np.errstate(all='ignore'):  # a table of extreme numbers is refused below
+            delta = dy / h
+            m = np.empty(x.size)
+            m[0], m[-1] = delta[0], delta[-1]
+            w1, w2 = 2.0 * h[1:] + h[:-1], h[1:] + 2.0 * h[:-1]
+            m[1:-1] = (w1 + w2) / (w1 / delta[:-1] + w2 / delta[1:])
+            alpha, beta = m[:-1] / delta, m[1:] / delta
+            c2, c3 = 3.0 - 2.0 * alpha - beta, alpha + beta - 2.0
+        # the kernel's parameters (src/kernel/table.c)
+        self._parameters = np.concatenate(
+            [[x.size, float(outside == 'linear'), sign, m[0], m[-1]], x, y, y * sign,
+             x[:-1], h, y[:-1], dy, delta, alpha, c2, c3])
+        self._check_finite(np.vstack([h, dy, delta, m[:-1], m[1:], alpha, c2, c3]))
+
+    def _check_finite(self, terms: np.ndarray) -> None:
+        """
+        Refuse a table whose numbers overflow: every segment maps to finite values both ways.
+
+        :raises TransmissionValueError: naming the first segment whose slope, coefficients or
+            values (at its ends and inside) are not finite
+        """
+        t = np.linspace(0.0, 1.0, 5)
+        theta = (self._x[:-1, None] + np.diff(self._x)[:, None] * t).reshape(-1, 1)
+        q = (self._y[:-1, None] + np.diff(self._y)[:, None] * t).reshape(-1, 1)
+        with np.errstate(all='ignore'):
+            back = self.description().convert({'position': theta, 'velocity': theta}, True)
+            there = self.description().convert({'position': q, 'velocity': q}, False)
+        bad = ~np.all(np.isfinite(terms), axis=0)
+        for values in (*back.values(), *there.values()):
+            bad |= ~np.all(np.isfinite(values.reshape(-1, t.size)), axis=1)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise TransmissionValueError(
+                f'actuator_position[{k + 1}]', float(self._x[k + 1]),
+                f'points whose interpolant is finite: the segment from ({self._x[k]!r}, '
+                f'{self._y[k]!r}) to ({self._x[k + 1]!r}, {self._y[k + 1]!r}) overflows '
+                '(a slope, or a value, beyond the floating-point range)', _WHERE)
+
+    def kernel_record(self) -> KernelRecord:
+        """Return the table's record in the compiled kernel (``src/kernel/table.c``)."""
+        return KernelRecord(kernel.TABLE, self._parameters)
 
     # ------------------------------------------------------------------ queries
     def num_actuators(self) -> int:
@@ -152,51 +179,6 @@ class TableTransmission(Mechanism):
         """Return the table and the policy outside it, by keyword name."""
         return {'actuator_position': self._x.tolist(), 'joint_position': self._y.tolist(),
                 'outside': self._outside}
-
-    # ------------------------------------------------------------------ the interpolant
-    def _segment(self, k: np.ndarray) -> Tuple[np.ndarray, ...]:
-        return tuple(c[k] for c in self._segments)
-
-    def _ends(self, value: Any, inside: Any, low: Any, sources: np.ndarray,
-              targets: np.ndarray, slopes: Tuple[float, float]) -> Tuple[Any, Any]:
-        """Return (target, derivative) outside the table: NaN, or along the end tangents."""
-        if self._outside == 'nan':
-            return np.where(inside, value[0], np.nan), np.where(inside, value[1], np.nan)
-        end = np.where(low, 0, -1)
-        slope = np.where(low, slopes[0], slopes[1])
-        return (np.where(inside, value[0], targets[end] + slope * (value[2] - sources[end])),
-                np.where(inside, value[1], slope))
-
-    def joint_position_and_jacobian(self, actuator_position: Any) -> Tuple[np.ndarray, Any]:
-        r"""Return :math:`q(\theta)` and :math:`dq/d\theta` ``(..., 1, 1)`` (class docstring)."""
-        theta = self._position(actuator_position, 'actuator', 1)[..., 0]
-        k = np.clip(np.searchsorted(self._x, theta, 'right') - 1, 0, self._x.size - 2)
-        x0, h, y0, dy, delta, c1, c2, c3 = self._segment(k)
-        with np.errstate(all='ignore'):
-            t = (theta - x0) / h
-            q = y0 + dy * (t * (c1 + t * (c2 + t * c3)))
-            slope = delta * (c1 + t * (2.0 * c2 + 3.0 * t * c3))
-            inside = (theta >= self._x[0]) & (theta <= self._x[-1])
-            q, slope = self._ends((q, slope, theta), inside, theta < self._x[0], self._x,
-                                  self._y, self._slopes)
-        return q[..., None], slope[..., None, None]
-
-    def actuator_position_and_jacobian(self, joint_position: Any) -> Tuple[np.ndarray, Any]:
-        r"""Return :math:`\theta(q)` and :math:`d\theta/dq` ``(..., 1, 1)`` (class docstring)."""
-        q = self._position(joint_position, 'joint', 1)[..., 0]
-        along, ys = q * self._sign, self._ys
-        k = np.clip(np.searchsorted(ys, along, 'right') - 1, 0, self._x.size - 2)
-        x0, h, y0, dy, delta, c1, c2, c3 = self._segment(k)
-        with np.errstate(all='ignore'):
-            u = np.clip((q - y0) / dy, 0.0, 1.0)
-            t = _solve_cubic(u, c1, c2, c3)
-            theta = x0 + h * t
-            slope = 1.0 / (delta * (c1 + t * (2.0 * c2 + 3.0 * t * c3)))
-            inside = (along >= ys[0]) & (along <= ys[-1])
-            theta, slope = self._ends((theta, slope, q), inside, along < ys[0],
-                                      self._y, self._x, (1.0 / self._slopes[0],
-                                                         1.0 / self._slopes[1]))
-        return theta[..., None], slope[..., None, None]
 
     def named_problems(self, position: np.ndarray, to_joint: bool) -> List[str]:
         """Say that a position is outside the table (with ``outside='nan'``)."""
@@ -232,27 +214,3 @@ class TableTransmission(Mechanism):
         return (f'TableTransmission: 1 actuator -> 1 joint, {self._x.size} points, actuator '
                 f'[{self._x[0]:g}, {self._x[-1]:g}] -> joint [{self._y[0]:g}, {self._y[-1]:g}], '
                 f'outside {self._outside}')
-
-
-def _solve_cubic(u: np.ndarray, c1: np.ndarray, c2: np.ndarray, c3: np.ndarray) -> np.ndarray:
-    r"""
-    Return :math:`t \in [0, 1]` with :math:`t(c_1 + t(c_2 + t c_3)) = u`, an increasing cubic.
-
-    Newton's method from :math:`t = u`, kept inside the bracket of the root (a step that
-    leaves it bisects it instead); a sample stops once a step moves it by a few units in the
-    last place or less, so a batch gives what its samples give alone.  NaN where :math:`u` is.
-    """
-    t, low, high = u.copy(), np.zeros_like(u), np.ones_like(u)
-    done = np.isnan(u)
-    for _ in range(_INVERSE_STEPS):
-        r = t * (c1 + t * (c2 + t * c3)) - u
-        low, high = np.where(r < 0.0, t, low), np.where(r > 0.0, t, high)
-        newton = t - r / (c1 + t * (2.0 * c2 + 3.0 * t * c3))
-        bracketed = (newton > low) & (newton < high)
-        step = np.where(done | (r == 0.0), 0.0,
-                        np.where(bracketed, newton, 0.5 * (low + high)) - t)
-        t = t + step
-        done = done | (np.abs(step) <= _ULPS)
-        if np.all(done):
-            break
-    return np.where(np.isnan(u), np.nan, t)

@@ -185,7 +185,7 @@ def test_a_big_robot_is_stored_sparse_and_converts_every_shape():
     nj, na = len(big.joint_names), len(big.actuator_names)
     assert (nj, na) == (16666, 16666)
     nnz = sum(int((t.transmission.linear_map()[0] != 0.0).sum()) for t in big.transmissions)
-    assert big.fused.matrix(True, 'position').nnz == nnz < 3 * nj  # coordinates, not N x N
+    assert big.maps.matrix(True, 'position').nnz == nnz < 3 * nj  # coordinates, not N x N
     for robot in (small, big):
         x = np.random.default_rng(0).normal(size=len(robot.actuator_names))
         for shape in [(), (1,), (2,)]:
@@ -193,9 +193,9 @@ def test_a_big_robot_is_stored_sparse_and_converts_every_shape():
             robot.joint_to_actuator_arrays(robot.actuator_to_joint_arrays(values))
     # everything the maps hold (matrices, the products of every call converted) grows
     # linearly: ten times the transmissions, about ten times the bytes, far from nj * na * 8
-    assert big.fused.nbytes() < 12 * small.fused.nbytes()
-    assert big.fused.nbytes() < 600 * (nj + na) < nj * na * 8 / 100  # < 1 % of one dense map
-    for array in big.fused.__dict__.values():
+    assert big.maps.nbytes() < 12 * small.maps.nbytes()
+    assert big.maps.nbytes() < 600 * (nj + na) < nj * na * 8 / 100  # < 1 % of one dense map
+    for array in big.maps.__dict__.values():
         assert not isinstance(array, np.ndarray) or array.size <= 4 * nj
 
 

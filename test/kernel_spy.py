@@ -1,0 +1,51 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""A spy in place of a flat description's compiled kernel: which conversions reach it."""
+
+from typing import Any
+from typing import List
+from typing import NamedTuple
+from typing import Tuple
+
+
+class KernelCall(NamedTuple):
+    """One conversion the kernel made."""
+
+    to_joint: bool
+    batch: int
+    #: which of position, velocity and effort it converted
+    kinds: Tuple[bool, bool, bool]
+
+
+class KernelSpy:
+    """
+    Record every conversion of ``flat``'s kernel, then make it (``monkeypatch`` puts it there).
+
+    :param flat: a :class:`~transmission_plugins.core.flat_description.FlatDescription`
+    """
+
+    def __init__(self, flat: Any, monkeypatch: Any) -> None:
+        self.real = flat.kernel
+        self.calls: List[KernelCall] = []
+        monkeypatch.setattr(flat, 'kernel', self)
+
+    def convert(self, to_joint: bool, batch: int, *args: Any) -> None:
+        """Record the call and convert."""
+        self.calls.append(KernelCall(bool(to_joint), batch,
+                                     tuple(a is not None for a in args[:3])))
+        self.real.convert(to_joint, batch, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)

@@ -1,0 +1,52 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The types of the compiled kernel (``src/kernel/module.c``)."""
+
+from typing import Any
+from typing import Optional
+from typing import Sequence
+from typing import Tuple
+
+NEWTON_TOLERANCE: float
+NEWTON_ITERATIONS: int
+NEWTON_HALVINGS: int
+NEWTON_EVALUATIONS: int
+WARM_EVALUATIONS: int
+REACH_TOLERANCE: float
+PARALLEL_ANKLE: int
+SLIDER_CRANK: int
+TABLE: int
+PR2_GRIPPER: int
+
+
+class Maps:
+    """A flat description of a robot's maths, checked and copied once, and its conversion."""
+
+    num_joints: int
+    num_actuators: int
+    num_mechanisms: int
+
+    def __init__(self, num_joints: int, num_actuators: int,
+                 rows: Tuple[Tuple[Any, Any, Any], ...], joint_offset: Any,
+                 mechanisms: Sequence[Tuple[int, Any, Any, Any, int, bool]]) -> None: ...
+
+    def convert(self, to_joint: bool, batch: int, position: Optional[Any],
+                velocity: Optional[Any], effort: Optional[Any], out_position: Optional[Any],
+                out_velocity: Optional[Any], out_effort: Optional[Any], state: Optional[Any],
+                unreachable: Optional[Any], jacobian: Optional[Any], warm: bool) -> None: ...
+
+    def terms(self, index: int, to_joint: bool, position: Any) -> Tuple[float, ...]: ...
+
+    def forget(self) -> None: ...

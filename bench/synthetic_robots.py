@@ -128,3 +128,78 @@ def synthetic_urdf(n: int, seed: int = 0) -> str:
         parts.append('  </transmission>')
     parts.append('</robot>\n')
     return '\n'.join(parts)
+
+
+#: The joints of the G1-like humanoid driven by simple transmissions (25), leg by leg, then
+#: the waist and the arms; each ankle adds a pitch and a roll joint (29 joints in all, as the
+#: Unitree G1's 29-DoF variant).
+HUMANOID_SIMPLE = tuple(
+    [f'{side}_{j}_joint' for side in ('left', 'right')
+     for j in ('hip_pitch', 'hip_roll', 'hip_yaw', 'knee')]
+    + ['waist_yaw_joint', 'waist_roll_joint', 'waist_pitch_joint']
+    + [f'{side}_{j}_joint' for side in ('left', 'right')
+       for j in ('shoulder_pitch', 'shoulder_roll', 'shoulder_yaw', 'elbow', 'wrist_roll',
+                 'wrist_pitch', 'wrist_yaw')])
+#: One ankle's legs (crank pivot, crank tip, rod end), ParallelAnkleTransmission.example()'s;
+#: the right ankle is its mirror image.
+ANKLE_LEGS = (((0.0, 0.025, 0.22), (-0.045, 0.025, 0.22), (-0.05, 0.03, -0.02)),
+              ((0.0, -0.025, 0.15), (-0.045, -0.025, 0.15), (-0.05, -0.03, -0.02)))
+
+
+def humanoid_urdf(parallel_ankles: bool = True) -> str:
+    """
+    Return the URDF of a G1-like humanoid: 25 simple transmissions and two ankles.
+
+    With ``parallel_ankles`` each ankle is a ``ParallelAnkleTransmission`` (two crank motors on
+    the shank, rods to the foot); without, its all-linear twin: a ``DifferentialTransmission``
+    of the same joints and motors.  Joint limits follow the G1's (ankle pitch -0.6..0.4 rad,
+    roll +-0.25 rad).
+    """
+    def joint(name: str, lower: float, upper: float, effort: float) -> str:
+        return (f'  <link name="{name}_link"/>\n'
+                f'  <joint name="{name}" type="revolute"><parent link="base_link"/>'
+                f'<child link="{name}_link"/><axis xyz="0 1 0"/>'
+                f'<limit lower="{lower!r}" upper="{upper!r}" velocity="20.0" '
+                f'effort="{effort!r}"/></joint>')
+
+    kind = 'parallel' if parallel_ankles else 'linear'
+    parts = [f'<?xml version="1.0"?>\n<robot name="g1_like_{kind}_ankles">\n'
+             '  <link name="base_link"/>']
+    for k, name in enumerate(HUMANOID_SIMPLE):
+        parts.append(joint(name, -2.5, 2.5, 88.0))
+        parts.append(f'  <transmission name="{name}_trans">\n'
+                     '    <type>transmission_interface/SimpleTransmission</type>\n'
+                     f'    <joint name="{name}"><hardwareInterface>hardware_interface/'
+                     'EffortJointInterface</hardwareInterface></joint>\n'
+                     f'    <actuator name="{name[:-6]}_motor"><mechanicalReduction>'
+                     f'{10.0 + k!r}</mechanicalReduction></actuator>\n  </transmission>')
+    for side, flip in (('left', 1.0), ('right', -1.0)):
+        pitch, roll = f'{side}_ankle_pitch_joint', f'{side}_ankle_roll_joint'
+        parts += [joint(pitch, -0.6, 0.4, 50.0), joint(roll, -0.25, 0.25, 50.0)]
+        motors = (f'{side}_ankle_motor_a', f'{side}_ankle_motor_b')
+        if parallel_ankles:
+            legs = ANKLE_LEGS if flip > 0 else ANKLE_LEGS[::-1]
+            body = []
+            for i, (motor, leg) in enumerate(zip(motors, legs)):
+                points = ''.join(
+                    f'<{tag} xyz="{p[0]!r} {flip * p[1]!r} {p[2]!r}"/>'
+                    for tag, p in zip(('crank_pivot', 'crank_tip', 'rod_end'), leg))
+                body.append(f'    <actuator name="{motor}"><role>actuator{i + 1}</role>'
+                            f'{points}</actuator>')
+            parts.append(f'  <transmission name="{side}_ankle_trans">\n    <type>'
+                         'transmission_plugins/ParallelAnkleTransmission</type>\n'
+                         f'    <joint name="{pitch}"><role>pitch</role></joint>\n'
+                         f'    <joint name="{roll}"><role>roll</role></joint>\n'
+                         + '\n'.join(body) + '\n  </transmission>')
+        else:
+            parts.append(f'  <transmission name="{side}_ankle_trans">\n    <type>'
+                         'transmission_interface/DifferentialTransmission</type>\n'
+                         + ''.join(f'    <actuator name="{m}"><role>actuator{i + 1}</role>'
+                                   '<mechanicalReduction>1.0</mechanicalReduction></actuator>\n'
+                                   for i, m in enumerate(motors))
+                         + ''.join(f'    <joint name="{j}"><role>joint{i + 1}</role>'
+                                   '<mechanicalReduction>1.0</mechanicalReduction></joint>\n'
+                                   for i, j in enumerate((pitch, roll)))
+                         + '  </transmission>')
+    parts.append('</robot>\n')
+    return '\n'.join(parts)

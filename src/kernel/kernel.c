@@ -216,6 +216,16 @@ static int iterate(
   return converged(n, s->r, limit);
 }
 
+// the largest difference of two vectors
+static double distance(int64_t n, const double * a, const double * b)
+{
+  double d = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    d = fmax(d, fabs(a[i] - b[i]));
+  }
+  return d;
+}
+
 // q = f(theta) for a mechanism without its own actuator-to-joint map, and K at q; NaN where
 // Newton's method does not converge within its budget.
 static void newton(Mechanism * m, const double * theta, double * q, double * k, int warm,
@@ -237,8 +247,11 @@ static void newton(Mechanism * m, const double * theta, double * q, double * k, 
     limit[i] = NEWTON_TOLERANCE * (1.0 + fabs(theta[i]));
   }
   int done = 0;
-  if (warm && m->warm_valid) {
-    // the first-order warm start: q_prev + J_prev (theta - theta_prev), J_prev = K_prev^-1
+  if (warm && m->warm_valid && distance(n, theta, m->warm_theta) <
+    distance(n, theta, m->neutral_theta))
+  {
+    // the first-order warm start, from the previous solution when it is the nearer of the two
+    // linearisation points: q_prev + J_prev (theta - theta_prev), J_prev = K_prev^-1
     for (int64_t i = 0; i < n; ++i) {
       s.rn[i] = theta[i] - m->warm_theta[i];
     }

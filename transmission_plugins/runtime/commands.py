@@ -42,7 +42,6 @@ import numpy as np
 
 from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.runtime.counters import Counters
-from transmission_plugins.runtime.messages import any_true
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.soft_limits import JointBounds
 from transmission_plugins.runtime.soft_limits import limit_effort_bounds
@@ -51,10 +50,8 @@ from transmission_plugins.runtime.soft_limits import rate_limit
 from transmission_plugins.runtime.soft_limits import soft_effort_bounds
 from transmission_plugins.runtime.soft_limits import velocity_bounds
 from transmission_plugins.runtime.topology import Direction
-from transmission_plugins.runtime.topology import Limits
 from transmission_plugins.runtime.topology import Topology
 
-#: What expired joints send: nothing, the actuator position measured at expiry, or zero.
 TIMEOUT_ACTIONS = ('stop', 'hold', 'zero_velocity', 'zero_effort')
 
 
@@ -82,20 +79,17 @@ class LatestCommands:
         direction = topology.direction(to_joints)
         #: the sources, targets, limits and map (:class:`~.topology.Direction`)
         self.direction: Direction = direction
+        self._incidence = direction.incidence
         self.counters = counters
         self.command_timeout = float(command_timeout)
         self.enforce_limits = bool(enforce_limits)
         self.timeout_action = timeout_action
         self.target_names: List[str] = list(direction.target_names)
         ns, nt = len(direction.source_names), len(self.target_names)
-        #: transmission -> its commandable sources, and the reverse
-        self._tr_sources = direction.tr_sources
-        self._source_tr = direction.tr_sources.T.copy()
-        #: target -> its transmissions
-        self._target_tr = (direction.tr_targets.T > 0).astype(float)
-        self._tr_commandable = direction.tr_sources.sum(axis=1) > 0
-        #: latest command per field (NaN = none) and its arrival time (-inf: never)
-        self.command: Dict[str, FloatArray] = {f: np.full(ns, np.nan) for f in FIELDS}
+        #: latest command per field (NaN = none): rows of one array, position, velocity, effort
+        self._command = np.full((len(FIELDS), ns), np.nan)
+        self.command: Dict[str, FloatArray] = dict(zip(FIELDS, self._command))
+        #: and its arrival time (-inf: never)
         self.command_time = np.full(ns, -np.inf)
         self._held = np.full(nt, np.nan)
         # False while no command was stored since the last reset: then no command time is
@@ -107,9 +101,7 @@ class LatestCommands:
         self.latest: Dict[str, FloatArray] = {}
         #: per transmission: commanded for only some of its commandable sources last cycle
         self.incomplete = np.zeros(len(direction.groups), dtype=bool)
-        #: the soft and rate limits of joint sources (None: hard limits only); with
-        #: :attr:`measured`, the measured source positions and velocities (NaN: unknown)
-        self.bounds: Optional[JointBounds] = None
+        #: the measured source positions and velocities (NaN: unknown), for the soft limits
         self.measured: Optional[Callable[[], Tuple[FloatArray, FloatArray]]] = None
         #: the cycle period in seconds (the rate limits' time step; None: from the clock)
         self.period: Optional[float] = None
@@ -117,20 +109,46 @@ class LatestCommands:
         #: added to every target position command (the hardware interface's actuator
         #: calibration offsets, :mod:`~.calibration`), or None
         self.position_offset: Optional[FloatArray] = None
+        # the hard limits of both sides, one row per field
+        self._source_bounds = direction.source_limits.stacked()
+        self._target_bounds = direction.target_limits.stacked()
+        # where the conversion writes (rewritten every cycle) and the mechanisms' range
+        self._converted = np.empty((len(FIELDS), nt))
+        self._far = None if direction.to_joint else np.zeros(nt, dtype=bool)
+        self._bounds: Optional[JointBounds] = None
+        self._soft_position = self._rated = np.zeros(ns, dtype=bool)
+        self._motion_limited = False
+
+    @property
+    def bounds(self) -> Optional[JointBounds]:
+        """Return the soft and rate limits of joint sources (None: hard limits only)."""
+        return self._bounds
+
+    @bounds.setter
+    def bounds(self, value: Optional[JointBounds]) -> None:
+        self._bounds = value
+        if value is None:
+            self._motion_limited = False
+            return
+        self._soft_position = value.soft_position()
+        self._rated = (np.isfinite(value.acceleration) | np.isfinite(value.deceleration)
+                       | np.isfinite(value.jerk))
+        # a joint without a <safety_controller> and without rate limits has nothing more to
+        # clamp than its hard limits: when none has, the motion limits are skipped whole
+        self._motion_limited = bool(value.safety.any() or self._rated.any())
 
     def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
         """Store a validated command for sources ``idx``; absent fields are cleared."""
-        for field in FIELDS:
+        for field, row in zip(FIELDS, self._command):
             x = values.get(field)
-            self.command[field][idx] = np.nan if x is None else x
+            row[idx] = np.nan if x is None else x
         self.command_time[idx] = now
         self.expired[idx] = False
         self._commanded = True
 
     def reset(self) -> None:
         """Forget every command (e.g. on activation) and any held position."""
-        for field in FIELDS:
-            self.command[field][:] = np.nan
+        self._command[:] = np.nan
         self.command_time[:] = -np.inf
         self.expired[:] = False
         self._held[:] = np.nan
@@ -149,54 +167,59 @@ class LatestCommands:
         self.incomplete[:] = False
         if not self._commanded:
             return []
-        nt = len(self.target_names)
-        has_cmd = np.isfinite(self.command_time)
-        if not any_true(has_cmd) and not any_true(np.isfinite(self._held)):
+        has_cmd = self.command_time > -np.inf
+        if True not in has_cmd and False not in np.isnan(self._held):
             return []
+        alive = has_cmd
         if self.command_timeout > 0.0:
             alive = has_cmd & ((now - self.command_time) <= self.command_timeout)
-        else:
-            alive = has_cmd
-        newly_expired = has_cmd & ~alive & ~self.expired
-        if newly_expired.any():
-            self._on_expired(newly_expired, target_position)
+            if False in alive:
+                newly_expired = has_cmd & ~alive & ~self.expired
+                if True in newly_expired:
+                    self._on_expired(newly_expired, target_position)
+        block = np.where(alive, self._command, np.nan)
+        given = np.isfinite(block)
         cmd = {}
-        for field in FIELDS:
-            c = np.where(alive, self.command[field], np.nan)
-            if np.isfinite(c).any():
-                cmd[field] = c
-        if self.enforce_limits:
-            self._clamp_all(self.direction.source, cmd, self.direction.source_limits)
-            if self.bounds is not None and self.measured is not None:
-                self._limit_motion(cmd, now, self.bounds, *self.measured())
-        out = {f: np.full(nt, np.nan) for f in FIELDS}
-        if cmd:
-            self._convert_commands(cmd, out, source_position)
-        self._apply_timeout_action(alive, out)
-        if self.enforce_limits:
-            self._clamp_all(self.direction.target, out, self.direction.target_limits)
+        for field, row, finite in zip(FIELDS, block, given):
+            if True in finite:
+                cmd[field] = row
+        with np.errstate(invalid='ignore', over='ignore'):  # inf - inf, a huge rate: results
+            if self.enforce_limits:
+                self._clamp_block(self.direction.source, block, *self._source_bounds)
+                if self._motion_limited and self.measured is not None and self._bounds:
+                    self._limit_motion(cmd, now, self._bounds, *self.measured())
+            out = np.full((len(FIELDS), len(self.target_names)), np.nan)
+            values = dict(zip(FIELDS, out))
+            if cmd:
+                self._convert_commands(cmd, values, source_position)
+            self._apply_timeout_action(alive, values)
+            if self.enforce_limits:
+                self._clamp_block(self.direction.target, out, *self._target_bounds)
         if self.position_offset is not None:
-            out['position'] = out['position'] + self.position_offset
-        self.latest = out
-        return group_by_fields(self.target_names, out)
+            out[0] += self.position_offset
+        self.latest = values
+        return group_by_fields(self.target_names, values)
 
-    def _clamp_all(self, side: str, values: Dict[str, np.ndarray], limits: Limits) -> None:
-        """Clip each field of ``values`` to ``limits`` in place; count the clamps."""
-        bounds = limits.bounds()
-        for field, a in values.items():
-            values[field] = self._clamp(side, field, a, *bounds[field])
+    def _clamp_block(self, side: str, block: np.ndarray, lo: np.ndarray,
+                     hi: np.ndarray) -> None:
+        """Clip position, velocity and effort rows to their limits in place; count the clamps."""
+        outside = (block < lo) | (block > hi)   # NaN (no command) compares False
+        if True not in outside:
+            return
+        for k, field in enumerate(FIELDS):
+            if True in outside[k]:
+                block[k] = self._clamp(side, field, block[k], lo[k], hi[k])
 
     def _clamp(self, side: str, kind: str, a: np.ndarray, lo: np.ndarray,
                hi: np.ndarray) -> np.ndarray:
         """Return ``a`` clipped to ``[lo, hi]`` (NaN stays NaN); count the clamps of ``kind``."""
-        with np.errstate(invalid='ignore'):
-            outside = (a < lo) | (a > hi)   # NaN (no command) compares False
-            if not any_true(outside):
-                return a
-            # counted beyond rounding only: a command at a mapped limit may land an ulp past
-            # the limit computed from the same limit of the other side by the vectorised maths
-            slack = 1e-9 * (1.0 + np.abs(a))
-            over = (a < lo - slack) | (a > hi + slack)
+        outside = (a < lo) | (a > hi)   # NaN (no command) compares False
+        if True not in outside:
+            return a
+        # counted beyond rounding only: a command at a mapped limit may land an ulp past
+        # the limit computed from the same limit of the other side by the vectorised maths
+        slack = 1e-9 * (1.0 + np.abs(a))
+        over = (a < lo - slack) | (a > hi + slack)
         self.counters.count_clamps(side, kind, over)
         return np.where(outside, np.clip(a, lo, hi), a)
 
@@ -212,7 +235,7 @@ class LatestCommands:
         if self.timeout_action == 'stop':
             return
         expired = self.expired & ~alive
-        if not expired.any():
+        if True not in expired:
             self._held[:] = np.nan
             return
         for sidx, tidx in self.direction.groups:
@@ -241,44 +264,38 @@ class LatestCommands:
         """
         m = self._motion
         dt = m.step(now, self.period)
-        ns = len(q)
-        none = np.full(ns, np.nan)
+        none = m.none
         p, vel, eff = (cmd.get(f, none) for f in FIELDS)
         has_p, has_v = np.isfinite(p), np.isfinite(vel)
-        rated = np.isfinite(b.acceleration) | np.isfinite(b.deceleration) | np.isfinite(b.jerk)
+        rated = self._rated
         prev_v = np.where(np.isfinite(m.velocity), m.velocity, v)
-        new_p, new_v, new_a = none.copy(), none.copy(), none.copy()
-        if any_true(has_p):
+        new_p = new_v = none
+        if True in has_p:
             ref = np.where(np.isfinite(m.position), m.position, q)
-            lo, hi = position_bounds(b, ref, dt)
+            lo, hi = position_bounds(b, ref, dt, self._soft_position)
             p = self._clamp('joint', 'soft_position', p, lo, hi)
-            # a huge command over a short step overflows to inf: a rate the next cycle takes
-            # as unknown (MotionState), so no warning for it
-            with np.errstate(invalid='ignore', over='ignore'):
-                implied = (p - ref) / dt
             go = has_p & rated & np.isfinite(ref)
-            if any_true(go):
+            if True in go:
+                implied = (p - ref) / dt
                 p = np.where(go, ref + self._rates(b, implied, prev_v, m.acceleration, dt, go)
                              * dt, p)
-            with np.errstate(invalid='ignore', over='ignore'):
-                new_v = np.where(has_p, (p - ref) / dt, new_v)
-            new_p = np.where(has_p, p, new_p)
-            cmd['position'] = p
-        if any_true(has_v):
-            lo, hi = velocity_bounds(b, q)
+            new_v = np.where(has_p, (p - ref) / dt, none)
+            new_p = p
+            cmd['position'][:] = p
+        if True in has_v:
+            lo, hi = velocity_bounds(b, q, self._soft_position)
             vel = self._clamp('joint', 'soft_velocity', vel, np.where(b.safety, lo, -np.inf),
                               np.where(b.safety, hi, np.inf))
             go = has_v & ~has_p & rated
-            if any_true(go):
+            if True in go:
                 vel = np.where(go, self._rates(b, vel, prev_v, m.acceleration, dt, go), vel)
             new_v = np.where(has_v & ~has_p, vel, new_v)
-            cmd['velocity'] = vel
-        if any_true(np.isfinite(eff)):
-            eff = self._clamp('joint', 'soft_effort', eff, *soft_effort_bounds(b, q, v))
-            cmd['effort'] = self._clamp('joint', 'effort', eff, *limit_effort_bounds(b, q, v))
-        with np.errstate(invalid='ignore', over='ignore'):
-            new_a = (new_v - prev_v) / dt
-        m.update(now, new_p, new_v, new_a)
+            cmd['velocity'][:] = vel
+        if True in np.isfinite(eff):
+            eff = self._clamp('joint', 'soft_effort', eff,
+                              *soft_effort_bounds(b, q, v, self._soft_position))
+            cmd['effort'][:] = self._clamp('joint', 'effort', eff, *limit_effort_bounds(b, q, v))
+        m.update(now, new_p, new_v, (new_v - prev_v) / dt)
 
     def _rates(self, b: JointBounds, desired: np.ndarray, previous: np.ndarray,
                acceleration: np.ndarray, dt: float, go: np.ndarray) -> np.ndarray:
@@ -291,48 +308,53 @@ class LatestCommands:
     def _convert_commands(self, cmd: Dict[str, FloatArray], out: Dict[str, FloatArray],
                           source_position: FloatArray) -> None:
         """Map source commands to targets, transmission by transmission (complete ones only)."""
-        ns = len(source_position)
+        inc = self._incidence
         complete = {}
         target_complete = {}
-        commandable = self.direction.commandable
         for field, c in cmd.items():
-            missing_s = (~np.isfinite(c) & commandable).astype(float)
-            missing = self._tr_sources @ missing_s            # per transmission
-            full = (missing == 0.0) & self._tr_commandable
-            commanded = self._tr_sources @ np.isfinite(c).astype(float)
-            incomplete = (missing > 0.0) & (commanded > 0.0)
-            self.counters.incomplete_commands += int(incomplete.sum())
-            self.incomplete |= incomplete
-            complete[field] = (self._source_tr @ full.astype(float)) > 0.0
-            target_complete[field] = (self._target_tr @ full.astype(float)) > 0.0
+            finite = np.isfinite(c)
+            full = inc.all_sources(finite)                    # per transmission
+            incomplete = inc.any_source(finite) & ~full
+            if True in incomplete:
+                self.counters.incomplete_commands += int(np.count_nonzero(incomplete))
+                self.incomplete |= incomplete
+            complete[field] = inc.sources_any(full)
+            target_complete[field] = inc.targets_any(full)
         # linearisation point of nonlinear maps: the commanded position (itself the position
         # command, clamped with enforce_limits), else the measured one clipped to the limits
-        limits = self.direction.source_limits
-        measured = np.clip(np.where(np.isfinite(source_position), source_position, 0.0),
-                           limits.lower, limits.upper)
-        lin = np.where(complete.get('position', np.zeros(ns, dtype=bool)),
-                       cmd.get('position', np.zeros(ns)), measured)
+        position = complete.get('position')
+        if position is not None and False not in position:
+            lin = cmd['position']
+        else:
+            limits = self.direction.source_limits
+            lin = np.clip(np.where(np.isfinite(source_position), source_position, 0.0),
+                          limits.lower, limits.upper)
+            if position is not None:
+                lin = np.where(position, cmd['position'], lin)
         inputs = {'position': lin}
         for field in ('velocity', 'effort'):
-            if field in cmd and complete[field].any():
-                inputs[field] = np.where(complete[field], cmd[field], 0.0)
-        converted = self.direction.convert(inputs)
-        far = self.direction.unreachable(lin)
-        for field in FIELDS:
-            if field not in cmd or not complete[field].any():
+            if field in cmd and True in complete[field]:
+                inputs[field] = (cmd[field] if False not in complete[field]
+                                 else np.where(complete[field], cmd[field], 0.0))
+        converted = self.direction.maps.convert(
+            inputs, self.direction.to_joint, out=dict(zip(FIELDS, self._converted)),
+            unreachable=self._far)
+        far = self._far
+        for field in cmd:
+            if True not in complete[field]:
                 continue
-            y = np.asarray(converted[field], dtype=np.float64)
+            y = converted[field]
             use = target_complete[field]
-            if far.any():
+            if far is not None and True in far:
                 self.counters.unreachable_outputs += int(np.count_nonzero(use & far))
                 use = use & ~far
             bad = use & ~np.isfinite(y)
-            if bad.any():
+            if True in bad:
                 # a transmission with any non-finite target output sends nothing
-                bad_tr = (self.direction.tr_targets @ bad.astype(float)) > 0.0
-                use = use & ~((self._target_tr @ bad_tr.astype(float)) > 0.0)
-                self.counters.non_finite_outputs += int(bad_tr.sum())
-            out[field] = np.where(use, y, out[field])
+                bad_tr = inc.any_target(bad)
+                use = use & ~inc.targets_any(bad_tr)
+                self.counters.non_finite_outputs += int(np.count_nonzero(bad_tr))
+            np.copyto(out[field], y, where=use)
 
 
 class MotionState:
@@ -344,6 +366,9 @@ class MotionState:
     """
 
     def __init__(self, count: int) -> None:
+        #: NaN everywhere, never written: "no value" for a field not commanded
+        self.none = np.full(count, np.nan)
+        self.none.setflags(write=False)
         self.position = np.full(count, np.nan)
         self.velocity = np.full(count, np.nan)
         self.acceleration = np.full(count, np.nan)
@@ -351,8 +376,7 @@ class MotionState:
 
     def reset(self) -> None:
         """Forget every joint's motion."""
-        for x in (self.position, self.velocity, self.acceleration):
-            x[:] = np.nan
+        self.position = self.velocity = self.acceleration = self.none
         self.time = None
 
     def step(self, now: float, period: Optional[float]) -> float:
@@ -365,7 +389,7 @@ class MotionState:
 
     def update(self, now: float, position: np.ndarray, velocity: np.ndarray,
                acceleration: np.ndarray) -> None:
-        """Keep this cycle's commanded motion."""
+        """Keep this cycle's commanded motion (arrays the caller no longer writes)."""
         self.position, self.velocity, self.acceleration = position, velocity, acceleration
         self.time = now
 
@@ -375,16 +399,26 @@ def group_by_fields(names: List[str], values: Dict[str, np.ndarray]) -> List[Com
     Group the entries of ``values`` (per field, NaN: none) by the set of fields they carry.
 
     :returns: one message per set of fields, entries in ``names`` order; none for entries
-        without any field
+        without any field.  When every entry carries the same fields, the message names are
+        ``names`` itself (a publisher then keeps its message's names).
     """
-    masks = np.stack([np.isfinite(values[f]) for f in FIELDS], axis=1)
-    if not masks.any():
+    fields = [values[f] for f in FIELDS]
+    keys = _WEIGHTS @ np.isfinite(fields)
+    if not len(names):
         return []
-    keys = masks @ np.array([1, 2, 4])
+    if True not in (keys != keys[0]):   # one set of fields for all (or none at all)
+        key = int(keys[0])
+        return [CommandOutput(names, *(x if key & (1 << i) else None
+                                       for i, x in enumerate(fields)))] if key else []
     out = []
-    for key in sorted({int(k) for k in keys if k}):
-        sel = keys == key
-        selected = [n for n, s in zip(names, sel) if s]
-        vals = [values[f][sel] if key & (1 << i) else None for i, f in enumerate(FIELDS)]
-        out.append(CommandOutput(selected, *vals))
+    for key in np.unique(keys).tolist():
+        if key:
+            sel = keys == key
+            selected = [n for n, s in zip(names, sel.tolist()) if s]
+            out.append(CommandOutput(selected, *(x[sel] if key & (1 << i) else None
+                                                 for i, x in enumerate(fields))))
     return out
+
+
+#: the key of a set of fields: position 1, velocity 2, effort 4
+_WEIGHTS = np.array([1, 2, 4])

@@ -94,7 +94,7 @@ def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
     states = hw.states
     source = states.direction.source
     fresh = states.fresh(now)
-    needed = states.direction.depends.any(axis=0)
+    needed = states.direction.state_incidence.read
     state_age = now - states.state_time
     cmd_age = now - hw.commands.command_time
     timer = hw.timer

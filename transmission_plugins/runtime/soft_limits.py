@@ -55,6 +55,7 @@ import math
 from typing import Any
 from typing import Mapping
 from typing import NamedTuple
+from typing import Optional
 from typing import Sequence
 from typing import Tuple
 
@@ -92,19 +93,24 @@ class JointBounds(NamedTuple):
                     & np.isfinite(self.velocity))
 
 
-def velocity_bounds(b: JointBounds, q: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """Return the soft velocity bounds at positions ``q`` (unknown: the velocity limit)."""
-    soft = b.soft_position() & np.isfinite(q)
+def velocity_bounds(b: JointBounds, q: np.ndarray, soft_position: Optional[np.ndarray] = None
+                    ) -> Tuple[np.ndarray, np.ndarray]:
+    """
+    Return the soft velocity bounds at positions ``q`` (unknown: the velocity limit).
+
+    :param soft_position: ``b.soft_position()``, when the caller keeps it
+    """
+    soft = (b.soft_position() if soft_position is None else soft_position) & np.isfinite(q)
     with np.errstate(invalid='ignore'):
         lo = np.clip(-b.k_position * (q - b.soft_lower), -b.velocity, b.velocity)
         hi = np.clip(-b.k_position * (q - b.soft_upper), -b.velocity, b.velocity)
     return np.where(soft, lo, -b.velocity), np.where(soft, hi, b.velocity)
 
 
-def position_bounds(b: JointBounds, ref: np.ndarray, dt: float
-                    ) -> Tuple[np.ndarray, np.ndarray]:
+def position_bounds(b: JointBounds, ref: np.ndarray, dt: float,
+                    soft_position: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
     """Return the soft bounds of position commands around ``ref`` (NaN ref: none)."""
-    lo_v, hi_v = velocity_bounds(b, ref)
+    lo_v, hi_v = velocity_bounds(b, ref, soft_position)
     act = b.safety & np.isfinite(ref) & np.isfinite(b.velocity)
     with np.errstate(invalid='ignore'):
         lo = np.maximum(ref + lo_v * dt, b.lower)
@@ -112,10 +118,11 @@ def position_bounds(b: JointBounds, ref: np.ndarray, dt: float
     return np.where(act, lo, -np.inf), np.where(act, hi, np.inf)
 
 
-def soft_effort_bounds(b: JointBounds, q: np.ndarray, v: np.ndarray
+def soft_effort_bounds(b: JointBounds, q: np.ndarray, v: np.ndarray,
+                       soft_position: Optional[np.ndarray] = None
                        ) -> Tuple[np.ndarray, np.ndarray]:
     """Return the ``k_velocity`` bounds of effort commands (unknown velocity: none)."""
-    lo_v, hi_v = velocity_bounds(b, q)
+    lo_v, hi_v = velocity_bounds(b, q, soft_position)
     act = (b.safety & np.isfinite(b.k_velocity) & np.isfinite(b.effort) & np.isfinite(v))
     with np.errstate(invalid='ignore'):
         lo = np.clip(-b.k_velocity * (v - lo_v), -b.effort, b.effort)

@@ -40,14 +40,11 @@ import numpy as np
 
 from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.runtime.counters import Counters
-from transmission_plugins.runtime.messages import all_true
-from transmission_plugins.runtime.messages import any_true
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.topology import Direction
 from transmission_plugins.runtime.topology import Topology
 
 
-#: What ``joint_states`` says about stale joints (module docstring).
 STALE_JOINT_POLICIES = ('last', 'omit')
 
 
@@ -76,19 +73,21 @@ class LatestStates:
         direction = topology.direction(to_joints)
         #: the sources, targets and map (:class:`~.topology.Direction`)
         self.direction: Direction = direction
+        self._incidence = direction.state_incidence
         self.counters = counters
         self.state_timeout = float(state_timeout)
         self.clock = clock
         self.stale_joints = stale_joints
         self.target_names: List[str] = list(direction.target_names)
         ns, nt = len(direction.source_names), len(self.target_names)
-        #: latest value per field (NaN = unknown)
-        self.state: Dict[str, FloatArray] = {f: np.full(ns, np.nan) for f in FIELDS}
+        #: latest value per field (NaN = unknown): rows of one array, position, velocity, effort
+        self._values = np.full((len(FIELDS), ns), np.nan)
+        self.state: Dict[str, FloatArray] = dict(zip(FIELDS, self._values))
         #: arrival time per source (-inf: never)
         self.state_time = np.full(ns, -np.inf)
         #: counts stored messages: the output is converted again only when it changed
         self._version = 0
-        self._cached: Tuple[int, Optional[np.ndarray], Optional[StateOutput]] = (-1, None, None)
+        self._cached: Tuple[int, Optional[bytes], Optional[StateOutput]] = (-1, None, None)
         #: the last target positions converted (NaN where unknown): linearisation point of
         #: nonlinear command maps
         self.last_position = np.full(nt, np.nan)
@@ -104,13 +103,15 @@ class LatestStates:
         self.position_offset = np.zeros(ns)
         #: targets left out of the output whatever their state (not calibrated), or None
         self.hidden: Optional[np.ndarray] = None
+        # joints to actuators: which targets come from positions outside a mechanism's range
+        self._far = None if direction.to_joint else np.zeros(nt, dtype=bool)
 
     def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
         """Store a validated message for sources ``idx``; absent fields become unknown."""
-        for field in FIELDS:
+        for field, row in zip(FIELDS, self._values):
             x = values.get(field)
-            self.state[field][idx] = np.nan if x is None else x
-        self.state['position'][idx] -= self.position_offset[idx]
+            row[idx] = np.nan if x is None else x
+        self._values[0, idx] -= self.position_offset[idx]
         self.state_time[idx] = now
         self._version += 1
 
@@ -129,42 +130,42 @@ class LatestStates:
         """Return a boolean mask of the sources whose state is within ``state_timeout``."""
         now = self.clock() if now is None else now
         if self.state_timeout <= 0.0:
-            return np.isfinite(self.state_time)
+            return self.state_time > -np.inf
         # never seen: now - (-inf) = inf is not <= the timeout
         return (now - self.state_time) <= self.state_timeout
 
     def fresh_targets(self, fresh: np.ndarray) -> np.ndarray:
         """Return the targets whose every source is in ``fresh`` (boolean mask)."""
-        return (self.direction.depends @ (~fresh).astype(float)) == 0.0
+        return self._incidence.targets_all(self._incidence.all_sources(fresh))
 
     def known_targets(self) -> np.ndarray:
         """Return the targets whose every source has had a state since the start."""
-        return self.fresh_targets(np.isfinite(self.state_time))
+        return self.fresh_targets(self.state_time > -np.inf)
 
     def outputs(self, now: float) -> Optional[StateOutput]:
         """Return this cycle's target states (module docstring), None when none is known."""
         version, mask, output = self._cached
         fresh = self.fresh(now)
-        if mask is None or not np.array_equal(mask, fresh):
-            if mask is not None or any_true(fresh):
+        key = fresh.tobytes()
+        if key != mask:
+            if mask is not None or True in fresh:
                 self.fresh_changes += 1
             self.fresh_mask = fresh
         elif version == self._version:
             return output   # nothing new since the last cycle: same target states
-        if self.stale_joints == 'omit' and not any_true(fresh):
+        if self.stale_joints == 'omit' and True not in fresh:
             output = None
         else:
             output = self._convert(fresh)
-        self._cached = (self._version, fresh, output)
+        self._cached = (self._version, key, output)
         return output
 
     def _convert(self, fresh: np.ndarray) -> Optional[StateOutput]:
         values, complete = self._target_values(fresh)
-        if self.stale_joints == 'last':
-            if not all_true(fresh):
-                target_fresh = self.fresh_targets(fresh)
-                values = {f: np.where(target_fresh, values[f], self.held[f]) for f in FIELDS}
-                complete = {f: all_true(np.isfinite(values[f])) for f in FIELDS}
+        if self.stale_joints == 'last' and False in fresh:
+            target_fresh = self.fresh_targets(fresh)
+            values = {f: np.where(target_fresh, values[f], self.held[f]) for f in FIELDS}
+            complete = {f: False not in np.isfinite(values[f]) for f in FIELDS}
         if self.hidden is not None:
             values = {f: np.where(self.hidden, np.nan, values[f]) for f in FIELDS}
             complete = dict.fromkeys(FIELDS, False)
@@ -177,13 +178,13 @@ class LatestStates:
                                values['velocity'] if complete['velocity'] else None,
                                values['effort'] if complete['effort'] else None)
         include = np.isfinite(values['position'])
-        if not any_true(include):
+        if True not in include:
             return None
         names = [n for n, k in zip(self.target_names, include) if k]
         fields: Dict[str, Optional[np.ndarray]] = {}
         for field in FIELDS:
             x = values[field][include]
-            fields[field] = x if all_true(np.isfinite(x)) else None
+            fields[field] = x if False not in np.isfinite(x) else None
         return StateOutput(names, fields['position'], fields['velocity'], fields['effort'])
 
     def _target_values(self, fresh: np.ndarray
@@ -191,47 +192,51 @@ class LatestStates:
         """
         Convert the fresh, finite source values; return target values and completeness.
 
-        :returns: per field, the target values (NaN where unknown: a stale or missing source,
-            or a non-finite result, counted), and whether every target has one
+        :returns: per field, the target values (new arrays, NaN where unknown: a stale or
+            missing source, or a non-finite result, counted), and whether every target has one
         """
         nt = len(self.target_names)
         inputs: Dict[str, FloatArray] = {}
-        unknown: Dict[str, Optional[FloatArray]] = {}
-        all_fresh = all_true(fresh)
-        for field in FIELDS:
-            x = self.state[field]
+        unknown: Dict[str, FloatArray] = {}
+        all_fresh = False not in fresh
+        for field, x in zip(FIELDS, self._values):
             finite = np.isfinite(x)
-            if all_fresh and all_true(finite):
+            if all_fresh and False not in finite:
                 inputs[field] = x
-                unknown[field] = None
                 continue
             ok = fresh & finite
-            if any_true(ok):
+            if True in ok:
                 inputs[field] = np.where(ok, x, 0.0)
-                unknown[field] = (~ok).astype(float)
-        values = {f: np.full(nt, np.nan) for f in FIELDS}
+                unknown[field] = ~ok
+        block = np.full((len(FIELDS), nt), np.nan)
+        values = dict(zip(FIELDS, block))
         complete = dict.fromkeys(FIELDS, False)
         if 'position' not in inputs:
             return values, complete
-        out = self.direction.convert(inputs)
-        far = self.direction.unreachable(inputs['position'])
-        if far.any():
+        far = self._far
+        self.direction.maps.convert(inputs, self.direction.to_joint,
+                                    out={f: values[f] for f in inputs}, unreachable=far)
+        if far is not None and True in far:
             self.counters.unreachable_outputs += int(np.count_nonzero(far))
+            block[:, far] = np.nan
         for field in inputs:
-            # a copy: held values and cached outputs outlive the maps' buffers
-            y = np.array(out[field], dtype=np.float64)
-            y[far] = np.nan
-            finite = np.isfinite(y) | far   # left out, counted above
-            missing = unknown[field]
-            if missing is None:
-                valid = finite
-                self.counters.non_finite_outputs += int(nt - np.count_nonzero(finite))
-            else:
+            y = values[field]
+            finite = np.isfinite(y)
+            missing = unknown.get(field)
+            if missing is None and False not in finite:
+                complete[field] = True
+                continue
+            bad = ~finite
+            if missing is not None:
                 # a target is known when every source it depends on is
-                known = (self.direction.depends @ missing) == 0.0
-                self.counters.non_finite_outputs += int(np.count_nonzero(known & ~finite))
-                valid = known & finite
-            valid = valid & ~far
-            complete[field] = all_true(valid)
-            values[field] = y if complete[field] else np.where(valid, y, np.nan)
+                known = self.fresh_targets(~missing)
+                bad &= known
+                finite &= known
+            if far is not None:
+                bad &= ~far   # counted as unreachable
+            if True in bad:
+                self.counters.non_finite_outputs += int(np.count_nonzero(bad))
+            complete[field] = False not in finite
+            if not complete[field]:
+                y[~finite] = np.nan
         return values, complete

@@ -13,35 +13,38 @@
 # limitations under the License.
 
 r"""
-Which joints and actuators belong together: per-transmission index groups and incidence matrices.
+Which joints and actuators belong together, as a cycle asks it: per transmission, in one call.
 
-A cycle must decide per transmission (is every actuator of a joint fresh? is a command complete
-for a transmission?) without a Python loop over transmissions, so the groups are also stored as
-0/1 incidence matrices: one matrix product answers the question for every transmission at once.
-Joints that the joint-to-actuator map ignores (the PR2 gripper's passive fingers: a zero column
-of :math:`\partial\theta/\partial q`) are not *commandable*.
+The placement of every transmission is the robot's flat description
+(:class:`~transmission_plugins.core.flat_description.Block`: its joints, its actuators and the
+joints its joint-to-actuator maps read, the *commandable* ones; the PR2 gripper's passive fingers
+are not).  A cycle must decide per transmission (is every actuator of a joint fresh? is a command
+complete for a transmission?) without a Python loop over transmissions, so :class:`Incidence`
+answers those questions for every transmission at once with segment reductions over the
+concatenated indices: memory and work linear in the robot, whatever its size.
 
 A cycle converts in both directions (the hardware interface: actuator states to joint states,
 joint commands to actuator commands; the simulation interface the other way round), so the
 parts of a cycle work on a :class:`Direction` (:meth:`Topology.direction`): the names, groups,
-incidence matrices, limits and array map of one direction, from its *sources* to its *targets*.
+limits and maps of one direction, from its *sources* to its *targets*.
 """
 
 from typing import Any
-from typing import Callable
 from typing import Dict
 from typing import List
-from typing import Mapping
 from typing import NamedTuple
 from typing import Sequence
 from typing import Tuple
 
 import numpy as np
 
+from transmission_plugins.core.flat_description import FlatDescription
+
 
 class Group(NamedTuple):
     """One transmission with the robot-wide indices of its joints and actuators."""
 
+    #: the robot's ``RobotTransmission`` record (name, type, the transmission)
     transmission: Any
     joints: np.ndarray
     actuators: np.ndarray
@@ -49,44 +52,114 @@ class Group(NamedTuple):
     active: np.ndarray
 
 
+class Incidence:
+    """
+    The sources and targets of each transmission of one direction, for reductions in one call.
+
+    Every transmission has at least one source and one target.  A target (or a source) may
+    belong to several transmissions (an actuator shared by identical transmissions).
+
+    :param groups: ``(sources, targets)`` index arrays per transmission
+    :param num_sources: sources of the direction
+    :param num_targets: targets of the direction
+    """
+
+    def __init__(self, groups: Sequence[Tuple[np.ndarray, np.ndarray]], num_sources: int,
+                 num_targets: int) -> None:
+        self.count = len(groups)
+        self._src, self._src_start = _concatenated([s for s, _ in groups])
+        self._tgt, self._tgt_start = _concatenated([t for _, t in groups])
+        self._target_of = _membership([t for _, t in groups], num_targets)
+        self._source_of = _membership([s for s, _ in groups], num_sources)
+        #: the sources some transmission reads
+        self.read = np.zeros(num_sources, dtype=bool)
+        self.read[self._src] = True
+
+    def all_sources(self, mask: np.ndarray) -> np.ndarray:
+        """Return per transmission whether ``mask`` holds for every one of its sources."""
+        if not self.count:
+            return np.zeros(0, dtype=bool)
+        return np.logical_and.reduceat(mask[self._src], self._src_start)
+
+    def any_source(self, mask: np.ndarray) -> np.ndarray:
+        """Return per transmission whether ``mask`` holds for one of its sources."""
+        if not self.count:
+            return np.zeros(0, dtype=bool)
+        return np.logical_or.reduceat(mask[self._src], self._src_start)
+
+    def any_target(self, mask: np.ndarray) -> np.ndarray:
+        """Return per transmission whether ``mask`` holds for one of its targets."""
+        if not self.count:
+            return np.zeros(0, dtype=bool)
+        return np.logical_or.reduceat(mask[self._tgt], self._tgt_start)
+
+    def targets_all(self, per_transmission: np.ndarray) -> np.ndarray:
+        """Return per target whether every transmission it belongs to is marked."""
+        return self._target_of.spread(per_transmission, np.logical_and, True)
+
+    def targets_any(self, per_transmission: np.ndarray) -> np.ndarray:
+        """Return per target whether one transmission it belongs to is marked."""
+        return self._target_of.spread(per_transmission, np.logical_or, False)
+
+    def sources_any(self, per_transmission: np.ndarray) -> np.ndarray:
+        """Return per source whether one transmission it belongs to is marked (none: False)."""
+        return self._source_of.spread(per_transmission, np.logical_or, False)
+
+
+class _Membership(NamedTuple):
+    """Which transmissions each entry belongs to: the first, then the others as pairs."""
+
+    #: the first transmission of each entry, or the count of transmissions (none)
+    first: np.ndarray
+    extra_entries: np.ndarray
+    extra_groups: np.ndarray
+
+    def spread(self, per_transmission: np.ndarray, combine: Any, empty: bool) -> np.ndarray:
+        """Return ``per_transmission`` per entry, combined over its transmissions."""
+        out = np.append(per_transmission, empty)[self.first]
+        if self.extra_entries.size:
+            combine.at(out, self.extra_entries, per_transmission[self.extra_groups])
+        return out
+
+
+def _concatenated(parts: Sequence[np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+    """Return the parts one after the other and where each starts."""
+    sizes = [len(p) for p in parts]
+    starts = np.cumsum([0] + sizes[:-1]).astype(np.intp)
+    flat = np.concatenate(list(parts)).astype(np.intp) if parts else np.zeros(0, np.intp)
+    return flat, starts
+
+
+def _membership(parts: Sequence[np.ndarray], size: int) -> _Membership:
+    first = np.full(size, len(parts), dtype=np.intp)
+    extra: List[Tuple[int, int]] = []
+    for k, part in enumerate(parts):
+        for i in np.asarray(part, dtype=np.intp).tolist():
+            if first[i] == len(parts):
+                first[i] = k
+            else:
+                extra.append((i, k))
+    pairs = np.array(extra, dtype=np.intp).reshape(-1, 2)
+    return _Membership(first, pairs[:, 0].copy(), pairs[:, 1].copy())
+
+
 class Topology:
     """
-    The transmissions of a robot as index groups and incidence matrices.
+    The transmissions of a robot as index groups, from its flat description.
 
-    :param robot: a ``RobotTransmissions`` (its ``transmissions``, joint and actuator names)
+    :param robot: a ``RobotTransmissions`` (its ``transmissions``, names, ``maps`` and limits)
     """
 
     def __init__(self, robot: Any) -> None:
-        joint_names: Sequence[str] = robot.joint_names
-        actuator_names: Sequence[str] = robot.actuator_names
-        pos = {n: i for i, n in enumerate(joint_names)}
-        apos = {n: i for i, n in enumerate(actuator_names)}
-        q0 = np.asarray(robot.default_joint_position())
-        self.groups: List[Group] = []
-        commandable = np.zeros(len(joint_names), dtype=bool)
-        for t in robot.transmissions:
-            joints = np.array([pos[n] for n in t.joint_names], dtype=np.intp)
-            actuators = np.array([apos[n] for n in t.actuator_names], dtype=np.intp)
-            # joints the joint-to-actuator map ignores (PR2 gripper passive joints) have a zero
-            # column in d(actuator)/d(joint): they cannot be commanded
-            jac = np.asarray(t.transmission.joint_to_actuator_jacobian(q0[joints]))
-            used = np.any(jac.reshape(len(actuators), len(joints)) != 0.0, axis=0)
-            active = joints[used]
-            commandable[active] = True
-            self.groups.append(Group(t, joints, actuators, active))
+        maps: FlatDescription = robot.maps
+        #: per transmission (URDF order): its record and indices
+        self.groups: List[Group] = [Group(t, b.joints, b.actuators, b.inputs)
+                                    for t, b in zip(robot.transmissions, maps.blocks)]
+        commandable = np.zeros(len(robot.joint_names), dtype=bool)
+        for g in self.groups:
+            commandable[g.active] = True
         #: joints a command may name
         self.commandable = commandable
-        nj, na, nt = len(joint_names), len(actuator_names), len(self.groups)
-        #: joint j <- the actuators of its transmission
-        self.joint_actuators = np.zeros((nj, na))
-        #: transmission -> its commandable joints
-        self.tr_active = np.zeros((nt, nj))
-        #: transmission -> its actuators
-        self.tr_actuators = np.zeros((nt, na))
-        for k, g in enumerate(self.groups):
-            self.joint_actuators[np.ix_(g.joints, g.actuators)] = 1.0
-            self.tr_active[k, g.active] = 1.0
-            self.tr_actuators[k, g.actuators] = 1.0
         self._robot = robot
 
     def direction(self, to_joints: bool) -> 'Direction':
@@ -100,20 +173,19 @@ class Topology:
         joints = side_limits(robot, 'joint')
         actuators = side_limits(robot, 'actuator')
         if to_joints:
+            groups = [(g.actuators, g.active) for g in self.groups]
             return Direction(
                 'actuator', 'joint', list(robot.actuator_names), list(robot.joint_names),
-                self.joint_actuators, np.ones(self.tr_actuators.shape[1], dtype=bool),
-                self.tr_actuators, self.tr_active,
-                [(g.actuators, g.active) for g in self.groups], actuators, joints,
-                robot.actuator_to_joint_arrays,
-                lambda theta: np.zeros(np.shape(theta)[:-1] + (len(self.commandable),), bool))
-        # actuator a <- the commandable joints of its transmissions
-        depends = ((self.tr_actuators.T @ self.tr_active) > 0.0).astype(float)
-        return Direction(
-            'joint', 'actuator', list(robot.joint_names), list(robot.actuator_names),
-            depends, self.commandable.copy(), self.tr_active, self.tr_actuators,
-            [(g.active, g.actuators) for g in self.groups], joints, actuators,
-            robot.joint_to_actuator_arrays, robot.unreachable_actuators)
+                np.ones(len(robot.actuator_names), bool), groups,
+                Incidence(groups, len(robot.actuator_names), len(robot.joint_names)),
+                Incidence([(g.actuators, g.joints) for g in self.groups],
+                          len(robot.actuator_names), len(robot.joint_names)),
+                actuators, joints, robot.maps, True)
+        groups = [(g.active, g.actuators) for g in self.groups]
+        incidence = Incidence(groups, len(robot.joint_names), len(robot.actuator_names))
+        return Direction('joint', 'actuator', list(robot.joint_names),
+                         list(robot.actuator_names), self.commandable.copy(), groups, incidence,
+                         incidence, joints, actuators, robot.maps, False)
 
 
 class Limits(NamedTuple):
@@ -132,6 +204,11 @@ class Limits(NamedTuple):
                 'velocity': (-self.velocity, self.velocity),
                 'effort': (-self.effort, self.effort)}
 
+    def stacked(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Return the low and high bounds as ``(3, n)`` arrays: position, velocity, effort."""
+        return (np.stack([self.lower, -self.velocity, -self.effort]),
+                np.stack([self.upper, self.velocity, self.effort]))
+
 
 class Direction(NamedTuple):
     """
@@ -145,22 +222,20 @@ class Direction(NamedTuple):
     target: str
     source_names: List[str]
     target_names: List[str]
-    #: (targets, sources): target i is known when every source j marked 1 is
-    depends: np.ndarray
     #: the sources a command may name (passive joints excluded)
     commandable: np.ndarray
-    #: (transmissions, sources): transmission -> its commandable sources
-    tr_sources: np.ndarray
-    #: (transmissions, targets): transmission -> its commandable targets
-    tr_targets: np.ndarray
     groups: List[Tuple[np.ndarray, np.ndarray]]
+    #: the groups for reductions over every transmission at once: commands (to the
+    #: commandable targets) and states (to every target a source's map writes: a passive
+    #: joint's state follows its transmission's actuators)
+    incidence: Incidence
+    state_incidence: Incidence
     source_limits: Limits
     target_limits: Limits
-    #: the robot's array map of this direction
-    convert: Callable[[Mapping[str, Any]], Dict[str, np.ndarray]]
-    #: which targets come from source positions outside their mechanism's range (joints to
-    #: actuators: ``RobotTransmissions.unreachable_actuators``; actuators to joints: none)
-    unreachable: Callable[[np.ndarray], np.ndarray]
+    #: the robot's flat description: its conversion and, joints to actuators, which targets
+    #: come from source positions outside their mechanism's range
+    maps: FlatDescription
+    to_joint: bool
 
 
 def side_limits(robot: Any, side: str) -> Limits:

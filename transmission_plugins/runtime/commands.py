@@ -114,9 +114,17 @@ class LatestCommands:
         self._target_bounds = direction.target_limits.stacked()
         # where the conversion writes (rewritten every cycle) and the mechanisms' range
         self._converted = np.empty((len(FIELDS), nt))
+        self._nothing = np.full((len(FIELDS), nt), np.nan)
         self._far = None if direction.to_joint else np.zeros(nt, dtype=bool)
         self._bounds: Optional[JointBounds] = None
-        self._soft_position = self._rated = np.zeros(ns, dtype=bool)
+        # what a command of every commandable source completes: the sources and targets of
+        # every transmission
+        everything = np.ones(self._incidence.count, dtype=bool)
+        self._commandable = direction.commandable
+        self._sourced = self._incidence.sources_any(everything)
+        self._targeted = self._incidence.targets_any(everything)
+        self._rated = np.zeros(ns, dtype=bool)
+        self._any_rated = False
         self._motion_limited = False
 
     @property
@@ -130,9 +138,9 @@ class LatestCommands:
         if value is None:
             self._motion_limited = False
             return
-        self._soft_position = value.soft_position()
         self._rated = (np.isfinite(value.acceleration) | np.isfinite(value.deceleration)
                        | np.isfinite(value.jerk))
+        self._any_rated = bool(self._rated.any())
         # a joint without a <safety_controller> and without rate limits has nothing more to
         # clamp than its hard limits: when none has, the motion limits are skipped whole
         self._motion_limited = bool(value.safety.any() or self._rated.any())
@@ -183,22 +191,21 @@ class LatestCommands:
         for field, row, finite in zip(FIELDS, block, given):
             if True in finite:
                 cmd[field] = row
-        with np.errstate(invalid='ignore', over='ignore'):  # inf - inf, a huge rate: results
-            if self.enforce_limits:
-                self._clamp_block(self.direction.source, block, *self._source_bounds)
-                if self._motion_limited and self.measured is not None and self._bounds:
-                    self._limit_motion(cmd, now, self._bounds, *self.measured())
-            out = np.full((len(FIELDS), len(self.target_names)), np.nan)
-            values = dict(zip(FIELDS, out))
-            if cmd:
-                self._convert_commands(cmd, values, source_position)
-            self._apply_timeout_action(alive, values)
-            if self.enforce_limits:
-                self._clamp_block(self.direction.target, out, *self._target_bounds)
+        if self.enforce_limits:
+            self._clamp_block(self.direction.source, block, *self._source_bounds)
+            if self._motion_limited and self.measured is not None and self._bounds:
+                self._limit_motion(cmd, now, self._bounds, *self.measured())
+        out = self._nothing.copy()
+        values = dict(zip(FIELDS, out))
+        if cmd:
+            self._convert_commands(cmd, values, source_position)
+        self._apply_timeout_action(alive, values)
+        if self.enforce_limits:
+            self._clamp_block(self.direction.target, out, *self._target_bounds)
         if self.position_offset is not None:
             out[0] += self.position_offset
         self.latest = values
-        return group_by_fields(self.target_names, values)
+        return group_by_fields(self.target_names, out)
 
     def _clamp_block(self, side: str, block: np.ndarray, lo: np.ndarray,
                      hi: np.ndarray) -> None:
@@ -260,42 +267,51 @@ class LatestCommands:
         Clamp joint commands to the soft and rate limits of :mod:`~.soft_limits` (and count).
 
         The rate limits act on a joint commanded in the previous cycle; :class:`MotionState`
-        keeps its last commanded position, velocity and implied acceleration.
+        keeps its last commanded position, velocity and implied acceleration (the velocity and
+        acceleration only when some joint has a rate limit).
         """
         m = self._motion
         dt = m.step(now, self.period)
         none = m.none
-        p, vel, eff = (cmd.get(f, none) for f in FIELDS)
-        has_p, has_v = np.isfinite(p), np.isfinite(vel)
-        rated = self._rated
-        prev_v = np.where(np.isfinite(m.velocity), m.velocity, v)
-        new_p = new_v = none
-        if True in has_p:
+        rated = self._rated if self._any_rated else None
+        prev_v = none
+        if rated is not None:
+            prev_v = np.where(np.isfinite(m.velocity), m.velocity, v)
+        new_v = none
+        p = cmd.get('position')
+        if p is not None:
             ref = np.where(np.isfinite(m.position), m.position, q)
-            lo, hi = position_bounds(b, ref, dt, self._soft_position)
-            p = self._clamp('joint', 'soft_position', p, lo, hi)
-            go = has_p & rated & np.isfinite(ref)
-            if True in go:
-                implied = (p - ref) / dt
-                p = np.where(go, ref + self._rates(b, implied, prev_v, m.acceleration, dt, go)
-                             * dt, p)
-            new_v = np.where(has_p, (p - ref) / dt, none)
-            new_p = p
-            cmd['position'][:] = p
-        if True in has_v:
-            lo, hi = velocity_bounds(b, q, self._soft_position)
-            vel = self._clamp('joint', 'soft_velocity', vel, np.where(b.safety, lo, -np.inf),
-                              np.where(b.safety, hi, np.inf))
-            go = has_v & ~has_p & rated
-            if True in go:
-                vel = np.where(go, self._rates(b, vel, prev_v, m.acceleration, dt, go), vel)
-            new_v = np.where(has_v & ~has_p, vel, new_v)
-            cmd['velocity'][:] = vel
-        if True in np.isfinite(eff):
-            eff = self._clamp('joint', 'soft_effort', eff,
-                              *soft_effort_bounds(b, q, v, self._soft_position))
-            cmd['effort'][:] = self._clamp('joint', 'effort', eff, *limit_effort_bounds(b, q, v))
-        m.update(now, new_p, new_v, (new_v - prev_v) / dt)
+            p[:] = self._clamp('joint', 'soft_position', p, *position_bounds(b, ref, dt))
+            if rated is not None:
+                has_p = np.isfinite(p)
+                go = has_p & rated & np.isfinite(ref)
+                with np.errstate(invalid='ignore', over='ignore'):   # a huge rate: inf
+                    implied = (p - ref) / dt
+                    if True in go:
+                        p[:] = np.where(go, ref + self._rates(b, implied, prev_v, m.acceleration,
+                                                              dt, go) * dt, p)
+                        implied = (p - ref) / dt
+                new_v = np.where(has_p, implied, none)
+        vel = cmd.get('velocity')
+        if vel is not None:
+            lo, hi = np.where(b.safety, velocity_bounds(b, q), b.open_range)
+            vel[:] = self._clamp('joint', 'soft_velocity', vel, lo, hi)
+            if rated is not None:
+                free = np.isfinite(vel) & (True if p is None else ~np.isfinite(p))
+                go = free & rated
+                if True in go:
+                    vel[:] = np.where(go, self._rates(b, vel, prev_v, m.acceleration, dt, go),
+                                      vel)
+                new_v = np.where(free, vel, new_v)
+        eff = cmd.get('effort')
+        if eff is not None:
+            eff[:] = self._clamp('joint', 'soft_effort', eff, *soft_effort_bounds(b, q, v))
+            eff[:] = self._clamp('joint', 'effort', eff, *limit_effort_bounds(b, q, v))
+        if rated is None:
+            m.update(now, none if p is None else p, none, none)
+            return
+        with np.errstate(invalid='ignore', over='ignore'):   # inf - inf: an unknown rate
+            m.update(now, none if p is None else p, new_v, (new_v - prev_v) / dt)
 
     def _rates(self, b: JointBounds, desired: np.ndarray, previous: np.ndarray,
                acceleration: np.ndarray, dt: float, go: np.ndarray) -> np.ndarray:
@@ -313,6 +329,9 @@ class LatestCommands:
         target_complete = {}
         for field, c in cmd.items():
             finite = np.isfinite(c)
+            if True not in (self._commandable > finite):   # every commandable source has it
+                complete[field], target_complete[field] = self._sourced, self._targeted
+                continue
             full = inc.all_sources(finite)                    # per transmission
             incomplete = inc.any_source(finite) & ~full
             if True in incomplete:
@@ -394,29 +413,31 @@ class MotionState:
         self.time = now
 
 
-def group_by_fields(names: List[str], values: Dict[str, np.ndarray]) -> List[CommandOutput]:
+def group_by_fields(names: List[str], values: np.ndarray) -> List[CommandOutput]:
     """
-    Group the entries of ``values`` (per field, NaN: none) by the set of fields they carry.
+    Group the entries of ``values`` by the set of fields they carry.
 
+    :param values: ``(3, len(names))``: position, velocity and effort per entry (NaN: none)
     :returns: one message per set of fields, entries in ``names`` order; none for entries
         without any field.  When every entry carries the same fields, the message names are
         ``names`` itself (a publisher then keeps its message's names).
     """
-    fields = [values[f] for f in FIELDS]
-    keys = _WEIGHTS @ np.isfinite(fields)
+    keys = _WEIGHTS @ np.isfinite(values)
     if not len(names):
         return []
     if True not in (keys != keys[0]):   # one set of fields for all (or none at all)
         key = int(keys[0])
-        return [CommandOutput(names, *(x if key & (1 << i) else None
-                                       for i, x in enumerate(fields)))] if key else []
+        if not key:
+            return []
+        return [CommandOutput(names, values[0] if key & 1 else None,
+                              values[1] if key & 2 else None, values[2] if key & 4 else None)]
     out = []
     for key in np.unique(keys).tolist():
         if key:
             sel = keys == key
             selected = [n for n, s in zip(names, sel.tolist()) if s]
             out.append(CommandOutput(selected, *(x[sel] if key & (1 << i) else None
-                                                 for i, x in enumerate(fields))))
+                                                 for i, x in enumerate(values))))
     return out
 
 

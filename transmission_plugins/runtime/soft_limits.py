@@ -55,7 +55,6 @@ import math
 from typing import Any
 from typing import Mapping
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
 from typing import Tuple
 
@@ -69,7 +68,12 @@ ZERO = 1e-10
 
 
 class JointBounds(NamedTuple):
-    """Per joint: the hard and soft limits and the rate limits (``inf``/NaN: none)."""
+    """
+    Per joint: the hard and soft limits and the rate limits (``inf``/NaN: none).
+
+    The last fields are constants of the others that every cycle would otherwise compute again
+    (:func:`joint_bounds` fills them).
+    """
 
     lower: np.ndarray
     upper: np.ndarray
@@ -84,59 +88,61 @@ class JointBounds(NamedTuple):
     acceleration: np.ndarray
     deceleration: np.ndarray
     jerk: np.ndarray
+    #: the joints whose soft position limits act (ros2_control's rule)
+    soft: np.ndarray
+    #: ``-k_position``, ``-velocity``, ``-effort``
+    negative_k_position: np.ndarray
+    negative_velocity: np.ndarray
+    negative_effort: np.ndarray
+    #: a ``<safety_controller>`` and a finite velocity limit: position commands are bounded
+    #: around the previous one
+    bounded_position: np.ndarray
+    #: a ``<safety_controller>``, finite ``k_velocity`` and effort limits: effort commands are
+    #: bounded by the velocity
+    bounded_effort: np.ndarray
+    #: ``(2, n)``: the soft limits; minus and plus the velocity limit; the lower limit and
+    #: ``-inf``; ``inf`` and the upper limit; ``-inf`` and ``inf``
+    soft_range: np.ndarray
+    velocity_range: np.ndarray
+    lower_bound: np.ndarray
+    upper_bound: np.ndarray
+    open_range: np.ndarray
 
     def soft_position(self) -> np.ndarray:
         """Return the joints whose soft position limits act (ros2_control's rule)."""
-        with np.errstate(invalid='ignore'):
-            return (self.safety & np.isfinite(self.lower) & np.isfinite(self.upper)
-                    & (self.soft_upper - self.soft_lower > ZERO) & (self.k_position > ZERO)
-                    & np.isfinite(self.velocity))
+        return self.soft
 
 
-def velocity_bounds(b: JointBounds, q: np.ndarray, soft_position: Optional[np.ndarray] = None
-                    ) -> Tuple[np.ndarray, np.ndarray]:
+def velocity_bounds(b: JointBounds, q: np.ndarray) -> np.ndarray:
     """
     Return the soft velocity bounds at positions ``q`` (unknown: the velocity limit).
 
-    :param soft_position: ``b.soft_position()``, when the caller keeps it
+    :returns: ``(2, n)``: the low and the high bounds
     """
-    soft = (b.soft_position() if soft_position is None else soft_position) & np.isfinite(q)
-    with np.errstate(invalid='ignore'):
-        lo = np.clip(-b.k_position * (q - b.soft_lower), -b.velocity, b.velocity)
-        hi = np.clip(-b.k_position * (q - b.soft_upper), -b.velocity, b.velocity)
-    return np.where(soft, lo, -b.velocity), np.where(soft, hi, b.velocity)
+    x = np.minimum(np.maximum(b.negative_k_position * (q - b.soft_range), b.negative_velocity),
+                   b.velocity)
+    return np.where(b.soft & np.isfinite(q), x, b.velocity_range)
 
 
-def position_bounds(b: JointBounds, ref: np.ndarray, dt: float,
-                    soft_position: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
-    """Return the soft bounds of position commands around ``ref`` (NaN ref: none)."""
-    lo_v, hi_v = velocity_bounds(b, ref, soft_position)
-    act = b.safety & np.isfinite(ref) & np.isfinite(b.velocity)
-    with np.errstate(invalid='ignore'):
-        lo = np.maximum(ref + lo_v * dt, b.lower)
-        hi = np.minimum(ref + hi_v * dt, b.upper)
-    return np.where(act, lo, -np.inf), np.where(act, hi, np.inf)
+def position_bounds(b: JointBounds, ref: np.ndarray, dt: float) -> np.ndarray:
+    """Return the soft bounds of position commands around ``ref`` (NaN ref: none), ``(2, n)``."""
+    x = np.minimum(np.maximum(ref + velocity_bounds(b, ref) * dt, b.lower_bound), b.upper_bound)
+    return np.where(b.bounded_position & np.isfinite(ref), x, b.open_range)
 
 
-def soft_effort_bounds(b: JointBounds, q: np.ndarray, v: np.ndarray,
-                       soft_position: Optional[np.ndarray] = None
-                       ) -> Tuple[np.ndarray, np.ndarray]:
-    """Return the ``k_velocity`` bounds of effort commands (unknown velocity: none)."""
-    lo_v, hi_v = velocity_bounds(b, q, soft_position)
-    act = (b.safety & np.isfinite(b.k_velocity) & np.isfinite(b.effort) & np.isfinite(v))
-    with np.errstate(invalid='ignore'):
-        lo = np.clip(-b.k_velocity * (v - lo_v), -b.effort, b.effort)
-        hi = np.clip(-b.k_velocity * (v - hi_v), -b.effort, b.effort)
-    return np.where(act, lo, -np.inf), np.where(act, hi, np.inf)
+def soft_effort_bounds(b: JointBounds, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Return the ``k_velocity`` bounds of effort commands (unknown velocity: none), ``(2, n)``."""
+    x = np.minimum(np.maximum(-b.k_velocity * (v - velocity_bounds(b, q)), b.negative_effort),
+                   b.effort)
+    return np.where(b.bounded_effort & np.isfinite(v), x, b.open_range)
 
 
 def limit_effort_bounds(b: JointBounds, q: np.ndarray, v: np.ndarray
                         ) -> Tuple[np.ndarray, np.ndarray]:
     """Return the bounds of effort commands at the position and velocity limits (0 or none)."""
     known = b.safety & np.isfinite(q) & np.isfinite(v)
-    with np.errstate(invalid='ignore'):
-        no_lower = known & (((q <= b.lower) & (v <= 0.0)) | (v < -b.velocity))
-        no_upper = known & (((q >= b.upper) & (v >= 0.0)) | (v > b.velocity)) & ~no_lower
+    no_lower = known & (((q <= b.lower) & (v <= 0.0)) | (v < b.negative_velocity))
+    no_upper = known & (((q >= b.upper) & (v >= 0.0)) | (v > b.velocity)) & ~no_lower
     return np.where(no_lower, 0.0, -np.inf), np.where(no_upper, 0.0, np.inf)
 
 
@@ -230,5 +236,17 @@ def joint_bounds(robot: Any, rates: Tuple[np.ndarray, np.ndarray, np.ndarray],
     soft = (np.full((len(robot.joint_names), 4), np.nan) if soft is None
             else np.asarray(soft, dtype=np.float64).reshape(-1, 4))
     safety = ~np.isnan(soft[:, 0]) & bool(soft_limits)
+    with np.errstate(invalid='ignore'):
+        acting = (safety & np.isfinite(hard.lower) & np.isfinite(hard.upper)
+                  & (soft[:, 1] - soft[:, 0] > ZERO) & (soft[:, 2] > ZERO)
+                  & np.isfinite(hard.velocity))
     return JointBounds(hard.lower, hard.upper, hard.velocity, hard.effort, soft[:, 0],
-                       soft[:, 1], soft[:, 2], soft[:, 3], safety, *rates)
+                       soft[:, 1], soft[:, 2], soft[:, 3], safety, *rates, acting,
+                       -soft[:, 2], -hard.velocity, -hard.effort,
+                       safety & np.isfinite(hard.velocity),
+                       safety & np.isfinite(soft[:, 3]) & np.isfinite(hard.effort),
+                       soft[:, :2].T.copy(), np.stack([-hard.velocity, hard.velocity]),
+                       np.stack([hard.lower, np.full_like(hard.lower, -np.inf)]),
+                       np.stack([np.full_like(hard.upper, np.inf), hard.upper]),
+                       np.stack([np.full_like(hard.lower, -np.inf),
+                                 np.full_like(hard.upper, np.inf)]))

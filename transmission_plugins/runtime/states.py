@@ -105,6 +105,9 @@ class LatestStates:
         self.hidden: Optional[np.ndarray] = None
         # joints to actuators: which targets come from positions outside a mechanism's range
         self._far = None if direction.to_joint else np.zeros(nt, dtype=bool)
+        # the values of a cycle before the conversion writes them, and every field complete
+        self._unknown = np.full((len(FIELDS), nt), np.nan)
+        self._complete = dict.fromkeys(FIELDS, True)
 
     def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
         """Store a validated message for sources ``idx``; absent fields become unknown."""
@@ -195,48 +198,47 @@ class LatestStates:
         :returns: per field, the target values (new arrays, NaN where unknown: a stale or
             missing source, or a non-finite result, counted), and whether every target has one
         """
-        nt = len(self.target_names)
         inputs: Dict[str, FloatArray] = {}
         unknown: Dict[str, FloatArray] = {}
-        all_fresh = False not in fresh
-        for field, x in zip(FIELDS, self._values):
-            finite = np.isfinite(x)
-            if all_fresh and False not in finite:
-                inputs[field] = x
-                continue
-            ok = fresh & finite
-            if True in ok:
-                inputs[field] = np.where(ok, x, 0.0)
-                unknown[field] = ~ok
-        block = np.full((len(FIELDS), nt), np.nan)
+        finite = np.isfinite(self._values)
+        if False in fresh or False in finite:
+            for field, x, ok in zip(FIELDS, self._values, finite & fresh):
+                if False not in ok:
+                    inputs[field] = x
+                elif True in ok:
+                    inputs[field] = np.where(ok, x, 0.0)
+                    unknown[field] = ~ok
+        else:
+            inputs = self.state
+        block = self._unknown.copy()
         values = dict(zip(FIELDS, block))
-        complete = dict.fromkeys(FIELDS, False)
         if 'position' not in inputs:
-            return values, complete
+            return values, dict.fromkeys(FIELDS, False)
         far = self._far
         self.direction.maps.convert(inputs, self.direction.to_joint,
                                     out={f: values[f] for f in inputs}, unreachable=far)
         if far is not None and True in far:
             self.counters.unreachable_outputs += int(np.count_nonzero(far))
             block[:, far] = np.nan
-        for field in inputs:
-            y = values[field]
-            finite = np.isfinite(y)
-            missing = unknown.get(field)
-            if missing is None and False not in finite:
-                complete[field] = True
+        finite = np.isfinite(block)
+        if not unknown and False not in finite:
+            return values, self._complete
+        complete = dict.fromkeys(FIELDS, False)
+        for field, y, valid in zip(FIELDS, block, finite):
+            if field not in inputs:
                 continue
-            bad = ~finite
+            missing = unknown.get(field)
+            bad = ~valid
             if missing is not None:
                 # a target is known when every source it depends on is
                 known = self.fresh_targets(~missing)
                 bad &= known
-                finite &= known
+                valid &= known
             if far is not None:
                 bad &= ~far   # counted as unreachable
             if True in bad:
                 self.counters.non_finite_outputs += int(np.count_nonzero(bad))
-            complete[field] = False not in finite
+            complete[field] = False not in valid
             if not complete[field]:
-                y[~finite] = np.nan
+                y[~valid] = np.nan
         return values, complete

@@ -113,10 +113,15 @@ class _Membership(NamedTuple):
     first: np.ndarray
     extra_entries: np.ndarray
     extra_groups: np.ndarray
+    #: per transmission, then the value of an entry of none
+    values: np.ndarray
 
     def spread(self, per_transmission: np.ndarray, combine: Any, empty: bool) -> np.ndarray:
         """Return ``per_transmission`` per entry, combined over its transmissions."""
-        out = np.append(per_transmission, empty)[self.first]
+        values = self.values
+        values[:-1] = per_transmission
+        values[-1] = empty
+        out = values[self.first]
         if self.extra_entries.size:
             combine.at(out, self.extra_entries, per_transmission[self.extra_groups])
         return out
@@ -140,7 +145,8 @@ def _membership(parts: Sequence[np.ndarray], size: int) -> _Membership:
             else:
                 extra.append((i, k))
     pairs = np.array(extra, dtype=np.intp).reshape(-1, 2)
-    return _Membership(first, pairs[:, 0].copy(), pairs[:, 1].copy())
+    return _Membership(first, pairs[:, 0].copy(), pairs[:, 1].copy(),
+                       np.zeros(len(parts) + 1, dtype=bool))
 
 
 class Topology:

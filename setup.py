@@ -59,8 +59,8 @@ KERNEL = Extension(
     sources=sorted(glob('src/kernel/*.c')),
     depends=sorted(glob('src/kernel/*.h')),
     include_dirs=['src/kernel'],
-    extra_compile_args=['-std=c99', '-O2', '-ffp-contract=off', '-fno-math-errno', '-fno-strict-aliasing',
-                        '-Wall', '-Wextra', '-Werror', '-Wshadow', '-Wvla',
+    extra_compile_args=['-std=c99', '-O2', '-ffp-contract=off', '-fno-math-errno',
+                        '-fno-strict-aliasing', '-Wall', '-Wextra', '-Werror', '-Wshadow', '-Wvla',
                         '-Wno-missing-field-initializers'],
     libraries=['m'],
 )

@@ -42,8 +42,13 @@ class KernelSpy:
         monkeypatch.setattr(flat, 'kernel', self)
 
     def convert(self, to_joint: bool, batch: int, *args: Any) -> None:
-        """Record the call and convert."""
-        self.calls.append(KernelCall(bool(to_joint), batch,
+        """Record the call (its samples; -1: those of its first source) and convert."""
+        samples = batch
+        if batch == -1:
+            size = self.real.num_actuators if to_joint else self.real.num_joints
+            first = next(a for a in args[:3] + (args[6],) if a is not None)
+            samples = first.size // size
+        self.calls.append(KernelCall(bool(to_joint), samples,
                                      tuple(a is not None for a in args[:3])))
         self.real.convert(to_joint, batch, *args)
 

@@ -45,6 +45,31 @@ static void fill(int64_t n, double * x, double value)
   }
 }
 
+// x = A^-1 b for 2 x 2: the elimination below, unrolled
+static int solve_2(const double * a, const double * b, double * x)
+{
+  const int swap = fabs(a[2]) > fabs(a[0]);
+  const double a00 = swap ? a[2] : a[0];
+  const double a01 = swap ? a[3] : a[1];
+  const double a10 = swap ? a[0] : a[2];
+  const double a11 = swap ? a[1] : a[3];
+  const double b0 = swap ? b[1] : b[0];
+  const double b1 = swap ? b[0] : b[1];
+  if (a00 == 0.0) {
+    x[0] = x[1] = NAN;
+    return 0;
+  }
+  const double f = a10 / a00;
+  const double u11 = a11 - f * a01;
+  if (u11 == 0.0) {
+    x[0] = x[1] = NAN;
+    return 0;
+  }
+  x[1] = (b1 - f * b0) / u11;
+  x[0] = (b0 - a01 * x[1]) / a00;
+  return 1;
+}
+
 int kernel_solve(int64_t n, const double * a, const double * b, double * x, double * work)
 {
   // Gaussian elimination with partial pivoting on a copy: [A | b] in work (n x (n + 1))
@@ -52,6 +77,17 @@ int kernel_solve(int64_t n, const double * a, const double * b, double * x, doub
   if (!all_finite(n * n, a)) {
     fill(n, x, NAN);
     return 0;
+  }
+  if (n == 1) {
+    if (a[0] == 0.0) {
+      x[0] = NAN;
+      return 0;
+    }
+    x[0] = b[0] / a[0];
+    return 1;
+  }
+  if (n == 2) {
+    return solve_2(a, b, x);
   }
   for (int64_t i = 0; i < n; ++i) {
     memcpy(work + i * w, a + i * n, (size_t)n * sizeof(double));
@@ -152,8 +188,16 @@ static int converged(int64_t n, const double * r, const double * limit)
   return 1;
 }
 
-static void residual(const Mechanism * m, const double * theta, const double * x, double * r, double * k)
+// the residual of g(x) = theta at x and its Jacobian: the type's own (from `target`), or
+// g(x) - theta and K
+static void residual(
+  const Mechanism * m, const double * theta, const double * target, const double * x, double * r,
+  double * k)
 {
+  if (m->type->newton_residual != NULL) {
+    m->type->newton_residual(m, x, target, r, k);
+    return;
+  }
   m->type->to_actuator(m, x, r, k);
   for (int64_t i = 0; i < m->na; ++i) {
     r[i] -= theta[i];
@@ -164,12 +208,12 @@ static void residual(const Mechanism * m, const double * theta, const double * x
 // the solution and K there.  `anchored`: a start outside the domain of g is moved halfway to the
 // neutral pose (the origin), as often as it takes, first.
 static int iterate(
-  const Mechanism * m, const double * theta, const double * limit, int64_t budget, int anchored,
-  NewtonScratch * s)
+  const Mechanism * m, const double * theta, const double * target, const double * limit,
+  int64_t budget, int anchored, NewtonScratch * s)
 {
   const int64_t n = m->nj;
   int64_t evaluations = 1;
-  residual(m, theta, s->x, s->r, s->k);
+  residual(m, theta, target, s->x, s->r, s->k);
   if (anchored) {
     for (int h = 0; h < NEWTON_HALVINGS && !all_finite(n, s->r); ++h) {
       if (evaluations >= budget) {
@@ -178,7 +222,7 @@ static int iterate(
       for (int64_t i = 0; i < n; ++i) {
         s->x[i] *= 0.5;
       }
-      residual(m, theta, s->x, s->r, s->k);
+      residual(m, theta, target, s->x, s->r, s->k);
       ++evaluations;
     }
   }
@@ -196,7 +240,7 @@ static int iterate(
       for (int64_t i = 0; i < n; ++i) {
         s->xn[i] = s->x[i] - s->step[i];
       }
-      residual(m, theta, s->xn, s->rn, s->kn);
+      residual(m, theta, target, s->xn, s->rn, s->kn);
       ++evaluations;
       if (all_finite(n, s->rn) || h == NEWTON_HALVINGS) {
         break;
@@ -238,7 +282,10 @@ static void newton(Mechanism * m, const double * theta, double * q, double * k, 
     scratch + n, scratch + 2 * n, scratch + 3 * n, scratch + 3 * n + nn, scratch + 4 * n + nn,
     scratch + 5 * n + nn, scratch + 5 * n + 2 * nn, scratch + 6 * n + 2 * nn};
   const NewtonScratch start = s;
-  if (!all_finite(n, theta)) {
+  double * target = scratch + 7 * n + 3 * nn;
+  if (!all_finite(n, theta) ||
+    (m->type->newton_target != NULL && !m->type->newton_target(m, theta, target)))
+  {
     fill(n, q, NAN);
     fill(nn, k, NAN);
     return;
@@ -259,7 +306,7 @@ static void newton(Mechanism * m, const double * theta, double * q, double * k, 
       for (int64_t i = 0; i < n; ++i) {
         s.x[i] = m->warm_q[i] + s.step[i];
       }
-      done = iterate(m, theta, limit, WARM_EVALUATIONS, 0, &s);
+      done = iterate(m, theta, target, limit, WARM_EVALUATIONS, 0, &s);
     }
   }
   if (!done) {
@@ -269,7 +316,7 @@ static void newton(Mechanism * m, const double * theta, double * q, double * k, 
       s.rn[i] = theta[i] - m->neutral_theta[i];
     }
     times(n, n, m->neutral_slope, s.rn, s.x);
-    done = iterate(m, theta, limit, NEWTON_EVALUATIONS, 1, &s);
+    done = iterate(m, theta, target, limit, NEWTON_EVALUATIONS, 1, &s);
   }
   if (!done) {
     fill(n, q, NAN);
@@ -325,41 +372,90 @@ int64_t kernel_scratch_size(const Description * d)
 
 // ------------------------------------------------------------------------ one conversion
 
-// The linear rows of one kind, one sample: y_r = sum_k v_rk x_c(rk) (+ q0_r for joint
+// The linear rows of one kind over a batch: y_r = sum_k v_rk x_c(rk) (+ q0_r for joint
 // positions; joint to actuator positions map q - q0).  Rows without entries are 0, unless a
-// mechanism writes them.
+// mechanism writes them.  The rows of one entry are taken four samples at a time (their
+// indices loaded once for four).
 static void linear_rows(
-  const Description * d, int to_joint, int kind, const double * x, double * y)
+  const Description * d, int to_joint, int kind, const double * x, double * y, int64_t batch,
+  int64_t n_in, int64_t n_out)
 {
   const Rows * rows = &d->rows[to_joint][kind == 2];
-  const int64_t n_out = to_joint ? d->nj : d->na;
-  const uint8_t * written = to_joint ? d->mechanism_joint : d->mechanism_actuator;
-  const int offset = kind == 0;
-  for (int64_t r = 0; r < n_out; ++r) {
-    int64_t k = rows->ptr[r];
-    const int64_t end = rows->ptr[r + 1];
-    if (k == end) {
-      if (!written[r]) {
-        y[r] = 0.0;
+  const double * q0 = d->joint_offset;
+  const int64_t * row = rows->single_row;
+  const int64_t * col = rows->single_col;
+  const double * val = rows->single_val;
+  const int64_t n = rows->n_single;
+  const int mode = kind != 0 ? 0 : (to_joint ? 1 : 2);
+  int64_t b = 0;
+  for (; b + 4 <= batch; b += 4) {
+    const double * x0 = x + b * n_in;
+    const double * x1 = x0 + n_in;
+    const double * x2 = x1 + n_in;
+    const double * x3 = x2 + n_in;
+    double * y0 = y + b * n_out;
+    double * y1 = y0 + n_out;
+    double * y2 = y1 + n_out;
+    double * y3 = y2 + n_out;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t r = row[i];
+      const int64_t c = col[i];
+      const double v = val[i];
+      if (mode == 0) {
+        y0[r] = x0[c] * v;
+        y1[r] = x1[c] * v;
+        y2[r] = x2[c] * v;
+        y3[r] = x3[c] * v;
+      } else if (mode == 1) {
+        const double o = q0[r];
+        y0[r] = x0[c] * v + o;
+        y1[r] = x1[c] * v + o;
+        y2[r] = x2[c] * v + o;
+        y3[r] = x3[c] * v + o;
+      } else {
+        const double o = q0[c];
+        y0[r] = (x0[c] - o) * v;
+        y1[r] = (x1[c] - o) * v;
+        y2[r] = (x2[c] - o) * v;
+        y3[r] = (x3[c] - o) * v;
       }
-      continue;
     }
-    double s;
-    if (offset && !to_joint) {
-      s = (x[rows->col[k]] - d->joint_offset[rows->col[k]]) * rows->val[k];
-      for (++k; k < end; ++k) {
-        s += (x[rows->col[k]] - d->joint_offset[rows->col[k]]) * rows->val[k];
-      }
-    } else {
-      s = x[rows->col[k]] * rows->val[k];
-      for (++k; k < end; ++k) {
-        s += x[rows->col[k]] * rows->val[k];
-      }
-      if (offset) {
-        s += d->joint_offset[r];
-      }
+  }
+  for (; b < batch; ++b) {
+    const double * xb = x + b * n_in;
+    double * yb = y + b * n_out;
+    for (int64_t i = 0; i < n; ++i) {
+      const double xc = mode == 2 ? xb[col[i]] - q0[col[i]] : xb[col[i]];
+      yb[row[i]] = mode == 1 ? xc * val[i] + q0[row[i]] : xc * val[i];
     }
-    y[r] = s;
+  }
+  for (b = 0; b < batch; ++b) {
+    const double * xb = x + b * n_in;
+    double * yb = y + b * n_out;
+    for (int64_t i = 0; i < rows->n_multi; ++i) {
+      const int64_t r = rows->multi_row[i];
+      int64_t k = rows->ptr[r];
+      const int64_t end = rows->ptr[r + 1];
+      double sum;
+      if (mode == 2) {
+        sum = (xb[rows->col[k]] - q0[rows->col[k]]) * rows->val[k];
+        for (++k; k < end; ++k) {
+          sum += (xb[rows->col[k]] - q0[rows->col[k]]) * rows->val[k];
+        }
+      } else {
+        sum = xb[rows->col[k]] * rows->val[k];
+        for (++k; k < end; ++k) {
+          sum += xb[rows->col[k]] * rows->val[k];
+        }
+        if (mode == 1) {
+          sum += q0[r];
+        }
+      }
+      yb[r] = sum;
+    }
+    for (int64_t i = 0; i < rows->n_zero; ++i) {
+      yb[rows->zero_row[i]] = 0.0;
+    }
   }
 }
 
@@ -606,7 +702,14 @@ void kernel_convert(Description * d, int to_joint, const Conversion * c, double 
   s.jac = scratch + 9 * side;
   s.spare = scratch + 9 * side + side * side;
   s.newton = scratch + 9 * side + 2 * side * side;
-  for (int64_t b = 0; b < c->batch; ++b) {
+  for (int k = 0; k < 3; ++k) {
+    if (c->source[k] != NULL) {
+      linear_rows(d, to_joint, k, c->source[k], c->target[k], c->batch, n_in, n_out);
+    }
+  }
+  for (int64_t b = 0; b < c->batch && (d->n_mechanisms > 0 || c->unreachable != NULL ||
+    c->jacobian != NULL); ++b)
+  {
     const double * src[3];
     double * dst[3];
     for (int k = 0; k < 3; ++k) {
@@ -616,11 +719,6 @@ void kernel_convert(Description * d, int to_joint, const Conversion * c, double 
     const double * state = c->state != NULL ? c->state + b * n_in : NULL;
     uint8_t * unreachable = c->unreachable != NULL ? c->unreachable + b * n_out : NULL;
     double * jacobian = c->jacobian != NULL ? c->jacobian + b * n_out * n_in : NULL;
-    for (int k = 0; k < 3; ++k) {
-      if (src[k] != NULL) {
-        linear_rows(d, to_joint, k, src[k], dst[k]);
-      }
-    }
     if (unreachable != NULL) {
       memset(unreachable, 0, (size_t)n_out);
     }

@@ -76,6 +76,12 @@ typedef struct {
   // the terms the Python class words its workspace problems with, at one position; returns
   // how many it wrote (at most MAX_TERMS)
   int64_t (* terms)(const Mechanism * m, int to_joint, const double * x, double * out);
+  // Newton's method on to_actuator, the type's own way (NULL: g(q) - theta): `target` is
+  // prepared once per solve from theta (0: theta is outside the map's range), then `residual`
+  // gives a residual that vanishes where g(q) = theta, and its Jacobian, at q
+  int (* newton_target)(const Mechanism * m, const double * theta, double * target);
+  void (* newton_residual)(
+    const Mechanism * m, const double * q, const double * target, double * r, double * jac);
 } MechanismType;
 
 #define MAX_TERMS 16
@@ -103,10 +109,20 @@ struct Mechanism {
 };
 
 // A linear map as compressed rows: row r holds columns col[ptr[r]] .. col[ptr[r + 1] - 1].
+// Made once at load for a tight loop: the rows of one entry apart (most rows: a simple
+// transmission's), the rows of several, and the rows of none that no mechanism writes (0).
 typedef struct {
   const int64_t * ptr;
   const int64_t * col;
   const double * val;
+  int64_t n_single;
+  const int64_t * single_row;
+  const int64_t * single_col;
+  const double * single_val;
+  int64_t n_multi;
+  const int64_t * multi_row;
+  int64_t n_zero;
+  const int64_t * zero_row;
 } Rows;
 
 // The flat description of a robot.

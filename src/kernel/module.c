@@ -36,6 +36,8 @@ typedef struct {
   Description d;
   char * memory;
   double * scratch;
+  int64_t * plans;   // the rows' plans (Rows: single, multi, zero)
+  double * plan_values;
 } MapsObject;
 
 // ------------------------------------------------------------------------ buffers
@@ -384,10 +386,75 @@ static int check_mechanisms(const Loading * l, int64_t nj, int64_t na)
   return 0;
 }
 
+// Sort each matrix's rows into those of one entry, of several and of none (not written by a
+// mechanism), for the conversion's loops (kernel.h, Rows).
+static int plan_rows(MapsObject * self)
+{
+  Description * d = &self->d;
+  size_t size = 0;
+  for (int i = 0; i < 4; ++i) {
+    const int64_t n_out = i < 2 ? d->na : d->nj;   // rows[0][*]: joint to actuator
+    size += (size_t)(3 * n_out + 1);
+  }
+  self->plans = calloc(size, sizeof(int64_t));
+  if (self->plans == NULL) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  int64_t * next = self->plans;
+  double * values = (double *)calloc(size, sizeof(double));
+  if (values == NULL) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  self->plan_values = values;
+  for (int t = 0; t < 2; ++t) {
+    for (int e = 0; e < 2; ++e) {
+      Rows * rows = &d->rows[t][e];
+      const int64_t n_out = t ? d->nj : d->na;
+      const uint8_t * written = t ? d->mechanism_joint : d->mechanism_actuator;
+      int64_t * single_row = next;
+      int64_t * single_col = next + n_out;
+      int64_t * multi_row = next + 2 * n_out;
+      int64_t * zero_row = multi_row;   // filled from the end of the same n_out slots
+      double * single_val = values;
+      int64_t n_single = 0;
+      int64_t n_multi = 0;
+      int64_t n_zero = 0;
+      for (int64_t r = 0; r < n_out; ++r) {
+        const int64_t entries = rows->ptr[r + 1] - rows->ptr[r];
+        if (entries == 1) {
+          single_row[n_single] = r;
+          single_col[n_single] = rows->col[rows->ptr[r]];
+          single_val[n_single] = rows->val[rows->ptr[r]];
+          ++n_single;
+        } else if (entries > 1) {
+          multi_row[n_multi++] = r;
+        } else if (!written[r]) {
+          zero_row[n_out - 1 - n_zero++] = r;
+        }
+      }
+      rows->single_row = single_row;
+      rows->single_col = single_col;
+      rows->single_val = single_val;
+      rows->n_single = n_single;
+      rows->multi_row = multi_row;
+      rows->n_multi = n_multi;
+      rows->zero_row = zero_row + n_out - n_zero;
+      rows->n_zero = n_zero;
+      next += 3 * n_out + 1;
+      values += n_out + 1;
+    }
+  }
+  return 0;
+}
+
 static void maps_dealloc(MapsObject * self)
 {
   free(self->memory);
   free(self->scratch);
+  free(self->plans);
+  free(self->plan_values);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -429,7 +496,7 @@ static int maps_init(MapsObject * self, PyObject * args, PyObject * kwargs)
       (long long)count(&l.offset), nj);
     goto done;
   }
-  if (load(self, &l, nj, na) < 0) {
+  if (load(self, &l, nj, na) < 0 || plan_rows(self) < 0) {
     goto done;
   }
   self->scratch = calloc((size_t)kernel_scratch_size(&self->d), sizeof(double));
@@ -445,7 +512,11 @@ done:
   release_loading(&l);
   if (result < 0) {
     free(self->memory);
+    free(self->plans);
+    free(self->plan_values);
     self->memory = NULL;
+    self->plans = NULL;
+    self->plan_values = NULL;
   }
   return result;
 }
@@ -484,7 +555,7 @@ static PyObject * maps_convert(MapsObject * self, PyObject * const * args, Py_ss
     return NULL;
   }
   const int to_joint = PyObject_IsTrue(args[ARG_TO_JOINT]);
-  const long long batch = PyLong_AsLongLong(args[ARG_BATCH]);
+  long long batch = PyLong_AsLongLong(args[ARG_BATCH]);
   const int warm = PyObject_IsTrue(args[ARG_WARM]);
   if (to_joint < 0 || warm < 0 || (batch == -1 && PyErr_Occurred())) {
     return NULL;
@@ -492,6 +563,21 @@ static PyObject * maps_convert(MapsObject * self, PyObject * const * args, Py_ss
   const Description * d = &self->d;
   const int64_t n_in = to_joint ? d->na : d->nj;
   const int64_t n_out = to_joint ? d->nj : d->na;
+  if (batch == -1 && n_in > 0) {   // the samples of the first source or state given
+    for (int i = ARG_SOURCE; i <= ARG_STATE; ++i) {
+      if (i < ARG_TARGET || i == ARG_STATE) {
+        if (args[i] != Py_None) {
+          Py_buffer view;
+          if (get_buffer(args[i], &view, 'd', 0, names[i]) < 0) {
+            return NULL;
+          }
+          batch = count(&view) / n_in;
+          PyBuffer_Release(&view);
+          break;
+        }
+      }
+    }
+  }
   if (batch < 0 || (n_in > 0 && batch > SIZE_LIMIT / n_in) ||
     (n_out > 0 && batch > SIZE_LIMIT / n_out) ||
     (args[ARG_JACOBIAN] != Py_None && n_in * n_out > 0 && batch > SIZE_LIMIT / (n_in * n_out)))

@@ -31,6 +31,9 @@
 
 #include "kernel.h"
 
+// pi, rounded up: the largest angle atan2 returns
+#define M_PI_CLOSED 3.1415926535897936
+
 enum { CX = 0, CY = 2, CZ = 4, UX = 6, UY = 8, UZ = 10, PX = 12, PY = 14, PZ = 16, E0 = 18,
   S = 20, COS0 = 22, SIN0 = 24, R = 26, L = 28, DET_SIGN = 30, COUNT = 31 };
 
@@ -41,6 +44,8 @@ static int64_t parameter_count(const Mechanism * m)
 
 typedef struct {
   double theta[2];
+  double x[2];    // rho^2 cos(theta), rho^2 sin(theta): theta without the arctangent
+  double y[2];
   double k[4];    // rows: legs; columns: pitch, roll
   double rho2[2];
   double e[2];
@@ -48,7 +53,7 @@ typedef struct {
   double det;
 } Legs;
 
-static void legs(const double * p, const double * q, Legs * out)
+static void legs(const double * p, const double * q, Legs * out, int angles)
 {
   const double cp = cos(q[0]);
   const double sp = sin(q[0]);
@@ -66,8 +71,11 @@ static void legs(const double * p, const double * q, Legs * out)
     const double w = p[S + i] * sqrt(rho2 - e * e);   // NaN where the rod cannot reach
     const double cos_r2 = e * dx + w * dz;   // rho^2 cos(phi)
     const double sin_r2 = w * dx - e * dz;   // rho^2 sin(phi)
-    out->theta[i] = atan2(
-      sin_r2 * p[COS0 + i] - cos_r2 * p[SIN0 + i], cos_r2 * p[COS0 + i] + sin_r2 * p[SIN0 + i]);
+    out->y[i] = sin_r2 * p[COS0 + i] - cos_r2 * p[SIN0 + i];
+    out->x[i] = cos_r2 * p[COS0 + i] + sin_r2 * p[SIN0 + i];
+    if (angles) {
+      out->theta[i] = atan2(out->y[i], out->x[i]);
+    }
     const double scale = p[R + i] / rho2;
     const double bx = p[CX + i] + scale * cos_r2;   // the crank tip
     const double bz = p[CZ + i] - scale * sin_r2;
@@ -84,7 +92,7 @@ static void legs(const double * p, const double * q, Legs * out)
 static void to_actuator(const Mechanism * m, const double * q, double * theta, double * jac)
 {
   Legs l;
-  legs(m->p, q, &l);
+  legs(m->p, q, &l, 1);
   // outside the workspace: a leg cannot reach, or det K has turned (beyond a singularity)
   const int inside = l.det * m->p[DET_SIGN] >= 0.0;
   for (int i = 0; i < 2; ++i) {
@@ -104,7 +112,7 @@ static int64_t terms(const Mechanism * m, int to_joint, const double * x, double
   const double * p = m->p;
   if (!to_joint) {
     Legs l;
-    legs(p, x, &l);
+    legs(p, x, &l, 1);
     out[0] = l.rho2[0]; out[1] = l.rho2[1];
     out[2] = l.e[0]; out[3] = l.e[1];
     out[4] = l.w[0]; out[5] = l.w[1];
@@ -127,5 +135,49 @@ static int64_t terms(const Mechanism * m, int to_joint, const double * x, double
   return 4;
 }
 
+// Newton's method (the actuator-to-joint map) without an arctangent per step: with the
+// target's cosine and sine, each leg's residual is tan(theta_i(q) - target_i), the Jacobian
+// (1 + r^2) K; where the angles are more than a right angle apart, the angle difference and K.
+// The roots are those of theta(q) = target, both angles in (-pi, pi].
+static int newton_target(const Mechanism * m, const double * theta, double * target)
+{
+  (void)m;
+  for (int i = 0; i < 2; ++i) {
+    if (!(fabs(theta[i]) <= M_PI_CLOSED)) {
+      return 0;
+    }
+    target[2 * i] = cos(theta[i]);
+    target[2 * i + 1] = sin(theta[i]);
+  }
+  return 1;
+}
+
+static void newton_residual(
+  const Mechanism * m, const double * q, const double * target, double * r, double * jac)
+{
+  Legs l;
+  legs(m->p, q, &l, 0);
+  const int inside = l.det * m->p[DET_SIGN] >= 0.0;
+  for (int i = 0; i < 2; ++i) {
+    const double c = target[2 * i];
+    const double s = target[2 * i + 1];
+    const double sine = l.y[i] * c - l.x[i] * s;
+    const double cosine = l.x[i] * c + l.y[i] * s;
+    double scale = 1.0;
+    if (cosine > 0.0) {
+      r[i] = sine / cosine;
+      scale = 1.0 + r[i] * r[i];
+    } else {
+      r[i] = atan2(sine, cosine);
+    }
+    if (!inside) {
+      r[i] = NAN;
+    }
+    jac[2 * i] = inside ? scale * l.k[2 * i] : NAN;
+    jac[2 * i + 1] = inside ? scale * l.k[2 * i + 1] : NAN;
+  }
+}
+
 const MechanismType parallel_ankle_type = {
-  "ParallelAnkleTransmission", parameter_count, to_actuator, NULL, NULL, NULL, NULL, terms};
+  "ParallelAnkleTransmission", parameter_count, to_actuator, NULL, NULL, NULL, NULL, terms,
+  newton_target, newton_residual};

@@ -30,6 +30,8 @@ from transmission_plugins.core.exceptions import TransmissionValueError
 
 #: float64 arrays, the currency of every map
 FloatArray = npt.NDArray[np.float64]
+#: the dtype of every array the maps convert
+FLOAT64 = np.dtype(np.float64)
 #: interface name to values, what the functional maps take and return
 ArrayMap = Dict[str, FloatArray]
 
@@ -129,7 +131,7 @@ def check_value_arrays(values: Any, size: int, side: str, interfaces: Sequence[s
     :param owner: who is converting (a transmission or robot name), for messages
     :raises TransmissionInputError: not a mapping, unknown interface, non-numbers, wrong shape
     """
-    if not isinstance(values, Mapping):
+    if type(values) is not dict and not isinstance(values, Mapping):
         raise TransmissionInputError(
             f'{owner}: expected a mapping from interface name to array, got '
             f'{type(values).__name__}')
@@ -139,14 +141,15 @@ def check_value_arrays(values: Any, size: int, side: str, interfaces: Sequence[s
             raise TransmissionInputError(
                 f'{owner}: unknown interface {name!r}; expected one of {", ".join(interfaces)}')
         try:
-            x = np.asarray(raw)
-            if x.dtype.kind not in 'iuf':
-                raise TypeError(f'dtype {x.dtype} is not a real number type')
-            x = x.astype(np.float64, copy=False)
+            x = raw if type(raw) is np.ndarray else np.asarray(raw)
+            if x.dtype is not FLOAT64:
+                if x.dtype.kind not in 'iuf':
+                    raise TypeError(f'dtype {x.dtype} is not a real number type')
+                x = x.astype(np.float64)
         except (TypeError, ValueError) as e:
             raise TransmissionInputError(
                 f'{owner}: {side} {name!r} values are not numbers: {e}') from e
-        if x.ndim == 0 or x.shape[-1] != size:
+        if not x.ndim or x.shape[-1] != size:
             raise TransmissionInputError(
                 f'{owner}: {side} {name!r} values must have {size} entries on the last axis, '
                 f'got shape {x.shape}')

@@ -222,6 +222,8 @@ class FlatDescription:
         self.num_joints = num_joints
         self.num_actuators = num_actuators
         self.warm = warm
+        #: (sources, targets) of each direction
+        self._sizes = {True: (num_actuators, num_joints), False: (num_joints, num_actuators)}
         self.linear = [b for b in self.blocks if b.transmission.is_linear()]
         self.nonlinear = [b for b in self.blocks if not b.transmission.is_linear()]
         records = [(b, b.transmission.kernel_record()) for b in self.nonlinear]
@@ -230,6 +232,7 @@ class FlatDescription:
         python = [b for b, r in records if r is None]
         #: the mechanisms written in Python, per direction
         self.python = {True: _python_groups(python, True), False: _python_groups(python, False)}
+        self._has_python = (bool(self.python[False]), bool(self.python[True]))
         self._matrices, offset = fused_matrices(self.linear, num_joints, num_actuators)
         offset.setflags(write=False)
         self.joint_offset = offset
@@ -299,54 +302,78 @@ class FlatDescription:
             receives which actuators come from joint positions outside their mechanism's range
             (the round trip from joint positions to actuator positions and back moves them)
         """
-        names = list(arrays)
-        if not names:
-            return {}
-        first = arrays[names[0]]
-        shape = first.shape
         if state is None:
-            state = arrays[POSITION] if POSITION in arrays else arrays.get(ABSOLUTE_POSITION)
-        for name in names:
-            if arrays[name].shape != shape:
-                return self._one_by_one(arrays, to_joint, state, out, unreachable)
-        n_in, n_out = ((self.num_actuators, self.num_joints) if to_joint
-                       else (self.num_joints, self.num_actuators))
-        batch = first.size // n_in if n_in else _count(shape[:-1])
-        if out is None:
-            block = np.empty((len(names),) + shape[:-1] + (n_out,))
-            ys = dict(zip(names, block))
-        else:
-            ys = {name: out[name] for name in names}
-        if state is not None and not state.flags.c_contiguous:
-            state = np.ascontiguousarray(state)
-        reach = unreachable
-        if reach is not None and not reach.flags.c_contiguous:
-            reach = np.zeros(reach.shape, dtype=bool)
-        pending = names
-        while pending:  # one kernel call for each interface of a kind (usually one in all)
-            src: List[Any] = [None, None, None]
-            dst: List[Any] = [None, None, None]
-            later = []
-            for name in pending:
-                slot = SLOT[name]
-                if src[slot] is not None:
-                    later.append(name)
-                    continue
-                x, y = arrays[name], ys[name]
-                src[slot] = x if x.flags.c_contiguous else np.ascontiguousarray(x)
-                dst[slot] = y if y.flags.c_contiguous else np.empty(y.shape)
-            asked = reach if src[0] is not None and pending is names else None
-            self.kernel.convert(to_joint, batch, src[0], src[1], src[2], dst[0], dst[1],
-                                dst[2], state, asked, None, self.warm)
-            for name in pending:
-                if name not in later and dst[SLOT[name]] is not ys[name]:
-                    ys[name][...] = dst[SLOT[name]]
-            pending = later
-        if reach is not unreachable and unreachable is not None:
-            unreachable[...] = reach
-        if self.python[to_joint]:
+            state = arrays.get(POSITION)
+            if state is None:
+                state = arrays.get(ABSOLUTE_POSITION)
+        ys = self._compiled(arrays, to_joint, state, out, unreachable)
+        if ys is None:   # interfaces of different shapes
+            return self._one_by_one(arrays, to_joint, state, out, unreachable)
+        if self._has_python[to_joint]:
             self._python(arrays, ys, to_joint, state, unreachable)
         return ys
+
+    def _compiled(self, arrays: Mapping[str, np.ndarray], to_joint: bool,
+                  state: Optional[np.ndarray], out: Optional[Mapping[str, np.ndarray]],
+                  unreachable: Optional[np.ndarray]) -> Optional[Dict[str, np.ndarray]]:
+        """Convert through the kernel (a call per interface of a kind); None: mixed shapes."""
+        src: List[Any] = [None, None, None]
+        dst: List[Any] = [None, None, None]
+        later = []
+        shape = None
+        for name, x in arrays.items():
+            slot = SLOT[name]
+            if src[slot] is not None:   # a second interface of a kind: a call of its own
+                later.append(name)
+                continue
+            src[slot] = x
+            if shape is None:
+                shape = x.shape
+            elif x.shape != shape:
+                return None
+        if shape is None:
+            return {}
+        n_in, n_out = self._sizes[to_joint]
+        ys = {}
+        if out is None:   # views of one new buffer (rows taken one by one: iterating is slower)
+            block = np.empty((len(arrays) - len(later),) + shape[:-1] + (n_out,))
+            k = 0
+            for name in arrays:
+                if name not in later:
+                    ys[name] = dst[SLOT[name]] = block[k]
+                    k += 1
+        else:
+            for name in arrays:
+                if name not in later:
+                    ys[name] = dst[SLOT[name]] = out[name]
+        batch = -1 if n_in else _count(shape[:-1])
+        try:
+            self.kernel.convert(to_joint, batch, src[0], src[1], src[2], dst[0], dst[1],
+                                dst[2], state, unreachable, None, self.warm)
+        except TypeError:   # an array that is not C-contiguous: through contiguous copies
+            self._contiguous(to_joint, batch, src, dst, state, unreachable)
+        if later:
+            ys.update(self._compiled({name: arrays[name] for name in later}, to_joint, state,
+                                     None if out is None else {n: out[n] for n in later},
+                                     None) or {})
+        return ys
+
+    def _contiguous(self, to_joint: bool, batch: int, src: List[Any], dst: List[Any],
+                    state: Optional[np.ndarray], unreachable: Optional[np.ndarray]) -> None:
+        """Convert through C-contiguous copies of the arrays that are not, then copy back."""
+        def contiguous(x: Any, blank: bool = False) -> Any:
+            if x is None or x.flags.c_contiguous:
+                return x
+            return np.empty(x.shape, x.dtype) if blank else np.ascontiguousarray(x)
+
+        into = [contiguous(y, True) for y in dst]
+        reach = contiguous(unreachable, True)
+        x = [contiguous(x) for x in src]
+        self.kernel.convert(to_joint, batch, x[0], x[1], x[2], into[0], into[1], into[2],
+                            contiguous(state), reach, None, self.warm)
+        for y, z in zip(dst + [unreachable], into + [reach]):
+            if y is not z:
+                y[...] = z
 
     def _one_by_one(self, arrays: Mapping[str, np.ndarray], to_joint: bool,
                     state: Optional[np.ndarray], out: Optional[Mapping[str, np.ndarray]],

@@ -251,7 +251,7 @@ class RobotTransmissions:
                                     'RobotTransmissions')
         if out is not None:
             _check_out(out, arrays, len(self.joint_names))
-        return self.maps.convert(arrays, True, out=out)
+        return self.maps.convert(arrays, True, None, out)
 
     def joint_to_actuator_arrays(self, values: Mapping[str, Any],
                                  out: Optional[Mapping[str, np.ndarray]] = None
@@ -269,7 +269,7 @@ class RobotTransmissions:
                                     'RobotTransmissions')
         if out is not None:
             _check_out(out, arrays, len(self.actuator_names))
-        return self.maps.convert(arrays, False, out=out)
+        return self.maps.convert(arrays, False, None, out)
 
     def unreachable_actuators(self, joint_position: Any) -> np.ndarray:
         r"""

@@ -231,7 +231,7 @@ class LatestStates:
             bad = ~valid
             if missing is not None:
                 # a target is known when every source it depends on is
-                known = self.fresh_targets(~missing)
+                known = self.fresh_targets(np.logical_not(missing))
                 bad &= known
                 valid &= known
             if far is not None:

@@ -20,6 +20,12 @@ text; ``test_doc_commands.py`` checks that this table and the pages list the sam
 """
 
 LAUNCH = 'ros2 launch transmission_plugins transmission_hardware.launch.py'
+#: README and doc/launch.md: the ROS 2 tools in the project's venv, and its activation (which
+#: puts the venv on AMENT_PREFIX_PATH: scripts/setup_env.sh registers the package there)
+VENV_ROS2_TOOLS = 'bash ../shared/ros2_cli/install.sh .venv'
+VENV_ACTIVATE = '. .venv/bin/activate'
+#: doc/ros2_control.md: the quick start in the project's venv
+R2C_VENV_SETUP = 'source .venv/ros2_control/setup.bash'
 TOPIC_HZ = 'ros2 topic hz /joint_states'
 TOPIC_ECHO = 'ros2 topic echo --once /joint_states'
 LIFECYCLE_GET = 'ros2 lifecycle get /transmission_hardware_interface'

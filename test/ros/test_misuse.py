@@ -196,6 +196,10 @@ def test_node_executables_answer_help_without_starting(executable):
     assert out.stdout.startswith(f'usage: ros2 run transmission_plugins {executable}')
     assert 'robot_description (default' in out.stdout and 'doc/nodes.md' in out.stdout
     assert '[INFO]' not in out.stdout + out.stderr   # no node was started
+    # issue 34: plain text, not the module docstring's reStructuredText
+    for markup in ('``', ':class:', ':mod:', ':meth:', '`~', '*finalized*'):
+        assert markup not in out.stdout, markup
+    assert re.search(r'\bactuator_states\b', out.stdout)
 
 
 def test_the_array_command_order_can_be_read_and_a_wrong_length_names_it(rig, urdf, capfd):

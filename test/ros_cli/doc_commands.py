@@ -40,6 +40,9 @@ TOPIC_PUB_STATES = ('ros2 topic pub -r 20 /actuator_states sensor_msgs/msg/Joint
 LAUNCH_XML = ('ros2 launch transmission_plugins transmission_hardware.launch.xml '
               'description_file:=robot.urdf.xacro xacro_args:=prefix:=left_ namespace:=left '
               'update_rate:=50')
+LAUNCH_ACTUATOR_TOPICS = ('ros2 launch transmission_plugins transmission_hardware.launch.py '
+                          'actuator_states_topic:=/motors/state '
+                          'actuator_commands_topic:=/motors/command')
 RUN_HARDWARE = ('ros2 run transmission_plugins hardware_interface_node --ros-args '
                 '--params-file robot_description.yaml -p update_rate:=500')
 RUN_MOCK = ('ros2 run transmission_plugins mock_actuators_node --ros-args '
@@ -93,6 +96,7 @@ COVERED = {
     LAUNCH_OWN_ROBOT: 'test_launch_cli.py::test_your_robot_without_mock_actuators',
     TOPIC_PUB_STATES: 'test_launch_cli.py::test_your_robot_without_mock_actuators',
     LAUNCH_XML: 'test_launch_cli.py::test_the_xml_launch_file_with_xacro_arguments',
+    LAUNCH_ACTUATOR_TOPICS: 'test_launch_cli.py::test_the_actuator_topics_remapped',
     RUN_HARDWARE: 'test_run_cli.py::test_ros2_run_both_nodes',
     RUN_MOCK: 'test_run_cli.py::test_ros2_run_both_nodes',
     RUN_REMAPPED: 'test_run_cli.py::test_ros2_run_with_namespace_and_remapping',

@@ -181,8 +181,8 @@ def unreachable_limits(robot: Any, limit_lines: Optional[Mapping[str, int]] = No
         t = robot.transmission_of_joint(name)
         tr = t.transmission
         linear = tr.is_linear()
-        driven = linear or list(t.joint_names).index(name) in set(
-            int(k) for k in tr.joint_to_actuator_inputs())
+        driven = linear or list(t.joint_names).index(name) in {
+            int(k) for k in tr.joint_to_actuator_inputs()}
         if not (math.isfinite(limit) and limit > reach * (1.0 + TOLERANCE) and reach > 0.0
                 and driven):
             continue   # within reach, no actuator data, or a passive joint

@@ -68,7 +68,7 @@ LAUNCH_ARGUMENTS = {
                        'spaces'),
     'lenient': ('', 'load the description leniently (true) or strictly (false); default: '
                     "config_file's (strict in the bundled one)"),
-    'actuator_states_topic': ('actuator_states', 'the actuator states topic (a driver\'s name '
+    'actuator_states_topic': ('actuator_states', "the actuator states topic (a driver's name "
                                                  'for it, relative or absolute): every node of '
                                                  'the set is remapped to it'),
     'actuator_commands_topic': ('actuator_commands', 'the actuator commands topic (a '

@@ -21,7 +21,8 @@ commands become its joint commands.
 
 Arguments (``ros2 launch transmission_plugins transmission_hardware.launch.py --show-args``):
 ``description_file``, ``config_file``, ``use_mock_actuators``, ``mode``, ``namespace``,
-``use_sim_time``, ``log_level``, ``update_rate``, ``xacro_args``, ``lenient``.  Which nodes
+``use_sim_time``, ``log_level``, ``update_rate``, ``xacro_args``, ``lenient``,
+``actuator_states_topic``, ``actuator_commands_topic``.  Which nodes
 start, with which parameters, is decided by
 :func:`transmission_plugins.tools.node_plan.plan_nodes`, the same function the launcher
 (``transmission_hardware_launch``, for machines without ``ros2 launch``) uses; the actions are

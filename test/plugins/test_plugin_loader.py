@@ -196,6 +196,32 @@ def test_unknown_transmission_type_lists_the_known_ones():
         assert name in message
 
 
+def test_a_misspelt_type_gets_did_you_mean_and_its_line():
+    # issue 34: a typo got the list of every known type, no suggestion and no line
+    text = ('<robot name="r">\n<link name="a"/><link name="b"/>\n'
+            '<joint name="j" type="revolute"><parent link="a"/><child link="b"/>'
+            '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>\n'
+            '<transmission name="t">\n'
+            '  <type>transmission_interface/SimpleTransmision</type>\n'
+            '  <joint name="j"><hardwareInterface>hardware_interface/EffortJointInterface'
+            '</hardwareInterface></joint>\n'
+            '  <actuator name="m"><mechanicalReduction>10</mechanicalReduction></actuator>\n'
+            '</transmission></robot>')
+    with pytest.raises(UnknownTransmissionTypeError) as e:
+        load_robot_transmissions(text, warn=False)
+    message = str(e.value)
+    assert message.startswith("/robot[@name='r']/transmission[@name='t'] (line 4): cannot load "
+                              "transmission plugin 'transmission_interface/SimpleTransmision'")
+    assert "did you mean 'transmission_interface/SimpleTransmission'?" in message
+    # a vendor package's name for a standard class: the registered ones of that class
+    with pytest.raises(UnknownTransmissionTypeError) as e:
+        load_transmission_class('acme_control/DifferentialTransmission')
+    assert "did you mean 'transmission_interface/DifferentialTransmission'?" in str(e.value)
+    with pytest.raises(UnknownTransmissionTypeError) as e:
+        load_transmission_class('hey5_transmissions/Hey5Reducer')
+    assert 'did you mean' not in str(e.value)
+
+
 def test_bare_name_is_not_an_alias():
     # opt-in aliasing only: 'DifferentialTransmission' is not registered
     with pytest.raises(UnknownTransmissionTypeError):

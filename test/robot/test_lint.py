@@ -76,6 +76,27 @@ EXPECTED_CORPUS = {
 }
 
 
+def test_a_nonlinear_transmission_s_unreachable_effort_limit_is_found(tmp_path):
+    # issue 34: lint checked linear transmissions only; an ankle declared more effort than its
+    # two actuators reach anywhere in its range, and a knee behind a table as much
+    text = (FIXTURE_DIR / 'humanoid_legs.urdf').read_text()
+    pitch = '<limit lower="-0.8" upper="0.5" velocity="9.0" effort="60.0"/>'
+    knee = '<limit lower="-0.6" upper="1.0" velocity="8.0" effort="150.0"/>'
+    assert text.count(pitch) == 2 and text.count(knee) == 1
+    path = tmp_path / 'legs.urdf'
+    path.write_text(text.replace(pitch, pitch.replace('60.0', '150.0'), 1)
+                    .replace(knee, knee.replace('150.0', '500.0')))
+    found = [f for f in lint_urdf(str(path)) if f.kind == 'unreachable-limit']
+    by_joint = {f.path.split("'")[3]: f for f in found}
+    assert sorted(by_joint) == ['left_ankle_pitch_joint', 'left_knee_joint'], found
+    ankle = by_joint['left_ankle_pitch_joint']
+    assert ankle.line and 'effort limit 150 but the effort limits of its actuators reach ' \
+        'only 115.858' in ankle.message
+    assert 'at best, anywhere in its range' in ankle.message
+    assert by_joint['left_knee_joint'].message.startswith(
+        "joint 'left_knee_joint' has effort limit 500 but")
+
+
 def kinds(findings):
     return dict(collections.Counter(f.kind for f in findings))
 

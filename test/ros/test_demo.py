@@ -14,15 +14,29 @@
 
 """The README's main command: ``transmission_plugins demo`` tracks its scripted targets."""
 
+import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
+import time
 
+import psutil
 import pytest
+from tp_support import PR2_URDF
 
 pytestmark = pytest.mark.ros
+
+
+def _env():
+    env = dict(os.environ)
+    # a domain of this module's own; Fast DDS ends the process above 232
+    env['ROS_DOMAIN_ID'] = str(os.getpid() % 30 + 200)
+    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    return env
 
 
 def test_demo_tracks_the_targets_and_exits_zero():
@@ -58,12 +72,12 @@ def test_demo_with_mujoco_physics_holds_the_robot_against_gravity():
                           text=True, timeout=90)
     assert '(mujoco physics,' in proc.stdout
     # the simulation runs in real time: the joints track, or, when the machine cannot keep up
-    # (two test workers on two cores), they lag and the demo must say why (issue 23)
+    # (two test workers on two cores), they lag and the demo must say why (issues 23, 34)
     if 'demo: joints tracked the targets' in proc.stdout:
         assert proc.returncode == 0, proc.stdout + proc.stderr
     else:
-        assert proc.returncode == 1, proc.stdout + proc.stderr
-        assert 'demo: the physics fell behind real time' in proc.stdout, proc.stdout
+        assert proc.returncode == 75, proc.stdout + proc.stderr
+        assert 'demo: the machine was too busy for the demo' in proc.stdout, proc.stdout
     # the table shows the motors' efforts, the summary their peaks
     assert re.search(r'\|\s+motor\s+position\s+effort', proc.stdout), proc.stdout
     peak = re.search(r'shoulder_motor\s+([0-9.]+)\s+\d+%', proc.stdout)
@@ -126,22 +140,142 @@ def test_demo_rejects_gravity_compensation_without_mujoco():
     assert '--gravity-compensation needs --physics mujoco' in proc.stderr
 
 
-def test_the_summary_says_when_the_physics_fell_behind_real_time():
-    """On a busy machine the PR2 MuJoCo demo said NOT TRACKED without saying why."""
-    import io
-    from types import SimpleNamespace
-    from transmission_plugins.tools.demo import _summary
-    robot = SimpleNamespace(actuator_names=['m'], actuator_effort_limit=[2.0])
-    demo = SimpleNamespace(checks=[{'j': 0.5}], joints=['j'], tolerance={'j': 0.01},
-                           robot=robot, peak_effort={'m': 2.0}, slowest_physics=0.4,
-                           calibration={'t': 'not needed'}, passed=lambda: False)
-    out = io.StringIO()
-    _summary(demo, out)
-    text = out.getvalue()
-    assert 'NOT TRACKED' in text and 'the motor hit its effort limit' in text
-    assert 'the physics fell behind real time (real-time factor down to 0.40)' in text
-    assert 'calibration' not in text     # said only of transmissions that need one
-    demo.slowest_physics = 1.0
-    out = io.StringIO()
-    _summary(demo, out)
-    assert 'fell behind' not in out.getvalue()
+def test_the_verdict_puts_missed_holds_on_a_busy_machine_when_it_was():
+    """On a busy machine the PR2 MuJoCo demo said NOT TRACKED without saying why (issue 23)."""
+    from transmission_plugins.tools.demo_load import LoadMonitor
+    from transmission_plugins.tools.demo_load import verdict
+    load = LoadMonitor(state_timeout=0.1, update_rate=100.0, command_period=0.02)
+    load.start(100.0)
+    for t in (100.5, 100.6, 101.1, 101.15):      # a 0.5 s pause in the second hold's move
+        load.actuator_states(t)
+    load.physics(0.4, 104.0)
+    checks = [{'j': 0.001}, {'j': 0.5}, {'j': 0.002}]
+    windows = [(100.0, 100.9), (100.9, 102.4), (102.4, 103.9)]
+    judged = verdict(checks, windows, {'j': 0.01}, load)
+    assert judged.code == 75
+    text = '\n'.join(judged.lines)
+    assert "the mock's actuator_states paused once for up to 0.50 s (state_timeout 0.1 s" in text
+    assert "the mock's physics fell behind real time (real-time factor down to 0.40)" in text
+    assert '1 of 3 holds missed their targets' in text and 'not a transmission error' in text
+    assert 'run the demo again on an idle machine' in text
+    # a hold missed while the machine kept up is a tracking error, busy elsewhere or not
+    judged = verdict(checks + [{'j': 0.3}], windows + [(110.0, 111.0)], {'j': 0.01}, load)
+    assert judged.code == 1
+    assert judged.lines[-1] == 'demo: joints did NOT track the targets'
+    assert '1 of the 2 missed holds came while the machine was busy' in judged.lines[0]
+    judged = verdict(checks[:1], windows[:1], {'j': 0.01}, load)
+    assert judged.code == 0 and judged.lines[-1] == 'demo: joints tracked the targets'
+    quiet = LoadMonitor(state_timeout=0.1, update_rate=100.0, command_period=0.02)
+    assert verdict(checks, windows, {'j': 0.01}, quiet).code == 1
+
+
+def _children(pid, word):
+    """Return the descendants of ``pid`` with ``word`` in their command line."""
+    found = []
+    for p in psutil.Process(pid).children(recursive=True):
+        try:
+            if any(word in part for part in p.cmdline()):
+                found.append(p)
+        except psutil.NoSuchProcess:   # a short-lived child (xacro) gone meanwhile
+            pass
+    return found
+
+
+def test_a_stale_mock_is_a_busy_machine_not_a_tracking_error():
+    """
+    The first demo on a fresh clone exited 1 "joints did NOT track" when the mock went stale.
+
+    The mock is stopped (SIGSTOP, as a loaded machine starves it) through the second move and
+    its check: the hold is missed, and the demo says it was the machine, with exit status 75.
+    """
+    proc = subprocess.Popen([sys.executable, '-m', 'transmission_plugins', 'demo',
+                             '--duration', '7'], env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
+    mock = None
+    try:
+        deadline = time.monotonic() + 60
+        while not any('transmission_plugins demo  t =' in line for line in lines):
+            assert time.monotonic() < deadline and proc.poll() is None, ''.join(lines)
+            time.sleep(0.01)
+        started = time.monotonic()
+        (mock,) = _children(proc.pid, 'mock_actuators')
+        time.sleep(max(3.0 - (time.monotonic() - started), 0.0))   # the second move
+        mock.suspend()
+        time.sleep(2.6)                                            # past its check at 5 s
+        mock.resume()
+        code = proc.wait(60)
+    finally:
+        if mock is not None and mock.is_running():
+            mock.send_signal(signal.SIGCONT)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(10)
+        reader.join(10)
+    out = ''.join(lines)
+    assert code == 75, out
+    assert "demo: the machine was too busy for the demo: the mock's actuator_states paused" in out
+    assert 'not a transmission error' in out and 'joints did NOT track' not in out
+    log = re.search(r'node logs kept in (\S+)/nodes\.log', out)
+    assert log, out
+    shutil.rmtree(log.group(1))
+
+
+def test_the_targets_stay_inside_the_soft_and_velocity_limits():
+    """The PR2: l_wrist_flex_joint's soft limit is -2.0 (-2.18 hard); its torso 0.013 m/s."""
+    if not PR2_URDF.is_file():
+        pytest.skip(f'{PR2_URDF} not found (../shared/urdf_corpus)')
+    from transmission_plugins.robot.loading import load_robot_transmissions
+    from transmission_plugins.runtime.hardware_interface import HardwareInterface
+    from transmission_plugins.tools.demo_script import joint_windows
+    from transmission_plugins.tools.demo_script import Script
+    robot = load_robot_transmissions(str(PR2_URDF), warn=False)
+    joints = HardwareInterface(robot).commandable_joints()
+    idx = [robot.joint_names.index(j) for j in joints]
+    script = Script(joints, joint_windows(robot.joint_lower[idx], robot.joint_upper[idx],
+                                          robot.joint_soft_limits[idx]),
+                    robot.joint_velocity_limit[idx], robot.default_joint_position()[idx])
+    soft = robot.joint_soft_limits[idx]
+    wrist = joints.index('l_wrist_flex_joint')
+    assert min(script.points[:, wrist]) >= soft[wrist, 0] == -2.0
+    # joints with position limits and soft limits inside them (not the continuous joints,
+    # whose <safety_controller> gives no soft range)
+    limited = [i for i in range(len(joints))
+               if -math.inf < robot.joint_lower[idx[i]] < soft[i, 0] < soft[i, 1]]
+    assert len(limited) > 10
+    for i in limited:
+        assert soft[i, 0] <= script.points[:, i].min() <= script.points[:, i].max() <= soft[i, 1]
+    velocity = robot.joint_velocity_limit[idx]
+    for a, b, move in [script.first] + script.loop:
+        assert (1.875 * abs(b - a) / move <= 0.5 * velocity + 1e-12).all()
+    torso = joints.index('torso_lift_joint')
+    assert max(script.points[:, torso]) - min(script.points[:, torso]) > 0.01   # it moves
+
+
+def test_the_pr2_demo_tracks_every_target():
+    """``demo --description-file pr2.urdf`` failed every time (issue 34): all its holds now."""
+    if not PR2_URDF.is_file():
+        pytest.skip(f'{PR2_URDF} not found (../shared/urdf_corpus)')
+    # the first move and the five of the loop: their holds end by 21 s
+    proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo',
+                           '--description-file', str(PR2_URDF), '--duration', '22'],
+                          env=_env(), capture_output=True, text=True, timeout=120)
+    out = proc.stdout
+    assert re.search(r'demo: ([6-9]|\d\d) holds checked', out), out
+    if proc.returncode == 75:   # a busy machine: said so, and only then
+        assert 'demo: the machine was too busy for the demo' in out, out
+        return
+    assert proc.returncode == 0, out + proc.stderr
+    assert 'demo: joints tracked the targets' in out
+
+
+def test_demo_help_says_what_it_does_and_its_exit_status():
+    proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo', '--help'],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    text = ' '.join(proc.stdout.split())
+    assert "command the robot's joints through a scripted sequence" in text
+    assert 'inside their soft limits' in text
+    assert 'exit status: 0 every joint was on target' in text and '75 the joints missed' in text

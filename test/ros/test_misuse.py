@@ -110,6 +110,26 @@ def test_a_normal_start_logs_no_warning(rig, urdf, capfd):
     assert 'fresh again' not in err
 
 
+def test_no_actuator_state_is_a_warning_within_seconds_that_names_the_topic(rig, urdf, capfd):
+    # issue 34: states on the wrong topic said nothing on the console for 25 s
+    hw = rig.hardware(robot_description=urdf)
+    wrong = rig.client.create_publisher(JointState, 'motor_states', 10)   # a driver's own name
+    assert rig.spin(10.0, lambda: hw.lifecycle_state == 'active')
+    start = time.monotonic()
+    rig.spin(2.5, lambda: bool(wrong.publish(JointState(name=['pan_motor'], position=[0.0]))))
+    assert _warnings(capfd.readouterr().err) == []          # not before 3 s
+    found = []
+    assert rig.spin(5.0, lambda: bool(found.extend(
+        w for w in _warnings(capfd.readouterr().err) if 'no actuator state' in w) or found))
+    assert time.monotonic() - start < 6.0
+    [line] = found
+    assert f'no actuator state received in 3 s since activation: nothing publishes on ' \
+           f'{rig.namespace}/actuator_states' in line
+    assert 'expected sensor_msgs/JointState naming the actuators pan_motor, ' in line
+    assert 'Remap it: -r actuator_states:=<topic>, or the launch argument ' \
+           'actuator_states_topic:=<topic>' in line
+
+
 def test_commanding_one_joint_of_a_coupled_transmission_is_one_throttled_warning(
         rig, urdf, capfd):
     hw = rig.hardware(robot_description=urdf, command_timeout=0.0, state_timeout=0.0)
@@ -196,6 +216,10 @@ def test_node_executables_answer_help_without_starting(executable):
     assert out.stdout.startswith(f'usage: ros2 run transmission_plugins {executable}')
     assert 'robot_description (default' in out.stdout and 'doc/nodes.md' in out.stdout
     assert '[INFO]' not in out.stdout + out.stderr   # no node was started
+    # issue 34: plain text, not the module docstring's reStructuredText
+    for markup in ('``', ':class:', ':mod:', ':meth:', '`~', '*finalized*'):
+        assert markup not in out.stdout, markup
+    assert re.search(r'\bactuator_states\b', out.stdout)
 
 
 def test_the_array_command_order_can_be_read_and_a_wrong_length_names_it(rig, urdf, capfd):

@@ -22,7 +22,8 @@ then built with ``colcon build --symlink-install`` in a temporary workspace, and
 runs with the environment of ``. install/setup.bash``, as a user's would.
 
 Each module runs in a ROS domain range of its own (:data:`DOMAINS`: 60-79 in ranges of five,
-``test_ros2_control_cli`` 230-232; the domain is ``first + pid % count``), so that modules on
+``test_ros2_control_cli`` 230-232, ``test_venv_cli`` 55-59 in a shell without the workspace;
+the domain is ``first + pid % count``), so that modules on
 two pytest-xdist workers never meet, and each session has its own temporary directory
 (``TMPDIR``), which must be empty again after each test: nothing holding the robot description
 may be left behind.

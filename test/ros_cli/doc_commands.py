@@ -20,6 +20,12 @@ text; ``test_doc_commands.py`` checks that this table and the pages list the sam
 """
 
 LAUNCH = 'ros2 launch transmission_plugins transmission_hardware.launch.py'
+#: README and doc/launch.md: the ROS 2 tools in the project's venv, and its activation (which
+#: puts the venv on AMENT_PREFIX_PATH: scripts/setup_env.sh registers the package there)
+VENV_ROS2_TOOLS = 'bash ../shared/ros2_cli/install.sh .venv'
+VENV_ACTIVATE = '. .venv/bin/activate'
+#: doc/ros2_control.md: the quick start in the project's venv
+R2C_VENV_SETUP = 'source .venv/ros2_control/setup.bash'
 TOPIC_HZ = 'ros2 topic hz /joint_states'
 TOPIC_ECHO = 'ros2 topic echo --once /joint_states'
 LIFECYCLE_GET = 'ros2 lifecycle get /transmission_hardware_interface'
@@ -34,6 +40,9 @@ TOPIC_PUB_STATES = ('ros2 topic pub -r 20 /actuator_states sensor_msgs/msg/Joint
 LAUNCH_XML = ('ros2 launch transmission_plugins transmission_hardware.launch.xml '
               'description_file:=robot.urdf.xacro xacro_args:=prefix:=left_ namespace:=left '
               'update_rate:=50')
+LAUNCH_ACTUATOR_TOPICS = ('ros2 launch transmission_plugins transmission_hardware.launch.py '
+                          'actuator_states_topic:=/motors/state '
+                          'actuator_commands_topic:=/motors/command')
 RUN_HARDWARE = ('ros2 run transmission_plugins hardware_interface_node --ros-args '
                 '--params-file robot_description.yaml -p update_rate:=500')
 RUN_MOCK = ('ros2 run transmission_plugins mock_actuators_node --ros-args '
@@ -87,6 +96,7 @@ COVERED = {
     LAUNCH_OWN_ROBOT: 'test_launch_cli.py::test_your_robot_without_mock_actuators',
     TOPIC_PUB_STATES: 'test_launch_cli.py::test_your_robot_without_mock_actuators',
     LAUNCH_XML: 'test_launch_cli.py::test_the_xml_launch_file_with_xacro_arguments',
+    LAUNCH_ACTUATOR_TOPICS: 'test_launch_cli.py::test_the_actuator_topics_remapped',
     RUN_HARDWARE: 'test_run_cli.py::test_ros2_run_both_nodes',
     RUN_MOCK: 'test_run_cli.py::test_ros2_run_both_nodes',
     RUN_REMAPPED: 'test_run_cli.py::test_ros2_run_with_namespace_and_remapping',

@@ -96,6 +96,20 @@ def test_the_bundled_robot_with_the_ros2_tools(user):
         launch.kill()
 
 
+def test_the_actuator_topics_remapped(user):
+    """doc/launch.md: the actuator topics under a driver's names (issue 34)."""
+    launch = start(doc.LAUNCH_ACTUATOR_TOPICS, user)
+    try:
+        ros2(doc.TOPIC_ECHO, user, 'gripper_joint')      # the set meets on the new names
+        topics = ros2('ros2 topic list --no-daemon --spin-time 2', user, '/motors/state').split()
+        assert '/motors/command' in topics
+        assert '/actuator_states' not in topics and '/actuator_commands' not in topics
+    except BaseException:
+        launch.kill()
+        raise
+    stop(launch)
+
+
 def test_your_robot_without_mock_actuators(user):
     """A xacro description, no mock: the actuator states come from ``ros2 topic pub``."""
     (user.path / 'robot.urdf.xacro').write_text(PREFIXED_ARM_XACRO)

@@ -86,14 +86,24 @@ class Rig:
             i = robot.actuator_names.index(name)
             self.true_offset[i] = -theta[i]
         self.with_switches = True
+        #: positions and velocities in separate messages (doc/nodes.md allows any subset)
+        self.split = False
+        #: with ``split``: whether the position messages are sent
+        self.positions = True
         self.log = []
 
     def cycle(self):
         self.sim.step(STEP)
         self.clock.t += STEP
         s = self.sim.state()
-        self.hw.set_actuator_state(self.robot.actuator_names, s['position'] + self.true_offset,
-                                   s['velocity'], s['effort'])
+        names = self.robot.actuator_names
+        if not self.split:
+            self.hw.set_actuator_state(names, s['position'] + self.true_offset, s['velocity'],
+                                       s['effort'])
+        else:
+            if self.positions:
+                self.hw.set_actuator_state(names, s['position'] + self.true_offset)
+            self.hw.set_actuator_state(names, velocity=s['velocity'], effort=s['effort'])
         if self.with_switches:
             self.hw.set_reference_switch(self.switches.names,
                                          self.switches.levels(s['position']))
@@ -187,6 +197,100 @@ def test_homing_writes_the_calibration_file_and_the_next_start_reads_it(robot, t
     np.testing.assert_allclose(again.calibration.offset[:5], list(stored.values()))
 
 
+def edge_errors(robot, rig):
+    """Return each homed joint's edge error in cycles' motion (joint space)."""
+    error = rig.hw.calibration.offset - rig.true_offset
+    out = {}
+    for t in robot.transmissions[:3]:
+        a = [robot.actuator_names.index(n) for n in t.actuator_names]
+        k = t.transmission.linear_map()[0]
+        for j, name in enumerate(t.joint_names):
+            speed = SPEED * robot.joint_velocity_limit[robot.joint_index[name]]
+            out[name] = abs(float(k[j] @ error[a])) / (speed * STEP)
+    return out
+
+
+def test_homing_with_positions_and_velocities_in_separate_messages(robot, tmp_path):
+    # issue 34 G-1: a velocity-only message made the positions unknown when the switch edge
+    # came: edges at NaN, 'homed' with NaN offsets and a calibration file of nan
+    path = tmp_path / 'calibration.yaml'
+    write_calibration_file(str(path), robot.robot_name, {'gripper_motor': 0.0}, 'test')
+    rig = Rig(robot, homing=True, homing_speed=SPEED, calibration_file=str(path))
+    rig.split = True
+    rig.run(5.0)
+    rig.cycle()
+    assert rig.hw.calibration.state == ['homed', 'homed', 'homed', 'file'], rig.log
+    assert np.isfinite(rig.hw.calibration.offset).all()
+    # the latest known position is one message older than with whole messages: still within
+    # one cycle's motion of the edge
+    worst = edge_errors(robot, rig)
+    assert max(worst.values()) <= 1.0, worst
+    stored = read_calibration_file(str(path), robot.robot_name, robot.actuator_names)
+    np.testing.assert_allclose([stored[n] for n in robot.actuator_names],
+                               rig.hw.calibration.offset)
+
+
+def test_homing_takes_no_switch_edge_without_a_known_fresh_position(robot, tmp_path):
+    # issue 34 G-1: positions stop once homing started (the driver sends velocities only):
+    # no edge is taken, homing fails, the good file stays and the joints' commands are refused
+    path = tmp_path / 'calibration.yaml'
+    write_calibration_file(str(path), robot.robot_name, {'gripper_motor': 0.0}, 'test')
+    before = path.read_text()
+    rig = Rig(robot, homing=True, homing_speed=SPEED, calibration_file=str(path),
+              homing_timeout=1.0)
+    rig.split = True
+    for _ in range(5):
+        rig.cycle()
+    assert rig.hw.calibration.state[:3] == ['homing'] * 3
+    rig.positions = False
+    for _ in range(400):
+        rig.cycle()
+    assert rig.hw.calibration.state == ['failed', 'failed', 'failed', 'file'], rig.log
+    assert np.isfinite(rig.hw.calibration.offset).all()
+    assert not any('edge found' in line for _, line in rig.log)
+    failures = [line for level, line in rig.log if level == 'error']
+    assert failures and all('no known, fresh actuator position' in line
+                            for line in failures), failures
+    assert path.read_text() == before
+    for command in ({'velocity': [0.1]}, {'position': [0.1]}):
+        with pytest.raises(InputRejected, match='uncalibrated'):
+            rig.hw.set_joint_command(['pan_joint'], **command)
+    # nothing moves the failed joints: the homing velocities were replaced by zeros
+    out = rig.cycle()
+    for group in out.actuator_commands:
+        if 'pan_motor' in group.names and group.velocity is not None:
+            assert group.velocity[group.names.index('pan_motor')] == 0.0
+
+
+TABLE = """<robot name="r"><link name="a"/><link name="b"/>
+  <joint name="knee" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 1 0"/>
+    <limit lower="-0.5" upper="1" effort="150" velocity="8"/><calibration rising="2.0"/></joint>
+  <transmission name="measured"><type>transmission_plugins/TableTransmission</type>
+    <joint name="knee"/><actuator name="motor"/>
+    <table outside="nan"><point actuator="-1" joint="-0.5"/><point actuator="0" joint="0"/>
+      <point actuator="2" joint="1"/></table></transmission></robot>"""
+
+
+def test_homing_never_ends_with_a_non_finite_offset():
+    # a switch edge where the transmission's map has no actuator position (outside the table):
+    # the offset would be NaN; homing fails instead of ending 'homed'
+    table = load_robot_transmissions(TABLE, warn=False)
+    clock = Clock()
+    hw = HardwareInterface(table, clock=clock, command_timeout=0.0,
+                           calibration=CalibrationSettings(homing=True))
+    for level in (0.0, 0.0, 1.0):
+        clock.t += STEP
+        hw.set_actuator_state(['motor'], [0.5], [0.0])
+        hw.update()
+        hw.set_reference_switch(['knee'], [level])
+    hw.update()
+    assert hw.calibration.state == ['failed'], hw.calibration.events
+    assert np.isfinite(hw.calibration.offset).all()
+    assert 'not finite' in hw.calibration.detail[0]
+    with pytest.raises(InputRejected, match='uncalibrated'):
+        hw.set_joint_command(['knee'], velocity=[0.1])
+
+
 def test_homing_times_out_with_an_error(robot):
     rig = Rig(robot, homing=True, homing_speed=SPEED, homing_timeout=0.5)
     rig.with_switches = False     # a driver that never reports the switches
@@ -265,6 +369,18 @@ def test_absolute_joint_positions_calibrate_a_differential(robot):
     for name in raw:
         i = robot.actuator_names.index(name)
         assert hw.calibration.offset[i] == pytest.approx(raw[name] - theta[name])
+
+
+def test_absolute_readings_calibrate_with_positions_in_their_own_messages(robot):
+    # issue 34 G-1: a velocity-only message after the positions left them unknown at every
+    # cycle: the transmission waited for its absolute positions forever
+    hw = HardwareInterface(robot, calibration=CalibrationSettings(absolute_encoders=['pan_motor']))
+    hw.set_actuator_state(robot.actuator_names, [3.0] + [0.0] * 5)
+    hw.set_actuator_state(robot.actuator_names, velocity=[0.0] * 6)
+    hw.set_absolute_positions(['pan_motor'], [1.0])
+    hw.update()
+    assert hw.calibration.state[0] == 'absolute'
+    assert hw.calibration.offset[0] == pytest.approx(2.0)
 
 
 def test_absolute_encoders_must_cover_a_transmission(robot):

@@ -117,6 +117,19 @@ def test_name_checks_are_linear_in_the_message_size(size):
     index.forget()
 
 
+def test_an_unknown_names_drop_lists_the_names_expected():
+    # issue 34: a driver naming its motors differently saw only its own names in the drop line
+    with pytest.raises(InputRejected) as e:
+        NameIndex(NAMES, 'actuator').lookup(['a', 'motor_z'])
+    assert e.value.detail == "unknown actuator names ['motor_z']; expected: ['a', 'b', 'c']"
+    many = [f'motor_{k}' for k in range(30)]
+    with pytest.raises(InputRejected) as e:
+        NameIndex(many, 'joint').select(['x'])
+    assert e.value.detail.endswith("expected: ['motor_0', 'motor_1', 'motor_2', 'motor_3', "
+                                   "'motor_4', 'motor_5', 'motor_6', 'motor_7', 'motor_8', "
+                                   "'motor_9'] and 20 more")
+
+
 def test_the_cached_name_list_is_checked_again_after_forget():
     index = NameIndex(NAMES, 'actuator')
     first = index.lookup(['b'])

@@ -225,9 +225,18 @@ def test_stale_simulator_leaves_actuators_out_by_default(sim, clock):
     top = sim.diagnostics('sim')[0]
     assert top.level == WARN and top.message.startswith('1 joints stale')
     assert 'their actuators are left out of actuator_states' in top.message
-    [(level, line)] = Reports(clock).stale(sim)
+    reports = Reports(clock)
+    assert reports.stale(sim) == []        # warned once it lasts (STALE_PERSIST)
+    lines = []
+    for _ in range(100):
+        sim.set_joint_state(['j_d1', 'j_d2'], [0.1, 0.2])
+        clock.t += 0.01
+        sim.update()
+        lines += reports.stale(sim)
+    [(level, line)] = lines
     assert level == 'warning'
-    assert line.startswith('no joint state for 0.1 s: 1 actuators stale (m_simple)')
+    assert line.startswith('no joint state for 1.1 s (state_timeout 0.1 s): 1 actuator stale '
+                           '(m_simple)'), line
     clock.t += 1.0
     assert sim.update().actuator_states is None
     assert sim.diagnostics('sim')[0].level == STALE

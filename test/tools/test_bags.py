@@ -213,6 +213,8 @@ def test_missing_topic_lists_the_topics(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{src}: no topic 'actuator_states'" in err
     assert 'topics in the bag: /chatter (std_msgs/msg/String)' in err
+    # issue 34: the hint is how to name the topic, not --lenient (nothing to do with the URDF)
+    assert '--lenient' not in err and '(choose the topic with --topic)' in err
     assert not (tmp_path / 'o').exists()
     assert main(['convert', str(EXAMPLE_URDF), src, str(tmp_path / 'o'), '--to', 'joint',
                  '--topic', 'chatter']) == 1

@@ -25,6 +25,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from tp_support import FIXTURE_DIR
 from tp_support import PR2_URDF
 from transmission_plugins.plugins import registry as plugin_loader
 from transmission_plugins.tools import cli
@@ -180,6 +181,22 @@ def test_inspect_json(urdf, capsys):
     assert data['actuators'][0]['effort_limit'] == pytest.approx(0.4)
     assert data['actuators'][0]['effort_limit_source'] == 'mapped'
     assert data['untransmitted_joints'] == ['spare'] and data['warnings'] == []
+
+
+def test_inspect_shows_each_mechanism_s_geometry(capsys):
+    # issue 34: a nonlinear transmission's MAP said 'nonlinear' and nothing of its geometry
+    assert main(['inspect', str(FIXTURE_DIR / 'humanoid_legs.urdf')]) == 0
+    out = capsys.readouterr().out
+    section = out.split('mechanisms (nonlinear maps; lengths in m, angles in rad):\n')[1]
+    section = section.split('\n\n')[0].splitlines()
+    names = [line.split()[0] for line in section if not line.startswith('    ')]
+    assert names == ['left_knee_trans', 'right_knee_trans', 'left_ankle_trans',
+                     'right_ankle_trans']
+    ankle = section.index(next(line for line in section if 'left_ankle_trans' in line))
+    assert 'ParallelAnkleTransmission: 2 actuators -> ' in section[ankle]
+    assert ', rods ' in section[ankle] and 'cranks ' in section[ankle]
+    assert section[ankle + 1].startswith('    crank_pivot ((')
+    assert any('rod' in line and 'SliderCrankTransmission' in line for line in section)
 
 
 def test_inspect_missing_file(tmp_path, capsys):

@@ -136,6 +136,36 @@ def test_node_set_actions(monkeypatch, tmp_path):
     assert text[0].startswith('mock_actuators not started: mode is simulation')
 
 
+def test_the_actuator_topics_are_launch_arguments():
+    """Issue 34: the launch files could not remap the actuator topics to a driver's names."""
+    from transmission_plugins.tools.node_plan import LaunchConfigError
+    from transmission_plugins.tools.node_plan import plan_nodes
+    for name, default in (('actuator_states_topic', 'actuator_states'),
+                          ('actuator_commands_topic', 'actuator_commands')):
+        assert LAUNCH_ARGUMENTS[name][0] == default
+    values = {'actuator_states_topic': '/motors/states', 'actuator_commands_topic': 'cmd'}
+    plan = plan_nodes(values, robot_state_publisher=False)
+    moved = (('actuator_states', '/motors/states'), ('actuator_commands', 'cmd'))
+    assert {s.name: s.remappings for s in plan.specs} == {
+        'transmission_hardware_interface': moved, 'mock_actuators': moved}
+    plan = plan_nodes(dict(values, mode='simulation'), robot_state_publisher=False)
+    assert {s.name: s.remappings for s in plan.specs} == {'transmission_sim_interface': moved}
+    assert all(s.remappings == () for s in plan_nodes({}, False).specs)   # defaults: none
+    with pytest.raises(LaunchConfigError, match="actuator_states_topic: 'motor states' is not a "
+                                                'valid topic name'):
+        plan_nodes({'actuator_states_topic': 'motor states'}, robot_state_publisher=False)
+    # the launcher takes them too, and gives the nodes the remappings (the launch file's
+    # Node actions get spec.remappings; test/ros_cli runs it)
+    from transmission_plugins.tools.launcher import command
+    from transmission_plugins.tools.launcher import parse_arguments
+    parsed, _ = parse_arguments(['actuator_states_topic:=/motors/states'])
+    assert parsed['actuator_states_topic'] == '/motors/states'
+    spec = plan_nodes(values, robot_state_publisher=False).specs[0]
+    argv = command(spec, '/proc/self/fd/3')
+    assert argv[-4:] == ['-r', 'actuator_states:=/motors/states', '-r',
+                         'actuator_commands:=cmd']
+
+
 def test_a_node_exiting_while_running_ends_the_launch():
     launch = _launch()
     from transmission_plugins.tools.launch_description import _on_exit

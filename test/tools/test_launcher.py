@@ -375,7 +375,9 @@ def test_argument_parsing():
     assert values == {'description_file': 'a.urdf', 'config_file': 'c.yaml',
                       'use_mock_actuators': 'true', 'mode': 'hardware', 'namespace': '',
                       'use_sim_time': 'false', 'log_level': 'info', 'update_rate': '',
-                      'xacro_args': 'a:=1 b:=2', 'lenient': ''}
+                      'xacro_args': 'a:=1 b:=2', 'lenient': '',
+                      'actuator_states_topic': 'actuator_states',
+                      'actuator_commands_topic': 'actuator_commands'}
     assert ros == ['-r', '__ns:=/x', '-p', 'update_rate:=5.0']
     with pytest.raises(SystemExit):
         launcher.parse_arguments(['nonsense:=1'])

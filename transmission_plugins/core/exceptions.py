@@ -211,10 +211,17 @@ class TransmissionLoadError(TransmissionError):
 
 
 class UnknownTransmissionTypeError(TransmissionLoadError):
-    """No installed plugin is registered under the requested type name."""
+    """
+    No installed plugin is registered under the requested type name.
 
-    def __init__(self, plugin_name: str, known: Iterable[str], where: str = '') -> None:
+    :param suggestions: the known names closest to the requested one (``did you mean``)
+    """
+
+    def __init__(self, plugin_name: str, known: Iterable[str], where: str = '',
+                 suggestions: Iterable[str] = ()) -> None:
         self.known = sorted(known)
-        super().__init__(
-            plugin_name, 'no such plugin is installed; known types: ' + ', '.join(self.known),
-            where=where)
+        self.suggestions = list(suggestions)
+        guess = (' (did you mean ' + ' or '.join(repr(s) for s in self.suggestions) + '?)'
+                 if self.suggestions else '')
+        super().__init__(plugin_name, f'no such plugin is installed{guess}; known types: '
+                         + ', '.join(self.known), where=where)

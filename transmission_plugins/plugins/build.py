@@ -56,7 +56,8 @@ def build_transmission(info: TransmissionInfo,
         (overflow, division by zero) is re-raised as ``BadValueError`` naming ``info.path``
     :raises TransmissionLoadError: the plugin is unknown, fails to import or breaks the protocol
     """
-    where = info.path or info.name
+    # the element and its line, as every URDF error names them
+    where = f'{info.path or info.name} (line {info.line})' if info.line else info.path or info.name
     cls = load_transmission_class(info.type, plugins=plugins, where=where, aliases=aliases)
     from_info = getattr(cls, 'from_info', None)
     if not callable(from_info):

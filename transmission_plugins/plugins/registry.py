@@ -19,6 +19,7 @@ The built-in transmissions are registered in ``setup.cfg`` through the same grou
 third-party package adds a transmission by declaring an entry point only.
 """
 
+import difflib
 import importlib.metadata
 from typing import Iterable
 from typing import List
@@ -82,6 +83,22 @@ def find_transmission_plugins(
     return plugins
 
 
+def closest_names(type_name: str, known: Sequence[str], count: int = 3) -> List[str]:
+    """
+    Return the registered names a mistyped ``type_name`` most likely meant, best first.
+
+    The names ``difflib`` finds closest (a typo), then those of the same class under another
+    package (``acme_control/DifferentialTransmission``: ``transmission_interface/...``).
+    """
+    ratio = {n: difflib.SequenceMatcher(None, type_name, n).ratio() for n in known}
+    best = max(ratio.values(), default=0.0)
+    close = sorted((n for n in known if ratio[n] >= max(0.8, best - 0.02)),
+                   key=lambda n: -ratio[n])
+    cls = type_name.rpartition('/')[2]
+    same = [n for n in known if n.rpartition('/')[2] == cls and '/' in n and n != type_name]
+    return list(dict.fromkeys(close + same))[:count]
+
+
 def load_transmission_class(type_name: str, *,
                             plugins: Optional[Sequence[TransmissionPlugin]] = None,
                             where: str = '',
@@ -105,7 +122,9 @@ def load_transmission_class(type_name: str, *,
         type_name = aliases[type_name]
     matches = [p for p in plugins if p.name == type_name]
     if not matches:
-        raise UnknownTransmissionTypeError(type_name, sorted({p.name for p in plugins}), where)
+        known = sorted({p.name for p in plugins})
+        raise UnknownTransmissionTypeError(type_name, known, where,
+                                           closest_names(type_name, known))
     if len({p.value for p in matches}) > 1:
         raise TransmissionLoadError(
             type_name, 'registered more than once with different targets: ' + ', '.join(

@@ -166,8 +166,10 @@ def unreachable_limits(robot: Any, limit_lines: Optional[Mapping[str, int]] = No
     """
     Find joint effort limits larger than the actuators' effort limits can produce.
 
-    The reach is ``robot.joint_effort_limit_from_actuators``; the joints not checked are
-    doc/cli.md's ("lint").
+    The reach is ``robot.joint_effort_limit_from_actuators``: through a nonlinear transmission
+    the largest anywhere in the joint's range, so a limit above it is reached nowhere.  The
+    joints not checked are doc/cli.md's ("lint"): without actuator data, and the followers of a
+    transmission (joints its joint-to-actuator map does not read, a PR2 gripper's fingers).
 
     :param robot: a :class:`~transmission_plugins.RobotTransmissions`
     :param limit_lines: joint name -> source line of its ``<limit>``
@@ -177,15 +179,20 @@ def unreachable_limits(robot: Any, limit_lines: Optional[Mapping[str, int]] = No
         limit = float(robot.joint_effort_limit[i])
         reach = float(robot.joint_effort_limit_from_actuators[i])
         t = robot.transmission_of_joint(name)
+        tr = t.transmission
+        linear = tr.is_linear()
+        driven = linear or list(t.joint_names).index(name) in {
+            int(k) for k in tr.joint_to_actuator_inputs()}
         if not (math.isfinite(limit) and limit > reach * (1.0 + TOLERANCE) and reach > 0.0
-                and t.transmission.is_linear()):
-            continue   # within reach, no actuator data, or a passive or gap-driven joint
+                and driven):
+            continue   # within reach, no actuator data, or a passive joint
+        where = '' if linear else ' (at best, anywhere in its range)'
         found.append(Finding(
             UNREACHABLE_LIMIT, f'{_robot_path(robot.robot_name)}/joint[@name={quoted(name)}]'
             '/limit/@effort', f'joint {name!r} has effort limit {limit:g} but the effort limits '
-            f'of its actuators reach only {reach:g} through {t.describe()}: the limit cannot be '
-            'reached; lower it, or check the actuator effort limits and the reduction',
-            (limit_lines or {}).get(name)))
+            f'of its actuators reach only {reach:g}{where} through {t.describe()}: the limit '
+            'cannot be reached; lower it, or check the actuator effort limits and the '
+            f'{"reduction" if linear else "geometry"}', (limit_lines or {}).get(name)))
     return found
 
 

@@ -104,6 +104,8 @@ def _skipped(path: str, line: Optional[int], error: TransmissionError) -> LoadWa
     """Return the warning for a transmission that lenient mode skips because of ``error``."""
     if isinstance(error, UnknownTransmissionTypeError):  # the list of known types is noise
         message = f'no plugin is installed for type {error.plugin_name!r}'
+        if error.suggestions:
+            message += f' (did you mean {" or ".join(map(repr, error.suggestions))}?)'
         return LoadWarning(path, message, line, text=f'skipped (lenient mode): {error.where}: '
                            f'{message}')
     return LoadWarning(getattr(error, 'path', path), f'skipped (lenient mode): {error}',

@@ -153,6 +153,27 @@ def _names(items: Sequence[str], limit: int = 3) -> str:
     return ', '.join(items[:limit]) + f' +{len(items) - limit}'
 
 
+def mechanism_lines(robot: Any) -> List[str]:
+    """
+    Return the section of the nonlinear transmissions: each one's description and parameters.
+
+    The description is the transmission's ``str()`` (a mechanism's geometry in words: crank and
+    rod lengths...), the parameters its ``parameters()``, one per line; none without any.
+    """
+    lines = []
+    for t in robot.transmissions:
+        tr = t.transmission
+        if tr.is_linear():
+            continue
+        lines.append(f'  {t.name}  {tr}')
+        params = getattr(tr, 'parameters', None)
+        if callable(params):
+            lines += [f'    {name} {_fmt(_plain(value))}' for name, value in params().items()]
+    if not lines:
+        return []
+    return ['', 'mechanisms (nonlinear maps; lengths in m, angles in rad):'] + lines
+
+
 def text_report(robot: Any) -> str:
     """Return the transmissions, joints and actuators of a robot as text tables."""
     data = report_dict(robot)
@@ -165,6 +186,7 @@ def text_report(robot: Any) -> str:
         [(t['name'], t['type'], _names(t['actuators']), _names(t['joints']),
           describe_map(robot.transmission(t['name']).transmission))
          for t in data['transmissions']]))
+    out += mechanism_lines(robot)
     out += ['', 'joints (limits from the URDF; - = none):']
     out.append(table(
         ('JOINT', 'TRANSMISSION', 'LOWER', 'UPPER', 'VELOCITY', 'EFFORT', 'REFL. INERTIA'),

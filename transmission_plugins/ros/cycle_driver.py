@@ -26,6 +26,7 @@ comes from two callables, so the mirror node drives its outputs with the same cl
 from typing import Any
 from typing import Callable
 from typing import List
+from typing import Optional
 
 from rclpy.clock import Clock
 from rclpy.clock import ClockType
@@ -63,12 +64,15 @@ class CycleDriver:
         nothing to publish)
     :param commands: returns the command output messages now (same shape, one per message)
     :param event_driven: publish each output when its input arrives (the timer as watchdog)
+    :param state_input: returns what the node knows of its state input topic, for the warning
+        when no state arrives after activation (:meth:`~.runtime.reports.Reports.no_state`)
     """
 
     def __init__(self, node: Any, core: Any, states: Callable[[float], Any],
                  commands: Callable[[float], List[Any]], state_pub: Any, command_pub: Any,
                  frame_id: str, reports: Reports, period: float,
-                 event_driven: bool = False) -> None:
+                 event_driven: bool = False,
+                 state_input: Optional[Callable[[], str]] = None) -> None:
         self.node = node
         self.core = core
         self._states = states
@@ -78,6 +82,8 @@ class CycleDriver:
         self.frame_id = frame_id
         self._reports = reports
         self._clock = core.clock
+        self._state_input = state_input
+        self._activated = self._clock()
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.schedule = OutputSchedule(period, event_driven)
         self.timer: Any = node.create_timer(period, self.tick, clock=self._steady)
@@ -148,6 +154,10 @@ class CycleDriver:
         self.core.timer.record(start, self._clock(), periodic)
         for level, line in self._reports.stale(self.core) + self._reports.calibration(self.core):
             log_at(self.node.get_logger(), level, line)
+        if self._state_input is not None:
+            line = self._reports.no_state(self.core, self._activated, self._state_input)
+            if line:
+                self.node.get_logger().warning(line)
         if commands:
             line = self._reports.incomplete(self.core)
             if line:

@@ -26,6 +26,7 @@ import faulthandler
 import functools
 import importlib
 import os
+import re
 import signal
 import sys
 import textwrap
@@ -78,17 +79,57 @@ def wants_help(args: List[str]) -> bool:
     return False
 
 
+#: the width of the ``--help`` text
+HELP_WIDTH = 95
+
+
+def _role(match: 're.Match[str]') -> str:
+    """Return the text of a Sphinx role: its label, else its target (``~``: the last part)."""
+    body = ' '.join(match.group(1).split()).replace('. ', '.')
+    labelled = re.fullmatch(r'(.*?)\s*<.*>', body)
+    if labelled:
+        return labelled.group(1)
+    short = body.startswith('~')
+    body = body.lstrip('~').lstrip('.')
+    return body.rpartition('.')[2] if short else body
+
+
+def plain_text(text: str) -> str:
+    """
+    Return a docstring's reStructuredText as plain text for a terminal, paragraphs re-wrapped.
+
+    Roles become their label or target name, inline literals and emphasis their text; each
+    paragraph and ``*`` list item is filled to :data:`HELP_WIDTH` columns.
+    """
+    text = re.sub(r':[a-z:]+:`([^`]*)`', _role, text)
+    text = re.sub(r'``([^`]*)``', r'\1', text)
+    text = re.sub(r'\*\*([^*]+)\*\*', r'\1', text)
+    text = re.sub(r'(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])', r'\1', text)
+    text = re.sub(r'::$', ':', text, flags=re.M)
+    out: List[str] = []
+    for block in re.split(r'\n\s*\n', text.strip()):
+        items = re.split(r'\n(?=\* )', block)
+        for item in items:
+            bullet = item.startswith('* ')
+            words = ' '.join(item[2:].split() if bullet else item.split())
+            out += textwrap.wrap(words, HELP_WIDTH, initial_indent='* ' if bullet else '',
+                                 subsequent_indent='  ' if bullet else '',
+                                 break_on_hyphens=False)
+        out.append('')
+    return '\n'.join(out).rstrip()
+
+
 def node_help(name: str) -> str:
     """Return the ``--help`` text of executable ``name``: what it does, topics, parameters."""
     module = importlib.import_module(NODES[name])
     lines = [f'usage: ros2 run transmission_plugins {name} [--ros-args ...]', '']
-    lines += (module.__doc__ or '').strip().splitlines()
+    lines += plain_text(module.__doc__ or '').splitlines()
     lines += ['', 'parameters (ros2 run ... --ros-args -p NAME:=VALUE, or --params-file FILE):']
     for param, spec in module.PARAMETERS.items():
         default = spec[0]
         lines.append(f'  {param} (default {default!r})')
-        lines += textwrap.wrap(spec[1], 95, initial_indent='      ',
-                               subsequent_indent='      ')
+        lines += textwrap.wrap(plain_text(spec[1]), HELP_WIDTH, initial_indent='      ',
+                               subsequent_indent='      ', break_on_hyphens=False)
     lines += ['', 'doc/nodes.md has the whole contract (topics, watchdogs, lifecycle, QoS).']
     return '\n'.join(lines)
 

@@ -103,6 +103,9 @@ class HardwareInterfaceNode(LifecycleNode):
     PARAMETERS: Specs = PARAMETERS
     LIVE_SETTINGS = HARDWARE_LIVE_SETTINGS
     AT_CONFIGURE = AT_CONFIGURE
+    #: the state input topic (before remapping), and the launch argument that renames it
+    STATE_INPUT = 'actuator_states'
+    STATE_INPUT_ARGUMENT = 'actuator_states_topic'
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
@@ -320,10 +323,31 @@ class HardwareInterfaceNode(LifecycleNode):
         # the timer runs on the steady clock: the watchdogs act whatever /clock does
         self.driver = CycleDriver(
             self, core, *self._outputs(), str(self._param('frame_id')), self._reports,
-            core.period, event_driven=bool(self._param('event_driven')))
+            core.period, event_driven=bool(self._param('event_driven')),
+            state_input=self._state_input_words)
         self.lifecycle_state = 'active'
         self.get_logger().info('active')
         return super().on_activate(state)
+
+    def _state_input_words(self) -> str:
+        """Say what is on the state input topic (the warning when no state ever came)."""
+        topic = self._entities[0].topic_name if self._entities else self.STATE_INPUT
+        publishers = self.count_publishers(topic)
+        core = self.core
+        dropped = sum(core.drops.get(self.STATE_INPUT, {}).values()) if core else 0
+        if not publishers:
+            found = f'nothing publishes on {topic}'
+        elif dropped:
+            found = (f'{topic} has {publishers} publisher(s), but all its {dropped} messages were '
+                     'dropped (the drop lines say why)')
+        else:
+            found = (f'{topic} has {publishers} publisher(s), but no message arrived (a QoS '
+                     'this node cannot match? it subscribes best effort)')
+        rename = f'-r {self.STATE_INPUT}:=<topic>'
+        if self.STATE_INPUT_ARGUMENT:
+            rename += f', or the launch argument {self.STATE_INPUT_ARGUMENT}:=<topic>'
+        return (f'{found}. Is the driver publishing on another topic, or in another namespace '
+                f'(ros2 topic list)? Remap it: {rename}')
 
     @logged_transition('deactivate')
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:

@@ -68,6 +68,8 @@ class SimInterfaceNode(HardwareInterfaceNode):
     PARAMETERS: Specs = PARAMETERS
     LIVE_SETTINGS = LIVE_SETTINGS
     AT_CONFIGURE = AT_CONFIGURE
+    STATE_INPUT = 'joint_states'
+    STATE_INPUT_ARGUMENT = ''
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
         self._array_pubs: Dict[str, Any] = {}

@@ -108,6 +108,10 @@ class Calibration:
         self.events: List[Tuple[str, str]] = []
         #: True when homing calibrated something not yet written to the file
         self.unsaved = False
+        #: the latest known measured (raw) position of each actuator and when it arrived:
+        #: calibration works from these, as a message may carry velocities only
+        self.measured = np.full(na, np.nan)
+        self.measured_time = np.full(na, -np.inf)
         self._done = False
         #: absolute readings per transmission: ``(side, names, readings or None)``
         self._absolute: Dict[int, Tuple[str, List[int], Optional[np.ndarray]]] = {}
@@ -367,18 +371,43 @@ class Calibration:
             return None
         return np.asarray(theta[best], dtype=np.float64)
 
+    # ------------------------------------------------------------------ measured positions
+    def observe(self, index: np.ndarray, position: Optional[np.ndarray], now: float) -> None:
+        """
+        Keep the finite measured positions of actuators ``index`` that arrived at ``now``.
+
+        A later message without positions (velocities only) does not forget them.
+        """
+        if position is None:
+            return
+        x = np.asarray(position, dtype=np.float64)
+        ok = np.isfinite(x)
+        self.measured[index[ok]] = x[ok]
+        self.measured_time[index[ok]] = now
+
+    def known_positions(self, now: float, timeout: float) -> np.ndarray:
+        """
+        Return the latest measured actuator positions, NaN where unknown or not fresh.
+
+        :param timeout: how old a position may be, in seconds (the state timeout; <= 0: any)
+        """
+        if timeout <= 0.0:
+            return self.measured.copy()
+        return np.where(now - self.measured_time <= timeout, self.measured, np.nan)
+
     # ------------------------------------------------------------------ each cycle
-    def step(self, now: float, raw: np.ndarray, fresh: np.ndarray
+    def step(self, now: float, raw: np.ndarray
              ) -> Tuple[bool, List[Tuple[np.ndarray, np.ndarray]]]:
         """
         Advance calibration by one cycle.
 
-        :param raw: the measured actuator positions (NaN: unknown)
-        :param fresh: the actuators whose state is fresh
+        :param raw: the known, fresh measured actuator positions (NaN: unknown,
+            :meth:`known_positions`)
         :returns: whether any offset or state changed, and the homing velocity commands as
             ``(joint indices, velocities)`` pairs
         """
         changed = False
+        known = np.isfinite(raw)
         for k in list(self._absolute):
             if self.state[k] == 'waiting_absolute':
                 self._calibrate_absolute(k, raw)
@@ -389,14 +418,14 @@ class Calibration:
                 continue
             g = self.topology.groups[k]
             if self.state[k] == 'homing_pending':
-                if not fresh[g.actuators].all():
+                if not known[g.actuators].all():
                     continue
                 self.state[k], changed = 'homing', True
                 edges = ', '.join(f'{j.name} to its {"rising" if j.direction > 0 else "falling"} '
                                   f'edge at {j.edge:g}' for j in h.joints)
                 self.events.append(('info', f'homing transmission {g.transmission.name!r}: '
                                             f'{edges}'))
-            v = h.velocity(now)
+            v = h.velocity(now, bool(known[g.actuators].all()))
             if h.failure:
                 self.state[k], self.detail[k], changed = 'failed', h.failure, True
                 self.events.append(('error', f'transmission {g.transmission.name!r}: '
@@ -404,12 +433,25 @@ class Calibration:
                 commands.append((g.active, np.zeros(len(g.active))))
                 continue
             if h.done:
-                self.offset[g.actuators] = h.offsets()
-                self.state[k], self.detail[k], changed = 'homed', '', True
+                offsets = h.offsets()
+                changed = True
+                commands.append((g.active, np.zeros(len(g.active))))
+                if not np.isfinite(offsets).all():
+                    self.state[k] = 'failed'
+                    self.detail[k] = (
+                        f'the switch edges at actuator positions '
+                        f'{np.round(h.edges, 6).tolist()} give offsets '
+                        f'{offsets.tolist()} that are not finite (a <calibration> edge '
+                        'outside what the transmission maps?)')
+                    self.events.append(('error', f'transmission {g.transmission.name!r}: '
+                                                 f'{self.detail[k]}; its joints stay '
+                                                 'uncalibrated'))
+                    continue
+                self.offset[g.actuators] = offsets
+                self.state[k], self.detail[k] = 'homed', ''
                 self.unsaved = True
                 self.events.append(('info', f'transmission {g.transmission.name!r} homed: '
                                             f'offsets {self._offsets_text(k)}'))
-                commands.append((g.active, np.zeros(len(g.active))))
                 continue
             if v is not None:
                 commands.append((g.active, v))
@@ -419,7 +461,8 @@ class Calibration:
         """
         Take reference switch readings: ``index`` into :attr:`switch_names`, levels >= 0.5: on.
 
-        :param raw: the measured actuator positions when the readings arrived
+        :param raw: the known, fresh measured actuator positions when the readings arrived
+            (:meth:`known_positions`; NaN: unknown, no edge is taken)
         """
         for i, level in zip(index, levels):
             joint = self._switch_joint[self.switch_names[int(i)]]

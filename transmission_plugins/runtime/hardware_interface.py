@@ -22,6 +22,7 @@ arrival time (``received``, steady clock) when the caller knows it: the watchdog
 arrival, not from when a callback got to run.
 """
 
+import math
 import time
 from typing import Any
 from typing import Callable
@@ -137,7 +138,10 @@ class HardwareInterface(InterfaceCycle):
         """
         idx, values = self._read(topic, read_message, self._actuators, names, position,
                                  velocity, effort)
-        self.states.store(idx, values, self._arrival(received))
+        arrival = self._arrival(received)
+        self.states.store(idx, values, arrival)
+        if self.calibration.pending():   # it keeps positions a later message may not carry
+            self.calibration.observe(idx, values.get('position'), arrival)
 
     def set_joint_command(self, names: Sequence[str], position: Any = (), velocity: Any = (),
                           effort: Any = (), topic: str = 'joint_commands',
@@ -186,7 +190,7 @@ class HardwareInterface(InterfaceCycle):
         """
         idx, values = self._read('reference_switches', self._position_only, self._switches,
                                  names, position, velocity, effort)
-        raw = self.states.state['position'] + self.calibration.offset
+        raw = self.calibration.known_positions(self._arrival(received), self.state_timeout)
         self.calibration.switch(idx, values, raw)
 
     def set_absolute_positions(self, names: Sequence[str], position: Any = (),
@@ -243,8 +247,7 @@ class HardwareInterface(InterfaceCycle):
         cal = self.calibration
         if not cal.pending():
             return
-        raw = self.states.state['position'] + cal.offset
-        changed, commands = cal.step(now, raw, self.states.fresh(now))
+        changed, commands = cal.step(now, cal.known_positions(now, self.state_timeout))
         for idx, v in commands:
             self.commands.store(idx, {'velocity': v}, now)
         if changed:
@@ -254,8 +257,15 @@ class HardwareInterface(InterfaceCycle):
             cal.unsaved = False
             if not path:
                 return
+            offsets = cal.calibrated_offsets()
+            bad = [n for n, x in offsets.items() if not math.isfinite(x)]
+            if bad:     # never stored: the file keeps its last good calibration
+                cal.events.append(('error', f'calibration not written to {path}: the offsets '
+                                            f'of {bad[:10]} are not finite; the file keeps its '
+                                            'previous calibration'))
+                return
             try:
-                write_calibration_file(path, self.robot.robot_name, cal.calibrated_offsets(),
+                write_calibration_file(path, self.robot.robot_name, offsets,
                                        'written by transmission_hardware_interface after '
                                        'homing')
             except CalibrationFileError as e:

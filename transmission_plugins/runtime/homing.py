@@ -37,6 +37,10 @@ import numpy as np
 from transmission_plugins.core.exceptions import TransmissionValueError
 
 
+#: what an edge needs (the end of a timeout message when it lacked it)
+NEEDS_POSITION = 'actuator_states must carry positions, at least once every state_timeout'
+
+
 class SwitchJoint(NamedTuple):
     """One joint to home: its index in the transmission, its edge and direction, its speed."""
 
@@ -74,6 +78,8 @@ class TransmissionHoming:
         self.edges: List[np.ndarray] = []
         #: why homing failed ('' while it has not)
         self.failure = ''
+        #: switch readings that would have been an edge but came without a known position
+        self.blind = 0
 
     @property
     def done(self) -> bool:
@@ -84,11 +90,14 @@ class TransmissionHoming:
         """Return the joint being homed."""
         return self.joints[self.current]
 
-    def velocity(self, now: float) -> Optional[np.ndarray]:
+    def velocity(self, now: float, known: bool = True) -> Optional[np.ndarray]:
         """
         Return this cycle's joint velocities (commandable joints of the transmission).
 
         None once done or failed; a joint that exceeds the timeout fails the transmission.
+
+        :param known: whether the transmission's actuator positions are known and fresh; while
+            they are not, the joints are held (zero velocity): an edge needs a position
         """
         if self.done or self.failure:
             return None
@@ -99,35 +108,49 @@ class TransmissionHoming:
             what = {'wait': 'no reference_switches reading named it',
                     'leave': 'its switch never turned off',
                     'approach': 'its switch never turned on'}[self.phase]
+            if not known:
+                what = f'no known, fresh actuator position ({NEEDS_POSITION})'
+            elif self.blind:
+                what += (f' at a known actuator position ({self.blind} edges came without a '
+                         f'known, fresh actuator position: {NEEDS_POSITION})')
             self.failure = (f'homing {j.name} timed out after {self.timeout:g} s: {what} (edge '
                             f'{j.edge:g}, search speed {j.speed:g})')
             return None
         v = np.zeros(len(self.commandable))
-        at = int(np.flatnonzero(self.commandable == j.local)[0])
-        if self.phase == 'leave':
-            v[at] = -j.direction * j.speed
-        elif self.phase == 'approach':
-            v[at] = j.direction * j.speed
+        if known and self.phase != 'wait':
+            at = int(np.flatnonzero(self.commandable == j.local)[0])
+            v[at] = (j.direction if self.phase == 'approach' else -j.direction) * j.speed
         return v
 
     def switch(self, on: bool, actuator_position: np.ndarray) -> bool:
         """
         Take a reading of the current joint's switch; return True when its edge was found.
 
-        :param actuator_position: the measured (raw) actuator positions of the transmission
+        An edge is taken only at known positions: a reading in the approach without them
+        forgets the last *off* position, and an *on* reading without them goes back to leaving
+        the switch (the edge is approached again).
+
+        :param actuator_position: the measured (raw) actuator positions of the transmission,
+            NaN where not known (or not fresh)
         """
         if self.done or self.failure:
             return False
         if self.phase == 'wait' or (self.phase == 'leave' and not on):
             self.phase = 'leave' if on else 'approach'
         if self.phase == 'approach':
+            if not np.isfinite(actuator_position).all():
+                self._last_off = None
+                if on:
+                    self.blind += 1
+                    self.phase = 'leave'
+                return False
             if not on:
                 self._last_off = actuator_position.copy()
                 return False
             last = self._last_off if self._last_off is not None else actuator_position
             self.edges.append((last + actuator_position) / 2.0)
             self.current = min(self.current + 1, len(self.joints) - 1)
-            self.phase, self.started, self._last_off = 'wait', None, None
+            self.phase, self.started, self._last_off, self.blind = 'wait', None, None, 0
             return True
         return False
 

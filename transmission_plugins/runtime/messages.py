@@ -213,7 +213,8 @@ class NameIndex:
         self._refuse_empty_or_repeated(names)
         unknown = [n for n in names if n not in self._pos]
         if unknown:
-            raise InputRejected('unknown_names', f'unknown {self.kind} names {unknown[:5]}')
+            raise InputRejected('unknown_names', f'unknown {self.kind} names {unknown[:5]}; '
+                                                 f'{self._expected()}')
         return np.array([self._pos[n] for n in names], dtype=np.intp)
 
     def select(self, names: Sequence[str]) -> Tuple[np.ndarray, Optional[np.ndarray]]:
@@ -237,9 +238,15 @@ class NameIndex:
         where = [k for k, n in enumerate(names) if n in pos]
         if not where:
             raise InputRejected('unknown_names', f'none of the {len(names)} names is a '
-                                f'{self.kind} of the robot (first: {names[:5]})')
+                                f'{self.kind} of the robot (first: {names[:5]}); '
+                                f'{self._expected()}')
         idx = np.array([pos[names[k]] for k in where], dtype=np.intp)
         return idx, None if len(where) == len(names) else np.array(where, dtype=np.intp)
+
+    def _expected(self) -> str:
+        """Return the known names for a message, the first ten of them."""
+        more = f' and {len(self.names) - 10} more' if len(self.names) > 10 else ''
+        return f'expected: {self.names[:10]}{more}'
 
     def forget(self) -> None:
         """Forget the cached lists (the next lookup checks its names again)."""

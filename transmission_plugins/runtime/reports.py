@@ -18,16 +18,22 @@ What the interface nodes log, rate-limited, without a logger call per event.
 A logger call costs a lot more than a comparison, so a flood of rejected messages must not mean
 a logger call per message.  :class:`Reports` decides with one steady-clock comparison whether a
 line is due; the node logs only the lines it returns.  Each kind of line (dropped messages,
-stale joints, a failed cycle, a missing ``/clock``) has its own interval, so one cannot starve
-another.  A normal start logs no warning: joints that become known are not news; joints that
-go stale are a warning, and their return an info line.
+stale joints, a silent input, a failed cycle, a missing ``/clock``) has its own interval, so
+one cannot starve another.  A normal start logs no warning: joints that become known are not
+news.  Joints stale for :data:`STALE_PERSIST` are a warning, and their return an info line;
+shorter stale episodes (a loaded machine, a slow driver) are summarised, the summaries further
+and further apart.  No input state at all for :data:`NO_STATE_AFTER` after activation is a
+warning (the wrong topic); commands with NaN (ros2_control's "no command") are one line, then a
+summary a minute.
 """
 
+import math
 import time
 from typing import Callable
 from typing import Dict
 from typing import List
 from typing import Optional
+from typing import Sequence
 from typing import Tuple
 from typing import TYPE_CHECKING
 
@@ -41,9 +47,21 @@ if TYPE_CHECKING:
 
 #: Seconds between two lines of one kind.
 INTERVAL = 1.0
-#: Seconds between two lines about stale joints (a loaded machine may flap a joint; its
-#: diagnostics show every change, the log a summary)
+#: Seconds between two lines about stale joints, and the first interval between two summaries of
+#: brief stale episodes (a loaded machine may flap a joint; its diagnostics show every change,
+#: the log a summary)
 STALE_INTERVAL = 5.0
+#: Seconds a stale state lasts before it is a warning of its own (shorter: a brief episode)
+STALE_PERSIST = 1.0
+#: The longest interval between two summaries of brief stale episodes; after as long without
+#: one, the intervals start again from :data:`STALE_INTERVAL`
+STALE_MAX_INTERVAL = 60.0
+#: Seconds after activation without any input state before a warning says so, and between two
+#: such warnings
+NO_STATE_AFTER = 3.0
+NO_STATE_INTERVAL = 30.0
+#: Seconds between two summaries of dropped commands with NaN or infinity
+NON_FINITE_INTERVAL = 60.0
 #: Seconds between two "no /clock" lines
 CLOCK_INTERVAL = 60.0
 
@@ -62,12 +80,25 @@ class Reports:
         self.clock = clock
         self.interval = interval
         self._next: Dict[str, float] = {}
-        self._reported = self._seen = 0
-        #: the stale targets of the last line (None: none reported stale)
-        self._stale: Optional[Tuple[str, ...]] = None
-        self._episodes = 0
-        #: the targets stale at some time since the last line (in target order)
-        self._missed: Dict[str, None] = {}
+        self._seen = 0
+        #: the targets stale now, and since when (None: none)
+        self._stale_names: Tuple[str, ...] = ()
+        self._stale_since: Optional[float] = None
+        #: the stale targets of the last warning (None: none warned of, or fresh again since)
+        self._warned: Optional[Tuple[str, ...]] = None
+        #: brief stale episodes since the last summary, the targets they made stale, when the
+        #: last one ended, and the interval before the next summary
+        self._brief = 0
+        self._brief_names: Dict[str, None] = {}
+        #: the targets stale at some time in the current episode
+        self._episode_names: Dict[str, None] = {}
+        self._brief_end = -math.inf
+        self._brief_interval = STALE_INTERVAL
+        #: per topic: the NaN drops counted at the last line and when it was written
+        self._non_finite: Dict[str, Tuple[int, float]] = {}
+        #: the activation the silent-input warning is about, and whether a state came since
+        self._active_since: Optional[float] = None
+        self._state_seen = False
 
     def due(self, kind: str, interval: Optional[float] = None) -> bool:
         """Return True (and start a new interval) when a line of ``kind`` may be logged."""
@@ -78,54 +109,139 @@ class Reports:
         return True
 
     def drops(self, drops: DropCounts) -> List[str]:
-        """Return the summary of the messages dropped since the last one, when due."""
-        if not drops.unreported or not self.due('drops'):
-            return []
-        return drops.report()
+        """
+        Return the summary of the messages dropped since the last one, when due.
+
+        Messages dropped for NaN or infinity (ros2_control's TopicBasedSystem sends NaN for
+        every joint no active controller commands) are one line when the first comes, then a
+        summary at most every :data:`NON_FINITE_INTERVAL` seconds; the others a line a second.
+        """
+        lines = []
+        for topic in [t for t, (_, e) in drops.unreported.items() if e.reason == 'non_finite']:
+            _, error = drops.unreported.pop(topic)
+            if topic not in self._non_finite:
+                self._non_finite[topic] = (drops[topic]['non_finite'], self.clock())
+                self.due(f'non_finite {topic}', NON_FINITE_INTERVAL)
+                lines.append(
+                    f'{topic}: a message with NaN or infinity was dropped ({error.detail}); '
+                    'ros2_control sends NaN for the joints no active controller commands (as '
+                    'until its controllers are active): expected then, a fault otherwise. Such '
+                    f'drops are counted on /diagnostics (dropped.{topic}.non_finite) and '
+                    f'summarised here at most every {NON_FINITE_INTERVAL:g} s')
+        for topic, (reported, when) in list(self._non_finite.items()):
+            total = drops.get(topic, {}).get('non_finite', 0)
+            if total > reported and self.due(f'non_finite {topic}', NON_FINITE_INTERVAL):
+                now = self.clock()
+                self._non_finite[topic] = (total, now)
+                count = total - reported
+                lines.append(f'{topic}: {count} more {_plural(count, "message")} with NaN or '
+                             f'infinity dropped in the last {now - when:.0f} s ({total} in all; '
+                             f'dropped.{topic}.non_finite on /diagnostics)')
+        if drops.unreported and self.due('drops'):
+            lines += drops.report()
+        return lines
 
     def stale(self, hw: 'InterfaceCycle') -> List[Tuple[str, str]]:
         """
-        Return ``(level, line)`` pairs when the set of stale joints changed, when due.
+        Return ``(level, line)`` pairs about stale targets, when due (module docstring).
 
-        The lines doc/nodes.md ("Stale joints") shows: a warning naming the stale joints (or
-        those that flapped since the last line, with the episodes), an info line when all are
-        fresh again.  The simulation interface's speak of joint states and stale actuators.
+        The lines doc/nodes.md ("Stale joints") shows: a warning naming the targets once they
+        have been stale for :data:`STALE_PERSIST` (again when the set changes, at most every
+        :data:`STALE_INTERVAL`), an info line when they are all fresh again; and a summary of
+        the brief stale episodes, at growing intervals.  The simulation interface's speak of
+        joint states and stale actuators.
         """
         states = hw.states
-        changes = states.fresh_changes
-        if changes == self._reported:
+        lines: List[Tuple[str, str]] = []
+        if states.fresh_changes != self._seen:
+            self._seen = states.fresh_changes
+            stale = ~states.fresh_targets(states.fresh_mask) & states.known_targets()
+            names = tuple(n for n, s in zip(states.target_names, stale) if s)
+            lines += self._stale_changed(hw, names)
+        if self._stale_since is not None and self._warned != self._stale_names:
+            now = self.clock()
+            if now - self._stale_since >= STALE_PERSIST and \
+                    self.due('stale', max(self.interval, STALE_INTERVAL)):
+                self._warned = self._stale_names
+                lines.append(('warning', self._stale_line(hw, now)))
+        if self._brief and self.due('stale_brief', self._brief_interval):
+            lines.append(('warning', self._brief_line(hw)))
+        return lines
+
+    def _stale_changed(self, hw: 'InterfaceCycle', names: Tuple[str, ...]
+                       ) -> List[Tuple[str, str]]:
+        """Take a new set of stale targets; return the line of an episode's end, if any."""
+        now = self.clock()
+        if names and self._stale_since is None:
+            self._stale_since = now
+            self._episode_names = {}
+        self._stale_names = names
+        self._episode_names.update(dict.fromkeys(names))
+        if names or self._stale_since is None:
             return []
-        source, target = states.direction.source, states.direction.target
-        stale = ~states.fresh_targets(states.fresh_mask) & states.known_targets()
-        names = tuple(n for n, s in zip(states.target_names, stale) if s)
-        if changes != self._seen:
-            self._seen = changes
-            self._episodes += bool(names)
-            self._missed.update(dict.fromkeys(names))
-        if not self.due('stale', max(self.interval, STALE_INTERVAL)):
-            return []
-        self._reported = changes
-        episodes, self._episodes = self._episodes, 0
-        missed = [n for n in states.target_names if n in self._missed]
-        self._missed = {}
-        if not names:
-            if self._stale is None:
-                if not episodes:
-                    return []
-                more = '...' if len(missed) > 8 else ''
-                return [('warning', f'no {source} state for {hw.state_timeout:g} s, {episodes} '
-                                    f'times since the last line: {len(missed)} {target}s went '
-                                    f'stale ({", ".join(missed[:8])}{more}); every {source} '
-                                    'state is fresh again')]
-            self._stale = None
-            again = f' ({episodes} stale episodes since the last line)' if episodes > 1 else ''
-            return [('info', f'every {source} state is fresh again{again}')]
-        self._stale = names
+        began, self._stale_since = self._stale_since, None
+        if self._warned is not None:   # a warned stale state ended
+            self._warned = None
+            return [('info', f'every {hw.states.direction.source} state is fresh again '
+                             f'(after {now - began:.1f} s)')]
+        if now - self._brief_end > STALE_MAX_INTERVAL:   # a quiet while: summaries come sooner
+            self._brief_interval = STALE_INTERVAL
+        self._brief += 1
+        self._brief_end = now
+        self._brief_names.update(self._episode_names)
+        return []
+
+    def _stale_line(self, hw: 'InterfaceCycle', now: float) -> str:
+        """Return the warning about the targets stale for :data:`STALE_PERSIST` or more."""
+        states = hw.states
+        names = self._stale_names
+        assert self._stale_since is not None
+        age = now - self._stale_since + hw.state_timeout
         what = 'repeats their last values' if hw.stale_joints == 'last' else 'leaves them out'
-        more = '...' if len(names) > 8 else ''
-        return [('warning', f'no {source} state for {hw.state_timeout:g} s: {len(names)} '
-                            f'{target}s stale ({", ".join(names[:8])}{more}); '
-                            f'{hw.STATE_OUTPUT_TOPIC} {what} (stale_joints: {hw.stale_joints})')]
+        return (f'no {states.direction.source} state for {age:.1f} s (state_timeout '
+                f'{hw.state_timeout:g} s): {len(names)} '
+                f'{_plural(len(names), states.direction.target)} stale ({_first(names)}); '
+                f'{hw.STATE_OUTPUT_TOPIC} {what} (stale_joints: {hw.stale_joints})')
+
+    def _brief_line(self, hw: 'InterfaceCycle') -> str:
+        """Return the summary of the brief stale episodes; make the next one wait longer."""
+        states = hw.states
+        source, target = states.direction.source, states.direction.target
+        names = [n for n in states.target_names if n in self._brief_names] or \
+            list(self._stale_names)
+        count, self._brief, self._brief_names = self._brief, 0, {}
+        self._brief_interval = min(2.0 * self._brief_interval, STALE_MAX_INTERVAL)
+        return (f'{source} states were late {_times(count)} since the last line: '
+                f'{len(names)} {_plural(len(names), target)} ({_first(names)}) stale for less '
+                f'than {STALE_PERSIST:g} s each time (state_timeout {hw.state_timeout:g} s). A '
+                'loaded machine or a slow driver? /diagnostics shows the state ages; a larger '
+                'state_timeout tolerates them (the next such line in '
+                f'{self._brief_interval:g} s at the earliest)')
+
+    def no_state(self, hw: 'InterfaceCycle', since: float,
+                 where: Callable[[], str]) -> Optional[str]:
+        """
+        Return a warning when no input state came since activation at ``since``, when due.
+
+        After :data:`NO_STATE_AFTER` seconds, then every :data:`NO_STATE_INTERVAL`: the state
+        topic is likely wrong.  Costs one comparison a cycle once a state came.
+
+        :param where: returns what the node knows of its state topic (called for a line only)
+        """
+        if since != self._active_since:
+            self._active_since, self._state_seen = since, False
+        if self._state_seen:
+            return None
+        if bool(np.isfinite(hw.states.state_time).any()):
+            self._state_seen = True
+            return None
+        now = self.clock()
+        if now - since < NO_STATE_AFTER or not self.due('no_state', NO_STATE_INTERVAL):
+            return None
+        source = hw.states.direction.source
+        return (f'no {source} state received in {now - since:.0f} s since activation: '
+                f'{where()}; expected sensor_msgs/JointState naming the {source}s '
+                f'{_first(hw.states.direction.source_names)}')
 
     def incomplete(self, hw: 'InterfaceCycle') -> Optional[str]:
         """
@@ -178,3 +294,18 @@ class Reports:
         return ('use_sim_time is true and no /clock message has arrived: nothing is published '
                 'until one does (is the simulator running, and is /clock remapped into this '
                 "node's namespace?)")
+
+
+def _plural(n: int, word: str) -> str:
+    """Return ``word`` for one, ``words`` for any other count."""
+    return word if n == 1 else f'{word}s'
+
+
+def _times(n: int) -> str:
+    """Return ``once``, ``twice`` or ``N times``."""
+    return {1: 'once', 2: 'twice'}.get(n, f'{n} times')
+
+
+def _first(names: Sequence[str], count: int = 8) -> str:
+    """Return the first ``count`` names, comma-separated, with ``...`` when there are more."""
+    return ', '.join(names[:count]) + (', ...' if len(names) > count else '')

@@ -17,7 +17,8 @@
 
 What it starts, sends, prints and exits with is doc/launch.md's ("The demo").  ``--physics``
 reaches ``mock_actuators`` through the config file's ``mock_actuators`` section; ``--homing``
-sets ``incremental_encoders`` there and ``homing`` in the hardware interface's.
+sets ``incremental_encoders`` there and ``homing`` in the hardware interface's.  The targets
+are :mod:`~.demo_script`'s, the verdict (a busy machine or a tracking error) :mod:`~.demo_load`'s.
 """
 
 import argparse
@@ -32,23 +33,35 @@ from typing import Dict
 from typing import List
 from typing import Optional
 from typing import TextIO
+from typing import Tuple
 
 from transmission_plugins.tools.cli.common import positive_number
+from transmission_plugins.tools.demo_load import BUSY_EXIT
+from transmission_plugins.tools.demo_load import LoadMonitor
+from transmission_plugins.tools.demo_load import verdict
+from transmission_plugins.tools.demo_script import joint_windows
+from transmission_plugins.tools.demo_script import Script
 import yaml
 
 #: Tracking tolerance at the end of each hold: rad for revolute joints, m for the gripper gap.
 TOLERANCE = {'revolute': 0.01, 'prismatic': 0.001}
-MOVE_TIME = 1.5
-HOLD_TIME = 1.0
 COMMAND_RATE = 50.0
-#: Targets as fractions of each joint's range (0 = lower limit, 1 = upper limit).
-WAYPOINTS = [
-    [0.50, 0.50, 0.50, 0.50, 0.50, 0.50],
-    [0.70, 0.35, 0.75, 0.60, 0.30, 0.90],
-    [0.30, 0.60, 0.30, 0.35, 0.80, 0.20],
-    [0.55, 0.45, 0.65, 0.70, 0.50, 0.60],
-    [0.40, 0.55, 0.40, 0.45, 0.20, 0.05],
-]
+#: the hardware interface's state_timeout and update_rate when the config file sets none
+DEFAULT_STATE_TIMEOUT = 0.1
+DEFAULT_UPDATE_RATE = 100.0
+#: what the demo says of itself (``demo --help``)
+DESCRIPTION = f"""\
+Start the hardware interface and the mock actuators (the launcher's node set, in a namespace
+and ROS domain of their own), command the robot's joints through a scripted sequence of
+minimum-jerk moves and holds inside their soft limits and at speeds their velocity limits allow,
+and print the commanded and measured joints and the motors behind them.
+
+exit status: 0 every joint was on target at the end of every hold; 1 a joint missed its target
+on a machine that kept up (a transmission, limit or gain error), or the nodes failed;
+{BUSY_EXIT} the joints missed targets only while the machine was too busy (stale mock states,
+missed cycles, physics behind real time): not a transmission error, run it again on an idle
+machine.
+"""
 
 
 #: PD bandwidth (rad/s) of the mock's drives without URDF gains under ``--physics mujoco``: a PD
@@ -59,8 +72,6 @@ MUJOCO_BANDWIDTH = 2.0 * math.pi * 20.0
 HOMING_SPEED = 0.3
 #: ``--homing``: the hardware interface's ``homing_timeout`` (s) for each joint
 HOMING_TIMEOUT = 20.0
-#: Range of the targets of a joint without position limits (a continuous joint), rad.
-UNBOUNDED_RANGE = (-1.0, 1.0)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,43 +95,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'r_shoulder_lift_link l_shoulder_lift_link)')
 
 
-def _smooth(s: float) -> float:
-    """Return the minimum-jerk blend of ``s`` in [0, 1]."""
-    s = min(max(s, 0.0), 1.0)
-    return s * s * s * (10.0 - 15.0 * s + 6.0 * s * s)
-
-
-class Script:
-    """The scripted joint targets: move smoothly to each waypoint, then hold it."""
-
-    def __init__(self, joints: List[str], lower: Any, upper: Any) -> None:
-        self.joints = joints
-        self.points = []
-        bounds = [(lo, hi) if math.isfinite(lo) and math.isfinite(hi) else UNBOUNDED_RANGE
-                  for lo, hi in zip(lower, upper)]
-        for fractions in WAYPOINTS:
-            # every joint gets a target; joints past the sixth reuse the fractions in turn
-            self.points.append([lo + fractions[i % len(fractions)] * (hi - lo)
-                                for i, (lo, hi) in enumerate(bounds)])
-        self.segment = MOVE_TIME + HOLD_TIME
-
-    def target(self, t: float) -> List[float]:
-        """Return the commanded positions at ``t`` seconds into the script (it loops)."""
-        k = int(t // self.segment)
-        a = self.points[k % len(self.points)]
-        b = self.points[(k + 1) % len(self.points)]
-        s = _smooth((t - k * self.segment) / MOVE_TIME)
-        return [x + s * (y - x) for x, y in zip(a, b)]
-
-    def hold_end(self, k: int) -> float:
-        """Return the time at which the hold of segment ``k`` ends."""
-        return (k + 1) * self.segment
-
-
-#: a real-time factor of the mock's physics below this is reported in the summary
-SLOW_PHYSICS = 0.9
-
-
 def _format_table(rows: List[List[str]], out: TextIO) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
@@ -131,7 +105,8 @@ def _format_table(rows: List[List[str]], out: TextIO) -> None:
 class Demo:
     """The client node: commands, measurements and the table."""
 
-    def __init__(self, robot: Any, joints: List[str], out: TextIO) -> None:
+    def __init__(self, robot: Any, joints: List[str], out: TextIO,
+                 load: LoadMonitor) -> None:
         import rclpy
         from rclpy.node import Node
         from sensor_msgs.msg import JointState
@@ -147,27 +122,43 @@ class Demo:
         self.motor_effort: Dict[str, float] = {}
         #: largest |effort| each motor applied
         self.peak_effort: Dict[str, float] = {}
-        #: the lowest real-time factor the mock's physics reported (1.0: none reported)
-        self.slowest_physics = 1.0
+        #: the signs of a busy machine
+        self.load = load
         #: each transmission's calibration as the hardware interface last reported it
         self.calibration: Dict[str, str] = {}
         self.node.create_subscription(JointState, 'joint_states', self._on_joints, 10)
         self.node.create_subscription(JointState, 'actuator_states', self._on_motors, 10)
         from diagnostic_msgs.msg import DiagnosticArray
         self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)
-        idx = [robot.joint_names.index(j) for j in joints]
-        self.script = Script(joints, [robot.joint_lower[i] for i in idx],
-                             [robot.joint_upper[i] for i in idx])
+        #: the scripted targets, made once the robot's positions are known (:meth:`begin`)
+        self.script: Optional[Script] = None
+        #: when the script started (steady clock)
+        self.started = math.nan
         kinds = {j: getattr(robot.urdf_joints.get(j), 'type', 'revolute') for j in joints}
         self.tolerance = {j: TOLERANCE['prismatic' if kinds[j] == 'prismatic' else 'revolute']
                           for j in joints}
         self.checks: List[Dict[str, float]] = []
+        #: each checked hold's segment, from the start of its move to the check (steady clock)
+        self.windows: List[Tuple[float, float]] = []
         self.commanded = [0.0] * len(joints)
 
+    def begin(self, now: float) -> None:
+        """Make the script from the robot's limits and its measured positions; start it."""
+        robot = self.robot
+        idx = [robot.joint_names.index(j) for j in self.joints]
+        windows = joint_windows(robot.joint_lower[idx], robot.joint_upper[idx],
+                                robot.joint_soft_limits[idx])
+        self.script = Script(self.joints, windows, robot.joint_velocity_limit[idx],
+                             [self.joint_pos.get(j, math.nan) for j in self.joints])
+        self.started = now
+        self.load.start(now)
+
     def _on_joints(self, msg: Any) -> None:
+        self.load.joint_states(time.monotonic())
         self.joint_pos.update(zip(msg.name, msg.position))
 
     def _on_motors(self, msg: Any) -> None:
+        self.load.actuator_states(time.monotonic())
         self.motor_pos.update(zip(msg.name, msg.position))
         if len(msg.effort) == len(msg.name):
             self.motor_effort.update(zip(msg.name, msg.effort))
@@ -176,21 +167,20 @@ class Demo:
 
     def _on_diagnostics(self, msg: Any) -> None:
         namespace = self.node.get_namespace()
+        now = time.monotonic()
         for status in msg.status:
             prefix, _, transmission = status.name.partition(': ')
-            if prefix == f'{namespace}/transmission_hardware_interface' and transmission:
-                for kv in status.values:
-                    if kv.key == 'calibration':
-                        self.calibration[transmission] = kv.value
-            if status.name == f'{namespace}/mock_actuators':
-                for kv in status.values:
-                    if kv.key == 'real_time_factor':
-                        try:
-                            factor = float(kv.value)
-                        except ValueError:
-                            continue
-                        if math.isfinite(factor):
-                            self.slowest_physics = min(self.slowest_physics, factor)
+            values = {kv.key: kv.value for kv in status.values}
+            if prefix == f'{namespace}/transmission_hardware_interface':
+                if transmission and 'calibration' in values:
+                    self.calibration[transmission] = values['calibration']
+                if not transmission and values.get('overruns', '').isdigit():
+                    self.load.overruns(int(values['overruns']), now)
+            if status.name == f'{namespace}/mock_actuators' and 'real_time_factor' in values:
+                try:
+                    self.load.physics(float(values['real_time_factor']), now)
+                except ValueError:
+                    continue
 
     def spin(self, seconds: float) -> None:
         end = time.monotonic() + seconds
@@ -213,6 +203,7 @@ class Demo:
                    for words in self.calibration.values())
 
     def send(self, t: float) -> None:
+        assert self.script is not None
         self.commanded = self.script.target(t)
         msg = self.JointState()
         msg.header.stamp = self.node.get_clock().now().to_msg()
@@ -220,16 +211,18 @@ class Demo:
         msg.position = [float(x) for x in self.commanded]
         self.pub.publish(msg)
 
-    def check(self) -> Dict[str, float]:
-        """Record the tracking errors now (end of a hold)."""
+    def check(self, k: int, now: float) -> Dict[str, float]:
+        """Record the tracking errors now (the end of segment ``k``'s hold)."""
+        assert self.script is not None
         errors = {j: abs(self.joint_pos.get(j, math.inf) - c)
                   for j, c in zip(self.joints, self.commanded)}
         self.checks.append(errors)
+        self.windows.append((self.started + self.script.segment_start(k), now))
         return errors
 
-    def passed(self) -> bool:
-        return bool(self.checks) and all(
-            e[j] <= self.tolerance[j] for e in self.checks for j in self.joints)
+    def verdict(self) -> Any:
+        """Return the exit status and closing lines (:func:`~.demo_load.verdict`)."""
+        return verdict(self.checks, self.windows, self.tolerance, self.load)
 
     def table(self, t: float, clear: bool) -> None:
         rows = [['transmission', 'joint', 'command', 'measured', 'error', '|', 'motor',
@@ -268,10 +261,12 @@ def _calibration_words(demo: 'Demo') -> str:
                      if words != 'not needed')
 
 
-def _summary(demo: 'Demo', out: TextIO) -> None:
+def _summary(demo: 'Demo', out: TextIO) -> int:
+    """Write the summary and the verdict; return the exit status."""
+    judged = demo.verdict()
     if not demo.checks:
-        out.write('demo: no hold completed, nothing to judge\n')
-        return
+        out.write(''.join(f'{line}\n' for line in judged.lines))
+        return int(judged.code)
     worst = {j: max(e[j] for e in demo.checks) for j in demo.joints}
     out.write(f'demo: {len(demo.checks)} holds checked; worst error at the end of a hold:\n')
     for j in demo.joints:
@@ -293,12 +288,8 @@ def _summary(demo: 'Demo', out: TextIO) -> None:
                       '   above are what the demo judges)\n')
     if _calibration_words(demo):
         out.write(f'demo: calibration on /diagnostics: {_calibration_words(demo)}\n')
-    if demo.slowest_physics < SLOW_PHYSICS:
-        out.write(f'demo: the physics fell behind real time (real-time factor down to '
-                  f'{demo.slowest_physics:.2f}): the machine is too busy for this simulation, '
-                  'so the joints lag their targets; that is not a transmission error\n')
-    out.write('demo: joints tracked the targets\n' if demo.passed()
-              else 'demo: joints did NOT track the targets\n')
+    out.write(''.join(f'{line}\n' for line in judged.lines))
+    return int(judged.code)
 
 
 def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
@@ -329,8 +320,8 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
         if args.physics == 'mujoco':
             from transmission_plugins.runtime.mujoco_model import import_mujoco
             import_mujoco()
-        values = {'description_file': args.description_file,
-                  'config_file': _config_file(config, args, workdir),
+        config_path, sections = _config_file(config, args, workdir)
+        values = {'description_file': args.description_file, 'config_file': config_path,
                   'use_mock_actuators': 'true'}
         plan = plan_nodes(values)
         robot = load_robot_transmissions(
@@ -350,10 +341,15 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     rclpy.init(args=['--ros-args', '-r', f'__ns:={namespace}'])
     demo = None
     code = 1
+    finished = False
+    hardware = sections.get('transmission_hardware_interface', {})
+    load = LoadMonitor(float(hardware.get('state_timeout', DEFAULT_STATE_TIMEOUT)),
+                       float(hardware.get('update_rate', DEFAULT_UPDATE_RATE)),
+                       1.0 / COMMAND_RATE)
     try:
         from transmission_plugins.runtime.hardware_interface import HardwareInterface
         joints = HardwareInterface(robot).commandable_joints()
-        demo = Demo(robot, joints, out)
+        demo = Demo(robot, joints, out, load)
         until = 'until Ctrl-C' if duration is None else f'for {duration:g} s (or until Ctrl-C)'
         out.write(f'demo: starting {", ".join(n for n, _ in commands)} ('
                   f'{args.physics} physics, ROS_DOMAIN_ID='
@@ -377,14 +373,18 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
             out.write(f'demo: every joint calibrated {time.monotonic() - waited:.1f} s after '
                       'the start (joint_states names a joint once it is)\n')
         start = time.monotonic()
+        demo.begin(start)
+        assert demo.script is not None
         last_table = -math.inf
         next_check = 0
         period = 1.0 / COMMAND_RATE
         table_period = 0.2 if tty else 2.5
         while duration is None or time.monotonic() - start < duration:
-            t = time.monotonic() - start
+            now = time.monotonic()
+            load.loop(now)
+            t = now - start
             if t >= demo.script.hold_end(next_check) - period:
-                demo.check()
+                demo.check(next_check, now)
                 next_check += 1
             demo.send(t)
             if t - last_table >= table_period:
@@ -395,12 +395,13 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
                 return 1
             demo.spin(period)
         demo.table(time.monotonic() - start, clear=False)
-        code = 0 if demo.passed() else 1
+        finished = True
     except (KeyboardInterrupt, ExternalShutdownException):
-        code = 0 if demo is not None and demo.passed() else 1
+        finished = demo is not None
     finally:
         if demo is not None:
-            _summary(demo, out)
+            judged = _summary(demo, out)
+            code = judged if finished else code
             demo.node.destroy_node()
         rclpy.try_shutdown()
         nodes.stop()
@@ -410,8 +411,9 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     return code
 
 
-def _config_file(config: Any, args: argparse.Namespace, workdir: str) -> str:
-    """Write ``config`` with the demo's ``mock_actuators`` parameters added; return its path."""
+def _config_file(config: Any, args: argparse.Namespace,
+                 workdir: str) -> Tuple[str, Dict[str, Dict[str, Any]]]:
+    """Write ``config`` with the demo's ``mock_actuators`` parameters added; return it."""
     from transmission_plugins.tools.node_plan import load_config
     sections = load_config(config)
     mock = sections.setdefault('mock_actuators', {})
@@ -428,7 +430,7 @@ def _config_file(config: Any, args: argparse.Namespace, workdir: str) -> str:
     with open(path, 'w') as f:
         yaml.safe_dump({name: {'ros__parameters': p} for name, p in sections.items()}, f,
                        default_flow_style=False, sort_keys=False)
-    return path
+    return path, sections
 
 
 def _clean_up(workdir: str, keep_log: bool, out: TextIO) -> None:

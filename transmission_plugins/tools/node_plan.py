@@ -68,7 +68,17 @@ LAUNCH_ARGUMENTS = {
                        'spaces'),
     'lenient': ('', 'load the description leniently (true) or strictly (false); default: '
                     "config_file's (strict in the bundled one)"),
+    'actuator_states_topic': ('actuator_states', "the actuator states topic (a driver's name "
+                                                 'for it, relative or absolute): every node of '
+                                                 'the set is remapped to it'),
+    'actuator_commands_topic': ('actuator_commands', 'the actuator commands topic (a '
+                                                     "driver's name for it, relative or "
+                                                     'absolute): every node of the set is '
+                                                     'remapped to it'),
 }
+#: the launch arguments that rename a topic of the package's nodes: argument -> topic
+TOPIC_ARGUMENTS = {'actuator_states_topic': 'actuator_states',
+                   'actuator_commands_topic': 'actuator_commands'}
 
 LOG_LEVELS = ('debug', 'info', 'warn', 'error', 'fatal')
 #: the values of the ``mode`` argument
@@ -107,6 +117,8 @@ class Settings(NamedTuple):
     #: parameters set by launch arguments, for the node kinds that take them
     overrides: Dict[str, Any]
     robot_state_publisher: bool
+    #: the package's topics the launch arguments rename, ``(from, to)``
+    remappings: Tuple[Tuple[str, str], ...] = ()
 
 
 class NodeKind(NamedTuple):
@@ -376,6 +388,23 @@ def parse_mode(value: Any) -> str:
     return text
 
 
+def parse_topic(value: Any, name: str) -> str:
+    """
+    Read a topic name argument (relative, absolute or ``~/``), as ``ros2 run -r`` would take it.
+
+    :raises LaunchConfigError: not a valid ROS topic name (rclpy's rules), naming the argument
+    """
+    from rclpy.exceptions import InvalidTopicNameException
+    from rclpy.validate_topic_name import validate_topic_name
+    text = str(value).strip()
+    try:
+        validate_topic_name(text)
+    except InvalidTopicNameException as e:
+        reason = str(e).splitlines()[0]
+        raise LaunchConfigError(f'{name}: {text!r} is not a valid topic name ({reason})') from None
+    return text
+
+
 def parse_rate(value: Any) -> Optional[float]:
     """Read ``update_rate``: empty for the config file's, else a rate > 0 Hz."""
     if str(value).strip() == '':
@@ -427,6 +456,8 @@ def read_settings(values: Mapping[str, Any],
         overrides['lenient'] = parse_bool(value('lenient'), 'lenient')
     if robot_state_publisher is None:
         robot_state_publisher = robot_state_publisher_executable() is not None
+    remappings = tuple((topic, parse_topic(value(name), name))
+                       for name, topic in TOPIC_ARGUMENTS.items())
     return Settings(description=description, config=config,
                     use_mock_actuators=parse_bool(value('use_mock_actuators'),
                                                   'use_mock_actuators'),
@@ -435,7 +466,8 @@ def read_settings(values: Mapping[str, Any],
                     use_sim_time=parse_bool(value('use_sim_time'), 'use_sim_time'),
                     log_level=parse_log_level(value('log_level')),
                     overrides=overrides,
-                    robot_state_publisher=robot_state_publisher)
+                    robot_state_publisher=robot_state_publisher,
+                    remappings=tuple(r for r in remappings if r[0] != r[1]))
 
 
 def plan_nodes(values: Mapping[str, Any],
@@ -461,7 +493,9 @@ def plan_nodes(values: Mapping[str, Any],
         params['robot_description'] = s.description
         params['use_sim_time'] = s.use_sim_time
         params.update({k: v for k, v in s.overrides.items() if k in kind.takes})
-        specs.append(NodeSpec(kind.name, kind.package, kind.executable, kind.module, params))
+        remappings = s.remappings if kind.package == PACKAGE else ()
+        specs.append(NodeSpec(kind.name, kind.package, kind.executable, kind.module, params,
+                              remappings))
     return NodePlan(specs, skipped, s.namespace, s.log_level)
 
 

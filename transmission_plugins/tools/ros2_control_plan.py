@@ -232,8 +232,8 @@ def plan_ros2_control(values: Mapping[str, Any],
     specs = []
     for spec in nodes.specs:
         if spec.name == HARDWARE_INTERFACE:
-            spec = spec._replace(remappings=(('joint_states', states),
-                                             ('joint_commands', commands)))
+            spec = spec._replace(remappings=spec.remappings + (
+                ('joint_states', states), ('joint_commands', commands)))
         elif spec.name == ROBOT_STATE_PUBLISHER:
             spec = spec._replace(parameters=dict(spec.parameters,
                                                  robot_description=description))

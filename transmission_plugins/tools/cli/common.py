@@ -35,8 +35,11 @@ from typing import Type
 
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionFileError
+from transmission_plugins.core.exceptions import TransmissionLoadError
+from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.tools.bag_io import BagTopicError
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -45,6 +48,9 @@ EXIT_USAGE = 2
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 PROG = 'transmission_plugins'
+
+#: The verbs' options that name a bag topic (``args`` attributes), for the hint of a missing one.
+TOPIC_OPTIONS = ('topic', 'actuator_topic', 'joint_topic')
 
 #: What loading a URDF or a data file may raise that is the user's input, not a bug.
 LOAD_ERRORS: Tuple[Type[BaseException], ...] = (TransmissionError, OSError, UnicodeDecodeError)
@@ -177,13 +183,20 @@ def load_or_report(args: argparse.Namespace, command: str,
 
 
 def describe(e: BaseException, args: argparse.Namespace) -> str:
-    """Return an error message; suggest --lenient for plugin and URDF problems."""
+    """
+    Return an error message, with the option that may help.
+
+    ``--lenient`` for a transmission that cannot be loaded (a plugin or a value of the URDF);
+    the topic options for a bag topic that is missing or of another type.
+    """
     if isinstance(e, OSError) and e.filename and (
             not isinstance(e, TransmissionFileError) or e.errno is not None):
         return f'cannot read {e.filename}: {e.strerror or e}'
     text = str(e)
-    if isinstance(e, TransmissionFileError):
-        return text  # --lenient does not help
-    if isinstance(e, TransmissionError) and not getattr(args, 'lenient', True):
+    if isinstance(e, BagTopicError):
+        options = [f'--{name.replace("_", "-")}' for name in TOPIC_OPTIONS if hasattr(args, name)]
+        return text + (f' (choose the topic with {" or ".join(options)})' if options else '')
+    if isinstance(e, (UrdfTransmissionError, TransmissionLoadError)) \
+            and not getattr(args, 'lenient', True):
         text += ' (--lenient skips transmissions that cannot be loaded)'
     return text

@@ -23,7 +23,9 @@ from transmission_plugins.tools import demo
 def add_parser(sub: Any) -> None:
     """Register the ``demo`` verb."""
     p = sub.add_parser('demo', help='run the hardware interface and mock actuators on the '
-                                    'bundled example robot with scripted joint commands')
+                                    'bundled example robot with scripted joint commands',
+                       description=demo.DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     demo.add_arguments(p)
     p.set_defaults(func=run)
 

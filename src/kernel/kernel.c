@@ -191,9 +191,10 @@ static int converged(int64_t n, const double * r, const double * limit)
 // the residual of g(x) = theta at x and its Jacobian: the type's own (from `target`), or
 // g(x) - theta and K
 static void residual(
-  const Mechanism * m, const double * theta, const double * target, const double * x, double * r,
+  Mechanism * m, const double * theta, const double * target, const double * x, double * r,
   double * k)
 {
+  ++m->evaluations;
   if (m->type->newton_residual != NULL) {
     m->type->newton_residual(m, x, target, r, k);
     return;
@@ -208,7 +209,7 @@ static void residual(
 // the solution and K there.  `anchored`: a start outside the domain of g is moved halfway to the
 // neutral pose (the origin), as often as it takes, first.
 static int iterate(
-  const Mechanism * m, const double * theta, const double * target, const double * limit,
+  Mechanism * m, const double * theta, const double * target, const double * limit,
   int64_t budget, int anchored, NewtonScratch * s)
 {
   const int64_t n = m->nj;

@@ -106,6 +106,7 @@ struct Mechanism {
   double * warm_theta;      // N
   double * warm_k;          // N x M
   int warm_valid;
+  int64_t evaluations;      // of to_actuator by Newton's method, since load (a count to pin)
 };
 
 // A linear map as compressed rows: row r holds columns col[ptr[r]] .. col[ptr[r + 1] - 1].

@@ -722,6 +722,15 @@ static PyObject * maps_num_mechanisms(MapsObject * self, void * Py_UNUSED(closur
   return PyLong_FromLongLong(self->d.n_mechanisms);
 }
 
+static PyObject * maps_evaluations(MapsObject * self, void * Py_UNUSED(closure))
+{
+  int64_t total = 0;
+  for (int64_t i = 0; i < self->d.n_mechanisms; ++i) {
+    total += self->d.mechanisms[i].evaluations;
+  }
+  return PyLong_FromLongLong(total);
+}
+
 static PyMethodDef maps_methods[] = {
   {"convert", (PyCFunction)(void (*)(void))maps_convert, METH_FASTCALL,
     "convert(to_joint, batch, position, velocity, effort, out_position, out_velocity, "
@@ -739,6 +748,8 @@ static PyGetSetDef maps_getset[] = {
   {"num_joints", (getter)maps_num_joints, NULL, "joints of the description", NULL},
   {"num_actuators", (getter)maps_num_actuators, NULL, "actuators of the description", NULL},
   {"num_mechanisms", (getter)maps_num_mechanisms, NULL, "mechanism records", NULL},
+  {"evaluations", (getter)maps_evaluations, NULL,
+    "evaluations of the mechanisms' maps by Newton's method since load", NULL},
   {NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -31,6 +31,8 @@ import pytest
 from transmission_plugins import BadValueError
 from transmission_plugins import IncompleteTransmissionError
 from transmission_plugins import load_robot_transmissions
+from transmission_plugins import RobotTransmission
+from transmission_plugins import RobotTransmissions
 from transmission_plugins import SliderCrankTransmission
 from transmission_plugins import TransmissionValueError
 
@@ -239,3 +241,55 @@ def test_random_pushrods_keep_the_contract(rotary):
         check_contract(t, states)
         np.testing.assert_allclose(t.joint_position(theta[keep]), q[keep], atol=1e-11)
         done += 1
+
+
+# ------------------------------------------------------------------------------ ranges past pi
+#: a pushrod whose joint travels from -0.04 rad to 3.43 rad between its dead points
+PAST_PI = {'lever_tip': [0.06, 0.085], 'slider_tip': [-0.14, 0.023],
+           'slider_axis': [-0.11, 0.86]}
+#: a crank-rocker whose crank and joint both travel past -pi from the neutral pose
+CRANK_ROCKER = {'lever_tip': [0.057, -0.099], 'crank_pivot': [0.07, 0.057],
+                'crank_tip': [-0.237, 0.055]}
+
+
+def test_a_joint_past_pi_comes_back_as_itself():
+    # issue 34: angles were wrapped into (-pi, pi], so a joint at 3.3 came back as -2.983
+    t = SliderCrankTransmission(**PAST_PI)
+    low, high = t.joint_range()
+    assert low < 0.0 < math.pi < 3.3 < high
+    q = np.linspace(low + 0.01, high - 0.01, 200)[:, None]
+    theta = t.actuator_position(q)
+    assert np.isfinite(theta).all()
+    np.testing.assert_allclose(t.joint_position(theta), q, atol=1e-9)
+    np.testing.assert_allclose(t.joint_position(t.actuator_position([[3.3]])), [[3.3]],
+                               atol=1e-12)
+
+
+def test_a_crank_rocker_s_motor_command_does_not_jump_a_turn():
+    # issue 34: the crank angle was wrapped too, so its command jumped by 2 pi as the joint moved
+    t = SliderCrankTransmission(**CRANK_ROCKER)
+    low, high = t.joint_range()
+    crank_low, crank_high = t.actuator_range()
+    assert low < -math.pi and crank_low < -math.pi < crank_high
+    q = np.linspace(low + 0.01, high - 0.01, 400)[:, None]
+    theta = t.actuator_position(q)[:, 0]
+    steps = np.diff(theta)
+    assert np.all(np.abs(steps) < 1.0), 'the motor command jumps'   # a turn would be 6.3
+    assert np.all(steps > 0.0) or np.all(steps < 0.0)   # a crank-rocker's branch: monotone
+    np.testing.assert_allclose(t.joint_position(theta[:, None]), q, atol=1e-9)
+    # the motor read a turn off maps to the same pose: a multi-turn encoder still converts
+    np.testing.assert_allclose(t.joint_position(theta[:, None] + 2.0 * math.pi), q,
+                               atol=1e-9)
+
+
+def test_a_joint_a_turn_off_its_range_is_outside_the_workspace():
+    t = SliderCrankTransmission(**PAST_PI)
+    low, high = t.joint_range()
+    off = 3.3 - 2.0 * math.pi   # the same pose as 3.3, read a turn off
+    assert not low <= off <= high
+    problems = t.workspace_problems([off])
+    assert problems and "outside the joint's range" in problems[0] and '3.3' in problems[0]
+    assert t.workspace_problems([3.3]) == []
+    robot = RobotTransmissions([RobotTransmission('rod', 'transmission_plugins/'
+                                                  'SliderCrankTransmission', t, ('j',), ('m',))])
+    assert robot.unreachable_actuators([[off], [3.3]]).tolist() == [[True], [False]]

@@ -21,6 +21,7 @@ Hand-computed: the table (0, 0), (1, 1), (2, 4) has slopes 1, 1.5 (Fritsch-Butla
 """
 
 import math
+import warnings
 
 from mechanism_contract import check_contract
 import numpy as np
@@ -76,6 +77,22 @@ def test_bad_tables_are_rejected(x, y, outside, parameter, expected):
     with pytest.raises(TransmissionValueError) as e:
         TableTransmission(x, y, outside)
     assert e.value.parameter == parameter and expected in str(e.value)
+
+
+@pytest.mark.parametrize('x, y, segment', [
+    ([0.0, 5e-324], [0.0, 1.0], 0),                    # a slope of 1 / 5e-324: inf
+    ([0.0, 1.0], [-1e308, 1e308], 0),                  # a rise of 2e308: inf
+    ([0.0, 1e308, 1.7e308], [0.0, 1.0, 2.0], 0),       # the slopes' weights overflow
+    ([0.0, 1.0, 1.0 + 2.220446049250313e-16], [0.0, 1.0, 1e300], 1),
+])
+def test_tables_whose_interpolant_overflows_are_refused(x, y, segment):
+    # issue 34 G-12: such tables were accepted and gave NaN inside their range
+    with warnings.catch_warnings():   # and the refusal itself warns of no overflow
+        warnings.simplefilter('error')
+        with pytest.raises(TransmissionValueError) as e:
+            TableTransmission(x, y)
+    assert e.value.parameter == f'actuator_position[{segment + 1}]'
+    assert 'overflows' in str(e.value) and repr(x[segment]) in str(e.value)
 
 
 def test_valid_construction_and_queries():

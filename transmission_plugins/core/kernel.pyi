@@ -37,6 +37,7 @@ class Maps:
     num_joints: int
     num_actuators: int
     num_mechanisms: int
+    evaluations: int
 
     def __init__(self, num_joints: int, num_actuators: int,
                  rows: Tuple[Tuple[Any, Any, Any], ...], joint_offset: Any,

@@ -105,26 +105,27 @@ class TableTransmission(CompiledTransmission, Mechanism):
         if outside not in OUTSIDE:
             raise TransmissionValueError('outside', outside, f'one of {", ".join(OUTSIDE)}',
                                          _WHERE)
-        for k in range(1, x.size):
-            if not x[k] > x[k - 1]:
-                raise TransmissionValueError(
-                    f'actuator_position[{k}]', float(x[k]),
-                    f'actuator positions in increasing order (after {float(x[k - 1])!r})',
-                    _WHERE)
-        sign = np.sign(y[1] - y[0])
-        if sign == 0.0:
-            raise TransmissionValueError('joint_position[1]', float(y[1]), 'joint positions '
-                                         'strictly increasing or decreasing (after '
-                                         f'{float(y[0])!r})', _WHERE)
-        for k in range(1, y.size):
-            if not (y[k] - y[k - 1]) * sign > 0.0:
-                order = 'increasing' if sign > 0 else 'decreasing'
-                raise TransmissionValueError(
-                    f'joint_position[{k}]', float(y[k]), f'joint positions strictly {order} '
-                    f'like the first two (after {float(y[k - 1])!r})', _WHERE)
+        with np.errstate(all='ignore'):   # differences of extreme numbers: refused below
+            for k in range(1, x.size):
+                if not x[k] > x[k - 1]:
+                    raise TransmissionValueError(
+                        f'actuator_position[{k}]', float(x[k]),
+                        f'actuator positions in increasing order (after {float(x[k - 1])!r})',
+                        _WHERE)
+            sign = np.sign(y[1] - y[0])
+            if sign == 0.0:
+                raise TransmissionValueError('joint_position[1]', float(y[1]), 'joint positions '
+                                             'strictly increasing or decreasing (after '
+                                             f'{float(y[0])!r})', _WHERE)
+            for k in range(1, y.size):
+                if not (y[k] - y[k - 1]) * sign > 0.0:
+                    order = 'increasing' if sign > 0 else 'decreasing'
+                    raise TransmissionValueError(
+                        f'joint_position[{k}]', float(y[k]), f'joint positions strictly {order} '
+                        f'like the first two (after {float(y[k - 1])!r})', _WHERE)
         self._x, self._y, self._outside = x, y, outside
-        h, dy = np.diff(x), np.diff(y)
         with np.errstate(all='ignore'):  # a table of extreme numbers is refused below
+            h, dy = np.diff(x), np.diff(y)
             delta = dy / h
             m = np.empty(x.size)
             m[0], m[-1] = delta[0], delta[-1]
@@ -145,10 +146,10 @@ class TableTransmission(CompiledTransmission, Mechanism):
         :raises TransmissionValueError: naming the first segment whose slope, coefficients or
             values (at its ends and inside) are not finite
         """
-        t = np.linspace(0.0, 1.0, 5)
-        theta = (self._x[:-1, None] + np.diff(self._x)[:, None] * t).reshape(-1, 1)
-        q = (self._y[:-1, None] + np.diff(self._y)[:, None] * t).reshape(-1, 1)
+        t = np.array([0.0, 0.25, 0.5, 0.75, 1.0 - 2.0 ** -20])   # each point in its segment
         with np.errstate(all='ignore'):
+            theta = (self._x[:-1, None] + np.diff(self._x)[:, None] * t).reshape(-1, 1)
+            q = (self._y[:-1, None] + np.diff(self._y)[:, None] * t).reshape(-1, 1)
             back = self.description().convert({'position': theta, 'velocity': theta}, True)
             there = self.description().convert({'position': q, 'velocity': q}, False)
         bad = ~np.all(np.isfinite(terms), axis=0)

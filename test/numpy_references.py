@@ -819,6 +819,12 @@ def reference(transmission: Transmission) -> Mechanism:
 def linear_reference(matrix: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Return ``matrix @ x`` over a batch as the kernel's rows do: structural non-zeros only."""
     out = np.zeros(x.shape[:-1] + matrix.shape[:1])
+    with np.errstate(all='ignore'):
+        _rows(matrix, x, out)
+    return out
+
+
+def _rows(matrix: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
     for r in range(matrix.shape[0]):
         cols = np.flatnonzero(matrix[r])
         if cols.size:
@@ -827,4 +833,3 @@ def linear_reference(matrix: np.ndarray, x: np.ndarray) -> np.ndarray:
             for k in range(1, cols.size):
                 total = total + terms[..., k]
             out[..., r] = total
-    return out

@@ -173,13 +173,17 @@ def test_the_pr2_gripper_velocity_of_the_issue_is_within_its_limit():
     state = np.zeros(len(robot.actuator_names))
     state[i] = 3.0 * robot.actuator_upper[i]    # a motor position past the open gripper
     hw.set_actuator_state(robot.actuator_names, state)
-    hw.set_joint_command(['gripper_joint'], velocity=[robot.joint_velocity_limit[j]])
+    # closing, back towards the range (opening further is held back: issue 34)
+    hw.set_joint_command(['gripper_joint'], velocity=[-robot.joint_velocity_limit[j]])
     out = hw.update()
     (group,) = out.actuator_commands
     value = group.velocity[group.names.index('gripper_motor')]
     assert abs(value) <= robot.actuator_velocity_limit[i]
     # linearised inside the range, it is the limit the velocity limit maps to, not a clamp
     assert abs(value) == pytest.approx(robot.actuator_velocity_limit[i], rel=0.05)
+    hw.set_joint_command(['gripper_joint'], velocity=[robot.joint_velocity_limit[j]])
+    (group,) = hw.update().actuator_commands
+    assert group.velocity[group.names.index('gripper_motor')] == 0.0
 
 
 def test_the_worst_limit_margin_is_at_most_one():

@@ -78,7 +78,8 @@ def hw(clock):
                              enforce_limits=True, clock=clock)
 
 
-def _state(hw, pos=(10.0, 5.0, 5.0), vel=(1.0, 0.0, 0.0), eff=(1.0, 1.0, 1.0)):
+def _state(hw, pos=(4.0, 5.0, 5.0), vel=(1.0, 0.0, 0.0), eff=(1.0, 1.0, 1.0)):
+    # j_simple at 0.9, inside its limits [-1, 1] (beyond them, outward commands are held back)
     hw.set_actuator_state(['m_simple', 'm_d1', 'm_d2'], pos, vel, eff)
 
 
@@ -110,7 +111,7 @@ def test_joint_states_follow_the_transmission_maths(hw):
     js = hw.update().joint_states
     assert js.names == ['j_simple', 'j_d1', 'j_d2']
     # simple: q = theta / n + offset; differential: q1 = (t1/5 + t2/5) / 2, q2 = (t1/5 - t2/5) / 2
-    np.testing.assert_allclose(js.position, [10.0 / 10.0 + 0.5, 1.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(js.position, [4.0 / 10.0 + 0.5, 1.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(js.velocity, [0.1, 0.0, 0.0], atol=1e-12)
     # simple: tau = n u; differential: tau1 = 5 (u1 + u2), tau2 = 5 (u1 - u2)
     np.testing.assert_allclose(js.effort, [10.0, 10.0, 0.0], atol=1e-12)

@@ -43,6 +43,7 @@ import numpy as np
 from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.runtime.counters import Counters
 from transmission_plugins.runtime.messages import FIELDS
+from transmission_plugins.runtime.soft_limits import hard_velocity_bounds
 from transmission_plugins.runtime.soft_limits import JointBounds
 from transmission_plugins.runtime.soft_limits import limit_effort_bounds
 from transmission_plugins.runtime.soft_limits import position_bounds
@@ -124,7 +125,7 @@ class LatestCommands:
         self._sourced = self._incidence.sources_any(everything)
         self._targeted = self._incidence.targets_any(everything)
         self._rated = np.zeros(ns, dtype=bool)
-        self._any_rated = False
+        self._any_rated = self._position_limited = False
         self._motion_limited = False
 
     @property
@@ -141,9 +142,11 @@ class LatestCommands:
         self._rated = (np.isfinite(value.acceleration) | np.isfinite(value.deceleration)
                        | np.isfinite(value.jerk))
         self._any_rated = bool(self._rated.any())
-        # a joint without a <safety_controller> and without rate limits has nothing more to
-        # clamp than its hard limits: when none has, the motion limits are skipped whole
-        self._motion_limited = bool(value.safety.any() or self._rated.any())
+        # position commands: the soft limits and the rates; velocity and effort commands, the
+        # position limits too: a robot with none of them skips the motion limits whole
+        self._position_limited = bool(value.safety.any() or self._any_rated)
+        self._motion_limited = bool(self._position_limited or np.isfinite(value.lower).any()
+                                    or np.isfinite(value.upper).any())
 
     def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
         """Store a validated command for sources ``idx``; absent fields are cleared."""
@@ -275,11 +278,12 @@ class LatestCommands:
         none = m.none
         rated = self._rated if self._any_rated else None
         prev_v = none
-        if rated is not None:
-            prev_v = np.where(np.isfinite(m.velocity), m.velocity, v)
+        if rated is not None:   # the previous command's, the measured one, else at rest
+            prev_v = np.where(np.isfinite(m.velocity), m.velocity,
+                              np.where(np.isfinite(v), v, 0.0))
         new_v = none
         p = cmd.get('position')
-        if p is not None:
+        if p is not None and self._position_limited:
             ref = np.where(np.isfinite(m.position), m.position, q)
             p[:] = self._clamp('joint', 'soft_position', p, *position_bounds(b, ref, dt))
             if rated is not None:
@@ -296,6 +300,7 @@ class LatestCommands:
         if vel is not None:
             lo, hi = np.where(b.safety, velocity_bounds(b, q), b.open_range)
             vel[:] = self._clamp('joint', 'soft_velocity', vel, lo, hi)
+            vel[:] = self._clamp('joint', 'velocity', vel, *hard_velocity_bounds(b, q, dt))
             if rated is not None:
                 free = np.isfinite(vel) & (True if p is None else ~np.isfinite(p))
                 go = free & rated

@@ -39,16 +39,24 @@ states arrive a cycle late over a topic), a velocity command by :math:`[\underli
 position terms apply when :math:`s_u - s_l > 10^{-10}` and :math:`k_p > 10^{-10}` (ros2_control's
 ``has_soft_limits``); without them :math:`\underline v, \overline v = \mp\bar v`.
 
-Position limits never block an effort command inside the range.  For a joint with a
-``<safety_controller>``, at or beyond a position limit and moving outward (:math:`q \ge u,
-v \ge 0`) no effort pushes further out, and beyond the velocity limit no effort accelerates
-further (ros2_control's ``compute_effort_limits``); other joints keep their hard limits only.
+A command never drives a joint further past a hard position limit, whatever fields the
+driver reports (ros2_control's ``compute_velocity_limits`` and ``compute_effort_limits``, for
+every joint with position limits): a velocity command is bounded by :math:`[\min(0, (l - q)/\Delta
+t), \max(0, (u - q)/\Delta t)]`, so that the joint reaches a limit at most in one period and,
+beyond it, may only come back or stop; at or beyond a position limit and moving outward, or with
+its velocity unknown (:math:`q \ge u`, :math:`v \ge 0` or unknown), no effort pushes further out,
+and beyond the velocity limit no effort accelerates further.  Position limits never block an
+effort command inside the range.  A position command is within :math:`[l, u]` already (the
+hard clamp); when no reference is known yet (no command before, no state yet), a joint with soft
+position limits is held within :math:`[s_l, s_u]`.
 
 Acceleration, deceleration and jerk limits (ros2_control's joint_limits parameters) bound the
 change of the commanded velocity (of a position command: its implied velocity
 :math:`(p' - p)/\Delta t`) from the previous one :math:`v_p`: by :math:`a_{max}\Delta t`, or by
 :math:`d_{max}\Delta t` when the change is towards zero (:math:`v_p (v' - v_p) < 0`), and the
-change of the implied acceleration from the previous one by :math:`j_{max}\Delta t`.
+change of the implied acceleration from the previous one by :math:`j_{max}\Delta t`.  The
+previous velocity is the previous command's, else the measured one, else 0: a joint whose
+velocity nobody reports starts from rest, so an unknown velocity is not a free pass.
 """
 
 import math
@@ -107,6 +115,12 @@ class JointBounds(NamedTuple):
     lower_bound: np.ndarray
     upper_bound: np.ndarray
     open_range: np.ndarray
+    #: ``(2, n)``: the position limits; the soft limits within them (``-inf``, ``inf``: none)
+    position_range: np.ndarray
+    soft_box: np.ndarray
+    #: ``(2, n)``: 0 and ``inf``; ``-inf`` and 0 (a velocity bound's caps at the limits)
+    zero_high: np.ndarray
+    zero_low: np.ndarray
 
     def soft_position(self) -> np.ndarray:
         """Return the joints whose soft position limits act (ros2_control's rule)."""
@@ -125,9 +139,25 @@ def velocity_bounds(b: JointBounds, q: np.ndarray) -> np.ndarray:
 
 
 def position_bounds(b: JointBounds, ref: np.ndarray, dt: float) -> np.ndarray:
-    """Return the soft bounds of position commands around ``ref`` (NaN ref: none), ``(2, n)``."""
+    """
+    Return the soft bounds of position commands around ``ref``, ``(2, n)``.
+
+    NaN ``ref`` (no reference yet): the soft limits (joints with soft position limits), else none.
+    """
     x = np.minimum(np.maximum(ref + velocity_bounds(b, ref) * dt, b.lower_bound), b.upper_bound)
-    return np.where(b.bounded_position & np.isfinite(ref), x, b.open_range)
+    known = np.isfinite(ref)
+    return np.where(b.bounded_position & known, x, np.where(known, b.open_range, b.soft_box))
+
+
+def hard_velocity_bounds(b: JointBounds, q: np.ndarray, dt: float) -> np.ndarray:
+    r"""
+    Return the bounds of velocity commands at positions ``q`` by the position limits, ``(2, n)``.
+
+    :math:`[\min(0, (l - q)/\Delta t), \max(0, (u - q)/\Delta t)]` (unknown ``q``: none).
+    """
+    x = (b.position_range - q) / dt
+    x = np.maximum(np.minimum(x, b.zero_high), b.zero_low)
+    return np.where(np.isfinite(q), x, b.open_range)
 
 
 def soft_effort_bounds(b: JointBounds, q: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -139,10 +169,14 @@ def soft_effort_bounds(b: JointBounds, q: np.ndarray, v: np.ndarray) -> np.ndarr
 
 def limit_effort_bounds(b: JointBounds, q: np.ndarray, v: np.ndarray
                         ) -> Tuple[np.ndarray, np.ndarray]:
-    """Return the bounds of effort commands at the position and velocity limits (0 or none)."""
-    known = b.safety & np.isfinite(q) & np.isfinite(v)
-    no_lower = known & (((q <= b.lower) & (v <= 0.0)) | (v < b.negative_velocity))
-    no_upper = known & (((q >= b.upper) & (v >= 0.0)) | (v > b.velocity)) & ~no_lower
+    """
+    Return the bounds of effort commands at the position and velocity limits (0 or none).
+
+    An unknown velocity may be outward: at or beyond a limit, no effort pushes further out.
+    """
+    unknown = ~np.isfinite(v)
+    no_lower = (((q <= b.lower) & (unknown | (v <= 0.0))) | (v < b.negative_velocity))
+    no_upper = (((q >= b.upper) & (unknown | (v >= 0.0))) | (v > b.velocity)) & ~no_lower
     return np.where(no_lower, 0.0, -np.inf), np.where(no_upper, 0.0, np.inf)
 
 
@@ -249,4 +283,11 @@ def joint_bounds(robot: Any, rates: Tuple[np.ndarray, np.ndarray, np.ndarray],
                        np.stack([hard.lower, np.full_like(hard.lower, -np.inf)]),
                        np.stack([np.full_like(hard.upper, np.inf), hard.upper]),
                        np.stack([np.full_like(hard.lower, -np.inf),
-                                 np.full_like(hard.upper, np.inf)]))
+                                 np.full_like(hard.upper, np.inf)]),
+                       np.stack([hard.lower, hard.upper]),
+                       np.where(acting, np.stack([np.maximum(soft[:, 0], hard.lower),
+                                                  np.minimum(soft[:, 1], hard.upper)]),
+                                np.stack([np.full_like(hard.lower, -np.inf),
+                                          np.full_like(hard.upper, np.inf)])),
+                       np.stack([np.zeros_like(hard.lower), np.full_like(hard.upper, np.inf)]),
+                       np.stack([np.full_like(hard.lower, -np.inf), np.zeros_like(hard.upper)]))

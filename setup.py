@@ -78,8 +78,9 @@ class BuildKernel(build_ext):
         if missing:
             raise SystemExit(
                 'transmission_plugins: its compiled kernel (src/kernel) needs '
-                + ' and '.join(missing) + ': install them (Debian/Ubuntu: sudo apt install gcc '
-                'python3-dev; Fedora: sudo dnf install gcc python3-devel) and build again')
+                + ' and '.join(missing) + ' to build; install what is missing (Debian/Ubuntu: '
+                'sudo apt install gcc python3-dev; Fedora: sudo dnf install gcc python3-devel) '
+                'and build again')
         super().build_extensions()
 
 

@@ -21,6 +21,7 @@ rosdistro (Kilted ``distribution.yaml`` for ROS packages, ``rosdep/python.yaml``
 """
 
 import ast
+import os
 from pathlib import Path
 import subprocess
 import sys
@@ -171,3 +172,16 @@ def test_optional_imports_are_guarded():
                         if isinstance(h, ast.ExceptHandler) and h.type is not None]
             assert any('ImportError' in h for h in handlers), (
                 f'{path.relative_to(REPO)} imports {optional} without handling ImportError')
+
+
+def test_a_machine_without_a_c_compiler_is_told_what_to_install(tmp_path):
+    """The kernel's build says what is missing in one message, before it compiles anything."""
+    env = dict(os.environ, CC=str(tmp_path / 'no-such-compiler'))
+    out = subprocess.run([sys.executable, 'setup.py', 'build_ext', '--build-temp',
+                          str(tmp_path / 'temp'), '--build-lib', str(tmp_path / 'lib')],
+                         cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0
+    message = out.stderr.strip().splitlines()[-1]
+    assert 'needs a C compiler' in message and 'no-such-compiler' in message
+    assert 'apt install gcc python3-dev' in message
+    assert not (tmp_path / 'temp').exists()   # nothing was compiled

@@ -54,11 +54,17 @@ def _bin_dir(script_dir):
 #: the compiled conversion of the built-in transmissions (src/kernel, doc/performance.md): C99,
 #: no dependency beyond the Python headers, warnings as errors, no floating-point contraction
 #: (a fused multiply-add would round differently from the numpy references of the tests)
+#: where the sources are: beside this file, wherever it runs from (colcon --symlink-install
+#: runs it through a symlink in its build directory, which holds no src/)
+HERE = os.path.dirname(os.path.realpath(__file__))
+KERNEL_SOURCES = sorted(glob(os.path.join(HERE, 'src', 'kernel', '*.c')))
+if not KERNEL_SOURCES:
+    raise SystemExit(f'transmission_plugins: the kernel sources are missing ({HERE}/src/kernel)')
 KERNEL = Extension(
     'transmission_plugins.core.kernel',
-    sources=sorted(glob('src/kernel/*.c')),
-    depends=sorted(glob('src/kernel/*.h')),
-    include_dirs=['src/kernel'],
+    sources=KERNEL_SOURCES,
+    depends=sorted(glob(os.path.join(HERE, 'src', 'kernel', '*.h'))),
+    include_dirs=[os.path.join(HERE, 'src', 'kernel')],
     extra_compile_args=['-std=c99', '-O2', '-ffp-contract=off', '-fno-math-errno',
                         '-fno-strict-aliasing', '-Wall', '-Wextra', '-Werror', '-Wshadow', '-Wvla',
                         '-Wno-missing-field-initializers'],

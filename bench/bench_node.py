@@ -37,7 +37,8 @@ relay's CPU per message, timer mode at least 99 % of 1000 Hz, p99 send->recv at 
 relay's.  Every contender spins rclpy's ``SingleThreadedExecutor``, as the nodes do.
 
 By default the bundled example robot (``urdf/example_robot.urdf.xacro``); the PR2 with
-``--urdf ../shared/urdf_corpus/pr2.urdf``.  ``--before DIR`` adds the timer mode of another copy
+``--urdf ../shared/urdf_corpus/pr2.urdf``; the G1-like humanoid with parallel ankles and its
+all-linear twin with ``--urdf humanoid`` and ``--urdf humanoid-twin``.  ``--before DIR`` adds the timer mode of another copy
 of the package (e.g. ``git archive <commit> | tar -x -C DIR``) to every run, for before/after
 tables measured side by side.  The machine's other load shifts every figure: run
 it on an idle machine, or say that it was shared.
@@ -305,7 +306,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         epilog='Each run takes about (warm-up + seconds + 5) s per contender.')
     parser.add_argument('--relay', action='store_true', help=argparse.SUPPRESS)
     parser.add_argument('--urdf', default=str(EXAMPLE_URDF),
-                        help='robot description (URDF or .xacro); default: the example robot')
+                        help='robot description (URDF or .xacro), or "humanoid" / '
+                             '"humanoid-twin": the G1-like humanoid of bench/synthetic_robots.py '
+                             'with parallel ankles / its all-linear twin; default: the example '
+                             'robot')
     parser.add_argument('--contenders', nargs='+', choices=CONTENDERS,
                         default=['relay', 'timer', 'event'],
                         help='what to run in each run (the relay is the anchor of the ratios)')
@@ -337,7 +341,11 @@ def _run(args: argparse.Namespace) -> int:
     from transmission_plugins.robot.loading import load_robot_transmissions
     from transmission_plugins.tools.node_plan import read_description
     import yaml
-    urdf = read_description(Path(args.urdf))
+    if args.urdf in ('humanoid', 'humanoid-twin'):
+        from synthetic_robots import humanoid_urdf
+        urdf = humanoid_urdf(args.urdf == 'humanoid')
+    else:
+        urdf = read_description(Path(args.urdf))
     robot = load_robot_transmissions(urdf)
     env = dict(os.environ)
     # a domain range of this benchmark's own (230-232; the tests use others, 233+ fails)

@@ -185,3 +185,17 @@ def test_a_machine_without_a_c_compiler_is_told_what_to_install(tmp_path):
     assert 'needs a C compiler' in message and 'no-such-compiler' in message
     assert 'apt install gcc python3-dev' in message
     assert not (tmp_path / 'temp').exists()   # nothing was compiled
+
+
+def test_the_kernel_builds_through_a_symlinked_setup_py(tmp_path):
+    """colcon --symlink-install runs setup.py through a symlink in a directory without src/."""
+    for name in ('setup.py', 'setup.cfg', 'transmission_plugins'):
+        (tmp_path / name).symlink_to(REPO / name)
+    out = subprocess.run([sys.executable, 'setup.py', 'build_ext', '--build-temp',
+                          str(tmp_path / 'temp'), '--build-lib', str(tmp_path / 'lib')],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    (built,) = (tmp_path / 'lib' / 'transmission_plugins' / 'core').glob('kernel*.so')
+    assert b'PyInit_kernel' in built.read_bytes()   # the module, not an empty library
+    assert sorted(p.name for p in (tmp_path / 'temp').rglob('*.o')) == sorted(
+        p.with_suffix('.o').name for p in (REPO / 'src' / 'kernel').glob('*.c'))

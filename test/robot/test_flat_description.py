@@ -21,11 +21,14 @@ outputs with a non-zero coefficient on it).
 """
 
 import math
+import sys
 
 import numpy as np
 import pytest
+from synthetic_robots import humanoid_urdf
 from synthetic_robots import synthetic_transmissions
 from synthetic_robots import synthetic_urdf
+from tp_support import REPO
 
 from transmission_plugins import PR2GripperTransmission
 from transmission_plugins.robot.limits import actuator_limits
@@ -243,3 +246,32 @@ def test_limits_on_the_sparse_maps_equal_each_transmission():
             robot.joint_effort_limit_from_actuators[j],
             joint_effort_bound(t.transmission, robot.joint_lower[j], robot.joint_upper[j],
                                data[a]), rtol=1e-15)
+
+
+def _calls(fn):
+    """Return the Python and C functions one call of ``fn`` calls (``sys.setprofile``)."""
+    calls = []
+
+    def profile(frame, event, arg):
+        if event in ('call', 'c_call'):
+            calls.append(event)
+    fn()
+    sys.setprofile(profile)
+    fn()
+    sys.setprofile(None)
+    return len(calls) - 2   # fn itself and setprofile(None)
+
+
+@pytest.mark.parametrize('which', ['example', 'humanoid', 'twin'])
+def test_a_one_sample_array_cycle_makes_at_most_60_calls(which):
+    """Issue 33: the count of calls one sample costs, whatever the load: pinned."""
+    robot = (load_robot_transmissions(REPO / 'urdf' / 'example_robot.urdf.xacro', warn=False) if which == 'example'
+             else load_robot_transmissions(humanoid_urdf(which == 'humanoid'), warn=False))
+    q = robot.default_joint_position()
+    state = {'position': robot.joint_to_actuator_arrays({'position': q})['position'],
+             'velocity': np.ones(len(robot.actuator_names)),
+             'effort': np.ones(len(robot.actuator_names))}
+
+    def cycle():
+        return robot.joint_to_actuator_arrays(robot.actuator_to_joint_arrays(state))
+    assert _calls(cycle) <= 60

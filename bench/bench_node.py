@@ -38,10 +38,10 @@ relay's.  Every contender spins rclpy's ``SingleThreadedExecutor``, as the nodes
 
 By default the bundled example robot (``urdf/example_robot.urdf.xacro``); the PR2 with
 ``--urdf ../shared/urdf_corpus/pr2.urdf``; the G1-like humanoid with parallel ankles and its
-all-linear twin with ``--urdf humanoid`` and ``--urdf humanoid-twin``.  ``--before DIR`` adds the timer mode of another copy
-of the package (e.g. ``git archive <commit> | tar -x -C DIR``) to every run, for before/after
-tables measured side by side.  The machine's other load shifts every figure: run
-it on an idle machine, or say that it was shared.
+all-linear twin with ``--urdf humanoid`` and ``--urdf humanoid-twin``.  ``--before DIR`` adds
+the timer mode of another copy of the package (e.g. ``git archive <commit> | tar -x -C DIR``)
+to every run, for before/after tables measured side by side.  The machine's other load shifts
+every figure: run it on an idle machine, or say that it was shared.
 """
 
 import argparse

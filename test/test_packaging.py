@@ -188,7 +188,7 @@ def test_a_machine_without_a_c_compiler_is_told_what_to_install(tmp_path):
 
 
 def test_the_kernel_builds_through_a_symlinked_setup_py(tmp_path):
-    """colcon --symlink-install runs setup.py through a symlink in a directory without src/."""
+    """The kernel builds as colcon --symlink-install runs setup.py: a symlink, and no src/."""
     for name in ('setup.py', 'setup.cfg', 'transmission_plugins'):
         (tmp_path / name).symlink_to(REPO / name)
     out = subprocess.run([sys.executable, 'setup.py', 'build_ext', '--build-temp',

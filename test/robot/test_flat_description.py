@@ -265,8 +265,9 @@ def _calls(fn):
 @pytest.mark.parametrize('which', ['example', 'humanoid', 'twin'])
 def test_a_one_sample_array_cycle_makes_at_most_60_calls(which):
     """Issue 33: the count of calls one sample costs, whatever the load: pinned."""
-    robot = (load_robot_transmissions(REPO / 'urdf' / 'example_robot.urdf.xacro', warn=False) if which == 'example'
-             else load_robot_transmissions(humanoid_urdf(which == 'humanoid'), warn=False))
+    description = (REPO / 'urdf' / 'example_robot.urdf.xacro' if which == 'example'
+                   else humanoid_urdf(which == 'humanoid'))
+    robot = load_robot_transmissions(description, warn=False)
     q = robot.default_joint_position()
     state = {'position': robot.joint_to_actuator_arrays({'position': q})['position'],
              'velocity': np.ones(len(robot.actuator_names)),

@@ -189,3 +189,97 @@ def test_velocity_commands_stop_at_the_hard_position_limits():
     # with a <safety_controller> the soft limits already send the joint back from there
     hw, clock = interface()
     assert command(hw, clock, 1.05, 0.0, 'velocity', 1.0) < 0.0
+
+
+def test_no_effort_outward_at_a_position_limit():
+    # no soft position limits and a stiff k_velocity: the soft effort bounds are the hard ones
+    # at these speeds, and ros2_control's compute_effort_limits acts at the position limits
+    hw, clock = interface(safety='<safety_controller k_velocity="100"/>')
+    assert command(hw, clock, 0.5, 0.3, 'effort', 9.0) == pytest.approx(9.0)   # inside
+    assert command(hw, clock, 1.0, 0.3, 'effort', 9.0) == pytest.approx(0.0)   # at the limit
+    assert command(hw, clock, 1.0, 0.3, 'effort', -9.0) == pytest.approx(-9.0)  # back inside
+    assert command(hw, clock, -1.1, -0.1, 'effort', -4.0) == pytest.approx(0.0)
+    assert hw.counters.clamps['joint_effort'] == 2
+    # beyond the velocity limit: -100 (2.5 - 2) = -50 -> -10 brakes
+    assert command(hw, clock, 0.0, 2.5, 'effort', 4.0) == pytest.approx(-10.0)
+
+
+def test_acceleration_deceleration_and_jerk_limits():
+    limits = {'j': {'has_acceleration_limits': True, 'max_acceleration': 10.0,
+                    'has_deceleration_limits': True, 'max_deceleration': 40.0}}
+    hw, clock = interface(safety='', joint_limits=limits)
+    # from rest: at most 10 * 0.01 per cycle
+    assert [command(hw, clock, 0.0, 0.0, 'velocity', 1.0) for _ in range(3)] == \
+        pytest.approx([0.1, 0.2, 0.3])
+    assert hw.counters.clamps['joint_acceleration'] == 3
+    # slowing down (towards zero) at the deceleration limit: 40 * 0.01 per cycle
+    assert command(hw, clock, 0.0, 0.3, 'velocity', 0.0) == pytest.approx(0.0)
+    hw, clock = interface(safety='', joint_limits=limits)
+    assert command(hw, clock, 0.0, 1.0, 'velocity', 0.0) == pytest.approx(0.6)
+    assert hw.counters.clamps['joint_deceleration'] == 1
+    # a position command: its implied velocity is rate limited the same way
+    hw, clock = interface(safety='', joint_limits=limits)
+    assert command(hw, clock, 0.0, 0.0, 'position', 0.5) == pytest.approx(0.1 * 0.01)
+    jerk = {'j': {'has_jerk_limits': True, 'max_jerk': 1000.0}}
+    hw, clock = interface(safety='', joint_limits=jerk)
+    # the implied acceleration grows by at most 1000 * 0.01 = 10 per cycle: 0.1, 0.3, 0.6
+    assert [command(hw, clock, 0.0, 0.0, 'velocity', 5.0) for _ in range(3)] == \
+        pytest.approx([0.1, 0.3, 0.6])
+    assert hw.counters.clamps['joint_jerk'] == 3
+
+
+@pytest.mark.parametrize('limits', [{}, {'j': {'has_jerk_limits': True, 'max_jerk': 1.0}}])
+def test_huge_velocity_commands_give_no_overflow_warning(limits):
+    """A rate that overflows is taken as unknown, silently (the node fuzz test warned)."""
+    fast = urdf('').replace('velocity="2"', 'velocity="1.5e308"').replace(
+        'EffortJointInterface', 'VelocityJointInterface').replace('>10<', '>1<')
+    clock = Clock()
+    hw = HardwareInterface(load_robot_transmissions(fast, warn=False), command_timeout=0.0,
+                           state_timeout=0.0, clock=clock, joint_limits=limits)
+    hw.period = 0.01
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        for value in (1e308, -1e308, 1e308):
+            hw.set_actuator_state(['m'], [0.0], [0.0], [0.0])
+            hw.set_joint_command(['j'], velocity=[value])
+            (out,) = hw.update().actuator_commands
+            assert np.isfinite(out.velocity).all()
+            clock.t += 0.01
+
+
+def test_soft_limits_can_be_switched_off():
+    hw, clock = interface(soft_limits=False)
+    assert command(hw, clock, 0.7, 0.0, 'velocity', 1.5) == pytest.approx(1.5)
+    hw.soft_limits = True
+    assert command(hw, clock, 0.7, 0.0, 'velocity', 1.5) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize('limits, match', [
+    ({'nope': {'has_jerk_limits': True}}, 'joint_limits.nope'),
+    ({'j': {'max_speed': 1.0}}, 'joint_limits.j.max_speed'),
+    ({'j': {'has_acceleration_limits': True}}, 'joint_limits.j.max_acceleration'),
+    ({'j': {'has_acceleration_limits': 1}}, 'true or false'),
+])
+def test_bad_joint_limits_parameters_are_named(limits, match):
+    with pytest.raises(TransmissionValueError, match=match):
+        interface(joint_limits=limits)
+
+
+@pytest.mark.parametrize('safety, match', [
+    ('<safety_controller k_velocity="x"/>', '/safety_controller/@k_velocity'),
+    ('<safety_controller k_position="-1" k_velocity="1"/>', 'gain >= 0'),
+    ('<safety_controller soft_lower_limit="1" soft_upper_limit="-1" k_velocity="1"/>',
+     'soft_lower_limit <= soft_upper_limit'),
+])
+def test_bad_safety_controllers_name_the_element(safety, match):
+    with pytest.raises(Exception, match=match):
+        load_robot_transmissions(urdf(safety), warn=False)
+
+
+def test_a_safety_controller_is_read():
+    robot = load_robot_transmissions(urdf(), warn=False)
+    np.testing.assert_array_equal(robot.joint_soft_limits, [[-0.8, 0.8, 10.0, 5.0]])
+    robot = load_robot_transmissions(urdf('<safety_controller k_position="3"/>'), warn=False,
+                                     lenient=True)
+    assert math.isnan(robot.joint_soft_limits[0, 3])
+    assert any('k_velocity' in w for w in robot.warnings)

@@ -182,8 +182,8 @@ class Transmission(ABC):
         Return the mechanism's record in the compiled kernel, or None (the default).
 
         The built-in mechanisms return theirs; linear transmissions are fused from their
-        ``linear_map()``; any other transmission converts through its own kernels, after the
-        compiled conversion (:mod:`~transmission_plugins.core.flat_description`).
+        ``linear_map()``; any other transmission converts through its own Python kernels, after
+        the compiled conversion (:mod:`~transmission_plugins.core.flat_description`).
         """
         return None
 

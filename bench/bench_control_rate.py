@@ -180,7 +180,7 @@ def child(what: str, urdf: str, batch: int, repeats: int) -> Dict[str, float]:
     else:
         fn = runtime_cycle(robot, states)
     best, median = timed([fn], repeats)[0]
-    return {'best': best, 'median': median}
+    return {'best': best, 'median': median, 'calls': count_calls(fn)}
 
 
 def first_conversion(urdf: str) -> Dict[str, float]:
@@ -320,8 +320,10 @@ def _before(args: argparse.Namespace, pr2: str,
                                 statistics.median(b['median'] for b in before))),
                      us((min(n['best'] for n in now),
                          statistics.median(n['median'] for n in now))),
-                     f'{min(ratios):.2f}x / {statistics.median(ratios):.2f}x'])
-    return table(['figure', f'{args.before.name}, us', 'now, us', 'now / before'], rows)
+                     f'{min(ratios):.2f}x / {statistics.median(ratios):.2f}x',
+                     f"{before[0]['calls']} / {now[0]['calls']}"])
+    return table(['figure', f'{args.before.name}, us', 'now, us', 'now / before',
+                  'calls before / now'], rows)
 
 
 if __name__ == '__main__':

@@ -35,6 +35,8 @@ from diagnostic_msgs.msg import KeyValue
 
 import numpy as np
 import rclpy
+from rclpy.event_handler import PublisherEventCallbacks
+from rclpy.event_handler import SubscriptionEventCallbacks
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.executors import ExternalShutdownException
 from rclpy.executors import SingleThreadedExecutor
@@ -64,16 +66,22 @@ ROBOT_DESCRIPTION_PARAMETER = ('', 'URDF (XML text, already expanded: xacro and 
                                    '(transient local)', Constraint(max_length=MAX_URDF_BYTES))
 
 
-def qos_overridable(depth: int, reliable: bool = True) -> Dict[str, Any]:
+def qos_overridable(depth: int, reliable: bool = True,
+                    publisher: bool = False) -> Dict[str, Any]:
     """
-    Return the QoS keyword arguments of a topic whose QoS users may override.
+    Return the keyword arguments of a cycle topic: a QoS users may override, no event handlers.
 
     robot_state_publisher's style: read-only ``qos_overrides.<topic>.<publisher|subscription>.
     <history|depth|reliability>`` parameters, set at start-up (a parameters file or ``-p``).
+    rclpy's default QoS event handlers are left out: the executor would test them at every
+    wake-up; the node reports peers that cannot match at its diagnostic period instead
+    (:mod:`.topic_peers`).
     """
     profile = reliable_qos(depth) if reliable else state_qos(depth)
+    events = PublisherEventCallbacks if publisher else SubscriptionEventCallbacks
     return {'qos_profile': profile,
-            'qos_overriding_options': QoSOverridingOptions.with_default_policies()}
+            'qos_overriding_options': QoSOverridingOptions.with_default_policies(),
+            'event_callbacks': events(use_default_callbacks=False)}
 
 
 def steady_arrival(info: Any) -> float:

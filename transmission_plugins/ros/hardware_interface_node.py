@@ -78,7 +78,9 @@ from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
 from transmission_plugins.ros.node_parameters import declare_parameters
 from transmission_plugins.ros.node_parameters import float_parameters
 from transmission_plugins.ros.node_parameters import validate_parameters
+from transmission_plugins.ros.topic_peers import TopicPeers
 from transmission_plugins.runtime.diagnostics import node_records
+from transmission_plugins.runtime.diagnostics import peer_record
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
@@ -137,6 +139,7 @@ class HardwareInterfaceNode(LifecycleNode):
         #: cleanup: the next robot has other joints)
         self._joint_limit_parameters: List[str] = []
         self._reports = Reports()
+        self._peers = TopicPeers()
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(int(self._param('qos_depth'))))
         self._diag_timer = self.create_timer(float(self._param('diagnostic_period')),
@@ -281,9 +284,9 @@ class HardwareInterfaceNode(LifecycleNode):
     def _create_topics(self, depth: int) -> None:
         """Create the publishers and subscriptions of the configured node."""
         self._state_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
-                                                          **qos_overridable(depth))
-        self._command_pub = self.create_lifecycle_publisher(JointState, 'actuator_commands',
-                                                            **qos_overridable(depth))
+                                                          **qos_overridable(depth, publisher=True))
+        self._command_pub = self.create_lifecycle_publisher(
+            JointState, 'actuator_commands', **qos_overridable(depth, publisher=True))
         self._cycle_publishers = [self._state_pub, self._command_pub]
         self._entities = [
             subscribe_with_arrival(self, JointState, 'actuator_states', functools.partial(
@@ -433,10 +436,13 @@ class HardwareInterfaceNode(LifecycleNode):
         if core is not None:
             for line in self._reports.drops(core.drops):
                 self.get_logger().warning(line)
+            for line in self._peers.check(self, self._cycle_publishers, self._entities):
+                self.get_logger().warning(f'{line}; no message passes between them')
         records = node_records(self.get_fully_qualified_name(), core, self.lifecycle_state,
                                self.configure_error)
         if core is not None:
             records[0].values.insert(1, ('event_driven', str(self._param('event_driven')).lower()))
+            records[0] = peer_record(records[0], self._peers.current)
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [diagnostic_status(r.name, r.level, r.message, r.hardware_id, r.values)

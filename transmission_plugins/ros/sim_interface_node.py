@@ -85,12 +85,13 @@ class SimInterfaceNode(HardwareInterfaceNode):
         """Create the publishers and subscriptions of the configured node."""
         assert isinstance(self.core, SimInterface)
         self._state_pub = self.create_lifecycle_publisher(JointState, 'actuator_states',
-                                                          **qos_overridable(depth))
+                                                          **qos_overridable(depth, publisher=True))
         self._command_pub = self.create_lifecycle_publisher(
-            JointState, 'joint_commands', **qos_overridable(depth))
+            JointState, 'joint_commands', **qos_overridable(depth, publisher=True))
         self._array_pubs = {
             interface: self.create_lifecycle_publisher(
-                Float64MultiArray, f'{interface}_commands', **qos_overridable(depth))
+                Float64MultiArray, f'{interface}_commands',
+                **qos_overridable(depth, publisher=True))
             for interface in self.core.array_commands}
         self._cycle_publishers = [self._state_pub, self._command_pub,
                                   *self._array_pubs.values()]

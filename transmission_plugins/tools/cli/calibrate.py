@@ -50,6 +50,7 @@ from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
 from transmission_plugins.tools.cli.common import positive_number
 from transmission_plugins.tools.cli.common import PROG
+from transmission_plugins.tools.cli.common import refuse_outputs
 from transmission_plugins.tools.cli.common import xacro_mappings
 from transmission_plugins.tools.output_file import output_file
 from transmission_plugins.tools.progress import progress_bar
@@ -98,6 +99,11 @@ def add_parser(sub: Any) -> None:
 @interruptible
 def run(args: argparse.Namespace) -> int:
     """Identify the parameters; print them; write the outputs asked for."""
+    refused = refuse_outputs(COMMAND, [(args.write_urdf, 'the URDF'),
+                                       (args.write_calibration, 'the calibration file')],
+                             [args.urdf, args.bag])
+    if refused is not None:
+        return refused
     robot = load_or_report(args, COMMAND)
     if robot is None:
         return 1
@@ -149,7 +155,7 @@ def write_outputs(args: argparse.Namespace, robot: RobotTransmissions,
         changes = urdf_changes(robot, fits)
         text = read_urdf_text(args.urdf, xacro_mappings(getattr(args, 'xacro_args', None)))
         new, skipped = rewrite_urdf(text, changes)
-        with output_file(args.write_urdf, 'the URDF') as f:
+        with output_file(args.write_urdf, 'the URDF', [args.urdf, args.bag]) as f:
             f.write(new.encode('utf-8'))
         written['urdf'] = {'path': args.write_urdf, 'changed': len(changes) - len(skipped),
                            'not_written': skipped}

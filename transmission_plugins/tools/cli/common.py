@@ -28,8 +28,10 @@ import threading
 from types import FrameType
 from typing import Callable
 from typing import Dict
+from typing import Iterable
 from typing import List
 from typing import Optional
+from typing import Sequence
 from typing import Tuple
 from typing import Type
 
@@ -37,6 +39,7 @@ from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionFileError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.urdf.user_files import check_output
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -121,6 +124,27 @@ def package_version() -> str:
     except OSError:
         found = None
     return found.group(1).strip() if found else 'unknown'
+
+
+def refuse_outputs(command: str, outputs: Iterable[Tuple[Optional[str], str]],
+                   inputs: Sequence[str]) -> Optional[int]:
+    """
+    Check the outputs before any work: a new path or a regular file, and none of the inputs.
+
+    The write checks again (:func:`~transmission_plugins.tools.output_file.output_file`); this
+    only says it before a long computation, and before its warnings.
+
+    :param outputs: ``(path or None, what it is)``; ``-`` (standard output) and None are skipped
+    :returns: None when every output can be written, else the exit status after the error
+    """
+    for path, what in outputs:
+        if not path or path == '-':
+            continue
+        try:
+            check_output(path, what, inputs)
+        except TransmissionFileError as e:
+            return error(command, str(e))
+    return None
 
 
 def xacro_argument(text: str) -> Tuple[str, str]:

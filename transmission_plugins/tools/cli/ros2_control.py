@@ -35,6 +35,7 @@ from transmission_plugins.tools.cli.common import EXIT_OK
 from transmission_plugins.tools.cli.common import interruptible
 from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
+from transmission_plugins.tools.cli.common import refuse_outputs
 from transmission_plugins.tools.cli.common import xacro_mappings
 from transmission_plugins.tools.node_plan import read_description
 from transmission_plugins.tools.output_file import output_file
@@ -80,6 +81,11 @@ def add_parser(sub: Any) -> None:
 @interruptible
 def run(args: argparse.Namespace) -> int:
     """Print or write the block and the controllers (module docstring)."""
+    refused = refuse_outputs(COMMAND, [(args.write_block, 'the <ros2_control> block'),
+                                       (args.write_controllers, 'the controllers YAML'),
+                                       (args.write_urdf, 'the URDF')], [args.urdf])
+    if refused is not None:
+        return refused
     robot = load_or_report(args, COMMAND)
     if robot is None:
         return EXIT_ERROR
@@ -106,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     try:
         for path, text, what in outputs:
-            with output_file(path, what) as f:
+            with output_file(path, what, [args.urdf]) as f:
                 f.write(text.encode())
     except LOAD_ERRORS as e:
         return error(COMMAND, str(e))

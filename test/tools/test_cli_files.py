@@ -1,0 +1,172 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The verbs on files that are not what they seem (issue 34: G-15, G-16, G-18, G-19, G-20).
+
+Each runs the real command in a child process with a timeout (a FIFO used to block it for good)
+and checks the exit status, the one error line naming the file and the cause, and that the
+files the test made are as they were.  Every FIFO is the test's own, made in ``tmp_path``; no
+device and no path outside ``tmp_path`` is ever written.
+"""
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+
+import pytest
+from tp_support import REPO
+
+COMMAND = [sys.executable, '-m', 'transmission_plugins']
+EXAMPLE = REPO / 'urdf' / 'example_robot.urdf.xacro'
+MISTAKES = REPO / 'doc' / 'examples' / 'example_robot_mistakes.urdf'
+BAG = REPO / 'doc' / 'examples' / 'calibration_recording.mcap'
+PROG = 'transmission_plugins'
+
+
+def _run(args, cwd):
+    try:
+        return subprocess.run(COMMAND + [str(a) for a in args], cwd=cwd, capture_output=True,
+                              text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f'{args[0]} did not finish within 60 s (blocked on a FIFO?)')
+
+
+def _one_error_line(proc, verb):
+    assert proc.returncode == 1, (proc.returncode, proc.stderr)
+    assert 'Traceback' not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f'{PROG} {verb}: error: '), proc.stderr
+    return lines[0][len(f'{PROG} {verb}: error: '):]
+
+
+def _is_fifo(path):
+    return stat.S_ISFIFO(os.stat(path).st_mode)
+
+
+VERBS = {
+    'lint': ['lint', '{urdf}'],
+    'inspect': ['inspect', '{urdf}'],
+    'export': ['export', '{urdf}', '--to', 'drake', 'out.urdf'],
+    'ros2-control': ['ros2-control', '{urdf}'],
+    'calibrate': ['calibrate', '{urdf}', str(BAG)],
+}
+
+
+@pytest.mark.parametrize('verb', sorted(VERBS))
+def test_a_fifo_as_the_urdf_is_refused_at_once(verb, tmp_path):
+    # G-19: a FIFO as the URDF argument hung lint, export, ros2-control and calibrate
+    fifo = tmp_path / 'robot.urdf'
+    os.mkfifo(fifo)
+    proc = _run([a.format(urdf=fifo) for a in VERBS[verb]], tmp_path)
+    assert _one_error_line(proc, verb) == (f'{fifo}: cannot read the URDF: it is a FIFO (named '
+                                           'pipe), not a regular file')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['robot.urdf'] and _is_fifo(fifo)
+
+
+def test_a_fifo_as_a_xacro_file_is_refused_at_once(tmp_path):
+    fifo = tmp_path / 'robot.urdf.xacro'
+    os.mkfifo(fifo)
+    proc = _run(['inspect', fifo], tmp_path)
+    assert _one_error_line(proc, 'inspect') == (f'{fifo}: cannot read the URDF: it is a FIFO '
+                                                '(named pipe), not a regular file')
+
+
+@pytest.mark.parametrize('verb', ['lint', 'inspect'])
+def test_a_file_that_is_not_xml_is_named_not_printed(verb, tmp_path):
+    # G-20: lint printed the contents of a non-XML file as if they were a file name
+    path = tmp_path / 'notes.txt'
+    path.write_text('hello world\nthis is not a URDF\n')
+    proc = _run([verb, path], tmp_path)
+    assert _one_error_line(proc, verb) == (f'{path}: not a URDF: expected XML (starting with '
+                                           "'<'), got 'hello world\\nthis is not a URDF'")
+    empty = tmp_path / 'empty.urdf'
+    empty.write_text('\n')
+    proc = _run([verb, empty], tmp_path)
+    assert _one_error_line(proc, verb) == (f'{empty}: not a URDF: expected XML (starting with '
+                                           "'<'), got an empty file")
+
+
+OUTPUTS = {
+    'export': (['export', str(EXAMPLE), '--to', 'drake', '{out}'], 'the Drake URDF'),
+    'ros2-control --write-block': (['ros2-control', str(EXAMPLE), '--write-block', '{out}'],
+                                   'the <ros2_control> block'),
+    'ros2-control --write-controllers': (['ros2-control', str(EXAMPLE), '--write-controllers',
+                                          '{out}'], 'the controllers YAML'),
+    'ros2-control --write-urdf': (['ros2-control', str(EXAMPLE), '--write-urdf', '{out}'],
+                                  'the URDF'),
+    'calibrate --write-urdf': (['calibrate', str(MISTAKES), str(BAG), '--write-urdf', '{out}'],
+                               'the URDF'),
+    'calibrate --write-calibration': (['calibrate', str(MISTAKES), str(BAG),
+                                       '--write-calibration', '{out}'], 'the calibration file'),
+}
+
+
+@pytest.mark.parametrize('case', sorted(OUTPUTS))
+def test_an_output_onto_a_fifo_is_refused_and_the_fifo_stays(case, tmp_path):
+    # G-18: export, ros2-control --write-* and calibrate --write-urdf replaced a FIFO (or a
+    # device node) with a regular file and reported success
+    args, what = OUTPUTS[case]
+    fifo = tmp_path / 'out'
+    os.mkfifo(fifo)
+    proc = _run([a.format(out=fifo) for a in args], tmp_path)
+    verb = case.split()[0]
+    assert _one_error_line(proc, verb) == (f'{fifo}: cannot write {what}: it is a FIFO (named '
+                                           'pipe), not a regular file')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['out'] and _is_fifo(fifo)
+
+
+@pytest.mark.parametrize('case', sorted(OUTPUTS))
+def test_an_output_onto_a_directory_is_a_write_error(case, tmp_path):
+    # G-16: a failed write to a directory was reported as "cannot read"
+    args, what = OUTPUTS[case]
+    folder = tmp_path / 'out'
+    folder.mkdir()
+    proc = _run([a.format(out=folder) for a in args], tmp_path)
+    line = _one_error_line(proc, case.split()[0])
+    assert line == f'{folder}: cannot write {what}: it is a directory, not a regular file'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['out'] and not os.listdir(folder)
+
+
+def test_calibrate_does_not_write_the_urdf_onto_its_own_xacro_source(tmp_path):
+    # G-15: --write-urdf onto its own .xacro input replaced the source with its expansion
+    source = tmp_path / 'robot.urdf.xacro'
+    shutil.copy(EXAMPLE, source)
+    before = source.read_bytes()
+    proc = _run(['calibrate', source, BAG, '--write-urdf', source], tmp_path)
+    assert _one_error_line(proc, 'calibrate') == (
+        f'{source}: cannot write the URDF: it is the input {source} (the output would replace '
+        'its own source); write to another file')
+    assert source.read_bytes() == before
+    link = tmp_path / 'link.urdf'
+    link.symlink_to(source)   # the same file by another name
+    proc = _run(['calibrate', source, BAG, '--write-urdf', link], tmp_path)
+    assert 'it is the input' in _one_error_line(proc, 'calibrate')
+    assert source.read_bytes() == before
+
+
+@pytest.mark.parametrize('args', [
+    ['export', '{src}', '--to', 'mujoco', '{src}'],
+    ['ros2-control', '{src}', '--write-urdf', '{src}'],
+])
+def test_other_verbs_do_not_write_onto_their_input_either(args, tmp_path):
+    source = tmp_path / 'robot.urdf.xacro'
+    shutil.copy(EXAMPLE, source)
+    before = source.read_bytes()
+    proc = _run([a.format(src=source) for a in args], tmp_path)
+    assert 'it is the input' in _one_error_line(proc, args[0])
+    assert source.read_bytes() == before

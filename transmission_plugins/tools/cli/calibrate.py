@@ -91,8 +91,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument('--json', action='store_true', help='print the result as JSON')
     p.add_argument('--max-samples', type=positive_number(int, 'an integer'),
                    default=DEFAULT_MAX_SAMPLES, metavar='N',
-                   help='joint messages decoded at most, in time windows spread over a longer '
-                        f'bag (default {DEFAULT_MAX_SAMPLES})')
+                   help='messages decoded at most on each topic, in time windows spread over '
+                        f'a longer bag (default {DEFAULT_MAX_SAMPLES})')
     p.set_defaults(func=run)
 
 
@@ -200,9 +200,11 @@ def report(data: CalibrationSamples, fits: List[TransmissionFit],
                      f'units) {_number(before)} with the URDF, {_number(after)} identified')
         for p in fit.parameters:
             mark = '  *' if p.changed else '   '
+            kept = not p.changed and p.value != p.urdf
             lines.append(f'{mark} {p.name:<19} {p.end:<24} URDF {_number(p.urdf):>10}   '
                          f'recording {_number(p.value):>11} +- {p.uncertainty:.2g}'
-                         + (f'   -> {p.corrected:g}' if p.changed else ''))
+                         + (f'   -> {p.corrected:g}' if p.changed else '')
+                         + ('   (within its uncertainty: left as it is)' if kept else ''))
             if p.finding:
                 findings.append(f'  {fit.name}: {p.finding}')
         lines += [f'    note: {note}' for note in fit.notes]

@@ -192,7 +192,7 @@ def load_or_report(args: argparse.Namespace, command: str,
             args.urdf, lenient=args.lenient, source=args.source,
             xacro_args=xacro_mappings(getattr(args, 'xacro_args', None)), warn=False)
     except LOAD_ERRORS as e:
-        error(command, describe(e, args))
+        error(command, describe(e, args, loading=True))
         return None
     if warn:
         for w in robot.warnings:
@@ -200,14 +200,19 @@ def load_or_report(args: argparse.Namespace, command: str,
     return robot
 
 
-def describe(e: BaseException, args: argparse.Namespace) -> str:
-    """Return an error message; suggest --lenient for plugin and URDF problems."""
+def describe(e: BaseException, args: argparse.Namespace, loading: bool = False) -> str:
+    """
+    Return an error message, one line.
+
+    :param loading: the error is the robot's loading: suggest ``--lenient`` for plugin and URDF
+        problems (not for the data and the files a verb reads afterwards, which it cannot help)
+    """
     if isinstance(e, OSError) and e.filename and (
             not isinstance(e, TransmissionFileError) or e.errno is not None):
         return f'cannot read {e.filename}: {e.strerror or e}'
-    text = str(e)
+    text = ' '.join(str(e).splitlines())
     if isinstance(e, TransmissionFileError):
         return text  # --lenient does not help
-    if isinstance(e, TransmissionError) and not getattr(args, 'lenient', True):
+    if loading and isinstance(e, TransmissionError) and not getattr(args, 'lenient', True):
         text += ' (--lenient skips transmissions that cannot be loaded)'
     return text

@@ -166,3 +166,78 @@ def test_the_command_errors(tmp_path, capsys):
     assert main(['ros2-control', str(EXAMPLE), '--write-block',
                  str(tmp_path / 'no' / 'dir' / 'block.xml')]) == 1
     assert 'block.xml' in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ issue 34: G-22
+#: a block of another hardware holding the transmission (100:1), and a robot-level one for
+#: Gazebo with another reduction (50:1), which ros2_control and this package ignore
+GAZEBO_BESIDE_A_BLOCK = """<robot name="geared">
+  <link name="a"/><link name="b"/>
+  <joint name="j1" type="revolute"><parent link="a"/><child link="b"/>
+    <limit lower="-1" upper="1" effort="10" velocity="2"/></joint>
+  <transmission name="gazebo_trans">
+    <type>transmission_interface/SimpleTransmission</type>
+    <joint name="j1"><hardwareInterface>hardware_interface/EffortJointInterface</hardwareInterface>
+    </joint>
+    <actuator name="m1"><mechanicalReduction>50</mechanicalReduction></actuator>
+  </transmission>
+  <ros2_control name="real" type="system">
+    <hardware><plugin>mock_components/GenericSystem</plugin></hardware>
+    <joint name="j1"><command_interface name="position"/><state_interface name="position"/>
+    </joint>
+    <!-- the real gearbox -->
+    <transmission name="real_trans">
+      <plugin>transmission_interface/SimpleTransmission</plugin>
+      <actuator name="m1" role="actuator1"/>
+      <joint name="j1" role="joint1"><mechanical_reduction>100</mechanical_reduction>
+        <offset>0.25</offset></joint>
+    </transmission>
+  </ros2_control>
+</robot>
+"""
+
+
+def _maps(robot):
+    return sorted((t.joint_names, t.actuator_names, repr(t.transmission.map_key()))
+                  for t in robot.transmissions)
+
+
+@pytest.mark.parametrize('source', ['text', FIXTURE_DIR / 'ros2_control_blocks.urdf'])
+def test_write_urdf_keeps_the_transmissions_of_the_blocks_it_replaces(source, tmp_path,
+                                                                      capsys):
+    # G-22: --write-urdf swapped a transmission's reduction for the Gazebo one (100 became 50)
+    if source == 'text':
+        source = tmp_path / 'geared.urdf'
+        source.write_text(GAZEBO_BESIDE_A_BLOCK)
+    out = tmp_path / 'merged.urdf'
+    assert main(['ros2-control', str(source), '--write-urdf', str(out)]) == 0, \
+        capsys.readouterr().err
+    before = load_robot_transmissions(str(source), warn=False)
+    after = load_robot_transmissions(str(out), warn=False)
+    assert _maps(after) == _maps(before)
+    block, = topic_based_blocks(out.read_text())
+    assert other_blocks(out.read_text()) == []
+
+
+def test_the_geared_joint_keeps_its_100(tmp_path, capsys):
+    source = tmp_path / 'geared.urdf'
+    source.write_text(GAZEBO_BESIDE_A_BLOCK)
+    out = tmp_path / 'merged.urdf'
+    assert main(['ros2-control', str(source), '--write-urdf', str(out)]) == 0
+    t, = load_robot_transmissions(str(out), warn=False).transmissions
+    assert (t.name, t.transmission.get_actuator_reduction()) == ('real_trans', 100.0)
+    assert '<!-- the real gearbox -->' in out.read_text()
+
+
+@pytest.mark.parametrize('fixture', ['robotis_hardware.urdf', 'dynamixel_hardware.urdf'])
+def test_write_urdf_refuses_to_drop_transmissions_it_cannot_keep(fixture, tmp_path, capsys):
+    # G-22: --write-urdf dropped every transmission of the ROBOTIS fixture without a word
+    out = tmp_path / 'merged.urdf'
+    assert main(['ros2-control', str(FIXTURE_DIR / fixture), '--write-urdf', str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1, err
+    assert err.startswith(f'transmission_plugins ros2-control: error: {out}: cannot write the '
+                          'URDF: without its <ros2_control> blocks the description would load '
+                          'other transmissions: ')
+    assert 'in the parameters of its hardware' in err
+    assert not out.exists()

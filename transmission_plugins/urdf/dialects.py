@@ -454,7 +454,7 @@ def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: 
         if block_type == 'actuator':
             if not actuators:
                 actuators.append(ActuatorInfo(
-                    name=block_name or 'actuator1', role='actuator1', path=block_path,
+                    name=implicit_actuator_name(block), role='actuator1', path=block_path,
                     line=source_line(block), element=None, implicit=True))
     else:
         reduction = read_value(ctx, element, path, REDUCTION_TAGS, default=DEFAULT_REDUCTION,
@@ -465,6 +465,15 @@ def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: 
         dialect=dialect, params=params, path=path, line=source_line(element), element=element,
         lenient=ctx.lenient, mechanical_reduction=reduction, block=block_name,
         block_type=block_type)
+
+
+def implicit_actuator_name(block: XmlElement) -> str:
+    """
+    Return the name of the actuator of a ``type="actuator"`` block's transmission without one.
+
+    ros2_control's actuator component is the actuator: it is named after the block.
+    """
+    return block.get('name') or 'actuator1'
 
 
 def _motor_inertia(ctx: ParseContext, element: XmlElement, path: str,

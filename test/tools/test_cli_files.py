@@ -170,3 +170,44 @@ def test_other_verbs_do_not_write_onto_their_input_either(args, tmp_path):
     proc = _run([a.format(src=source) for a in args], tmp_path)
     assert 'it is the input' in _one_error_line(proc, args[0])
     assert source.read_bytes() == before
+
+
+def _call_in_child(call, path):
+    """Run ``call(path)`` (a module:function) in a child with a timeout; return its error."""
+    module, function = call.split(':')
+    code = (f'from {module} import {function}\n'
+            f'try:\n    {function}({str(path)!r})\n    print("no error")\n'
+            'except Exception as e:\n    print(type(e).__name__, e)\n')
+    try:
+        done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                              timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f'{call} did not finish within 60 s (blocked on a FIFO?)')
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize('call, argument', [
+    ('transmission_plugins.tools.node_plan:load_config', 'config_file'),
+    ('transmission_plugins.tools.ros2_control_plan:load_controllers', 'controllers_file'),
+])
+def test_the_launch_files_read_yaml_with_the_same_bounds(call, argument, tmp_path):
+    # G-10: one helper wherever a user-named file is read, the launch's YAML files too
+    fifo = tmp_path / 'params.yaml'
+    os.mkfifo(fifo)
+    assert _call_in_child(call, fifo) == (f'LaunchConfigError cannot read {argument} '
+                                          f"'{fifo}': it is a FIFO (named pipe), not a regular "
+                                          'file')
+    bomb = tmp_path / 'bomb.yaml'
+    bomb.write_text('a: &a [x, x]\nb: [*a, *a]\n')
+    assert _call_in_child(call, bomb) == (
+        f"LaunchConfigError cannot read {argument} '{bomb}': YAML anchors and aliases (&name, "
+        '*name) are not accepted in this file (a few hundred bytes of them expand to billions '
+        'of items) (line 1, column 4)')
+
+
+def test_the_description_file_of_the_launch_is_read_with_bounds(tmp_path):
+    fifo = tmp_path / 'robot.urdf'
+    os.mkfifo(fifo)
+    assert _call_in_child('transmission_plugins.tools.node_plan:read_description', fifo) == (
+        f'LaunchConfigError {fifo}: cannot read description_file: it is a FIFO (named pipe), '
+        'not a regular file')

@@ -22,6 +22,7 @@ device and no path outside ``tmp_path`` is ever written.
 """
 
 import os
+import resource
 import shutil
 import stat
 import subprocess
@@ -37,10 +38,14 @@ BAG = REPO / 'doc' / 'examples' / 'calibration_recording.mcap'
 PROG = 'transmission_plugins'
 
 
-def _run(args, cwd):
+def _run(args, cwd, memory=None):
+    """Run the command; ``memory``: bound its address space (bytes; not with a .xacro)."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
     try:
         return subprocess.run(COMMAND + [str(a) for a in args], cwd=cwd, capture_output=True,
-                              text=True, timeout=60)
+                              text=True, timeout=60, preexec_fn=limit if memory else None)
     except subprocess.TimeoutExpired:
         pytest.fail(f'{args[0]} did not finish within 60 s (blocked on a FIFO?)')
 
@@ -211,3 +216,50 @@ def test_the_description_file_of_the_launch_is_read_with_bounds(tmp_path):
     assert _call_in_child('transmission_plugins.tools.node_plan:read_description', fifo) == (
         f'LaunchConfigError {fifo}: cannot read description_file: it is a FIFO (named pipe), '
         'not a regular file')
+
+
+BAG_VERBS = {
+    'calibrate': ['calibrate', str(EXAMPLE), '{bag}'],
+    'convert': ['convert', str(EXAMPLE), '{bag}', 'out.csv', '--to', 'joint'],
+    'export-csv': ['export-csv', '{bag}', 'out.csv', '--topic', 'actuator_states'],
+    'plot': ['plot', str(EXAMPLE), '{bag}', 'out.png'],
+}
+
+
+@pytest.mark.parametrize('verb', sorted(BAG_VERBS))
+def test_a_fifo_as_the_bag_is_refused_at_once(verb, tmp_path):
+    fifo = tmp_path / 'recording.mcap'
+    os.mkfifo(fifo)
+    proc = _run([a.format(bag=fifo) for a in BAG_VERBS[verb]], tmp_path)
+    assert _one_error_line(proc, verb) == (f'{fifo}: cannot read the bag: it is a FIFO (named '
+                                           'pipe), not a regular file')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['recording.mcap']
+
+
+def test_a_fifo_as_the_csv_input_is_refused_at_once(tmp_path):
+    fifo = tmp_path / 'motors.csv'
+    os.mkfifo(fifo)
+    proc = _run(['convert', EXAMPLE, fifo, 'out.csv', '--to', 'joint'], tmp_path)
+    assert _one_error_line(proc, 'convert') == (f'{fifo}: cannot read the CSV file: it is a '
+                                                'FIFO (named pipe), not a regular file')
+
+
+@pytest.mark.skipif(not os.path.exists('/dev/zero'), reason='no /dev/zero on this system')
+def test_a_device_as_the_csv_input_is_refused_before_reading_it(tmp_path):
+    # (only read, never written) /dev/zero as the CSV input ran to gigabytes of memory: the
+    # header line never ends
+    proc = _run(['convert', MISTAKES, '/dev/zero', 'out.csv', '--to', 'joint'], tmp_path,
+                memory=2 << 30)
+    assert _one_error_line(proc, 'convert') == ('/dev/zero: cannot read the CSV file: it is a '
+                                                'character device, not a regular file')
+
+
+def test_a_header_line_without_end_is_bounded(tmp_path):
+    # the same through standard input, which stays a stream: the header line is bounded
+    proc = subprocess.run(COMMAND + ['convert', str(MISTAKES), '-', 'out.csv', '--to', 'joint'],
+                          cwd=tmp_path, input=b'a' * (3 << 20), capture_output=True,
+                          timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == ('transmission_plugins convert: error: -: line 1: the header '
+                                    'is not CSV text: a line longer than 1024 KiB without a line '
+                                    'end\n')

@@ -88,6 +88,28 @@ def check_user_file(path: 'os.PathLike[str] | str', what: str, limit: int) -> No
         raise _too_large(name, what, limit)
 
 
+def open_user_file(path: 'os.PathLike[str] | str', what: str) -> BinaryIO:
+    """
+    Open a regular file a user named, for a reader that streams it (and bounds its memory).
+
+    :param what: what the file is, for messages (``'the CSV file'``)
+    :raises OSError: it cannot be opened, or is a directory (as ``open`` raises it)
+    :raises TransmissionFileError: it is not a regular file (a FIFO, a device, a socket)
+    """
+    name = os.fspath(path)
+    # O_NONBLOCK: opening a FIFO without a writer returns at once (fstat below refuses it);
+    # it changes nothing for a regular file
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, 'O_CLOEXEC', 0))
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise _not_regular(name, what, status.st_mode, 'read')
+        return io.BufferedReader(io.FileIO(fd, 'rb'))
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_user_file(path: 'os.PathLike[str] | str', what: str, limit: int) -> bytes:
     """
     Return the bytes of a regular file of at most ``limit`` bytes that a user named.
@@ -99,20 +121,10 @@ def read_user_file(path: 'os.PathLike[str] | str', what: str, limit: int) -> byt
         is larger than ``limit`` bytes
     """
     name = os.fspath(path)
-    # O_NONBLOCK: opening a FIFO without a writer returns at once (fstat below refuses it);
-    # it changes nothing for a regular file
-    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, 'O_CLOEXEC', 0))
-    try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            raise _not_regular(name, what, status.st_mode, 'read')
-        if status.st_size > limit:
+    with open_user_file(name, what) as f:
+        if os.fstat(f.fileno()).st_size > limit:
             raise _too_large(name, what, limit)
-    except BaseException:
-        os.close(fd)
-        raise
-    with io.FileIO(fd, 'rb') as f:
-        data = f.read(limit + 1)   # the file may have grown since fstat
+        data = f.read(limit + 1)   # the file may have grown since
     if len(data) > limit:
         raise _too_large(name, what, limit)
     return data

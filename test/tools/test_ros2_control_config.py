@@ -19,7 +19,9 @@ Without ROS: the block is checked as XML (ros2_control's own parser reads it in
 ``test/ros_cli/test_ros2_control_cli.py``, where the controller manager loads it).
 """
 
+import json
 import math
+import subprocess
 import xml.etree.ElementTree as ElementTree
 
 import pytest
@@ -27,6 +29,8 @@ from tp_support import CORPUS_SKIP_REASON
 from tp_support import FIXTURE_DIR
 from tp_support import PR2_URDF
 from tp_support import REPO
+from tp_support import ros2_control_env
+from tp_support import ROS2_CONTROL_SKIP_REASON
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.tools.cli import main
@@ -241,3 +245,24 @@ def test_write_urdf_refuses_to_drop_transmissions_it_cannot_keep(fixture, tmp_pa
                           'other transmissions: ')
     assert 'in the parameters of its hardware' in err
     assert not out.exists()
+
+
+def test_ros2_control_reads_the_moved_transmissions_in_the_generated_block(tmp_path, capsys):
+    # ros2_control's own parser (tx_probe: parse_control_resources_from_urdf and the
+    # transmission loaders) takes the written description, and finds every transmission
+    # inside the generated TopicBasedSystem block, loaded, on the joints this package reads
+    env = ros2_control_env()
+    if env is None:
+        pytest.skip(ROS2_CONTROL_SKIP_REASON)
+    source = FIXTURE_DIR / 'ros2_control_blocks.urdf'
+    out = tmp_path / 'merged.urdf'
+    assert main(['ros2-control', str(source), '--write-urdf', str(out)]) == 0
+    probe = subprocess.run(['tx_probe', str(out), '--compact'], env=env, capture_output=True,
+                           text=True, timeout=60)
+    assert probe.returncode == 0, probe.stderr
+    found = {t['name']: (t['hardware'], t['loaded'], sorted(j['name'] for j in t['joints']),
+                         sorted(a['name'] for a in t['actuators']))
+             for t in json.loads(probe.stdout)['transmissions']}
+    ours = load_robot_transmissions(str(out), warn=False)
+    assert found == {t.name: ('transmission_hardware', True, sorted(t.joint_names),
+                              sorted(t.actuator_names)) for t in ours.transmissions}

@@ -353,8 +353,8 @@ def test_a_topic_of_which_nothing_converts_is_an_error(storage, tmp_path, capsys
     for out in (tmp_path / 'out', tmp_path / 'out.csv'):
         assert main(['convert', str(EXAMPLE_URDF), src, str(out), '--to', 'joint']) == 1
         err = capsys.readouterr().err
-        assert err.startswith('transmission_plugins convert: error: /actuator_states: none of '
-                              'its 2 message(s) could be converted, nothing written: ')
+        assert err.startswith(f'transmission_plugins convert: error: {src}: /actuator_states: '
+                              'none of its 2 message(s) could be converted, nothing written: ')
         assert "unknown_names: 1 (first at 0.000000010: unknown actuator names ['ghost_motor'])"\
             in err and 'non_finite: 1' in err
         assert sorted(p.name for p in tmp_path.iterdir()) == ['in']

@@ -219,3 +219,123 @@ def test_help_lists_the_options(capsys):
     for option in ('--actuator-topic', '--joint-topic', '--write-urdf', '--write-calibration',
                    '--json'):
         assert option in out
+
+
+# ------------------------------------------------------------------ issue 34: bad recordings
+#: one revolute joint behind a 10:1 gear whose URDF says -10 (a flipped sign)
+ONE_JOINT = ('<robot name="one"><link name="a"/><link name="b"/>'
+             '<joint name="j" type="revolute"><parent link="a"/><child link="b"/>'
+             '<limit lower="-2" upper="2" velocity="2" effort="10"/></joint>'
+             '<transmission name="t"><type>transmission_interface/SimpleTransmission</type>'
+             '<joint name="j"><hardwareInterface>EffortJointInterface</hardwareInterface>'
+             '</joint><actuator name="m"><mechanicalReduction>-10</mechanicalReduction>'
+             '</actuator></transmission></robot>')
+
+
+def _one_joint_bag(path, q, theta, joint_every=1):
+    """Write actuator ``theta`` and joint ``q`` samples (1 kHz; joints every ``joint_every``)."""
+    messages = []
+    for k in range(len(q)):
+        ns = 1_700_000_000_000_000_000 + k * 1_000_000
+        messages.append(('/actuator_states', ns, joint_state(['m'], [theta[k]])))
+        if k % joint_every == 0:
+            messages.append(('/joint_states', ns, joint_state(['j'], [q[k]])))
+    return write_bag(path, 'mcap', {'/actuator_states': JS, '/joint_states': JS}, messages)
+
+
+def _one_joint_motion(count, seed=0):
+    """Return joint and actuator positions of a true 10:1 gear, with encoder noise."""
+    rng = np.random.default_rng(seed)
+    q = 1.5 * np.sin(np.linspace(0.0, 6.0, count))
+    return q + rng.normal(0, 1e-4, count), 10.0 * q + rng.normal(0, 1e-3, count)
+
+
+@pytest.fixture
+def one_joint(tmp_path):
+    path = tmp_path / 'one.urdf'
+    path.write_text(ONE_JOINT)
+    return path
+
+
+def test_one_huge_sample_is_left_out_not_a_traceback(capsys, tmp_path, one_joint):
+    # G-13: one finite 1e200 sample ended in a LinAlgError traceback
+    q, theta = _one_joint_motion(400)
+    theta[100] = 1e200
+    bag = _one_joint_bag(tmp_path / 'glitch', q, theta)
+    code, out, err = _run(capsys, one_joint, bag, '--json')
+    assert code == 0, err
+    (fit,) = json.loads(out)['transmissions']
+    assert fit['samples'] == 399
+    assert any('1 sample left out' in note and '1e+09' in note for note in fit['notes'])
+    (reduction,) = [p for p in fit['parameters'] if p['name'] == 'actuator_reduction']
+    assert reduction['corrected'] == 10.0
+
+
+@pytest.mark.parametrize('count', [2, 3, 11])
+def test_too_few_samples_identify_nothing_and_write_nothing(capsys, tmp_path, one_joint, count):
+    # G-14: two samples passed as an identification with uncertainty 0, and a "corrected" URDF
+    # was written
+    q, theta = _one_joint_motion(count)
+    bag = _one_joint_bag(tmp_path / 'short', q, theta)
+    out_urdf, out_yaml = tmp_path / 'corrected.urdf', tmp_path / 'calibration.yaml'
+    code, out, err = _run(capsys, one_joint, bag, '--write-urdf', out_urdf,
+                          '--write-calibration', out_yaml)
+    assert code == 1, out
+    assert err == (f"transmission_plugins calibrate: error: transmission 't': {count} samples "
+                   'cannot identify it: it needs at least 12 (2 unknowns per joint, and 10 more '
+                   'to tell the noise and the uncertainties); record a longer motion\n')
+    assert not out_urdf.exists() and not out_yaml.exists()
+
+
+def test_enough_samples_identify(capsys, tmp_path, one_joint):
+    q, theta = _one_joint_motion(12)
+    bag = _one_joint_bag(tmp_path / 'enough', q, theta)
+    code, out, err = _run(capsys, one_joint, bag, '--json')
+    assert code == 0, err
+    (fit,) = json.loads(out)['transmissions']
+    assert fit['samples'] == 12
+    assert all(p['uncertainty'] > 0 for p in fit['parameters'])
+
+
+def test_max_samples_bounds_both_topics(capsys, tmp_path, one_joint):
+    # G-17: memory and time grew with the actuator topic whatever --max-samples said
+    q, theta = _one_joint_motion(20000)
+    bag = _one_joint_bag(tmp_path / 'dense', q, theta, joint_every=10)   # 20000 and 2000
+    code, out, err = _run(capsys, one_joint, bag, '--json', '--max-samples', '1000')
+    assert code == 0, err
+    data = json.loads(out)
+    assert data['messages']['actuators'] <= 1000, data['messages']
+    assert data['messages']['joints'] <= 1000
+    assert data['messages']['joints_in_bag'] == 2000
+    assert data['samples'] >= 50
+
+
+def test_an_offset_within_its_noise_is_left_as_it_is_and_said(capsys, tmp_path):
+    # issue 34: calibrate wrote noise-level offsets (4e-06 +- 1.1e-05) instead of leaving the
+    # value; a significant correction is written only to the digits the recording supports
+    q, theta = _one_joint_motion(400, seed=3)
+    bag = _one_joint_bag(tmp_path / 'noise', q, theta)
+    right = tmp_path / 'right.urdf'
+    right.write_text(ONE_JOINT.replace('>-10<', '>10<') + '\n')
+    out_urdf = tmp_path / 'out.urdf'
+    code, out, err = _run(capsys, right, bag, '--write-urdf', out_urdf)
+    assert code == 0, err
+    assert out_urdf.read_text() == right.read_text()
+    assert 'wrote' in out and '(0 values changed)' in out
+    (line,) = [x for x in out.splitlines() if 'joint_offset' in x]
+    assert 'within its uncertainty: left as it is' in line, out
+    wrong = tmp_path / 'wrong.urdf'
+    wrong.write_text(ONE_JOINT.replace('>-10<', '>10<').replace(
+        '<joint name="j"><hardwareInterface>',
+        '<joint name="j"><offset>0.05</offset><hardwareInterface>'))
+    code, out, err = _run(capsys, wrong, bag, '--json', '--write-urdf', out_urdf)
+    assert code == 0, err
+    (offset,) = [p for t in json.loads(out)['transmissions'] for p in t['parameters']
+                 if p['name'] == 'joint_offset']
+    assert offset['changed'] and abs(offset['value']) < 3 * offset['uncertainty']
+    # written to the digits the recording supports: the shortest decimal within one standard
+    # deviation of the value (0 when the value is within one of 0)
+    assert abs(offset['corrected'] - offset['value']) <= offset['uncertainty']
+    assert offset['corrected'] == float(f"{offset['corrected']:.1g}")
+    if abs(offset['value']) <= offset['uncertainty']:
+        assert offset['corrected'] == 0.0

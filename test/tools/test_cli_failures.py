@@ -173,3 +173,65 @@ def test_exporting_a_topic_of_20000_names_is_refused_in_bounded_memory(tmp_path)
         'a CSV table (export a topic of fewer names)\n')
     assert sorted(p.name for p in tmp_path.iterdir()) == ['in']
     assert os.path.getsize(storage_file(src)) < 4 << 20
+
+
+def _damaged_bag(path, damaged):
+    """Write 50 actuator messages, those at the indices ``damaged`` with their bytes spoilt."""
+    from bag_support import STORE
+    from rosbags.rosbag2 import StoragePlugin
+    from rosbags.rosbag2 import Writer
+    from transmission_plugins.robot.loading import load_robot_transmissions
+    robot = load_robot_transmissions(str(EXAMPLE_URDF), warn=False)
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as w:
+        c = w.add_connection('/actuator_states', JS, typestore=STORE)
+        for k in range(50):
+            raw = bytes(STORE.serialize_cdr(
+                joint_state(robot.actuator_names, np.full(6, 0.01 * k)), JS))
+            if k in damaged:   # a sequence length far beyond the message: Fast CDR refuses it
+                raw = raw[:20] + b'\xff' * (len(raw) - 20)
+            w.write(c, 1000 + k, raw)
+    return path
+
+
+UNDECODABLE = ('undecodable: its bytes are not a sensor_msgs/JointState in CDR (a damaged '
+               'message?)')
+
+
+def test_a_damaged_message_is_one_line_naming_the_bag(tmp_path):
+    # issue 34: a corrupt MCAP ended with a raw "Fast CDR exception" text and an unrelated
+    # --lenient hint (and the rmw's own lines before it)
+    bag = _damaged_bag(tmp_path / 'in', {5})
+    for args, verb in ((['convert', EXAMPLE_URDF, bag, 'out.csv', '--to', 'joint', '--strict'],
+                        'convert'),
+                       (['export-csv', bag, 'out.csv', '--topic', 'actuator_states', '--strict'],
+                        'export-csv')):
+        proc = _run(args, tmp_path)
+        assert proc.returncode == 1
+        assert proc.stderr == (
+            f'transmission_plugins {verb}: error: {bag}: /actuator_states: the message received '
+            f'at 0.000001005 cannot be converted in full: {UNDECODABLE} (--strict)\n')
+    proc = _run(['convert', EXAMPLE_URDF, bag, 'out.csv', '--to', 'joint'], tmp_path)
+    assert proc.returncode == 0
+    assert 'CDR exception' not in proc.stderr and 'RMWError' not in proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        '  undecodable: 1 (first on /actuator_states at 0.000001005: its bytes are not a '
+        'sensor_msgs/JointState in CDR (a damaged message?))')
+    assert len(proc.stderr.splitlines()) == 3   # converted; warning; the reason
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['in', 'out.csv']
+
+
+def test_a_bag_of_damaged_messages_is_one_line_naming_the_bag(tmp_path):
+    bag = _damaged_bag(tmp_path / 'in', set(range(50)))
+    proc = _run(['convert', EXAMPLE_URDF, bag, 'out.csv', '--to', 'joint'], tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        f'transmission_plugins convert: error: {bag}: /actuator_states: none of its 50 '
+        'message(s) could be converted, nothing written: undecodable: 50 (first at '
+        '0.000001000: its bytes are not a sensor_msgs/JointState in CDR (a damaged message?))\n')
+    proc = _run(['plot', EXAMPLE_URDF, bag, 'out.png'], tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        f'transmission_plugins plot: error: {bag}: none of the 50 messages of /actuator_states '
+        'could be decoded: their bytes are not a sensor_msgs/JointState in CDR (a damaged '
+        'bag?)\n')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['in']

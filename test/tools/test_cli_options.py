@@ -66,3 +66,23 @@ def test_a_malformed_xacro_argument_is_a_usage_error(tmp_path, capsys, bad):
     assert main(['inspect', str(path), '--xacro-arg', bad]) == 2
     err = capsys.readouterr().err
     assert f"argument --xacro-arg: expected NAME:=VALUE, got '{bad}'" in err
+
+
+def _verbs():
+    from transmission_plugins.tools.cli import build_parser
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if a.dest == 'command']
+    return sorted(sub.choices)
+
+
+@pytest.mark.parametrize('verb', _verbs())
+def test_every_verb_is_documented(verb):
+    # issue 34: doc/cli.md lacked ros2-control, the README calibrate
+    cli = (REPO / 'doc' / 'cli.md').read_text()
+    synopsis = cli.split('```')[1]
+    assert f'transmission_plugins {verb}' in synopsis, f'{verb} is not in the synopsis'
+    if verb != 'demo':   # doc/launch.md's ("The demo")
+        assert f'\n## {verb}\n' in cli, f'doc/cli.md has no section "## {verb}"'
+    readme = (REPO / 'README.md').read_text()
+    tool = readme[readme.index('a command-line tool ('):].split(')', 1)[0]
+    assert f'`{verb}`' in tool, f"the README's list of verbs lacks {verb}"

@@ -66,4 +66,5 @@ def test_bytes_that_are_no_joint_state_are_rejected():
     for raw in (b'', b'\x00\x01\x00\x00' + b'\xff' * 7, b'garbage bytes'):
         got = decode(raw)
         assert isinstance(got, Rejected) and got.reason == 'undecodable'
-        assert got.detail.startswith('not a JointState in CDR (')
+        assert got.detail == ('its bytes are not a sensor_msgs/JointState in CDR (a damaged '
+                              'message?)')

@@ -19,7 +19,9 @@ Without ROS: the block is checked as XML (ros2_control's own parser reads it in
 ``test/ros_cli/test_ros2_control_cli.py``, where the controller manager loads it).
 """
 
+import json
 import math
+import subprocess
 import xml.etree.ElementTree as ElementTree
 
 import pytest
@@ -27,6 +29,8 @@ from tp_support import CORPUS_SKIP_REASON
 from tp_support import FIXTURE_DIR
 from tp_support import PR2_URDF
 from tp_support import REPO
+from tp_support import ros2_control_env
+from tp_support import ROS2_CONTROL_SKIP_REASON
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.tools.cli import main
@@ -166,3 +170,99 @@ def test_the_command_errors(tmp_path, capsys):
     assert main(['ros2-control', str(EXAMPLE), '--write-block',
                  str(tmp_path / 'no' / 'dir' / 'block.xml')]) == 1
     assert 'block.xml' in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ issue 34: G-22
+#: a block of another hardware holding the transmission (100:1), and a robot-level one for
+#: Gazebo with another reduction (50:1), which ros2_control and this package ignore
+GAZEBO_BESIDE_A_BLOCK = """<robot name="geared">
+  <link name="a"/><link name="b"/>
+  <joint name="j1" type="revolute"><parent link="a"/><child link="b"/>
+    <limit lower="-1" upper="1" effort="10" velocity="2"/></joint>
+  <transmission name="gazebo_trans">
+    <type>transmission_interface/SimpleTransmission</type>
+    <joint name="j1"><hardwareInterface>hardware_interface/EffortJointInterface</hardwareInterface>
+    </joint>
+    <actuator name="m1"><mechanicalReduction>50</mechanicalReduction></actuator>
+  </transmission>
+  <ros2_control name="real" type="system">
+    <hardware><plugin>mock_components/GenericSystem</plugin></hardware>
+    <joint name="j1"><command_interface name="position"/><state_interface name="position"/>
+    </joint>
+    <!-- the real gearbox -->
+    <transmission name="real_trans">
+      <plugin>transmission_interface/SimpleTransmission</plugin>
+      <actuator name="m1" role="actuator1"/>
+      <joint name="j1" role="joint1"><mechanical_reduction>100</mechanical_reduction>
+        <offset>0.25</offset></joint>
+    </transmission>
+  </ros2_control>
+</robot>
+"""
+
+
+def _maps(robot):
+    return sorted((t.joint_names, t.actuator_names, repr(t.transmission.map_key()))
+                  for t in robot.transmissions)
+
+
+@pytest.mark.parametrize('source', ['text', FIXTURE_DIR / 'ros2_control_blocks.urdf'])
+def test_write_urdf_keeps_the_transmissions_of_the_blocks_it_replaces(source, tmp_path,
+                                                                      capsys):
+    # G-22: --write-urdf swapped a transmission's reduction for the Gazebo one (100 became 50)
+    if source == 'text':
+        source = tmp_path / 'geared.urdf'
+        source.write_text(GAZEBO_BESIDE_A_BLOCK)
+    out = tmp_path / 'merged.urdf'
+    assert main(['ros2-control', str(source), '--write-urdf', str(out)]) == 0, \
+        capsys.readouterr().err
+    before = load_robot_transmissions(str(source), warn=False)
+    after = load_robot_transmissions(str(out), warn=False)
+    assert _maps(after) == _maps(before)
+    block, = topic_based_blocks(out.read_text())
+    assert other_blocks(out.read_text()) == []
+
+
+def test_the_geared_joint_keeps_its_100(tmp_path, capsys):
+    source = tmp_path / 'geared.urdf'
+    source.write_text(GAZEBO_BESIDE_A_BLOCK)
+    out = tmp_path / 'merged.urdf'
+    assert main(['ros2-control', str(source), '--write-urdf', str(out)]) == 0
+    t, = load_robot_transmissions(str(out), warn=False).transmissions
+    assert (t.name, t.transmission.get_actuator_reduction()) == ('real_trans', 100.0)
+    assert '<!-- the real gearbox -->' in out.read_text()
+
+
+@pytest.mark.parametrize('fixture', ['robotis_hardware.urdf', 'dynamixel_hardware.urdf'])
+def test_write_urdf_refuses_to_drop_transmissions_it_cannot_keep(fixture, tmp_path, capsys):
+    # G-22: --write-urdf dropped every transmission of the ROBOTIS fixture without a word
+    out = tmp_path / 'merged.urdf'
+    assert main(['ros2-control', str(FIXTURE_DIR / fixture), '--write-urdf', str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1, err
+    assert err.startswith(f'transmission_plugins ros2-control: error: {out}: cannot write the '
+                          'URDF: without its <ros2_control> blocks the description would load '
+                          'other transmissions: ')
+    assert 'in the parameters of its hardware' in err
+    assert not out.exists()
+
+
+def test_ros2_control_reads_the_moved_transmissions_in_the_generated_block(tmp_path, capsys):
+    # ros2_control's own parser (tx_probe: parse_control_resources_from_urdf and the
+    # transmission loaders) takes the written description, and finds every transmission
+    # inside the generated TopicBasedSystem block, loaded, on the joints this package reads
+    env = ros2_control_env()
+    if env is None:
+        pytest.skip(ROS2_CONTROL_SKIP_REASON)
+    source = FIXTURE_DIR / 'ros2_control_blocks.urdf'
+    out = tmp_path / 'merged.urdf'
+    assert main(['ros2-control', str(source), '--write-urdf', str(out)]) == 0
+    probe = subprocess.run(['tx_probe', str(out), '--compact'], env=env, capture_output=True,
+                           text=True, timeout=60)
+    assert probe.returncode == 0, probe.stderr
+    found = {t['name']: (t['hardware'], t['loaded'], sorted(j['name'] for j in t['joints']),
+                         sorted(a['name'] for a in t['actuators']))
+             for t in json.loads(probe.stdout)['transmissions']}
+    ours = load_robot_transmissions(str(out), warn=False)
+    assert found == {t.name: ('transmission_hardware', True, sorted(t.joint_names),
+                              sorted(t.actuator_names)) for t in ours.transmissions}

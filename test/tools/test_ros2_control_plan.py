@@ -158,3 +158,30 @@ def test_the_generated_block_is_the_config_block():
     joints = plan.controllers['joint_trajectory_controller']['joints']
     block = block_xml(joints, ['position'], ['position', 'velocity', 'effort'])
     assert block.strip() in plan.description
+
+
+@pytest.mark.parametrize('value', ['1.5', 'fast', 'true', '0', '-100', '.nan', '[100]', '1e3'])
+def test_a_bad_update_rate_in_the_controllers_file_names_file_and_value(tmp_path, value):
+    # issue 34 (G-24): a bad controller_manager.update_rate gave a bare ValueError, and 1.5
+    # silently became 1 Hz (ros2_control declares it an integer parameter)
+    path = tmp_path / 'controllers.yaml'
+    path.write_text(f'controller_manager:\n  ros__parameters:\n    update_rate: {value}\n'
+                    '/**/forward:\n  ros__parameters:\n'
+                    '    type: forward_command_controller/ForwardCommandController\n')
+    with pytest.raises(LaunchConfigError) as info:
+        _plan(controllers_file=str(path), controllers='forward')
+    message = str(info.value)
+    assert message.startswith(f'{path}: controller_manager.update_rate: expected a whole '
+                              'number of Hz > 0 (ros2_control reads an integer), got ')
+    assert '\n' not in message
+
+
+def test_a_whole_update_rate_in_the_controllers_file_is_taken(tmp_path):
+    path = tmp_path / 'controllers.yaml'
+    path.write_text('/**/controller_manager:\n  ros__parameters:\n    update_rate: 250\n'
+                    '/**/forward:\n  ros__parameters:\n'
+                    '    type: forward_command_controller/ForwardCommandController\n')
+    plan = _plan(controllers_file=str(path), controllers='forward')
+    assert plan.control_node.parameters['update_rate'] == 250
+    plan = _plan(controllers_file=str(path), controllers='forward', update_rate='500')
+    assert plan.control_node.parameters['update_rate'] == 500   # the launch argument wins

@@ -173,8 +173,10 @@ def test_a_lone_surrogate_in_a_comment_is_a_bad_value_too():
 
 
 @pytest.mark.skipif(not os.path.exists('/dev/zero'), reason='no /dev/zero on this system')
-def test_dev_zero_is_refused_by_size_not_by_memory_error():
-    with pytest.raises(TransmissionFileError, match='larger than') as info:
+def test_dev_zero_is_refused_as_a_device_not_by_memory_error():
+    # issue 34 (G-10): refused as a device, before reading it (it was: after 64 MiB of zeros)
+    with pytest.raises(TransmissionFileError, match='it is a character device, not a regular '
+                                                    'file') as info:
         load_robot_transmissions('/dev/zero', warn=False)
     assert '/dev/zero' in str(info.value)
 

@@ -32,7 +32,11 @@ the fit), :math:`\sigma^2 (1 + \bar\theta^T \Sigma_\theta^{-1} \bar\theta) / S` 
 
 A reduction is *not excited* when the recorded motion cannot tell it: its relative uncertainty in
 the free fit is above :data:`EXCITATION` (or its actuator hardly moved);
-:class:`NotExcitedError` names every such parameter.
+:class:`NotExcitedError` names every such parameter.  A transmission with too few samples to
+tell the noise (fewer than its unknowns plus :data:`MIN_RESIDUAL`: two samples fit a line
+exactly, with an uncertainty of 0) is :class:`TooFewSamplesError`.  A sample holding a position
+beyond :data:`MAX_POSITION` is not a position (a glitch): it is left out and counted, so that
+one such sample cannot overflow the sums.
 
 **Nonlinear transmissions** (the PR2 gripper): only the actuator zero is identified (Gauss-Newton
 on :math:`f(\theta - c) = q` over the joints its map reads); it goes to the calibration file, the
@@ -62,10 +66,29 @@ EXCITATION = 0.01
 EXPLAINS = 0.1
 #: nonlinear transmissions keep at most this many samples
 MAX_RAW = 20_000
+#: the samples a transmission needs beyond the unknowns of its fit, to tell the noise (and so
+#: the uncertainties) at all
+MIN_RESIDUAL = 10
+#: the largest position taken as one (rad or m); a sample beyond is left out
+MAX_POSITION = 1e9
 
 
 class NotExcitedError(TransmissionInputError):
     """The recorded motion does not identify some parameters (the message names them)."""
+
+
+class TooFewSamplesError(NotExcitedError):
+    """A transmission has too few samples to identify anything (the message says how many)."""
+
+
+def _enough(t: Any, count: int, unknowns: int, what: str) -> None:
+    """Raise :class:`TooFewSamplesError` unless ``count`` samples can identify ``t``."""
+    need = unknowns + MIN_RESIDUAL
+    if count < need:
+        raise TooFewSamplesError(
+            f'transmission {t.name!r}: {count} sample{"s" if count != 1 else ""} cannot '
+            f'identify it: it needs at least {need} ({what}, and {MIN_RESIDUAL} more to tell '
+            'the noise and the uncertainties); record a longer motion')
 
 
 class Samples:
@@ -80,6 +103,8 @@ class Samples:
     def __init__(self, actuators: int, joints: int, raw: bool = False) -> None:
         n = actuators + 1
         self.count = 0
+        #: rows left out: a position beyond :data:`MAX_POSITION`
+        self.left_out = 0
         self.gram = np.zeros((n, n))
         self.cross = np.zeros((n, joints))
         self.squares = np.zeros(joints)
@@ -91,6 +116,10 @@ class Samples:
         """Add rows of actuator positions ``(S, N)`` and joint positions ``(S, M)``."""
         ok = np.isfinite(theta).all(axis=1) & np.isfinite(q).all(axis=1)
         theta, q = theta[ok], q[ok]
+        sane = (np.abs(theta) <= MAX_POSITION).all(axis=1) & (np.abs(q) <= MAX_POSITION).all(
+            axis=1)
+        self.left_out += int(np.count_nonzero(~sane))
+        theta, q = theta[sane], q[sane]
         if not len(theta):
             return
         if self.reference is None:   # shifted, so that large positions do not cancel
@@ -234,19 +263,32 @@ def identify(t: Any, samples: Samples) -> TransmissionFit:
 
     :param samples: its samples: the actuators in ``t.actuator_names`` order and its joints
         (linear: all of them; nonlinear: those its map reads)
-    :raises NotExcitedError: a reduction the recorded motion does not identify
+    :raises NotExcitedError: a reduction the recorded motion does not identify, or samples
+        that cannot be fitted
+    :raises TooFewSamplesError: fewer samples than the fit's unknowns plus :data:`MIN_RESIDUAL`
     """
-    if not t.transmission.is_linear():
-        return _identify_nonlinear(t, samples)
-    return _identify_linear(t, samples, np.asarray(t.transmission.linear_map()[2],
-                                                   dtype=np.float64))
+    try:
+        if not t.transmission.is_linear():
+            fit = _identify_nonlinear(t, samples)
+        else:
+            fit = _identify_linear(t, samples, np.asarray(t.transmission.linear_map()[2],
+                                                          dtype=np.float64))
+    except np.linalg.LinAlgError as e:   # sums that overflow, whatever the guards above miss
+        raise NotExcitedError(f'transmission {t.name!r}: its {samples.count} samples cannot be '
+                              f'fitted ({e}): are they positions?') from e
+    if samples.left_out:
+        fit.notes.append(f'{samples.left_out} sample{"s" if samples.left_out > 1 else ""} left '
+                         f'out: a position beyond +-{MAX_POSITION:g} (rad or m) is not one (a '
+                         'glitch?)')
+    return fit
 
 
 def _identify_linear(t: Any, s: Samples, q0_urdf: np.ndarray) -> TransmissionFit:
     tr = t.transmission
     k0 = np.asarray(tr.linear_map()[0], dtype=np.float64)
     m, n = k0.shape
-    dof = max(s.count - n - 1, 1)
+    _enough(t, s.count, n + 1, f'{n + 1} unknowns per joint')
+    dof = s.count - n - 1
     solution, *_ = np.linalg.lstsq(s.gram, s.cross, rcond=None)
     rss_free = np.maximum(s.squares - np.einsum('ij,ij->j', solution, s.cross), 0.0)
     sigma2 = rss_free / dof
@@ -418,6 +460,7 @@ def _identify_nonlinear(t: Any, s: Samples) -> TransmissionFit:
     read = list(tr.joint_to_actuator_inputs())
     joints = [t.joint_names[j] for j in read]
     n = tr.num_actuators()
+    _enough(t, len(theta), n, f'{n} unknown actuator zero{"s" if n > 1 else ""}')
 
     def joint_positions(c: np.ndarray) -> np.ndarray:
         with np.errstate(all='ignore'):

@@ -104,13 +104,25 @@ def corrected_value(urdf: float, value: float, sigma: float, reduction: bool) ->
     Return the value to write into the URDF for an identified one.
 
     A reduction off by a simple factor (or a flipped sign) is the URDF's value times that
-    factor exactly; other values are rounded to a tenth of their standard deviation.
+    factor exactly; other values are written to the digits the recording supports: the decimal
+    with the fewest significant digits within one standard deviation of the value (``4e-06 +-
+    1.1e-05`` is 0, ``0.83141 +- 2e-4`` is 0.8314), not the noise in its last digits.
     """
     if reduction and value:
         found = simple_factor(value / urdf, abs(sigma / value))
         if found is not None or abs(value / urdf + 1.0) <= max(3 * abs(sigma / value), RELATIVE):
             return urdf * (found[0] if found is not None else -1.0)
-    if not sigma > 0.0 or not math.isfinite(sigma):
+    return shortest_within(value, sigma)
+
+
+def shortest_within(value: float, sigma: float) -> float:
+    """Return the decimal with the fewest significant digits within ``sigma`` of ``value``."""
+    if not sigma > 0.0 or not math.isfinite(sigma) or not math.isfinite(value):
         return float(f'{value:.12g}')
-    digits = max(0, min(12, 1 - int(math.floor(math.log10(sigma)))))
-    return round(value, digits)
+    if abs(value) <= sigma:
+        return 0.0
+    for digits in range(1, 13):
+        candidate = float(f'{value:.{digits}g}')
+        if abs(candidate - value) <= sigma:
+            return candidate
+    return float(f'{value:.12g}')

@@ -60,8 +60,31 @@ TURN = 2.0 * math.pi
 #: how far outside its limits an unwrapped reading may put a joint (rounding, a joint resting
 #: on its stop)
 UNWRAP_TOLERANCE = 1e-3
+#: the largest absolute reading taken as a position (rad or m): 2**24 turns of a multi-turn
+#: encoder are 1.05e8 rad, and a double still resolves 1e-7 rad at 1e9
+MAX_READING = 1e9
 #: the states of a calibrated transmission
 CALIBRATED = ('not_needed', 'file', 'absolute', 'homed')
+
+
+def absurd_readings(readings: np.ndarray, turns: np.ndarray, names: Sequence[str]) -> str:
+    """
+    Return why absolute readings cannot be positions ('' when they can).
+
+    A single-turn reading (``turns``) lies within one turn of zero (``[0, 2 pi)`` or
+    ``[-pi, pi)``, as encoders report it); any reading lies within :data:`MAX_READING`.  Beyond,
+    the turn chosen would be arbitrary (a double cannot tell the turns of 1e308 apart): a
+    glitch or a wrong encoder setting, refused rather than stored as a calibration.
+    """
+    for x, turn, name in zip(readings, turns, names):
+        if turn and not abs(x) <= TURN * (1.0 + 1e-9):
+            return (f'the single-turn reading {float(x)!r} of {name} is not within one turn '
+                    '(|reading| <= 2 pi): not a single-turn position (a glitch, or the encoder '
+                    'is not single-turn?); refused')
+        if not abs(x) <= MAX_READING:
+            return (f'the absolute reading {float(x)!r} of {name} is not a position (beyond '
+                    f'+-{MAX_READING:g} rad or m, more than any encoder counts); refused')
+    return ''
 
 
 class CalibrationSettings(NamedTuple):
@@ -321,18 +344,31 @@ class Calibration:
         names = [(robot.actuator_names if side == 'actuator' else robot.joint_names)[i]
                  for i in need]
         turns = np.array([n in single for n in names])
+        absurd = absurd_readings(readings, turns, names)
+        if absurd:
+            self._absolute_failed(k, absurd)
+            return
         theta = self._unwrap(k, side, readings, turns)
         if theta is None:
-            self.state[k] = 'failed'
-            self.detail[k] = (f'the absolute readings {np.round(readings, 6).tolist()} of '
-                              f'{names} put the joints outside their limits whatever the turn')
-            self.events.append(('error', f'transmission {g.transmission.name!r}: '
-                                         f'{self.detail[k]}'))
+            self._absolute_failed(k, f'the absolute readings {np.round(readings, 6).tolist()} '
+                                     f'of {names} put the joints outside their limits whatever '
+                                     'the turn')
             return
-        self.offset[g.actuators] = raw[g.actuators] - theta
+        offset = raw[g.actuators] - theta
+        if not np.isfinite(offset).all():   # never stored (doc/calibration.md)
+            self._absolute_failed(k, f'the absolute readings {readings.tolist()} of {names} '
+                                     f'give offsets {offset.tolist()} that are not finite')
+            return
+        self.offset[g.actuators] = offset
         self.state[k], self.detail[k] = 'absolute', ', '.join(names)
         self.events.append(('info', f'transmission {g.transmission.name!r} calibrated from '
                                     f'absolute positions: offsets {self._offsets_text(k)}'))
+
+    def _absolute_failed(self, k: int, detail: str) -> None:
+        """Fail transmission ``k``'s calibration from absolute readings (nothing is stored)."""
+        self.state[k], self.detail[k] = 'failed', detail
+        self.events.append(('error', f'transmission {self.topology.groups[k].transmission.name!r}'
+                                     f': {detail}'))
 
     def _unwrap(self, k: int, side: str, readings: np.ndarray,
                 turns: np.ndarray) -> Optional[np.ndarray]:

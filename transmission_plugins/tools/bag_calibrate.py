@@ -21,6 +21,11 @@ from the URDF under test), paired and read as doc/calibration.md ("How it works"
 :class:`~transmission_plugins.robot.identification.Samples` per transmission.  A long bag is read
 in up to :data:`WINDOWS` time windows found through the storage's index; a message that is not a
 JointState is counted and left out.
+
+``max_samples`` bounds the work and the memory whatever the bag holds: the windows are sized so
+that neither topic has more than ``max_samples`` messages decoded (a dense actuator topic beside
+sparse joint measurements was read in full), and reading stops at that count on either topic
+whatever the bag's metadata declares.
 """
 
 from typing import Any
@@ -154,11 +159,12 @@ def read_samples(robot: RobotTransmissions, path: str,
             raise BagTopicError(f'{path}: the actuator and joint topics are both {act.topic}; '
                                 'the joints must be measured independently of the actuators')
         total = int(joint.msgcount)
+        busiest = max(total, int(act.msgcount))
         start, end = reader.time_span()
         windows: List[Tuple[int, int]] = []   # none: the whole bag
-        if total > max_samples and end > start:
+        if busiest > max_samples and end > start:
             count = max(1, min(WINDOWS, max_samples // PER_WINDOW))
-            length = (end - start) * max_samples / total / count
+            length = (end - start) * max_samples / busiest / count
             step = (end - start) / count
             windows = [(int(start + (k + 0.5) * step - length / 2),
                         int(start + (k + 0.5) * step + length / 2) + 1) for k in range(count)]
@@ -167,11 +173,20 @@ def read_samples(robot: RobotTransmissions, path: str,
         samples: Dict[str, Samples] = {}
         ends = _transmission_ends(robot)
         counts = {'act': 0, 'joint': 0, 'pairs': 0, 'undecodable': 0}
+
+        def capped() -> bool:
+            return (counts['act'] >= max_samples or counts['joint'] >= max_samples
+                    or counts['act'] + counts['joint'] + counts['undecodable'] >= 2 * max_samples)
+
         for window in windows or [(start, end)]:
+            if capped():
+                break
             messages = (reader.messages_between([act, joint], *window) if windows
                         else reader.messages([act, joint]))
             done = 0
             for connection, received, raw in messages:
+                if capped():
+                    break   # the cap, whatever the metadata said (module doc)
                 done += 1
                 if progress is not None and done % 1000 == 0:
                     progress(1000)

@@ -139,8 +139,13 @@ def convert_bag(robot: RobotTransmissions, src: str, dst: str, to: str, *,
 class MessageCounts:
     """Messages converted, copied and left out (by reason, with the first of each)."""
 
-    def __init__(self) -> None:
-        """Start at zero."""
+    def __init__(self, where: str = '') -> None:
+        """
+        Start at zero.
+
+        :param where: the bag, which the errors name
+        """
+        self.where = f'{where}: ' if where else ''
         self.converted = 0
         self.copied = 0
         self.incomplete = 0
@@ -159,7 +164,7 @@ class MessageCounts:
         if left_out and strict:
             r = left_out[0]
             raise UnconvertibleMessageError(
-                f'{topic}: the message received at {format_time(timestamp)} cannot be '
+                f'{self.where}{topic}: the message received at {format_time(timestamp)} cannot be '
                 f'converted in full: {r.reason}: {r.detail} (--strict)')
         if isinstance(result, Rejected):
             self.unconverted += 1
@@ -181,8 +186,8 @@ class MessageCounts:
         reasons = '; '.join(f'{reason}: {count} (first at {format_time(first.timestamp)}: '
                             f'{first.detail})' for reason, count in sorted(self.rejected.items())
                             for first in [self.first[reason]])
-        raise NothingConvertedError(f'{topics}: none of its {self.unconverted} message(s) '
-                                    f'could be converted, nothing written: {reasons}')
+        raise NothingConvertedError(f'{self.where}{topics}: none of its {self.unconverted} '
+                                    f'message(s) could be converted, nothing written: {reasons}')
 
     def stats(self, topics: Dict[str, str], storage: str) -> BagConvertStats:
         """Return the counts as :class:`BagConvertStats`."""
@@ -199,7 +204,7 @@ def _stream(reader: BagReader, writer: BagWriter, converter: JointStateBatchConv
         conns[c.id] = writer.add(c.topic, c)
         if c.id in targets:
             twins[c.id] = writer.add(targets[c.id], c)
-    counts = MessageCounts()
+    counts = MessageCounts(reader.path)
     batch: List[Tuple[Any, int, Any]] = []
     for connection, timestamp, raw in reader.messages():
         batch.append((connection, timestamp, raw))

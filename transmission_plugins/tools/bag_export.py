@@ -175,7 +175,7 @@ def export_csv(src: str, dst: BinaryIO, topic: str, *,
         index = {n: k for k, n in enumerate(cols.names)}
         width = len(cols.names)
         writer = CsvWriter(dst, cols.header)
-        counts = MessageCounts()
+        counts = MessageCounts(src)
         places: Dict[Tuple[str, ...], np.ndarray] = {}
         step = max(1, MAX_CELLS // max(1, width * len(cols.fields)))
         for rows in read_rows(reader, found, converter, window, progress):

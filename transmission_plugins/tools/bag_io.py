@@ -24,6 +24,7 @@ import os
 from pathlib import Path
 import secrets
 import shutil
+import sys
 from typing import Any
 from typing import Dict
 from typing import Iterator
@@ -34,6 +35,7 @@ from typing import Tuple
 
 from transmission_plugins.core.exceptions import TransmissionFileError
 from transmission_plugins.core.exceptions import TransmissionInputError
+from transmission_plugins.urdf.user_files import check_user_file
 
 #: The message type the tools convert.
 JOINT_STATE = 'sensor_msgs/msg/JointState'
@@ -86,7 +88,8 @@ class BagReader:
     An open rosbag2 bag (use as a context manager); errors name the file.
 
     :param path: a bag directory, ``.mcap`` or ``.db3`` file
-    :raises BagError: missing, not a bag, corrupted or truncated
+    :raises BagError: missing, not a directory or a regular file (a FIFO, a device), not a bag,
+        corrupted or truncated
     """
 
     def __init__(self, path: str) -> None:
@@ -95,6 +98,11 @@ class BagReader:
         if not os.path.exists(self.path):
             raise BagError(self.path, 'cannot read the bag: No such file or directory', 2,
                            'No such file or directory')
+        if not os.path.isdir(self.path):   # a bag directory, else a regular storage file
+            try:
+                check_user_file(self.path, 'the bag', sys.maxsize)
+            except TransmissionFileError as e:   # a FIFO would block rosbags for good
+                raise BagError(self.path, e.message, None, e.strerror) from e
         try:
             self.reader = Reader(self.path)
             self.reader.open()

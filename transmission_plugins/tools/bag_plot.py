@@ -46,6 +46,7 @@ from transmission_plugins.tools.joint_state_batch import TO_ACTUATOR
 from transmission_plugins.tools.joint_state_batch import TO_JOINT
 from transmission_plugins.tools.joint_state_messages import decode
 from transmission_plugins.tools.joint_state_messages import fields
+from transmission_plugins.tools.joint_state_messages import JOINT_STATE_TYPE
 from transmission_plugins.tools.plotting import ACTUATOR_UNITS
 from transmission_plugins.tools.plotting import draw_limits
 from transmission_plugins.tools.plotting import joint_unit
@@ -89,11 +90,20 @@ def choose_joints(robot: RobotTransmissions, joints: Optional[Sequence[str]]) ->
 
 
 def _direction(reader: BagReader, connections: List[Any], robot: RobotTransmissions) -> str:
+    seen = undecodable = 0
     for _, _, raw in reader.messages(connections):
+        seen += 1
         msg = decode(raw)
-        if isinstance(msg, Rejected) or not len(msg.name):
+        if isinstance(msg, Rejected):
+            undecodable += 1
+            continue
+        if not len(msg.name):
             continue
         return TO_JOINT if all(n in robot.actuator_index for n in msg.name) else TO_ACTUATOR
+    if seen and undecodable == seen:
+        raise BagTopicError(f'{reader.path}: none of the {seen} messages of '
+                            f'{connections[0].topic} could be decoded: their bytes are not a '
+                            f'{JOINT_STATE_TYPE} in CDR (a damaged bag?)')
     raise BagTopicError(f'{reader.path}: topic {connections[0].topic} has no message to plot')
 
 
@@ -143,7 +153,7 @@ def plot_bag(robot: RobotTransmissions, src: str, path: str, topic: str = 'actua
         to = _direction(reader, found, robot)
         act, jnt = _Series(actuators), _Series(chosen)
         times: List[int] = []
-        counts = MessageCounts()
+        counts = MessageCounts(src)
         source, target = (act, jnt) if to == TO_JOINT else (jnt, act)
         for rows in read_rows(reader, found, JointStateBatchConverter(robot, to)):
             for t, _, msg, r in rows:

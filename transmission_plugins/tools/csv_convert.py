@@ -41,6 +41,7 @@ from transmission_plugins.tools.csv_io import CsvError
 from transmission_plugins.tools.csv_io import CsvReader
 from transmission_plugins.tools.csv_io import CsvWriter
 from transmission_plugins.tools.csv_io import stream_size
+from transmission_plugins.urdf.user_files import open_user_file
 
 #: Directions: the space to convert *to*.
 TO_JOINT = 'joint'
@@ -167,13 +168,15 @@ def convert_csv(robot: RobotTransmissions, src: Union[BinaryIO, str, 'os.PathLik
         called when the input cannot tell, e.g. a pipe)
     :returns: counts and column names, the values left empty because they were not finite
     :raises CsvError: empty input, bad header, unknown names, bad numbers, ragged rows
+    :raises TransmissionFileError: ``src`` a path to something else than a regular file (a FIFO,
+        a device: stream them as a binary stream instead)
     """
     if to not in (TO_JOINT, TO_ACTUATOR):
         raise CsvError(f"to must be 'joint' or 'actuator', got {to!r}")
     if chunk_size < 1:
         raise CsvError(f'chunk_size must be >= 1, got {chunk_size}')
     if isinstance(src, (str, os.PathLike)):
-        with open(src, 'rb') as stream:
+        with open_user_file(src, 'the CSV file') as stream:
             return convert_csv(robot, stream, dst, to, chunk_size=chunk_size,
                                keep_unknown=keep_unknown, progress=progress)
     reader = CsvReader(src)

@@ -60,10 +60,17 @@ def _pyarrow() -> Any:
 
 
 def _lines(stream: BinaryIO) -> Iterator[str]:
+    """
+    Yield the lines of the header, each at most :data:`BLOCK_SIZE` bytes.
+
+    :raises csv.Error: a longer line (a stream of NULs has no line end: it would be read whole)
+    """
     while True:
-        line = stream.readline()
+        line = stream.readline(BLOCK_SIZE + 1)
         if not line:
             return
+        if len(line) > BLOCK_SIZE:
+            raise csv.Error(f'a line longer than {BLOCK_SIZE >> 10} KiB without a line end')
         yield line.decode('utf-8')
 
 

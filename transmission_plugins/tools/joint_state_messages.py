@@ -25,8 +25,11 @@ bytes longer than the message when a field is empty, and strict CDR readers such
 """
 
 import array
+import contextlib
 import functools
+import os
 from typing import Any
+from typing import Iterator
 from typing import Optional
 from typing import Sequence
 from typing import Tuple
@@ -48,13 +51,44 @@ def _types() -> Tuple[Any, Any, Any]:
     return deserialize_message, serialize_message, JointState
 
 
+#: the message type, as the errors name it
+JOINT_STATE_TYPE = 'sensor_msgs/JointState'
+#: why a message is ``undecodable``: the rmw's own words (a Fast CDR exception and a source line
+#: of its type support) say nothing more to a user
+UNDECODABLE = f'its bytes are not a {JOINT_STATE_TYPE} in CDR (a damaged message?)'
+
+
+@functools.lru_cache(maxsize=None)
+def _devnull() -> int:
+    return os.open(os.devnull, os.O_WRONLY | getattr(os, 'O_CLOEXEC', 0))
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """
+    Send what native code writes to standard error (file descriptor 2) nowhere meanwhile.
+
+    The rmw's deserializer prints a line of its own for a damaged message ("sequence size
+    exceeds remaining buffer") before it raises: one per message of a damaged bag, around the
+    one error line the command prints.
+    """
+    saved = os.dup(2)
+    try:
+        os.dup2(_devnull(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def decode(raw: Any) -> Union[Any, Rejected]:
     """Return the ``JointState`` in ``raw`` (CDR bytes), or a :class:`Rejected` ``undecodable``."""
     deserialize, _, joint_state = _types()
     try:
-        return deserialize(bytes(raw), joint_state)
-    except Exception as e:  # noqa: B902 - any failure of the decoder means bad bytes
-        return Rejected('undecodable', f'not a JointState in CDR ({type(e).__name__}: {e})')
+        with _quiet_stderr():
+            return deserialize(bytes(raw), joint_state)
+    except Exception:  # noqa: B902 - any failure of the decoder means bad bytes
+        return Rejected('undecodable', UNDECODABLE)
 
 
 def fields(msg: Any) -> Tuple[Sequence[str], np.ndarray, np.ndarray, np.ndarray]:

@@ -39,9 +39,12 @@ from typing import Tuple
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.core.exceptions import TransmissionFileError
+from transmission_plugins.urdf.text import MAX_URDF_BYTES
+from transmission_plugins.urdf.user_files import read_user_file
+from transmission_plugins.urdf.user_yaml import read_yaml_file
 from transmission_plugins.urdf.xacro_expansion import expand_xacro
 from transmission_plugins.urdf.xacro_expansion import uses_xacro
-import yaml
 
 PACKAGE = 'transmission_plugins'
 HARDWARE_INTERFACE = 'transmission_hardware_interface'
@@ -236,14 +239,16 @@ def read_description(path: 'os.PathLike[str] | str',
     :raises LaunchConfigError: the file is missing or unreadable, or xacro fails
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise LaunchConfigError(f'description_file {str(path)!r} does not exist')
     try:
-        text = path.read_text()
+        text = read_user_file(path, 'description_file', MAX_URDF_BYTES).decode()
         if path.suffix == '.xacro' or uses_xacro(text):
             return expand_xacro(path, dict(xacro_args or {}), source_lines=False)
     except BadValueError as e:
         raise LaunchConfigError(f'xacro failed on {str(path)!r}: {e.message}') from e
+    except TransmissionFileError as e:   # not a regular file, or too large
+        raise LaunchConfigError(str(e)) from e
     except (OSError, UnicodeDecodeError, TransmissionError) as e:
         raise LaunchConfigError(f'cannot read description_file {str(path)!r}: {e}') from e
     return text
@@ -267,10 +272,10 @@ def load_sections(path: 'os.PathLike[str] | str', argument: str, names: str,
     :raises LaunchConfigError: unreadable YAML or the wrong shape
     """
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except (OSError, yaml.YAMLError) as e:
-        raise LaunchConfigError(f'cannot read {argument} {str(path)!r}: {e}') from e
+    try:   # bounded, and without aliases (transmission_plugins.urdf.user_yaml)
+        data = read_yaml_file(path, argument) or {}
+    except OSError as e:
+        raise LaunchConfigError(f'cannot read {argument} {str(path)!r}: {e.strerror or e}') from e
     if not isinstance(data, dict):
         raise LaunchConfigError(f'{path}: expected a mapping of {names} names, got '
                                 f'{type(data).__name__}')

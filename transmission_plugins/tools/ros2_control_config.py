@@ -35,6 +35,7 @@ from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.topology import Topology
+from transmission_plugins.urdf.dialects import implicit_actuator_name
 from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.text import parse_xml
 import yaml
@@ -234,19 +235,62 @@ def with_block(urdf_text: str, block: str) -> str:
     Return the URDF with its ``<ros2_control>`` blocks replaced by ``block``.
 
     Their hardware plugins would claim the same joints as ``block`` (and the controller manager
-    may not have them); the transmissions inside them are the hardware interface's business,
-    which reads the description unchanged.
+    may not have them).  The ``<transmission>`` elements inside them move into ``block`` as they
+    are (comments kept), so that the description still loads the transmissions it had: without
+    any block transmission, the robot-level ones (often Gazebo's, with other reductions) would
+    be read instead.  ros2_control parses them and ``TopicBasedSystem`` leaves them alone.
+    Transmissions kept in a block's hardware parameters (ROBOTIS and dynamixel-community
+    Dynamixel hardware) cannot move: :func:`changed_transmissions` tells what is lost.
     """
     from lxml import etree
     root, blocks = _blocks(urdf_text)
+    new = parse_xml(block)
     for old in blocks:
+        comments: List[Any] = []   # those right before a transmission go with it
+        for child in list(old):
+            if not isinstance(child.tag, str):
+                comments.append(child)
+                continue
+            if local_name(child) == 'transmission':
+                if old.get('type') == 'actuator' and not any(
+                        local_name(c) == 'actuator' for c in child):
+                    etree.SubElement(child, 'actuator', name=implicit_actuator_name(old),
+                                     role='actuator1')   # the block was its actuator
+                for moved in comments + [child]:
+                    new.append(moved)   # moves it, with its tail
+            comments = []
         root.remove(old)
-    root.append(parse_xml(block))
+    root.append(new)
     return etree.tostring(root, encoding='unicode') + '\n'
+
+
+def changed_transmissions(before: RobotTransmissions, after: RobotTransmissions) -> List[str]:
+    """
+    Return, in words, the transmissions of ``before`` that ``after`` does not have alike.
+
+    Alike: the same joints and actuators, in order, and the same map
+    (``Transmission.map_key``); the names may differ.
+    """
+    def key(t: Any) -> Tuple[Any, ...]:
+        return (tuple(t.joint_names), tuple(t.actuator_names), t.transmission.map_key())
+
+    kept = [key(t) for t in after.transmissions]
+    out = []
+    for t in before.transmissions:
+        if key(t) in kept:
+            kept.remove(key(t))
+            continue
+        block = getattr(t.info, 'block', None) if t.info is not None else None
+        where = (' (in the parameters of its hardware)' if t.info is not None
+                 and getattr(t.info, 'element', None) is None and block else '')
+        now = [u for u in after.transmissions if set(u.joint_names) & set(t.joint_names)]
+        became = (f'read as {", ".join(repr(u.name) for u in now)} instead' if now else 'lost')
+        out.append(f'{t.name!r}{where} for {", ".join(t.joint_names)}: {became}')
+    return out
 
 
 __all__ = ['DEFAULT_COMMAND_INTERFACES', 'DEFAULT_CONTROLLERS', 'HARDWARE_NAME',
            'JOINT_COMMANDS_TOPIC', 'JOINT_STATES_TOPIC', 'Ros2ControlConfig',
            'TOPIC_BASED_SYSTEM', 'TopicBasedBlock', 'block_xml', 'controllers_document',
-           'controllers_yaml', 'other_blocks', 'ros2_control_config', 'topic_based_blocks',
-           'with_block']
+           'changed_transmissions', 'controllers_yaml', 'other_blocks', 'ros2_control_config',
+           'topic_based_blocks', 'with_block']

@@ -128,11 +128,22 @@ def _is_joint_states(topic: str, namespace: str) -> bool:
         topic.strip() == '/joint_states' and not ns)
 
 
-def _cm_rate(values: Mapping[str, Any], controllers: Dict[str, Dict[str, Any]]) -> int:
+def _cm_rate(values: Mapping[str, Any], controllers: Dict[str, Dict[str, Any]],
+             controllers_file: str) -> int:
+    """
+    Return the controller manager's rate: the launch argument, else the controllers file's.
+
+    ros2_control declares ``update_rate`` an integer: a file's 1.5 is refused (it was read as
+    1 Hz), and so is anything but a whole number > 0, naming the file and the value.
+    """
     text = str(values.get('update_rate') or '').strip()
     if not text:
-        return int(controllers.get(CONTROLLER_MANAGER, {}).get('update_rate',
-                                                               DEFAULT_UPDATE_RATE))
+        given = controllers.get(CONTROLLER_MANAGER, {}).get('update_rate', DEFAULT_UPDATE_RATE)
+        if isinstance(given, bool) or not isinstance(given, int) or given <= 0:
+            raise LaunchConfigError(f'{controllers_file}: {CONTROLLER_MANAGER}.update_rate: '
+                                    'expected a whole number of Hz > 0 (ros2_control reads an '
+                                    f'integer), got {given!r}')
+        return given
     rate = float(text)   # checked by plan_nodes
     if rate != int(rate):
         raise LaunchConfigError(f'update_rate must be a whole number of Hz for '
@@ -163,7 +174,7 @@ def plan_ros2_control(values: Mapping[str, Any],
     notes: List[str] = []
     controllers_file = str(values.get('controllers_file') or '').strip()
     controllers = load_controllers(controllers_file) if controllers_file else {}
-    rate = _cm_rate(values, controllers)
+    rate = _cm_rate(values, controllers, controllers_file)
     try:
         blocks = topic_based_blocks(original)
         if blocks:

@@ -49,6 +49,7 @@ from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.elements import namespace
 from transmission_plugins.urdf.elements import parse_float
 from transmission_plugins.urdf.elements import require_attribute
+from transmission_plugins.urdf.elements import require_name
 from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
 from transmission_plugins.urdf.hardware_parameters import has_hardware_transmissions
@@ -183,7 +184,7 @@ def read_end(ctx: ParseContext, element: XmlElement, path: str,
     """Read what ``<joint>`` and ``<actuator>`` have in common (``default_name``: if nameless)."""
     nameless = default_name is not None and element.get('name') is None
     return {
-        'name': default_name if nameless else require_attribute(element, 'name', path),
+        'name': default_name if nameless else require_name(element, path),
         **({'implicit': True} if nameless else {}),
         'role': read_role(ctx, element, path),
         'mechanical_reduction': read_value(ctx, element, path, REDUCTION_TAGS,
@@ -420,7 +421,7 @@ def _read_params(ctx: ParseContext, element: XmlElement, path: str) -> Dict[str,
 def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: str,
                         block_path: str,
                         ctx: ParseContext) -> TransmissionInfo:
-    name = require_attribute(element, 'name', path)
+    name = require_name(element, path)
     dialect, type_name = _read_type(ctx, element, path, block is not None)
     joint_paths = dict(_children_paths(path, ctx.children(element, JOINT_TAG)))
     actuator_paths = dict(_children_paths(path, ctx.children(element, ACTUATOR_TAG)))
@@ -454,7 +455,7 @@ def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: 
         if block_type == 'actuator':
             if not actuators:
                 actuators.append(ActuatorInfo(
-                    name=block_name or 'actuator1', role='actuator1', path=block_path,
+                    name=implicit_actuator_name(block), role='actuator1', path=block_path,
                     line=source_line(block), element=None, implicit=True))
     else:
         reduction = read_value(ctx, element, path, REDUCTION_TAGS, default=DEFAULT_REDUCTION,
@@ -465,6 +466,15 @@ def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: 
         dialect=dialect, params=params, path=path, line=source_line(element), element=element,
         lenient=ctx.lenient, mechanical_reduction=reduction, block=block_name,
         block_type=block_type)
+
+
+def implicit_actuator_name(block: XmlElement) -> str:
+    """
+    Return the name of the actuator of a ``type="actuator"`` block's transmission without one.
+
+    ros2_control's actuator component is the actuator: it is named after the block.
+    """
+    return block.get('name') or 'actuator1'
 
 
 def _motor_inertia(ctx: ParseContext, element: XmlElement, path: str,

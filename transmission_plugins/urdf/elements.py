@@ -186,6 +186,24 @@ def require_attribute(element: XmlElement, attribute: str, path: str) -> str:
     return value.strip()
 
 
+def require_name(element: XmlElement, path: str, attribute: str = 'name') -> str:
+    """
+    Return a name attribute exactly as written: surrounding blanks are part of the name.
+
+    urdfdom, urdf_parser_py and ros2_control's parser keep names as written, so a joint
+    ``"j1 "`` is not ``"j1"``; stripping here made the generated ``<ros2_control>`` block and
+    the exports name a joint the URDF does not have.
+
+    :raises IncompleteTransmissionError: when it is missing, empty or only blanks
+    """
+    value = element.get(attribute)
+    if value is None or not value.strip():
+        state = 'missing' if value is None else 'empty'
+        raise IncompleteTransmissionError(
+            path, f"attribute '{attribute}' is {state}", source_line(element))
+    return value
+
+
 def parse_numbers(text: Optional[str], path: str, *,
                   line: Optional[int] = None) -> List[float]:
     """

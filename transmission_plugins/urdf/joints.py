@@ -224,9 +224,9 @@ def read_robot_model(urdf: Any, *, check: Iterable[str] = (),
 def _read_joint(element: Any, robot_path: str, driven: Iterable[str], lenient: bool,
                 model: RobotModel, quiet: List[LoadWarning]) -> Optional[UrdfJoint]:
     """Return one joint, or None for a joint without a name (no transmission can drive it)."""
-    name = (element.get('name') or '').strip()
+    name = element.get('name') or ''   # exactly as written, as urdfdom reads it
     path = child_path(robot_path, element)
-    if not name:
+    if not name.strip():
         _model_problem(path, "a <joint> without a 'name'", source_line(element), lenient, model)
         return None
     joint_type = (element.get('type') or '').strip()

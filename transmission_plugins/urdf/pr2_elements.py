@@ -42,7 +42,7 @@ from transmission_plugins.urdf.elements import children
 from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.elements import number
 from transmission_plugins.urdf.elements import one_child
-from transmission_plugins.urdf.elements import require_attribute
+from transmission_plugins.urdf.elements import require_name
 from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
 from transmission_plugins.urdf.records import TransmissionInfo
@@ -147,7 +147,7 @@ def gripper_from_info(cls: Callable[..., Transmission],
 
     actuator = one_child(element, path, _ACTUATOR_TAG)
     actuator_path = child_path(path, actuator)
-    actuator_name = require_attribute(actuator, 'name', actuator_path)
+    actuator_name = require_name(actuator, actuator_path)
     for child in children(actuator):
         if local_name(child) in ('mechanicalReduction', 'mechanical_reduction'):
             raise BadValueError(
@@ -157,7 +157,7 @@ def gripper_from_info(cls: Callable[..., Transmission],
 
     gap = one_child(element, path, _GAP_JOINT_TAG)
     gap_path = child_path(path, gap)
-    gap_name = require_attribute(gap, 'name', gap_path)
+    gap_name = require_name(gap, gap_path)
     kwargs: Dict[str, Any] = {
         'mechanical_reduction': number(gap, gap_path, _GAP_REDUCTION_ATTRIBUTE, nonzero=True)}
     for coefficient in GRIPPER_COEFFICIENTS:
@@ -179,7 +179,7 @@ def gripper_from_info(cls: Callable[..., Transmission],
     joint_paths = [gap_path]
     for passive in children(element, _PASSIVE_JOINT_TAG):
         passive_path = child_path(path, passive)
-        joint_names.append(require_attribute(passive, 'name', passive_path))
+        joint_names.append(require_name(passive, passive_path))
         joint_paths.append(passive_path)
     kwargs['num_passive_joints'] = len(joint_names) - 1
 
@@ -187,12 +187,12 @@ def gripper_from_info(cls: Callable[..., Transmission],
     if simulated:
         sim = one_child(element, path, _SIMULATED_JOINT_TAG)
         sim_path = child_path(path, sim)
-        joint_names.append(require_attribute(sim, 'name', sim_path))
+        joint_names.append(require_name(sim, sim_path))
         joint_paths.append(sim_path)
         kwargs['simulated_reduction'] = number(sim, sim_path, _SIMULATED_REDUCTION_ATTRIBUTE,
                                                positive=True)
         if sim.get(_PASSIVE_ACTUATED_ATTRIBUTE) is not None:
-            joint_names.append(require_attribute(sim, _PASSIVE_ACTUATED_ATTRIBUTE, sim_path))
+            joint_names.append(require_name(sim, sim_path, _PASSIVE_ACTUATED_ATTRIBUTE))
             joint_paths.append(f'{sim_path}/@{_PASSIVE_ACTUATED_ATTRIBUTE}')
         kwargs['num_simulated_joints'] = len(joint_names) - 1 - kwargs['num_passive_joints']
     _unique(joint_names, joint_paths, 'joint')
@@ -219,7 +219,7 @@ def wrist_from_info(cls: Callable[..., Transmission],
     for tag in _WRIST_TAGS:
         child = one_child(element, path, tag)
         child_p = child_path(path, child)
-        names.append(require_attribute(child, 'name', child_p))
+        names.append(require_name(child, child_p))
         paths.append(child_p)
         reductions.append(number(child, child_p, _WRIST_REDUCTION_ATTRIBUTE, nonzero=True))
     _unique(names[:2], paths[:2], 'actuator')

@@ -16,7 +16,8 @@
 URDF text from what users hand in: XML text, bytes, a file, a ``.xacro`` file; parsed safely.
 
 Input is bounded: a description larger than :data:`MAX_URDF_BYTES` is refused before it is read
-whole.
+whole, and a file must be a regular file (:mod:`~.user_files`: a FIFO would block, a device
+never end).  A file whose text is not XML is refused naming the file.
 """
 
 import os
@@ -31,6 +32,8 @@ from lxml import etree
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import TransmissionFileError
+from transmission_plugins.urdf.user_files import check_user_file
+from transmission_plugins.urdf.user_files import read_user_file
 from transmission_plugins.urdf.xacro_expansion import apply_source_lines
 from transmission_plugins.urdf.xacro_expansion import expand_xacro
 from transmission_plugins.urdf.xacro_expansion import uses_xacro
@@ -61,7 +64,8 @@ def read_urdf_text(urdf: Union[str, bytes, 'os.PathLike[str]'],
     ``name:=value`` arguments); text and bytes never are (xacro runs code).
 
     :raises TransmissionFileError: (also an ``OSError``) the path is empty, the file is missing,
-        a directory or unreadable, or the xacro package is not installed
+        unreadable, not a regular file (a directory, a FIFO, a device), too large or not XML,
+        or the xacro package is not installed
     :raises BadValueError: the bytes cannot be decoded, text holds xacro markup, or xacro fails
     """
     if isinstance(urdf, bytes):
@@ -76,15 +80,27 @@ def read_urdf_text(urdf: Union[str, bytes, 'os.PathLike[str]'],
     path = Path(os.fspath(urdf))
     if path.suffix == '.xacro':
         try:
-            _check_size(path.stat().st_size, str(path))
+            check_user_file(path, 'the URDF', MAX_URDF_BYTES)
         except OSError as e:
             if isinstance(e, TransmissionFileError):
                 raise
             # a missing file: expand_xacro says so
         return expand_xacro(path, xacro_mappings)
-    data = _read_bounded(path)
-    text = _decode(data, str(path))
-    return expand_xacro(path, xacro_mappings) if uses_xacro(text) else text
+    text = _decode(_read_bounded(path), str(path))
+    if uses_xacro(text):
+        return expand_xacro(path, xacro_mappings)
+    if not text.lstrip('\ufeff \t\r\n').startswith('<'):
+        raise TransmissionFileError(str(path), 'not a URDF: expected XML (starting with '
+                                    f"'<'), got {_start(text)}")
+    return text
+
+
+def _start(text: str) -> str:
+    """Return the start of ``text`` for a message: its first 40 characters, or 'an empty file'."""
+    if not text.strip():
+        return 'an empty file'
+    first = text.strip()[:40]
+    return repr(first) + (' ...' if len(text.strip()) > 40 else '')
 
 
 def _check_size(size: int, where: str) -> None:
@@ -95,16 +111,13 @@ def _check_size(size: int, where: str) -> None:
 
 
 def _read_bounded(path: Path) -> bytes:
-    """Read at most :data:`MAX_URDF_BYTES` + 1 bytes (device files report no size)."""
+    """Read a regular file of at most :data:`MAX_URDF_BYTES` bytes (:mod:`~.user_files`)."""
     try:
-        with open(path, 'rb') as f:
-            data = f.read(MAX_URDF_BYTES + 1)
+        return read_user_file(path, 'the URDF', MAX_URDF_BYTES)
+    except TransmissionFileError:
+        raise
     except OSError as e:
         raise TransmissionFileError.from_os_error(str(path), 'cannot read the URDF file', e) from e
-    if len(data) > MAX_URDF_BYTES:
-        raise TransmissionFileError(str(path), f'the URDF is larger than {MAX_URDF_BYTES} '
-                                    'bytes; refusing to read it')
-    return data
 
 
 def _plain_text(text: str) -> str:

@@ -45,6 +45,7 @@ from lxml import etree
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import TransmissionFileError
+from transmission_plugins.urdf.user_files import check_user_file
 
 #: The namespaces xacro answers to (the second is the historical spelling).
 XACRO_NAMESPACES = ('http://www.ros.org/wiki/xacro', 'http://ros.org/wiki/xacro')
@@ -106,13 +107,17 @@ def expand_xacro(path: 'os.PathLike[str] | str', mappings: Optional[Mapping[str,
     :param mappings: xacro arguments (``name:=value`` on xacro's command line)
     :param source_lines: mark elements with their source line for the loader (module docstring);
         False for text handed to other tools
-    :raises TransmissionFileError: the file cannot be read, or xacro is not installed
+    :raises TransmissionFileError: the file cannot be read, is not a regular file or larger
+        than ``limits.output``, or xacro is not installed
     :raises BadValueError: xacro fails or a bound is reached (naming the file and the cause)
     """
     path = Path(os.fspath(path))
-    try:
-        with open(path, 'rb'):  # the reasons xacro would give less clearly
+    try:  # the reasons xacro would give less clearly, or not at all (a FIFO blocks it)
+        check_user_file(path, 'the xacro file', limits.output)
+        with open(path, 'rb'):  # a regular file: opening it does not block
             pass
+    except TransmissionFileError:
+        raise
     except OSError as e:
         raise TransmissionFileError.from_os_error(
             str(path), 'cannot read the xacro file', e) from e

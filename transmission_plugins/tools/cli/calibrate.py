@@ -50,6 +50,7 @@ from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
 from transmission_plugins.tools.cli.common import positive_number
 from transmission_plugins.tools.cli.common import PROG
+from transmission_plugins.tools.cli.common import refuse_outputs
 from transmission_plugins.tools.cli.common import xacro_mappings
 from transmission_plugins.tools.output_file import output_file
 from transmission_plugins.tools.progress import progress_bar
@@ -90,14 +91,19 @@ def add_parser(sub: Any) -> None:
     p.add_argument('--json', action='store_true', help='print the result as JSON')
     p.add_argument('--max-samples', type=positive_number(int, 'an integer'),
                    default=DEFAULT_MAX_SAMPLES, metavar='N',
-                   help='joint messages decoded at most, in time windows spread over a longer '
-                        f'bag (default {DEFAULT_MAX_SAMPLES})')
+                   help='messages decoded at most on each topic, in time windows spread over '
+                        f'a longer bag (default {DEFAULT_MAX_SAMPLES})')
     p.set_defaults(func=run)
 
 
 @interruptible
 def run(args: argparse.Namespace) -> int:
     """Identify the parameters; print them; write the outputs asked for."""
+    refused = refuse_outputs(COMMAND, [(args.write_urdf, 'the URDF'),
+                                       (args.write_calibration, 'the calibration file')],
+                             [args.urdf, args.bag])
+    if refused is not None:
+        return refused
     robot = load_or_report(args, COMMAND)
     if robot is None:
         return 1
@@ -149,7 +155,7 @@ def write_outputs(args: argparse.Namespace, robot: RobotTransmissions,
         changes = urdf_changes(robot, fits)
         text = read_urdf_text(args.urdf, xacro_mappings(getattr(args, 'xacro_args', None)))
         new, skipped = rewrite_urdf(text, changes)
-        with output_file(args.write_urdf, 'the URDF') as f:
+        with output_file(args.write_urdf, 'the URDF', [args.urdf, args.bag]) as f:
             f.write(new.encode('utf-8'))
         written['urdf'] = {'path': args.write_urdf, 'changed': len(changes) - len(skipped),
                            'not_written': skipped}
@@ -194,9 +200,11 @@ def report(data: CalibrationSamples, fits: List[TransmissionFit],
                      f'units) {_number(before)} with the URDF, {_number(after)} identified')
         for p in fit.parameters:
             mark = '  *' if p.changed else '   '
+            kept = not p.changed and p.value != p.urdf
             lines.append(f'{mark} {p.name:<19} {p.end:<24} URDF {_number(p.urdf):>10}   '
                          f'recording {_number(p.value):>11} +- {p.uncertainty:.2g}'
-                         + (f'   -> {p.corrected:g}' if p.changed else ''))
+                         + (f'   -> {p.corrected:g}' if p.changed else '')
+                         + ('   (within its uncertainty: left as it is)' if kept else ''))
             if p.finding:
                 findings.append(f'  {fit.name}: {p.finding}')
         lines += [f'    note: {note}' for note in fit.notes]

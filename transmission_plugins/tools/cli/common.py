@@ -28,8 +28,10 @@ import threading
 from types import FrameType
 from typing import Callable
 from typing import Dict
+from typing import Iterable
 from typing import List
 from typing import Optional
+from typing import Sequence
 from typing import Tuple
 from typing import Type
 
@@ -40,6 +42,7 @@ from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.tools.bag_io import BagTopicError
+from transmission_plugins.urdf.user_files import check_output
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -129,6 +132,27 @@ def package_version() -> str:
     return found.group(1).strip() if found else 'unknown'
 
 
+def refuse_outputs(command: str, outputs: Iterable[Tuple[Optional[str], str]],
+                   inputs: Sequence[str]) -> Optional[int]:
+    """
+    Check the outputs before any work: a new path or a regular file, and none of the inputs.
+
+    The write checks again (:func:`~transmission_plugins.tools.output_file.output_file`); this
+    only says it before a long computation, and before its warnings.
+
+    :param outputs: ``(path or None, what it is)``; ``-`` (standard output) and None are skipped
+    :returns: None when every output can be written, else the exit status after the error
+    """
+    for path, what in outputs:
+        if not path or path == '-':
+            continue
+        try:
+            check_output(path, what, inputs)
+        except TransmissionFileError as e:
+            return error(command, str(e))
+    return None
+
+
 def xacro_argument(text: str) -> Tuple[str, str]:
     """Read one ``--xacro-arg NAME:=VALUE`` (argparse type)."""
     name, sep, value = text.partition(':=')
@@ -174,7 +198,7 @@ def load_or_report(args: argparse.Namespace, command: str,
             args.urdf, lenient=args.lenient, source=args.source,
             xacro_args=xacro_mappings(getattr(args, 'xacro_args', None)), warn=False)
     except LOAD_ERRORS as e:
-        error(command, describe(e, args))
+        error(command, describe(e, args, loading=True))
         return None
     if warn:
         for w in robot.warnings:
@@ -182,21 +206,23 @@ def load_or_report(args: argparse.Namespace, command: str,
     return robot
 
 
-def describe(e: BaseException, args: argparse.Namespace) -> str:
+def describe(e: BaseException, args: argparse.Namespace, loading: bool = False) -> str:
     """
-    Return an error message, with the option that may help.
+    Return an error message, one line, with the option that may help.
 
-    ``--lenient`` for a transmission that cannot be loaded (a plugin or a value of the URDF);
-    the topic options for a bag topic that is missing or of another type.
+    The topic options for a bag topic that is missing or of another type.
+
+    :param loading: the error is the robot's loading: suggest ``--lenient`` for plugin and URDF
+        problems (not for the data and the files a verb reads afterwards, which it cannot help)
     """
     if isinstance(e, OSError) and e.filename and (
             not isinstance(e, TransmissionFileError) or e.errno is not None):
         return f'cannot read {e.filename}: {e.strerror or e}'
-    text = str(e)
+    text = ' '.join(str(e).splitlines())
     if isinstance(e, BagTopicError):
         options = [f'--{name.replace("_", "-")}' for name in TOPIC_OPTIONS if hasattr(args, name)]
         return text + (f' (choose the topic with {" or ".join(options)})' if options else '')
-    if isinstance(e, (UrdfTransmissionError, TransmissionLoadError)) \
+    if loading and isinstance(e, (UrdfTransmissionError, TransmissionLoadError)) \
             and not getattr(args, 'lenient', True):
         text += ' (--lenient skips transmissions that cannot be loaded)'
     return text

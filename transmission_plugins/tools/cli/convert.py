@@ -55,6 +55,7 @@ from transmission_plugins.tools.csv_io import CsvError
 from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
 from transmission_plugins.tools.output_file import output_file
 from transmission_plugins.tools.progress import progress_bar
+from transmission_plugins.urdf.user_files import open_user_file
 
 
 def add_bag_arguments(p: argparse.ArgumentParser, outputs: bool = True) -> None:
@@ -208,8 +209,14 @@ def _run_csv(args: argparse.Namespace, robot: Any) -> int:
 
 
 def _input(path: str) -> ContextManager[BinaryIO]:
-    """Open IN for reading (``-``: standard input, left open)."""
-    return contextlib.nullcontext(sys.stdin.buffer) if path == '-' else open(path, 'rb')
+    """
+    Open IN for reading (``-``: standard input, left open; a file: a regular one).
+
+    :raises TransmissionFileError: a FIFO or a device (``-`` is the way to stream)
+    """
+    if path == '-':
+        return contextlib.nullcontext(sys.stdin.buffer)
+    return open_user_file(path, 'the CSV file')
 
 
 def _size(stream: BinaryIO) -> Optional[int]:

@@ -36,6 +36,7 @@ from transmission_plugins.tools.cli.common import interruptible
 from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
 from transmission_plugins.tools.cli.common import PROG
+from transmission_plugins.tools.cli.common import refuse_outputs
 from transmission_plugins.tools.cli.common import xacro_mappings
 from transmission_plugins.tools.export.drake_urdf import drake_urdf
 from transmission_plugins.tools.export.mujoco_mjcf import base_directory
@@ -78,16 +79,19 @@ def add_parser(sub: Any) -> None:
 @interruptible
 def run(args: argparse.Namespace) -> int:
     """Write the export (module docstring); warnings go to stderr."""
+    writer, what = FORMATS[args.format]
+    refused = refuse_outputs(COMMAND, [(args.out, what)], [args.urdf])
+    if refused is not None:
+        return refused
     robot = load_or_report(args, COMMAND)
     if robot is None:
         return EXIT_ERROR
-    writer, what = FORMATS[args.format]
     try:
         description = read_description(args.urdf, xacro_mappings(args.xacro_args))
         text, warnings = writer(robot, description, base_directory(args.urdf))
         for warning in warnings:
             print(f'{PROG} {COMMAND}: warning: {warning}', file=sys.stderr)
-        with output_file(args.out, what) as f:
+        with output_file(args.out, what, [args.urdf]) as f:
             f.write(text.encode())
     except LOAD_ERRORS as e:
         return error(COMMAND, str(e))

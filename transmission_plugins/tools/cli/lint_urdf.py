@@ -54,8 +54,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         findings = lint_urdf(args.urdf, xacro_args=xacro_mappings(args.xacro_args))
     except (TransmissionError, OSError) as e:
-        args.lenient = True   # describe() would suggest --lenient, which lint does not take
-        return error('lint', describe(e, args))
+        return error('lint', describe(e, args))   # no --lenient hint: lint does not take it
     if args.json:
         print(json.dumps({'urdf': args.urdf, 'findings': [f.as_dict() for f in findings]},
                          indent=2))

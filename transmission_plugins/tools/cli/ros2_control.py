@@ -28,6 +28,8 @@ from typing import List
 from typing import Tuple
 
 from transmission_plugins.core.exceptions import TransmissionError
+from transmission_plugins.robot.loading import load_robot_transmissions
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.tools.cli.common import add_urdf_arguments
 from transmission_plugins.tools.cli.common import error
 from transmission_plugins.tools.cli.common import EXIT_ERROR
@@ -35,9 +37,11 @@ from transmission_plugins.tools.cli.common import EXIT_OK
 from transmission_plugins.tools.cli.common import interruptible
 from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
+from transmission_plugins.tools.cli.common import refuse_outputs
 from transmission_plugins.tools.cli.common import xacro_mappings
 from transmission_plugins.tools.node_plan import read_description
 from transmission_plugins.tools.output_file import output_file
+from transmission_plugins.tools.ros2_control_config import changed_transmissions
 from transmission_plugins.tools.ros2_control_config import controllers_yaml
 from transmission_plugins.tools.ros2_control_config import DEFAULT_UPDATE_RATE
 from transmission_plugins.tools.ros2_control_config import JOINT_STATE_INTERFACES
@@ -80,6 +84,11 @@ def add_parser(sub: Any) -> None:
 @interruptible
 def run(args: argparse.Namespace) -> int:
     """Print or write the block and the controllers (module docstring)."""
+    refused = refuse_outputs(COMMAND, [(args.write_block, 'the <ros2_control> block'),
+                                       (args.write_controllers, 'the controllers YAML'),
+                                       (args.write_urdf, 'the URDF')], [args.urdf])
+    if refused is not None:
+        return refused
     robot = load_or_report(args, COMMAND)
     if robot is None:
         return EXIT_ERROR
@@ -100,13 +109,20 @@ def run(args: argparse.Namespace) -> int:
                               config.block)
         except LOAD_ERRORS as e:
             return error(COMMAND, str(e))
+        lost = _lost_transmissions(args, robot, urdf)
+        if lost:
+            return error(COMMAND, f'{args.write_urdf}: cannot write the URDF: without its '
+                                  '<ros2_control> blocks the description would load other '
+                                  f'transmissions: {lost}; give the hardware interface the '
+                                  'original description (ros2_control.launch.py does) and the '
+                                  'controller manager the generated block (--write-block)')
         outputs.append((args.write_urdf, urdf, 'the URDF'))
     if not outputs:
         print(config.block + '---\n' + controllers, end='')
         return EXIT_OK
     try:
         for path, text, what in outputs:
-            with output_file(path, what) as f:
+            with output_file(path, what, [args.urdf]) as f:
                 f.write(text.encode())
     except LOAD_ERRORS as e:
         return error(COMMAND, str(e))
@@ -114,3 +130,13 @@ def run(args: argparse.Namespace) -> int:
     print(f'{robot.robot_name}: {len(config.joints)} joints{passive}; wrote '
           + ', '.join(path for path, _, _ in outputs))
     return EXIT_OK
+
+
+def _lost_transmissions(args: argparse.Namespace, robot: RobotTransmissions, urdf: str) -> str:
+    """Return what the URDF written would load differently from ``robot`` ('' when nothing)."""
+    try:
+        after = load_robot_transmissions(urdf, lenient=args.lenient, source=args.source,
+                                         warn=False)
+    except TransmissionError as e:
+        return f'it would not load ({e})'
+    return '; '.join(changed_transmissions(robot, after))

@@ -32,9 +32,8 @@ process (user + system, from ``/proc``) per state sent, and the latency from sen
 receiving the first ``joint_states`` that carries it (*send->recv*: two DDS hops plus the wait
 for a tick in timer mode) and to that message's stamp (*send->stamp*: one hop plus the wait).
 Each figure is given as the minimum / median over the runs, and the CPU also as a ratio to the
-relay of the same run (min / median over the runs).  Targets: both modes at most 1.5x the
-relay's CPU per message, timer mode at least 99 % of 1000 Hz, p99 send->recv at most twice the
-relay's.  Every contender spins rclpy's ``SingleThreadedExecutor``, as the nodes do.
+relay of the same run (min / median over the runs); the targets are doc/performance.md's.
+Every contender spins rclpy's ``SingleThreadedExecutor``, as the nodes do.
 
 By default the bundled example robot (``urdf/example_robot.urdf.xacro``); the PR2 with
 ``--urdf ../shared/urdf_corpus/pr2.urdf``; the G1-like humanoid with parallel ankles and its

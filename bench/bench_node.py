@@ -16,8 +16,8 @@
 Benchmark the hardware interface node at 1 kHz against a bare rclpy relay, side by side.
 
 Each contender runs in its own process, one after the other within a *run*, fed by this process
-with ``actuator_states`` of the robot (every actuator, position + velocity + effort) at
-``--state-rate`` Hz; ``--runs`` runs are made:
+with ``actuator_states`` of the robot (every actuator, position + velocity + effort; every
+position moves, so a mechanism converts a new state each time) at ``--state-rate`` Hz; ``--runs`` runs are made:
 
 * ``bare relay`` (the in-run anchor): subscribes ``actuator_states``, restamps the message and
   republishes it on ``joint_states``, no maths: what rclpy costs per message;
@@ -74,6 +74,10 @@ LABELS = {'relay': 'bare relay', 'before': 'timer mode, before', 'timer': 'timer
 #: How far apart two state values are: states carry their sequence number in one actuator.
 STEP = 1e-4
 WRAP = 100_000
+#: every other actuator moves around its start by this much (rad or m), over MOTION states, so
+#: that mechanisms convert a new state every time (Newton's method for a parallel ankle)
+WIGGLE = 1e-3
+MOTION = 250
 
 
 def relay_main() -> int:
@@ -140,6 +144,9 @@ class Feeder:
         self.joint = joint
         self.node_mode = node_mode
         self.zeros = [0.0] * len(self.names)
+        phases = np.linspace(0.0, 2.0 * np.pi, len(self.names), endpoint=False)
+        self.motion = [self.base + WIGGLE * np.sin(2.0 * np.pi * i / MOTION + phases)
+                       for i in range(MOTION)]
         self.seq = 0
         self.sent: Dict[int, Tuple[float, float]] = {}
         self.first: Dict[int, Tuple[float, float]] = {}
@@ -148,8 +155,8 @@ class Feeder:
 
     def publish(self) -> None:
         msg = self.msg_type()
-        x = self.base.copy()
-        x[self.k] += (self.seq % WRAP) * STEP
+        x = self.motion[self.seq % MOTION].copy()
+        x[self.k] = self.base[self.k] + (self.seq % WRAP) * STEP
         msg.header.stamp = self.node.get_clock().now().to_msg()
         msg.name = self.names
         msg.position = x.tolist()
@@ -189,7 +196,10 @@ def measure(label: str, argv: List[str], env: Dict[str, str], robot: RobotTransm
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
+    # not from this directory: ``python -m`` puts the working directory first on the path, and
+    # from the repository's root that is this package, not the --before copy
+    proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            cwd=tempfile.gettempdir())
     feeder = None
     try:  # from here on the contender is stopped whatever happens
         rclpy.init()

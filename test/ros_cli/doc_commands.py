@@ -76,7 +76,7 @@ R2C_TRAJECTORY = (
     'trajectory_msgs/msg/JointTrajectory "{joint_names: [pan_joint, gripper_joint], '
     'points: [{positions: [0.5, 0.05], time_from_start: {sec: 2}}]}"')
 R2C_LAUNCH_PR2 = ('ros2 launch transmission_plugins ros2_control.launch.xml '
-                  'description_file:=pr2.urdf namespace:=pr2')
+                  'description_file:=../shared/urdf_corpus/pr2.urdf namespace:=pr2')
 R2C_LIST_CONTROLLERS_NS = 'ros2 control list_controllers -c /pr2/controller_manager'
 R2C_TRAJECTORY_PR2 = (
     'ros2 topic pub --once /pr2/joint_trajectory_controller/joint_trajectory '

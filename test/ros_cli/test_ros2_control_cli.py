@@ -216,7 +216,12 @@ def test_the_pr2_in_a_namespace(r2c_user):
     """The PR2 through the XML launch file in ``/pr2``: a partial goal, Ctrl-C twice."""
     if not PR2_URDF.is_file():
         pytest.skip(f'needs {PR2_URDF} (../shared/urdf_corpus)')
-    shutil.copy(PR2_URDF, r2c_user.path / 'pr2.urdf')
+    # the page's layout: a checkout with ../shared beside it
+    corpus = r2c_user.path / 'shared' / 'urdf_corpus'
+    corpus.mkdir(parents=True)
+    shutil.copy(PR2_URDF, corpus / 'pr2.urdf')
+    r2c_user = r2c_user._replace(path=r2c_user.path / 'checkout')
+    r2c_user.path.mkdir()
     launch = start(doc.R2C_LAUNCH_PR2, r2c_user, READY, timeout=120)
     try:
         assert 'generated TopicBasedSystem block (32 joints, 12 passive left out)' in (

@@ -21,7 +21,7 @@ turn, about 5N/3 joints and as many actuators) is written as a URDF file and mea
 fresh process:
 
 * ``load``: :func:`load_robot_transmissions` of the file (parse, plugins, joints, wiring,
-  fused maps, limits), and the process's peak resident memory (``ru_maxrss``) before and after
+  flat description, limits), and the process's peak resident memory (``ru_maxrss``) before and after
   the first load;
 * ``a->j (n,)``, ``a->j (1, n)``: one conversion of one sample (position, velocity, effort;
   actuators to joints) given as arrays of shape ``(n,)`` and ``(1, n)``;
@@ -82,7 +82,7 @@ def measure(n: int, path: Path, load_repeats: int, repeats: int) -> Dict[str, An
         'n': n, 'joints': len(robot.joint_names), 'actuators': len(robot.actuator_names),
         'load': [min(loads), sorted(loads)[len(loads) // 2]],
         'rss_before_mb': before / 1024, 'rss_peak_mb': peak / 1024,
-        'fused_mb': robot.fused.nbytes() / 2**20 if hasattr(robot.fused, 'nbytes') else None}
+        'maps_mb': robot.maps.nbytes() / 2**20}
     for key, fn in (('a2j', lambda: robot.actuator_to_joint_arrays(one)),
                     ('a2j_row', lambda: robot.actuator_to_joint_arrays(row)),
                     ('cycle', lambda: cycle(one)), ('named', lambda: named(by_name))):
@@ -140,10 +140,10 @@ def _run(args: argparse.Namespace) -> int:
             results.append(json.loads(done.stdout.strip().splitlines()[-1]))
     print('\nLoading (URDF file to RobotTransmissions) and memory\n')
     print(table(['transmissions', 'joints', 'load s min / median', 'peak RSS MB (before load)',
-                 'fused maps MB'],
+                 'flat description MB'],
                 [[f'{r["n"]:,}', f'{r["joints"]:,}', f'{r["load"][0]:.3f} / {r["load"][1]:.3f}',
                   f'{r["rss_peak_mb"]:.0f} ({r["rss_before_mb"]:.0f})',
-                  '-' if r['fused_mb'] is None else f'{r["fused_mb"]:.2f}']
+                  f'{r["maps_mb"]:.2f}']
                  for r in results]))
     print('\nOne sample, microseconds min / median (a->j: one conversion of position, velocity '
           'and effort; cycle: both ways)\n')

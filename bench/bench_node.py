@@ -17,7 +17,8 @@ Benchmark the hardware interface node at 1 kHz against a bare rclpy relay, side 
 
 Each contender runs in its own process, one after the other within a *run*, fed by this process
 with ``actuator_states`` of the robot (every actuator, position + velocity + effort; every
-position moves, so a mechanism converts a new state each time) at ``--state-rate`` Hz; ``--runs`` runs are made:
+position moves, so a mechanism converts a new state each time) at ``--state-rate`` Hz;
+``--runs`` runs are made:
 
 * ``bare relay`` (the in-run anchor): subscribes ``actuator_states``, restamps the message and
   republishes it on ``joint_states``, no maths: what rclpy costs per message;

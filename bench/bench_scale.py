@@ -21,8 +21,8 @@ turn, about 5N/3 joints and as many actuators) is written as a URDF file and mea
 fresh process:
 
 * ``load``: :func:`load_robot_transmissions` of the file (parse, plugins, joints, wiring,
-  flat description, limits), and the process's peak resident memory (``ru_maxrss``) before and after
-  the first load;
+  flat description, limits), and the process's peak resident memory (``ru_maxrss``) before and
+  after the first load;
 * ``a->j (n,)``, ``a->j (1, n)``: one conversion of one sample (position, velocity, effort;
   actuators to joints) given as arrays of shape ``(n,)`` and ``(1, n)``;
 * ``cycle``: one sample both ways (arrays), and the same through the name-keyed maps;

@@ -66,22 +66,40 @@ ROBOT_DESCRIPTION_PARAMETER = ('', 'URDF (XML text, already expanded: xacro and 
                                    '(transient local)', Constraint(max_length=MAX_URDF_BYTES))
 
 
-def qos_overridable(depth: int, reliable: bool = True,
-                    publisher: bool = False) -> Dict[str, Any]:
+def policy_name(kind: Any) -> str:
+    """Return a QoS policy kind's name as ``ros2 topic info`` says it (``RELIABILITY``)."""
+    return str(getattr(kind, 'name', kind)).removeprefix('RMW_QOS_POLICY_')
+
+
+def qos_overridable(depth: int, reliable: bool = True, publisher: bool = False,
+                    logger: Any = None, topic: str = '') -> Dict[str, Any]:
     """
-    Return the keyword arguments of a cycle topic: a QoS users may override, no event handlers.
+    Return the keyword arguments of a cycle topic: a QoS users may override, few event handlers.
 
     robot_state_publisher's style: read-only ``qos_overrides.<topic>.<publisher|subscription>.
     <history|depth|reliability>`` parameters, set at start-up (a parameters file or ``-p``).
-    rclpy's default QoS event handlers are left out: the executor would test them at every
-    wake-up; the node reports peers that cannot match at its diagnostic period instead
-    (:mod:`.topic_peers`).
+    rclpy gives every publisher and subscription two QoS event handlers by default, and its
+    executor tests each one at every wake-up.  Only a reliable subscription keeps one here:
+    ``logger`` warns when a publisher's QoS cannot reach ``topic`` (a best-effort publisher).  A
+    best-effort subscription takes every publisher, and the reliable, volatile publishers reach
+    every usual subscription; a peer that does not match warns of it on its side too.
     """
     profile = reliable_qos(depth) if reliable else state_qos(depth)
-    events = PublisherEventCallbacks if publisher else SubscriptionEventCallbacks
+    if publisher:
+        events: Any = PublisherEventCallbacks(use_default_callbacks=False)
+    elif reliable and logger is not None:
+        events = SubscriptionEventCallbacks(
+            incompatible_qos=lambda info: logger.warning(
+                f'{topic}: a publisher offers a QoS that cannot reach this reliable subscription '
+                f'(the incompatible policy: {policy_name(info.last_policy_kind)}); nothing it '
+                'sends arrives (a best-effort publisher? ros2 topic info --verbose shows both '
+                'sides)'),
+            use_default_callbacks=False)
+    else:
+        events = SubscriptionEventCallbacks(use_default_callbacks=False)
     return {'qos_profile': profile,
             'qos_overriding_options': QoSOverridingOptions.with_default_policies(),
-            'event_callbacks': events(use_default_callbacks=False)}
+            'event_callbacks': events}
 
 
 def steady_arrival(info: Any) -> float:

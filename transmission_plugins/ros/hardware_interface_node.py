@@ -78,9 +78,7 @@ from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
 from transmission_plugins.ros.node_parameters import declare_parameters
 from transmission_plugins.ros.node_parameters import float_parameters
 from transmission_plugins.ros.node_parameters import validate_parameters
-from transmission_plugins.ros.topic_peers import TopicPeers
 from transmission_plugins.runtime.diagnostics import node_records
-from transmission_plugins.runtime.diagnostics import peer_record
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
@@ -139,7 +137,6 @@ class HardwareInterfaceNode(LifecycleNode):
         #: cleanup: the next robot has other joints)
         self._joint_limit_parameters: List[str] = []
         self._reports = Reports()
-        self._peers = TopicPeers()
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(int(self._param('qos_depth'))))
         self._diag_timer = self.create_timer(float(self._param('diagnostic_period')),
@@ -283,8 +280,8 @@ class HardwareInterfaceNode(LifecycleNode):
 
     def _create_topics(self, depth: int) -> None:
         """Create the publishers and subscriptions of the configured node."""
-        self._state_pub = self.create_lifecycle_publisher(JointState, 'joint_states',
-                                                          **qos_overridable(depth, publisher=True))
+        self._state_pub = self.create_lifecycle_publisher(
+            JointState, 'joint_states', **qos_overridable(depth, publisher=True))
         self._command_pub = self.create_lifecycle_publisher(
             JointState, 'actuator_commands', **qos_overridable(depth, publisher=True))
         self._cycle_publishers = [self._state_pub, self._command_pub]
@@ -293,7 +290,8 @@ class HardwareInterfaceNode(LifecycleNode):
                 self._on_message, 'state', 'set_actuator_state'),
                 **qos_overridable(depth, reliable=False)),
             subscribe_with_arrival(self, JointState, 'joint_commands', functools.partial(
-                self._on_message, 'command', 'set_joint_command'), **qos_overridable(depth))]
+                self._on_message, 'command', 'set_joint_command'),
+                **qos_overridable(depth, logger=self.get_logger(), topic='joint_commands'))]
         assert isinstance(self.core, HardwareInterface)
         calibration = self.core.calibration
         if calibration.homing:
@@ -309,7 +307,8 @@ class HardwareInterfaceNode(LifecycleNode):
         for field in FIELDS:
             self._entities.append(subscribe_with_arrival(
                 self, Float64MultiArray, f'{field}_commands',
-                functools.partial(self._on_array_command, field), **qos_overridable(depth)))
+                functools.partial(self._on_array_command, field),
+                **qos_overridable(depth, logger=self.get_logger(), topic=f'{field}_commands')))
 
     def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:
         """Return the state half, the command half and their publishers (the driver's)."""
@@ -436,13 +435,10 @@ class HardwareInterfaceNode(LifecycleNode):
         if core is not None:
             for line in self._reports.drops(core.drops):
                 self.get_logger().warning(line)
-            for line in self._peers.check(self, self._cycle_publishers, self._entities):
-                self.get_logger().warning(f'{line}; no message passes between them')
         records = node_records(self.get_fully_qualified_name(), core, self.lifecycle_state,
                                self.configure_error)
         if core is not None:
             records[0].values.insert(1, ('event_driven', str(self._param('event_driven')).lower()))
-            records[0] = peer_record(records[0], self._peers.current)
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [diagnostic_status(r.name, r.level, r.message, r.hardware_id, r.values)

@@ -84,8 +84,8 @@ class SimInterfaceNode(HardwareInterfaceNode):
     def _create_topics(self, depth: int) -> None:
         """Create the publishers and subscriptions of the configured node."""
         assert isinstance(self.core, SimInterface)
-        self._state_pub = self.create_lifecycle_publisher(JointState, 'actuator_states',
-                                                          **qos_overridable(depth, publisher=True))
+        self._state_pub = self.create_lifecycle_publisher(
+            JointState, 'actuator_states', **qos_overridable(depth, publisher=True))
         self._command_pub = self.create_lifecycle_publisher(
             JointState, 'joint_commands', **qos_overridable(depth, publisher=True))
         self._array_pubs = {
@@ -100,7 +100,8 @@ class SimInterfaceNode(HardwareInterfaceNode):
                 self._on_message, 'state', 'set_joint_state'),
                 **qos_overridable(depth, reliable=False)),
             subscribe_with_arrival(self, JointState, 'actuator_commands', functools.partial(
-                self._on_message, 'command', 'set_actuator_command'), **qos_overridable(depth))]
+                self._on_message, 'command', 'set_actuator_command'),
+                **qos_overridable(depth, logger=self.get_logger(), topic='actuator_commands'))]
 
     # ------------------------------------------------------------------ outputs
     def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:

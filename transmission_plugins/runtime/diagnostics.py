@@ -68,22 +68,6 @@ def lifecycle_record(prefix: str, state: str, level: int, message: str,
     return DiagnosticRecord(prefix, level, message, robot_id, [('lifecycle_state', state)])
 
 
-def peer_record(record: DiagnosticRecord, mismatches: List[str]) -> DiagnosticRecord:
-    """
-    Return an interface's status with the peers of its topics that cannot match it.
-
-    One ``mismatched_peer`` value each; an OK status becomes WARN and says how many there are.
-    """
-    if not mismatches:
-        return record
-    values = record.values + [('mismatched_peer', line) for line in mismatches]
-    if record.level != OK:
-        return record._replace(values=values)
-    return record._replace(level=WARN, values=values,
-                           message=f'{len(mismatches)} peer(s) of its topics cannot match '
-                                   '(another type or QoS)')
-
-
 def node_records(prefix: str, core: 'Optional[InterfaceCycle]', lifecycle_state: str,
                  configure_error: str = '') -> List[DiagnosticRecord]:
     """Return the statuses of an interface node: its cycle's, else why it has none yet."""

@@ -118,8 +118,13 @@ def r2c_user(user, r2c_env):
 def _goal(user, action, targets, seconds=2.0, tolerance=0.01):
     """Send a goal with ``jtc_goal.py``; return its output (it succeeded)."""
     text = ','.join(f'{j}={v}' for j, v in targets.items())
-    result = run(f'python3 {GOAL} {action} {text} {seconds} {tolerance}', user.env,
-                 str(user.path), timeout=120, check=False)
+    for _ in range(2):
+        result = run(f'python3 {GOAL} {action} {text} {seconds} {tolerance}', user.env,
+                     str(user.path), timeout=120, check=False)
+        # exit 3: the result never reached the client, asked for again for a minute (DDS lost
+        # the action server's replies; about one run in ten here): the same goal once more
+        if result.returncode != 3:
+            break
     assert result.returncode == 0, result.stdout
     return result.stdout
 

@@ -263,3 +263,55 @@ def test_a_header_line_without_end_is_bounded(tmp_path):
     assert proc.stderr.decode() == ('transmission_plugins convert: error: -: line 1: the header '
                                     'is not CSV text: a line longer than 1024 KiB without a line '
                                     'end\n')
+
+
+# ------------------------------------------------------------------ memory of the whole robot
+def _peak_bytes(args):
+    """Return the peak of the memory traced (Python and numpy) while the CLI runs ``args``."""
+    import contextlib
+    import io
+    import tracemalloc
+
+    from transmission_plugins.tools.cli import main
+    tracemalloc.start()
+    try:
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            assert main(args) == 0
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize('verb', [['export', '--to', 'drake'], ['ros2-control', '--write-block']],
+                         ids=['export-drake', 'ros2-control'])
+def test_whole_robot_verbs_take_memory_linear_in_the_transmissions(verb, tmp_path):
+    """Issue 34, G-23: 686 MB for a 2.3 MB URDF (dense robot-wide K and inertia, and the reads)."""
+    from synthetic_robots import synthetic_urdf
+    peaks = {}
+    for n in (400, 1600):
+        urdf = tmp_path / f'robot_{n}.urdf'
+        urdf.write_text(synthetic_urdf(n))
+        out = str(tmp_path / f'out_{n}.xml')
+        args = [verb[0], str(urdf), *verb[1:], out]
+        _peak_bytes(args)   # imports and caches out of the way
+        peaks[n] = _peak_bytes(args)
+    # four times the transmissions: about four times the memory (sixteen if it were quadratic;
+    # a dense 2,700 x 2,700 matrix alone is 58 MB)
+    assert peaks[1600] < 6 * peaks[400], peaks
+    assert peaks[1600] < 40e6, peaks
+
+
+def test_a_small_file_is_read_without_a_buffer_of_the_whole_limit(tmp_path):
+    """Reading with a 64 MiB bound took 64 MiB at once, however small the file."""
+    import tracemalloc
+
+    from transmission_plugins.urdf.user_files import read_user_file
+    path = tmp_path / 'small.urdf'
+    path.write_bytes(b'<robot name="r"/>')
+    tracemalloc.start()
+    try:
+        assert read_user_file(path, 'the URDF', 64 << 20) == b'<robot name="r"/>'
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20

@@ -37,6 +37,7 @@ import numpy as np
 from transmission_plugins.core.checks import check_value_arrays
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import UnknownNameError
+from transmission_plugins.core.flat_description import Block
 from transmission_plugins.core.flat_description import FlatDescription
 from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import POSITION
@@ -324,15 +325,21 @@ class RobotTransmissions:
                 f'joint_position must have shape ({len(self.joint_names)},), got {q.shape}')
         nj = len(self.joint_names)
         out = np.zeros((nj, nj))
-        for b, t in zip(self._blocks, self.transmissions):
-            if not b.owner:
-                continue
-            models = [self.actuator_models[a] for a in t.actuator_names]
-            block = transmission_inertia(
-                b.transmission, models,
-                None if b.transmission.is_linear() else q[b.joints])
-            out[np.ix_(b.joints, b.joints)] += block
+        for b in self._blocks:
+            if b.owner:
+                out[np.ix_(b.joints, b.joints)] += self.block_inertia(b, q)
         return out
+
+    def block_inertia(self, block: Block, joint_position: np.ndarray) -> np.ndarray:
+        """
+        Return one transmission's term of :meth:`reflected_inertia`, ``(M, M)`` over its joints.
+
+        :param block: the transmission's place in the robot (``robot.maps.blocks``)
+        :param joint_position: the robot's joint positions (only a nonlinear map reads its own)
+        """
+        models = [self.actuator_models[self.actuator_names[int(a)]] for a in block.actuators]
+        return transmission_inertia(block.transmission, models, None if (
+            block.transmission.is_linear()) else joint_position[block.joints])
 
     # ------------------------------------------------------------------ lookups and reports
     def transmission(self, name: str) -> RobotTransmission:

@@ -122,9 +122,14 @@ def read_user_file(path: 'os.PathLike[str] | str', what: str, limit: int) -> byt
     """
     name = os.fspath(path)
     with open_user_file(name, what) as f:
-        if os.fstat(f.fileno()).st_size > limit:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
             raise _too_large(name, what, limit)
-        data = f.read(limit + 1)   # the file may have grown since
+        # a buffer of the file's size (read(limit) would take the whole limit at once); a byte
+        # more, and the rest up to the limit only when the file has grown since
+        data = f.read(size + 1)
+        if len(data) > size:
+            data += f.read(limit + 1 - len(data))
     if len(data) > limit:
         raise _too_large(name, what, limit)
     return data

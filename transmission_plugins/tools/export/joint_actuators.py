@@ -61,7 +61,6 @@ import numpy as np
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-from transmission_plugins.runtime.mujoco_model import ActuatorJacobian
 from transmission_plugins.runtime.mujoco_model import blocks
 from transmission_plugins.runtime.mujoco_model import passive_local
 
@@ -102,22 +101,20 @@ def linearised_warnings(robot: RobotTransmissions, target: str) -> List[str]:
     return out
 
 
-def actuator_jacobian(robot: RobotTransmissions) -> np.ndarray:
+def block_jacobian(robot: RobotTransmissions, block: Any, q0: np.ndarray) -> np.ndarray:
     r"""
-    Return :math:`K(q_0)`, ``(na, nj)``, at the export pose.
+    Return one transmission's :math:`K(q_0)`, ``(N, M)`` over its actuators and joints.
 
-    :raises BadValueError: a transmission's map is not finite there (named by its path)
+    Per transmission, so that the export's memory grows with the robot, not with its square.
+
+    :raises BadValueError: the map is not finite there (named by its path)
     """
-    q0 = robot.default_joint_position()
-    k = np.array(ActuatorJacobian(robot)(q0), dtype=np.float64)
-    for t in robot.transmissions:
-        if t.transmission.is_linear():
-            continue
-        jac = np.asarray(t.transmission.joint_to_actuator_jacobian(
-            q0[[robot.joint_index[n] for n in t.joint_names]]))
-        if not np.all(np.isfinite(jac)):
-            raise BadValueError(t.path, 'its joint-to-actuator Jacobian is not finite at the '
-                                'neutral pose: it cannot be exported')
+    k = np.array(block.transmission.joint_to_actuator_jacobian(q0[block.joints]),
+                 dtype=np.float64)
+    if not np.all(np.isfinite(k)):
+        t = robot.transmission_of_joint(robot.joint_names[int(block.joints[0])])
+        raise BadValueError(t.path, 'its joint-to-actuator Jacobian is not finite at the '
+                            'neutral pose: it cannot be exported')
     return k
 
 
@@ -194,9 +191,7 @@ def joint_actuators(robot: RobotTransmissions, target: str,
         and its other joints mimic it (:func:`_single_actuator`)
     :raises BadValueError: a transmission's map is not finite at the export pose
     """
-    k = actuator_jacobian(robot)
     q0 = robot.default_joint_position()
-    inertia = robot.reflected_inertia()
     warnings = linearised_warnings(robot, target)
     out = []
     mimics: List[Mimic] = []
@@ -221,9 +216,10 @@ def joint_actuators(robot: RobotTransmissions, target: str,
                 warnings.append(f'{t.describe()}: joints {", ".join(left)} do not move with its '
                                 f'actuator at q0: {target} gets no actuator for them')
             continue
+        k = block_jacobian(robot, b, q0)
         # joints the maps do not read, or read with no effect at q0 (a follower joint)
         passive = {int(b.joints[i]) for i in passive_local(b)} | {
-            int(j) for j in b.joints if not np.any(k[b.actuators, int(j)])}
+            int(j) for c, j in enumerate(b.joints) if not np.any(k[:, c])}
         if passive:
             names = ', '.join(robot.joint_names[j] for j in sorted(passive))
             warnings.append(f'{t.describe()}: its actuator positions do not depend on joints '
@@ -232,8 +228,8 @@ def joint_actuators(robot: RobotTransmissions, target: str,
         driven = [int(j) for j in b.joints if int(j) not in passive]
         if not driven:
             continue
-        columns = np.array(driven, dtype=int)
-        sub = k[np.ix_(b.actuators, columns)]
+        local = [int(c) for c in np.flatnonzero(np.isin(b.joints, driven))]
+        sub = k[:, local]
         if _one_to_one(sub):
             for row, a in enumerate(b.actuators):
                 col = int(np.flatnonzero(sub[row])[0])
@@ -245,7 +241,7 @@ def joint_actuators(robot: RobotTransmissions, target: str,
                                          ratio * model.gear_ratio, model.rotor_inertia,
                                          _effort_limit(robot, j), *gains))
             continue
-        block = inertia[np.ix_(columns, columns)]
+        block = robot.block_inertia(b, q0)[np.ix_(local, local)]
         cross = block - np.diag(np.diag(block))
         largest = float(np.max(np.abs(cross), initial=0.0))
         dropped = ('the cross terms of its reflected inertia (largest '
@@ -258,7 +254,7 @@ def joint_actuators(robot: RobotTransmissions, target: str,
             f'diagonal of its reflected inertia; {dropped}its effort map (joint efforts = K^T '
             f"actuator efforts) {'are' if dropped else 'is'} left out (export to mujoco keeps "
             'them)')
-        for j in driven:
+        for j, diagonal in zip(driven, np.diag(block)):
             out.append(JointActuator(robot.joint_names[j], f'{robot.joint_names[j]}_actuator',
-                                     1.0, float(inertia[j, j]), _effort_limit(robot, j)))
+                                     1.0, float(diagonal), _effort_limit(robot, j)))
     return JointActuation(out, mimics, warnings)

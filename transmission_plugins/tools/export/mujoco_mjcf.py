@@ -50,7 +50,7 @@ from transmission_plugins.runtime.mujoco_model import blocks
 from transmission_plugins.runtime.mujoco_model import build_spec
 from transmission_plugins.runtime.mujoco_model import import_mujoco
 from transmission_plugins.runtime.mujoco_model import ModelOptions
-from transmission_plugins.tools.export.joint_actuators import actuator_jacobian
+from transmission_plugins.tools.export.joint_actuators import block_jacobian
 from transmission_plugins.tools.export.joint_actuators import linearised_warnings
 
 #: The model options of the export: contacts on, the rest the runtime's defaults.
@@ -68,13 +68,14 @@ def export_spec(robot: RobotTransmissions, description: str,
         represented (named by its URDF element path)
     """
     mujoco = import_mujoco()
-    k = actuator_jacobian(robot)
+    q0 = robot.default_joint_position()
+    owners = [(b, block_jacobian(robot, b, q0)) for b in _owner_blocks(robot)]
     built = build_spec(robot, description, EXPORT_OPTIONS, base_dir=base_dir)
     spec = built.spec
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     spec.option.disableflags &= ~int(mujoco.mjtDisableBit.mjDSBL_EULERDAMP)
     _follow_drivers(spec, robot)
-    _add_actuators(mujoco, spec, robot, k)
+    _add_actuators(mujoco, spec, robot, owners)
     warnings = linearised_warnings(robot, 'MuJoCo') + [str(w) for w in built.warnings]
     return spec, warnings
 
@@ -170,19 +171,24 @@ def _follow_drivers(spec: Any, robot: RobotTransmissions) -> None:
             eq.data = data
 
 
-def _add_actuators(mujoco: Any, spec: Any, robot: RobotTransmissions, k: np.ndarray) -> None:
-    """Add one force actuator per actuator on its rotor tendon (a new tendon where none is)."""
+def _add_actuators(mujoco: Any, spec: Any, robot: RobotTransmissions,
+                   owners: List[Tuple[Any, np.ndarray]]) -> None:
+    """
+    Add one force actuator per actuator on its rotor tendon (a new tendon where none is).
+
+    :param owners: each transmission that owns its actuators, with its :math:`K(q_0)`
+    """
     tendons = {t.name for t in spec.tendons}
-    for b in _owner_blocks(robot):
-        inputs = [int(b.joints[i]) for i in b.transmission.joint_to_actuator_inputs()]
-        for a in b.actuators:
+    for b, k in owners:
+        inputs = list(b.transmission.joint_to_actuator_inputs())
+        for row, a in enumerate(b.actuators):
             name = robot.actuator_names[int(a)]
             tendon = f'{name}__rotor'
             if tendon not in tendons:
                 added = spec.add_tendon(name=tendon)
-                for j in inputs:
-                    if k[a, j] != 0.0:
-                        added.wrap_joint(robot.joint_names[j], float(k[a, j]))
+                for c in inputs:
+                    if k[row, c] != 0.0:
+                        added.wrap_joint(robot.joint_names[int(b.joints[c])], float(k[row, c]))
             actuator = spec.add_actuator(name=name, trntype=mujoco.mjtTrn.mjTRN_TENDON,
                                          target=tendon)
             limit = float(robot.actuator_models[name].effort_limit)

@@ -156,19 +156,9 @@ def count_calls(fn: Callable[[], Any]) -> int:
 def timed(fns: List[Callable[[], Any]], repeats: int, budget: float = 0.05
           ) -> List[Tuple[float, float]]:
     """Return (min, median) seconds of CPU per call of each function, in alternating blocks."""
-    counts = []
-    for fn in fns:
-        start = time.thread_time()
-        fn()
-        counts.append(max(1, int(budget / max(time.thread_time() - start, 1e-6))))
-    times: List[List[float]] = [[] for _ in fns]
-    for _ in range(repeats):
-        for k, fn in enumerate(fns):
-            start = time.thread_time()
-            for _ in range(counts[k]):
-                fn()
-            times[k].append((time.thread_time() - start) / counts[k])
-    return [(min(t), statistics.median(t)) for t in times]
+    from benchlib import timed_together
+    return [(t.best, t.median)
+            for t in timed_together(fns, repeats, budget, clock=time.thread_time)]
 
 
 def child(what: str, urdf: str, batch: int, repeats: int) -> Dict[str, float]:

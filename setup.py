@@ -131,6 +131,7 @@ setup(
         ('share/' + package_name + '/config', _files('config/*.yaml')),
         ('share/' + package_name + '/urdf', _files('urdf/*')),
     ],
+    python_requires='>=3.10',
     install_requires=['setuptools', 'numpy', 'lxml', 'PyYAML'],
     extras_require={'test': ['pytest', 'hypothesis']},
     zip_safe=False,

@@ -51,9 +51,6 @@ import sys
 import time
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
-from typing import Tuple
 
 FIELDS = ('position', 'velocity', 'effort')
 HERE = Path(__file__).resolve().parent
@@ -75,7 +72,7 @@ def load(which: str) -> Any:
     return load_robot_transmissions(which, warn=False)
 
 
-def trajectory(robot: Any, samples: int, seed: int = 7) -> Dict[str, Any]:
+def trajectory(robot: Any, samples: int, seed: int = 7) -> dict[str, Any]:
     """
     Return the actuator states of a smooth motion sampled at 1 kHz (a recording's samples).
 
@@ -97,21 +94,21 @@ def trajectory(robot: Any, samples: int, seed: int = 7) -> Dict[str, Any]:
     return robot.joint_to_actuator_arrays(joints)
 
 
-def shuffled(states: Dict[str, Any], seed: int = 11) -> Dict[str, Any]:
+def shuffled(states: dict[str, Any], seed: int = 11) -> dict[str, Any]:
     """Return the same states in a random order: samples unrelated to their neighbours."""
     import numpy as np
     order = np.random.default_rng(seed).permutation(len(states['position']))
     return {k: np.ascontiguousarray(v[order]) for k, v in states.items()}
 
 
-def array_cycle(robot: Any, states: Dict[str, Any]) -> Callable[[], Any]:
+def array_cycle(robot: Any, states: dict[str, Any]) -> Callable[[], Any]:
     """Return one array cycle, actuators to joints and back, of ``states`` (any batch shape)."""
     def cycle() -> Any:
         return robot.joint_to_actuator_arrays(robot.actuator_to_joint_arrays(states))
     return cycle
 
 
-def runtime_cycle(robot: Any, states: Dict[str, Any]) -> Callable[[], Any]:
+def runtime_cycle(robot: Any, states: dict[str, Any]) -> Callable[[], Any]:
     """
     Return the hardware interface's cycle without ROS, one message each, along ``states``.
 
@@ -153,15 +150,15 @@ def count_calls(fn: Callable[[], Any]) -> int:
     return calls[0] - 2   # the profiled function itself and setprofile(None)
 
 
-def timed(fns: List[Callable[[], Any]], repeats: int, budget: float = 0.05
-          ) -> List[Tuple[float, float]]:
+def timed(fns: list[Callable[[], Any]], repeats: int, budget: float = 0.05
+          ) -> list[tuple[float, float]]:
     """Return (min, median) seconds of CPU per call of each function, in alternating blocks."""
     from benchlib import timed_together
     return [(t.best, t.median)
             for t in timed_together(fns, repeats, budget, clock=time.thread_time)]
 
 
-def child(what: str, urdf: str, batch: int, repeats: int) -> Dict[str, float]:
+def child(what: str, urdf: str, batch: int, repeats: int) -> dict[str, float]:
     """Measure ``what`` (``batch`` or ``runtime``) of the PR2 in this process's package."""
     robot = load(urdf)
     states = trajectory(robot, max(batch, 2000))
@@ -173,13 +170,13 @@ def child(what: str, urdf: str, batch: int, repeats: int) -> Dict[str, float]:
     return {'best': best, 'median': median, 'calls': count_calls(fn)}
 
 
-def first_conversion(urdf: str) -> Dict[str, float]:
+def first_conversion(urdf: str) -> dict[str, float]:
     """Return the CPU seconds and megabytes of a fresh process's first conversion."""
     import resource
     import transmission_plugins  # noqa: F401
     robot = load(urdf)
 
-    def usage() -> Tuple[float, float]:
+    def usage() -> tuple[float, float]:
         rss = int(open('/proc/self/statm').read().split()[1]) * resource.getpagesize()
         return time.process_time(), rss / 2**20
 
@@ -193,7 +190,7 @@ def first_conversion(urdf: str) -> Dict[str, float]:
 
 # ---------------------------------------------------------------------- the report
 
-def _run_child(root: Path, args: List[str]) -> Dict[str, float]:
+def _run_child(root: Path, args: list[str]) -> dict[str, float]:
     """Run this script as a child with the package of ``root`` first on the path."""
     code = (f'import sys; sys.path.insert(0, {str(root)!r}); sys.path.insert(1, {str(HERE)!r});'
             f' import bench_control_rate as b, json; print(json.dumps(b.child_main({args!r})))')
@@ -202,7 +199,7 @@ def _run_child(root: Path, args: List[str]) -> Dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def child_main(argv: List[str]) -> Dict[str, float]:
+def child_main(argv: list[str]) -> dict[str, float]:
     """Entry point of a child process: ``what urdf batch repeats``."""
     what, urdf, batch, repeats = argv
     if what == 'first':
@@ -210,17 +207,17 @@ def child_main(argv: List[str]) -> Dict[str, float]:
     return child(what, urdf, int(batch), int(repeats))
 
 
-def ratio(a: Tuple[float, float], b: Tuple[float, float]) -> str:
+def ratio(a: tuple[float, float], b: tuple[float, float]) -> str:
     """Return ``a / b`` of the minima and of the medians."""
     return f'{a[0] / b[0]:.2f}x / {a[1] / b[1]:.2f}x'
 
 
-def us(t: Tuple[float, float]) -> str:
+def us(t: tuple[float, float]) -> str:
     """Return min / median in microseconds."""
     return f'{t[0] * 1e6:.1f} / {t[1] * 1e6:.1f}'
 
 
-def main(argv: List[str] = None) -> int:
+def main(argv: list[str] = None) -> int:
     """Run the benchmark (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0].strip(), epilog=(
         'Figures: min / median over --repeats blocks of CPU time on this thread; ratios of '
@@ -244,7 +241,7 @@ def main(argv: List[str] = None) -> int:
 
 
 def _report(args: argparse.Namespace, environment: Callable[[], str],
-            table: Callable[[List[str], List[List[str]]], str]) -> int:
+            table: Callable[[list[str], list[list[str]]], str]) -> int:
     import numpy as np
     pr2 = str(PR2) if PR2.is_file() else str(EXAMPLE)
     print(environment())
@@ -294,7 +291,7 @@ def _report(args: argparse.Namespace, environment: Callable[[], str],
 
 
 def _before(args: argparse.Namespace, pr2: str,
-            table: Callable[[List[str], List[List[str]]], str]) -> str:
+            table: Callable[[list[str], list[list[str]]], str]) -> str:
     """Return the PR2 figures of both packages, measured in alternating child processes."""
     rows = []
     for what, label in (('batch', f'PR2 array cycle, trajectory batch of {args.batch:,}'),

@@ -54,11 +54,7 @@ import sys
 import tempfile
 import time
 from typing import Any
-from typing import Dict
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 from benchlib import add_log_option
 from benchlib import environment
@@ -108,7 +104,7 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
-def sequence_channel(robot: RobotTransmissions) -> Tuple[str, str]:
+def sequence_channel(robot: RobotTransmissions) -> tuple[str, str]:
     """Return the actuator and joint of a one-to-one linear transmission (they carry the seq)."""
     for t in robot.transmissions:
         tr = t.transmission
@@ -149,10 +145,10 @@ class Feeder:
         self.motion = [self.base + WIGGLE * np.sin(2.0 * np.pi * i / MOTION + phases)
                        for i in range(MOTION)]
         self.seq = 0
-        self.sent: Dict[int, Tuple[float, float]] = {}
-        self.first: Dict[int, Tuple[float, float]] = {}
-        self.received: List[float] = []
-        self.diag: Optional[Dict[str, str]] = None
+        self.sent: dict[int, tuple[float, float]] = {}
+        self.first: dict[int, tuple[float, float]] = {}
+        self.received: list[float] = []
+        self.diag: dict[str, str] | None = None
 
     def publish(self) -> None:
         msg = self.msg_type()
@@ -191,8 +187,8 @@ class Feeder:
                 self.diag = {kv.key: kv.value for kv in s.values}
 
 
-def measure(label: str, argv: List[str], env: Dict[str, str], robot: RobotTransmissions,
-            node_mode: bool, args: argparse.Namespace) -> Dict[str, Any]:
+def measure(label: str, argv: list[str], env: dict[str, str], robot: RobotTransmissions,
+            node_mode: bool, args: argparse.Namespace) -> dict[str, Any]:
     """Run one contender process, feed it for warm-up + ``--seconds``; return its figures."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
@@ -215,7 +211,7 @@ def measure(label: str, argv: List[str], env: Dict[str, str], robot: RobotTransm
             log.seek(0)
             raise RuntimeError(f'{label} never answered within 90 s (still running: '
                                f'{proc.poll() is None}):\n{log.read().decode()}')
-        result: Dict[str, Any] = {}
+        result: dict[str, Any] = {}
         for phase, seconds in (('warmup', args.warmup), ('measure', args.seconds)):
             start = time.monotonic()
             cpu0 = cpu_seconds(proc.pid)
@@ -286,7 +282,7 @@ def min_median(values: Sequence[float], fmt: str = '{:.1f}') -> str:
     return f'{fmt.format(min(values))} / {fmt.format(statistics.median(values))}'
 
 
-def report(runs: List[Dict[str, Dict[str, Any]]], contenders: Sequence[str],
+def report(runs: list[dict[str, dict[str, Any]]], contenders: Sequence[str],
            args: argparse.Namespace) -> str:
     """Return the Markdown table of the runs: figures and CPU ratios, min / median."""
     rows = []
@@ -310,7 +306,7 @@ def report(runs: List[Dict[str, Dict[str, Any]]], contenders: Sequence[str],
                   'node update us'], rows)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split('\n\n')[0],
         epilog='Each run takes about (warm-up + seconds + 5) s per contender.')
@@ -369,7 +365,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.before:
         before = str(Path(args.before).resolve())
         envs['before'] = dict(env, PYTHONPATH=before + os.pathsep + env.get('PYTHONPATH', ''))
-    runs: List[Dict[str, Dict[str, Any]]] = []
+    runs: list[dict[str, dict[str, Any]]] = []
     with tempfile.TemporaryDirectory() as tmp:
         argvs = {'relay': [sys.executable, str(Path(__file__).resolve()), '--relay']}
         for mode, rate, event in (('timer', args.update_rate, False),

@@ -46,8 +46,6 @@ import argparse
 import sys
 import time
 from typing import Any
-from typing import Dict
-from typing import List
 
 from benchlib import add_log_option
 from benchlib import dense_matvec
@@ -68,7 +66,7 @@ from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 
 
-def bench(robot: RobotTransmissions, batches: List[int], repeats: int) -> List[List[str]]:
+def bench(robot: RobotTransmissions, batches: list[int], repeats: int) -> list[list[str]]:
     """Return the table rows of one robot."""
     rng = np.random.default_rng(1234)
     cycle, loop, named = make_cycle(robot), make_loop(robot), make_named_cycle(robot)
@@ -116,8 +114,8 @@ def bench(robot: RobotTransmissions, batches: List[int], repeats: int) -> List[L
     return rows
 
 
-def _one_direction(robot: RobotTransmissions, state: Dict[str, np.ndarray], k: int,
-                   repeats: int) -> List[List[str]]:
+def _one_direction(robot: RobotTransmissions, state: dict[str, np.ndarray], k: int,
+                   repeats: int) -> list[list[str]]:
     """Return rows timing each direction alone: one batch of ``k``, then batches of 1000."""
     rows = []
     joints = robot.actuator_to_joint_arrays(state)
@@ -147,7 +145,7 @@ def _rate(seconds: float, samples: int) -> str:
     return f'{seconds / samples * 1e9:.0f} ns/sample, {samples / seconds / 1e6:.2f} M/s'
 
 
-def main(argv: List[str] = None) -> int:
+def main(argv: list[str] = None) -> int:
     """Parse the command line, run the benchmark and print one table per robot."""
     parser = argparse.ArgumentParser(
         description=__doc__.split('\n\n')[0].strip(),

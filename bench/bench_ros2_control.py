@@ -51,9 +51,6 @@ import tempfile
 import threading
 import time
 from typing import Any
-from typing import Dict
-from typing import List
-from typing import Optional
 
 REPO = Path(__file__).resolve().parents[1]
 SETUP = Path(sys.prefix) / 'ros2_control' / 'setup.bash'
@@ -80,8 +77,8 @@ class Recorder:
         from rclpy.qos import qos_profile_sensor_data
         from sensor_msgs.msg import JointState
         self.lock = threading.Lock()
-        self.arrivals: Dict[str, List[float]] = {}
-        self.messages: Dict[str, List[Any]] = {}
+        self.arrivals: dict[str, list[float]] = {}
+        self.messages: dict[str, list[Any]] = {}
         topics = {'transmission/joint_commands': JointState, 'actuator_commands': JointState,
                   'actuator_states': JointState, 'transmission/joint_states': JointState,
                   'joint_states': JointState,
@@ -91,7 +88,7 @@ class Recorder:
             node.create_subscription(kind, f'{namespace}/{topic}',
                                      lambda m, t=topic: self._add(t, m), qos_profile_sensor_data)
         node.create_subscription(DiagnosticArray, '/diagnostics', self._diag, 10)
-        self.diagnostics: Dict[str, str] = {}
+        self.diagnostics: dict[str, str] = {}
 
     def _add(self, topic: str, msg: Any) -> None:
         now = time.monotonic()
@@ -116,7 +113,7 @@ class Recorder:
         t = self.arrivals.get(topic, [])
         return (len(t) - 1) / (t[-1] - t[0]) if len(t) > 2 else 0.0
 
-    def series(self, topic: str, name: str, scale: float = 1.0) -> List[Any]:
+    def series(self, topic: str, name: str, scale: float = 1.0) -> list[Any]:
         """Return ``(arrival, position of name / scale)`` of ``topic``."""
         out = []
         for t, m in zip(self.arrivals.get(topic, []), self.messages.get(topic, [])):
@@ -153,13 +150,13 @@ class Loop:
     """One node set as processes: controller manager, spawner, the package's nodes."""
 
     def __init__(self, rate: int, plant: str, description_file: Path, node: Any,
-                 namespace: str, extra_cm: Optional[Dict[str, Any]] = None,
+                 namespace: str, extra_cm: dict[str, Any] | None = None,
                  command_interfaces: str = 'position', config_file: str = '') -> None:
         from transmission_plugins.tools.node_plan import installed_executable
         from transmission_plugins.tools.params_file import write_params_file
         from transmission_plugins.tools.ros2_control_plan import plan_ros2_control
         self.dir = tempfile.mkdtemp(prefix='tp_bench_r2c_')
-        self.procs: Dict[str, subprocess.Popen] = {}
+        self.procs: dict[str, subprocess.Popen] = {}
         source = description_file if plant == 'transmissions' else self._identity(
             description_file)
         plan = plan_ros2_control({'description_file': str(source), 'update_rate': str(rate),
@@ -226,7 +223,7 @@ class Loop:
         path.write_bytes(etree.tostring(root))
         return path
 
-    def _start(self, name: str, argv: List[str]) -> None:
+    def _start(self, name: str, argv: list[str]) -> None:
         log = open(Path(self.dir, f'{name}.log'), 'w')
         self.procs[name] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
                                             start_new_session=True)
@@ -251,7 +248,7 @@ class Loop:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _trajectory(joints: List[str], center: Dict[str, float], amplitude: Dict[str, float],
+def _trajectory(joints: list[str], center: dict[str, float], amplitude: dict[str, float],
                 period: float, duration: float) -> Any:
     """
     Return ``q = center + amplitude (1 - cos(2 pi t / period)) / 2`` sampled at 50 Hz.
@@ -281,7 +278,7 @@ def _spin(executor: Any, seconds: float) -> None:
 
 
 def tracking(args: argparse.Namespace, node: Any, executor: Any, rec: Recorder, rate: int,
-             plant: str, ns: str) -> Dict[str, Any]:
+             plant: str, ns: str) -> dict[str, Any]:
     """One sine on every joint; tracking error and rates of the loop."""
     from trajectory_msgs.msg import JointTrajectory
     loop = Loop(rate, plant, args.description_file, node, ns,
@@ -339,7 +336,7 @@ def tracking(args: argparse.Namespace, node: Any, executor: Any, rec: Recorder, 
         loop.stop()
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Run the scenarios; print one table (and JSON with ``--json``)."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0].strip(),
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -367,7 +364,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     node = rclpy.create_node('tp_bench_r2c')
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    results: Dict[str, Any] = {'tracking': [], 'stop': {}, 'limits': {}}
+    results: dict[str, Any] = {'tracking': [], 'stop': {}, 'limits': {}}
     try:
         for k, rate in enumerate(args.rates):
             for plant in args.plants if 'tracking' in args.scenarios else []:

@@ -44,8 +44,6 @@ import sys
 import tempfile
 import time
 from typing import Any
-from typing import Dict
-from typing import List
 
 from benchlib import add_log_option
 from benchlib import dense_matvec
@@ -60,7 +58,7 @@ from benchlib import timed
 import numpy as np
 
 
-def measure(n: int, path: Path, load_repeats: int, repeats: int) -> Dict[str, Any]:
+def measure(n: int, path: Path, load_repeats: int, repeats: int) -> dict[str, Any]:
     """Measure one size in this process (the child side of :func:`main`)."""
     from transmission_plugins.robot.loading import load_robot_transmissions
 
@@ -78,7 +76,7 @@ def measure(n: int, path: Path, load_repeats: int, repeats: int) -> Dict[str, An
     row = {i: v[None, :] for i, v in one.items()}
     by_name = {i: dict(zip(robot.actuator_names, v.tolist())) for i, v in one.items()}
     cycle, named = make_cycle(robot), make_named_cycle(robot)
-    out: Dict[str, Any] = {
+    out: dict[str, Any] = {
         'n': n, 'joints': len(robot.joint_names), 'actuators': len(robot.actuator_names),
         'load': [min(loads), sorted(loads)[len(loads) // 2]],
         'rss_before_mb': before / 1024, 'rss_peak_mb': peak / 1024,
@@ -97,11 +95,11 @@ def measure(n: int, path: Path, load_repeats: int, repeats: int) -> Dict[str, An
     return out
 
 
-def _us(pair: List[float]) -> str:
+def _us(pair: list[float]) -> str:
     return f'{pair[0] * 1e6:.1f} / {pair[1] * 1e6:.1f}'
 
 
-def main(argv: List[str] = None) -> int:
+def main(argv: list[str] = None) -> int:
     """Run every size in a child process and print the tables."""
     parser = argparse.ArgumentParser(
         description=__doc__.split('\n\n')[0].strip(),

@@ -40,9 +40,7 @@ import sys
 import time
 from typing import Any
 from typing import Callable
-from typing import Dict
 from typing import Iterator
-from typing import List
 from typing import NamedTuple
 
 import numpy as np
@@ -130,7 +128,7 @@ def timed(fn: Callable[[], Any], repeats: int = 7, budget: float = 0.1) -> Timin
     start = time.perf_counter()
     kept = fn()
     calls = max(1, int(budget / max(time.perf_counter() - start, 1e-7)))
-    times: List[float] = []
+    times: list[float] = []
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for _ in range(repeats):
         start = time.perf_counter()
@@ -142,8 +140,8 @@ def timed(fn: Callable[[], Any], repeats: int = 7, budget: float = 0.1) -> Timin
     return Timing(min(times), statistics.median(times), faults / (repeats * calls))
 
 
-def timed_together(fns: List[Callable[[], Any]], repeats: int = 7, budget: float = 0.1,
-                   clock: Callable[[], float] = time.perf_counter) -> List[Timing]:
+def timed_together(fns: list[Callable[[], Any]], repeats: int = 7, budget: float = 0.1,
+                   clock: Callable[[], float] = time.perf_counter) -> list[Timing]:
     """
     Time several functions in alternating blocks: one block of each, ``repeats`` times over.
 
@@ -157,7 +155,7 @@ def timed_together(fns: List[Callable[[], Any]], repeats: int = 7, budget: float
         start = clock()
         kept.append(fn())
         calls.append(max(1, int(budget / max(clock() - start, 1e-7))))
-    times: List[List[float]] = [[] for _ in fns]
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeats):
         for k, fn in enumerate(fns):
             start = clock()
@@ -179,7 +177,7 @@ def environment() -> str:
 
 
 def robot_state(robot: RobotTransmissions, shape: tuple, rng: np.random.Generator,
-                to_joint: bool = True) -> Dict[str, np.ndarray]:
+                to_joint: bool = True) -> dict[str, np.ndarray]:
     """Return random position, velocity and effort, nonlinear transmissions in their range."""
     names = robot.actuator_names if to_joint else robot.joint_names
     values = {i: rng.uniform(-1.0, 1.0, shape + (len(names),)) for i in INTERFACES}
@@ -194,7 +192,7 @@ def robot_state(robot: RobotTransmissions, shape: tuple, rng: np.random.Generato
     return values
 
 
-def make_loop(robot: RobotTransmissions) -> Callable[[Dict[str, np.ndarray]], Dict[str, Any]]:
+def make_loop(robot: RobotTransmissions) -> Callable[[dict[str, np.ndarray]], dict[str, Any]]:
     """
     Return the reference cycle: a plain Python loop over the transmissions.
 
@@ -207,7 +205,7 @@ def make_loop(robot: RobotTransmissions) -> Callable[[Dict[str, np.ndarray]], Di
              for t in robot.transmissions]
     nj, na = len(robot.joint_names), len(robot.actuator_names)
 
-    def cycle(actuators: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    def cycle(actuators: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         shape = actuators['position'].shape[:-1]
         joints = {i: np.empty(shape + (nj,)) for i in actuators}
         for tr, a, j in parts:
@@ -224,15 +222,15 @@ def make_loop(robot: RobotTransmissions) -> Callable[[Dict[str, np.ndarray]], Di
     return cycle
 
 
-def make_cycle(robot: RobotTransmissions) -> Callable[[Dict[str, np.ndarray]], Dict[str, Any]]:
+def make_cycle(robot: RobotTransmissions) -> Callable[[dict[str, np.ndarray]], dict[str, Any]]:
     """Return one cycle through the array maps: actuators to joints and back."""
-    def cycle(actuators: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    def cycle(actuators: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         return robot.joint_to_actuator_arrays(robot.actuator_to_joint_arrays(actuators))
     return cycle
 
 
 def make_cycle_into(robot: RobotTransmissions,
-                    example: Dict[str, np.ndarray]) -> Callable[[Dict[str, np.ndarray]], Any]:
+                    example: dict[str, np.ndarray]) -> Callable[[dict[str, np.ndarray]], Any]:
     """
     Return one cycle through the array maps into reused arrays (``out=``).
 
@@ -242,15 +240,15 @@ def make_cycle_into(robot: RobotTransmissions,
     joints = robot.actuator_to_joint_arrays(example)
     actuators = robot.joint_to_actuator_arrays(joints)
 
-    def cycle(values: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    def cycle(values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         return robot.joint_to_actuator_arrays(robot.actuator_to_joint_arrays(values, out=joints),
                                               out=actuators)
     return cycle
 
 
-def make_named_cycle(robot: RobotTransmissions) -> Callable[[Dict[str, Any]], Dict[str, Any]]:
+def make_named_cycle(robot: RobotTransmissions) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """Return one cycle through the name-keyed maps."""
-    def cycle(actuators: Dict[str, Any]) -> Dict[str, Any]:
+    def cycle(actuators: dict[str, Any]) -> dict[str, Any]:
         return robot.joint_to_actuator(robot.actuator_to_joint(actuators))
     return cycle
 
@@ -267,7 +265,7 @@ def dense_matvec(robot: RobotTransmissions, rng: np.random.Generator) -> Callabl
     return lambda: m @ x
 
 
-def table(header: List[str], rows: List[List[str]]) -> str:
+def table(header: list[str], rows: list[list[str]]) -> str:
     """Return the rows under the header as Markdown, numbers right-aligned."""
     lines = ['| ' + ' | '.join(header) + ' |',
              '|' + '|'.join(['---'] + ['---:'] * (len(header) - 1)) + '|']

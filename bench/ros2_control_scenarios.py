@@ -27,14 +27,13 @@ import os
 import time
 from typing import Any
 from typing import Callable
-from typing import Dict
 
 
 def _ns(what: str) -> str:
     return f'bench_{os.getpid()}_{what}'
 
 
-def _goal(node: Any, executor: Any, ns: str, targets: Dict[str, float], seconds: float,
+def _goal(node: Any, executor: Any, ns: str, targets: dict[str, float], seconds: float,
           tolerance: float) -> str:
     """Send one FollowJointTrajectory goal with a goal tolerance; return its result."""
     from control_msgs.action import FollowJointTrajectory
@@ -66,9 +65,9 @@ def _goal(node: Any, executor: Any, ns: str, targets: Dict[str, float], seconds:
 
 def stops(args: Any, node: Any, executor: Any, recorder: Callable[..., Any],
           loop_class: Callable[..., Any], spin: Callable[[Any, float], None],
-          trajectory: Callable[..., Any]) -> Dict[str, Any]:
+          trajectory: Callable[..., Any]) -> dict[str, Any]:
     """Stop one side of a running loop after the other; return what was seen."""
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     ns = _ns('stop_cm')
     rec = recorder(node, f'/{ns}')
     loop = loop_class(100, 'transmissions', args.description_file, node, ns)
@@ -117,10 +116,10 @@ def stops(args: Any, node: Any, executor: Any, recorder: Callable[..., Any],
 
 def limits(args: Any, node: Any, executor: Any, recorder: Callable[..., Any],
            loop_class: Callable[..., Any], spin: Callable[[Any, float], None],
-           trajectory: Callable[..., Any]) -> Dict[str, Any]:
+           trajectory: Callable[..., Any]) -> dict[str, Any]:
     """Command beyond the URDF limits with ros2_control's enforcement on and off."""
     from trajectory_msgs.msg import JointTrajectory
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for enforce in (True, False):
         ns = _ns(f'limits_{enforce}')
         rec = recorder(node, f'/{ns}')

@@ -25,9 +25,7 @@ joint is a revolute child of ``base_link`` with position, velocity and effort li
 """
 
 from typing import Iterator
-from typing import List
 from typing import NamedTuple
-from typing import Tuple
 
 import numpy as np
 
@@ -47,11 +45,11 @@ class SyntheticTransmission(NamedTuple):
 
     name: str
     type: str  # noqa: A003
-    joints: Tuple[str, ...]
-    actuators: Tuple[str, ...]
-    actuator_reduction: Tuple[float, ...]
-    joint_reduction: Tuple[float, ...]
-    joint_offset: Tuple[float, ...]
+    joints: tuple[str, ...]
+    actuators: tuple[str, ...]
+    actuator_reduction: tuple[float, ...]
+    joint_reduction: tuple[float, ...]
+    joint_offset: tuple[float, ...]
 
 
 def _reduction(rng: np.random.Generator) -> float:
@@ -79,7 +77,7 @@ def synthetic_parameters(n: int, seed: int = 0) -> Iterator[SyntheticTransmissio
             tuple(float(rng.uniform(-0.5, 0.5)) for _ in range(width)))
 
 
-def synthetic_transmissions(n: int, seed: int = 0) -> List[RobotTransmission]:
+def synthetic_transmissions(n: int, seed: int = 0) -> list[RobotTransmission]:
     """Return the synthetic robot as hand-built records (no URDF parsing, for fast tests)."""
     out = []
     for t in synthetic_parameters(n, seed):

@@ -37,8 +37,6 @@ from collections import Counter
 import os
 from pathlib import Path
 import sys
-from typing import List
-from typing import Tuple
 
 import pytest
 
@@ -55,7 +53,7 @@ SLOW_FIRST = ('ros_cli/test_ros2_control_cli.py', 'test_flake8.py', 'ros_cli/tes
 FORBID_SKIPS = 'TP_FORBID_SKIPS'
 
 
-def _skip_reason(report: pytest.CollectReport | pytest.TestReport) -> Tuple[str, str]:
+def _skip_reason(report: pytest.CollectReport | pytest.TestReport) -> tuple[str, str]:
     """Return ``(reason, where)`` of a skip report."""
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # (path, line, 'Skipped: reason')
@@ -71,7 +69,7 @@ class SkipSummary:
     def __init__(self, forbid: bool) -> None:
         self.forbid = forbid
         #: (node id, reason, where) of every skipped test or collector, in report order
-        self.skipped: List[Tuple[str, str, str]] = []
+        self.skipped: list[tuple[str, str, str]] = []
 
     def _record(self, report: pytest.CollectReport | pytest.TestReport) -> None:
         if report.skipped and not hasattr(report, 'wasxfail'):
@@ -115,7 +113,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                       'tp_skip_gate')
 
 
-def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the modules of :data:`SLOW_FIRST` first, in its order (the rest keep theirs)."""
     def rank(item: pytest.Item) -> int:
         module = item.nodeid.split('::', 1)[0]

@@ -15,9 +15,7 @@
 """A spy in place of a flat description's compiled kernel: which conversions reach it."""
 
 from typing import Any
-from typing import List
 from typing import NamedTuple
-from typing import Tuple
 
 
 class KernelCall(NamedTuple):
@@ -26,7 +24,7 @@ class KernelCall(NamedTuple):
     to_joint: bool
     batch: int
     #: which of position, velocity and effort it converted
-    kinds: Tuple[bool, bool, bool]
+    kinds: tuple[bool, bool, bool]
 
 
 class KernelSpy:
@@ -38,7 +36,7 @@ class KernelSpy:
 
     def __init__(self, flat: Any, monkeypatch: Any) -> None:
         self.real = flat.kernel
-        self.calls: List[KernelCall] = []
+        self.calls: list[KernelCall] = []
         monkeypatch.setattr(flat, 'kernel', self)
 
     def convert(self, to_joint: bool, batch: int, *args: Any) -> None:

@@ -27,10 +27,6 @@ structural non-zeros.  ``test_kernel_fuzz.py`` feeds random robots and inputs th
 import math
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
-from typing import Optional
-from typing import Tuple
 
 import numpy as np
 
@@ -116,7 +112,7 @@ class AnkleReference(Mechanism):
         """Return 2: pitch, then roll."""
         return 2
 
-    def parameters(self) -> Dict[str, List[List[float]]]:
+    def parameters(self) -> dict[str, list[list[float]]]:
         """Return the three points of each leg by keyword name (the constructor's)."""
         return {'crank_pivot': self._pivot.tolist(), 'crank_tip': self._tip.tolist(),
                 'rod_end': self._end.tolist()}
@@ -130,7 +126,7 @@ class AnkleReference(Mechanism):
         return self._l.copy()
 
     # ------------------------------------------------------------------ the loops
-    def _legs(self, joint_position: Any) -> Tuple[Any, ...]:
+    def _legs(self, joint_position: Any) -> tuple[Any, ...]:
         r"""
         Close both loops at ``q``: return theta and K, NaN outside the workspace, and the terms.
 
@@ -166,7 +162,7 @@ class AnkleReference(Mechanism):
             return (np.where(inside, theta, np.nan), np.where(inside[..., None], k, np.nan),
                     rho2, e, w, det)
 
-    def actuator_position_and_jacobian(self, joint_position: Any) -> Tuple[np.ndarray, Any]:
+    def actuator_position_and_jacobian(self, joint_position: Any) -> tuple[np.ndarray, Any]:
         r"""
         Return the crank angles :math:`\theta(q)` and :math:`K = \partial\theta/\partial q`.
 
@@ -176,7 +172,7 @@ class AnkleReference(Mechanism):
 
 
 def _on_circle(dx: Any, dy: Any, radius: Any, length: float,
-               sign: float) -> Tuple[Any, Any, Any, Any]:
+               sign: float) -> tuple[Any, Any, Any, Any]:
     r"""
     Return where a circle about the origin is ``length`` from the point :math:`D`.
 
@@ -261,7 +257,7 @@ class SliderCrankReference(Mechanism):
         """Return True for a crank (actuator in rad), False for a slider (in m)."""
         return self._rotary
 
-    def parameters(self) -> Dict[str, List[float]]:
+    def parameters(self) -> dict[str, list[float]]:
         """Return the points by keyword name (the constructor's; ``slider_axis`` as given)."""
         return {k: v.tolist() for k, v in self._points.items()}
 
@@ -270,18 +266,18 @@ class SliderCrankReference(Mechanism):
         return self._l
 
     # ------------------------------------------------------------------ the loop
-    def _lever(self, cos: Any, sin: Any) -> Tuple[Any, Any, Any, Any]:
+    def _lever(self, cos: Any, sin: Any) -> tuple[Any, Any, Any, Any]:
         """Return the lever's rod end at the direction ``(cos, sin)``, and its derivative."""
         x, y = self._rj * cos, self._rj * sin
         return x, y, -y, x
 
-    def _lever_at(self, q: Any) -> Tuple[Any, Any, Any, Any]:
+    def _lever_at(self, q: Any) -> tuple[Any, Any, Any, Any]:
         """Return the lever's rod end at the joint position ``q``, and its derivative."""
         c, s = np.cos(q), np.sin(q)
         return self._lever(c * self._lever0[0] - s * self._lever0[1],
                            s * self._lever0[0] + c * self._lever0[1])
 
-    def _actuator(self, theta: Any) -> Tuple[Any, Any, Any, Any]:
+    def _actuator(self, theta: Any) -> tuple[Any, Any, Any, Any]:
         """Return the actuator's rod end at ``theta``, and its derivative."""
         if not self._rotary:
             return (self._a0[0] + theta * self._u[0], self._a0[1] + theta * self._u[1],
@@ -289,12 +285,12 @@ class SliderCrankReference(Mechanism):
         c, s = np.cos(theta), np.sin(theta)
         return self._crank(c * self._u[0] - s * self._u[1], s * self._u[0] + c * self._u[1])
 
-    def _crank(self, cos: Any, sin: Any) -> Tuple[Any, Any, Any, Any]:
+    def _crank(self, cos: Any, sin: Any) -> tuple[Any, Any, Any, Any]:
         x, y = self._ra * cos, self._ra * sin
         return self._m[0] + x, self._m[1] + y, -y, x
 
-    def _loop(self, end: Tuple[Any, ...],
-              lever: bool) -> Tuple[Any, Tuple[Any, ...], Tuple[Any, ...]]:
+    def _loop(self, end: tuple[Any, ...],
+              lever: bool) -> tuple[Any, tuple[Any, ...], tuple[Any, ...]]:
         """
         Close the loop from one rod end: the other side's position, and both ends.
 
@@ -316,19 +312,19 @@ class SliderCrankReference(Mechanism):
         return theta, self._actuator(theta), end
 
     @staticmethod
-    def _projections(a: Tuple[Any, ...], p: Tuple[Any, ...]) -> Tuple[Any, Any]:
+    def _projections(a: tuple[Any, ...], p: tuple[Any, ...]) -> tuple[Any, Any]:
         r"""Return :math:`(A-P)\cdot P'` and :math:`(A-P)\cdot A'`."""
         rx, ry = a[0] - p[0], a[1] - p[1]
         return rx * p[2] + ry * p[3], rx * a[2] + ry * a[3]
 
-    def _cosines(self, a: Tuple[Any, ...], p: Tuple[Any, ...]) -> Tuple[Any, Any]:
+    def _cosines(self, a: tuple[Any, ...], p: tuple[Any, ...]) -> tuple[Any, Any]:
         """Return the projections of the rod on both ends' motions over their lengths."""
         on_p, on_a = self._projections(a, p)
         return (on_p / (self._l * self._rj),
                 on_a / (self._l * (self._ra if self._rotary else 1.0)))
 
-    def _closed(self, target: Any, a: Tuple[Any, ...], p: Tuple[Any, ...],
-                to_joint: bool) -> Tuple[np.ndarray, np.ndarray]:
+    def _closed(self, target: Any, a: tuple[Any, ...], p: tuple[Any, ...],
+                to_joint: bool) -> tuple[np.ndarray, np.ndarray]:
         """Return the other side's position and the Jacobian; NaN off the neutral branches."""
         on_p, on_a = self._projections(a, p)
         inside = (on_p * self._neutral_p > 0.0) & (on_a * self._neutral_a > 0.0)
@@ -336,13 +332,13 @@ class SliderCrankReference(Mechanism):
         return (np.where(inside, target, np.nan),
                 np.where(inside, ratio, np.nan)[..., None])
 
-    def actuator_position_and_jacobian(self, joint_position: Any) -> Tuple[np.ndarray, Any]:
+    def actuator_position_and_jacobian(self, joint_position: Any) -> tuple[np.ndarray, Any]:
         """Return the actuator position and :math:`K` at ``joint_position`` (class docstring)."""
         q = self._position(joint_position, 'joint', 1)
         with np.errstate(all='ignore'):
             return self._closed(*self._loop(self._lever_at(q), True), False)
 
-    def joint_position_and_jacobian(self, actuator_position: Any) -> Tuple[np.ndarray, Any]:
+    def joint_position_and_jacobian(self, actuator_position: Any) -> tuple[np.ndarray, Any]:
         """Return the joint position and :math:`J` at ``actuator_position`` (class docstring)."""
         theta = self._position(actuator_position, 'actuator', 1)
         with np.errstate(all='ignore'):
@@ -414,17 +410,17 @@ class TableReference(Mechanism):
         """Return 1."""
         return 1
 
-    def parameters(self) -> Dict[str, Any]:
+    def parameters(self) -> dict[str, Any]:
         """Return the table and the policy outside it, by keyword name."""
         return {'actuator_position': self._x.tolist(), 'joint_position': self._y.tolist(),
                 'outside': self._outside}
 
     # ------------------------------------------------------------------ the interpolant
-    def _segment(self, k: np.ndarray) -> Tuple[np.ndarray, ...]:
+    def _segment(self, k: np.ndarray) -> tuple[np.ndarray, ...]:
         return tuple(c[k] for c in self._segments)
 
     def _ends(self, value: Any, inside: Any, low: Any, sources: np.ndarray,
-              targets: np.ndarray, slopes: Tuple[float, float]) -> Tuple[Any, Any]:
+              targets: np.ndarray, slopes: tuple[float, float]) -> tuple[Any, Any]:
         """Return (target, derivative) outside the table: NaN, or along the end tangents."""
         if self._outside == 'nan':
             return np.where(inside, value[0], np.nan), np.where(inside, value[1], np.nan)
@@ -433,7 +429,7 @@ class TableReference(Mechanism):
         return (np.where(inside, value[0], targets[end] + slope * (value[2] - sources[end])),
                 np.where(inside, value[1], slope))
 
-    def joint_position_and_jacobian(self, actuator_position: Any) -> Tuple[np.ndarray, Any]:
+    def joint_position_and_jacobian(self, actuator_position: Any) -> tuple[np.ndarray, Any]:
         r"""Return :math:`q(\theta)` and :math:`dq/d\theta` ``(..., 1, 1)`` (class docstring)."""
         theta = self._position(actuator_position, 'actuator', 1)[..., 0]
         k = np.clip(np.searchsorted(self._x, theta, 'right') - 1, 0, self._x.size - 2)
@@ -447,7 +443,7 @@ class TableReference(Mechanism):
                                   self._y, self._slopes)
         return q[..., None], slope[..., None, None]
 
-    def actuator_position_and_jacobian(self, joint_position: Any) -> Tuple[np.ndarray, Any]:
+    def actuator_position_and_jacobian(self, joint_position: Any) -> tuple[np.ndarray, Any]:
         r"""Return :math:`\theta(q)` and :math:`d\theta/dq` ``(..., 1, 1)`` (class docstring)."""
         q = self._position(joint_position, 'joint', 1)[..., 0]
         along, ys = q * self._sign, self._ys
@@ -535,7 +531,7 @@ class GripperReference(Mechanism):
                                    self._r, self._mr)
         values = self.parameters()
 
-        def c(formula: str, names: Tuple[str, ...], compute: Callable[[], float],
+        def c(formula: str, names: tuple[str, ...], compute: Callable[[], float],
               nonzero: bool = False) -> float:
             return checked_constant(formula, names, values, compute, nonzero)
 
@@ -586,7 +582,7 @@ class GripperReference(Mechanism):
         """Return the number of simulation-only screw/slider joints (always reported as 0)."""
         return self._num_simulated
 
-    def joint_to_actuator_inputs(self) -> Tuple[int, ...]:
+    def joint_to_actuator_inputs(self) -> tuple[int, ...]:
         """Return ``(0,)``: joint to actuator maps read the gap joint only."""
         return (0,)
 
@@ -594,11 +590,11 @@ class GripperReference(Mechanism):
         """Return the mechanical reduction :math:`m`."""
         return self._mr
 
-    def get_simulated_reduction(self) -> Optional[float]:
+    def get_simulated_reduction(self) -> float | None:
         """Return the URDF ``simulated_reduction``, or None."""
         return self._simulated_reduction
 
-    def parameters(self) -> Dict[str, float]:
+    def parameters(self) -> dict[str, float]:
         """Return the linkage coefficients and ``mechanical_reduction`` by keyword name."""
         values = (self._s, self._g, self._theta0, self._phi0, self._t0, self._L0, self._h,
                   self._a, self._b, self._r)
@@ -609,7 +605,7 @@ class GripperReference(Mechanism):
     # ------------------------------------------------------------------ the linkage
     # The kernels below may meet inf and NaN; the maps that call them (the functional and
     # handle styles, the robot maps) ignore floating-point warnings: NaN and inf are results.
-    def _uw(self, mrev: Any) -> Tuple[Any, Any]:
+    def _uw(self, mrev: Any) -> tuple[Any, Any]:
         """Return ``u`` (clamped to [-1, 1]) and ``w = sin(acos u)`` at ``mrev`` revolutions."""
         length = mrev * self._k + self._L0
         u = np.minimum(np.maximum((self._c0 - length * length) / self._two_ab, -1.0), 1.0)
@@ -639,7 +635,7 @@ class GripperReference(Mechanism):
             sin_theta * self._cos_delta - cos_theta * self._sin_delta))
         return dm_dtheta / (np.maximum(cos_theta, SQRT_TOL) * self._r)
 
-    def _inverse(self, gap: Any) -> Tuple[Any, Any, Any, Any]:
+    def _inverse(self, gap: Any) -> tuple[Any, Any, Any, Any]:
         r"""
         Return sin(theta), cos(theta), A and sqrt(max(A, 0)) at the gaps ``gap``.
 
@@ -707,7 +703,7 @@ class GripperReference(Mechanism):
         jacobian = jacobian.transpose(tuple(range(2, jacobian.ndim)) + (0, 1))
         return JointSide(q, ((parts[3] - self._L0) * self._m2p_gs)[..., None], jacobian)
 
-    def _ratios(self, position: Any) -> Tuple[np.ndarray, np.ndarray]:
+    def _ratios(self, position: Any) -> tuple[np.ndarray, np.ndarray]:
         """Return the gap's and the passive joints' rows of :math:`J` (the gap's twice if none)."""
         jacobian = self._actuator_state(position).jacobian[..., 0]
         return jacobian[..., 0], jacobian[..., 1 if self._num_passive else 0]
@@ -734,7 +730,7 @@ class GripperReference(Mechanism):
         return (effort[..., 0] * (self._mr * abs(self._mr)) / np.abs(k))[..., None]
 
 
-def _check_count(value: Any, parameter: str, low: int, high: Optional[int]) -> int:
+def _check_count(value: Any, parameter: str, low: int, high: int | None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low \
             or (high is not None and value > high):
         expected = f'an int >= {low}' if high is None else f'an int in {low}..{high}'
@@ -742,7 +738,7 @@ def _check_count(value: Any, parameter: str, low: int, high: Optional[int]) -> i
     return int(value)
 
 
-def checked_constant(formula: str, coefficients: Tuple[str, ...], values: Dict[str, float],
+def checked_constant(formula: str, coefficients: tuple[str, ...], values: dict[str, float],
                      compute: Callable[[], float], nonzero: bool = False) -> float:
     """
     Return ``compute()`` when it is finite (and non-zero with ``nonzero``).
@@ -777,7 +773,7 @@ OUTSIDE = ('nan', 'linear')
 class UnwrappedSliderCrankReference(SliderCrankReference):
     """The slider-crank reference with each angle taken into its branch interval."""
 
-    def __init__(self, bounds: Tuple[float, float, float, float], **points: Any) -> None:
+    def __init__(self, bounds: tuple[float, float, float, float], **points: Any) -> None:
         super().__init__(**points)
         self._bounds = bounds
 
@@ -786,14 +782,14 @@ class UnwrappedSliderCrankReference(SliderCrankReference):
         return np.where(angle < low, angle + 2.0 * np.pi,
                         np.where(angle > high, angle - 2.0 * np.pi, angle))
 
-    def actuator_position_and_jacobian(self, joint_position: Any) -> Tuple[np.ndarray, Any]:
+    def actuator_position_and_jacobian(self, joint_position: Any) -> tuple[np.ndarray, Any]:
         theta, k = super().actuator_position_and_jacobian(joint_position)
         if self._rotary:
             with np.errstate(all='ignore'):
                 theta = self._unwrapped(theta, *self._bounds[2:])
         return theta, k
 
-    def joint_position_and_jacobian(self, actuator_position: Any) -> Tuple[np.ndarray, Any]:
+    def joint_position_and_jacobian(self, actuator_position: Any) -> tuple[np.ndarray, Any]:
         q, j = super().joint_position_and_jacobian(actuator_position)
         with np.errstate(all='ignore'):
             return self._unwrapped(q, *self._bounds[:2]), j

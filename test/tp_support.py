@@ -26,12 +26,8 @@ from pathlib import Path
 import re
 import subprocess
 import sys
-from typing import Dict
 from typing import Iterator
-from typing import List
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
 
 #: the repository root (the package root of this ament_python package)
 REPO = Path(__file__).resolve().parents[1]
@@ -62,7 +58,7 @@ ROS2_CONTROL_SKIP_REASON = (
     f'{ROS2_CONTROL_INSTALL} was not found to install it')
 
 
-def ros2_control_env() -> Optional[Dict[str, str]]:
+def ros2_control_env() -> dict[str, str] | None:
     """
     Return the environment of ``ros2_control/setup.bash`` in this venv, or None without it.
 
@@ -122,10 +118,10 @@ class DocBlock(NamedTuple):
     #: the code, without the fences
     text: str
     #: the reason of a ``<!-- doc-test: skip (reason) -->`` mark, None when unmarked
-    skip: Optional[str]
+    skip: str | None
 
 
-def doc_blocks(path: Path) -> List[DocBlock]:
+def doc_blocks(path: Path) -> list[DocBlock]:
     """Return the fenced code blocks of a Markdown page, in order."""
     page = path.relative_to(REPO).as_posix()
     lines = path.read_text(encoding='utf-8').splitlines()
@@ -148,7 +144,7 @@ def doc_blocks(path: Path) -> List[DocBlock]:
     return blocks
 
 
-def shell_commands(block: DocBlock) -> List[Tuple[int, str, List[str]]]:
+def shell_commands(block: DocBlock) -> list[tuple[int, str, list[str]]]:
     """
     Return the commands of a shell block as ``(line, command, shown output lines)``.
 
@@ -157,7 +153,7 @@ def shell_commands(block: DocBlock) -> List[Tuple[int, str, List[str]]]:
     ending with a backslash continue on the next line (joined with one space).
     """
     console = block.lang == 'console'
-    commands: List[Tuple[int, str, List[str]]] = []
+    commands: list[tuple[int, str, list[str]]] = []
     lines = block.text.splitlines()
     i = 0
     while i < len(lines):
@@ -180,7 +176,7 @@ def shell_commands(block: DocBlock) -> List[Tuple[int, str, List[str]]]:
     return commands
 
 
-def doc_ros2_commands() -> List[Tuple[str, str]]:
+def doc_ros2_commands() -> list[tuple[str, str]]:
     """
     Return every command line starting with ``ros2 `` in the documentation's code blocks.
 
@@ -198,7 +194,7 @@ def doc_ros2_commands() -> List[Tuple[str, str]]:
 
 
 @contextlib.contextmanager
-def ros_domain(first: int, count: int) -> Iterator[Dict[str, str]]:
+def ros_domain(first: int, count: int) -> Iterator[dict[str, str]]:
     """
     Give the block a ROS domain of its own, on localhost only; yield the environment.
 

@@ -25,7 +25,6 @@ descriptions), ``transmissions``, ``plugins``, ``robot``, ``runtime`` (ROS-free 
 
 from importlib import import_module
 from typing import Any
-from typing import List
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
@@ -161,6 +160,6 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-def __dir__() -> List[str]:
+def __dir__() -> list[str]:
     """List the public names with the module's own."""
     return sorted(set(globals()) | set(__all__))

@@ -35,10 +35,8 @@ from pathlib import Path
 import shutil
 import subprocess
 import sys
-from typing import Dict
 from typing import Iterator
 from typing import NamedTuple
-from typing import Set
 
 import pytest
 from ros_cli_support import run
@@ -50,7 +48,7 @@ INSTALL = SHARED / 'ros2_cli' / 'install.sh'
 DOMAINS = {'test_launch_cli': (60, 5), 'test_run_cli': (65, 5), 'test_stop_cli': (70, 5),
            'test_doc_commands': (75, 5), 'test_ros2_control_cli': (230, 3)}
 #: the domains this process's tests ran in
-USED_DOMAINS: Set[int] = set()
+USED_DOMAINS: set[int] = set()
 MODULES = ('ros2cli', 'ros2launch', 'launch', 'launch_ros', 'launch_xml', 'ros2lifecycle',
            'ros2param', 'ros2topic', 'ros2run', 'colcon_core')
 
@@ -59,7 +57,7 @@ class Workspace(NamedTuple):
     """A built colcon workspace and the environment of its ``install/setup.bash``."""
 
     path: Path
-    env: Dict[str, str]
+    env: dict[str, str]
     tmp: Path
 
 
@@ -85,7 +83,7 @@ def ros2_tools() -> Path:
     return ros2
 
 
-def _base_env() -> Dict[str, str]:
+def _base_env() -> dict[str, str]:
     """Return this environment without any workspace sourced; the venv first on PATH."""
     env = {k: v for k, v in os.environ.items()
            if k not in ('AMENT_PREFIX_PATH', 'COLCON_PREFIX_PATH', 'PYTHONPATH',

@@ -30,9 +30,6 @@ import subprocess
 import termios
 import threading
 import time
-from typing import Dict
-from typing import List
-from typing import Optional
 from typing import Sequence
 
 import psutil
@@ -72,11 +69,11 @@ class Command:
         terminal), else with pipes in a session of its own
     """
 
-    def __init__(self, line: str, env: Dict[str, str], cwd: str, terminal: bool = True) -> None:
+    def __init__(self, line: str, env: dict[str, str], cwd: str, terminal: bool = True) -> None:
         self.line = line
-        self._chunks: List[bytes] = []
+        self._chunks: list[bytes] = []
         self._lock = threading.Lock()
-        self._seen: Dict[int, psutil.Process] = {}
+        self._seen: dict[int, psutil.Process] = {}
         self.terminal = terminal
         argv = ['bash', '-c', line]
         if terminal:
@@ -128,7 +125,7 @@ class Command:
         raise AssertionError(f'{self.line!r}: {texts} not seen within {timeout:.0f} s '
                              f'(exit code {self.proc.poll()}); output:\n{self.output}')
 
-    def family(self) -> List[int]:
+    def family(self) -> list[int]:
         """Record and return the pids of the command and all its descendants, alive now."""
         try:
             root = psutil.Process(self.proc.pid)
@@ -138,7 +135,7 @@ class Command:
             pass
         return sorted(self._seen)
 
-    def alive(self) -> List[str]:
+    def alive(self) -> list[str]:
         """Return the processes of :meth:`family` that still run, described."""
         left = []
         for pid, p in self._seen.items():
@@ -161,14 +158,14 @@ class Command:
         else:
             self.proc.send_signal(signum)
 
-    def wait(self, timeout: float) -> Optional[int]:
+    def wait(self, timeout: float) -> int | None:
         """Return the exit code, or None when it still runs after ``timeout`` seconds."""
         try:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             return None
 
-    def wait_gone(self, timeout: float) -> List[str]:
+    def wait_gone(self, timeout: float) -> list[str]:
         """Wait until no process of :meth:`family` runs; return those still running."""
         deadline = time.monotonic() + timeout
         while self.alive() and time.monotonic() < deadline:
@@ -206,12 +203,12 @@ class Command:
         with open(os.path.join(found.group(1), 'launch.log')) as f:
             return f.read()
 
-    def bad_lines(self) -> List[str]:
+    def bad_lines(self) -> list[str]:
         """Return the output lines that show an unclean stop."""
         return [line for line in self.output.splitlines() if BAD_LINES.search(line)]
 
 
-def run(line: str, env: Dict[str, str], cwd: str, timeout: float = 60.0,
+def run(line: str, env: dict[str, str], cwd: str, timeout: float = 60.0,
         check: bool = True) -> subprocess.CompletedProcess:
     """Run a short command line with ``bash -c`` and return its result (output merged)."""
     result = subprocess.run(['bash', '-c', line], env=env, cwd=cwd, stdout=subprocess.PIPE,

@@ -38,7 +38,6 @@ import signal
 import time
 from typing import Callable
 from typing import NamedTuple
-from typing import Optional
 
 import doc_commands as doc
 import pytest
@@ -62,7 +61,7 @@ class Way(NamedTuple):
     act: Callable[[Command], None]
     code: int
     #: another code the tool itself may give (upstream), when its output shows its node clean
-    also: Optional[int] = None
+    also: int | None = None
 
 
 def _twice(cmd: Command) -> None:
@@ -107,7 +106,7 @@ def _sigterm_to_the_node(cmd: Command) -> None:
 RUN_WAYS['sigterm_to_the_node'] = Way(_sigterm_to_the_node, 0)
 
 
-def _stop_all(user, lines, way: Way, ready=READY, nodes: Optional[int] = None):
+def _stop_all(user, lines, way: Way, ready=READY, nodes: int | None = None):
     """Start ``lines`` at once, stop them ``way``, check each; return the outputs."""
     cmds = [Command(line, user.env, str(user.path)) for line in lines]
     try:

@@ -26,7 +26,6 @@ from pathlib import Path
 import re
 import subprocess
 import sys
-from typing import Dict
 from typing import Iterator
 from typing import NamedTuple
 
@@ -50,11 +49,11 @@ class Shell(NamedTuple):
     """A user's shell: its working directory (holding ``.venv``) and its environment."""
 
     path: Path
-    env: Dict[str, str]
+    env: dict[str, str]
 
 
 @pytest.fixture(scope='module')
-def domain_env(ros2_tools: Path) -> Iterator[Dict[str, str]]:
+def domain_env(ros2_tools: Path) -> Iterator[dict[str, str]]:
     """Return a shell environment with nothing of ROS or the venv in it, in our domain."""
     venv_bin = str(Path(sys.executable).parent)
     env = {k: v for k, v in os.environ.items()
@@ -73,7 +72,7 @@ def domain_env(ros2_tools: Path) -> Iterator[Dict[str, str]]:
 
 
 @pytest.fixture
-def shell(domain_env: Dict[str, str], tmp_path: Path) -> Shell:
+def shell(domain_env: dict[str, str], tmp_path: Path) -> Shell:
     """Return a fresh working directory with ``.venv`` (this venv) in it."""
     (tmp_path / '.venv').symlink_to(sys.prefix)
     (tmp_path / 'log').mkdir()

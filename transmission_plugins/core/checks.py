@@ -17,8 +17,6 @@
 import math
 import numbers
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import Mapping
 from typing import Sequence
 
@@ -33,7 +31,7 @@ FloatArray = npt.NDArray[np.float64]
 #: the dtype of every array the maps convert
 FLOAT64 = np.dtype(np.float64)
 #: interface name to values, what the functional maps take and return
-ArrayMap = Dict[str, FloatArray]
+ArrayMap = dict[str, FloatArray]
 
 
 def check_finite(value: Any, parameter: str, where: str = '') -> float:
@@ -72,7 +70,7 @@ def check_positive(value: Any, parameter: str, where: str = '') -> float:
     return x
 
 
-def check_sequence(value: Any, length: int, parameter: str, where: str = '') -> List[Any]:
+def check_sequence(value: Any, length: int, parameter: str, where: str = '') -> list[Any]:
     """
     Return ``value`` as a list of exactly ``length`` items.
 

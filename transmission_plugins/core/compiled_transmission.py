@@ -25,10 +25,7 @@ subclass gives its numbers (:meth:`~.Transmission.kernel_record`, or a linear ma
 """
 
 from typing import Any
-from typing import Dict
 from typing import Mapping
-from typing import Optional
-from typing import Tuple
 
 import numpy as np
 
@@ -58,14 +55,14 @@ class CompiledTransmission(Transmission):
             self.__dict__[_CACHE] = flat
         return flat
 
-    def __getstate__(self) -> Dict[str, Any]:
+    def __getstate__(self) -> dict[str, Any]:
         """Return the state to copy or pickle: the parameters, not the compiled description."""
         state = dict(self.__dict__)
         state.pop(_CACHE, None)
         return state
 
     # ------------------------------------------------------------------ the one dispatch
-    def prepare_state(self, to_joint: bool, position: Optional[FloatArray]) -> Any:
+    def prepare_state(self, to_joint: bool, position: FloatArray | None) -> Any:
         """Return the source positions of a nonlinear conversion (the kernel evaluates there)."""
         if position is None or not self.requires_position_state():
             return None
@@ -137,17 +134,17 @@ class CompiledTransmission(Transmission):
         x = self._source(joint_position, False)
         return self.description().jacobian(False, x)
 
-    def joint_position_and_jacobian(self, actuator_position: Any) -> Tuple[FloatArray, Any]:
+    def joint_position_and_jacobian(self, actuator_position: Any) -> tuple[FloatArray, Any]:
         """Return the joint positions and :math:`J` there (one conversion)."""
         x = self._source(actuator_position, True)
         return self.joint_position(x), self.actuator_to_joint_jacobian(x)
 
-    def actuator_position_and_jacobian(self, joint_position: Any) -> Tuple[FloatArray, Any]:
+    def actuator_position_and_jacobian(self, joint_position: Any) -> tuple[FloatArray, Any]:
         """Return the actuator positions and :math:`K` there."""
         x = self._source(joint_position, False)
         return self.actuator_position(x), self.joint_to_actuator_jacobian(x)
 
-    def kernel_terms(self, position: Any, to_joint: bool) -> Tuple[float, ...]:
+    def kernel_terms(self, position: Any, to_joint: bool) -> tuple[float, ...]:
         """Return the terms the kernel gives for workspace problems at one position."""
         x = self._source(position, to_joint)
         flat = self.description()

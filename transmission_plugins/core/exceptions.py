@@ -43,7 +43,7 @@ class TransmissionError(Exception):
     """Root of every error raised by transmission_plugins."""
 
 
-def _located(path: str, line: Optional[int], message: str) -> str:
+def _located(path: str, line: int | None, message: str) -> str:
     """Return ``path (line N): message``, or ``path: message`` when the line is unknown."""
     return f'{path} (line {line}): {message}' if line else f'{path}: {message}'
 
@@ -72,11 +72,11 @@ class LoadWarning(str):
     """
 
     path: str
-    line: Optional[int]
+    line: int | None
     message: str
 
-    def __new__(cls, path: str, message: str, line: Optional[int] = None, *,
-                text: Optional[str] = None) -> 'LoadWarning':
+    def __new__(cls, path: str, message: str, line: int | None = None, *,
+                text: str | None = None) -> 'LoadWarning':
         """Build the warning; see the class docstring."""
         self = super().__new__(cls, text if text is not None else _located(path, line, message))
         self.path = path
@@ -120,8 +120,8 @@ class TransmissionFileError(TransmissionError, OSError):
     ``strerror`` (default: ``message``).
     """
 
-    def __init__(self, filename: str, message: str, errno: Optional[int] = None,
-                 strerror: Optional[str] = None) -> None:
+    def __init__(self, filename: str, message: str, errno: int | None = None,
+                 strerror: str | None = None) -> None:
         super().__init__(filename, message)
         self.filename = filename
         self.message = message
@@ -171,7 +171,7 @@ class UrdfTransmissionError(TransmissionError):
     :param line: source line of the element, when known
     """
 
-    def __init__(self, path: str, message: str, line: Optional[int] = None) -> None:
+    def __init__(self, path: str, message: str, line: int | None = None) -> None:
         self.path = path
         self.message = message
         self.line = line
@@ -201,7 +201,7 @@ class TransmissionLoadError(TransmissionError):
     """
 
     def __init__(self, plugin_name: str, reason: str,
-                 original_exception: Optional[BaseException] = None, where: str = '') -> None:
+                 original_exception: BaseException | None = None, where: str = '') -> None:
         self.plugin_name = plugin_name
         self.reason = reason
         self.original_exception = original_exception

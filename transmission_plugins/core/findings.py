@@ -22,8 +22,6 @@ it loaded among its warnings, and ``lint`` reports those and the ones across dia
 
 from typing import Any
 from typing import cast
-from typing import Dict
-from typing import Optional
 
 from transmission_plugins.core.exceptions import LoadWarning
 
@@ -51,7 +49,7 @@ class Finding(LoadWarning):
     kind: str
 
     def __new__(cls, kind: str, path: str, message: str,
-                line: Optional[int] = None) -> 'Finding':
+                line: int | None = None) -> 'Finding':
         """Build the finding."""
         where = f' (line {line})' if line else ''
         self = cast('Finding', super().__new__(cls, path, message, line,
@@ -59,6 +57,6 @@ class Finding(LoadWarning):
         self.kind = kind
         return self
 
-    def as_dict(self) -> Dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
         """Return the finding as JSON-ready fields: kind, path, line, message."""
         return {'kind': self.kind, 'path': self.path, 'line': self.line, 'message': self.message}

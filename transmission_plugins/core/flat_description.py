@@ -48,15 +48,11 @@ after it by their own numpy maps, identical ones in one call: the documented slo
 
 import math
 from typing import Any
-from typing import Dict
 from typing import Hashable
 from typing import Iterable
-from typing import List
 from typing import Mapping
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -105,7 +101,7 @@ class SparseMatrix(NamedTuple):
     rows: np.ndarray
     cols: np.ndarray
     values: np.ndarray
-    shape: Tuple[int, int]
+    shape: tuple[int, int]
 
     def toarray(self) -> np.ndarray:
         """Return the dense matrix (for small robots and tests: ``rows x cols`` floats)."""
@@ -118,7 +114,7 @@ class SparseMatrix(NamedTuple):
         """Return the number of stored non-zeros."""
         return int(self.values.size)
 
-    def compressed_rows(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def compressed_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return ``(ptr, col, val)``: row ``r`` holds ``col[ptr[r]:ptr[r + 1]]``."""
         ptr = np.zeros(self.shape[0] + 1, dtype=np.int64)
         np.cumsum(np.bincount(self.rows, minlength=self.shape[0]), out=ptr[1:])
@@ -126,7 +122,7 @@ class SparseMatrix(NamedTuple):
 
 
 def sparse_matrix(rows: Sequence[np.ndarray], cols: Sequence[np.ndarray],
-                  values: Sequence[np.ndarray], shape: Tuple[int, int]) -> SparseMatrix:
+                  values: Sequence[np.ndarray], shape: tuple[int, int]) -> SparseMatrix:
     """
     Return a :class:`SparseMatrix` from pieces of coordinates, zeros dropped, sorted by row.
 
@@ -147,7 +143,7 @@ def sparse_matrix(rows: Sequence[np.ndarray], cols: Sequence[np.ndarray],
 
 
 def fused_matrices(linear: Iterable[Block], num_joints: int,
-                   num_actuators: int) -> Tuple[Dict[Tuple[bool, str], SparseMatrix], np.ndarray]:
+                   num_actuators: int) -> tuple[dict[tuple[bool, str], SparseMatrix], np.ndarray]:
     r"""
     Return the fused maps of linear transmissions, ``{(to_joint, kind): matrix}``, and the offsets.
 
@@ -156,10 +152,10 @@ def fused_matrices(linear: Iterable[Block], num_joints: int,
     block placed at its joints and actuators; joint to actuator only from the blocks that own
     their actuators.  The offsets are :math:`q_0` (``nj``).
     """
-    pieces: Dict[Tuple[bool, str], List[List[np.ndarray]]] = {k: [[], [], []] for k in KEYS}
+    pieces: dict[tuple[bool, str], list[list[np.ndarray]]] = {k: [[], [], []] for k in KEYS}
     offset = np.zeros(num_joints)
 
-    def add(key: Tuple[bool, str], m: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+    def add(key: tuple[bool, str], m: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
         r, c = np.nonzero(m)
         for part, value in zip(pieces[key], (rows[r], cols[c], m[r, c])):
             part.append(value)
@@ -185,12 +181,12 @@ class PythonGroup(NamedTuple):
     src: np.ndarray
     dst: np.ndarray
     #: the joints (map order) its joint-to-actuator maps read: the round trip compares them
-    read: List[int]
+    read: list[int]
 
 
-def _python_groups(blocks: Sequence[Block], to_joint: bool) -> List[PythonGroup]:
+def _python_groups(blocks: Sequence[Block], to_joint: bool) -> list[PythonGroup]:
     """Return the Python mechanisms of one direction grouped by map (joint to actuator: owners)."""
-    by_map: Dict[Hashable, List[Block]] = {}
+    by_map: dict[Hashable, list[Block]] = {}
     for b in blocks:
         if to_joint or b.owner:
             by_map.setdefault(b.transmission.map_key(), []).append(b)
@@ -286,9 +282,9 @@ class FlatDescription:
 
     # ------------------------------------------------------------------ conversions
     def convert(self, arrays: Mapping[str, np.ndarray], to_joint: bool,
-                state: Optional[np.ndarray] = None,
-                out: Optional[Mapping[str, np.ndarray]] = None,
-                unreachable: Optional[np.ndarray] = None) -> Dict[str, np.ndarray]:
+                state: np.ndarray | None = None,
+                out: Mapping[str, np.ndarray] | None = None,
+                unreachable: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """
         Convert arrays already checked: float64, the right length on the last axis.
 
@@ -314,11 +310,11 @@ class FlatDescription:
         return ys
 
     def _compiled(self, arrays: Mapping[str, np.ndarray], to_joint: bool,
-                  state: Optional[np.ndarray], out: Optional[Mapping[str, np.ndarray]],
-                  unreachable: Optional[np.ndarray]) -> Optional[Dict[str, np.ndarray]]:
+                  state: np.ndarray | None, out: Mapping[str, np.ndarray] | None,
+                  unreachable: np.ndarray | None) -> dict[str, np.ndarray] | None:
         """Convert through the kernel (a call per interface of a kind); None: mixed shapes."""
-        src: List[Any] = [None, None, None]
-        dst: List[Any] = [None, None, None]
+        src: list[Any] = [None, None, None]
+        dst: list[Any] = [None, None, None]
         later = []
         shape = None
         for name, x in arrays.items():
@@ -358,8 +354,8 @@ class FlatDescription:
                                      None) or {})
         return ys
 
-    def _contiguous(self, to_joint: bool, batch: int, src: List[Any], dst: List[Any],
-                    state: Optional[np.ndarray], unreachable: Optional[np.ndarray]) -> None:
+    def _contiguous(self, to_joint: bool, batch: int, src: list[Any], dst: list[Any],
+                    state: np.ndarray | None, unreachable: np.ndarray | None) -> None:
         """Convert through C-contiguous copies of the arrays that are not, then copy back."""
         def contiguous(x: Any, blank: bool = False) -> Any:
             if x is None or x.flags.c_contiguous:
@@ -376,10 +372,10 @@ class FlatDescription:
                 y[...] = z
 
     def _one_by_one(self, arrays: Mapping[str, np.ndarray], to_joint: bool,
-                    state: Optional[np.ndarray], out: Optional[Mapping[str, np.ndarray]],
-                    unreachable: Optional[np.ndarray]) -> Dict[str, np.ndarray]:
+                    state: np.ndarray | None, out: Mapping[str, np.ndarray] | None,
+                    unreachable: np.ndarray | None) -> dict[str, np.ndarray]:
         """Convert interfaces of different shapes each alone, at the state broadcast to them."""
-        result: Dict[str, np.ndarray] = {}
+        result: dict[str, np.ndarray] = {}
         for name, values in arrays.items():
             here = None if state is None else np.broadcast_to(state, values.shape)
             reach = (unreachable if unreachable is not None and SLOT[name] == 0
@@ -389,8 +385,8 @@ class FlatDescription:
         return result
 
     def _python(self, arrays: Mapping[str, np.ndarray], ys: Mapping[str, np.ndarray],
-                to_joint: bool, state: Optional[np.ndarray],
-                unreachable: Optional[np.ndarray]) -> None:
+                to_joint: bool, state: np.ndarray | None,
+                unreachable: np.ndarray | None) -> None:
         """Convert the mechanisms written in Python, after the kernel (the slower way)."""
         kinds = [INTERFACE_KIND[name] for name in arrays]
         with np.errstate(all='ignore'):  # inf and NaN are results, never warnings
@@ -440,13 +436,13 @@ class FlatDescription:
                     out[..., dst[:, None], src[None, :]] = jacobian(x[..., src])
         return out
 
-    def terms(self, block: Block, to_joint: bool, position: np.ndarray) -> Tuple[float, ...]:
+    def terms(self, block: Block, to_joint: bool, position: np.ndarray) -> tuple[float, ...]:
         """Return the terms a built-in mechanism words its workspace problems with."""
         index = next(i for i, b in enumerate(self.compiled) if b is block)
         return self.kernel.terms(index, to_joint, np.ascontiguousarray(position, dtype=np.float64))
 
 
-def _count(shape: Tuple[int, ...]) -> int:
+def _count(shape: tuple[int, ...]) -> int:
     """Return the number of samples of a batch shape."""
     n = 1
     for k in shape:

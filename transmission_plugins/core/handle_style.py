@@ -14,11 +14,8 @@
 
 """The ros2_control call style of a transmission: handles wired once, converted in place."""
 
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,11 +36,11 @@ class HandleBinding(NamedTuple):
     """The handles :func:`bind_handles` wired to a transmission."""
 
     #: (interface, joint handles, actuator handles) in map order, per converted interface
-    pairs: List[Tuple[str, List[JointHandle], List[ActuatorHandle]]]
+    pairs: list[tuple[str, list[JointHandle], list[ActuatorHandle]]]
     #: interfaces that could not be paired, with the reason
-    skipped: List[str]
-    joint_position: Optional[List[JointHandle]]
-    actuator_position: Optional[List[ActuatorHandle]]
+    skipped: list[str]
+    joint_position: list[JointHandle] | None
+    actuator_position: list[ActuatorHandle] | None
 
     def convert(self, transmission: 'Transmission', to_joint: bool) -> None:
         """Read the source handles, convert every pair in one call, then write the destinations."""
@@ -57,7 +54,7 @@ class HandleBinding(NamedTuple):
             for h, v in zip(joints if to_joint else actuators, out[interface]):
                 h.value = float(v)
 
-    def report(self) -> List[str]:
+    def report(self) -> list[str]:
         """Return one line per converted interface (handle names and values) and per skip."""
         lines = [f'  {interface}: actuators '
                  f'{[h.get_name() + "=" + repr(h.value) for h in actuators]} <-> joints '

@@ -19,11 +19,7 @@ Like ``hardware_interface::Handle``, but the value lives on the handle (``handle
 floats being immutable); a transmission configured with handles reads and writes it in place.
 """
 
-from typing import Dict
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Type
 from typing import TypeVar
 
 from transmission_plugins.core.exceptions import TransmissionConfigurationError
@@ -40,7 +36,7 @@ class Handle:
     __slots__ = ('name', 'interface', 'value', 'role')
 
     def __init__(self, name: str, interface: str, value: float = 0.0,
-                 role: Optional[str] = None) -> None:
+                 role: str | None = None) -> None:
         self.name = str(name)
         self.interface = str(interface)
         self.value = float(value)
@@ -71,8 +67,8 @@ class ActuatorHandle(Handle):
 H = TypeVar('H', bound=Handle)
 
 
-def group_handles(handles: Sequence[H], cls: Type[H], count: int, roles: Sequence[str],
-                  side: str, owner: str) -> Dict[str, List[H]]:
+def group_handles(handles: Sequence[H], cls: type[H], count: int, roles: Sequence[str],
+                  side: str, owner: str) -> dict[str, list[H]]:
     """
     Group one side's handles by interface, each group in map order (ros2_control's configure).
 
@@ -91,8 +87,8 @@ def group_handles(handles: Sequence[H], cls: Type[H], count: int, roles: Sequenc
         if not isinstance(h, cls):
             raise TransmissionConfigurationError(
                 f'{owner}: expected {cls.__name__} objects, got {h!r}')
-    order: List[str] = []
-    role_of: Dict[str, Optional[str]] = {}
+    order: list[str] = []
+    role_of: dict[str, str | None] = {}
     for h in handles:
         if h.name not in role_of:
             order.append(h.name)
@@ -112,14 +108,14 @@ def group_handles(handles: Sequence[H], cls: Type[H], count: int, roles: Sequenc
                 f'{owner}: {side} roles must be exactly {list(roles)}, got '
                 f'{dict(zip(order, given))}')
         order = sorted(order, key=lambda n: list(roles).index(role_of[n]))  # type: ignore
-    by_interface: Dict[str, Dict[str, H]] = {}
+    by_interface: dict[str, dict[str, H]] = {}
     for h in handles:
         slot = by_interface.setdefault(h.interface, {})
         if h.name in slot:
             raise TransmissionConfigurationError(
                 f'{owner}: duplicate {side} handle {h.get_name()!r}')
         slot[h.name] = h
-    out: Dict[str, List[H]] = {}
+    out: dict[str, list[H]] = {}
     for interface, slot in by_interface.items():
         if len(slot) != count:
             missing = [n for n in order if n not in slot]

@@ -15,9 +15,7 @@
 """The types of the compiled kernel (``src/kernel/module.c``)."""
 
 from typing import Any
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 NEWTON_TOLERANCE: float
 NEWTON_ITERATIONS: int
@@ -40,14 +38,14 @@ class Maps:
     evaluations: int
 
     def __init__(self, num_joints: int, num_actuators: int,
-                 rows: Tuple[Tuple[Any, Any, Any], ...], joint_offset: Any,
-                 mechanisms: Sequence[Tuple[int, Any, Any, Any, int, bool]]) -> None: ...
+                 rows: tuple[tuple[Any, Any, Any], ...], joint_offset: Any,
+                 mechanisms: Sequence[tuple[int, Any, Any, Any, int, bool]]) -> None: ...
 
-    def convert(self, to_joint: bool, batch: int, position: Optional[Any],
-                velocity: Optional[Any], effort: Optional[Any], out_position: Optional[Any],
-                out_velocity: Optional[Any], out_effort: Optional[Any], state: Optional[Any],
-                unreachable: Optional[Any], jacobian: Optional[Any], warm: bool) -> None: ...
+    def convert(self, to_joint: bool, batch: int, position: Any | None,
+                velocity: Any | None, effort: Any | None, out_position: Any | None,
+                out_velocity: Any | None, out_effort: Any | None, state: Any | None,
+                unreachable: Any | None, jacobian: Any | None, warm: bool) -> None: ...
 
-    def terms(self, index: int, to_joint: bool, position: Any) -> Tuple[float, ...]: ...
+    def terms(self, index: int, to_joint: bool, position: Any) -> tuple[float, ...]: ...
 
     def forget(self) -> None: ...

@@ -32,7 +32,6 @@ matrix product and reflected inertia is :math:`J^{-T} I_r J^{-1}`.
 
 from typing import Hashable
 from typing import NamedTuple
-from typing import Optional
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -97,12 +96,12 @@ class LinearTransmission(CompiledTransmission, Mechanism):
         return (type(self),) + tuple(tuple(np.asarray(m, dtype=np.float64).ravel().tolist())
                                      + m.shape for m in self.linear_map())
 
-    def actuator_to_joint_jacobian(self, actuator_position: Optional[ArrayLike] = None
+    def actuator_to_joint_jacobian(self, actuator_position: ArrayLike | None = None
                                    ) -> np.ndarray:
         """Return the constant :math:`J`, shape ``(M, N)``."""
         return self._a2j
 
-    def joint_to_actuator_jacobian(self, joint_position: Optional[ArrayLike] = None
+    def joint_to_actuator_jacobian(self, joint_position: ArrayLike | None = None
                                    ) -> np.ndarray:
         """Return the constant :math:`J^{-1}`, shape ``(N, M)``."""
         return self._j2a

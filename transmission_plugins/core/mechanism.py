@@ -47,10 +47,7 @@ target positions and the Jacobian, computed once for every interface of the call
 
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Tuple
 
 import numpy as np
 
@@ -101,9 +98,9 @@ class JointSide(NamedTuple):
     jacobian: np.ndarray
 
 
-def newton(linearisation: Callable[[np.ndarray], Tuple[np.ndarray, np.ndarray]],
+def newton(linearisation: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
            start: np.ndarray, scale: Any = 1.0,
-           anchor: Any = None) -> Tuple[np.ndarray, np.ndarray]:
+           anchor: Any = None) -> tuple[np.ndarray, np.ndarray]:
     r"""
     Return :math:`x` with :math:`r(x) = 0` and :math:`\partial r/\partial x` there, over a batch.
 
@@ -254,7 +251,7 @@ class Mechanism(Transmission):
                                 f'{pair[defined.index(False)]}: a direction is a position map '
                                 'and its Jacobian')
         #: the neutral linearisation of each derived direction (a constant of the parameters)
-        self._neutral: Dict[bool, Tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._neutral: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def requires_position_state(self) -> bool:
         """Return True: velocity and effort maps depend on the position."""
@@ -299,7 +296,7 @@ class Mechanism(Transmission):
         """
         return np.asarray(self.actuator_position_and_jacobian(joint_position)[1])
 
-    def joint_position_and_jacobian(self, actuator_position: Any) -> Tuple[np.ndarray, Any]:
+    def joint_position_and_jacobian(self, actuator_position: Any) -> tuple[np.ndarray, Any]:
         r"""
         Return :math:`q = f(\theta)` and :math:`J` there: what one conversion needs.
 
@@ -313,7 +310,7 @@ class Mechanism(Transmission):
         q, k = self._solved(True, actuator_position)
         return q, inverse(k)
 
-    def actuator_position_and_jacobian(self, joint_position: Any) -> Tuple[np.ndarray, Any]:
+    def actuator_position_and_jacobian(self, joint_position: Any) -> tuple[np.ndarray, Any]:
         r"""
         Return :math:`\theta = g(q)` and :math:`K` there: what one conversion needs.
 
@@ -346,7 +343,7 @@ class Mechanism(Transmission):
         return base + _times(slope, source - origin)
 
     def _linearisation_at_zero(
-            self, to_joint: bool) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+            self, to_joint: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return (target, slope, source) of the derived direction at the neutral pose."""
         size = self.num_actuators() if to_joint else self.num_joints()
         zero = np.zeros(self.num_joints() if to_joint else self.num_actuators())
@@ -358,7 +355,7 @@ class Mechanism(Transmission):
             return np.zeros(zero.shape), np.zeros((zero.size, size)), np.zeros(size)
         return zero, slope, np.asarray(image, dtype=np.float64)
 
-    def _solved(self, to_joint: bool, position: Any) -> Tuple[np.ndarray, np.ndarray]:
+    def _solved(self, to_joint: bool, position: Any) -> tuple[np.ndarray, np.ndarray]:
         """Return the derived direction's target and the defined direction's Jacobian there."""
         what = 'joint_position' if to_joint else 'actuator_position'
         if self.num_actuators() != self.num_joints():
@@ -370,7 +367,7 @@ class Mechanism(Transmission):
         defined = (self.actuator_position_and_jacobian if to_joint
                    else self.joint_position_and_jacobian)
 
-        def linearisation(x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        def linearisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             image, jacobian = defined(x)
             return image - source, np.asarray(jacobian, dtype=np.float64)
 
@@ -383,7 +380,7 @@ class Mechanism(Transmission):
         return _overrides(type(self), name) or _overrides(type(self), f'{name}_and_jacobian')
 
     # ------------------------------------------------------------------ workspace
-    def workspace_problems(self, position: Any, to_joint: bool = False) -> List[str]:
+    def workspace_problems(self, position: Any, to_joint: bool = False) -> list[str]:
         """
         Return why the map is undefined or singular at one position, in words; [] where regular.
 
@@ -423,7 +420,7 @@ class Mechanism(Transmission):
                                     f'(condition number {condition:.3g})')
         return problems
 
-    def named_problems(self, position: np.ndarray, to_joint: bool) -> List[str]:
+    def named_problems(self, position: np.ndarray, to_joint: bool) -> list[str]:
         """
         Return the mechanism's own words for what is wrong at one position (default: none).
 

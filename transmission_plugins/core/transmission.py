@@ -46,14 +46,11 @@ from abc import ABC
 from abc import abstractmethod
 from typing import Any
 from typing import Callable
-from typing import Dict
 from typing import Hashable
 from typing import Mapping
 from typing import NamedTuple
-from typing import Optional
 from typing import overload
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -103,11 +100,11 @@ class Transmission(ABC):
     """
 
     #: Role names of the joints and actuators, in map order (coupled transmissions).
-    JOINT_ROLES: Tuple[str, ...] = ()
-    ACTUATOR_ROLES: Tuple[str, ...] = ()
+    JOINT_ROLES: tuple[str, ...] = ()
+    ACTUATOR_ROLES: tuple[str, ...] = ()
 
     def __init__(self) -> None:
-        self._handles: Optional[HandleBinding] = None
+        self._handles: HandleBinding | None = None
 
     # ------------------------------------------------------------------ handle style
     def configure(self, joint_handles: Sequence[JointHandle],
@@ -134,11 +131,11 @@ class Transmission(ABC):
             return f'{self}\n  handles: not configured'
         return '\n'.join([str(self)] + self._handles.report())
 
-    def converted_interfaces(self) -> Tuple[str, ...]:
+    def converted_interfaces(self) -> tuple[str, ...]:
         """Return the interfaces wired by the last :meth:`configure`."""
         return tuple(i for i, _, _ in self._handles.pairs) if self._handles else ()
 
-    def skipped_interfaces(self) -> Tuple[str, ...]:
+    def skipped_interfaces(self) -> tuple[str, ...]:
         """Return the interfaces :meth:`configure` could not pair, with the reason."""
         return tuple(self._handles.skipped) if self._handles else ()
 
@@ -159,7 +156,7 @@ class Transmission(ABC):
         """Return True when the maps are affine with constant Jacobians."""
         return False
 
-    def supported_interfaces(self) -> Tuple[str, ...]:
+    def supported_interfaces(self) -> tuple[str, ...]:
         """Return the interface names this transmission converts."""
         return INTERFACES
 
@@ -177,7 +174,7 @@ class Transmission(ABC):
         """Return True when ``other`` has the same type and the same maps (:meth:`map_key`)."""
         return self.map_key() == other.map_key()
 
-    def kernel_record(self) -> Optional[KernelRecord]:
+    def kernel_record(self) -> KernelRecord | None:
         """
         Return the mechanism's record in the compiled kernel, or None (the default).
 
@@ -187,7 +184,7 @@ class Transmission(ABC):
         """
         return None
 
-    def joint_to_actuator_inputs(self) -> Tuple[int, ...]:
+    def joint_to_actuator_inputs(self) -> tuple[int, ...]:
         """
         Return the indices (map order) of the joints the joint-to-actuator maps read.
 
@@ -198,7 +195,7 @@ class Transmission(ABC):
 
     # ------------------------------------------------------------------ test contract
     @classmethod
-    def example(cls) -> Tuple['Transmission', Dict[str, FloatArray]]:
+    def example(cls) -> tuple['Transmission', dict[str, FloatArray]]:
         """
         Return a representative instance and a few valid actuator states: the test contract.
 
@@ -280,7 +277,7 @@ class Transmission(ABC):
         """
 
     # ------------------------------------------------------------------ the one dispatch
-    def prepare_state(self, to_joint: bool, position: Optional[FloatArray]) -> Any:
+    def prepare_state(self, to_joint: bool, position: FloatArray | None) -> Any:
         """
         Return the position state of one conversion, or None when there is nothing to prepare.
 
@@ -325,8 +322,8 @@ class Transmission(ABC):
     def actuator_to_joint(self, values: Mapping[str, Any]) -> ArrayMap:
         ...
 
-    def actuator_to_joint(self, values: Optional[Mapping[str, Any]] = None
-                          ) -> Optional[ArrayMap]:
+    def actuator_to_joint(self, values: Mapping[str, Any] | None = None
+                          ) -> ArrayMap | None:
         """
         Map actuator-space values to joint space.
 
@@ -348,8 +345,8 @@ class Transmission(ABC):
     def joint_to_actuator(self, values: Mapping[str, Any]) -> ArrayMap:
         ...
 
-    def joint_to_actuator(self, values: Optional[Mapping[str, Any]] = None
-                          ) -> Optional[ArrayMap]:
+    def joint_to_actuator(self, values: Mapping[str, Any] | None = None
+                          ) -> ArrayMap | None:
         """
         Map joint-space values to actuator space.
 
@@ -376,7 +373,7 @@ class Transmission(ABC):
                     for name, x in arrays.items()}
 
 
-def _position_of(arrays: Dict[str, FloatArray]) -> Optional[FloatArray]:
+def _position_of(arrays: dict[str, FloatArray]) -> FloatArray | None:
     """Return the ``position`` (else ``absolute_position``) values of a conversion, or None."""
     if POSITION in arrays:
         return arrays[POSITION]

@@ -19,11 +19,8 @@ Checks across transmissions (a joint driven twice, a shared actuator) are the ro
 (:mod:`transmission_plugins.robot.wiring`).
 """
 
-from typing import List
 from typing import Mapping
-from typing import Optional
 from typing import Sequence
-from typing import Union
 import warnings
 
 from transmission_plugins.core.exceptions import BadValueError
@@ -42,9 +39,9 @@ from transmission_plugins.urdf.vocabulary import UrdfVocabulary
 
 
 def build_transmission(info: TransmissionInfo,
-                       plugins: Optional[Sequence[TransmissionPlugin]] = None, *,
-                       record: Optional[List[LoadWarning]] = None,
-                       aliases: Optional[Mapping[str, str]] = None) -> TransmissionWiring:
+                       plugins: Sequence[TransmissionPlugin] | None = None, *,
+                       record: list[LoadWarning] | None = None,
+                       aliases: Mapping[str, str] | None = None) -> TransmissionWiring:
     """
     Build one transmission from its parsed record through the plugin of its type.
 
@@ -92,7 +89,7 @@ def build_transmission(info: TransmissionInfo,
     return _checked_wiring(info, cls, wiring)
 
 
-def _as_record(info: TransmissionInfo, message: Union[Warning, str]) -> LoadWarning:
+def _as_record(info: TransmissionInfo, message: Warning | str) -> LoadWarning:
     """Return a plugin's warning as a record (plain ``UserWarning`` text is kept as it is)."""
     if isinstance(message, TransmissionWarning) and message.record is not None:
         return message.record

@@ -22,12 +22,9 @@ third-party package adds a transmission by declaring an entry point only.
 import difflib
 import importlib.metadata
 from typing import Iterable
-from typing import List
 from typing import Mapping
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Type
 
 from transmission_plugins.core.exceptions import TransmissionLoadError
 from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
@@ -50,8 +47,8 @@ class TransmissionPlugin(NamedTuple):
 
 
 def find_transmission_plugins(
-        distributions: Optional[Iterable[importlib.metadata.Distribution]] = None
-) -> List[TransmissionPlugin]:
+        distributions: Iterable[importlib.metadata.Distribution] | None = None
+) -> list[TransmissionPlugin]:
     """
     List the transmission plugins registered by installed distributions, without importing them.
 
@@ -83,7 +80,7 @@ def find_transmission_plugins(
     return plugins
 
 
-def closest_names(type_name: str, known: Sequence[str], count: int = 3) -> List[str]:
+def closest_names(type_name: str, known: Sequence[str], count: int = 3) -> list[str]:
     """
     Return the registered names a mistyped ``type_name`` most likely meant, best first.
 
@@ -100,9 +97,9 @@ def closest_names(type_name: str, known: Sequence[str], count: int = 3) -> List[
 
 
 def load_transmission_class(type_name: str, *,
-                            plugins: Optional[Sequence[TransmissionPlugin]] = None,
+                            plugins: Sequence[TransmissionPlugin] | None = None,
                             where: str = '',
-                            aliases: Optional[Mapping[str, str]] = None) -> Type[Transmission]:
+                            aliases: Mapping[str, str] | None = None) -> type[Transmission]:
     """
     Import the plugin registered under ``type_name`` (exact match) and return its class.
 

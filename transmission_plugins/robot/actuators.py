@@ -34,8 +34,6 @@ coordinate, in series with the transmission's reduction (doc/transmissions.md).
 from dataclasses import dataclass
 import math
 from typing import Any
-from typing import Optional
-from typing import Tuple
 
 import numpy as np
 
@@ -72,8 +70,8 @@ class ActuatorModel:
     effort_limit: float = math.inf
     rotor_inertia: float = 0.0
     gear_ratio: float = 1.0
-    kp: Optional[float] = None
-    kd: Optional[float] = None
+    kp: float | None = None
+    kd: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -117,7 +115,7 @@ class ActuatorModel:
         return self.kp is not None
 
 
-def check_gains(kp: Any, kd: Any, where: str = '') -> Tuple[Optional[float], Optional[float]]:
+def check_gains(kp: Any, kd: Any, where: str = '') -> tuple[float | None, float | None]:
     r"""
     Validate PD gains as Drake does: :math:`K_p > 0`, :math:`K_d \ge 0`, both finite.
 
@@ -140,9 +138,9 @@ def check_gains(kp: Any, kd: Any, where: str = '') -> Tuple[Optional[float], Opt
     return p, d
 
 
-def actuator_model_from_info(info: Any, *, effort_limit: Optional[float] = None,
-                             kp: Optional[float] = None,
-                             kd: Optional[float] = None) -> ActuatorModel:
+def actuator_model_from_info(info: Any, *, effort_limit: float | None = None,
+                             kp: float | None = None,
+                             kd: float | None = None) -> ActuatorModel:
     """
     Build an :class:`ActuatorModel` from an :class:`ActuatorInfo`.
 

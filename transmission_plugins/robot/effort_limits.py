@@ -20,7 +20,6 @@ transmission, nonlinear ones at a given position included.
 """
 
 from typing import Any
-from typing import Dict
 
 import numpy as np
 
@@ -32,7 +31,7 @@ def _effort_matrix(transmission: Any, to_actuator: bool, position: Any) -> np.nd
     """Return the effort map's matrix, ``(..., dst, src)``, by mapping unit efforts."""
     src = transmission.num_joints() if to_actuator else transmission.num_actuators()
     unit = np.eye(src)
-    values: Dict[str, Any] = {'effort': unit}
+    values: dict[str, Any] = {'effort': unit}
     if transmission.requires_position_state():
         pos = np.asarray(position, dtype=np.float64)
         if pos.ndim == 0 or pos.shape[-1] != src:

@@ -46,12 +46,8 @@ URDF has no such parameter.  The words for what is found are :mod:`~.findings`'.
 import itertools
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -108,8 +104,8 @@ class Samples:
         self.gram = np.zeros((n, n))
         self.cross = np.zeros((n, joints))
         self.squares = np.zeros(joints)
-        self.reference: Optional[Tuple[np.ndarray, np.ndarray]] = None
-        self._raw: Optional[List[Tuple[np.ndarray, np.ndarray]]] = [] if raw else None
+        self.reference: tuple[np.ndarray, np.ndarray] | None = None
+        self._raw: list[tuple[np.ndarray, np.ndarray]] | None = [] if raw else None
         self._stride = 1
 
     def add(self, theta: np.ndarray, q: np.ndarray) -> None:
@@ -136,7 +132,7 @@ class Samples:
                 self._raw = [(t[::2], y_[::2]) for t, y_ in self._raw]
                 self._stride *= 2
 
-    def rows(self) -> Tuple[np.ndarray, np.ndarray]:
+    def rows(self) -> tuple[np.ndarray, np.ndarray]:
         """Return the raw rows kept (nonlinear transmissions)."""
         assert self._raw is not None
         if not self._raw:
@@ -151,7 +147,7 @@ class Samples:
         return np.maximum(self.squares - 2.0 * np.einsum('ij,ij->j', b, self.cross)
                           + np.einsum('ij,ik,kj->j', b, self.gram, b), 0.0)
 
-    def moments(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return the mean actuator and joint positions and the actuator covariance."""
         assert self.reference is not None
         n = self.gram.shape[0] - 1
@@ -188,26 +184,26 @@ class TransmissionFit(NamedTuple):
     name: str
     type: str  # noqa: A003
     samples: int
-    parameters: List[Parameter]
+    parameters: list[Parameter]
     #: per joint: RMS residual with the URDF's parameters, with the identified ones, free fit
-    rms_before: Dict[str, float]
-    rms_after: Dict[str, float]
-    rms_free: Dict[str, float]
+    rms_before: dict[str, float]
+    rms_after: dict[str, float]
+    rms_free: dict[str, float]
     #: per actuator: the calibration-file offset (measured minus calibrated position) that
     #: makes the URDF's offsets right with the identified reductions
-    actuator_offsets: Dict[str, float]
-    notes: List[str]
+    actuator_offsets: dict[str, float]
+    notes: list[str]
 
 
 class ScaleModel(NamedTuple):
     """The reductions a linear class declares and how to rebuild its map from them."""
 
-    names: List[Tuple[str, int, str]]          # (parameter, index, end)
+    names: list[tuple[str, int, str]]          # (parameter, index, end)
     values: np.ndarray
     build: Callable[[np.ndarray], np.ndarray]   # reductions -> K
 
 
-def scale_model(t: Any) -> Optional[ScaleModel]:
+def scale_model(t: Any) -> ScaleModel | None:
     """Return the reductions of a Simple or 2x2 transmission (None: another class)."""
     from transmission_plugins.transmissions.coupled_transmission import CoupledTransmission
     from transmission_plugins.transmissions.simple_transmission import SimpleTransmission
@@ -226,7 +222,7 @@ def scale_model(t: Any) -> Optional[ScaleModel]:
 
 
 def _levenberg(residual: Callable[[np.ndarray], np.ndarray], x0: np.ndarray,
-               iterations: int = 60) -> Tuple[np.ndarray, np.ndarray]:
+               iterations: int = 60) -> tuple[np.ndarray, np.ndarray]:
     """Minimise ``|residual(x)|^2`` from ``x0``; return x and the Jacobian there."""
     x = np.array(x0, dtype=np.float64)
     lam = 1e-3
@@ -295,7 +291,7 @@ def _identify_linear(t: Any, s: Samples, q0_urdf: np.ndarray) -> TransmissionFit
     mean_theta, mean_q, cov = s.moments()
     _check_excitation(t, s, k0, solution[:n].T, sigma2, cov)
     model = scale_model(t)
-    notes: List[str] = []
+    notes: list[str] = []
     chol = np.linalg.cholesky(cov + 1e-300 * np.eye(n)) if np.all(
         np.linalg.eigvalsh(cov) > 0) else np.diag(np.sqrt(np.maximum(np.diag(cov), 1e-300)))
     k_free = solution[:n].T
@@ -311,8 +307,8 @@ def _identify_linear(t: Any, s: Samples, q0_urdf: np.ndarray) -> TransmissionFit
 
     factors = np.ones(0)
     uncertainty = np.zeros(0)
-    chosen: Tuple[int, ...] = ()
-    alternatives: List[Tuple[int, ...]] = []
+    chosen: tuple[int, ...] = ()
+    alternatives: list[tuple[int, ...]] = []
     if model is not None:
         chosen, factors, uncertainty, alternatives, explained = _choose_reductions(
             model, deviation, float(rss_free.sum()), pooled, s.count)
@@ -335,7 +331,7 @@ def _identify_linear(t: Any, s: Samples, q0_urdf: np.ndarray) -> TransmissionFit
     except np.linalg.LinAlgError:
         spread = 0.0
     q0_sigma = np.sqrt(sigma2 * (1.0 + spread) / s.count)
-    parameters: List[Parameter] = []
+    parameters: list[Parameter] = []
     if model is not None:
         for i, (name, index, end) in enumerate(model.names):
             urdf = float(model.values[i])
@@ -373,7 +369,7 @@ def _identify_linear(t: Any, s: Samples, q0_urdf: np.ndarray) -> TransmissionFit
         _rms(joints, rss_free, s.count), dict(zip(t.actuator_names, map(float, offsets))), notes)
 
 
-def _rms(names: Sequence[str], rss: np.ndarray, count: int) -> Dict[str, float]:
+def _rms(names: Sequence[str], rss: np.ndarray, count: int) -> dict[str, float]:
     return {n: float(np.sqrt(r / max(count, 1))) for n, r in zip(names, rss)}
 
 
@@ -404,11 +400,11 @@ def _check_excitation(t: Any, s: Samples, k0: np.ndarray, k_free: np.ndarray,
 
 def _choose_reductions(model: ScaleModel, deviation: Callable[[np.ndarray], np.ndarray],
                        rss_free: float, pooled: float, count: int
-                       ) -> Tuple[Tuple[int, ...], np.ndarray, np.ndarray,
-                                  List[Tuple[int, ...]], bool]:
+                       ) -> tuple[tuple[int, ...], np.ndarray, np.ndarray,
+                                  list[tuple[int, ...]], bool]:
     """Return the fewest reductions that explain the recording, their factors and sigmas."""
     tolerance = EXPLAINS * rss_free + 1e-18 * count
-    fits: List[Tuple[float, Tuple[int, ...], np.ndarray, np.ndarray]] = []
+    fits: list[tuple[float, tuple[int, ...], np.ndarray, np.ndarray]] = []
     for size in range(min(len(model.values), 3) + 1):
         for subset in itertools.combinations(range(len(model.values)), size):
             fits.append(_fit_subset(model, deviation, subset, pooled))
@@ -422,8 +418,8 @@ def _choose_reductions(model: ScaleModel, deviation: Callable[[np.ndarray], np.n
 
 
 def _fit_subset(model: ScaleModel, deviation: Callable[[np.ndarray], np.ndarray],
-                subset: Tuple[int, ...], pooled: float
-                ) -> Tuple[float, Tuple[int, ...], np.ndarray, np.ndarray]:
+                subset: tuple[int, ...], pooled: float
+                ) -> tuple[float, tuple[int, ...], np.ndarray, np.ndarray]:
     """
     Fit the factors ``g`` = URDF / true of the reductions ``subset`` (K is multilinear in g).
 
@@ -439,7 +435,7 @@ def _fit_subset(model: ScaleModel, deviation: Callable[[np.ndarray], np.ndarray]
     if not subset:
         r = residual(np.ones(0))
         return float(r @ r), subset, np.ones(0), np.zeros(0)
-    best: Optional[Tuple[float, np.ndarray, np.ndarray]] = None
+    best: tuple[float, np.ndarray, np.ndarray] | None = None
     for signs in itertools.product((1.0, -1.0), repeat=len(subset)):
         g, jac = _levenberg(residual, np.array(signs))
         r = residual(g)

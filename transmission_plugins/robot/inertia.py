@@ -37,7 +37,6 @@ gripper.  For a simple transmission of reduction :math:`n` it is :math:`n^2 \rho
 
 import math
 from typing import Any
-from typing import Optional
 from typing import Sequence
 
 import numpy as np
@@ -64,7 +63,7 @@ def _inertias(rotor_inertias: Any, count: int) -> np.ndarray:
 
 
 def duplicated_reduction(model: ActuatorModel, transmission: Any,
-                         index: int) -> Optional[float]:
+                         index: int) -> float | None:
     r"""
     Return the transmission's reduction of actuator ``index`` if it looks like the gear ratio.
 
@@ -92,7 +91,7 @@ def duplicated_reduction(model: ActuatorModel, transmission: Any,
 
 
 def duplicated_reduction_warning(model: ActuatorModel, transmission: Any, index: int,
-                                 where: str, line: Optional[int] = None) -> Optional[Finding]:
+                                 where: str, line: int | None = None) -> Finding | None:
     """Return the ``described-twice`` finding for :func:`duplicated_reduction`, or None."""
     n = duplicated_reduction(model, transmission, index)
     if n is None:

@@ -42,8 +42,6 @@ maps) is no bound (``-inf`` / ``inf``).
 import math
 from typing import Any
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
 
 import numpy as np
 
@@ -92,11 +90,11 @@ class Envelope(NamedTuple):
     joint_position: np.ndarray
     actuator_position: np.ndarray
     #: the actuator speeds the joint velocity limits can demand, ``(S, N)``
-    actuator_velocity: Optional[np.ndarray]
+    actuator_velocity: np.ndarray | None
     #: the actuator efforts the joint effort limits can demand, ``(S, N)``
-    actuator_effort: Optional[np.ndarray]
+    actuator_effort: np.ndarray | None
     #: the joint efforts the actuator effort limits can deliver, ``(S, M)``
-    joint_effort: Optional[np.ndarray]
+    joint_effort: np.ndarray | None
 
 
 def envelope(tr: Transmission, joint_position: Any, joint_velocity: Any = None,
@@ -145,7 +143,7 @@ def largest(samples: np.ndarray) -> np.ndarray:
 
 
 def no_nan_limits(lo: np.ndarray, hi: np.ndarray, vel: np.ndarray, eff: np.ndarray
-                  ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return the limits with every NaN (a bound the maths cannot tell) made no bound."""
     return (np.where(np.isnan(lo), -math.inf, lo), np.where(np.isnan(hi), math.inf, hi),
             np.where(np.isnan(vel), math.inf, vel), np.where(np.isnan(eff), math.inf, eff))
@@ -153,7 +151,7 @@ def no_nan_limits(lo: np.ndarray, hi: np.ndarray, vel: np.ndarray, eff: np.ndarr
 
 def actuator_limits(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
                     velocity: np.ndarray,
-                    effort: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                    effort: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """
     Map one transmission's joint limits to its actuators.
 
@@ -173,7 +171,7 @@ def actuator_limits(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
 
 
 def actuator_position_range(tr: Transmission, lower: np.ndarray,
-                            upper: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+                            upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""
     Return the actuator position range ``(lo, hi)`` reached inside the joint position box.
 
@@ -216,7 +214,7 @@ def joint_effort_bound(tr: Transmission, lower: np.ndarray, upper: np.ndarray,
 
 
 def linear_limits(maps: FlatDescription, lower: np.ndarray, upper: np.ndarray,
-                  velocity: np.ndarray, effort: np.ndarray) -> Tuple[np.ndarray, ...]:
+                  velocity: np.ndarray, effort: np.ndarray) -> tuple[np.ndarray, ...]:
     """
     Map the joint limits of every linear transmission to its actuators at once.
 

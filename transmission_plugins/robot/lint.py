@@ -25,13 +25,9 @@ so only :func:`lint_urdf` runs them.  What each kind means and where it is found
 import difflib
 import math
 from typing import Any
-from typing import Dict
 from typing import Iterable
-from typing import List
 from typing import Mapping
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 import warnings
 
 import numpy as np
@@ -81,7 +77,7 @@ TOLERANCE = 1e-9
 
 
 # ---------------------------------------------------------------------- on a loaded robot
-def _mimic_groups(joints: Mapping[str, UrdfJoint]) -> Dict[str, str]:
+def _mimic_groups(joints: Mapping[str, UrdfJoint]) -> dict[str, str]:
     """Return each joint's group: joints joined by ``<mimic>`` share one (a representative)."""
     parent = {name: name for name in joints}
 
@@ -96,19 +92,19 @@ def _mimic_groups(joints: Mapping[str, UrdfJoint]) -> Dict[str, str]:
     return {name: root(name) for name in parent}
 
 
-def _line(t: RobotTransmission) -> Optional[int]:
+def _line(t: RobotTransmission) -> int | None:
     return t.info.line if t.info is not None else None
 
 
 def shared_actuators(transmissions: Sequence[RobotTransmission],
-                     joints: Mapping[str, UrdfJoint]) -> List[Finding]:
+                     joints: Mapping[str, UrdfJoint]) -> list[Finding]:
     """
     Find actuators shared by transmissions whose joints no ``<mimic>`` couples (doc/cli.md).
 
     :param transmissions: the transmissions kept by the wiring
     :param joints: the robot model's joints (their ``mimic``)
     """
-    users: Dict[str, List[RobotTransmission]] = {}
+    users: dict[str, list[RobotTransmission]] = {}
     for t in transmissions:
         for name in t.actuator_names:
             users.setdefault(name, []).append(t)
@@ -128,7 +124,7 @@ def shared_actuators(transmissions: Sequence[RobotTransmission],
     return found
 
 
-def _interface_line(element: Optional[XmlElement], name: str) -> Optional[int]:
+def _interface_line(element: XmlElement | None, name: str) -> int | None:
     for child in element if element is not None else ():
         if local_name(child) == HARDWARE_INTERFACE_TAG and (child.text or '').strip() in (
                 name, name[len(HARDWARE_INTERFACE_PREFIX):]):
@@ -136,7 +132,7 @@ def _interface_line(element: Optional[XmlElement], name: str) -> Optional[int]:
     return None
 
 
-def unknown_interfaces(infos: Iterable[TransmissionInfo]) -> List[Finding]:
+def unknown_interfaces(infos: Iterable[TransmissionInfo]) -> list[Finding]:
     """Find ``<hardwareInterface>`` names outside :data:`HARDWARE_INTERFACES`, with the nearest."""
     found = []
     for info in infos:
@@ -161,8 +157,8 @@ def _robot_path(robot_name: str) -> str:
     return f'/robot[@name={quoted(robot_name)}]' if robot_name else '/robot'
 
 
-def unreachable_limits(robot: Any, limit_lines: Optional[Mapping[str, int]] = None
-                       ) -> List[Finding]:
+def unreachable_limits(robot: Any, limit_lines: Mapping[str, int] | None = None
+                       ) -> list[Finding]:
     """
     Find joint effort limits larger than the actuators' effort limits can produce.
 
@@ -196,7 +192,7 @@ def unreachable_limits(robot: Any, limit_lines: Optional[Mapping[str, int]] = No
     return found
 
 
-def limit_lines(root: Any) -> Dict[str, int]:
+def limit_lines(root: Any) -> dict[str, int]:
     """Return joint name -> source line of its ``<limit>`` (or of the joint), from the XML root."""
     lines = {}
     for joint in (root if root is not None and not isinstance(root, (str, bytes)) else ()):
@@ -209,14 +205,14 @@ def limit_lines(root: Any) -> Dict[str, int]:
     return lines
 
 
-def robot_findings(robot: Any) -> List[Finding]:
+def robot_findings(robot: Any) -> list[Finding]:
     """Return the findings the loader issues: shared actuators, unknown interfaces."""
     infos = [t.info for t in robot.transmissions if t.info is not None]
     return shared_actuators(robot.transmissions, robot.urdf_joints) + unknown_interfaces(infos)
 
 
 # ---------------------------------------------------------------------- across dialects
-def inverse_pairs(infos: Iterable[TransmissionInfo]) -> List[Finding]:
+def inverse_pairs(infos: Iterable[TransmissionInfo]) -> list[Finding]:
     """Find coupling matrices given both ways that are not inverses (CouplingTransmission's)."""
     found = []
     for info in infos:
@@ -246,13 +242,13 @@ def _in_block(info: TransmissionInfo) -> bool:
     return info.block is not None or info.dialect == DIALECT_ROS2_CONTROL
 
 
-def reductions_across_sources(built: Sequence[Tuple[TransmissionInfo, Any]]) -> List[Finding]:
+def reductions_across_sources(built: Sequence[tuple[TransmissionInfo, Any]]) -> list[Finding]:
     """
     Find joints whose robot-level and ``<ros2_control>`` SimpleTransmissions disagree.
 
     :param built: ``(record, transmission)`` of every transmission of the file (source 'all')
     """
-    sides: Dict[bool, Dict[str, Tuple[TransmissionInfo, float]]] = {False: {}, True: {}}
+    sides: dict[bool, dict[str, tuple[TransmissionInfo, float]]] = {False: {}, True: {}}
     for info, transmission in built:
         if isinstance(transmission, SimpleTransmission) and info.joints:
             sides[_in_block(info)].setdefault(info.joints[0].name,
@@ -275,9 +271,9 @@ def reductions_across_sources(built: Sequence[Tuple[TransmissionInfo, Any]]) -> 
     return found
 
 
-def actuator_data_twice(infos: Iterable[TransmissionInfo]) -> List[Finding]:
+def actuator_data_twice(infos: Iterable[TransmissionInfo]) -> list[Finding]:
     """Find a rotor inertia or gear ratio given for one actuator in two transmissions."""
-    seen: Dict[Tuple[str, str], Tuple[str, float]] = {}
+    seen: dict[tuple[str, str], tuple[str, float]] = {}
     found = []
     for info in infos:
         for actuator in info.actuators:
@@ -300,7 +296,7 @@ def actuator_data_twice(infos: Iterable[TransmissionInfo]) -> List[Finding]:
 
 # ---------------------------------------------------------------------------- everything
 def lint_urdf(urdf: Any, *, plugins: Any = None,
-              xacro_args: Optional[Mapping[str, str]] = None) -> List[Finding]:
+              xacro_args: Mapping[str, str] | None = None) -> list[Finding]:
     """
     Run every check on a robot description and return the findings, in document order.
 
@@ -316,7 +312,7 @@ def lint_urdf(urdf: Any, *, plugins: Any = None,
     text = read_urdf_text(urdf, xacro_mappings=dict(xacro_args) if xacro_args else None)
     if plugins is None:
         plugins = find_transmission_plugins()
-    error: Optional[TransmissionError] = None
+    error: TransmissionError | None = None
     try:
         load_robot_transmissions(text, plugins=plugins, warn=False)
     except TransmissionError as e:

@@ -16,10 +16,7 @@
 
 import os
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import Mapping
-from typing import Optional
 from typing import Union
 import warnings as python_warnings
 
@@ -40,8 +37,8 @@ from transmission_plugins.urdf.text import read_urdf_text
 
 def load_robot_transmissions(urdf: Union[str, bytes, 'os.PathLike[str]'], *,
                              lenient: bool = False, plugins: Any = None, source: str = 'auto',
-                             xacro_args: Optional[Mapping[str, str]] = None,
-                             aliases: Optional[Mapping[str, str]] = None,
+                             xacro_args: Mapping[str, str] | None = None,
+                             aliases: Mapping[str, str] | None = None,
                              warn: bool = True) -> RobotTransmissions:
     """
     Load every transmission of a robot description.
@@ -69,11 +66,11 @@ def load_robot_transmissions(urdf: Union[str, bytes, 'os.PathLike[str]'], *,
     parsed = parse_transmissions(xml_text, lenient=lenient, source=source)
     root = parsed.root if parsed.root is not None else xml_text
     del xml_text  # the parsed tree holds it all (peak memory of big robots)
-    notes: List[str] = list(parsed.warnings)
+    notes: list[str] = list(parsed.warnings)
     records = []
-    actuators: Dict[str, ActuatorInfo] = {}
+    actuators: dict[str, ActuatorInfo] = {}
     for info in parsed.transmissions:
-        found: List[LoadWarning] = []
+        found: list[LoadWarning] = []
         try:
             wiring = build_transmission(info, plugins, record=found, aliases=aliases)
         except TransmissionError as e:
@@ -100,7 +97,7 @@ def load_robot_transmissions(urdf: Union[str, bytes, 'os.PathLike[str]'], *,
     return robot
 
 
-def _skipped(path: str, line: Optional[int], error: TransmissionError) -> LoadWarning:
+def _skipped(path: str, line: int | None, error: TransmissionError) -> LoadWarning:
     """Return the warning for a transmission that lenient mode skips because of ``error``."""
     if isinstance(error, UnknownTransmissionTypeError):  # the list of known types is noise
         message = f'no plugin is installed for type {error.plugin_name!r}'

@@ -23,13 +23,9 @@ import math
 from operator import itemgetter
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
 from typing import Mapping
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -41,7 +37,7 @@ from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import POSITION
 
 #: ``{interface: {name: value}}``
-NameMap = Dict[str, Dict[str, float]]
+NameMap = dict[str, dict[str, float]]
 
 _NUMBER_TYPES = {float, int}
 
@@ -65,8 +61,8 @@ class _Direction:
                  out_names: Sequence[str]) -> None:
         self.names, self.out_names = list(names), list(out_names)
         self._getter = _getter(self.names)
-        owner_of: Dict[int, int] = {}
-        self.parts: List[_Part] = []
+        owner_of: dict[int, int] = {}
+        self.parts: list[_Part] = []
         for index, b in enumerate(blocks):
             src, dst = (b.actuators, b.joints) if to_joint else (b.joints, b.actuators)
             needed = src if to_joint else src[list(b.transmission.joint_to_actuator_inputs())]
@@ -85,7 +81,7 @@ class _Direction:
         for part in self.parts:
             self.writer[part.dst] = part.owner
 
-    def read(self, by_name: Mapping[str, Any], interface: str) -> Tuple[np.ndarray, np.ndarray]:
+    def read(self, by_name: Mapping[str, Any], interface: str) -> tuple[np.ndarray, np.ndarray]:
         """
         Return the values of ``by_name`` as a vector and, per part, whether it has all it needs.
 
@@ -129,8 +125,8 @@ class NamedMaps:
         :raises TransmissionInputError: unknown interface or a value that is not a number
         """
         d = self._directions[to_joint]
-        arrays: Dict[str, np.ndarray] = {}
-        complete: Dict[str, np.ndarray] = {}
+        arrays: dict[str, np.ndarray] = {}
+        complete: dict[str, np.ndarray] = {}
         for interface, by_name in values.items():
             if interface not in INTERFACE_KIND:
                 raise TransmissionInputError(
@@ -194,8 +190,8 @@ def _number(value: Any, name: str, interface: str) -> float:
     return float(x)
 
 
-def _state(d: _Direction, arrays: Dict[str, np.ndarray],
-           complete: Dict[str, np.ndarray]) -> Optional[np.ndarray]:
+def _state(d: _Direction, arrays: dict[str, np.ndarray],
+           complete: dict[str, np.ndarray]) -> np.ndarray | None:
     """
     Return the positions the nonlinear maps are evaluated at (a new array), or None.
 
@@ -212,15 +208,15 @@ def _state(d: _Direction, arrays: Dict[str, np.ndarray],
     return state
 
 
-def _take_followers(d: _Direction, arrays: Dict[str, np.ndarray],
-                    complete: Dict[str, np.ndarray]) -> Dict[str, List[Tuple[int, int]]]:
+def _take_followers(d: _Direction, arrays: dict[str, np.ndarray],
+                    complete: dict[str, np.ndarray]) -> dict[str, list[tuple[int, int]]]:
     """
     Give a shared actuator the value of the first transmission that has all it needs.
 
     :returns: per velocity or effort interface, the ``(follower, owner)`` part indices of the
         nonlinear transmissions whose values were taken (they need the follower's positions)
     """
-    moved: Dict[str, List[Tuple[int, int]]] = {}
+    moved: dict[str, list[tuple[int, int]]] = {}
     for follower, owner in d.followers:
         for interface, done in complete.items():
             if done[owner] or not done[follower]:

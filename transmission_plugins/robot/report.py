@@ -21,8 +21,6 @@ Reports on a :class:`~transmission_plugins.robot.robot_transmissions.RobotTransm
 
 import math
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import Sequence
 
 import numpy as np
@@ -46,7 +44,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def map_parameters(tr: Any) -> Dict[str, Any]:
+def map_parameters(tr: Any) -> dict[str, Any]:
     """
     Return a transmission's map parameters by name.
 
@@ -54,7 +52,7 @@ def map_parameters(tr: Any) -> Dict[str, Any]:
     class has them, ``parameters()`` of nonlinear ones, and for linear ones the matrices of
     ``linear_map()`` (``jacobian`` = dq/dtheta, ``joint_offset`` if no accessor gave it).
     """
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for name in ACCESSORS:
         fn = getattr(tr, name, None)
         if callable(fn):
@@ -89,7 +87,7 @@ def describe_map(tr: Any) -> str:
     return ', '.join(parts)
 
 
-def report_dict(robot: Any) -> Dict[str, Any]:
+def report_dict(robot: Any) -> dict[str, Any]:
     """Return everything :func:`text_report` shows, as JSON-ready data."""
     diag = np.diag(robot.reflected_inertia())
     by_joint = {j: t.name for t in robot.transmissions for j in t.joint_names}
@@ -153,7 +151,7 @@ def _names(items: Sequence[str], limit: int = 3) -> str:
     return ', '.join(items[:limit]) + f' +{len(items) - limit}'
 
 
-def mechanism_lines(robot: Any) -> List[str]:
+def mechanism_lines(robot: Any) -> list[str]:
     """
     Return the section of the nonlinear transmissions: each one's description and parameters.
 
@@ -177,7 +175,7 @@ def mechanism_lines(robot: Any) -> List[str]:
 def text_report(robot: Any) -> str:
     """Return the transmissions, joints and actuators of a robot as text tables."""
     data = report_dict(robot)
-    out: List[str] = [
+    out: list[str] = [
         f"robot '{data['robot']}': {len(data['transmissions'])} transmissions, "
         f"{len(data['joints'])} joints, {len(data['actuators'])} actuators", '',
         'transmissions:']

@@ -25,11 +25,8 @@ limits mapped to the actuators, the actuator models and the reflected inertia.
 
 import math
 from typing import Any
-from typing import Dict
 from typing import Iterable
-from typing import List
 from typing import Mapping
-from typing import Optional
 from typing import Sequence
 
 import numpy as np
@@ -78,21 +75,21 @@ class RobotTransmissions:
 
     def __init__(self, transmissions: Iterable[RobotTransmission],
                  joints: Iterable[UrdfJoint] = (), *,
-                 actuator_info: Optional[Mapping[str, ActuatorInfo]] = None,
+                 actuator_info: Mapping[str, ActuatorInfo] | None = None,
                  warnings: Sequence[str] = (), robot_name: str = '',
                  lenient: bool = False) -> None:
         self.robot_name = robot_name
-        self.urdf_joints: Dict[str, UrdfJoint] = {j.name: j for j in joints}
+        self.urdf_joints: dict[str, UrdfJoint] = {j.name: j for j in joints}
         wiring = wire(transmissions, list(self.urdf_joints), lenient=lenient)
         #: warnings gathered while loading and wiring (:class:`~transmission_plugins.LoadWarning`
         #: records for loaded robots)
-        self.warnings: List[str] = list(warnings) + list(wiring.warnings)
+        self.warnings: list[str] = list(warnings) + list(wiring.warnings)
         #: the transmissions kept, in URDF order
-        self.transmissions: List[RobotTransmission] = wiring.transmissions
+        self.transmissions: list[RobotTransmission] = wiring.transmissions
         #: joints driven by transmissions (URDF transmission order, each once)
-        self.joint_names: List[str] = wiring.joint_names
+        self.joint_names: list[str] = wiring.joint_names
         #: actuators in order of first appearance
-        self.actuator_names: List[str] = wiring.actuator_names
+        self.actuator_names: list[str] = wiring.actuator_names
         self._owner = wiring.owner
         blocks = wiring.blocks
         self.joint_index = {n: i for i, n in enumerate(self.joint_names)}
@@ -107,9 +104,9 @@ class RobotTransmissions:
         driven = set(self.joint_names)
         free = [j for j in self.urdf_joints.values() if j.movable and j.name not in driven]
         #: movable URDF joints that no transmission drives and that mimic no other joint
-        self.untransmitted_joints: List[str] = [j.name for j in free if j.mimic is None]
+        self.untransmitted_joints: list[str] = [j.name for j in free if j.mimic is None]
         #: movable URDF joints without a transmission that mimic another joint
-        self.mimic_joints: List[str] = [j.name for j in free if j.mimic is not None]
+        self.mimic_joints: list[str] = [j.name for j in free if j.mimic is not None]
 
     # ------------------------------------------------------------------ limits and actuators
     def _set_joint_limits(self) -> None:
@@ -158,7 +155,7 @@ class RobotTransmissions:
         data_effort = np.full(na, math.inf)
         #: one :class:`~.actuators.ActuatorModel` per actuator; its effort
         #: limit is the actuator data's, else the mapped joint limit
-        self.actuator_models: Dict[str, ActuatorModel] = {}
+        self.actuator_models: dict[str, ActuatorModel] = {}
         for i, name in enumerate(self.actuator_names):
             info = actuator_info.get(name)
             mapped = float(mapped_effort[i])
@@ -185,7 +182,7 @@ class RobotTransmissions:
         self.actuator_effort_limit = np.array(
             [self.actuator_models[n].effort_limit for n in self.actuator_names], dtype=np.float64)
         #: where each actuator effort limit comes from: ``'data'``, ``'mapped'`` or ``'none'``
-        self.actuator_effort_limit_source: List[str] = [
+        self.actuator_effort_limit_source: list[str] = [
             'data' if math.isfinite(d) else 'mapped' if math.isfinite(m) and m > 0.0 else 'none'
             for d, m in zip(data_effort, mapped_effort)]
         #: joint efforts reachable with the actuator-data effort limits (``inf`` without data)
@@ -235,8 +232,8 @@ class RobotTransmissions:
 
     # ------------------------------------------------------------------ array maps
     def actuator_to_joint_arrays(self, values: Mapping[str, Any],
-                                 out: Optional[Mapping[str, np.ndarray]] = None
-                                 ) -> Dict[str, np.ndarray]:
+                                 out: Mapping[str, np.ndarray] | None = None
+                                 ) -> dict[str, np.ndarray]:
         """
         Map actuator arrays ``(..., len(actuator_names))`` to joint arrays (doc/robot_api.md).
 
@@ -255,8 +252,8 @@ class RobotTransmissions:
         return self.maps.convert(arrays, True, None, out)
 
     def joint_to_actuator_arrays(self, values: Mapping[str, Any],
-                                 out: Optional[Mapping[str, np.ndarray]] = None
-                                 ) -> Dict[str, np.ndarray]:
+                                 out: Mapping[str, np.ndarray] | None = None
+                                 ) -> dict[str, np.ndarray]:
         """
         Map joint arrays ``(..., len(joint_names))`` to actuator arrays.
 

@@ -24,10 +24,7 @@ deviations and :data:`RELATIVE` of the value, and near a turn is within :data:`N
 """
 
 import math
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 #: the factors a reduction is recognised to be off by (and their inverses)
 SIMPLE_FACTORS = (2.0, 3.0, 4.0, 5.0, 10.0, 1.5, 2.5, 100.0, 1000.0)
@@ -39,7 +36,7 @@ NEAR_TURN = 0.1
 TINY = 1e-9
 
 
-def simple_factor(ratio: float, sigma: float) -> Optional[Tuple[float, str]]:
+def simple_factor(ratio: float, sigma: float) -> tuple[float, str] | None:
     """Return ``(factor, words)`` for a ratio that is a simple factor, else None."""
     tolerance = max(3.0 * sigma, RELATIVE)
     candidates = [(f, f'{f:g}') for f in SIMPLE_FACTORS]
@@ -51,7 +48,7 @@ def simple_factor(ratio: float, sigma: float) -> Optional[Tuple[float, str]]:
 
 
 def reduction_finding(name: str, end: str, urdf: float, value: float, sigma: float,
-                      alternatives: Sequence[Tuple[str, int, str]] = ()) -> str:
+                      alternatives: Sequence[tuple[str, int, str]] = ()) -> str:
     """Return the words for a reduction whose identified value differs from the URDF's."""
     what = f"{name.replace('_', ' ')} of {end}"
     ratio = value / urdf
@@ -77,14 +74,14 @@ def reduction_finding(name: str, end: str, urdf: float, value: float, sigma: flo
 
 
 def offset_finding(joint: str, urdf: float, value: float, sigma: float,
-                   reduction: Optional[float] = None) -> str:
+                   reduction: float | None = None) -> str:
     """Return the words for a joint offset that differs from the URDF's ('' when it does not)."""
     change = value - urdf
     if abs(change) <= max(3.0 * sigma, TINY):
         return ''
     words = f'offset of {joint} differs by {change:+.6g} (URDF {urdf:g}, recording ' \
             f'{value:.6g} +- {sigma:.2g})'
-    turns: List[Tuple[float, str]] = [(2.0 * math.pi, 'the joint')]
+    turns: list[tuple[float, str]] = [(2.0 * math.pi, 'the joint')]
     if reduction is not None and abs(reduction) != 1.0:
         turns.append((2.0 * math.pi / abs(reduction), 'its actuator'))
     for turn, whose in turns:

@@ -31,12 +31,8 @@ transmission is skipped with a warning and the first one to claim a name keeps i
 
 from dataclasses import dataclass
 from typing import Collection
-from typing import Dict
 from typing import Iterable
-from typing import List
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
 
 import numpy as np
 
@@ -56,10 +52,10 @@ class RobotTransmission:
     #: the type as written in the URDF (or the class name for hand-built ones)
     type: str  # noqa: A003
     transmission: Transmission
-    joint_names: Tuple[str, ...]
-    actuator_names: Tuple[str, ...]
+    joint_names: tuple[str, ...]
+    actuator_names: tuple[str, ...]
     #: the parsed ``<transmission>`` record, None for hand-built ones
-    info: Optional[TransmissionInfo] = None
+    info: TransmissionInfo | None = None
 
     @property
     def path(self) -> str:
@@ -92,14 +88,14 @@ class RobotTransmission:
 class Wiring(NamedTuple):
     """What :func:`wire` kept: transmissions, name orders, actuator owners, index blocks."""
 
-    transmissions: List[RobotTransmission]
-    joint_names: List[str]
-    actuator_names: List[str]
+    transmissions: list[RobotTransmission]
+    joint_names: list[str]
+    actuator_names: list[str]
     #: actuator name -> the transmission that owns it (writes it in ``joint_to_actuator``)
-    owner: Dict[str, RobotTransmission]
+    owner: dict[str, RobotTransmission]
     #: one block per kept transmission, in the same order, with its robot-wide indices
-    blocks: List[Block]
-    warnings: List[LoadWarning]
+    blocks: list[Block]
+    warnings: list[LoadWarning]
 
 
 _OWNER = 'owner'
@@ -110,10 +106,10 @@ _DUPLICATE = 'duplicate'
 class _Wirer:
     def __init__(self, robot_joints: Collection[str]) -> None:
         self.robot_joints = frozenset(robot_joints)  # membership tests: O(1) per joint
-        self.joint_owner: Dict[str, RobotTransmission] = {}
-        self.named: Dict[str, RobotTransmission] = {}
-        self.owner: Dict[str, RobotTransmission] = {}
-        self.warnings: List[LoadWarning] = []
+        self.joint_owner: dict[str, RobotTransmission] = {}
+        self.named: dict[str, RobotTransmission] = {}
+        self.owner: dict[str, RobotTransmission] = {}
+        self.warnings: list[LoadWarning] = []
 
     def check(self, t: RobotTransmission) -> str:
         """Return whether ``t`` owns its actuators, follows an identical owner or is a dup."""
@@ -178,9 +174,9 @@ def wire(transmissions: Iterable[RobotTransmission], robot_joints: Collection[st
     :raises BrokenReferenceError: naming the offending joint or actuator and the conflict
     """
     wirer = _Wirer(robot_joints)
-    kept: List[Tuple[RobotTransmission, bool]] = []
-    joint_names: List[str] = []
-    actuator_names: List[str] = []
+    kept: list[tuple[RobotTransmission, bool]] = []
+    joint_names: list[str] = []
+    actuator_names: list[str] = []
     for t in transmissions:
         try:
             role = wirer.check(t)
@@ -210,5 +206,5 @@ def wire(transmissions: Iterable[RobotTransmission], robot_joints: Collection[st
                   wirer.warnings)
 
 
-def _line(t: RobotTransmission) -> Optional[int]:
+def _line(t: RobotTransmission) -> int | None:
     return t.info.line if t.info is not None else None

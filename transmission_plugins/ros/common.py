@@ -24,11 +24,7 @@ import sys
 import time
 from typing import Any
 from typing import Callable
-from typing import Dict
 from typing import Iterable
-from typing import List
-from typing import Optional
-from typing import Tuple
 
 from diagnostic_msgs.msg import DiagnosticStatus
 from diagnostic_msgs.msg import KeyValue
@@ -72,7 +68,7 @@ def policy_name(kind: Any) -> str:
 
 
 def qos_overridable(depth: int, reliable: bool = True, publisher: bool = False,
-                    logger: Any = None, topic: str = '') -> Dict[str, Any]:
+                    logger: Any = None, topic: str = '') -> dict[str, Any]:
     """
     Return the keyword arguments of a cycle topic: a QoS users may override, few event handlers.
 
@@ -159,7 +155,7 @@ class StartupFailed(TransmissionError):
 
 
 def diagnostic_status(name: str, level: int, message: str, hardware_id: str,
-                      values: Iterable[Tuple[str, str]]) -> DiagnosticStatus:
+                      values: Iterable[tuple[str, str]]) -> DiagnosticStatus:
     """Return a ``diagnostic_msgs/DiagnosticStatus`` (``level``: 0 OK ... 3 STALE)."""
     status = DiagnosticStatus(level=bytes([level]), name=name, message=message,
                               hardware_id=hardware_id)
@@ -188,7 +184,7 @@ def reliable_qos(depth: int) -> QoSProfile:
                       durability=DurabilityPolicy.VOLATILE)
 
 
-def to_msg_array(x: Optional[np.ndarray]) -> Any:
+def to_msg_array(x: np.ndarray | None) -> Any:
     """Return ``x`` as ``array('d')``, the fast path of rosidl float64 sequences."""
     if x is None:
         return array('d')
@@ -225,8 +221,8 @@ def logged_transition(transition: str) -> Callable[[Callable[..., Any]], Callabl
     return decorate
 
 
-def run_node(factory: Callable[[Optional[List[str]]], Any],
-             args: Optional[List[str]] = None) -> int:
+def run_node(factory: Callable[[list[str] | None], Any],
+             args: list[str] | None = None) -> int:
     """
     Run ``factory(args)``'s node until SIGINT, SIGTERM or an external shutdown; return exit code.
 

@@ -25,8 +25,6 @@ comes from two callables, so the mirror node drives its outputs with the same cl
 
 from typing import Any
 from typing import Callable
-from typing import List
-from typing import Optional
 
 from rclpy.clock import Clock
 from rclpy.clock import ClockType
@@ -69,10 +67,10 @@ class CycleDriver:
     """
 
     def __init__(self, node: Any, core: Any, states: Callable[[float], Any],
-                 commands: Callable[[float], List[Any]], state_pub: Any, command_pub: Any,
+                 commands: Callable[[float], list[Any]], state_pub: Any, command_pub: Any,
                  frame_id: str, reports: Reports, period: float,
                  event_driven: bool = False,
-                 state_input: Optional[Callable[[], str]] = None) -> None:
+                 state_input: Callable[[], str] | None = None) -> None:
         self.node = node
         self.core = core
         self._states = states

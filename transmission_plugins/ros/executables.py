@@ -30,8 +30,6 @@ import re
 import signal
 import sys
 import textwrap
-from typing import List
-from typing import Optional
 
 from transmission_plugins.ros.stop_signals import StopRequest
 
@@ -69,7 +67,7 @@ def stop_with_parent() -> bool:
     return True
 
 
-def wants_help(args: List[str]) -> bool:
+def wants_help(args: list[str]) -> bool:
     """Return True when ``-h`` or ``--help`` comes before any ``--ros-args``."""
     for word in args[1:]:
         if word == '--ros-args':
@@ -106,7 +104,7 @@ def plain_text(text: str) -> str:
     text = re.sub(r'\*\*([^*]+)\*\*', r'\1', text)
     text = re.sub(r'(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])', r'\1', text)
     text = re.sub(r'::$', ':', text, flags=re.M)
-    out: List[str] = []
+    out: list[str] = []
     for block in re.split(r'\n\s*\n', text.strip()):
         items = re.split(r'\n(?=\* )', block)
         for item in items:
@@ -134,7 +132,7 @@ def node_help(name: str) -> str:
     return '\n'.join(lines)
 
 
-def run(name: str, args: Optional[List[str]] = None) -> int:
+def run(name: str, args: list[str] | None = None) -> int:
     """Run the node executable ``name`` (a key of :data:`NODES`); return its exit code."""
     stop = StopRequest.installed() or StopRequest().install()
     argv = list(sys.argv if args is None else args)
@@ -157,7 +155,7 @@ mock_actuators_node = functools.partial(run, 'mock_actuators_node')
 sim_interface_node = functools.partial(run, 'sim_interface_node')
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """``python -m transmission_plugins.ros.executables NAME [--ros-args ...]``."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] not in NODES:

@@ -39,10 +39,6 @@ and drives the lifecycle.  Shut down to *finalized*, the node ends its process (
 import functools
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
-from typing import Optional
-from typing import Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
 from rcl_interfaces.msg import ParameterDescriptor
@@ -117,25 +113,25 @@ class HardwareInterfaceNode(LifecycleNode):
             raise StartupFailed(self.validator.rejected or str(e)) from e
         self.add_on_set_parameters_callback(lambda p: check_joints(self.core, p))
         self.add_post_set_parameters_callback(self._apply_parameters)
-        self.core: Optional[HardwareInterface] = None
+        self.core: HardwareInterface | None = None
         self.lifecycle_state = 'unconfigured'
         self.configure_error = ''
         #: True once shut down (finalized): run_node then ends the process
         self.finished = False
-        self._topic_description: Optional[str] = None
+        self._topic_description: str | None = None
         self._description_sub = None
-        self._entities: List[Any] = []
+        self._entities: list[Any] = []
         #: the joints order filled in by configure (when ``joints`` was empty), else None
-        self._filled_joints: Optional[List[str]] = None
+        self._filled_joints: list[str] | None = None
         self._filling = False
         #: the timer and the publishing while active (None otherwise)
-        self.driver: Optional[CycleDriver] = None
-        self._state_pub: Optional[LifecyclePublisher[JointState]] = None
-        self._command_pub: Optional[LifecyclePublisher[JointState]] = None
-        self._cycle_publishers: List[Any] = []   # the configured node's, destroyed at cleanup
+        self.driver: CycleDriver | None = None
+        self._state_pub: LifecyclePublisher[JointState] | None = None
+        self._command_pub: LifecyclePublisher[JointState] | None = None
+        self._cycle_publishers: list[Any] = []   # the configured node's, destroyed at cleanup
         #: the ``joint_limits.<joint>.<key>`` parameters declared at configure (undeclared at
         #: cleanup: the next robot has other joints)
-        self._joint_limit_parameters: List[str] = []
+        self._joint_limit_parameters: list[str] = []
         self._reports = Reports()
         self._diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics',
                                                reliable_qos(int(self._param('qos_depth'))))
@@ -167,7 +163,7 @@ class HardwareInterfaceNode(LifecycleNode):
     def _param(self, name: str) -> Any:
         return parameter_value(self, name)
 
-    def _apply_parameters(self, parameters: List[Parameter[Any]]) -> None:
+    def _apply_parameters(self, parameters: list[Parameter[Any]]) -> None:
         """Apply what can change at once (validated already); the rest waits for configure."""
         names = {p.name for p in parameters}
         if 'diagnostic_period' in names:
@@ -231,7 +227,7 @@ class HardwareInterfaceNode(LifecycleNode):
             f'joints, {len(robot.actuator_names)} actuators, {mode} '
             f'{values["update_rate"]:g} Hz')
 
-    def _log_load_warnings(self, warnings: List[Any]) -> None:
+    def _log_load_warnings(self, warnings: list[Any]) -> None:
         """Log what the loader worked around (lenient mode: defaults, skipped transmissions)."""
         shown = 20
         for w in warnings[:shown]:
@@ -240,7 +236,7 @@ class HardwareInterfaceNode(LifecycleNode):
             self.get_logger().warning(f'robot_description: {len(warnings) - shown} more '
                                       'warnings (transmission_plugins inspect FILE lists all)')
 
-    def _fill_joints(self, given: List[str], order: List[str]) -> None:
+    def _fill_joints(self, given: list[str], order: list[str]) -> None:
         """Make ``ros2 param get <node> joints`` show the order of the array commands."""
         if given:
             self._filled_joints = None
@@ -252,19 +248,19 @@ class HardwareInterfaceNode(LifecycleNode):
         finally:
             self._filling = False
 
-    def _make_core(self, robot: Any, values: Dict[str, Any]) -> HardwareInterface:
+    def _make_core(self, robot: Any, values: dict[str, Any]) -> HardwareInterface:
         """Return the ROS-free cycle for ``robot`` with the checked parameter ``values``."""
         return HardwareInterface(robot, **core_settings(values),
                                  **hardware_settings(values, self._joint_limits(robot)))
 
-    def _joint_limits(self, robot: Any) -> Dict[str, Dict[str, Any]]:
+    def _joint_limits(self, robot: Any) -> dict[str, dict[str, Any]]:
         """
         Declare and read ros2_control's ``joint_limits.<joint>.<key>`` for the robot's joints.
 
         As ros2_control does, every key of every joint is declared (default: no limit), so that
         a parameters file sets them and ``ros2 param list`` shows them.
         """
-        out: Dict[str, Dict[str, Any]] = {}
+        out: dict[str, dict[str, Any]] = {}
         for joint in robot.joint_names:
             for key, default in JOINT_LIMIT_PARAMETERS.items():
                 name = f'joint_limits.{joint}.{key}'
@@ -310,7 +306,7 @@ class HardwareInterfaceNode(LifecycleNode):
                 functools.partial(self._on_array_command, field),
                 **qos_overridable(depth, logger=self.get_logger(), topic=f'{field}_commands')))
 
-    def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:
+    def _outputs(self) -> tuple[Callable[[float], Any], Callable[[float], list[Any]], Any, Any]:
         """Return the state half, the command half and their publishers (the driver's)."""
         assert isinstance(self.core, HardwareInterface)
         return (self.core.joint_states, self.core.actuator_commands, self._state_pub,
@@ -446,7 +442,7 @@ class HardwareInterfaceNode(LifecycleNode):
         self._diag_pub.publish(msg)
 
 
-def main(args: Optional[List[str]] = None) -> int:
+def main(args: list[str] | None = None) -> int:
     """Run the node (``hardware_interface_node`` executable)."""
     return run_node(lambda a: HardwareInterfaceNode(), args)
 

@@ -24,11 +24,7 @@ joints of the robot loaded.
 
 from typing import Any
 from typing import Callable
-from typing import Dict
 from typing import Iterable
-from typing import List
-from typing import Optional
-from typing import Tuple
 
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.parameter import Parameter
@@ -111,7 +107,7 @@ AT_CONFIGURE = frozenset({'robot_description', 'lenient', 'joints'}
                          | (set(HARDWARE_ONLY) - {'soft_limits'}))
 
 #: parameter -> (HardwareInterface attribute, conversion): the settings applied at once.
-LIVE_SETTINGS: Dict[str, Tuple[str, Callable[[Any], Any]]] = {
+LIVE_SETTINGS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     'state_timeout': ('state_timeout', float),
     'command_timeout': ('command_timeout', float),
     'command_timeout_action': ('timeout_action', str),
@@ -123,7 +119,7 @@ LIVE_SETTINGS: Dict[str, Tuple[str, Callable[[Any], Any]]] = {
 HARDWARE_LIVE_SETTINGS = dict(LIVE_SETTINGS, soft_limits=('soft_limits', bool))
 
 
-def core_settings(values: Dict[str, Any]) -> Dict[str, Any]:
+def core_settings(values: dict[str, Any]) -> dict[str, Any]:
     """Return the settings of the ROS-free cycle from the checked parameter ``values``."""
     return {'state_timeout': float(values['state_timeout']),
             'command_timeout': float(values['command_timeout']),
@@ -133,8 +129,8 @@ def core_settings(values: Dict[str, Any]) -> Dict[str, Any]:
             'stale_joints': str(values['stale_joints'])}
 
 
-def hardware_settings(values: Dict[str, Any],
-                      joint_limits: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+def hardware_settings(values: dict[str, Any],
+                      joint_limits: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Return the settings of the hardware interface alone (soft limits, calibration)."""
     return {'soft_limits': bool(values['soft_limits']), 'joint_limits': joint_limits,
             'calibration': CalibrationSettings(
@@ -149,7 +145,7 @@ def hardware_settings(values: Dict[str, Any],
 
 
 def apply_settings(core: InterfaceCycle, names: Iterable[str], value: Callable[[str], Any],
-                   live: Optional[Dict[str, Tuple[str, Callable[[Any], Any]]]] = None) -> None:
+                   live: dict[str, tuple[str, Callable[[Any], Any]]] | None = None) -> None:
     """
     Give ``core`` the new value (``value(name)``) of every live setting in ``names``.
 
@@ -162,8 +158,8 @@ def apply_settings(core: InterfaceCycle, names: Iterable[str], value: Callable[[
             setattr(core, attribute, cast(value(name)))
 
 
-def check_joints(core: Optional[InterfaceCycle],
-                 parameters: List[Parameter[Any]]) -> SetParametersResult:
+def check_joints(core: InterfaceCycle | None,
+                 parameters: list[Parameter[Any]]) -> SetParametersResult:
     """Once a robot is loaded, ``joints`` must name its commandable joints."""
     for p in parameters:
         if p.name == 'joints' and core is not None and p.value:

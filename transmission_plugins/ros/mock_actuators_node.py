@@ -44,11 +44,7 @@ read-only: the simulation is built once, and a bad value at start-up makes the n
 import math
 import time
 from typing import Any
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
-from typing import Union
 
 from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
@@ -141,9 +137,9 @@ class MockActuatorsNode(Node):
         except InvalidParameterValueException as e:
             self.get_logger().error(f'invalid parameter: {validator.rejected or e}')
             raise StartupFailed(validator.rejected or str(e)) from e
-        self.sim: Optional[Union[ActuatorSimulator, MujocoPhysics]] = None
-        self.robot: Optional[RobotTransmissions] = None
-        self._timer: Optional[Timer] = None
+        self.sim: ActuatorSimulator | MujocoPhysics | None = None
+        self.robot: RobotTransmissions | None = None
+        self._timer: Timer | None = None
         self._last = 0.0
         self._sub_description = None
         #: dropped ``actuator_commands`` messages per reason, and the log lines about them
@@ -242,7 +238,7 @@ class MockActuatorsNode(Node):
         models = [robot.actuator_models[n] for n in robot.actuator_names]
         q = initial_joint_positions(robot, self._p('initial_joint_names'),
                                     self._p('initial_joint_positions'))
-        sim: Union[ActuatorSimulator, MujocoPhysics]
+        sim: ActuatorSimulator | MujocoPhysics
         if self._physics == 'mujoco':
             sim = MujocoPhysics(robot, description, self._model_options(), joint_position=q,
                                 bandwidth=float(self._p('bandwidth')))
@@ -378,7 +374,7 @@ class MockActuatorsNode(Node):
                                         NODE_NAME, values)]
         self._diag_pub.publish(msg)
 
-    def _physics_status(self, values: List[Tuple[str, str]], message: str) -> Tuple[int, str]:
+    def _physics_status(self, values: list[tuple[str, str]], message: str) -> tuple[int, str]:
         """Add the MuJoCo values (real-time factors); WARN when the physics falls behind."""
         sim = self.sim
         assert isinstance(sim, MujocoPhysics)
@@ -397,7 +393,7 @@ class MockActuatorsNode(Node):
         return OK, message
 
 
-def main(args: Optional[List[str]] = None) -> int:
+def main(args: list[str] | None = None) -> int:
     """Run the node (``mock_actuators_node`` executable)."""
     return run_node(lambda a: MockActuatorsNode(), args)
 

@@ -20,10 +20,6 @@ The descriptor states the range, the choices (``additional_constraints``) and ``
 """
 
 from typing import Any
-from typing import Dict
-from typing import List
-from typing import Optional
-from typing import Tuple
 
 from rcl_interfaces.msg import FloatingPointRange
 from rcl_interfaces.msg import IntegerRange
@@ -70,7 +66,7 @@ def parameter_descriptor(default: Any, text: str,
     return descriptor
 
 
-def declare_parameters(node: Any, parameters: Dict[str, Tuple[Any, ...]]) -> None:
+def declare_parameters(node: Any, parameters: dict[str, tuple[Any, ...]]) -> None:
     """
     Declare ``parameters`` (name -> (default, description[, Constraint])) with descriptors.
 
@@ -95,7 +91,7 @@ QOS_POLICY_VALUES = {'reliability': ('reliable', 'best_effort', 'system_default'
 MAX_QOS_DEPTH = 10_000
 
 
-def qos_override_reason(name: str, value: Any) -> Optional[str]:
+def qos_override_reason(name: str, value: Any) -> str | None:
     """Return why a ``qos_overrides.*`` value is unusable, or None."""
     policy = name.rsplit('.', 1)[-1]
     if policy == 'depth':
@@ -115,17 +111,17 @@ class ParameterValidator:
     exception repeats the value, a whole URDF for ``robot_description``).
     """
 
-    def __init__(self, specs: Dict[str, Tuple[Any, ...]]) -> None:
+    def __init__(self, specs: dict[str, tuple[Any, ...]]) -> None:
         self.specs = specs
         self.rejected = ''
 
-    def reason(self, name: str, value: Any) -> Optional[str]:
+    def reason(self, name: str, value: Any) -> str | None:
         """Return why ``value`` is not acceptable for ``name``, or None."""
         if name.startswith('qos_overrides.'):
             return qos_override_reason(name, value)
         return next(iter(check_parameters(self.specs, {name: value})), None)
 
-    def __call__(self, parameters: List[Parameter[Any]]) -> SetParametersResult:
+    def __call__(self, parameters: list[Parameter[Any]]) -> SetParametersResult:
         """Accept every parameter, or reject the whole set naming the first bad one."""
         for p in parameters:
             reason = self.reason(p.name, p.value)
@@ -135,7 +131,7 @@ class ParameterValidator:
         return SetParametersResult(successful=True)
 
 
-def float_parameters(node: Any, specs: Dict[str, Tuple[Any, ...]]) -> None:
+def float_parameters(node: Any, specs: dict[str, tuple[Any, ...]]) -> None:
     """
     Keep the float parameters of ``specs`` floats when they are given integers.
 
@@ -145,7 +141,7 @@ def float_parameters(node: Any, specs: Dict[str, Tuple[Any, ...]]) -> None:
     floats = {name for name, spec in specs.items()
               if isinstance(spec[0], float)}
 
-    def to_float(parameters: List[Parameter[Any]]) -> List[Parameter[Any]]:
+    def to_float(parameters: list[Parameter[Any]]) -> list[Parameter[Any]]:
         return [Parameter(p.name, value=float(p.value))
                 if p.name in floats and type(p.value) is int else p for p in parameters]
 
@@ -157,7 +153,7 @@ def float_parameters(node: Any, specs: Dict[str, Tuple[Any, ...]]) -> None:
         node.set_parameters(again)
 
 
-def validate_parameters(node: Any, specs: Dict[str, Tuple[Any, ...]]) -> ParameterValidator:
+def validate_parameters(node: Any, specs: dict[str, tuple[Any, ...]]) -> ParameterValidator:
     """Register a :class:`ParameterValidator` for ``specs`` on ``node``; return it."""
     validator = ParameterValidator(specs)
     node.add_on_set_parameters_callback(validator)

@@ -38,10 +38,6 @@ interface's: this node is that node with its messages turned around (doc/simulat
 import functools
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
-from typing import Optional
-from typing import Tuple
 
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -72,11 +68,11 @@ class SimInterfaceNode(HardwareInterfaceNode):
     STATE_INPUT_ARGUMENT = ''
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
-        self._array_pubs: Dict[str, Any] = {}
+        self._array_pubs: dict[str, Any] = {}
         super().__init__(node_name, **kwargs)
 
     def _make_core(self, robot: Any,  # type: ignore[override]
-                   values: Dict[str, Any]) -> SimInterface:
+                   values: dict[str, Any]) -> SimInterface:
         """Return the ROS-free mirror cycle for ``robot`` with the checked ``values``."""
         return SimInterface(robot, array_commands=list(values['array_commands'] or []),
                             **core_settings(values))
@@ -104,13 +100,13 @@ class SimInterfaceNode(HardwareInterfaceNode):
                 **qos_overridable(depth, logger=self.get_logger(), topic='actuator_commands'))]
 
     # ------------------------------------------------------------------ outputs
-    def _outputs(self) -> Tuple[Callable[[float], Any], Callable[[float], List[Any]], Any, Any]:
+    def _outputs(self) -> tuple[Callable[[float], Any], Callable[[float], list[Any]], Any, Any]:
         """Return the state half, the command half and their publishers (the driver's)."""
         assert isinstance(self.core, SimInterface)
         return (self.core.actuator_states, self._joint_commands, self._state_pub,
                 self._command_pub)
 
-    def _joint_commands(self, now: float) -> List[CommandOutput]:
+    def _joint_commands(self, now: float) -> list[CommandOutput]:
         """Return the joint command messages (the driver publishes them); publish the arrays."""
         assert isinstance(self.core, SimInterface)
         groups = self.core.joint_commands(now)
@@ -127,7 +123,7 @@ class SimInterfaceNode(HardwareInterfaceNode):
         self._array_pubs = {}
 
 
-def main(args: Optional[List[str]] = None) -> int:
+def main(args: list[str] | None = None) -> int:
     """Run the node (``sim_interface_node`` executable)."""
     return run_node(lambda a: SimInterfaceNode(), args)
 

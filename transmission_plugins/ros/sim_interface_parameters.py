@@ -21,8 +21,6 @@ doc/simulation.md's table ("Parameters").
 """
 
 from typing import Any
-from typing import Optional
-from typing import Tuple
 
 from transmission_plugins.ros import hardware_interface_parameters as hw
 from transmission_plugins.runtime.messages import FIELDS
@@ -30,7 +28,7 @@ from transmission_plugins.runtime.parameters import Constraint
 from transmission_plugins.runtime.parameters import Specs
 
 
-def _mirror(name: str, description: str, default: Optional[Any] = None) -> Tuple[Any, ...]:
+def _mirror(name: str, description: str, default: Any | None = None) -> tuple[Any, ...]:
     """Return the hardware interface's spec of ``name`` with this node's description."""
     spec = hw.PARAMETERS[name]
     return (spec[0] if default is None else default, description) + tuple(spec[2:])

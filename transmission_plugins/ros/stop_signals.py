@@ -31,7 +31,6 @@ heavy.
 import signal
 import threading
 from types import FrameType
-from typing import List
 from typing import Optional
 
 #: The signals that stop a node (rclpy's ``SignalHandlerOptions.ALL`` covers the same two).
@@ -52,7 +51,7 @@ class StopRequest:
 
     def __init__(self) -> None:
         self.requested = False
-        self.received: List[int] = []
+        self.received: list[int] = []
 
     @classmethod
     def installed(cls) -> Optional['StopRequest']:
@@ -67,7 +66,7 @@ class StopRequest:
             StopRequest._installed = self
         return self
 
-    def _handler(self, signum: int, frame: Optional[FrameType]) -> None:
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
         self.received.append(signum)
         self.requested = True
 

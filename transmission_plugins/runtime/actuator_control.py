@@ -24,7 +24,6 @@ seen from the actuator), and it only matters for the default gains.
 
 import math
 from typing import Any
-from typing import List
 from typing import Sequence
 
 import numpy as np
@@ -93,12 +92,12 @@ class ActuatorControl:
         self._target = np.zeros(n)
 
     @property
-    def names(self) -> List[str]:
+    def names(self) -> list[str]:
         """Return the actuator names, in state order."""
         return [m.name for m in self.models]
 
     @property
-    def modes(self) -> List[str]:
+    def modes(self) -> list[str]:
         """Return each actuator's current mode."""
         return [MODES[i] for i in self._mode]
 

@@ -39,12 +39,8 @@ being homed refuses commands in any case.
 
 import math
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -123,12 +119,12 @@ class Calibration:
         groups = topology.groups
         #: per transmission: not_needed, file, absolute, homed, waiting_absolute,
         #: homing_pending, homing or failed
-        self.state: List[str] = ['not_needed'] * len(groups)
+        self.state: list[str] = ['not_needed'] * len(groups)
         #: per transmission, what the state message adds (a failure, the source)
-        self.detail: List[str] = [''] * len(groups)
-        self.homing: Dict[int, TransmissionHoming] = {}
+        self.detail: list[str] = [''] * len(groups)
+        self.homing: dict[int, TransmissionHoming] = {}
         #: (level, line) pairs for the node's log
-        self.events: List[Tuple[str, str]] = []
+        self.events: list[tuple[str, str]] = []
         #: True when homing calibrated something not yet written to the file
         self.unsaved = False
         #: the latest known measured (raw) position of each actuator and when it arrived:
@@ -137,7 +133,7 @@ class Calibration:
         self.measured_time = np.full(na, -np.inf)
         self._done = False
         #: absolute readings per transmission: ``(side, names, readings or None)``
-        self._absolute: Dict[int, Tuple[str, List[int], Optional[np.ndarray]]] = {}
+        self._absolute: dict[int, tuple[str, list[int], np.ndarray | None]] = {}
         self._plan_absolute()
         self.switch_names, self._switch_joint = self._plan_homing()
         if settings.calibration_file:
@@ -172,7 +168,7 @@ class Calibration:
         if stray:
             raise TransmissionValueError('single_turn_encoders', stray, 'entries of '
                                          'absolute_encoders')
-        wanted: Dict[int, List[Tuple[str, int]]] = {}
+        wanted: dict[int, list[tuple[str, int]]] = {}
         for n in names:
             side = 'actuator' if n in robot.actuator_index else 'joint'
             index = (robot.actuator_index if side == 'actuator' else robot.joint_index)[n]
@@ -199,7 +195,7 @@ class Calibration:
             if single:
                 self._check_single_turn(k, side, single)
 
-    def _check_single_turn(self, k: int, side: str, single: List[str]) -> None:
+    def _check_single_turn(self, k: int, side: str, single: list[str]) -> None:
         """Check that the joint range makes the turn of single-turn readings unique."""
         robot = self.robot
         g = self.topology.groups[k]
@@ -238,7 +234,7 @@ class Calibration:
                 f'{np.round(width, 4).tolist()} (use a multi-turn reading or the calibration '
                 'file)')
 
-    def _plan_homing(self) -> Tuple[List[str], Dict[str, int]]:
+    def _plan_homing(self) -> tuple[list[str], dict[str, int]]:
         """Set up homing; return the switch names accepted and switch name -> joint index."""
         robot, s = self.robot, self.settings
         joints = getattr(robot, 'urdf_joints', {})
@@ -254,10 +250,10 @@ class Calibration:
                 'homing_joints', bare, 'joints with a reference switch: their URDF <joint> has '
                 'no <calibration rising="..."/> or falling="..." (a joint without a switch '
                 'cannot be homed)')
-        switch_of: Dict[str, int] = {n: robot.joint_index[n] for n in with_switch}
+        switch_of: dict[str, int] = {n: robot.joint_index[n] for n in with_switch}
         if not s.homing:
             return sorted(switch_of), switch_of
-        by_group: Dict[int, List[str]] = {}
+        by_group: dict[int, list[str]] = {}
         for n in wanted:
             by_group.setdefault(self._group_of('joint', robot.joint_index[n]), []).append(n)
         q0 = robot.default_joint_position()
@@ -281,7 +277,7 @@ class Calibration:
                     switch_of.setdefault(robot.actuator_names[a], robot.joint_index[names[0]])
         return sorted(switch_of), switch_of
 
-    def _apply_file(self, offsets: Dict[str, float]) -> None:
+    def _apply_file(self, offsets: dict[str, float]) -> None:
         robot = self.robot
         for name, value in offsets.items():
             self.offset[robot.actuator_index[name]] = value
@@ -309,10 +305,10 @@ class Calibration:
                 out[g.joints] = True
         return out
 
-    def calibrated_offsets(self) -> Dict[str, float]:
+    def calibrated_offsets(self) -> dict[str, float]:
         """Return the offsets of the actuators of calibrated transmissions that need one."""
         robot = self.robot
-        out: Dict[str, float] = {}
+        out: dict[str, float] = {}
         for k, g in enumerate(self.topology.groups):
             if self.state[k] in CALIBRATED and self.state[k] != 'not_needed':
                 out.update((robot.actuator_names[a], float(self.offset[a])) for a in g.actuators)
@@ -371,7 +367,7 @@ class Calibration:
                                      f': {detail}'))
 
     def _unwrap(self, k: int, side: str, readings: np.ndarray,
-                turns: np.ndarray) -> Optional[np.ndarray]:
+                turns: np.ndarray) -> np.ndarray | None:
         """Return the actuator positions of the readings, the turn chosen (module doc)."""
         g = self.topology.groups[k]
         t = g.transmission.transmission
@@ -408,7 +404,7 @@ class Calibration:
         return np.asarray(theta[best], dtype=np.float64)
 
     # ------------------------------------------------------------------ measured positions
-    def observe(self, index: np.ndarray, position: Optional[np.ndarray], now: float) -> None:
+    def observe(self, index: np.ndarray, position: np.ndarray | None, now: float) -> None:
         """
         Keep the finite measured positions of actuators ``index`` that arrived at ``now``.
 
@@ -433,7 +429,7 @@ class Calibration:
 
     # ------------------------------------------------------------------ each cycle
     def step(self, now: float, raw: np.ndarray
-             ) -> Tuple[bool, List[Tuple[np.ndarray, np.ndarray]]]:
+             ) -> tuple[bool, list[tuple[np.ndarray, np.ndarray]]]:
         """
         Advance calibration by one cycle.
 

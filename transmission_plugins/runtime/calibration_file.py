@@ -38,9 +38,7 @@ as it was.
 import math
 import re
 from typing import Any
-from typing import Dict
 from typing import Mapping
-from typing import Optional
 from typing import Sequence
 
 from transmission_plugins.core.exceptions import TransmissionFileError
@@ -84,7 +82,7 @@ def _shown(text: str, room: int = 40) -> str:
 
 
 def read_calibration_file(path: str, robot_name: str,
-                          actuator_names: Sequence[str]) -> Optional[Dict[str, float]]:
+                          actuator_names: Sequence[str]) -> dict[str, float] | None:
     """
     Return the offsets of the file at ``path``, None when there is no such file.
 
@@ -131,14 +129,14 @@ def _is_null(node: Any) -> bool:
                             and node.tag == 'tag:yaml.org,2002:null')
 
 
-def _mapping(path: str, node: Any, what: str) -> Optional[Dict[str, Any]]:
+def _mapping(path: str, node: Any, what: str) -> dict[str, Any] | None:
     """Return a mapping node as name (its key's text) to value node; None when empty."""
     if _is_null(node):
         return None
     if getattr(node, 'id', None) != 'mapping':
         raise CalibrationFileError(path, f'{what}: expected a mapping of names, got a '
                                          f'{node.id} (line {node.start_mark.line + 1})')
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for key, value in node.value:
         if not _is_scalar(key):
             raise CalibrationFileError(path, f'{what}: expected names as keys, got a {key.id} '

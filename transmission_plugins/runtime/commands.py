@@ -32,11 +32,7 @@ fields they carry, one message per group.
 """
 
 from typing import Callable
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
 
 import numpy as np
 
@@ -59,10 +55,10 @@ TIMEOUT_ACTIONS = ('stop', 'hold', 'zero_velocity', 'zero_effort')
 class CommandOutput(NamedTuple):
     """One command message: the targets sharing the same commanded fields."""
 
-    names: List[str]
-    position: Optional[FloatArray]
-    velocity: Optional[FloatArray]
-    effort: Optional[FloatArray]
+    names: list[str]
+    position: FloatArray | None
+    velocity: FloatArray | None
+    effort: FloatArray | None
 
 
 class LatestCommands:
@@ -85,11 +81,11 @@ class LatestCommands:
         self.command_timeout = float(command_timeout)
         self.enforce_limits = bool(enforce_limits)
         self.timeout_action = timeout_action
-        self.target_names: List[str] = list(direction.target_names)
+        self.target_names: list[str] = list(direction.target_names)
         ns, nt = len(direction.source_names), len(self.target_names)
         #: latest command per field (NaN = none): rows of one array, position, velocity, effort
         self._command = np.full((len(FIELDS), ns), np.nan)
-        self.command: Dict[str, FloatArray] = dict(zip(FIELDS, self._command))
+        self.command: dict[str, FloatArray] = dict(zip(FIELDS, self._command))
         #: and its arrival time (-inf: never)
         self.command_time = np.full(ns, -np.inf)
         self._held = np.full(nt, np.nan)
@@ -99,17 +95,17 @@ class LatestCommands:
         #: sources whose command expired (and has not been renewed)
         self.expired = np.zeros(ns, dtype=bool)
         #: the last cycle's target commands per field (NaN: none; empty: no command at all)
-        self.latest: Dict[str, FloatArray] = {}
+        self.latest: dict[str, FloatArray] = {}
         #: per transmission: commanded for only some of its commandable sources last cycle
         self.incomplete = np.zeros(len(direction.groups), dtype=bool)
         #: the measured source positions and velocities (NaN: unknown), for the soft limits
-        self.measured: Optional[Callable[[], Tuple[FloatArray, FloatArray]]] = None
+        self.measured: Callable[[], tuple[FloatArray, FloatArray]] | None = None
         #: the cycle period in seconds (the rate limits' time step; None: from the clock)
-        self.period: Optional[float] = None
+        self.period: float | None = None
         self._motion = MotionState(ns)
         #: added to every target position command (the hardware interface's actuator
         #: calibration offsets, :mod:`~.calibration`), or None
-        self.position_offset: Optional[FloatArray] = None
+        self.position_offset: FloatArray | None = None
         # the hard limits of both sides, one row per field
         self._source_bounds = direction.source_limits.stacked()
         self._target_bounds = direction.target_limits.stacked()
@@ -117,7 +113,7 @@ class LatestCommands:
         self._converted = np.empty((len(FIELDS), nt))
         self._nothing = np.full((len(FIELDS), nt), np.nan)
         self._far = None if direction.to_joint else np.zeros(nt, dtype=bool)
-        self._bounds: Optional[JointBounds] = None
+        self._bounds: JointBounds | None = None
         # what a command of every commandable source completes: the sources and targets of
         # every transmission
         everything = np.ones(self._incidence.count, dtype=bool)
@@ -129,12 +125,12 @@ class LatestCommands:
         self._motion_limited = False
 
     @property
-    def bounds(self) -> Optional[JointBounds]:
+    def bounds(self) -> JointBounds | None:
         """Return the soft and rate limits of joint sources (None: hard limits only)."""
         return self._bounds
 
     @bounds.setter
-    def bounds(self, value: Optional[JointBounds]) -> None:
+    def bounds(self, value: JointBounds | None) -> None:
         self._bounds = value
         if value is None:
             self._motion_limited = False
@@ -148,7 +144,7 @@ class LatestCommands:
         self._motion_limited = bool(self._position_limited or np.isfinite(value.lower).any()
                                     or np.isfinite(value.upper).any())
 
-    def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
+    def store(self, idx: np.ndarray, values: dict[str, FloatArray], now: float) -> None:
         """Store a validated command for sources ``idx``; absent fields are cleared."""
         for field, row in zip(FIELDS, self._command):
             x = values.get(field)
@@ -167,7 +163,7 @@ class LatestCommands:
         self._motion.reset()
 
     def outputs(self, now: float, target_position: FloatArray,
-                source_position: FloatArray) -> List[CommandOutput]:
+                source_position: FloatArray) -> list[CommandOutput]:
         """
         Return this cycle's target command messages (module docstring).
 
@@ -241,7 +237,7 @@ class LatestCommands:
             if newly_expired[sidx].any():
                 self._held[tidx] = pos[tidx]
 
-    def _apply_timeout_action(self, alive: np.ndarray, out: Dict[str, np.ndarray]) -> None:
+    def _apply_timeout_action(self, alive: np.ndarray, out: dict[str, np.ndarray]) -> None:
         if self.timeout_action == 'stop':
             return
         expired = self.expired & ~alive
@@ -264,7 +260,7 @@ class LatestCommands:
             else:
                 out['effort'][tidx] = 0.0
 
-    def _limit_motion(self, cmd: Dict[str, np.ndarray], now: float, b: JointBounds,
+    def _limit_motion(self, cmd: dict[str, np.ndarray], now: float, b: JointBounds,
                       q: FloatArray, v: FloatArray) -> None:
         """
         Clamp joint commands to the soft and rate limits of :mod:`~.soft_limits` (and count).
@@ -326,7 +322,7 @@ class LatestCommands:
             self.counters.count_clamps('joint', kind, getattr(r, kind) & go)
         return r.velocity
 
-    def _convert_commands(self, cmd: Dict[str, FloatArray], out: Dict[str, FloatArray],
+    def _convert_commands(self, cmd: dict[str, FloatArray], out: dict[str, FloatArray],
                           source_position: FloatArray) -> None:
         """Map source commands to targets, transmission by transmission (complete ones only)."""
         inc = self._incidence
@@ -396,14 +392,14 @@ class MotionState:
         self.position = np.full(count, np.nan)
         self.velocity = np.full(count, np.nan)
         self.acceleration = np.full(count, np.nan)
-        self.time: Optional[float] = None
+        self.time: float | None = None
 
     def reset(self) -> None:
         """Forget every joint's motion."""
         self.position = self.velocity = self.acceleration = self.none
         self.time = None
 
-    def step(self, now: float, period: Optional[float]) -> float:
+    def step(self, now: float, period: float | None) -> float:
         """Return the time step since the last cycle (reset after a pause)."""
         nominal = period if period else 0.01
         if self.time is None or now - self.time > 3.0 * nominal:
@@ -418,7 +414,7 @@ class MotionState:
         self.time = now
 
 
-def group_by_fields(names: List[str], values: np.ndarray) -> List[CommandOutput]:
+def group_by_fields(names: list[str], values: np.ndarray) -> list[CommandOutput]:
     """
     Group the entries of ``values`` by the set of fields they carry.
 

@@ -14,7 +14,6 @@
 
 """What a cycle counts for /diagnostics: clamps, incomplete commands, outputs left out."""
 
-from typing import Dict
 
 import numpy as np
 
@@ -39,7 +38,7 @@ class Counters:
 
     def __init__(self, num_joints: int, num_actuators: int) -> None:
         #: clamps per :data:`CLAMP_KINDS` entry
-        self.clamps: Dict[str, int] = dict.fromkeys(CLAMP_KINDS, 0)
+        self.clamps: dict[str, int] = dict.fromkeys(CLAMP_KINDS, 0)
         self.joint_clamps = np.zeros(num_joints, dtype=np.int64)
         self.actuator_clamps = np.zeros(num_actuators, dtype=np.int64)
         #: per side, clamps by entry and kind (``(entries, len(SIDE_KINDS[side]))``)

@@ -28,8 +28,6 @@ import math
 import time
 from typing import Any
 from typing import Callable
-from typing import List
-from typing import Optional
 from typing import Sequence
 
 from transmission_plugins.core.exceptions import TransmissionValueError
@@ -81,8 +79,8 @@ class InterfaceCycle:
                 raise TransmissionValueError(name, value, 'a number of seconds (<= 0: off)')
         self.robot = robot
         self.clock = clock
-        self.joint_names: List[str] = list(robot.joint_names)
-        self.actuator_names: List[str] = list(robot.actuator_names)
+        self.joint_names: list[str] = list(robot.joint_names)
+        self.actuator_names: list[str] = list(robot.actuator_names)
         self._joints = NameIndex(self.joint_names, 'joint')
         self._actuators = NameIndex(self.actuator_names, 'actuator')
         self.topology = Topology(robot)
@@ -145,11 +143,11 @@ class InterfaceCycle:
         self.states.stale_joints = value
         self.states.invalidate()
 
-    def commandable_joints(self) -> List[str]:
+    def commandable_joints(self) -> list[str]:
         """Return the joints a joint command may name (passive joints excluded), URDF order."""
         return [n for i, n in enumerate(self.joint_names) if self.topology.commandable[i]]
 
-    def joint_order(self, joints: Optional[Sequence[str]]) -> List[str]:
+    def joint_order(self, joints: Sequence[str] | None) -> list[str]:
         """
         Return the joint order of the ``*_commands`` arrays: ``joints``, else the commandable ones.
 
@@ -175,17 +173,17 @@ class InterfaceCycle:
 
     # ------------------------------------------------------------------ timing
     @property
-    def period(self) -> Optional[float]:
+    def period(self) -> float | None:
         """Return the cycle period in seconds (None: no overrun check)."""
         return self.timer.period
 
     @period.setter
-    def period(self, value: Optional[float]) -> None:
+    def period(self, value: float | None) -> None:
         self.timer.period = value
         self.commands.period = value
 
     # ------------------------------------------------------------------ outputs
-    def state_output(self, now: Optional[float] = None) -> Optional[StateOutput]:
+    def state_output(self, now: float | None = None) -> StateOutput | None:
         """
         Return the state output of the latest state inputs (the state half of a cycle).
 
@@ -197,7 +195,7 @@ class InterfaceCycle:
         self._advance(now)
         return self.states.outputs(now)
 
-    def command_output(self, now: Optional[float] = None) -> List[CommandOutput]:
+    def command_output(self, now: float | None = None) -> list[CommandOutput]:
         """
         Return the command output messages of the latest command inputs (the command half).
 
@@ -214,7 +212,7 @@ class InterfaceCycle:
         """Do what must precede the outputs at ``now`` (the hardware interface's calibration)."""
 
     # ------------------------------------------------------------------ inputs
-    def _arrival(self, received: Optional[float]) -> float:
+    def _arrival(self, received: float | None) -> float:
         now = self.clock()
         return now if received is None or not received <= now else received
 
@@ -227,7 +225,7 @@ class InterfaceCycle:
             raise
 
     def diagnostics(self, prefix: str, lifecycle_state: str = 'active'
-                    ) -> List[DiagnosticRecord]:
+                    ) -> list[DiagnosticRecord]:
         """Return one status for the interface and one per transmission (a new rate window)."""
         return interface_diagnostics(self, prefix, lifecycle_state)
 

@@ -22,10 +22,7 @@ into a message.  As with diagnostic_updater, every status of one node carries th
 
 import math
 from typing import Any
-from typing import List
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -49,7 +46,7 @@ class DiagnosticRecord(NamedTuple):
     level: int
     message: str
     hardware_id: str
-    values: List[Tuple[str, str]]
+    values: list[tuple[str, str]]
 
 
 def age_text(age: float) -> str:
@@ -68,8 +65,8 @@ def lifecycle_record(prefix: str, state: str, level: int, message: str,
     return DiagnosticRecord(prefix, level, message, robot_id, [('lifecycle_state', state)])
 
 
-def node_records(prefix: str, core: 'Optional[InterfaceCycle]', lifecycle_state: str,
-                 configure_error: str = '') -> List[DiagnosticRecord]:
+def node_records(prefix: str, core: 'InterfaceCycle | None', lifecycle_state: str,
+                 configure_error: str = '') -> list[DiagnosticRecord]:
     """Return the statuses of an interface node: its cycle's, else why it has none yet."""
     if core is not None:
         return core.diagnostics(prefix, lifecycle_state)
@@ -81,7 +78,7 @@ def node_records(prefix: str, core: 'Optional[InterfaceCycle]', lifecycle_state:
 
 
 def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
-                          lifecycle_state: str = 'active') -> List[DiagnosticRecord]:
+                          lifecycle_state: str = 'active') -> list[DiagnosticRecord]:
     """
     Return one status for the interface (hardware or simulation) and one per transmission.
 
@@ -187,7 +184,7 @@ def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
     return records
 
 
-def clamps_by_kind(hw: 'InterfaceCycle', side: str, idx: np.ndarray) -> List[Tuple[str, str]]:
+def clamps_by_kind(hw: 'InterfaceCycle', side: str, idx: np.ndarray) -> list[tuple[str, str]]:
     """Return ``clamped.<name>.<kind>`` values of the entries ``idx`` clamped at least once."""
     names = hw.joint_names if side == 'joint' else hw.actuator_names
     counts = hw.counters.kind_clamps[side]
@@ -204,8 +201,8 @@ _CALIBRATION_WORDS = {
     'not calibrated: homing', 'failed': 'not calibrated: failed'}
 
 
-def calibration_diagnostics(hw: Any, records: List[DiagnosticRecord]
-                            ) -> List[DiagnosticRecord]:
+def calibration_diagnostics(hw: Any, records: list[DiagnosticRecord]
+                            ) -> list[DiagnosticRecord]:
     """
     Add the calibration of each transmission to the hardware interface's statuses.
 

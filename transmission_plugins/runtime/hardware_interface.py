@@ -26,10 +26,8 @@ import math
 import time
 from typing import Any
 from typing import Callable
-from typing import List
 from typing import Mapping
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
 
 import numpy as np
@@ -59,8 +57,8 @@ __all__ = ['CycleOutput', 'HardwareInterface']
 class CycleOutput(NamedTuple):
     """What one :meth:`HardwareInterface.update` produces."""
 
-    joint_states: Optional[StateOutput]
-    actuator_commands: List[CommandOutput]
+    joint_states: StateOutput | None
+    actuator_commands: list[CommandOutput]
 
 
 class HardwareInterface(InterfaceCycle):
@@ -89,10 +87,10 @@ class HardwareInterface(InterfaceCycle):
 
     def __init__(self, robot: RobotTransmissions, *, state_timeout: float = 0.1,
                  command_timeout: float = 0.5, enforce_limits: bool = True,
-                 command_joints: Optional[Sequence[str]] = None, timeout_action: str = 'stop',
+                 command_joints: Sequence[str] | None = None, timeout_action: str = 'stop',
                  stale_joints: str = 'last', soft_limits: bool = True,
-                 joint_limits: Optional[Mapping[str, Mapping[str, Any]]] = None,
-                 calibration: Optional[CalibrationSettings] = None,
+                 joint_limits: Mapping[str, Mapping[str, Any]] | None = None,
+                 calibration: CalibrationSettings | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(robot, state_timeout=state_timeout, command_timeout=command_timeout,
                          enforce_limits=enforce_limits, timeout_action=timeout_action,
@@ -127,7 +125,7 @@ class HardwareInterface(InterfaceCycle):
     # ------------------------------------------------------------------ inputs
     def set_actuator_state(self, names: Sequence[str], position: Any = (), velocity: Any = (),
                            effort: Any = (), topic: str = 'actuator_states',
-                           received: Optional[float] = None) -> None:
+                           received: float | None = None) -> None:
         """
         Store an actuator state message (any subset of actuators and fields).
 
@@ -145,7 +143,7 @@ class HardwareInterface(InterfaceCycle):
 
     def set_joint_command(self, names: Sequence[str], position: Any = (), velocity: Any = (),
                           effort: Any = (), topic: str = 'joint_commands',
-                          received: Optional[float] = None) -> None:
+                          received: float | None = None) -> None:
         """
         Store a joint command (any subset of joints and fields).
 
@@ -180,7 +178,7 @@ class HardwareInterface(InterfaceCycle):
 
     def set_reference_switch(self, names: Sequence[str], position: Any = (),
                              velocity: Any = (), effort: Any = (),
-                             received: Optional[float] = None) -> None:
+                             received: float | None = None) -> None:
         """
         Store reference switch readings (``reference_switches``: ``position`` >= 0.5 is on).
 
@@ -195,7 +193,7 @@ class HardwareInterface(InterfaceCycle):
 
     def set_absolute_positions(self, names: Sequence[str], position: Any = (),
                                velocity: Any = (), effort: Any = (),
-                               received: Optional[float] = None) -> None:
+                               received: float | None = None) -> None:
         """
         Store absolute encoder readings (``absolute_positions``, ``absolute_encoders`` names).
 
@@ -214,8 +212,8 @@ class HardwareInterface(InterfaceCycle):
                                             'no meaning here)')
         return idx, values['position']
 
-    def set_interface_command(self, interface: str, data: Any, topic: Optional[str] = None,
-                              received: Optional[float] = None) -> None:
+    def set_interface_command(self, interface: str, data: Any, topic: str | None = None,
+                              received: float | None = None) -> None:
         """
         Store a ros2_control-style array command for one interface, ordered by ``joints``.
 
@@ -282,7 +280,7 @@ class HardwareInterface(InterfaceCycle):
         self.refused = cal.joint_homing() | (uncalibrated & self.require_calibration)
 
     def diagnostics(self, prefix: str, lifecycle_state: str = 'active'
-                    ) -> List[DiagnosticRecord]:
+                    ) -> list[DiagnosticRecord]:
         """Return the shared statuses (:meth:`.InterfaceCycle.diagnostics`) with calibration."""
         return calibration_diagnostics(self, super().diagnostics(prefix, lifecycle_state))
 

@@ -28,9 +28,7 @@ actuators are needed); a single-actuator nonlinear map gives :math:`c = \theta_e
 """
 
 from typing import Any
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 
 import numpy as np
 
@@ -62,7 +60,7 @@ class TransmissionHoming:
     :param timeout: seconds each joint may take
     """
 
-    def __init__(self, transmission: Any, joints: List[SwitchJoint], commandable: np.ndarray,
+    def __init__(self, transmission: Any, joints: list[SwitchJoint], commandable: np.ndarray,
                  default_position: np.ndarray, timeout: float) -> None:
         self.transmission = transmission
         self.joints = joints
@@ -72,10 +70,10 @@ class TransmissionHoming:
         self.current = 0
         #: wait (for a reading), leave (the switch) or approach (its edge)
         self.phase = 'wait'
-        self.started: Optional[float] = None
-        self._last_off: Optional[np.ndarray] = None
+        self.started: float | None = None
+        self._last_off: np.ndarray | None = None
         #: the actuator positions at each joint's edge
-        self.edges: List[np.ndarray] = []
+        self.edges: list[np.ndarray] = []
         #: why homing failed ('' while it has not)
         self.failure = ''
         #: switch readings that would have been an edge but came without a known position
@@ -90,7 +88,7 @@ class TransmissionHoming:
         """Return the joint being homed."""
         return self.joints[self.current]
 
-    def velocity(self, now: float, known: bool = True) -> Optional[np.ndarray]:
+    def velocity(self, now: float, known: bool = True) -> np.ndarray | None:
         """
         Return this cycle's joint velocities (commandable joints of the transmission).
 
@@ -159,7 +157,7 @@ class TransmissionHoming:
         return solve_offsets(self.transmission, self.joints, self.edges, self.default_position)
 
 
-def solve_offsets(transmission: Any, joints: List[SwitchJoint], edges: List[np.ndarray],
+def solve_offsets(transmission: Any, joints: list[SwitchJoint], edges: list[np.ndarray],
                   default_position: np.ndarray) -> np.ndarray:
     """Return the actuator offsets from each joint's edge (module docstring)."""
     tr = transmission
@@ -174,7 +172,7 @@ def solve_offsets(transmission: Any, joints: List[SwitchJoint], edges: List[np.n
     return edges[0] - theta
 
 
-def check_homeable(transmission: Any, name: str, joints: List[SwitchJoint]) -> None:
+def check_homeable(transmission: Any, name: str, joints: list[SwitchJoint]) -> None:
     """
     Check that the switches of ``joints`` determine every actuator offset of the transmission.
 

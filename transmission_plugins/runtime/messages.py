@@ -28,14 +28,9 @@ transmission drives (doc/simulation.md).
 
 from typing import Any
 from typing import Callable
-from typing import Dict
 from typing import Hashable
 from typing import Iterable
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Set
-from typing import Tuple
 from typing import TypeVar
 
 import numpy as np
@@ -81,10 +76,10 @@ def any_true(mask: np.ndarray) -> bool:
     return bool(np.count_nonzero(mask) != 0)
 
 
-def repeated(items: Iterable[_T]) -> Set[_T]:
+def repeated(items: Iterable[_T]) -> set[_T]:
     """Return the items that occur more than once, in linear time."""
-    seen: Set[_T] = set()
-    twice: Set[_T] = set()
+    seen: set[_T] = set()
+    twice: set[_T] = set()
     for x in items:
         if x in seen:
             twice.add(x)
@@ -93,7 +88,7 @@ def repeated(items: Iterable[_T]) -> Set[_T]:
 
 
 def field_array(values: Any, count: int, field: str,
-                select: Optional[np.ndarray] = None) -> Optional[FloatArray]:
+                select: np.ndarray | None = None) -> FloatArray | None:
     """
     Return one field of a message as float64, None when empty.
 
@@ -122,7 +117,7 @@ def field_array(values: Any, count: int, field: str,
 
 
 def message_fields(names: Sequence[str], position: Any, velocity: Any,
-                   effort: Any, select: Optional[np.ndarray] = None) -> Dict[str, FloatArray]:
+                   effort: Any, select: np.ndarray | None = None) -> dict[str, FloatArray]:
     """
     Return the non-empty fields of a message, each validated by :func:`field_array`.
 
@@ -161,7 +156,7 @@ class NameIndex:
         self.kind = kind
         self._pos = {n: i for i, n in enumerate(self.names)}
         #: per lookup: the last list accepted with its result, the last refused with its reason
-        self._cache: Dict[str, Tuple[Any, Any]] = {}
+        self._cache: dict[str, tuple[Any, Any]] = {}
         #: the most names :meth:`select` accepts in one message
         self.max_partial = max(PARTIAL_NAMES, 10 * len(self.names))
 
@@ -185,7 +180,7 @@ class NameIndex:
         self.check_size(names)
         return self._cached('lookup', list(names), self._check)
 
-    def _cached(self, kind: str, names: List[str], check: Callable[[List[str]], Any]) -> Any:
+    def _cached(self, kind: str, names: list[str], check: Callable[[list[str]], Any]) -> Any:
         """Return ``check(names)``, or again what it returned or raised for the last list."""
         accepted, refused = self._cache.get(kind, (None, None))
         if accepted is not None and names == accepted[0]:
@@ -200,7 +195,7 @@ class NameIndex:
         self._cache[kind] = ((names, found), refused)
         return found
 
-    def _refuse_empty_or_repeated(self, names: List[str]) -> None:
+    def _refuse_empty_or_repeated(self, names: list[str]) -> None:
         """Raise :class:`InputRejected` for a message without names or with a name twice."""
         if not names:
             raise InputRejected('empty', 'message has no names')
@@ -209,7 +204,7 @@ class NameIndex:
             raise InputRejected('duplicate_names',
                                 f'duplicate {self.kind} names {sorted(duplicates)[:5]}')
 
-    def _check(self, names: List[str]) -> np.ndarray:
+    def _check(self, names: list[str]) -> np.ndarray:
         self._refuse_empty_or_repeated(names)
         unknown = [n for n in names if n not in self._pos]
         if unknown:
@@ -217,7 +212,7 @@ class NameIndex:
                                                  f'{self._expected()}')
         return np.array([self._pos[n] for n in names], dtype=np.intp)
 
-    def select(self, names: Sequence[str]) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    def select(self, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray | None]:
         """
         Return the indices of the known names of ``names``, and where they are in ``names``.
 
@@ -232,7 +227,7 @@ class NameIndex:
                                 f'{self.max_partial} a message may hold here')
         return self._cached('select', list(names), self._check_partial)
 
-    def _check_partial(self, names: List[str]) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    def _check_partial(self, names: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
         self._refuse_empty_or_repeated(names)
         pos = self._pos
         where = [k for k, n in enumerate(names) if n in pos]
@@ -253,7 +248,7 @@ class NameIndex:
         self._cache = {}
 
 
-class DropCounts(Dict[str, Dict[str, int]]):
+class DropCounts(dict[str, dict[str, int]]):
     """
     Dropped messages counted per topic and reason: ``counts[topic][reason]``.
 
@@ -264,7 +259,7 @@ class DropCounts(Dict[str, Dict[str, int]]):
     def __init__(self) -> None:
         super().__init__()
         #: topic -> (drops since the last report, the last rejection)
-        self.unreported: Dict[str, Tuple[int, 'InputRejected']] = {}
+        self.unreported: dict[str, tuple[int, InputRejected]] = {}
 
     def count(self, topic: str, reason: str) -> None:
         """Count one dropped message."""
@@ -281,7 +276,7 @@ class DropCounts(Dict[str, Dict[str, int]]):
         """Return the number of dropped messages on every topic."""
         return sum(sum(c.values()) for c in self.values())
 
-    def report(self) -> List[str]:
+    def report(self) -> list[str]:
         """
         Return one line per topic with drops since the last report, and forget them.
 
@@ -299,7 +294,7 @@ class DropCounts(Dict[str, Dict[str, int]]):
 
 
 def read_message(index: NameIndex, names: Sequence[str], position: Any, velocity: Any,
-                 effort: Any) -> Tuple[np.ndarray, Dict[str, FloatArray]]:
+                 effort: Any) -> tuple[np.ndarray, dict[str, FloatArray]]:
     """
     Validate a whole message: its fields against its names, then its names against ``index``.
 
@@ -317,7 +312,7 @@ def read_message(index: NameIndex, names: Sequence[str], position: Any, velocity
 
 
 def read_partial_message(index: NameIndex, names: Sequence[str], position: Any, velocity: Any,
-                         effort: Any) -> Tuple[np.ndarray, Dict[str, FloatArray]]:
+                         effort: Any) -> tuple[np.ndarray, dict[str, FloatArray]]:
     """
     Validate a message that may name more than ``index`` knows; keep the known entries.
 

@@ -58,12 +58,8 @@ options) are doc/physics.md's ("The model").
 import math
 from types import ModuleType
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -172,18 +168,18 @@ class MujocoModel(NamedTuple):
     qpos: np.ndarray
     dof: np.ndarray
     #: the passive joints, per transmission
-    passive: List[Passive]
+    passive: list[Passive]
     #: (wrap addresses, actuator index, robot joint indices) of each rotor tendon whose
     #: coefficients depend on the position
-    varying_tendons: List[Tuple[np.ndarray, int, np.ndarray]]
+    varying_tendons: list[tuple[np.ndarray, int, np.ndarray]]
     #: the constraints holding the joints of transmissions on their image
-    manifolds: List[Manifold]
+    manifolds: list[Manifold]
     #: joints locked for want of a motor -> their position
-    locked: Dict[str, float]
-    warnings: List[LoadWarning]
+    locked: dict[str, float]
+    warnings: list[LoadWarning]
 
 
-def blocks(robot: RobotTransmissions) -> List[Block]:
+def blocks(robot: RobotTransmissions) -> list[Block]:
     """Return the robot's transmissions placed in its vectors (linear ones, then the others)."""
     return list(robot.maps.linear) + list(robot.maps.nonlinear)
 
@@ -201,11 +197,11 @@ def held_on_image(block: Block) -> bool:
     return len(transmission.joint_to_actuator_inputs()) > transmission.num_actuators()
 
 
-def _moving(mujoco: ModuleType) -> Tuple[int, int]:
+def _moving(mujoco: ModuleType) -> tuple[int, int]:
     return int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)
 
 
-def _equality(mujoco: ModuleType, spec: Any, name: str, joint: str, driver: Optional[str],
+def _equality(mujoco: ModuleType, spec: Any, name: str, joint: str, driver: str | None,
               poly: Sequence[float], step: float, tendon: bool = False) -> None:
     """
     Add :math:`y - y_0 = a_0 + a_1 (x - x_0)` (``driver`` x, or none: y is held).
@@ -239,14 +235,14 @@ class ModelSpec(NamedTuple):
 
     #: the ``mujoco.MjSpec``: the description with rotors, passive joints and constraints
     spec: Any
-    tendons: List[Tuple[str, int, List[int], bool]]
-    manifolds: List[Tuple[Block, str, int]]
-    locked: Dict[str, float]
-    warnings: List[LoadWarning]
+    tendons: list[tuple[str, int, list[int], bool]]
+    manifolds: list[tuple[Block, str, int]]
+    locked: dict[str, float]
+    warnings: list[LoadWarning]
 
 
 def build_model(robot: RobotTransmissions, description: str,
-                options: ModelOptions = ModelOptions(), *, base_dir: Optional[str] = None,
+                options: ModelOptions = ModelOptions(), *, base_dir: str | None = None,
                 joint_position: Any = None) -> MujocoModel:
     """
     Build the MuJoCo model of ``description`` for the transmissions ``robot``.
@@ -277,7 +273,7 @@ def build_model(robot: RobotTransmissions, description: str,
 
 
 def build_spec(robot: RobotTransmissions, description: str,
-               options: ModelOptions = ModelOptions(), *, base_dir: Optional[str] = None,
+               options: ModelOptions = ModelOptions(), *, base_dir: str | None = None,
                joint_position: Any = None) -> ModelSpec:
     """
     Return the MuJoCo spec of ``description`` with the edits of the module docstring.
@@ -350,7 +346,7 @@ def _fold_damping(spec: Any, step: float) -> None:
         element.armature += step * float(np.ravel(element.damping)[0])
 
 
-def folded_armature(model: Any) -> Tuple[np.ndarray, np.ndarray]:
+def folded_armature(model: Any) -> tuple[np.ndarray, np.ndarray]:
     """Return the armature of each dof and each tendon that is damping, not inertia."""
     step = float(model.opt.timestep)
     return step * model.dof_damping, step * model.tendon_damping
@@ -405,7 +401,7 @@ def _tie_followers(mujoco: ModuleType, spec: Any, robot: RobotTransmissions,
 
 
 def manifold_constraint(transmission: Transmission, joint_position: Any,
-                        count: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+                        count: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""
     Return :math:`C` and :math:`C q^*`: the joint motions ``transmission`` cannot make, at q.
 
@@ -444,7 +440,7 @@ def manifold_constraint(transmission: Transmission, joint_position: Any,
 
 
 def _add_manifolds(mujoco: ModuleType, spec: Any, robot: RobotTransmissions,
-                   joint_position: np.ndarray, step: float) -> List[Tuple[Block, str, int]]:
+                   joint_position: np.ndarray, step: float) -> list[tuple[Block, str, int]]:
     """
     Hold the joints of each transmission with more input joints than actuators on its image.
 
@@ -476,7 +472,7 @@ def _add_manifolds(mujoco: ModuleType, spec: Any, robot: RobotTransmissions,
 
 
 def _add_rotor_tendons(spec: Any, robot: RobotTransmissions, damping: float,
-                       joint_position: Any) -> List[Tuple[str, int, List[int], bool]]:
+                       joint_position: Any) -> list[tuple[str, int, list[int], bool]]:
     """Add one fixed tendon per rotor; return (name, actuator, robot joints, varying)."""
     k = ActuatorJacobian(robot)(joint_position)
     out = []
@@ -500,9 +496,9 @@ def _add_rotor_tendons(spec: Any, robot: RobotTransmissions, damping: float,
 
 
 def _index(mujoco: ModuleType, model: Any, robot: RobotTransmissions,
-           tendons: List[Tuple[str, int, List[int], bool]],
-           manifolds: List[Tuple[Block, str, int]], locked: Dict[str, float],
-           warnings: List[LoadWarning]) -> MujocoModel:
+           tendons: list[tuple[str, int, list[int], bool]],
+           manifolds: list[tuple[Block, str, int]], locked: dict[str, float],
+           warnings: list[LoadWarning]) -> MujocoModel:
     def find(kind: Any, name: str) -> int:
         return int(mujoco.mj_name2id(model, kind, name))
 

@@ -43,10 +43,7 @@ For a single joint of negligible link inertia :math:`\Lambda = \rho^2 I_r`, the 
 import math
 import time
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 
 import numpy as np
 
@@ -92,7 +89,7 @@ class MujocoPhysics:
     def __init__(self, robot: RobotTransmissions, description: str,
                  options: ModelOptions = ModelOptions(), *, joint_position: Any = None,
                  bandwidth: float = DEFAULT_BANDWIDTH,
-                 base_dir: Optional[str] = None) -> None:
+                 base_dir: str | None = None) -> None:
         self._mj = import_mujoco()
         q0 = self._initial(robot, joint_position)
         self.built: MujocoModel = build_model(robot, description, options, base_dir=base_dir,
@@ -136,12 +133,12 @@ class MujocoPhysics:
 
     # ------------------------------------------------------------------ the actuator interface
     @property
-    def names(self) -> List[str]:
+    def names(self) -> list[str]:
         """Return the actuator names, in state order."""
         return list(self.robot.actuator_names)
 
     @property
-    def modes(self) -> List[str]:
+    def modes(self) -> list[str]:
         """Return each actuator's current mode."""
         return self._control.modes
 
@@ -210,14 +207,14 @@ class MujocoPhysics:
         self.sim_time += count * self.physics_step
         self.compute_time += time.perf_counter() - start
 
-    def state(self) -> Dict[str, np.ndarray]:
+    def state(self) -> dict[str, np.ndarray]:
         """Return the actuators' ``position``, ``velocity`` and applied ``effort``."""
         q, v = self.data.qpos[self._qpos], self.data.qvel[self._dof]
         out = self.robot.joint_to_actuator_arrays({'position': q, 'velocity': v})
         return {'position': out['position'], 'velocity': out['velocity'],
                 'effort': self._u.copy()}
 
-    def joint_state(self) -> Dict[str, np.ndarray]:
+    def joint_state(self) -> dict[str, np.ndarray]:
         """Return ``position``, ``velocity`` and applied ``effort`` of ``robot.joint_names``."""
         return {'position': self.data.qpos[self._qpos].copy(),
                 'velocity': self.data.qvel[self._dof].copy(), 'effort': self._tau.copy()}
@@ -337,9 +334,9 @@ class _Group(NamedTuple):
     diagonal: np.ndarray
 
 
-def _passive_groups(passive: List[Passive]) -> List[_Group]:
+def _passive_groups(passive: list[Passive]) -> list[_Group]:
     """Return the passive joints of a model grouped by transmission map (diagonal 0)."""
-    groups: Dict[Any, List[Passive]] = {}
+    groups: dict[Any, list[Passive]] = {}
     for p in passive:
         groups.setdefault((p.block.transmission.map_key(), tuple(p.local)), []).append(p)
     return [_Group(

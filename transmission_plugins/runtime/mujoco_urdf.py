@@ -23,9 +23,6 @@ import os
 from pathlib import Path
 from typing import Any
 from typing import Iterable
-from typing import List
-from typing import Optional
-from typing import Tuple
 
 from lxml import etree
 
@@ -41,7 +38,7 @@ MESH_FORMATS = ('.stl', '.obj', '.msh')
 LISTED = 3
 
 
-def _package_roots(package: str) -> List[Path]:
+def _package_roots(package: str) -> list[Path]:
     roots = [Path(p, 'share', package)
              for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]
     roots += [Path(p, package)
@@ -49,7 +46,7 @@ def _package_roots(package: str) -> List[Path]:
     return roots
 
 
-def resolve_mesh(filename: str, base_dir: Optional[str] = None) -> Optional[Path]:
+def resolve_mesh(filename: str, base_dir: str | None = None) -> Path | None:
     """
     Return the file a URDF mesh ``filename`` names, or None when it cannot be found.
 
@@ -66,10 +63,10 @@ def resolve_mesh(filename: str, base_dir: Optional[str] = None) -> Optional[Path
     return next((c.resolve() for c in candidates if c.is_file()), None)
 
 
-def _meshes(links: Iterable[Any], base_dir: Optional[str]) -> Tuple[List[str], List[str]]:
+def _meshes(links: Iterable[Any], base_dir: str | None) -> tuple[list[str], list[str]]:
     """Resolve every collision mesh in place; drop the others; return (missing, unreadable)."""
-    missing: List[str] = []
-    unreadable: List[str] = []
+    missing: list[str] = []
+    unreadable: list[str] = []
     for link in links:
         for collision in link.findall('collision'):
             mesh = collision.find('geometry/mesh')
@@ -88,7 +85,7 @@ def _meshes(links: Iterable[Any], base_dir: Optional[str]) -> Tuple[List[str], L
     return missing, unreadable
 
 
-def _listed(names: List[str]) -> str:
+def _listed(names: list[str]) -> str:
     more = f' and {len(names) - LISTED} more' if len(names) > LISTED else ''
     return ', '.join(repr(n) for n in names[:LISTED]) + more
 
@@ -103,7 +100,7 @@ def _compiler(options: Any) -> Any:
 
 
 def mujoco_urdf(description: str, options: Any, followers: Iterable[str],
-                base_dir: Optional[str] = None) -> Tuple[str, List[LoadWarning]]:
+                base_dir: str | None = None) -> tuple[str, list[LoadWarning]]:
     """
     Return the URDF text for MuJoCo and the warnings (at most one, about meshes left out).
 

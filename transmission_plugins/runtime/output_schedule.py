@@ -20,8 +20,6 @@ publishes both outputs; in event-driven mode an accepted input publishes its out
 a tick publishes only the outputs whose input did *not* arrive since the previous tick.
 """
 
-from typing import Tuple
-
 
 class OutputSchedule:
     """
@@ -47,7 +45,7 @@ class OutputSchedule:
         self._command_arrived = True
         return self.event_driven
 
-    def tick(self) -> Tuple[bool, bool]:
+    def tick(self) -> tuple[bool, bool]:
         """
         Start a tick; return which outputs it publishes.
 

@@ -23,12 +23,8 @@ infinity (doc/nodes.md, "Parameters").
 
 import math
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.runtime.messages import repeated
@@ -57,10 +53,10 @@ class Constraint(NamedTuple):
     :param note: the rule in words, when the bounds do not say it all
     """
 
-    low: Optional[float] = None
-    high: Optional[float] = None
-    off: Optional[float] = None
-    choices: Tuple[str, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    off: float | None = None
+    choices: tuple[str, ...] = ()
     read_only: bool = False
     unique: bool = False
     note: str = ''
@@ -87,10 +83,10 @@ class Constraint(NamedTuple):
 
 
 #: name -> (default, description) or (default, description, Constraint)
-Specs = Dict[str, Tuple[Any, ...]]
+Specs = dict[str, tuple[Any, ...]]
 
 
-def constraint_of(spec: Tuple[Any, ...]) -> Constraint:
+def constraint_of(spec: tuple[Any, ...]) -> Constraint:
     """Return the constraint of a parameter spec (none given: no constraint)."""
     return spec[2] if len(spec) > 2 and spec[2] is not None else Constraint()
 
@@ -100,7 +96,7 @@ def _is_number(value: Any) -> bool:
 
 
 def check_parameter(name: str, value: Any, default: Any,
-                    constraint: Constraint = Constraint()) -> Optional[str]:
+                    constraint: Constraint = Constraint()) -> str | None:
     """
     Return why ``value`` is not acceptable for parameter ``name``, or None when it is.
 
@@ -127,7 +123,7 @@ def check_parameter(name: str, value: Any, default: Any,
     return None
 
 
-def _check_number(name: str, value: Any, is_float: bool, c: Constraint) -> Optional[str]:
+def _check_number(name: str, value: Any, is_float: bool, c: Constraint) -> str | None:
     kind = 'a number' if is_float else 'an integer'
     if not _is_number(value) or (not is_float and not isinstance(value, int)):
         return f'{name} must be {kind}, got {value!r}'
@@ -140,7 +136,7 @@ def _check_number(name: str, value: Any, is_float: bool, c: Constraint) -> Optio
     return None
 
 
-def _check_array(name: str, value: Any, default: Sequence[Any], c: Constraint) -> Optional[str]:
+def _check_array(name: str, value: Any, default: Sequence[Any], c: Constraint) -> str | None:
     if value is None:   # an array parameter declared by type only, not set
         return None
     if not isinstance(value, (list, tuple)):
@@ -165,7 +161,7 @@ def _check_array(name: str, value: Any, default: Sequence[Any], c: Constraint) -
     return None
 
 
-def check_parameters(specs: Specs, values: Dict[str, Any]) -> List[str]:
+def check_parameters(specs: Specs, values: dict[str, Any]) -> list[str]:
     """Return the reasons why any of ``values`` (name -> value) breaks ``specs`` (none: [])."""
     reasons = []
     for name, value in values.items():
@@ -177,7 +173,7 @@ def check_parameters(specs: Specs, values: Dict[str, Any]) -> List[str]:
     return reasons
 
 
-def require_valid(specs: Specs, values: Dict[str, Any]) -> None:
+def require_valid(specs: Specs, values: dict[str, Any]) -> None:
     """
     Check ``values`` against ``specs`` (what a node does again when it configures).
 

@@ -30,11 +30,7 @@ summary a minute.
 import math
 import time
 from typing import Callable
-from typing import Dict
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -79,28 +75,28 @@ class Reports:
                  interval: float = INTERVAL) -> None:
         self.clock = clock
         self.interval = interval
-        self._next: Dict[str, float] = {}
+        self._next: dict[str, float] = {}
         self._seen = 0
         #: the targets stale now, and since when (None: none)
-        self._stale_names: Tuple[str, ...] = ()
-        self._stale_since: Optional[float] = None
+        self._stale_names: tuple[str, ...] = ()
+        self._stale_since: float | None = None
         #: the stale targets of the last warning (None: none warned of, or fresh again since)
-        self._warned: Optional[Tuple[str, ...]] = None
+        self._warned: tuple[str, ...] | None = None
         #: brief stale episodes since the last summary, the targets they made stale, when the
         #: last one ended, and the interval before the next summary
         self._brief = 0
-        self._brief_names: Dict[str, None] = {}
+        self._brief_names: dict[str, None] = {}
         #: the targets stale at some time in the current episode
-        self._episode_names: Dict[str, None] = {}
+        self._episode_names: dict[str, None] = {}
         self._brief_end = -math.inf
         self._brief_interval = STALE_INTERVAL
         #: per topic: the NaN drops counted at the last line and when it was written
-        self._non_finite: Dict[str, Tuple[int, float]] = {}
+        self._non_finite: dict[str, tuple[int, float]] = {}
         #: the activation the silent-input warning is about, and whether a state came since
-        self._active_since: Optional[float] = None
+        self._active_since: float | None = None
         self._state_seen = False
 
-    def due(self, kind: str, interval: Optional[float] = None) -> bool:
+    def due(self, kind: str, interval: float | None = None) -> bool:
         """Return True (and start a new interval) when a line of ``kind`` may be logged."""
         now = self.clock()
         if now < self._next.get(kind, -float('inf')):
@@ -108,7 +104,7 @@ class Reports:
         self._next[kind] = now + (self.interval if interval is None else interval)
         return True
 
-    def drops(self, drops: DropCounts) -> List[str]:
+    def drops(self, drops: DropCounts) -> list[str]:
         """
         Return the summary of the messages dropped since the last one, when due.
 
@@ -141,7 +137,7 @@ class Reports:
             lines += drops.report()
         return lines
 
-    def stale(self, hw: 'InterfaceCycle') -> List[Tuple[str, str]]:
+    def stale(self, hw: 'InterfaceCycle') -> list[tuple[str, str]]:
         """
         Return ``(level, line)`` pairs about stale targets, when due (module docstring).
 
@@ -152,7 +148,7 @@ class Reports:
         joint states and stale actuators.
         """
         states = hw.states
-        lines: List[Tuple[str, str]] = []
+        lines: list[tuple[str, str]] = []
         if states.fresh_changes != self._seen:
             self._seen = states.fresh_changes
             stale = ~states.fresh_targets(states.fresh_mask) & states.known_targets()
@@ -168,8 +164,8 @@ class Reports:
             lines.append(('warning', self._brief_line(hw)))
         return lines
 
-    def _stale_changed(self, hw: 'InterfaceCycle', names: Tuple[str, ...]
-                       ) -> List[Tuple[str, str]]:
+    def _stale_changed(self, hw: 'InterfaceCycle', names: tuple[str, ...]
+                       ) -> list[tuple[str, str]]:
         """Take a new set of stale targets; return the line of an episode's end, if any."""
         now = self.clock()
         if names and self._stale_since is None:
@@ -219,7 +215,7 @@ class Reports:
                 f'{self._brief_interval:g} s at the earliest)')
 
     def no_state(self, hw: 'InterfaceCycle', since: float,
-                 where: Callable[[], str]) -> Optional[str]:
+                 where: Callable[[], str]) -> str | None:
         """
         Return a warning when no input state came since activation at ``since``, when due.
 
@@ -243,7 +239,7 @@ class Reports:
                 f'{where()}; expected sensor_msgs/JointState naming the {source}s '
                 f'{_first(hw.states.direction.source_names)}')
 
-    def incomplete(self, hw: 'InterfaceCycle') -> Optional[str]:
+    def incomplete(self, hw: 'InterfaceCycle') -> str | None:
         """
         Return a warning when a transmission was commanded for only some of its inputs, when due.
 
@@ -268,7 +264,7 @@ class Reports:
                 f'transmission is commanded only when every one of its {direction.source}s '
                 'has the field, so its actuators get nothing')
 
-    def calibration(self, hw: 'InterfaceCycle') -> List[Tuple[str, str]]:
+    def calibration(self, hw: 'InterfaceCycle') -> list[tuple[str, str]]:
         """
         Return the calibration's ``(level, line)`` pairs since the last call (and forget them).
 
@@ -281,13 +277,13 @@ class Reports:
         lines, calibration.events = calibration.events, []
         return lines
 
-    def cycle_failed(self, error: Exception) -> Optional[str]:
+    def cycle_failed(self, error: Exception) -> str | None:
         """Return the line for a cycle that raised, when due."""
         if not self.due('cycle'):
             return None
         return f'cycle failed: {type(error).__name__}: {error}'
 
-    def no_clock(self) -> Optional[str]:
+    def no_clock(self) -> str | None:
         """Return the line for a node clock that has not started (sim time, no /clock)."""
         if not self.due('clock', CLOCK_INTERVAL):
             return None

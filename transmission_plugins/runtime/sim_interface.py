@@ -34,12 +34,8 @@ Watchdogs, limits and the conventions are the hardware interface's (doc/simulati
 import time
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -61,11 +57,11 @@ __all__ = ['SimCycleOutput', 'SimInterface']
 class SimCycleOutput(NamedTuple):
     """What one :meth:`SimInterface.update` produces."""
 
-    actuator_states: Optional[StateOutput]
-    joint_commands: List[CommandOutput]
+    actuator_states: StateOutput | None
+    joint_commands: list[CommandOutput]
     #: interface -> joint values in ``command_joints`` order, for each interface of
     #: ``array_commands`` whose every joint was commanded this cycle
-    array_commands: Dict[str, FloatArray]
+    array_commands: dict[str, FloatArray]
 
 
 class SimInterface(InterfaceCycle):
@@ -88,7 +84,7 @@ class SimInterface(InterfaceCycle):
 
     def __init__(self, robot: RobotTransmissions, *, state_timeout: float = 0.1,
                  command_timeout: float = 0.5, enforce_limits: bool = True,
-                 command_joints: Optional[Sequence[str]] = None,
+                 command_joints: Sequence[str] | None = None,
                  array_commands: Sequence[str] = (), timeout_action: str = 'stop',
                  stale_joints: str = 'omit',
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -99,7 +95,7 @@ class SimInterface(InterfaceCycle):
         position = {n: i for i, n in enumerate(self.joint_names)}
         self._command_idx = np.array([position[n] for n in self.command_joints], dtype=np.intp)
         #: the interfaces also published as ``<interface>_commands`` arrays
-        self.array_commands: Tuple[str, ...] = tuple(array_commands)
+        self.array_commands: tuple[str, ...] = tuple(array_commands)
         if any(v not in FIELDS for v in self.array_commands) or repeated(self.array_commands):
             raise TransmissionValueError('array_commands', list(self.array_commands),
                                          f'distinct interfaces among {FIELDS}')
@@ -107,7 +103,7 @@ class SimInterface(InterfaceCycle):
     # ------------------------------------------------------------------ inputs
     def set_joint_state(self, names: Sequence[str], position: Any = (), velocity: Any = (),
                         effort: Any = (), topic: str = 'joint_states',
-                        received: Optional[float] = None) -> None:
+                        received: float | None = None) -> None:
         """
         Store a simulator's joint state message (any joints and fields).
 
@@ -124,7 +120,7 @@ class SimInterface(InterfaceCycle):
     def set_actuator_command(self, names: Sequence[str], position: Any = (),
                              velocity: Any = (), effort: Any = (),
                              topic: str = 'actuator_commands',
-                             received: Optional[float] = None) -> None:
+                             received: float | None = None) -> None:
         """
         Store an actuator command (any subset of actuators and fields).
 
@@ -150,14 +146,14 @@ class SimInterface(InterfaceCycle):
     #: :meth:`array_outputs` then holds its arrays)
     joint_commands = InterfaceCycle.command_output
 
-    def array_outputs(self) -> Dict[str, FloatArray]:
+    def array_outputs(self) -> dict[str, FloatArray]:
         """
         Return the ``*_commands`` arrays of the last :meth:`joint_commands`.
 
         :returns: interface -> joint values in ``command_joints`` order, for each interface of
             ``array_commands`` whose every joint was commanded
         """
-        arrays: Dict[str, FloatArray] = {}
+        arrays: dict[str, FloatArray] = {}
         latest = self.commands.latest
         if latest:
             for interface in self.array_commands:

@@ -16,8 +16,6 @@
 
 import math
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import Sequence
 
 import numpy as np
@@ -89,12 +87,12 @@ class ActuatorSimulator:
         self.reset(position)
 
     @property
-    def names(self) -> List[str]:
+    def names(self) -> list[str]:
         """Return the actuator names, in state order."""
         return self._control.names
 
     @property
-    def modes(self) -> List[str]:
+    def modes(self) -> list[str]:
         """Return each actuator's current mode."""
         return self._control.modes
 
@@ -137,7 +135,7 @@ class ActuatorSimulator:
             self._v = np.where(finite, self._v, 0.0)
             self._u = np.where(finite, self._u, 0.0)
 
-    def state(self) -> Dict[str, np.ndarray]:
+    def state(self) -> dict[str, np.ndarray]:
         """Return copies of ``position``, ``velocity`` and applied ``effort``, each ``(N,)``."""
         return {'position': self._q.copy(), 'velocity': self._v.copy(),
                 'effort': self._u.copy()}
@@ -159,7 +157,7 @@ class ReferenceSwitches:
         joints = [n for n in robot.joint_names
                   if getattr(robot.urdf_joints.get(n), 'calibration', None) is not None]
         #: the joints with a switch, in the robot's order
-        self.names: List[str] = joints
+        self.names: list[str] = joints
         self._index = np.array([robot.joint_index[n] for n in joints], dtype=np.intp)
         switches = [robot.urdf_joints[n].calibration for n in joints]
         self._edge = np.array([s.edge() for s in switches])

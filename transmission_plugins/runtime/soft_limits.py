@@ -64,7 +64,6 @@ from typing import Any
 from typing import Mapping
 from typing import NamedTuple
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -168,7 +167,7 @@ def soft_effort_bounds(b: JointBounds, q: np.ndarray, v: np.ndarray) -> np.ndarr
 
 
 def limit_effort_bounds(b: JointBounds, q: np.ndarray, v: np.ndarray
-                        ) -> Tuple[np.ndarray, np.ndarray]:
+                        ) -> tuple[np.ndarray, np.ndarray]:
     """
     Return the bounds of effort commands at the position and velocity limits (0 or none).
 
@@ -226,7 +225,7 @@ JOINT_LIMIT_PARAMETERS = {key: default for pair in RATE_LIMIT_KEYS
 
 
 def rate_limits(joint_names: Sequence[str], values: Mapping[str, Mapping[str, Any]]
-                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     Return the acceleration, deceleration and jerk limits per joint (``inf``/NaN: none).
 
@@ -262,7 +261,7 @@ def rate_limits(joint_names: Sequence[str], values: Mapping[str, Mapping[str, An
     return out[0], out[1], out[2]
 
 
-def joint_bounds(robot: Any, rates: Tuple[np.ndarray, np.ndarray, np.ndarray],
+def joint_bounds(robot: Any, rates: tuple[np.ndarray, np.ndarray, np.ndarray],
                  soft_limits: bool = True) -> JointBounds:
     """Return the bounds of ``robot``'s joints with the rate limits ``rates`` (module doc)."""
     hard = side_limits(robot, 'joint')

@@ -30,11 +30,7 @@ new state arrived or the set of fresh actuators changed.
 """
 
 from typing import Callable
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
 
 import numpy as np
 
@@ -51,10 +47,10 @@ STALE_JOINT_POLICIES = ('last', 'omit')
 class StateOutput(NamedTuple):
     """States to publish: the targets with known positions, in the robot's order."""
 
-    names: List[str]
-    position: Optional[FloatArray]
-    velocity: Optional[FloatArray]
-    effort: Optional[FloatArray]
+    names: list[str]
+    position: FloatArray | None
+    velocity: FloatArray | None
+    effort: FloatArray | None
 
 
 class LatestStates:
@@ -78,23 +74,23 @@ class LatestStates:
         self.state_timeout = float(state_timeout)
         self.clock = clock
         self.stale_joints = stale_joints
-        self.target_names: List[str] = list(direction.target_names)
+        self.target_names: list[str] = list(direction.target_names)
         ns, nt = len(direction.source_names), len(self.target_names)
         #: latest value per field (NaN = unknown): rows of one array, position, velocity, effort
         self._values = np.full((len(FIELDS), ns), np.nan)
-        self.state: Dict[str, FloatArray] = dict(zip(FIELDS, self._values))
+        self.state: dict[str, FloatArray] = dict(zip(FIELDS, self._values))
         #: arrival time per source (-inf: never)
         self.state_time = np.full(ns, -np.inf)
         #: counts stored messages: the output is converted again only when it changed
         self._version = 0
-        self._cached: Tuple[int, Optional[bytes], Optional[StateOutput]] = (-1, None, None)
+        self._cached: tuple[int, bytes | None, StateOutput | None] = (-1, None, None)
         #: the last target positions converted (NaN where unknown): linearisation point of
         #: nonlinear command maps
         self.last_position = np.full(nt, np.nan)
         #: the last target velocities converted (NaN where unknown): the soft limits' measure
         self.last_velocity = np.full(nt, np.nan)
         #: the values each target was last published with (NaN: none), for ``stale_joints: last``
-        self.held: Dict[str, FloatArray] = {f: np.full(nt, np.nan) for f in FIELDS}
+        self.held: dict[str, FloatArray] = {f: np.full(nt, np.nan) for f in FIELDS}
         #: the fresh-source mask of the last cycle, and how often it changed
         self.fresh_mask = np.zeros(ns, dtype=bool)
         self.fresh_changes = 0
@@ -102,14 +98,14 @@ class LatestStates:
         #: calibration offsets, :mod:`~.calibration`)
         self.position_offset = np.zeros(ns)
         #: targets left out of the output whatever their state (not calibrated), or None
-        self.hidden: Optional[np.ndarray] = None
+        self.hidden: np.ndarray | None = None
         # joints to actuators: which targets come from positions outside a mechanism's range
         self._far = None if direction.to_joint else np.zeros(nt, dtype=bool)
         # the values of a cycle before the conversion writes them, and every field complete
         self._unknown = np.full((len(FIELDS), nt), np.nan)
         self._complete = dict.fromkeys(FIELDS, True)
 
-    def store(self, idx: np.ndarray, values: Dict[str, FloatArray], now: float) -> None:
+    def store(self, idx: np.ndarray, values: dict[str, FloatArray], now: float) -> None:
         """Store a validated message for sources ``idx``; absent fields become unknown."""
         for field, row in zip(FIELDS, self._values):
             x = values.get(field)
@@ -118,7 +114,7 @@ class LatestStates:
         self.state_time[idx] = now
         self._version += 1
 
-    def set_offsets(self, offset: np.ndarray, hidden: Optional[np.ndarray]) -> None:
+    def set_offsets(self, offset: np.ndarray, hidden: np.ndarray | None) -> None:
         """Take new position offsets (the stored positions are shifted) and hidden targets."""
         self.state['position'] -= offset - self.position_offset
         self.position_offset = np.array(offset, dtype=np.float64)
@@ -129,7 +125,7 @@ class LatestStates:
         """Make the next cycle convert again (a setting that shapes the output changed)."""
         self._version += 1
 
-    def fresh(self, now: Optional[float] = None) -> np.ndarray:
+    def fresh(self, now: float | None = None) -> np.ndarray:
         """Return a boolean mask of the sources whose state is within ``state_timeout``."""
         now = self.clock() if now is None else now
         if self.state_timeout <= 0.0:
@@ -145,7 +141,7 @@ class LatestStates:
         """Return the targets whose every source has had a state since the start."""
         return self.fresh_targets(self.state_time > -np.inf)
 
-    def outputs(self, now: float) -> Optional[StateOutput]:
+    def outputs(self, now: float) -> StateOutput | None:
         """Return this cycle's target states (module docstring), None when none is known."""
         version, mask, output = self._cached
         fresh = self.fresh(now)
@@ -163,7 +159,7 @@ class LatestStates:
         self._cached = (self._version, key, output)
         return output
 
-    def _convert(self, fresh: np.ndarray) -> Optional[StateOutput]:
+    def _convert(self, fresh: np.ndarray) -> StateOutput | None:
         values, complete = self._target_values(fresh)
         if self.stale_joints == 'last' and False in fresh:
             target_fresh = self.fresh_targets(fresh)
@@ -184,22 +180,22 @@ class LatestStates:
         if True not in include:
             return None
         names = [n for n, k in zip(self.target_names, include) if k]
-        fields: Dict[str, Optional[np.ndarray]] = {}
+        fields: dict[str, np.ndarray | None] = {}
         for field in FIELDS:
             x = values[field][include]
             fields[field] = x if False not in np.isfinite(x) else None
         return StateOutput(names, fields['position'], fields['velocity'], fields['effort'])
 
     def _target_values(self, fresh: np.ndarray
-                       ) -> Tuple[Dict[str, FloatArray], Dict[str, bool]]:
+                       ) -> tuple[dict[str, FloatArray], dict[str, bool]]:
         """
         Convert the fresh, finite source values; return target values and completeness.
 
         :returns: per field, the target values (new arrays, NaN where unknown: a stale or
             missing source, or a non-finite result, counted), and whether every target has one
         """
-        inputs: Dict[str, FloatArray] = {}
-        unknown: Dict[str, FloatArray] = {}
+        inputs: dict[str, FloatArray] = {}
+        unknown: dict[str, FloatArray] = {}
         finite = np.isfinite(self._values)
         if False in fresh or False in finite:
             for field, x, ok in zip(FIELDS, self._values, finite & fresh):

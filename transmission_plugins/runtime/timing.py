@@ -19,9 +19,6 @@ Periodicity follows ros2_control's controller manager: the rate of each timer cy
 (start - previous start)``, summarised over the cycles since the previous summary.
 """
 
-from typing import Dict
-from typing import List
-from typing import Optional
 
 import numpy as np
 
@@ -39,17 +36,17 @@ class CycleTimer:
 
     def __init__(self) -> None:
         #: the loop's period in seconds (None: no overrun check)
-        self.period: Optional[float] = None
+        self.period: float | None = None
         self.cycles = 0
         #: the cycles that were not the timer's (event-driven updates)
         self.events = 0
         self.overruns = 0
         self.max_cycle_time = 0.0
         self.cycle_time_sum = 0.0
-        self._times: List[float] = []
-        self._last_start: Optional[float] = None
+        self._times: list[float] = []
+        self._last_start: float | None = None
         #: intervals between cycle starts since the last :meth:`periodicity`
-        self._intervals: List[float] = []
+        self._intervals: list[float] = []
 
     def record(self, start: float, end: float, periodic: bool = True) -> None:
         """
@@ -81,7 +78,7 @@ class CycleTimer:
                 self.overruns += 1
         self._last_start = start
 
-    def periodicity(self) -> Dict[str, float]:
+    def periodicity(self) -> dict[str, float]:
         """
         Return the periodicity since the last call (module docstring) and start a new window.
 

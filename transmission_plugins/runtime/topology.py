@@ -30,11 +30,8 @@ limits and maps of one direction, from its *sources* to its *targets*.
 """
 
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import NamedTuple
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -64,7 +61,7 @@ class Incidence:
     :param num_targets: targets of the direction
     """
 
-    def __init__(self, groups: Sequence[Tuple[np.ndarray, np.ndarray]], num_sources: int,
+    def __init__(self, groups: Sequence[tuple[np.ndarray, np.ndarray]], num_sources: int,
                  num_targets: int) -> None:
         self.count = len(groups)
         self._src, self._src_start = _concatenated([s for s, _ in groups])
@@ -127,7 +124,7 @@ class _Membership(NamedTuple):
         return out
 
 
-def _concatenated(parts: Sequence[np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+def _concatenated(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Return the parts one after the other and where each starts."""
     sizes = [len(p) for p in parts]
     starts = np.cumsum([0] + sizes[:-1]).astype(np.intp)
@@ -137,7 +134,7 @@ def _concatenated(parts: Sequence[np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
 
 def _membership(parts: Sequence[np.ndarray], size: int) -> _Membership:
     first = np.full(size, len(parts), dtype=np.intp)
-    extra: List[Tuple[int, int]] = []
+    extra: list[tuple[int, int]] = []
     for k, part in enumerate(parts):
         for i in np.asarray(part, dtype=np.intp).tolist():
             if first[i] == len(parts):
@@ -159,7 +156,7 @@ class Topology:
     def __init__(self, robot: Any) -> None:
         maps: FlatDescription = robot.maps
         #: per transmission (URDF order): its record and indices
-        self.groups: List[Group] = [Group(t, b.joints, b.actuators, b.inputs)
+        self.groups: list[Group] = [Group(t, b.joints, b.actuators, b.inputs)
                                     for t, b in zip(robot.transmissions, maps.blocks)]
         commandable = np.zeros(len(robot.joint_names), dtype=bool)
         for g in self.groups:
@@ -204,13 +201,13 @@ class Limits(NamedTuple):
     #: >= 0
     effort: np.ndarray
 
-    def bounds(self) -> Dict[str, Tuple[np.ndarray, np.ndarray]]:
+    def bounds(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Return ``field -> (low, high)`` for position, velocity and effort."""
         return {'position': (self.lower, self.upper),
                 'velocity': (-self.velocity, self.velocity),
                 'effort': (-self.effort, self.effort)}
 
-    def stacked(self) -> Tuple[np.ndarray, np.ndarray]:
+    def stacked(self) -> tuple[np.ndarray, np.ndarray]:
         """Return the low and high bounds as ``(3, n)`` arrays: position, velocity, effort."""
         return (np.stack([self.lower, -self.velocity, -self.effort]),
                 np.stack([self.upper, self.velocity, self.effort]))
@@ -226,11 +223,11 @@ class Direction(NamedTuple):
 
     source: str
     target: str
-    source_names: List[str]
-    target_names: List[str]
+    source_names: list[str]
+    target_names: list[str]
     #: the sources a command may name (passive joints excluded)
     commandable: np.ndarray
-    groups: List[Tuple[np.ndarray, np.ndarray]]
+    groups: list[tuple[np.ndarray, np.ndarray]]
     #: the groups for reductions over every transmission at once: commands (to the
     #: commandable targets) and states (to every target a source's map writes: a passive
     #: joint's state follows its transmission's actuators)

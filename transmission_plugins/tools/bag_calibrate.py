@@ -30,13 +30,8 @@ whatever the bag's metadata declares.
 
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Set
-from typing import Tuple
 
 import numpy as np
 
@@ -66,11 +61,11 @@ class CalibrationSamples(NamedTuple):
     """The samples of a bag and what was read to make them."""
 
     #: transmission name -> its samples
-    samples: Dict[str, Samples]
+    samples: dict[str, Samples]
     #: transmission name -> why it has none (not in the recording)
-    missing: Dict[str, str]
+    missing: dict[str, str]
     #: the actuator and joint topics read
-    topics: Tuple[str, str]
+    topics: tuple[str, str]
     #: messages decoded on each topic, and in the bag on the joint topic
     actuator_messages: int
     joint_messages: int
@@ -87,10 +82,10 @@ class _Topic:
     def __init__(self, names: Sequence[str]) -> None:
         self.index = {n: i for i, n in enumerate(names)}
         self.width = len(names)
-        self.times: List[int] = []
-        self.rows: List[np.ndarray] = []
-        self.seen: Set[str] = set()
-        self._plans: Dict[Tuple[str, ...], Tuple[np.ndarray, np.ndarray]] = {}
+        self.times: list[int] = []
+        self.rows: list[np.ndarray] = []
+        self.seen: set[str] = set()
+        self._plans: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
 
     def add(self, time: int, names: Sequence[str], position: np.ndarray) -> None:
         if len(position) != len(names) or not len(names):
@@ -108,7 +103,7 @@ class _Topic:
         self.times.append(time)
         self.rows.append(row)
 
-    def take(self) -> Tuple[np.ndarray, np.ndarray]:
+    def take(self) -> tuple[np.ndarray, np.ndarray]:
         """Return the times (s, sorted) and rows collected since the last call; forget them."""
         if not self.rows:
             return np.zeros(0), np.zeros((0, self.width))
@@ -141,7 +136,7 @@ def read_samples(robot: RobotTransmissions, path: str,
                  actuator_topic: str = DEFAULT_ACTUATOR_TOPIC,
                  joint_topic: str = DEFAULT_JOINT_TOPIC,
                  max_samples: int = DEFAULT_MAX_SAMPLES,
-                 progress: Optional[Callable[[int], None]] = None) -> CalibrationSamples:
+                 progress: Callable[[int], None] | None = None) -> CalibrationSamples:
     """
     Read a bag's actuator and joint positions into per-transmission samples (module doc).
 
@@ -161,7 +156,7 @@ def read_samples(robot: RobotTransmissions, path: str,
         total = int(joint.msgcount)
         busiest = max(total, int(act.msgcount))
         start, end = reader.time_span()
-        windows: List[Tuple[int, int]] = []   # none: the whole bag
+        windows: list[tuple[int, int]] = []   # none: the whole bag
         if busiest > max_samples and end > start:
             count = max(1, min(WINDOWS, max_samples // PER_WINDOW))
             length = (end - start) * max_samples / busiest / count
@@ -170,7 +165,7 @@ def read_samples(robot: RobotTransmissions, path: str,
                         int(start + (k + 0.5) * step + length / 2) + 1) for k in range(count)]
         actuators = _Topic(robot.actuator_names)
         joints = _Topic(robot.joint_names)
-        samples: Dict[str, Samples] = {}
+        samples: dict[str, Samples] = {}
         ends = _transmission_ends(robot)
         counts = {'act': 0, 'joint': 0, 'pairs': 0, 'undecodable': 0}
 
@@ -230,7 +225,7 @@ def _one_topic(reader: BagReader, topic: str, option: str) -> Any:
 
 
 def _transmission_ends(robot: RobotTransmissions
-                       ) -> Dict[str, Tuple[np.ndarray, np.ndarray, bool]]:
+                       ) -> dict[str, tuple[np.ndarray, np.ndarray, bool]]:
     """Return per transmission: its actuator indices, measured joint indices, linearity."""
     out = {}
     for t in robot.transmissions:
@@ -243,8 +238,8 @@ def _transmission_ends(robot: RobotTransmissions
 
 
 def _pair(actuators: _Topic, joints: _Topic,
-          ends: Dict[str, Tuple[np.ndarray, np.ndarray, bool]],
-          samples: Dict[str, Samples]) -> int:
+          ends: dict[str, tuple[np.ndarray, np.ndarray, bool]],
+          samples: dict[str, Samples]) -> int:
     """Pair the messages collected (one window); add them to the samples; return the pairs."""
     t_act, a_rows = actuators.take()
     t_joint, j_rows = joints.take()
@@ -257,8 +252,8 @@ def _pair(actuators: _Topic, joints: _Topic,
     return int(np.count_nonzero(np.isfinite(theta).any(axis=1)))
 
 
-def _why_missing(robot: RobotTransmissions, a: np.ndarray, j: np.ndarray, seen_a: Set[str],
-                 seen_j: Set[str]) -> str:
+def _why_missing(robot: RobotTransmissions, a: np.ndarray, j: np.ndarray, seen_a: set[str],
+                 seen_j: set[str]) -> str:
     lost = [robot.actuator_names[i] for i in a if robot.actuator_names[i] not in seen_a]
     lost += [robot.joint_names[i] for i in j if robot.joint_names[i] not in seen_j]
     return f'not in the recording: {", ".join(lost)}' if lost else ''

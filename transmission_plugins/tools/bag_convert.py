@@ -22,12 +22,7 @@ and written ``window`` at a time, so memory does not grow with the bag.
 
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
-from typing import Union
 
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
@@ -68,17 +63,17 @@ class Rejection(NamedTuple):
 class BagConvertStats(NamedTuple):
     """What :func:`convert_bag` did."""
 
-    topics: Dict[str, str]                  # input topic -> output topic
+    topics: dict[str, str]                  # input topic -> output topic
     converted: int                          # messages converted (in full or in part)
     copied: int                             # messages copied (every input message)
-    rejected: Dict[str, int]                # reason -> messages with something left out for it
-    first_rejected: Dict[str, Rejection]    # reason -> the first such message
+    rejected: dict[str, int]                # reason -> messages with something left out for it
+    first_rejected: dict[str, Rejection]    # reason -> the first such message
     storage: str
     incomplete: int = 0                     # messages converted in part
     unconverted: int = 0                    # messages of the topic not converted at all
 
 
-def plan_topics(reader: BagReader, topic: str, output: str) -> Dict[int, str]:
+def plan_topics(reader: BagReader, topic: str, output: str) -> dict[int, str]:
     """
     Return ``{input connection id: output topic}`` for the topics ``topic`` matches.
 
@@ -87,7 +82,7 @@ def plan_topics(reader: BagReader, topic: str, output: str) -> Dict[int, str]:
     """
     matched = reader.match(topic)
     existing = set(reader.topics())
-    out: Dict[int, str] = {}
+    out: dict[int, str] = {}
     for c in matched:
         name = output_topic(c.topic, output, topic)
         if name in existing:
@@ -102,9 +97,9 @@ def plan_topics(reader: BagReader, topic: str, output: str) -> Dict[int, str]:
 
 
 def convert_bag(robot: RobotTransmissions, src: str, dst: str, to: str, *,
-                topic: Optional[str] = None, output: Optional[str] = None,
-                storage: Optional[str] = None, strict: bool = False, window: int = 1000,
-                progress: Optional[Callable[[int], None]] = None) -> BagConvertStats:
+                topic: str | None = None, output: str | None = None,
+                storage: str | None = None, strict: bool = False, window: int = 1000,
+                progress: Callable[[int], None] | None = None) -> BagConvertStats:
     """
     Convert the JointState messages of ``topic`` in bag ``src`` into bag ``dst``.
 
@@ -150,10 +145,10 @@ class MessageCounts:
         self.copied = 0
         self.incomplete = 0
         self.unconverted = 0
-        self.rejected: Dict[str, int] = {}
-        self.first: Dict[str, Rejection] = {}
+        self.rejected: dict[str, int] = {}
+        self.first: dict[str, Rejection] = {}
 
-    def count(self, topic: str, timestamp: int, result: Union[Converted, Rejected],
+    def count(self, topic: str, timestamp: int, result: Converted | Rejected,
               strict: bool) -> None:
         """
         Count one message of the input topic.
@@ -189,15 +184,15 @@ class MessageCounts:
         raise NothingConvertedError(f'{self.where}{topics}: none of its {self.unconverted} '
                                     f'message(s) could be converted, nothing written: {reasons}')
 
-    def stats(self, topics: Dict[str, str], storage: str) -> BagConvertStats:
+    def stats(self, topics: dict[str, str], storage: str) -> BagConvertStats:
         """Return the counts as :class:`BagConvertStats`."""
         return BagConvertStats(topics, self.converted, self.copied, self.rejected, self.first,
                                storage, self.incomplete, self.unconverted)
 
 
 def _stream(reader: BagReader, writer: BagWriter, converter: JointStateBatchConverter,
-            targets: Dict[int, str], strict: bool, window: int,
-            progress: Optional[Callable[[int], None]]) -> MessageCounts:
+            targets: dict[int, str], strict: bool, window: int,
+            progress: Callable[[int], None] | None) -> MessageCounts:
     conns = {}
     twins = {}
     for c in reader.connections:
@@ -205,7 +200,7 @@ def _stream(reader: BagReader, writer: BagWriter, converter: JointStateBatchConv
         if c.id in targets:
             twins[c.id] = writer.add(targets[c.id], c)
     counts = MessageCounts(reader.path)
-    batch: List[Tuple[Any, int, Any]] = []
+    batch: list[tuple[Any, int, Any]] = []
     for connection, timestamp, raw in reader.messages():
         batch.append((connection, timestamp, raw))
         if len(batch) >= window:
@@ -219,12 +214,12 @@ def _stream(reader: BagReader, writer: BagWriter, converter: JointStateBatchConv
     return counts
 
 
-def _flush(batch: List[Tuple[Any, int, Any]], writer: BagWriter,
-           converter: JointStateBatchConverter, conns: Dict[int, Any], twins: Dict[int, Any],
+def _flush(batch: list[tuple[Any, int, Any]], writer: BagWriter,
+           converter: JointStateBatchConverter, conns: dict[int, Any], twins: dict[int, Any],
            counts: MessageCounts, strict: bool) -> None:
     decoded = {k: decode(raw) for k, (c, _, raw) in enumerate(batch) if c.id in twins}
     good = [k for k, m in decoded.items() if not isinstance(m, Rejected)]
-    results: Dict[int, Union[Converted, Rejected]] = dict(zip(good, converter.convert(
+    results: dict[int, Converted | Rejected] = dict(zip(good, converter.convert(
         [fields(decoded[k]) for k in good])))
     results.update((k, m) for k, m in decoded.items() if isinstance(m, Rejected))
     for k, (connection, timestamp, _) in enumerate(batch):

@@ -23,14 +23,8 @@ The columns (doc/bags.md) are found by a first pass over the topic; a topic of m
 from typing import Any
 from typing import BinaryIO
 from typing import Callable
-from typing import Dict
 from typing import Iterator
-from typing import List
 from typing import NamedTuple
-from typing import Optional
-from typing import Set
-from typing import Tuple
-from typing import Union
 
 import numpy as np
 
@@ -56,7 +50,7 @@ MAX_CELLS = 1 << 20
 
 #: One message: receive time, header stamp (ns), the decoded message (or why not), the conversion
 #: or the rejection.
-Row = Tuple[int, int, Any, Union[Converted, Rejected]]
+Row = tuple[int, int, Any, Converted | Rejected]
 
 
 class TooManyColumnsError(TransmissionInputError):
@@ -66,9 +60,9 @@ class TooManyColumnsError(TransmissionInputError):
 class Columns(NamedTuple):
     """The value columns of an export: names, interfaces, CSV header."""
 
-    names: List[str]
-    fields: List[str]
-    header: List[str]
+    names: list[str]
+    fields: list[str]
+    header: list[str]
 
 
 def single_topic(reader: BagReader, topic: str) -> Any:
@@ -84,19 +78,19 @@ def single_topic(reader: BagReader, topic: str) -> Any:
     return found
 
 
-def read_rows(reader: BagReader, connections: List[Any],
-              converter: Optional[JointStateBatchConverter], window: int = 1000,
-              progress: Optional[Callable[[int], None]] = None) -> Iterator[List[Row]]:
+def read_rows(reader: BagReader, connections: list[Any],
+              converter: JointStateBatchConverter | None, window: int = 1000,
+              progress: Callable[[int], None] | None = None) -> Iterator[list[Row]]:
     """Yield the topic's messages ``window`` at a time, decoded and (optionally) converted."""
-    batch: List[Tuple[int, Any]] = []
+    batch: list[tuple[int, Any]] = []
 
-    def flush() -> List[Row]:
+    def flush() -> list[Row]:
         good = [m for _, m in batch if not isinstance(m, Rejected)]
         if converter is not None:
             results = iter(converter.convert([fields(m) for m in good]))
         else:
             results = iter(_as_is(m) for m in good)
-        rows: List[Row] = [(t, 0, m, m) if isinstance(m, Rejected)
+        rows: list[Row] = [(t, 0, m, m) if isinstance(m, Rejected)
                            else (t, stamp(m), m, next(results)) for t, m in batch]
         if progress is not None:
             progress(len(batch))
@@ -111,7 +105,7 @@ def read_rows(reader: BagReader, connections: List[Any],
         yield flush()
 
 
-def _as_is(msg: Any) -> Union[Converted, Rejected]:
+def _as_is(msg: Any) -> Converted | Rejected:
     """Return a decoded message unconverted, or rejected for its lengths."""
     names, *values = fields(msg)
     n = len(names)
@@ -124,7 +118,7 @@ def _as_is(msg: Any) -> Union[Converted, Rejected]:
     return Converted(list(names), arrays[0], arrays[1], arrays[2])
 
 
-def columns(batches: Iterator[List[Row]], converter: Optional[JointStateBatchConverter],
+def columns(batches: Iterator[list[Row]], converter: JointStateBatchConverter | None,
             where: str) -> Columns:
     """
     Return the columns of the export (the first pass over the topic).
@@ -132,8 +126,8 @@ def columns(batches: Iterator[List[Row]], converter: Optional[JointStateBatchCon
     :param where: the bag and topic, for the error message
     :raises TooManyColumnsError: more than :data:`MAX_COLUMNS` columns (raised as soon as seen)
     """
-    names: Dict[str, None] = {}
-    used: Set[str] = set()
+    names: dict[str, None] = {}
+    used: set[str] = set()
     for rows in batches:
         for *_, r in rows:
             if isinstance(r, Converted):
@@ -154,8 +148,8 @@ def columns(batches: Iterator[List[Row]], converter: Optional[JointStateBatchCon
 
 
 def export_csv(src: str, dst: BinaryIO, topic: str, *,
-               converter: Optional[JointStateBatchConverter] = None, strict: bool = False,
-               window: int = 1000, progress: Optional[Callable[[int], None]] = None
+               converter: JointStateBatchConverter | None = None, strict: bool = False,
+               window: int = 1000, progress: Callable[[int], None] | None = None
                ) -> BagConvertStats:
     """
     Write the JointState topic ``topic`` of bag ``src`` as CSV (converted with ``converter``).
@@ -176,7 +170,7 @@ def export_csv(src: str, dst: BinaryIO, topic: str, *,
         width = len(cols.names)
         writer = CsvWriter(dst, cols.header)
         counts = MessageCounts(src)
-        places: Dict[Tuple[str, ...], np.ndarray] = {}
+        places: dict[tuple[str, ...], np.ndarray] = {}
         step = max(1, MAX_CELLS // max(1, width * len(cols.fields)))
         for rows in read_rows(reader, found, converter, window, progress):
             kept = []

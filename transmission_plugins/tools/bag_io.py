@@ -26,12 +26,8 @@ import secrets
 import shutil
 import sys
 from typing import Any
-from typing import Dict
 from typing import Iterator
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 from transmission_plugins.core.exceptions import TransmissionFileError
 from transmission_plugins.core.exceptions import TransmissionInputError
@@ -68,7 +64,7 @@ def _typestore() -> Any:
     return get_typestore(Stores.ROS2_KILTED)
 
 
-_TYPESTORE: List[Any] = []
+_TYPESTORE: list[Any] = []
 
 
 def typestore() -> Any:
@@ -132,7 +128,7 @@ class BagReader:
             pass
 
     @property
-    def connections(self) -> List[Any]:
+    def connections(self) -> list[Any]:
         """Return the ``rosbags`` ``Connection`` records of the bag."""
         return list(self.reader.connections)
 
@@ -141,7 +137,7 @@ class BagReader:
         """Return the number of messages in the bag."""
         return int(self.reader.message_count)
 
-    def topics(self) -> Dict[str, str]:
+    def topics(self) -> dict[str, str]:
         """Return ``{topic: message type}`` for every topic of the bag."""
         return {c.topic: c.msgtype for c in self.connections}
 
@@ -152,7 +148,7 @@ class BagReader:
             return 'the bag has no topics'
         return 'topics in the bag: ' + ', '.join(f'{t} ({m})' for t, m in sorted(topics.items()))
 
-    def messages(self, connections: Sequence[Any] = ()) -> Iterator[Tuple[Any, int, bytes]]:
+    def messages(self, connections: Sequence[Any] = ()) -> Iterator[tuple[Any, int, bytes]]:
         """
         Yield ``(connection, receive time in ns, serialized message)`` in time order.
 
@@ -173,12 +169,12 @@ class BagReader:
             raise BagError(self.path, f'cannot read the bag in full (corrupted): {read} of its '
                                       f'{expected} messages could be read')
 
-    def time_span(self) -> Tuple[int, int]:
+    def time_span(self) -> tuple[int, int]:
         """Return the receive times of the first and the last message (ns)."""
         return int(self.reader.start_time), int(self.reader.end_time)
 
     def messages_between(self, connections: Sequence[Any], start: int,
-                         stop: int) -> Iterator[Tuple[Any, int, bytes]]:
+                         stop: int) -> Iterator[tuple[Any, int, bytes]]:
         """
         Yield the messages received in ``[start, stop)`` (ns), in time order.
 
@@ -194,7 +190,7 @@ class BagReader:
             raise BagError(self.path, f'cannot read the bag (corrupted or truncated): '
                                       f'{_reason(e)}') from e
 
-    def match(self, topic: str, msgtype: str = JOINT_STATE) -> List[Any]:
+    def match(self, topic: str, msgtype: str = JOINT_STATE) -> list[Any]:
         """
         Return the connections of ``topic`` (with or without namespace, see the module doc).
 
@@ -234,7 +230,7 @@ def output_topic(input_topic: str, output: str, wanted: str) -> str:
     return f'{namespace}/{output}'
 
 
-def connection_definition(connection: Any) -> Tuple[str, str]:
+def connection_definition(connection: Any) -> tuple[str, str]:
     """
     Return the message definition and type hash to write for ``connection``.
 
@@ -344,7 +340,7 @@ class BagWriter:
             shutil.rmtree(self._tmp, ignore_errors=True)
 
 
-def storage_of_output(path: str, storage: Optional[str], default: str) -> str:
+def storage_of_output(path: str, storage: str | None, default: str) -> str:
     """
     Return the storage of an output bag: ``--storage``, else the file suffix, else ``default``.
 

@@ -22,12 +22,8 @@ the actuators are those of their transmissions.
 """
 
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -62,14 +58,14 @@ class BagPlot(NamedTuple):
 
     topic: str
     to: str                     # the direction the topic was converted in
-    joints: List[str]
-    actuators: List[str]
+    joints: list[str]
+    actuators: list[str]
     messages: int               # messages plotted
-    rejected: Dict[str, int]    # messages with something left out, by reason
+    rejected: dict[str, int]    # messages with something left out, by reason
     figure: Any                 # the matplotlib figure (closed; its axes can be inspected)
 
 
-def choose_joints(robot: RobotTransmissions, joints: Optional[Sequence[str]]) -> List[str]:
+def choose_joints(robot: RobotTransmissions, joints: Sequence[str] | None) -> list[str]:
     """
     Return the joints to plot: ``joints`` checked, or the default (see the module doc).
 
@@ -81,7 +77,7 @@ def choose_joints(robot: RobotTransmissions, joints: Optional[Sequence[str]]) ->
             raise UnknownNameError(f'no transmission drives joint(s) {unknown}; joints: '
                                    + ', '.join(robot.joint_names))
         return list(dict.fromkeys(joints))
-    chosen: List[str] = []
+    chosen: list[str] = []
     for t in robot.transmissions:
         if chosen and len(chosen) + len(t.joint_names) > DEFAULT_JOINTS:
             break
@@ -89,7 +85,7 @@ def choose_joints(robot: RobotTransmissions, joints: Optional[Sequence[str]]) ->
     return chosen
 
 
-def _direction(reader: BagReader, connections: List[Any], robot: RobotTransmissions) -> str:
+def _direction(reader: BagReader, connections: list[Any], robot: RobotTransmissions) -> str:
     seen = undecodable = 0
     for _, _, raw in reader.messages(connections):
         seen += 1
@@ -110,13 +106,13 @@ def _direction(reader: BagReader, connections: List[Any], robot: RobotTransmissi
 class _Series:
     """Values of some names per interface, gathered batch by batch."""
 
-    def __init__(self, names: List[str]) -> None:
+    def __init__(self, names: list[str]) -> None:
         self.names = names
         self.index = {n: k for k, n in enumerate(names)}
-        self.parts: Dict[str, List[np.ndarray]] = {f: [] for f in FIELDS}
-        self._places: Dict[Tuple[str, ...], Tuple[np.ndarray, np.ndarray]] = {}
+        self.parts: dict[str, list[np.ndarray]] = {f: [] for f in FIELDS}
+        self._places: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
 
-    def add(self, names: Sequence[str], values: List[Optional[np.ndarray]]) -> None:
+    def add(self, names: Sequence[str], values: list[np.ndarray | None]) -> None:
         key = tuple(names)
         place = self._places.get(key)
         if place is None:
@@ -129,13 +125,13 @@ class _Series:
                 row[place[1]] = np.asarray(v, dtype=np.float64)[place[0]]
             self.parts[field].append(row)
 
-    def arrays(self) -> Dict[str, np.ndarray]:
+    def arrays(self) -> dict[str, np.ndarray]:
         return {f: np.array(p) for f, p in self.parts.items()
                 if p and not np.isnan(np.array(p)).all()}
 
 
 def plot_bag(robot: RobotTransmissions, src: str, path: str, topic: str = 'actuator_states',
-             joints: Optional[Sequence[str]] = None) -> BagPlot:
+             joints: Sequence[str] | None = None) -> BagPlot:
     """
     Plot ``topic`` of bag ``src`` in both spaces and save the figure to ``path`` (PNG, SVG).
 
@@ -152,7 +148,7 @@ def plot_bag(robot: RobotTransmissions, src: str, path: str, topic: str = 'actua
         found = single_topic(reader, topic)
         to = _direction(reader, found, robot)
         act, jnt = _Series(actuators), _Series(chosen)
-        times: List[int] = []
+        times: list[int] = []
         counts = MessageCounts(src)
         source, target = (act, jnt) if to == TO_JOINT else (jnt, act)
         for rows in read_rows(reader, found, JointStateBatchConverter(robot, to)):

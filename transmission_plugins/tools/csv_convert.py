@@ -24,11 +24,7 @@ and converted ``chunk_size`` at a time, so memory does not grow with the file.
 import os
 from typing import BinaryIO
 from typing import Callable
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
 from typing import Union
 
 import numpy as np
@@ -52,31 +48,31 @@ class ConvertStats(NamedTuple):
     """What :func:`convert_csv` did."""
 
     rows: int
-    converted: List[str]
-    passed_through: List[str]
-    written: List[str]
+    converted: list[str]
+    passed_through: list[str]
+    written: list[str]
     #: converted values that were not finite and were written as empty cells
     non_finite: int = 0
     #: the first of them: (line, output column)
-    first_non_finite: Optional[Tuple[int, str]] = None
+    first_non_finite: tuple[int, str] | None = None
 
 
 class _Plan(NamedTuple):
-    passed: List[int]                               # input columns copied in front
-    numeric: List[int]                              # input columns read as numbers
-    slots: Dict[str, Tuple[List[int], List[int]]]   # interface -> (numbers column, source)
-    picks: List[Tuple[str, List[int]]]              # (interface, target indices), in order
+    passed: list[int]                               # input columns copied in front
+    numeric: list[int]                              # input columns read as numbers
+    slots: dict[str, tuple[list[int], list[int]]]   # interface -> (numbers column, source)
+    picks: list[tuple[str, list[int]]]              # (interface, target indices), in order
     depends: np.ndarray                             # (numeric, outputs): output reads input
-    header: List[str]
+    header: list[str]
 
 
-def _some(names: List[str], count: int = 6) -> str:
+def _some(names: list[str], count: int = 6) -> str:
     shown = ', '.join(repr(n) for n in names[:count])
     return shown + (f' and {len(names) - count} more' if len(names) > count else '')
 
 
-def _columns(robot: RobotTransmissions, header: List[str], to: str,
-             keep_unknown: bool) -> Tuple[List[int], Dict[str, Dict[str, int]]]:
+def _columns(robot: RobotTransmissions, header: list[str], to: str,
+             keep_unknown: bool) -> tuple[list[int], dict[str, dict[str, int]]]:
     """Return the passed-through columns and ``{interface: {source name: column}}``."""
     to_joint = to == TO_JOINT
     src_names = robot.actuator_names if to_joint else robot.joint_names
@@ -84,9 +80,9 @@ def _columns(robot: RobotTransmissions, header: List[str], to: str,
     if len(set(header)) != len(header):
         dup = sorted({c for c in header if header.count(c) > 1})
         raise CsvError(f'duplicate column(s) {dup} in the header')
-    passed: List[int] = []
-    inputs: Dict[str, Dict[str, int]] = {}
-    unknown: List[str] = []
+    passed: list[int] = []
+    inputs: dict[str, dict[str, int]] = {}
+    unknown: list[str] = []
     for k, column in enumerate(header):
         name, _, interface = column.rpartition('/')
         if not name or interface not in INTERFACE_KIND:
@@ -113,7 +109,7 @@ def _columns(robot: RobotTransmissions, header: List[str], to: str,
     return passed, inputs
 
 
-def _plan(robot: RobotTransmissions, header: List[str], to: str, keep_unknown: bool) -> _Plan:
+def _plan(robot: RobotTransmissions, header: list[str], to: str, keep_unknown: bool) -> _Plan:
     to_joint = to == TO_JOINT
     passed, inputs = _columns(robot, header, to, keep_unknown)
     src_index = robot.actuator_index if to_joint else robot.joint_index
@@ -122,10 +118,10 @@ def _plan(robot: RobotTransmissions, header: List[str], to: str, keep_unknown: b
     where = {k: j for j, k in enumerate(numeric)}
     state = inputs.get(POSITION, inputs.get(ABSOLUTE_POSITION, {}))
     out_header = [header[k] for k in passed]
-    picks: List[Tuple[str, List[int]]] = []
-    reads: List[List[int]] = []  # per output column: the numbers columns it depends on
+    picks: list[tuple[str, list[int]]] = []
+    reads: list[list[int]] = []  # per output column: the numbers columns it depends on
     for interface, columns in inputs.items():
-        targets: List[int] = []
+        targets: list[int] = []
         for t in robot.transmissions:
             # the joints a transmission's joint-to-actuator maps read (the PR2 gripper: the
             # gap joint alone), as for the name-keyed robot maps
@@ -157,7 +153,7 @@ def _plan(robot: RobotTransmissions, header: List[str], to: str, keep_unknown: b
 
 def convert_csv(robot: RobotTransmissions, src: Union[BinaryIO, str, 'os.PathLike[str]'],
                 dst: BinaryIO, to: str, *, chunk_size: int = 1000, keep_unknown: bool = False,
-                progress: Optional[Callable[[int], None]] = None) -> ConvertStats:
+                progress: Callable[[int], None] | None = None) -> ConvertStats:
     """
     Convert a CSV file between actuator and joint space, ``chunk_size`` rows at a time.
 
@@ -186,7 +182,7 @@ def convert_csv(robot: RobotTransmissions, src: Union[BinaryIO, str, 'os.PathLik
                else robot.joint_to_actuator_arrays)
     width = len(robot.actuator_names if to == TO_JOINT else robot.joint_names)
     rows = non_finite = 0
-    first: Optional[Tuple[int, str]] = None
+    first: tuple[int, str] | None = None
     reported = 0 if stream_size(src) is not None else None  # the header counts too
     for numbers, texts in reader.blocks(plan.numeric):
         for start in range(0, numbers.shape[0], chunk_size):

@@ -27,10 +27,7 @@ import re
 from typing import Any
 from typing import BinaryIO
 from typing import Iterator
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -86,14 +83,14 @@ class CsvReader:
         self.stream = stream
         reader = csv.reader(_lines(stream))
         try:
-            self.header: List[str] = next(reader)
+            self.header: list[str] = next(reader)
         except StopIteration:
             raise CsvError('the input is empty (no header line)') from None
         except (csv.Error, UnicodeDecodeError) as e:
             raise CsvError(f'line 1: the header is not CSV text: {e}') from None
         self.rows = 0
 
-    def blocks(self, numeric: Sequence[int]) -> Iterator[Tuple[np.ndarray, List[Any]]]:
+    def blocks(self, numeric: Sequence[int]) -> Iterator[tuple[np.ndarray, list[Any]]]:
         """
         Yield ``(numbers, texts)`` per block of data rows.
 
@@ -196,7 +193,7 @@ class CsvWriter:
         return pc.if_else(needs, quoted, column)
 
 
-def stream_size(stream: BinaryIO) -> Optional[int]:
+def stream_size(stream: BinaryIO) -> int | None:
     """Return the position of ``stream`` (bytes read), or None when it cannot tell (a pipe)."""
     try:
         return stream.tell()

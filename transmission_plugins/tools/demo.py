@@ -29,11 +29,7 @@ import sys
 import tempfile
 import time
 from typing import Any
-from typing import Dict
-from typing import List
-from typing import Optional
 from typing import TextIO
-from typing import Tuple
 
 from transmission_plugins.tools.cli.common import positive_number
 from transmission_plugins.tools.demo_load import BUSY_EXIT
@@ -95,7 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'r_shoulder_lift_link l_shoulder_lift_link)')
 
 
-def _format_table(rows: List[List[str]], out: TextIO) -> None:
+def _format_table(rows: list[list[str]], out: TextIO) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         out.write('  '.join(c.rjust(w) if i >= 2 and i != 6 else c.ljust(w)
@@ -105,7 +101,7 @@ def _format_table(rows: List[List[str]], out: TextIO) -> None:
 class Demo:
     """The client node: commands, measurements and the table."""
 
-    def __init__(self, robot: Any, joints: List[str], out: TextIO,
+    def __init__(self, robot: Any, joints: list[str], out: TextIO,
                  load: LoadMonitor) -> None:
         import rclpy
         from rclpy.node import Node
@@ -117,29 +113,29 @@ class Demo:
         self.out = out
         self.node = Node('transmission_demo')
         self.pub = self.node.create_publisher(JointState, 'joint_commands', 10)
-        self.joint_pos: Dict[str, float] = {}
-        self.motor_pos: Dict[str, float] = {}
-        self.motor_effort: Dict[str, float] = {}
+        self.joint_pos: dict[str, float] = {}
+        self.motor_pos: dict[str, float] = {}
+        self.motor_effort: dict[str, float] = {}
         #: largest |effort| each motor applied
-        self.peak_effort: Dict[str, float] = {}
+        self.peak_effort: dict[str, float] = {}
         #: the signs of a busy machine
         self.load = load
         #: each transmission's calibration as the hardware interface last reported it
-        self.calibration: Dict[str, str] = {}
+        self.calibration: dict[str, str] = {}
         self.node.create_subscription(JointState, 'joint_states', self._on_joints, 10)
         self.node.create_subscription(JointState, 'actuator_states', self._on_motors, 10)
         from diagnostic_msgs.msg import DiagnosticArray
         self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)
         #: the scripted targets, made once the robot's positions are known (:meth:`begin`)
-        self.script: Optional[Script] = None
+        self.script: Script | None = None
         #: when the script started (steady clock)
         self.started = math.nan
         kinds = {j: getattr(robot.urdf_joints.get(j), 'type', 'revolute') for j in joints}
         self.tolerance = {j: TOLERANCE['prismatic' if kinds[j] == 'prismatic' else 'revolute']
                           for j in joints}
-        self.checks: List[Dict[str, float]] = []
+        self.checks: list[dict[str, float]] = []
         #: each checked hold's segment, from the start of its move to the check (steady clock)
-        self.windows: List[Tuple[float, float]] = []
+        self.windows: list[tuple[float, float]] = []
         self.commanded = [0.0] * len(joints)
 
     def begin(self, now: float) -> None:
@@ -211,7 +207,7 @@ class Demo:
         msg.position = [float(x) for x in self.commanded]
         self.pub.publish(msg)
 
-    def check(self, k: int, now: float) -> Dict[str, float]:
+    def check(self, k: int, now: float) -> dict[str, float]:
         """Record the tracking errors now (the end of segment ``k``'s hold)."""
         assert self.script is not None
         errors = {j: abs(self.joint_pos.get(j, math.inf) - c)
@@ -292,7 +288,7 @@ def _summary(demo: 'Demo', out: TextIO) -> int:
     return int(judged.code)
 
 
-def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the demo; return 0 when the joints tracked every target."""
     out = out or sys.stdout
     if args.gravity_compensation and args.physics != 'mujoco':
@@ -412,7 +408,7 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
 
 
 def _config_file(config: Any, args: argparse.Namespace,
-                 workdir: str) -> Tuple[str, Dict[str, Dict[str, Any]]]:
+                 workdir: str) -> tuple[str, dict[str, dict[str, Any]]]:
     """Write ``config`` with the demo's ``mock_actuators`` parameters added; return it."""
     from transmission_plugins.tools.node_plan import load_config
     sections = load_config(config)

@@ -26,12 +26,8 @@ or a gain (:func:`verdict`).
 """
 
 import math
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 #: the exit status of a run whose missed holds all came while the machine was too busy
 #: (``EX_TEMPFAIL`` of sysexits.h: a temporary failure, try again later)
@@ -69,9 +65,9 @@ class LoadMonitor:
         self.state_timeout = float(state_timeout)
         self.update_rate = float(update_rate)
         self.command_period = float(command_period)
-        self.events: List[LoadEvent] = []
-        self._last: Dict[str, float] = {}
-        self._overruns: Optional[int] = None
+        self.events: list[LoadEvent] = []
+        self._last: dict[str, float] = {}
+        self._overruns: int | None = None
         self._watching = False
 
     def start(self, now: float) -> None:
@@ -118,7 +114,7 @@ class LoadMonitor:
     def describe(self) -> str:
         """Return what the machine did, in words ('' when it kept up)."""
         words = []
-        by_kind: Dict[str, List[LoadEvent]] = {}
+        by_kind: dict[str, list[LoadEvent]] = {}
         for e in self.events:
             by_kind.setdefault(e.kind, []).append(e)
         stale = by_kind.get('stale', [])
@@ -151,11 +147,11 @@ class Verdict(NamedTuple):
     """The demo's exit status and its closing lines."""
 
     code: int
-    lines: List[str]
+    lines: list[str]
 
 
-def verdict(checks: Sequence[Dict[str, float]], windows: Sequence[Tuple[float, float]],
-            tolerance: Dict[str, float], load: LoadMonitor) -> Verdict:
+def verdict(checks: Sequence[dict[str, float]], windows: Sequence[tuple[float, float]],
+            tolerance: dict[str, float], load: LoadMonitor) -> Verdict:
     """
     Judge the holds: 0 all on target, :data:`BUSY_EXIT` missed only on a busy machine, else 1.
 

@@ -29,9 +29,7 @@ velocity limit, then the targets are held for :data:`HOLD_TIME`.
 """
 
 import math
-from typing import List
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -66,7 +64,7 @@ def smooth(s: float) -> float:
 
 
 def joint_windows(lower: Sequence[float], upper: Sequence[float], soft: np.ndarray
-                  ) -> List[Tuple[float, float]]:
+                  ) -> list[tuple[float, float]]:
     """
     Return each joint's range for targets: its limits, narrowed to its soft limits.
 
@@ -94,7 +92,7 @@ class Script:
     :param start: each joint's measured position when the script starts
     """
 
-    def __init__(self, joints: Sequence[str], windows: Sequence[Tuple[float, float]],
+    def __init__(self, joints: Sequence[str], windows: Sequence[tuple[float, float]],
                  velocity: Sequence[float], start: Sequence[float]) -> None:
         self.joints = list(joints)
         fractions = np.array([[w[i % len(w)] for i in range(len(self.joints))]
@@ -103,7 +101,7 @@ class Script:
         self.speed = np.array([v * VELOCITY_SHARE if math.isfinite(v) and v > 0.0 else math.inf
                                for v in velocity])
         #: the range each joint's targets span, after the slow joints' narrowing
-        self.window: List[Tuple[float, float]] = []
+        self.window: list[tuple[float, float]] = []
         for (lo, hi), speed, step, q in zip(windows, self.speed, steps, start):
             width = hi - lo if math.isfinite(lo) and math.isfinite(hi) else UNBOUNDED_SPAN
             width = min(width, speed * MAX_MOVE_TIME / (PEAK * step))
@@ -132,7 +130,7 @@ class Script:
         need = need[np.isfinite(need)]
         return max(MOVE_TIME, float(need.max()) if need.size else 0.0)
 
-    def _segment(self, k: int) -> Tuple[float, Tuple[np.ndarray, np.ndarray, float]]:
+    def _segment(self, k: int) -> tuple[float, tuple[np.ndarray, np.ndarray, float]]:
         """Return the start time and the move of segment ``k`` (0: the first move)."""
         first_end = self.first[2] + HOLD_TIME
         if k == 0:
@@ -151,7 +149,7 @@ class Script:
         return 1 + int(laps) * len(self.loop) + int(np.searchsorted(self.loop_ends, rest,
                                                                     side='right'))
 
-    def target(self, t: float) -> List[float]:
+    def target(self, t: float) -> list[float]:
         """Return the commanded positions at ``t`` seconds into the script (it loops)."""
         begin, (a, b, move) = self._segment(self.segment_at(t))
         s = smooth((t - begin) / move)

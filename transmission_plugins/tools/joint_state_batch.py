@@ -27,13 +27,8 @@ out is said (:class:`Converted`, :class:`Rejected`, :data:`REJECT_REASONS`: doc/
 """
 
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
-from typing import Union
 
 import numpy as np
 
@@ -59,16 +54,16 @@ class Rejected(NamedTuple):
 class Converted(NamedTuple):
     """A converted message: target names and one array per field (None when not recorded)."""
 
-    names: List[str]
-    position: Optional[np.ndarray]
-    velocity: Optional[np.ndarray]
-    effort: Optional[np.ndarray]
+    names: list[str]
+    position: np.ndarray | None
+    velocity: np.ndarray | None
+    effort: np.ndarray | None
     #: the parts of the message that were left out, and why
-    left_out: Tuple[Rejected, ...] = ()
+    left_out: tuple[Rejected, ...] = ()
 
 
 #: One input message: names and the three fields (float sequences or arrays, possibly empty).
-Message = Tuple[Sequence[str], Any, Any, Any]
+Message = tuple[Sequence[str], Any, Any, Any]
 
 
 class _Part(NamedTuple):
@@ -80,10 +75,10 @@ class _Part(NamedTuple):
 
 class _Plan(NamedTuple):
     src: np.ndarray              # robot source index of every message position (-1: ignored)
-    names: List[str]             # output names of all parts, in the robot's order
+    names: list[str]             # output names of all parts, in the robot's order
     dst: np.ndarray              # their robot target indices
-    parts: List[_Part]
-    left_out: Tuple[Rejected, ...]   # names that are not converted, whatever the values
+    parts: list[_Part]
+    left_out: tuple[Rejected, ...]   # names that are not converted, whatever the values
 
 
 def _some(names: Sequence[str], count: int = 5) -> str:
@@ -123,9 +118,9 @@ class JointStateBatchConverter:
             dst = t.joint_names if to_joint else t.actuator_names
             self._ends.append((t.name, set(src), needed, list(dst),
                                not t.transmission.is_linear()))
-        self._plans: Dict[Tuple[str, ...], Union[_Plan, Rejected]] = {}
+        self._plans: dict[tuple[str, ...], _Plan | Rejected] = {}
 
-    def plan(self, names: Sequence[str]) -> Union[_Plan, Rejected]:
+    def plan(self, names: Sequence[str]) -> _Plan | Rejected:
         """Return how messages naming ``names`` convert (cached per name list)."""
         key = tuple(names)
         plan = self._plans.get(key)
@@ -136,13 +131,13 @@ class JointStateBatchConverter:
             self._plans[key] = plan
         return plan
 
-    def _make_plan(self, names: Tuple[str, ...]) -> Union[_Plan, Rejected]:
+    def _make_plan(self, names: tuple[str, ...]) -> _Plan | Rejected:
         if not names:
             return Rejected('empty', 'the message has no names')
         if len(set(names)) != len(names):
             dup = sorted({n for n in names if names.count(n) > 1})
             return Rejected('duplicate_names', f'duplicate {self.src_kind} names {_some(dup)}')
-        left_out: List[Rejected] = []
+        left_out: list[Rejected] = []
         unknown = [n for n in names if n not in self._src_index and n not in self._ignored]
         if unknown:
             left_out.append(Rejected('unknown_names',
@@ -170,16 +165,16 @@ class JointStateBatchConverter:
         return _Plan(src_index, [self.dst_names[i] for i in dst], np.array(dst, dtype=np.intp),
                      parts, tuple(left_out))
 
-    def convert(self, messages: Sequence[Message]) -> List[Union[Converted, Rejected]]:
+    def convert(self, messages: Sequence[Message]) -> list[Converted | Rejected]:
         """
         Convert ``messages``; return one :class:`Converted` or :class:`Rejected` per message.
 
         The values of a converted message are those of converting it alone (the maps act on
         each row independently); only the number of array calls depends on the batch.
         """
-        out: List[Union[Converted, Rejected, None]] = [None] * len(messages)
-        groups: Dict[Tuple[int, Tuple[bool, ...]], List[int]] = {}
-        plans: Dict[int, _Plan] = {}
+        out: list[Converted | Rejected | None] = [None] * len(messages)
+        groups: dict[tuple[int, tuple[bool, ...]], list[int]] = {}
+        plans: dict[int, _Plan] = {}
         for k, (names, *values) in enumerate(messages):
             plan = self.plan(names)
             if isinstance(plan, Rejected):
@@ -202,8 +197,8 @@ class JointStateBatchConverter:
             self._convert_group(plans[plan_id], given, members, messages, out)
         return out  # type: ignore[return-value]
 
-    def _convert_group(self, plan: _Plan, given: Tuple[bool, ...], members: List[int],
-                       messages: Sequence[Message], out: List[Union[Converted, Rejected, None]]
+    def _convert_group(self, plan: _Plan, given: tuple[bool, ...], members: list[int],
+                       messages: Sequence[Message], out: list[Converted | Rejected | None]
                        ) -> None:
         count, width = len(members), len(self.src_names)
         known = plan.src >= 0

@@ -30,10 +30,7 @@ import functools
 import os
 from typing import Any
 from typing import Iterator
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
-from typing import Union
 
 import numpy as np
 
@@ -44,7 +41,7 @@ _EMPTY = np.zeros(0)
 
 
 @functools.lru_cache(maxsize=None)
-def _types() -> Tuple[Any, Any, Any]:
+def _types() -> tuple[Any, Any, Any]:
     from rclpy.serialization import deserialize_message
     from rclpy.serialization import serialize_message
     from sensor_msgs.msg import JointState
@@ -81,7 +78,7 @@ def _quiet_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def decode(raw: Any) -> Union[Any, Rejected]:
+def decode(raw: Any) -> Any | Rejected:
     """Return the ``JointState`` in ``raw`` (CDR bytes), or a :class:`Rejected` ``undecodable``."""
     deserialize, _, joint_state = _types()
     try:
@@ -91,7 +88,7 @@ def decode(raw: Any) -> Union[Any, Rejected]:
         return Rejected('undecodable', UNDECODABLE)
 
 
-def fields(msg: Any) -> Tuple[Sequence[str], np.ndarray, np.ndarray, np.ndarray]:
+def fields(msg: Any) -> tuple[Sequence[str], np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(names, position, velocity, effort)`` of a decoded message (float64 arrays)."""
     return (msg.name, *(np.frombuffer(v, np.float64) if len(v) else _EMPTY
                         for v in (msg.position, msg.velocity, msg.effort)))
@@ -102,7 +99,7 @@ def stamp(msg: Any) -> int:
     return int(msg.header.stamp.sec) * 1_000_000_000 + int(msg.header.stamp.nanosec)
 
 
-def _doubles(values: Optional[np.ndarray]) -> 'array.array[float]':
+def _doubles(values: np.ndarray | None) -> 'array.array[float]':
     out = array.array('d')
     if values is not None:
         out.frombytes(np.ascontiguousarray(values, dtype=np.float64).tobytes())
@@ -110,7 +107,7 @@ def _doubles(values: Optional[np.ndarray]) -> 'array.array[float]':
 
 
 @functools.lru_cache(maxsize=256)  # the messages of a topic repeat their layout
-def cdr_length(frame_id: str, names: Tuple[str, ...], counts: Tuple[int, ...]) -> int:
+def cdr_length(frame_id: str, names: tuple[str, ...], counts: tuple[int, ...]) -> int:
     """
     Return the length of a JointState in CDR: encapsulation, stamp, strings, three sequences.
 

@@ -26,10 +26,7 @@ import os
 import signal
 from typing import Any
 from typing import Callable
-from typing import List
 from typing import Mapping
-from typing import Optional
-from typing import Tuple
 
 from launch import LaunchContext
 from launch import LaunchDescription
@@ -62,21 +59,21 @@ def generate_launch_description() -> LaunchDescription:
     return declared(LAUNCH_ARGUMENTS, node_set)
 
 
-def declared(arguments: Mapping[str, Tuple[str, str]],
-             plan: Callable[..., List[Action]]) -> LaunchDescription:
+def declared(arguments: Mapping[str, tuple[str, str]],
+             plan: Callable[..., list[Action]]) -> LaunchDescription:
     """
     Return a launch description of ``arguments`` and the actions ``plan`` makes of their values.
 
     :param arguments: ``{name: (default, description)}``
     :param plan: called as an ``OpaqueFunction`` once the arguments are evaluated
     """
-    declarations: List[Action] = [
+    declarations: list[Action] = [
         DeclareLaunchArgument(name, default_value=default, description=text)
         for name, (default, text) in arguments.items()]
     return LaunchDescription(declarations + [OpaqueFunction(function=plan)])
 
 
-def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:
+def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> list[Action]:
     """
     Turn the evaluated launch arguments into the node actions and their event handlers.
 
@@ -85,7 +82,7 @@ def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:
     values = {name: LaunchConfiguration(name).perform(context) for name in LAUNCH_ARGUMENTS}
     plan = plan_nodes(values)
     params = ParamsFile(plan.specs)   # open until ros2 launch exits
-    actions: List[Action] = [LogInfo(msg=f'{name} not started: {reason}')
+    actions: list[Action] = [LogInfo(msg=f'{name} not started: {reason}')
                              for name, reason in plan.skipped]
     nodes = [package_node(spec, plan, params.path) for spec in plan.specs]
     for spec, node in zip(plan.specs, nodes):
@@ -109,13 +106,13 @@ def ends_the_launch(node: Node, name: str) -> Action:
         target_action=node, on_exit=lambda event, ctx: _on_exit(name, event, ctx)))
 
 
-def interrupt_on_shutdown(nodes: List[Node]) -> Action:
+def interrupt_on_shutdown(nodes: list[Node]) -> Action:
     """Return the handler that passes a SIGINT sent to ``ros2 launch`` alone on to ``nodes``."""
     return RegisterEventHandler(OnShutdown(
         on_shutdown=lambda event, ctx: _interrupt(nodes, event)))
 
 
-def _on_exit(name: str, event: Any, context: LaunchContext) -> Optional[List[Action]]:
+def _on_exit(name: str, event: Any, context: LaunchContext) -> list[Action] | None:
     """
     End the launch when a node exits while it runs: cleanly on exit code 0, else with an error.
 
@@ -130,7 +127,7 @@ def _on_exit(name: str, event: Any, context: LaunchContext) -> Optional[List[Act
                      'running; stopping the other nodes (the node set only works whole)')
 
 
-def _interrupt(nodes: List[Node], event: Any) -> Optional[List[Action]]:
+def _interrupt(nodes: list[Node], event: Any) -> list[Action] | None:
     """
     On a shutdown due to SIGINT, send SIGINT to every running node now.
 

@@ -32,11 +32,7 @@ import signal
 import sys
 import threading
 from typing import Any
-from typing import Dict
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 from transmission_plugins.ros.executables import STOP_WITH_PARENT
 from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
@@ -53,7 +49,7 @@ PROG = 'transmission_hardware_launch'
 EXECUTABLES_MODULE = 'transmission_plugins.ros.executables'
 
 
-def command(spec: NodeSpec, params_file: str, ros_args: Sequence[str] = ()) -> List[str]:
+def command(spec: NodeSpec, params_file: str, ros_args: Sequence[str] = ()) -> list[str]:
     """Return the command line that starts ``spec`` with ``params_file`` and ``ros_args``."""
     if spec.module is not None:
         exe = [sys.executable, '-m', EXECUTABLES_MODULE, spec.executable]
@@ -67,7 +63,7 @@ def command(spec: NodeSpec, params_file: str, ros_args: Sequence[str] = ()) -> L
                   *remaps, *ros_args]
 
 
-def plan_ros_arguments(plan: NodePlan) -> List[str]:
+def plan_ros_arguments(plan: NodePlan) -> list[str]:
     """Return the ROS arguments every node of ``plan`` gets (namespace, log level)."""
     args = ['--log-level', plan.log_level]
     if plan.namespace:
@@ -76,7 +72,7 @@ def plan_ros_arguments(plan: NodePlan) -> List[str]:
     return args
 
 
-def split_arguments(argv: Sequence[str]) -> Tuple[List[str], List[str]]:
+def split_arguments(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     """Split ``argv`` at ``--ros-args``: (launcher arguments, ROS arguments)."""
     argv = list(argv)
     if '--ros-args' in argv:
@@ -85,7 +81,7 @@ def split_arguments(argv: Sequence[str]) -> Tuple[List[str], List[str]]:
     return argv, []
 
 
-def parse_arguments(argv: Sequence[str]) -> Tuple[Dict[str, str], List[str]]:
+def parse_arguments(argv: Sequence[str]) -> tuple[dict[str, str], list[str]]:
     """Parse ``name:=value`` launch arguments (or ``--name value``) and the ROS arguments."""
     own, ros_args = split_arguments(argv)
     parser = argparse.ArgumentParser(
@@ -94,7 +90,7 @@ def parse_arguments(argv: Sequence[str]) -> Tuple[Dict[str, str], List[str]]:
                     'Arguments as in ros2 launch (name:=value); everything after --ros-args '
                     'goes to every node.')
     plain = []
-    values: Dict[str, str] = {}
+    values: dict[str, str] = {}
     for a in own:
         if ':=' in a and not a.startswith('-'):
             k, v = a.split(':=', 1)
@@ -116,7 +112,7 @@ def parse_arguments(argv: Sequence[str]) -> Tuple[Dict[str, str], List[str]]:
 
 
 def node_commands(plan: NodePlan, params_file: str,
-                  ros_args: Sequence[str] = ()) -> List[Tuple[str, List[str]]]:
+                  ros_args: Sequence[str] = ()) -> list[tuple[str, list[str]]]:
     """Return the (name, argv) list that starts the nodes of ``plan`` with ``params_file``."""
     args = plan_ros_arguments(plan) + list(ros_args)
     return [(s.name, command(s, params_file, args)) for s in plan.specs]
@@ -127,7 +123,7 @@ def _leave(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the node set until Ctrl-C; exit non-zero when a node dies or the arguments are bad."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if threading.current_thread() is threading.main_thread():

@@ -30,12 +30,8 @@ from pathlib import Path
 import shlex
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
 from typing import Mapping
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import TransmissionError
@@ -99,18 +95,18 @@ class NodeSpec(NamedTuple):
     package: str
     executable: str
     #: the node's Python module (run by the launcher); None for non-Python executables
-    module: Optional[str]
-    parameters: Dict[str, Any]
+    module: str | None
+    parameters: dict[str, Any]
     #: topic remappings ``(from, to)`` (``ros2_control.launch.py`` moves the hardware
     #: interface's ``joint_states`` and ``joint_commands`` out of ros2_control's way)
-    remappings: Tuple[Tuple[str, str], ...] = ()
+    remappings: tuple[tuple[str, str], ...] = ()
 
 
 class Settings(NamedTuple):
     """The launch arguments, read and checked."""
 
     description: str
-    config: Dict[str, Dict[str, Any]]
+    config: dict[str, dict[str, Any]]
     use_mock_actuators: bool
     #: one of :data:`MODES`
     mode: str
@@ -118,10 +114,10 @@ class Settings(NamedTuple):
     use_sim_time: bool
     log_level: str
     #: parameters set by launch arguments, for the node kinds that take them
-    overrides: Dict[str, Any]
+    overrides: dict[str, Any]
     robot_state_publisher: bool
     #: the package's topics the launch arguments rename, ``(from, to)``
-    remappings: Tuple[Tuple[str, str], ...] = ()
+    remappings: tuple[tuple[str, str], ...] = ()
 
 
 class NodeKind(NamedTuple):
@@ -130,33 +126,33 @@ class NodeKind(NamedTuple):
     name: str
     package: str
     executable: str
-    module: Optional[str]
+    module: str | None
     #: None when the node starts, else why it does not
-    skip_reason: Callable[[Settings], Optional[str]]
+    skip_reason: Callable[[Settings], str | None]
     #: which :attr:`Settings.overrides` it takes
-    takes: Tuple[str, ...] = ()
+    takes: tuple[str, ...] = ()
     #: the modes (:data:`MODES`) it belongs to
-    modes: Tuple[str, ...] = MODES
+    modes: tuple[str, ...] = MODES
 
 
 class NodePlan(NamedTuple):
     """The nodes to start, the nodes skipped and the settings every node gets."""
 
-    specs: List[NodeSpec]
+    specs: list[NodeSpec]
     #: (node name, why it is not started)
-    skipped: List[Tuple[str, str]]
+    skipped: list[tuple[str, str]]
     namespace: str
     log_level: str
 
 
-def _mock_skip(s: Settings) -> Optional[str]:
+def _mock_skip(s: Settings) -> str | None:
     if s.mode == 'simulation':
         return ('mode is simulation: the simulator stands in for the motors '
                 f'({SIM_INTERFACE} publishes actuator_states)')
     return None if s.use_mock_actuators else 'use_mock_actuators is false'
 
 
-def _rsp_skip(s: Settings) -> Optional[str]:
+def _rsp_skip(s: Settings) -> str | None:
     if s.robot_state_publisher:
         return None
     return ('not installed (no lib/robot_state_publisher/robot_state_publisher under '
@@ -206,7 +202,7 @@ def example_config_file() -> Path:
     return package_file('config', 'example_robot.yaml')
 
 
-def parse_xacro_args(text: Any) -> Dict[str, str]:
+def parse_xacro_args(text: Any) -> dict[str, str]:
     """
     Read ``xacro_args``: ``name:=value`` pairs separated by spaces (shell quoting allowed).
 
@@ -216,7 +212,7 @@ def parse_xacro_args(text: Any) -> Dict[str, str]:
         words = shlex.split(str(text or ''))
     except ValueError as e:
         raise LaunchConfigError(f'xacro_args {text!r}: {e}') from e
-    out: Dict[str, str] = {}
+    out: dict[str, str] = {}
     for word in words:
         name, sep, value = word.partition(':=')
         if not sep or not name:
@@ -227,7 +223,7 @@ def parse_xacro_args(text: Any) -> Dict[str, str]:
 
 
 def read_description(path: 'os.PathLike[str] | str',
-                     xacro_args: Optional[Mapping[str, str]] = None) -> str:
+                     xacro_args: Mapping[str, str] | None = None) -> str:
     """
     Return the URDF text of ``path`` for the nodes' ``robot_description``.
 
@@ -254,14 +250,14 @@ def read_description(path: 'os.PathLike[str] | str',
     return text
 
 
-def load_config(path: 'os.PathLike[str] | str') -> Dict[str, Dict[str, Any]]:
+def load_config(path: 'os.PathLike[str] | str') -> dict[str, dict[str, Any]]:
     """Read the ``config_file``: node name to its parameters, each section checked."""
     return load_sections(path, 'config_file', 'node', check_section)
 
 
 def load_sections(path: 'os.PathLike[str] | str', argument: str, names: str,
-                  check: Optional[Callable[[Path, str, Mapping[str, Any]], None]] = None
-                  ) -> Dict[str, Dict[str, Any]]:
+                  check: Callable[[Path, str, Mapping[str, Any]], None] | None = None
+                  ) -> dict[str, dict[str, Any]]:
     """
     Read a ros2_control-style YAML: ``<name>`` or ``/**/<name>`` to ``{ros__parameters: ...}``.
 
@@ -279,7 +275,7 @@ def load_sections(path: 'os.PathLike[str] | str', argument: str, names: str,
     if not isinstance(data, dict):
         raise LaunchConfigError(f'{path}: expected a mapping of {names} names, got '
                                 f'{type(data).__name__}')
-    out: Dict[str, Dict[str, Any]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for key, section in data.items():
         if not isinstance(section, dict) or not isinstance(
                 section.get('ros__parameters'), dict):
@@ -292,7 +288,7 @@ def load_sections(path: 'os.PathLike[str] | str', argument: str, names: str,
     return out
 
 
-def node_parameters() -> Dict[str, Tuple[str, ...]]:
+def node_parameters() -> dict[str, tuple[str, ...]]:
     """Return the parameter names each of the package's nodes declares (rclpy's included)."""
     from transmission_plugins.ros import hardware_interface_parameters
     from transmission_plugins.ros import mock_actuators_parameters
@@ -335,7 +331,7 @@ def check_section(path: Path, node: str, parameters: Mapping[str, Any]) -> None:
 def _check_joint_limits(path: Path, name: str, value: Any) -> None:
     """Refuse a ``joint_limits`` entry that is not ``joint_limits.<joint>.<known key>``."""
     from transmission_plugins.runtime.soft_limits import JOINT_LIMIT_PARAMETERS
-    entries: Dict[str, Any] = {}
+    entries: dict[str, Any] = {}
     parts = name.split('.')
     if len(parts) == 3:
         entries[name] = value
@@ -356,7 +352,7 @@ def _check_joint_limits(path: Path, name: str, value: Any) -> None:
                                     f'{", ".join(JOINT_LIMIT_PARAMETERS)})')
 
 
-def _closest(name: str, names: List[str]) -> str:
+def _closest(name: str, names: list[str]) -> str:
     """Return ``; did you mean 'x'?`` for the closest of ``names``, or ''."""
     import difflib
     close = difflib.get_close_matches(name, names, n=1)
@@ -410,7 +406,7 @@ def parse_topic(value: Any, name: str) -> str:
     return text
 
 
-def parse_rate(value: Any) -> Optional[float]:
+def parse_rate(value: Any) -> float | None:
     """Read ``update_rate``: empty for the config file's, else a rate > 0 Hz."""
     if str(value).strip() == '':
         return None
@@ -423,7 +419,7 @@ def parse_rate(value: Any) -> Optional[float]:
     return rate
 
 
-def installed_executable(package: str, executable: str) -> Optional[str]:
+def installed_executable(package: str, executable: str) -> str | None:
     """Return ``lib/<package>/<executable>`` of the first ament prefix that has it, else None."""
     for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
         if not prefix:
@@ -434,13 +430,13 @@ def installed_executable(package: str, executable: str) -> Optional[str]:
     return None
 
 
-def robot_state_publisher_executable() -> Optional[str]:
+def robot_state_publisher_executable() -> str | None:
     """Return the robot_state_publisher executable when installed (ament index), else None."""
     return installed_executable(ROBOT_STATE_PUBLISHER, ROBOT_STATE_PUBLISHER)
 
 
 def read_settings(values: Mapping[str, Any],
-                  robot_state_publisher: Optional[bool] = None) -> Settings:
+                  robot_state_publisher: bool | None = None) -> Settings:
     """
     Read and check the launch arguments (missing ones take their defaults).
 
@@ -456,7 +452,7 @@ def read_settings(values: Mapping[str, Any],
                                    xacro_args)
     config = load_config(value('config_file') or default_config_file())
     rate = parse_rate(value('update_rate'))
-    overrides: Dict[str, Any] = {} if rate is None else {'update_rate': rate}
+    overrides: dict[str, Any] = {} if rate is None else {'update_rate': rate}
     if str(value('lenient')).strip():
         overrides['lenient'] = parse_bool(value('lenient'), 'lenient')
     if robot_state_publisher is None:
@@ -476,7 +472,7 @@ def read_settings(values: Mapping[str, Any],
 
 
 def plan_nodes(values: Mapping[str, Any],
-               robot_state_publisher: Optional[bool] = None) -> NodePlan:
+               robot_state_publisher: bool | None = None) -> NodePlan:
     """
     Return what to start for the launch arguments ``values`` (see :func:`read_settings`).
 
@@ -485,8 +481,8 @@ def plan_nodes(values: Mapping[str, Any],
     the config file's value.  Kinds of another ``mode`` are left out, not listed as skipped.
     """
     s = read_settings(values, robot_state_publisher)
-    specs: List[NodeSpec] = []
-    skipped: List[Tuple[str, str]] = []
+    specs: list[NodeSpec] = []
+    skipped: list[tuple[str, str]] = []
     for kind in NODE_KINDS:
         if s.mode not in kind.modes:
             continue
@@ -504,8 +500,8 @@ def plan_nodes(values: Mapping[str, Any],
     return NodePlan(specs, skipped, s.namespace, s.log_level)
 
 
-def params_document(specs: List[NodeSpec],
-                    extra: Optional[Mapping[str, Mapping[str, Any]]] = None) -> Dict[str, Any]:
+def params_document(specs: list[NodeSpec],
+                    extra: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """
     Return the parameters YAML document of ``specs``, keyed ``/**/<node_name>``.
 

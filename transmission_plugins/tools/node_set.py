@@ -28,11 +28,7 @@ import sys
 import threading
 import time
 from typing import Any
-from typing import Dict
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 #: seconds between the SIGUSR1 that asks a node which has not stopped for its stacks and SIGKILL
 STACKS_BEFORE_KILL = 1.0
@@ -45,20 +41,20 @@ class NodeSet:
     :param log: a file that receives the children's output (instead of this terminal)
     """
 
-    def __init__(self, commands: Sequence[Tuple[str, List[str]]],
-                 env: Optional[Dict[str, str]] = None, quiet: bool = False,
+    def __init__(self, commands: Sequence[tuple[str, list[str]]],
+                 env: dict[str, str] | None = None, quiet: bool = False,
                  log: Any = None) -> None:
         self.commands = list(commands)
         self.env = env
         self.quiet = quiet
         self.log = log
-        self.processes: List[Tuple[str, subprocess.Popen[bytes]]] = []
+        self.processes: list[tuple[str, subprocess.Popen[bytes]]] = []
 
     def start(self) -> None:
         """Start every process in a process group of its own, in this session (see the module)."""
         out = subprocess.DEVNULL if self.quiet else self.log
         _let_background_groups_write()
-        group: Dict[str, Any] = {'process_group': 0}
+        group: dict[str, Any] = {'process_group': 0}
         if sys.version_info < (3, 11):   # Python 3.10 (ROS 2 Humble): no process_group yet
             group = {'preexec_fn': os.setpgrp}
         for name, argv in self.commands:
@@ -66,11 +62,11 @@ class NodeSet:
                                  stderr=out, **group)
             self.processes.append((name, p))
 
-    def dead(self) -> List[Tuple[str, int]]:
+    def dead(self) -> list[tuple[str, int]]:
         """Return (name, exit code) of the processes that have exited."""
         return [(n, p.returncode) for n, p in self.processes if p.poll() is not None]
 
-    def stop(self, timeout: float = 10.0) -> List[Tuple[str, int]]:
+    def stop(self, timeout: float = 10.0) -> list[tuple[str, int]]:
         """
         Stop every live process: SIGINT, SIGTERM after half of ``timeout``, SIGKILL at its end.
 
@@ -178,7 +174,7 @@ def _signal(p: 'subprocess.Popen[bytes]', signum: int) -> None:
         pass
 
 
-def _wait_all(processes: Sequence[Tuple[str, 'subprocess.Popen[bytes]']], until: float) -> None:
+def _wait_all(processes: Sequence[tuple[str, 'subprocess.Popen[bytes]']], until: float) -> None:
     """Wait until every process has exited or the monotonic clock reaches ``until``."""
     for _, p in processes:
         try:

@@ -26,25 +26,22 @@ import os
 import shutil
 import tempfile
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import Mapping
-from typing import Optional
 
 from transmission_plugins.tools.node_plan import NodeSpec
 from transmission_plugins.tools.node_plan import params_document
 import yaml
 
 
-def params_yaml(specs: List[NodeSpec],
-                extra: Optional[Mapping[str, Mapping[str, Any]]] = None) -> str:
+def params_yaml(specs: list[NodeSpec],
+                extra: Mapping[str, Mapping[str, Any]] | None = None) -> str:
     """Return :func:`~.node_plan.params_document` of ``specs`` (and ``extra``) as YAML text."""
-    document: Dict[str, Any] = params_document(specs, extra)
+    document: dict[str, Any] = params_document(specs, extra)
     return yaml.safe_dump(document, default_flow_style=False, sort_keys=False)
 
 
-def write_params_file(specs: List[NodeSpec], directory: Optional[str] = None,
-                      extra: Optional[Mapping[str, Mapping[str, Any]]] = None) -> str:
+def write_params_file(specs: list[NodeSpec], directory: str | None = None,
+                      extra: Mapping[str, Mapping[str, Any]] | None = None) -> str:
     """Write :func:`params_yaml` to a new file in ``directory`` and return its path."""
     fd, path = tempfile.mkstemp(prefix='transmission_hardware_', suffix='.yaml', dir=directory)
     with os.fdopen(fd, 'w') as f:
@@ -61,10 +58,10 @@ class ParamsFile:
     :param extra: more sections, node name to parameters (ros2_control's controllers)
     """
 
-    def __init__(self, specs: List[NodeSpec], in_memory: bool = True,
-                 extra: Optional[Mapping[str, Mapping[str, Any]]] = None) -> None:
-        self._fd: Optional[int] = None
-        self._directory: Optional[str] = None
+    def __init__(self, specs: list[NodeSpec], in_memory: bool = True,
+                 extra: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self._fd: int | None = None
+        self._directory: str | None = None
         data = params_yaml(specs, extra).encode()
         if in_memory and hasattr(os, 'memfd_create'):
             try:

@@ -36,10 +36,7 @@ and coinciding curves are drawn as doc/cli.md ("plot") shows.
 import math
 import os
 from typing import Any
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -94,7 +91,7 @@ def draw_limits(ax: Any, robot: RobotTransmissions, joint: str, color: Any,
 
 
 def joint_range(robot: RobotTransmissions,
-                t: RobotTransmission) -> Tuple[np.ndarray, np.ndarray]:
+                t: RobotTransmission) -> tuple[np.ndarray, np.ndarray]:
     """Return the joint limits of ``t``, unbounded ones +-pi (rad) or +-1 (m)."""
     idx = [robot.joint_index[n] for n in t.joint_names]
     lower, upper = robot.joint_lower[idx], robot.joint_upper[idx]
@@ -103,7 +100,7 @@ def joint_range(robot: RobotTransmissions,
 
 
 def default_range(robot: RobotTransmissions,
-                  t: RobotTransmission) -> Tuple[np.ndarray, np.ndarray]:
+                  t: RobotTransmission) -> tuple[np.ndarray, np.ndarray]:
     """Return the actuator sweep ``(lo, hi)`` per actuator of ``t`` (see the module doc)."""
     lo, hi = actuator_position_range(t.transmission, *joint_range(robot, t))
     lo = np.where(np.isfinite(lo), lo, -math.pi)
@@ -113,7 +110,7 @@ def default_range(robot: RobotTransmissions,
 
 
 def _groups(robot: RobotTransmissions, names: Sequence[str], curves: np.ndarray,
-            drop_zero: bool = True) -> List[Tuple[str, np.ndarray]]:
+            drop_zero: bool = True) -> list[tuple[str, np.ndarray]]:
     """
     Return (label, curve) with identical curves merged and all-zero curves dropped.
 
@@ -121,7 +118,7 @@ def _groups(robot: RobotTransmissions, names: Sequence[str], curves: np.ndarray,
     the colour of its own line (the two joints of a differential move alike under one motor,
     but have limits of their own).
     """
-    out: List[Tuple[List[str], np.ndarray, Tuple[float, float]]] = []
+    out: list[tuple[list[str], np.ndarray, tuple[float, float]]] = []
     for k, name in enumerate(names):
         y = curves[:, k]
         if drop_zero and not np.any(y):
@@ -142,7 +139,7 @@ def _groups(robot: RobotTransmissions, names: Sequence[str], curves: np.ndarray,
 
 
 def plot_transmission(robot: RobotTransmissions, name: str, path: str,
-                      value_range: Optional[Tuple[float, float]] = None) -> Any:
+                      value_range: tuple[float, float] | None = None) -> Any:
     """
     Draw the maps of transmission ``name`` and save the figure to ``path`` (PNG, SVG, PDF).
 

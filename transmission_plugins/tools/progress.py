@@ -21,7 +21,6 @@ terminal; in a pipe, a log file or CI it is silent.
 
 import sys
 from typing import Any
-from typing import Optional
 
 
 def is_terminal(stream: Any) -> bool:
@@ -33,7 +32,7 @@ def is_terminal(stream: Any) -> bool:
         return False
 
 
-def progress_bar(total: Optional[int], unit: str, description: str, scale: bool = False) -> Any:
+def progress_bar(total: int | None, unit: str, description: str, scale: bool = False) -> Any:
     """
     Return a ``tqdm`` bar over ``total`` units, disabled off a terminal (advance: ``update``).
 

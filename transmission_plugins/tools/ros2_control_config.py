@@ -24,11 +24,8 @@ doc/ros2_control.md describes them.
 """
 
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import NamedTuple
 from typing import Sequence
-from typing import Tuple
 from xml.sax.saxutils import quoteattr
 
 from transmission_plugins.core.exceptions import TransmissionValueError
@@ -67,28 +64,28 @@ class Ros2ControlConfig(NamedTuple):
 
     robot_name: str
     #: the commandable joints, URDF order: the joints of the block
-    joints: Tuple[str, ...]
+    joints: tuple[str, ...]
     #: joints of the transmissions left out of the block (passive)
-    passive: Tuple[str, ...]
-    command_interfaces: Tuple[str, ...]
-    state_interfaces: Tuple[str, ...]
+    passive: tuple[str, ...]
+    command_interfaces: tuple[str, ...]
+    state_interfaces: tuple[str, ...]
     #: the ``<ros2_control>`` element, as XML text
     block: str
     #: the controllers YAML document (``/**/<name>: {ros__parameters: ...}``)
-    controllers: Dict[str, Any]
+    controllers: dict[str, Any]
 
 
 class TopicBasedBlock(NamedTuple):
     """A ``<ros2_control>`` block of a URDF that uses ``TopicBasedSystem``."""
 
     name: str
-    joints: Tuple[str, ...]
+    joints: tuple[str, ...]
     #: its ``joint_states_topic`` and ``joint_commands_topic`` (upstream defaults when absent)
     states_topic: str
     commands_topic: str
     #: the interfaces its joints declare, in order of appearance
-    command_interfaces: Tuple[str, ...]
-    state_interfaces: Tuple[str, ...]
+    command_interfaces: tuple[str, ...]
+    state_interfaces: tuple[str, ...]
 
 
 def ros2_control_config(robot: RobotTransmissions,
@@ -117,7 +114,7 @@ def ros2_control_config(robot: RobotTransmissions,
         raise TransmissionValueError('joints', [], 'at least one commandable joint',
                                      f'robot {robot.robot_name!r}')
     passive = tuple(n for n in robot.joint_names if n not in set(joints))
-    state: Tuple[str, ...] = JOINT_STATE_INTERFACES
+    state: tuple[str, ...] = JOINT_STATE_INTERFACES
     for t in robot.transmissions:
         supported = {INTERFACE_KIND.get(i, i) for i in t.transmission.supported_interfaces()}
         state = tuple(i for i in state if i in supported)
@@ -154,7 +151,7 @@ def block_xml(joints: Sequence[str], command_interfaces: Sequence[str],
 
 def controllers_document(joints: Sequence[str], command_interfaces: Sequence[str],
                          state_interfaces: Sequence[str],
-                         update_rate: int = DEFAULT_UPDATE_RATE) -> Dict[str, Any]:
+                         update_rate: int = DEFAULT_UPDATE_RATE) -> dict[str, Any]:
     """Return the controllers YAML document for the block's ``joints`` (module docstring)."""
     trajectory_states = [i for i in TRAJECTORY_STATE_INTERFACES if i in state_interfaces]
     return {
@@ -170,12 +167,12 @@ def controllers_document(joints: Sequence[str], command_interfaces: Sequence[str
     }
 
 
-def controllers_yaml(document: Dict[str, Any]) -> str:
+def controllers_yaml(document: dict[str, Any]) -> str:
     """Return the controllers document as YAML text."""
     return yaml.safe_dump(document, default_flow_style=False, sort_keys=False)
 
 
-def _blocks(urdf_text: str) -> Tuple[Any, List[Any]]:
+def _blocks(urdf_text: str) -> tuple[Any, list[Any]]:
     root = parse_xml(urdf_text)
     return root, [e for e in root if local_name(e) == 'ros2_control']
 
@@ -198,14 +195,14 @@ def _hardware_param(block: Any, name: str, default: str) -> str:
     return default
 
 
-def _interfaces(joints: List[Any], tag: str) -> Tuple[str, ...]:
-    names: Dict[str, None] = {}
+def _interfaces(joints: list[Any], tag: str) -> tuple[str, ...]:
+    names: dict[str, None] = {}
     for joint in joints:
         names.update((i.get('name') or '', None) for i in joint if local_name(i) == tag)
     return tuple(names)
 
 
-def topic_based_blocks(urdf_text: str) -> List[TopicBasedBlock]:
+def topic_based_blocks(urdf_text: str) -> list[TopicBasedBlock]:
     """
     Return the URDF's ``<ros2_control>`` blocks that use ``TopicBasedSystem``, in order.
 
@@ -224,7 +221,7 @@ def topic_based_blocks(urdf_text: str) -> List[TopicBasedBlock]:
     return found
 
 
-def other_blocks(urdf_text: str) -> List[Tuple[str, str]]:
+def other_blocks(urdf_text: str) -> list[tuple[str, str]]:
     """Return ``(name, plugin)`` of the URDF's blocks that do not use ``TopicBasedSystem``."""
     return [(b.get('name') or '', _plugin(b)) for b in _blocks(urdf_text)[1]
             if _plugin(b) != TOPIC_BASED_SYSTEM]
@@ -246,7 +243,7 @@ def with_block(urdf_text: str, block: str) -> str:
     root, blocks = _blocks(urdf_text)
     new = parse_xml(block)
     for old in blocks:
-        comments: List[Any] = []   # those right before a transmission go with it
+        comments: list[Any] = []   # those right before a transmission go with it
         for child in list(old):
             if not isinstance(child.tag, str):
                 comments.append(child)
@@ -264,14 +261,14 @@ def with_block(urdf_text: str, block: str) -> str:
     return etree.tostring(root, encoding='unicode') + '\n'
 
 
-def changed_transmissions(before: RobotTransmissions, after: RobotTransmissions) -> List[str]:
+def changed_transmissions(before: RobotTransmissions, after: RobotTransmissions) -> list[str]:
     """
     Return, in words, the transmissions of ``before`` that ``after`` does not have alike.
 
     Alike: the same joints and actuators, in order, and the same map
     (``Transmission.map_key``); the names may differ.
     """
-    def key(t: Any) -> Tuple[Any, ...]:
+    def key(t: Any) -> tuple[Any, ...]:
         return (tuple(t.joint_names), tuple(t.actuator_names), t.transmission.map_key())
 
     kept = [key(t) for t in after.transmissions]

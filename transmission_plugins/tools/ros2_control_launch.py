@@ -26,8 +26,6 @@ file; the spawner passes it (``--param-file``) to the controller manager.
 
 import re
 from typing import Any
-from typing import List
-from typing import Optional
 
 from launch import LaunchContext
 from launch import LaunchDescription
@@ -59,7 +57,7 @@ def generate_launch_description() -> LaunchDescription:
     return declared(ARGUMENTS, node_set)
 
 
-def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:
+def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> list[Action]:
     """
     Turn the evaluated launch arguments into the node actions and their event handlers.
 
@@ -70,7 +68,7 @@ def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:
     nodes_plan = plan.nodes
     params = ParamsFile(nodes_plan.specs + [plan.control_node],   # open until ros2 launch exits
                         extra=plan.controllers)
-    actions: List[Action] = [LogInfo(msg=f'{name} not started: {reason}')
+    actions: list[Action] = [LogInfo(msg=f'{name} not started: {reason}')
                              for name, reason in nodes_plan.skipped]
     actions += [LogInfo(msg=note) for note in plan.notes]
     nodes = [package_node(spec, nodes_plan, params.path) for spec in nodes_plan.specs]
@@ -95,7 +93,7 @@ def node_set(context: LaunchContext, *args: Any, **kwargs: Any) -> List[Action]:
         hardware = nodes[[s.name for s in nodes_plan.specs].index(HARDWARE_INTERFACE)]
         # joint_trajectory_controller holds the joint state it reads when activated: not before
         # the hardware interface is active (the states would still be NaN)
-        started: List[Node] = []
+        started: list[Node] = []
         actions += [RegisterEventHandler(OnProcessIO(
                         target_action=hardware,
                         on_stdout=lambda event: _when_active(event, spawner, started),
@@ -123,7 +121,7 @@ def _publish_description(context: LaunchContext, plan: Ros2ControlPlan) -> None:
     return None
 
 
-def _when_active(event: Any, spawner: Node, started: List[Node]) -> Optional[List[Action]]:
+def _when_active(event: Any, spawner: Node, started: list[Node]) -> list[Action] | None:
     """Return ``[spawner]`` the first time the hardware interface logs that it is active."""
     if started or not ACTIVE.search(event.text.decode(errors='replace')):
         return None

@@ -25,12 +25,8 @@ publishes ``robot_description`` (:attr:`Ros2ControlPlan.publish_description`).
 
 from pathlib import Path
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import Mapping
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
 
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.tools.node_plan import HARDWARE_INTERFACE
@@ -88,15 +84,15 @@ class Ros2ControlPlan(NamedTuple):
     #: ros2_control_node, with its parameters
     control_node: NodeSpec
     #: every controller section (name to parameters), for the spawner's parameters file
-    controllers: Dict[str, Dict[str, Any]]
+    controllers: dict[str, dict[str, Any]]
     #: the controllers to spawn, in order
-    spawn: Tuple[str, ...]
+    spawn: tuple[str, ...]
     #: the description the controller manager reads on ``robot_description``
     description: str
     #: True when robot_state_publisher does not start: the launch publishes the description
     publish_description: bool
     #: what the launch logs (the block's origin, replaced blocks)
-    notes: List[str]
+    notes: list[str]
 
 
 def _required(package: str, executable: str) -> None:
@@ -117,7 +113,7 @@ def _registered(package: str) -> bool:
                for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if prefix)
 
 
-def load_controllers(path: str) -> Dict[str, Dict[str, Any]]:
+def load_controllers(path: str) -> dict[str, dict[str, Any]]:
     """Read the ``controllers_file``: controller (or ``controller_manager``) name to parameters."""
     return load_sections(path, 'controllers_file', 'controller')
 
@@ -128,7 +124,7 @@ def _is_joint_states(topic: str, namespace: str) -> bool:
         topic.strip() == '/joint_states' and not ns)
 
 
-def _cm_rate(values: Mapping[str, Any], controllers: Dict[str, Dict[str, Any]],
+def _cm_rate(values: Mapping[str, Any], controllers: dict[str, dict[str, Any]],
              controllers_file: str) -> int:
     """
     Return the controller manager's rate: the launch argument, else the controllers file's.
@@ -152,7 +148,7 @@ def _cm_rate(values: Mapping[str, Any], controllers: Dict[str, Dict[str, Any]],
 
 
 def plan_ros2_control(values: Mapping[str, Any],
-                      robot_state_publisher: Optional[bool] = None) -> Ros2ControlPlan:
+                      robot_state_publisher: bool | None = None) -> Ros2ControlPlan:
     """
     Return what ``ros2_control.launch.py`` starts for the launch arguments ``values``.
 
@@ -171,7 +167,7 @@ def plan_ros2_control(values: Mapping[str, Any],
     nodes = plan_nodes(values, robot_state_publisher)
     hardware, = [s for s in nodes.specs if s.name == HARDWARE_INTERFACE]
     original = hardware.parameters['robot_description']
-    notes: List[str] = []
+    notes: list[str] = []
     controllers_file = str(values.get('controllers_file') or '').strip()
     controllers = load_controllers(controllers_file) if controllers_file else {}
     rate = _cm_rate(values, controllers, controllers_file)

@@ -22,10 +22,7 @@ two joint reductions, two joint offsets), their roles (``actuator1``/``actuator2
 """
 
 from abc import abstractmethod
-from typing import Dict
-from typing import List
 from typing import Sequence
-from typing import Tuple
 
 import numpy as np
 
@@ -79,22 +76,22 @@ class CoupledTransmission(LinearTransmission):
                                   r.joint_names, r.actuator_names)
 
     @classmethod
-    def example(cls) -> Tuple['CoupledTransmission', Dict[str, FloatArray]]:
+    def example(cls) -> tuple['CoupledTransmission', dict[str, FloatArray]]:
         """Return an instance with reductions of both signs and offsets, and three states."""
         return cls([20.0, -35.0], [2.0, -1.5], [0.1, -0.4]), {
             'position': np.array([[0.0, 0.0], [12.0, -30.0], [-45.0, 7.0]]),
             'velocity': np.array([[1.5, -2.0], [0.0, 4.0], [-10.0, 0.5]]),
             'effort': np.array([[0.2, 0.1], [-0.6, 0.0], [1.1, -0.9]])}
 
-    def get_actuator_reduction(self) -> List[float]:
+    def get_actuator_reduction(self) -> list[float]:
         """Return :math:`[n_{a1}, n_{a2}]`."""
         return list(self._actuator_reduction)
 
-    def get_joint_reduction(self) -> List[float]:
+    def get_joint_reduction(self) -> list[float]:
         """Return :math:`[n_{j1}, n_{j2}]`."""
         return list(self._joint_reduction)
 
-    def get_joint_offset(self) -> List[float]:
+    def get_joint_offset(self) -> list[float]:
         """Return :math:`[q_{01}, q_{02}]`."""
         return list(self._joint_offset)
 

@@ -20,10 +20,6 @@ actuator to k joints), cable-coupled shoulders and wrists: any linear map, given
 """
 
 from typing import Any
-from typing import Dict
-from typing import List
-from typing import Optional
-from typing import Tuple
 
 import numpy as np
 
@@ -151,7 +147,7 @@ class CouplingTransmission(LinearTransmission):
         return TransmissionWiring(transmission, r.joint_names, r.actuator_names)
 
     @classmethod
-    def example(cls) -> Tuple['CouplingTransmission', Dict[str, FloatArray]]:
+    def example(cls) -> tuple['CouplingTransmission', dict[str, FloatArray]]:
         """
         Return two tendons driving a three-joint finger and three actuator states.
 
@@ -163,7 +159,7 @@ class CouplingTransmission(LinearTransmission):
         transmission = cls([[0.5, 0.1], [0.3, -0.4], [0.2, 0.3]], joint_offset=[0.1, 0.0, -0.2])
         return transmission, {k: np.array(v) for k, v in states.items()}
 
-    def get_joint_offset(self) -> List[float]:
+    def get_joint_offset(self) -> list[float]:
         """Return the joint offsets :math:`q_0`."""
         return self.linear_map().joint_offset.tolist()
 
@@ -171,7 +167,7 @@ class CouplingTransmission(LinearTransmission):
         """Return True when :math:`B` was derived from :math:`A` rather than given."""
         return self._derived
 
-    def _arguments(self) -> Tuple[List[List[float]], Optional[List[List[float]]], List[float]]:
+    def _arguments(self) -> tuple[list[list[float]], list[list[float]] | None, list[float]]:
         a2j, j2a, offset = self.linear_map()
         return a2j.tolist(), None if self._derived else j2a.tolist(), offset.tolist()
 

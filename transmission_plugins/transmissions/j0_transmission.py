@@ -21,8 +21,6 @@ predecessor in shadow-robot/sr-ros-interface); the URDF reading is
 :func:`transmission_plugins.urdf.readers.read_j0`.
 """
 
-from typing import Dict
-from typing import Tuple
 
 import numpy as np
 
@@ -73,7 +71,7 @@ class J0Transmission(CouplingTransmission):
         return TransmissionWiring(cls(), joints, actuators)
 
     @classmethod
-    def example(cls) -> Tuple['J0Transmission', Dict[str, FloatArray]]:
+    def example(cls) -> tuple['J0Transmission', dict[str, FloatArray]]:
         """Return the transmission and tendon states of a finger closing and opening."""
         return cls(), {'position': np.array([[0.0], [0.8], [2.4], [3.1]]),
                        'velocity': np.array([[0.5], [-1.0], [2.0], [0.0]]),

@@ -23,9 +23,6 @@ axis through one point.  The URDF reading lives in
 """
 
 from typing import Any
-from typing import Dict
-from typing import List
-from typing import Tuple
 
 import numpy as np
 
@@ -165,7 +162,7 @@ class ParallelAnkleTransmission(CompiledTransmission, Mechanism):
         """Return 2: pitch, then roll."""
         return 2
 
-    def parameters(self) -> Dict[str, List[List[float]]]:
+    def parameters(self) -> dict[str, list[list[float]]]:
         """Return the three points of each leg by keyword name (the constructor's)."""
         return {'crank_pivot': self._pivot.tolist(), 'crank_tip': self._tip.tolist(),
                 'rod_end': self._end.tolist()}
@@ -179,7 +176,7 @@ class ParallelAnkleTransmission(CompiledTransmission, Mechanism):
         return self._l.copy()
 
     # ------------------------------------------------------------------ workspace
-    def named_problems(self, position: np.ndarray, to_joint: bool) -> List[str]:
+    def named_problems(self, position: np.ndarray, to_joint: bool) -> list[str]:
         """
         Name the legs that cannot reach or are at their dead point, or the two legs' singularity.
 
@@ -216,7 +213,7 @@ class ParallelAnkleTransmission(CompiledTransmission, Mechanism):
                                 'the foot can move (K is singular)')
         return problems
 
-    def _actuator_problems(self, terms: Tuple[float, ...]) -> List[str]:
+    def _actuator_problems(self, terms: tuple[float, ...]) -> list[str]:
         problems = []
         for i in range(2):
             reach, foot = terms[i], terms[2 + i]
@@ -234,7 +231,7 @@ class ParallelAnkleTransmission(CompiledTransmission, Mechanism):
         return ankle_from_info(cls, info)
 
     @classmethod
-    def example(cls) -> Tuple['ParallelAnkleTransmission', Dict[str, np.ndarray]]:
+    def example(cls) -> tuple['ParallelAnkleTransmission', dict[str, np.ndarray]]:
         """Return an ankle (cranks of 4.5 cm, rods of 24 and 17 cm) and five states inside it."""
         t = cls(crank_pivot=[[0.0, 0.025, 0.22], [0.0, -0.025, 0.15]],
                 crank_tip=[[-0.045, 0.025, 0.22], [-0.045, -0.025, 0.15]],

@@ -23,9 +23,6 @@ pr2_gripper_transmission.cpp`` (PR2/pr2_mechanism), clamps included.
 import math
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import Optional
-from typing import Tuple
 
 import numpy as np
 
@@ -209,7 +206,7 @@ class PR2GripperTransmission(CompiledTransmission, Mechanism):
                                    self._r, self._mr)
         values = self.parameters()
 
-        def c(formula: str, names: Tuple[str, ...], compute: Callable[[], float],
+        def c(formula: str, names: tuple[str, ...], compute: Callable[[], float],
               nonzero: bool = False) -> float:
             return checked_constant(formula, names, values, compute, nonzero)
 
@@ -260,7 +257,7 @@ class PR2GripperTransmission(CompiledTransmission, Mechanism):
         """Return the number of simulation-only screw/slider joints (always reported as 0)."""
         return self._num_simulated
 
-    def joint_to_actuator_inputs(self) -> Tuple[int, ...]:
+    def joint_to_actuator_inputs(self) -> tuple[int, ...]:
         """Return ``(0,)``: joint to actuator maps read the gap joint only."""
         return (0,)
 
@@ -268,11 +265,11 @@ class PR2GripperTransmission(CompiledTransmission, Mechanism):
         """Return the mechanical reduction :math:`m`."""
         return self._mr
 
-    def get_simulated_reduction(self) -> Optional[float]:
+    def get_simulated_reduction(self) -> float | None:
         """Return the URDF ``simulated_reduction``, or None."""
         return self._simulated_reduction
 
-    def parameters(self) -> Dict[str, float]:
+    def parameters(self) -> dict[str, float]:
         """Return the linkage coefficients and ``mechanical_reduction`` by keyword name."""
         values = (self._s, self._g, self._theta0, self._phi0, self._t0, self._L0, self._h,
                   self._a, self._b, self._r)
@@ -291,7 +288,7 @@ class PR2GripperTransmission(CompiledTransmission, Mechanism):
 
     # ------------------------------------------------------------------ URDF and reports
     @classmethod
-    def example(cls) -> Tuple['PR2GripperTransmission', Dict[str, FloatArray]]:
+    def example(cls) -> tuple['PR2GripperTransmission', dict[str, FloatArray]]:
         """
         Return the PR2's gripper (4 passive joints) and four motor states.
 
@@ -327,7 +324,7 @@ class PR2GripperTransmission(CompiledTransmission, Mechanism):
                 f't0={p["t0"]:g} theta0={p["theta0"]:g} phi0={p["phi0"]:g}')
 
 
-def _check_count(value: Any, parameter: str, low: int, high: Optional[int]) -> int:
+def _check_count(value: Any, parameter: str, low: int, high: int | None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low \
             or (high is not None and value > high):
         expected = f'an int >= {low}' if high is None else f'an int in {low}..{high}'
@@ -335,7 +332,7 @@ def _check_count(value: Any, parameter: str, low: int, high: Optional[int]) -> i
     return int(value)
 
 
-def checked_constant(formula: str, coefficients: Tuple[str, ...], values: Dict[str, float],
+def checked_constant(formula: str, coefficients: tuple[str, ...], values: dict[str, float],
                      compute: Callable[[], float], nonzero: bool = False) -> float:
     """
     Return ``compute()`` when it is finite (and non-zero with ``nonzero``).

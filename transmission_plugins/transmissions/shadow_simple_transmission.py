@@ -21,8 +21,6 @@ predecessor in shadow-robot/sr-ros-interface); the URDF reading is
 :func:`transmission_plugins.urdf.readers.read_shadow_simple`.
 """
 
-from typing import Dict
-from typing import Tuple
 
 import numpy as np
 
@@ -70,7 +68,7 @@ class ShadowSimpleTransmission(SimpleTransmission):
         return TransmissionWiring(cls(), joints, actuators)
 
     @classmethod
-    def example(cls) -> Tuple['ShadowSimpleTransmission', Dict[str, FloatArray]]:
+    def example(cls) -> tuple['ShadowSimpleTransmission', dict[str, FloatArray]]:
         """Return the transmission and actuator states of a wrist joint moving both ways."""
         return cls(), {'position': np.array([[-0.5], [0.0], [0.3], [0.17]]),
                        'velocity': np.array([[1.2], [-0.4], [0.0], [2.5]]),

@@ -18,8 +18,6 @@ SimpleTransmission: one actuator drives one joint through a gear or belt of rati
 Lookup names: ``transmission_interface/SimpleTransmission`` (also the PR2 one).
 """
 
-from typing import Dict
-from typing import Tuple
 
 import numpy as np
 
@@ -78,7 +76,7 @@ class SimpleTransmission(LinearTransmission):
                                   r.actuator_names)
 
     @classmethod
-    def example(cls) -> Tuple['SimpleTransmission', Dict[str, FloatArray]]:
+    def example(cls) -> tuple['SimpleTransmission', dict[str, FloatArray]]:
         """Return a reversing reducer with an offset and four actuator states."""
         return cls(reduction=-12.5, joint_offset=0.3), {
             'position': np.array([[-3.0], [0.0], [7.5], [40.0]]),

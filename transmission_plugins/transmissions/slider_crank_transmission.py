@@ -22,9 +22,6 @@ pushrods.  The URDF reading lives in :mod:`transmission_plugins.urdf.mechanism_e
 """
 
 from typing import Any
-from typing import Dict
-from typing import List
-from typing import Tuple
 
 import numpy as np
 
@@ -172,7 +169,7 @@ class SliderCrankTransmission(CompiledTransmission, Mechanism):
         self._parameters[16:] = bounds
         self.__dict__.pop('_flat_description')
 
-    def _interval(self, to_joint: bool) -> Tuple[float, float]:
+    def _interval(self, to_joint: bool) -> tuple[float, float]:
         """
         Return the interval of the neutral branch of a side's angle: its dead points about 0.
 
@@ -218,7 +215,7 @@ class SliderCrankTransmission(CompiledTransmission, Mechanism):
         """Return True for a crank (actuator in rad), False for a slider (in m)."""
         return self._rotary
 
-    def parameters(self) -> Dict[str, List[float]]:
+    def parameters(self) -> dict[str, list[float]]:
         """Return the points by keyword name (the constructor's; ``slider_axis`` as given)."""
         return {k: v.tolist() for k, v in self._points.items()}
 
@@ -226,16 +223,16 @@ class SliderCrankTransmission(CompiledTransmission, Mechanism):
         """Return :math:`l`, the rod's length (m)."""
         return self._l
 
-    def joint_range(self) -> Tuple[float, float]:
+    def joint_range(self) -> tuple[float, float]:
         """Return the joint's interval on the neutral branch, between its dead points (rad)."""
         return float(self._parameters[16]), float(self._parameters[17])
 
-    def actuator_range(self) -> Tuple[float, float]:
+    def actuator_range(self) -> tuple[float, float]:
         """Return a crank's interval on the neutral branch (rad); ``(-inf, inf)`` for a slider."""
         return float(self._parameters[18]), float(self._parameters[19])
 
     # ------------------------------------------------------------------ workspace
-    def named_problems(self, position: np.ndarray, to_joint: bool) -> List[str]:
+    def named_problems(self, position: np.ndarray, to_joint: bool) -> list[str]:
         """Say which side's dead point a position is at, or beyond, or that it is off its range."""
         side, other = ('actuator', 'joint') if to_joint else ('joint', 'actuator')
         target, on_p, on_a = self.kernel_terms(position, to_joint)
@@ -266,7 +263,7 @@ class SliderCrankTransmission(CompiledTransmission, Mechanism):
         return slider_crank_from_info(cls, info)
 
     @classmethod
-    def example(cls) -> Tuple['SliderCrankTransmission', Dict[str, np.ndarray]]:
+    def example(cls) -> tuple['SliderCrankTransmission', dict[str, np.ndarray]]:
         """Return a linear actuator pushing a 5 cm lever, and five states in its range."""
         t = cls(lever_tip=[0.05, 0.0], slider_tip=[0.06, 0.25], slider_axis=[0.1, 1.0])
         rng = np.random.default_rng(25)

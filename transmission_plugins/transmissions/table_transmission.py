@@ -23,9 +23,6 @@ them in the URDF, and the transmission interpolates them monotonically (Isaac La
 """
 
 from typing import Any
-from typing import Dict
-from typing import List
-from typing import Tuple
 
 import numpy as np
 
@@ -176,12 +173,12 @@ class TableTransmission(CompiledTransmission, Mechanism):
         """Return 1."""
         return 1
 
-    def parameters(self) -> Dict[str, Any]:
+    def parameters(self) -> dict[str, Any]:
         """Return the table and the policy outside it, by keyword name."""
         return {'actuator_position': self._x.tolist(), 'joint_position': self._y.tolist(),
                 'outside': self._outside}
 
-    def named_problems(self, position: np.ndarray, to_joint: bool) -> List[str]:
+    def named_problems(self, position: np.ndarray, to_joint: bool) -> list[str]:
         """Say that a position is outside the table (with ``outside='nan'``)."""
         values = self._x if to_joint else self._y
         side = 'actuator' if to_joint else 'joint'
@@ -198,7 +195,7 @@ class TableTransmission(CompiledTransmission, Mechanism):
         return table_from_info(cls, info)
 
     @classmethod
-    def example(cls) -> Tuple['TableTransmission', Dict[str, np.ndarray]]:
+    def example(cls) -> tuple['TableTransmission', dict[str, np.ndarray]]:
         """Return a measured knee linkage (7 points) and five states inside the table."""
         t = cls(actuator_position=[-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5],
                 joint_position=[-0.62, -0.45, -0.24, 0.0, 0.27, 0.6, 1.05])

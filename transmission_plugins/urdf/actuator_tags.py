@@ -16,8 +16,6 @@
 
 from typing import Any
 from typing import cast
-from typing import Dict
-from typing import Optional
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.urdf.elements import child_path
@@ -34,7 +32,7 @@ from transmission_plugins.urdf.vocabulary import MOTOR_INERTIA_TAG
 _VALUE_TAGS = ('rotor_inertia', 'gear_ratio', 'effort_limit')
 
 
-def _check_extension(key: str, value: float, path: str, line: Optional[int]) -> float:
+def _check_extension(key: str, value: float, path: str, line: int | None) -> float:
     if key == 'rotor_inertia' and value < 0.0:
         raise BadValueError(path, f'expected a rotor inertia >= 0, got {value!r}', line)
     if key == 'gear_ratio' and value == 0.0:
@@ -47,7 +45,7 @@ def _check_extension(key: str, value: float, path: str, line: Optional[int]) -> 
     return value
 
 
-def read_actuator_extensions(element: XmlElement, path: str) -> Dict[str, Any]:
+def read_actuator_extensions(element: XmlElement, path: str) -> dict[str, Any]:
     """
     Read the actuator data an ``<actuator>`` element of a ``<transmission>`` may carry.
 
@@ -60,10 +58,10 @@ def read_actuator_extensions(element: XmlElement, path: str) -> Dict[str, Any]:
     :raises BadValueError: non-numeric or out-of-range values, duplicates, ``kd`` without ``kp``
     :raises IncompleteTransmissionError: missing ``value``, ``p``, ``d`` or ``name`` attributes
     """
-    found: Dict[str, float] = {}
-    where: Dict[str, str] = {}
+    found: dict[str, float] = {}
+    where: dict[str, str] = {}
 
-    def put(key: str, value: float, at: str, line: Optional[int]) -> None:
+    def put(key: str, value: float, at: str, line: int | None) -> None:
         if key in found:
             raise BadValueError(at, f'{key} is given twice (first at {where[key]})', line)
         found[key] = _check_extension(key, value, at, line)
@@ -85,7 +83,7 @@ def read_actuator_extensions(element: XmlElement, path: str) -> Dict[str, Any]:
         elif tag == 'param' and child.get('name') in ACTUATOR_PARAMS:
             put(cast(str, child.get('name')), parse_float(child.text, at, line=line), at,
                 line)
-    out: Dict[str, Any] = {k: found[k] for k in _VALUE_TAGS if k in found}
+    out: dict[str, Any] = {k: found[k] for k in _VALUE_TAGS if k in found}
     if 'kd' in found and 'kp' not in found:
         raise BadValueError(where['kd'], 'kd is given without kp', None)
     if 'kp' in found:

@@ -23,7 +23,6 @@ stopped using) is not a switch position.  Values are read with the rules of :mod
 
 from typing import Any
 from typing import NamedTuple
-from typing import Optional
 
 from transmission_plugins.urdf.limits import LimitReader
 
@@ -33,8 +32,8 @@ CALIBRATION_TAG = 'calibration'
 class ReferenceSwitch(NamedTuple):
     """The switch positions of one joint (None: not given)."""
 
-    rising: Optional[float]
-    falling: Optional[float]
+    rising: float | None
+    falling: float | None
 
     def edge(self) -> float:
         """Return the position homing finds: ``rising`` when given, else ``falling``."""
@@ -47,7 +46,7 @@ class ReferenceSwitch(NamedTuple):
         return 1.0 if self.rising is not None else -1.0
 
 
-def read_calibration(reader: LimitReader, element: Any) -> Optional[ReferenceSwitch]:
+def read_calibration(reader: LimitReader, element: Any) -> ReferenceSwitch | None:
     """
     Return the joint's reference switch, or None when ``element`` is None or gives no edge.
 

@@ -27,13 +27,8 @@ from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
 from typing import Any
-from typing import Dict
-from typing import List
 from typing import Mapping
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
-from typing import Union
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import BrokenReferenceError
@@ -87,20 +82,20 @@ class ParseContext:
     def __init__(self, lenient: bool, urdf_namespace: str) -> None:
         self.lenient = lenient
         self.ns = urdf_namespace
-        self.warnings: List[LoadWarning] = []
+        self.warnings: list[LoadWarning] = []
 
-    def warn(self, path: str, message: str, line: Optional[int] = None) -> None:
+    def warn(self, path: str, message: str, line: int | None = None) -> None:
         """Record a warning about the element at ``path``."""
         self.warnings.append(LoadWarning(path, message, line))
 
-    def children(self, element: XmlElement, name: Optional[str] = None) -> List[XmlElement]:
+    def children(self, element: XmlElement, name: str | None = None) -> list[XmlElement]:
         """Return the URDF-namespace child elements, optionally only those named ``name``."""
         return [c for c in element if local_name(c) and namespace(c) == self.ns
                 and (name is None or local_name(c) == name)]
 
 
 def single_child_of(ctx: ParseContext, element: XmlElement, path: str,
-                    tags: Sequence[str]) -> Optional[XmlElement]:
+                    tags: Sequence[str]) -> XmlElement | None:
     """Return the only child named one of ``tags`` (spellings of one value), or None."""
     found = [c for c in ctx.children(element) if local_name(c) in tags]
     if len(found) > 1:
@@ -115,7 +110,7 @@ def element_text(element: XmlElement) -> str:
     return (element.text or '').strip()
 
 
-def read_number(ctx: ParseContext, text: str, path: str, line: Optional[int], *, default: float,
+def read_number(ctx: ParseContext, text: str, path: str, line: int | None, *, default: float,
                 nonzero: bool = False) -> float:
     """Parse strictly; in lenient mode fall back to ``default`` with a warning."""
     try:
@@ -128,7 +123,7 @@ def read_number(ctx: ParseContext, text: str, path: str, line: Optional[int], *,
 
 
 # ----------------------------------------------------------------- <joint> and <actuator>
-def read_role(ctx: ParseContext, element: XmlElement, path: str) -> Optional[str]:
+def read_role(ctx: ParseContext, element: XmlElement, path: str) -> str | None:
     attribute = element.get('role')
     role_element = single_child_of(ctx, element, path, (ROLE_TAG,))
     if role_element is None:
@@ -152,8 +147,8 @@ def read_bool(element: XmlElement, path: str, attribute: str) -> bool:
                         source_line(element))
 
 
-def read_interfaces(ctx: ParseContext, element: XmlElement, path: str) -> Tuple[str, ...]:
-    names: List[str] = []
+def read_interfaces(ctx: ParseContext, element: XmlElement, path: str) -> tuple[str, ...]:
+    names: list[str] = []
     for child in ctx.children(element, HARDWARE_INTERFACE_TAG):
         text = element_text(child)
         if not text:
@@ -171,7 +166,7 @@ def read_interfaces(ctx: ParseContext, element: XmlElement, path: str) -> Tuple[
 
 
 def read_value(ctx: ParseContext, element: XmlElement, path: str, tags: Sequence[str], *,
-               default: float, nonzero: bool) -> Optional[float]:
+               default: float, nonzero: bool) -> float | None:
     child = single_child_of(ctx, element, path, tags)
     if child is None:
         return None
@@ -180,7 +175,7 @@ def read_value(ctx: ParseContext, element: XmlElement, path: str, tags: Sequence
 
 
 def read_end(ctx: ParseContext, element: XmlElement, path: str,
-             default_name: Optional[str] = None) -> Dict[str, Any]:
+             default_name: str | None = None) -> dict[str, Any]:
     """Read what ``<joint>`` and ``<actuator>`` have in common (``default_name``: if nameless)."""
     nameless = default_name is not None and element.get('name') is None
     return {
@@ -199,7 +194,7 @@ def read_end(ctx: ParseContext, element: XmlElement, path: str,
     }
 
 
-def read_actuator_data(ctx: ParseContext, element: XmlElement, path: str) -> Dict[str, Any]:
+def read_actuator_data(ctx: ParseContext, element: XmlElement, path: str) -> dict[str, Any]:
     """Read Drake tags and ros2_control ``<param>`` values of an actuator (lenient: warn)."""
     try:
         return read_actuator_extensions(element, path)
@@ -230,30 +225,30 @@ class ParseResult:
     """What :func:`parse_transmissions` found in a URDF."""
 
     #: the transmissions read, in document order (exact duplicates merged)
-    transmissions: List[TransmissionInfo]
+    transmissions: list[TransmissionInfo]
     #: merged duplicates, ignored robot-level transmissions, lenient-mode replacements and skips
-    warnings: List[LoadWarning]
+    warnings: list[LoadWarning]
     #: ``<robot name>`` ('' when absent)
     robot_name: str
     #: names of the top-level ``<joint>`` elements, in document order
-    joint_names: List[str]
+    joint_names: list[str]
     #: where the transmissions came from: ``'ros2_control'``, ``'robot'`` or ``'all'``
     source: str
     lenient: bool = False
     #: all ``<transmission>`` elements of the document, robot level and ros2_control blocks
     element_count: int = 0
     #: the parsed ``<robot>`` element (lxml)
-    root: Optional[XmlElement] = field(default=None, repr=False, compare=False)
+    root: XmlElement | None = field(default=None, repr=False, compare=False)
 
 
 #: a ``<transmission>`` found: the element, its ``<ros2_control>`` block (None at robot level),
 #: its path and the block's path; or ``(None, block, '', block path)`` for the transmissions of
 #: the block's hardware parameters
-_Found = Tuple[Optional[XmlElement], Optional[XmlElement], str, str]
+_Found = tuple[XmlElement | None, XmlElement | None, str, str]
 
 
 # ---------------------------------------------------------------------------------- parsing
-def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
+def parse_transmissions(xml_text: str | bytes, *, lenient: bool = False,
                         source: str = SOURCE_AUTO) -> ParseResult:
     """
     Read every ``<transmission>`` of a URDF into :class:`TransmissionInfo` records.
@@ -276,9 +271,9 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
     joint_names = [n for j in top if local_name(j) == JOINT_TAG and (n := j.get('name'))]
 
     # (transmission element, enclosing block or None, its path, the block's path)
-    robot_level: List[_Found] = []
-    in_blocks: List[_Found] = []
-    ordered: List[_Found] = []
+    robot_level: list[_Found] = []
+    in_blocks: list[_Found] = []
+    ordered: list[_Found] = []
     robot_count = 0
     block_count = 0
     for element in top:
@@ -308,7 +303,7 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
     selected = {SOURCE_ROS2_CONTROL: in_blocks, SOURCE_ROBOT: robot_level,
                 SOURCE_ALL: ordered}[source]
 
-    infos: List[TransmissionInfo] = []
+    infos: list[TransmissionInfo] = []
     for found, block, path, block_path in selected:
         try:
             if found is None and block is not None:
@@ -334,12 +329,12 @@ def parse_transmissions(xml_text: Union[str, bytes], *, lenient: bool = False,
 
 
 def _children_paths(parent_path: str,
-                    elements: Sequence[XmlElement]) -> List[Tuple[XmlElement, str]]:
+                    elements: Sequence[XmlElement]) -> list[tuple[XmlElement, str]]:
     return [(e, child_path(parent_path, e, i)) for i, e in enumerate(elements, 1)]
 
 
 def _read_type(ctx: ParseContext, element: XmlElement, path: str,
-               in_block: bool) -> Tuple[str, str]:
+               in_block: bool) -> tuple[str, str]:
     """Return ``(dialect, type)`` of a transmission element."""
     type_element = single_child_of(ctx, element, path, (TYPE_TAG,))
     plugin_element = single_child_of(ctx, element, path, (PLUGIN_TAG,))
@@ -407,8 +402,8 @@ def _frost_shaped(ctx: ParseContext, element: XmlElement) -> bool:
     return bool(inertia) or any(a.get('name') is None for a in actuators)
 
 
-def _read_params(ctx: ParseContext, element: XmlElement, path: str) -> Dict[str, str]:
-    params: Dict[str, str] = {}
+def _read_params(ctx: ParseContext, element: XmlElement, path: str) -> dict[str, str]:
+    params: dict[str, str] = {}
     for child in ctx.children(element, PARAM_TAG):
         name = require_attribute(child, 'name', f'{path}/{PARAM_TAG}')
         if name in params:
@@ -418,15 +413,15 @@ def _read_params(ctx: ParseContext, element: XmlElement, path: str) -> Dict[str,
     return params
 
 
-def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: str,
+def _parse_transmission(element: XmlElement, block: XmlElement | None, path: str,
                         block_path: str,
                         ctx: ParseContext) -> TransmissionInfo:
     name = require_name(element, path)
     dialect, type_name = _read_type(ctx, element, path, block is not None)
     joint_paths = dict(_children_paths(path, ctx.children(element, JOINT_TAG)))
     actuator_paths = dict(_children_paths(path, ctx.children(element, ACTUATOR_TAG)))
-    joints: List[JointInfo] = []
-    actuators: List[ActuatorInfo] = []
+    joints: list[JointInfo] = []
+    actuators: list[ActuatorInfo] = []
     nameless = name if dialect == DIALECT_FROST else None  # FROST: named after its transmission
     for child in ctx.children(element):  # document order, so the first error is reported
         if child in joint_paths:
@@ -435,7 +430,7 @@ def _parse_transmission(element: XmlElement, block: Optional[XmlElement], path: 
             fields = read_end(ctx, child, actuator_paths[child], nameless)
             fields.update(read_actuator_data(ctx, child, actuator_paths[child]))
             actuators.append(ActuatorInfo(**fields))
-    params: Dict[str, str] = {}
+    params: dict[str, str] = {}
     reduction = None
     block_name = block_type = None
     if block is not None:
@@ -478,7 +473,7 @@ def implicit_actuator_name(block: XmlElement) -> str:
 
 
 def _motor_inertia(ctx: ParseContext, element: XmlElement, path: str,
-                   actuators: List[ActuatorInfo]) -> List[ActuatorInfo]:
+                   actuators: list[ActuatorInfo]) -> list[ActuatorInfo]:
     """Give a ``<motorInertia>`` written directly under ``<transmission>`` to its one actuator."""
     child = single_child_of(ctx, element, path, (MOTOR_INERTIA_TAG,))
     if child is None:
@@ -501,7 +496,7 @@ def _motor_inertia(ctx: ParseContext, element: XmlElement, path: str,
 
 
 # ---------------------------------------------------------------------------------- duplicates
-def _canonical(element: XmlElement) -> Tuple[Any, ...]:
+def _canonical(element: XmlElement) -> tuple[Any, ...]:
     """Return a comparable form of an element, ignoring comments and hardwareInterface."""
     kids = tuple(_canonical(c) for c in element
                  if local_name(c) and local_name(c) != HARDWARE_INTERFACE_TAG)
@@ -509,14 +504,14 @@ def _canonical(element: XmlElement) -> Tuple[Any, ...]:
             kids)
 
 
-def mapping_key(info: TransmissionInfo) -> Tuple[Any, ...]:
+def mapping_key(info: TransmissionInfo) -> tuple[Any, ...]:
     """Return what must be equal for two records with one name to be the same transmission."""
     element = _canonical(info.element) if info.element is not None else None
     return (info.type, info.dialect, element, tuple(a.name for a in info.actuators),
             info.block_type)
 
 
-def _merge_ends(first: Sequence[Any], other: Sequence[Any]) -> Tuple[Any, ...]:
+def _merge_ends(first: Sequence[Any], other: Sequence[Any]) -> tuple[Any, ...]:
     merged = []
     for a, b in zip(first, other):
         extra = tuple(i for i in b.interfaces if i not in a.interfaces)
@@ -532,10 +527,10 @@ def unique_name(name: str, taken: Mapping[str, Any]) -> str:
     return f'{name}#{count}'
 
 
-def merge_duplicates(infos: List[TransmissionInfo], ctx: ParseContext) -> List[TransmissionInfo]:
-    out: List[TransmissionInfo] = []
-    index: Dict[str, int] = {}
-    merged: Dict[str, List[str]] = {}
+def merge_duplicates(infos: list[TransmissionInfo], ctx: ParseContext) -> list[TransmissionInfo]:
+    out: list[TransmissionInfo] = []
+    index: dict[str, int] = {}
+    merged: dict[str, list[str]] = {}
     for info in infos:
         if info.name not in index:
             index[info.name] = len(out)

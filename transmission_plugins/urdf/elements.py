@@ -23,9 +23,7 @@ local name, skip comments, and raise :class:`~transmission_plugins.BadValueError
 import math
 import re
 from typing import Iterator
-from typing import List
 from typing import Mapping
-from typing import Optional
 from typing import Protocol
 
 from transmission_plugins.core.exceptions import BadValueError
@@ -46,14 +44,14 @@ class XmlElement(Protocol):
         ...
 
     @property
-    def text(self) -> Optional[str]:
+    def text(self) -> str | None:
         ...
 
     @property
     def attrib(self) -> Mapping[str, str]:
         ...
 
-    def get(self, key: str, default: None = None) -> Optional[str]:
+    def get(self, key: str, default: None = None) -> str | None:
         ...
 
     def __iter__(self) -> Iterator['XmlElement']:
@@ -76,7 +74,7 @@ def namespace(element: XmlElement) -> str:
     return ''
 
 
-def children(element: XmlElement, name: Optional[str] = None) -> List[XmlElement]:
+def children(element: XmlElement, name: str | None = None) -> list[XmlElement]:
     """Return the child elements, comments skipped, optionally only those named ``name``."""
     return [c for c in element if local_name(c) and (name is None or local_name(c) == name)]
 
@@ -87,7 +85,7 @@ def quoted(name: str) -> str:
     return f'{quote}{name}{quote}'
 
 
-def child_path(parent_path: str, element: XmlElement, index: Optional[int] = None) -> str:
+def child_path(parent_path: str, element: XmlElement, index: int | None = None) -> str:
     """
     Return the path of ``element`` below ``parent_path``: the one element-path rule.
 
@@ -104,12 +102,12 @@ def child_path(parent_path: str, element: XmlElement, index: Optional[int] = Non
     return f'{parent_path}/{tag}'
 
 
-def source_line(element: XmlElement) -> Optional[int]:
+def source_line(element: XmlElement) -> int | None:
     """Return the element's source line (lxml only), or None when unknown."""
     return getattr(element, 'sourceline', None) or None
 
 
-def child_text(element: XmlElement, name: str) -> Optional[str]:
+def child_text(element: XmlElement, name: str) -> str | None:
     """Return the stripped text of the first child with local ``name``, or None if absent."""
     found = children(element, name)
     if not found:
@@ -128,7 +126,7 @@ NUMBER = re.compile(r'[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?'
 _BLANKS = ' \t\r\n'
 
 
-def parse_number(text: Optional[str]) -> Optional[float]:
+def parse_number(text: str | None) -> float | None:
     """
     Return ``text`` as a float if it is a URDF number (:data:`NUMBER`), else None.
 
@@ -144,8 +142,8 @@ def parse_number(text: Optional[str]) -> Optional[float]:
     return float(raw)
 
 
-def parse_float(text: Optional[str], path: str, *, nonzero: bool = False,
-                positive: bool = False, line: Optional[int] = None) -> float:
+def parse_float(text: str | None, path: str, *, nonzero: bool = False,
+                positive: bool = False, line: int | None = None) -> float:
     """
     Parse a URDF number strictly (:data:`NUMBER`): finite, optionally non-zero or positive.
 
@@ -204,8 +202,8 @@ def require_name(element: XmlElement, path: str, attribute: str = 'name') -> str
     return value
 
 
-def parse_numbers(text: Optional[str], path: str, *,
-                  line: Optional[int] = None) -> List[float]:
+def parse_numbers(text: str | None, path: str, *,
+                  line: int | None = None) -> list[float]:
     """
     Parse a list of URDF numbers separated by ASCII white space, each finite (a matrix's entries).
 
@@ -224,7 +222,7 @@ def parse_numbers(text: Optional[str], path: str, *,
     return values
 
 
-def robot_joint_names(element: XmlElement) -> Optional[List[str]]:
+def robot_joint_names(element: XmlElement) -> list[str] | None:
     """
     Return the names of the top-level ``<joint>`` elements of the document holding ``element``.
 

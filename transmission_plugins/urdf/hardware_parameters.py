@@ -23,11 +23,7 @@ joint that a ``<transmission>`` of the block drives keeps that one: its Dynamixe
 are not read (``transmission_plugins lint`` reports the two descriptions).
 """
 
-from typing import Dict
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
@@ -58,15 +54,15 @@ COUPLING_TYPE = 'transmission_plugins/CouplingTransmission'
 SIMPLE_TYPE = 'transmission_interface/SimpleTransmission'
 
 #: a ``<param>``: its text, element path and line
-_Param = Tuple[str, str, Optional[int]]
+_Param = tuple[str, str, int | None]
 
 
-def _params(element: XmlElement, path: str) -> Dict[str, _Param]:
+def _params(element: XmlElement, path: str) -> dict[str, _Param]:
     return {name: ((p.text or '').strip(), f"{path}/param[@name='{name}']", source_line(p))
             for p in children(element, 'param') if (name := p.get('name'))}
 
 
-def _hardware(block: XmlElement) -> Optional[XmlElement]:
+def _hardware(block: XmlElement) -> XmlElement | None:
     found = children(block, 'hardware')
     return found[0] if found else None
 
@@ -91,8 +87,8 @@ def has_hardware_transmissions(block: XmlElement) -> bool:
 
 def read_hardware_transmissions(block: XmlElement, block_path: str, driven: Sequence[str], *,
                                 lenient: bool = False,
-                                findings: Optional[List[LoadWarning]] = None
-                                ) -> List[TransmissionInfo]:
+                                findings: list[LoadWarning] | None = None
+                                ) -> list[TransmissionInfo]:
     """
     Read the transmissions a ``<ros2_control>`` block keeps in hardware parameters.
 
@@ -111,7 +107,7 @@ def read_hardware_transmissions(block: XmlElement, block_path: str, driven: Sequ
 
 
 def _robotis(block: XmlElement, block_path: str, driven: Sequence[str],
-             lenient: bool) -> List[TransmissionInfo]:
+             lenient: bool) -> list[TransmissionInfo]:
     hardware = _hardware(block)
     if hardware is None:
         return []
@@ -154,7 +150,7 @@ def _robotis(block: XmlElement, block_path: str, driven: Sequence[str],
 
 
 def _dynamixel(block: XmlElement, block_path: str, driven: Sequence[str], lenient: bool,
-               findings: List[LoadWarning]) -> List[TransmissionInfo]:
+               findings: list[LoadWarning]) -> list[TransmissionInfo]:
     block_name = block.get('name') or 'dynamixel_hardware'
     infos = []
     for i, joint in enumerate(children(block, 'joint'), 1):

@@ -35,11 +35,8 @@ from numbers import Real
 import threading
 from typing import Any
 from typing import Callable
-from typing import Dict
 from typing import Iterable
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 
 from lxml import etree
 
@@ -94,11 +91,11 @@ class UrdfJoint:
     velocity: float = math.inf
     effort: float = math.inf
     #: name of the joint this one mimics, or None
-    mimic: Optional[str] = None
+    mimic: str | None = None
     #: the soft limits of its ``<safety_controller>``, or None
-    safety: Optional[SafetyController] = None
+    safety: SafetyController | None = None
     #: the reference switch of its ``<calibration rising|falling>``, or None
-    calibration: Optional[ReferenceSwitch] = None
+    calibration: ReferenceSwitch | None = None
 
     def __post_init__(self) -> None:
         where = f'joint {self.name!r}'
@@ -128,14 +125,14 @@ class RobotModel(NamedTuple):
     """The name of a robot and its top-level joints in URDF order."""
 
     name: str
-    joints: Dict[str, UrdfJoint]
+    joints: dict[str, UrdfJoint]
     #: urdf_parser_py's complaints (unknown tags, attributes) and unusable limits of joints
     #: that were not checked, for reports
-    warnings: List[str]
+    warnings: list[str]
     #: what matters to the transmissions: limits of driven joints that are missing (no limit),
     #: 0 (no limit) or, in lenient mode, unusable (taken as absent); robot model problems
     #: ignored in lenient mode
-    limit_warnings: List[LoadWarning]
+    limit_warnings: list[LoadWarning]
 
 
 def _local(tag: object) -> str:
@@ -209,7 +206,7 @@ def read_robot_model(urdf: Any, *, check: Iterable[str] = (),
     path = f'/robot[@name={quoted(name)}]'
     driven = set(check)
     out = RobotModel(name, {}, [], [])
-    quiet: List[LoadWarning] = []
+    quiet: list[LoadWarning] = []
     for element in children(root, 'joint'):
         if namespace(element) != namespace(root):
             continue
@@ -222,7 +219,7 @@ def read_robot_model(urdf: Any, *, check: Iterable[str] = (),
 
 
 def _read_joint(element: Any, robot_path: str, driven: Iterable[str], lenient: bool,
-                model: RobotModel, quiet: List[LoadWarning]) -> Optional[UrdfJoint]:
+                model: RobotModel, quiet: list[LoadWarning]) -> UrdfJoint | None:
     """Return one joint, or None for a joint without a name (no transmission can drive it)."""
     name = element.get('name') or ''   # exactly as written, as urdfdom reads it
     path = child_path(robot_path, element)
@@ -254,7 +251,7 @@ def _own_child(element: Any, tag: str) -> Any:
     return next((c for c in children(element, tag) if namespace(c) == namespace(element)), None)
 
 
-def _model_problem(path: str, message: str, line: Optional[int], lenient: bool,
+def _model_problem(path: str, message: str, line: int | None, lenient: bool,
                    model: RobotModel) -> None:
     """Raise (strict) or note (lenient) a robot model problem that transmissions do not need."""
     if not lenient:
@@ -278,7 +275,7 @@ def _validate_model(root: Any, path: str, lenient: bool, model: RobotModel) -> N
     import urdf_parser_py.xml_reflection.core as upp_core
 
     name = root.get('name', '')
-    messages: List[str] = []
+    messages: list[str] = []
     _install_router(upp_core)
     _collector.messages = messages
     try:

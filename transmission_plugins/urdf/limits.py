@@ -25,10 +25,6 @@ model's ``warnings``) and the limit taken as absent.
 
 import math
 from typing import Any
-from typing import List
-from typing import Optional
-from typing import Tuple
-from typing import Type
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
@@ -42,7 +38,7 @@ POSITION_LIMITED = ('revolute', 'prismatic')
 LIMIT_TAG = 'limit'
 
 #: (lower, upper, velocity, effort)
-Limits = Tuple[float, float, float, float]
+Limits = tuple[float, float, float, float]
 UNLIMITED: Limits = (-math.inf, math.inf, math.inf, math.inf)
 
 
@@ -57,7 +53,7 @@ class LimitReader:
     """
 
     def __init__(self, joint: Any, joint_type: str, path: str, *, driven: bool,
-                 lenient: bool, notes: List[LoadWarning], quiet_notes: List[LoadWarning]) -> None:
+                 lenient: bool, notes: list[LoadWarning], quiet_notes: list[LoadWarning]) -> None:
         self.joint = joint
         self.type = joint_type
         self.joint_path = path
@@ -67,7 +63,7 @@ class LimitReader:
         self.notes = notes
         self.quiet_notes = quiet_notes
         self.limit: Any = None
-        self.line: Optional[int] = source_line(joint)
+        self.line: int | None = source_line(joint)
 
     def child(self, element: Any, tag: str) -> 'LimitReader':
         """
@@ -106,7 +102,7 @@ class LimitReader:
             self.notes.append(LoadWarning(where, message, self.line))
 
     def problem(self, where: str, message: str,
-                error: Type[UrdfTransmissionError] = BadValueError) -> None:
+                error: type[UrdfTransmissionError] = BadValueError) -> None:
         """Raise (driven, strict) or record that a limit is unusable and taken as absent."""
         if self.driven and not self.lenient:
             raise error(where, message, self.line)
@@ -117,7 +113,7 @@ class LimitReader:
             self.quiet_notes.append(LoadWarning(where, f'{message}; taken as no limit',
                                                 self.line))
 
-    def number(self, attribute: str) -> Optional[float]:
+    def number(self, attribute: str) -> float | None:
         """Return the finite value of ``attribute``, or None (problem recorded) when unusable."""
         raw = self.limit.get(attribute)
         x = parse_number(raw)
@@ -148,7 +144,7 @@ class LimitReader:
             return math.inf
         return x
 
-    def position(self) -> Tuple[float, float]:
+    def position(self) -> tuple[float, float]:
         """Return ``(lower, upper)``; 0 for an absent bound, ``-inf``/``inf`` for a bad one."""
         bounds = []
         for attribute, none in (('lower', -math.inf), ('upper', math.inf)):

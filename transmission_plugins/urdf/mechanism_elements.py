@@ -25,12 +25,7 @@ constructor rejects is reported at the element that holds it.
 
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
-from typing import Union
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
@@ -76,8 +71,8 @@ TABLE_VOCABULARY = UrdfVocabulary(
     elements={TABLE_TAG: ElementRule((OUTSIDE_ATTRIBUTE,), (POINT_TAG,))})
 
 #: Where a constructor parameter was read: element path and line.
-_Origins = Dict[str, Tuple[str, Optional[int]]]
-_End = Union[JointInfo, ActuatorInfo]
+_Origins = dict[str, tuple[str, int | None]]
+_End = JointInfo | ActuatorInfo
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -114,7 +109,7 @@ def _attributes(info: TransmissionInfo, element: XmlElement, path: str,
 
 
 def read_point(info: TransmissionInfo, element: XmlElement, path: str,
-               size: int) -> Tuple[List[float], str]:
+               size: int) -> tuple[list[float], str]:
     """
     Return the ``xyz`` (size 3) or ``xy`` (size 2) attribute of ``element`` and its path.
 
@@ -133,7 +128,7 @@ def read_point(info: TransmissionInfo, element: XmlElement, path: str,
 
 
 def _child_point(info: TransmissionInfo, end: _End, tag: str,
-                 size: int) -> Tuple[List[float], str, Optional[int]]:
+                 size: int) -> tuple[list[float], str, int | None]:
     element = one_child(_element(info, end), end.path, tag)
     value, where = read_point(info, element, child_path(end.path, element), size)
     return value, where, source_line(element)
@@ -147,7 +142,7 @@ def _element(info: TransmissionInfo, end: _End) -> XmlElement:
     return end.element
 
 
-def _build(cls: Callable[..., Transmission], info: TransmissionInfo, kwargs: Dict[str, Any],
+def _build(cls: Callable[..., Transmission], info: TransmissionInfo, kwargs: dict[str, Any],
            origins: _Origins) -> Transmission:
     """Build, reporting a rejected value at the element it was read from."""
     try:
@@ -176,7 +171,7 @@ def ankle_from_info(cls: Callable[..., Transmission],
     joints = order_by_role(info, info.joints, ('pitch', 'roll'), 'joint')
     actuators = order_by_role(info, info.actuators, ('actuator1', 'actuator2'), 'actuator')
     _no_reduction(info, list(joints) + list(actuators))
-    kwargs: Dict[str, Any] = {tag: [] for tag in ANKLE_POINTS}
+    kwargs: dict[str, Any] = {tag: [] for tag in ANKLE_POINTS}
     origins: _Origins = {tag: (info.path, info.line) for tag in ANKLE_POINTS}
     for i, actuator in enumerate(actuators):
         for tag in ANKLE_POINTS:
@@ -204,7 +199,7 @@ def slider_crank_from_info(cls: Callable[..., Transmission],
     joint, actuator = info.joints[0], info.actuators[0]
     _no_reduction(info, (joint, actuator))
     lever, where, line = _child_point(info, joint, LEVER_TIP, 2)
-    kwargs: Dict[str, Any] = {LEVER_TIP: lever}
+    kwargs: dict[str, Any] = {LEVER_TIP: lever}
     origins: _Origins = {LEVER_TIP: (where, line)}
     element = _element(info, actuator)
     given = [kind for kind in (ROTARY, LINEAR) if any(children(element, t) for t in kind)]
@@ -239,7 +234,7 @@ def table_from_info(cls: Callable[..., Transmission],
     _no_reduction(info, (info.joints[0], info.actuators[0]))
     table = one_child(transmission_element(info), info.path, TABLE_TAG)
     path = child_path(info.path, table)
-    kwargs: Dict[str, Any] = {'actuator_position': [], 'joint_position': []}
+    kwargs: dict[str, Any] = {'actuator_position': [], 'joint_position': []}
     origins: _Origins = {}
     outside = table.get(OUTSIDE_ATTRIBUTE)
     if outside is not None:

@@ -26,8 +26,6 @@ import math
 from typing import Any
 from typing import Callable
 from typing import cast
-from typing import Dict
-from typing import List
 import warnings
 
 from transmission_plugins.core.exceptions import BadValueError
@@ -113,8 +111,8 @@ def transmission_element(info: TransmissionInfo) -> XmlElement:
     return cast(XmlElement, info.element)
 
 
-def _unique(names: List[str], paths: List[str], what: str) -> None:
-    seen: Dict[str, str] = {}
+def _unique(names: list[str], paths: list[str], what: str) -> None:
+    seen: dict[str, str] = {}
     for name, path in zip(names, paths):
         if name in seen:
             raise BrokenReferenceError(
@@ -123,7 +121,7 @@ def _unique(names: List[str], paths: List[str], what: str) -> None:
 
 
 def _build(cls: Callable[..., Transmission], path: str,
-           kwargs: Dict[str, Any]) -> Transmission:
+           kwargs: dict[str, Any]) -> Transmission:
     try:
         return cls(**kwargs)
     except TransmissionValueError as e:
@@ -158,7 +156,7 @@ def gripper_from_info(cls: Callable[..., Transmission],
     gap = one_child(element, path, _GAP_JOINT_TAG)
     gap_path = child_path(path, gap)
     gap_name = require_name(gap, gap_path)
-    kwargs: Dict[str, Any] = {
+    kwargs: dict[str, Any] = {
         'mechanical_reduction': number(gap, gap_path, _GAP_REDUCTION_ATTRIBUTE, nonzero=True)}
     for coefficient in GRIPPER_COEFFICIENTS:
         if gap.get(coefficient) is None:
@@ -213,9 +211,9 @@ def wrist_from_info(cls: Callable[..., Transmission],
     """
     element = transmission_element(info)
     path = info.path or f"transmission[@name='{info.name}']"
-    names: List[str] = []
-    paths: List[str] = []
-    reductions: List[float] = []
+    names: list[str] = []
+    paths: list[str] = []
+    reductions: list[float] = []
     for tag in _WRIST_TAGS:
         child = one_child(element, path, tag)
         child_p = child_path(path, child)

@@ -21,14 +21,9 @@ and ignored values become defaults with a warning (``warnings.warn``, recorded b
 loader) when ``info.lenient`` is set.
 """
 
-from typing import Dict
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 from typing import TypeVar
-from typing import Union
 import warnings
 
 from transmission_plugins.core.exceptions import BadValueError
@@ -64,18 +59,18 @@ class SimpleReading(NamedTuple):
 
     reduction: float
     joint_offset: float
-    joint_names: Tuple[str, ...]
-    actuator_names: Tuple[str, ...]
+    joint_names: tuple[str, ...]
+    actuator_names: tuple[str, ...]
 
 
 class CoupledReading(NamedTuple):
     """Parameters of a 2x2 transmission read from a record, in role order."""
 
-    actuator_reduction: Tuple[float, float]
-    joint_reduction: Tuple[float, float]
-    joint_offset: Tuple[float, float]
-    joint_names: Tuple[str, ...]
-    actuator_names: Tuple[str, ...]
+    actuator_reduction: tuple[float, float]
+    joint_reduction: tuple[float, float]
+    joint_offset: tuple[float, float]
+    joint_names: tuple[str, ...]
+    actuator_names: tuple[str, ...]
 
 
 def lenient_problem(info: TransmissionInfo, error: UrdfTransmissionError, fallback: str) -> None:
@@ -105,7 +100,7 @@ def _exactly(info: TransmissionInfo, items: Sequence[_End], count: int, side: st
             f'{len(items)}: {[i.name for i in items]}', items[count].line)
 
 
-def _role_path(end: Union[JointInfo, ActuatorInfo]) -> str:
+def _role_path(end: JointInfo | ActuatorInfo) -> str:
     element = end.element
     if element is not None and element.get('role') is not None:
         return f'{end.path}/@role'
@@ -113,7 +108,7 @@ def _role_path(end: Union[JointInfo, ActuatorInfo]) -> str:
 
 
 def order_by_role(info: TransmissionInfo, items: Sequence[_End], roles: Sequence[str],
-                  side: str) -> List[_End]:
+                  side: str) -> list[_End]:
     """
     Return ``items`` (JointInfo or ActuatorInfo) sorted by role, or in XML order without roles.
 
@@ -123,10 +118,10 @@ def order_by_role(info: TransmissionInfo, items: Sequence[_End], roles: Sequence
     given = [i.role for i in items]
     if all(r is None for r in given):
         return list(items)
-    seen: List[Optional[str]] = []
+    seen: list[str | None] = []
     for item in items:
         expected = f"expected one of {', '.join(repr(r) for r in roles)}"
-        error: Optional[UrdfTransmissionError] = None
+        error: UrdfTransmissionError | None = None
         if item.role is None:
             error = IncompleteTransmissionError(
                 _role_path(item), f'{side} {item.name!r} has no role while other {side}s have '
@@ -147,8 +142,8 @@ def order_by_role(info: TransmissionInfo, items: Sequence[_End], roles: Sequence
     return sorted(items, key=lambda i: roles.index(i.role))
 
 
-def _unused(info: TransmissionInfo, path: str, value: Optional[float], neutral: float,
-            why: str, expected: Optional[str] = None) -> None:
+def _unused(info: TransmissionInfo, path: str, value: float | None, neutral: float,
+            why: str, expected: str | None = None) -> None:
     """Reject a value the dialect's reference loader would ignore, unless it is neutral."""
     if value is None or value == neutral:
         return
@@ -157,7 +152,7 @@ def _unused(info: TransmissionInfo, path: str, value: Optional[float], neutral: 
         f'{f" (expected {expected})" if expected else ""}', info.line), 'ignored')
 
 
-def _value_path(end: Union[JointInfo, ActuatorInfo], tags: Sequence[str]) -> str:
+def _value_path(end: JointInfo | ActuatorInfo, tags: Sequence[str]) -> str:
     element = end.element
     if element is not None:
         for child in element:
@@ -271,14 +266,14 @@ COUPLING_VOCABULARY = UrdfVocabulary(
 class CouplingReading(NamedTuple):
     """Parameters of a CouplingTransmission read from a record, in map order."""
 
-    actuator_to_joint: List[List[float]]
+    actuator_to_joint: list[list[float]]
     #: None when the URDF leaves it to be derived
-    joint_to_actuator: Optional[List[List[float]]]
-    joint_offset: Tuple[float, ...]
-    joint_names: Tuple[str, ...]
-    actuator_names: Tuple[str, ...]
+    joint_to_actuator: list[list[float]] | None
+    joint_offset: tuple[float, ...]
+    joint_names: tuple[str, ...]
+    actuator_names: tuple[str, ...]
     #: matrix name -> (element path, line) of where it was read, for the constructor's errors
-    sources: Dict[str, Tuple[str, Optional[int]]]
+    sources: dict[str, tuple[str, int | None]]
 
 
 def _own_text(element: XmlElement) -> str:
@@ -288,9 +283,9 @@ def _own_text(element: XmlElement) -> str:
 
 
 def _matrix_text(info: TransmissionInfo,
-                 tag: str) -> Optional[Tuple[str, str, Optional[int]]]:
+                 tag: str) -> tuple[str, str, int | None] | None:
     """Return ``(text, path, line)`` of the matrix ``tag``: a child element or a ``<param>``."""
-    found: List[Tuple[str, str, Optional[int]]] = []
+    found: list[tuple[str, str, int | None]] = []
     if info.element is not None:
         for child in children(info.element):
             if local_name(child) == tag:
@@ -309,8 +304,7 @@ def _matrix_text(info: TransmissionInfo,
 
 
 def _read_matrix(info: TransmissionInfo, tag: str, rows: Sequence[str], columns: Sequence[str],
-                 sides: Tuple[str, str]) -> Optional[Tuple[List[List[float]], str,
-                                                           Optional[int]]]:
+                 sides: tuple[str, str]) -> tuple[list[list[float]], str, int | None] | None:
     """Return a matrix (rows of floats) with its path and line, or None when absent."""
     source = _matrix_text(info, tag)
     if source is None:
@@ -391,7 +385,7 @@ def _first_only(info: TransmissionInfo, items: Sequence[_End], side: str) -> _En
     return items[0]
 
 
-def _shadow_simple_ends(info: TransmissionInfo) -> Tuple[JointInfo, ActuatorInfo]:
+def _shadow_simple_ends(info: TransmissionInfo) -> tuple[JointInfo, ActuatorInfo]:
     """
     Read what sr_mechanism_model's ``SimpleTransmission::initXml`` reads: one joint, one actuator.
 
@@ -414,7 +408,7 @@ def _shadow_simple_ends(info: TransmissionInfo) -> Tuple[JointInfo, ActuatorInfo
     return joint, actuator
 
 
-def read_shadow_simple(info: TransmissionInfo) -> Tuple[Tuple[str], Tuple[str]]:
+def read_shadow_simple(info: TransmissionInfo) -> tuple[tuple[str], tuple[str]]:
     """
     Read a ``sr_mechanism_model/SimpleTransmission``: one joint equal to one actuator.
 
@@ -425,7 +419,7 @@ def read_shadow_simple(info: TransmissionInfo) -> Tuple[Tuple[str], Tuple[str]]:
     return (joint.name,), (actuator.name,)
 
 
-def read_j0(info: TransmissionInfo) -> Tuple[Tuple[str, str], Tuple[str]]:
+def read_j0(info: TransmissionInfo) -> tuple[tuple[str, str], tuple[str]]:
     """
     Read a ``sr_mechanism_model/J0Transmission`` (or ``...ForMuscle``): one tendon, two joints.
 

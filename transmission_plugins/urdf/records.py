@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Mapping
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
 
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.urdf.elements import XmlElement
@@ -42,16 +40,16 @@ class JointInfo:
     """One ``<joint>`` child of a ``<transmission>``."""
 
     name: str
-    role: Optional[str] = None
+    role: str | None = None
     #: ``mechanicalReduction`` / ``mechanical_reduction``; None when not given
-    mechanical_reduction: Optional[float] = None
+    mechanical_reduction: float | None = None
     #: ``<offset>``; None when not given
-    offset: Optional[float] = None
+    offset: float | None = None
     #: normalised ``hardwareInterface`` names (ROS 1) or interface names (ros2_control)
-    interfaces: Tuple[str, ...] = ()
+    interfaces: tuple[str, ...] = ()
     path: str = ''
-    line: Optional[int] = None
-    element: Optional[XmlElement] = field(default=None, compare=False, repr=False)
+    line: int | None = None
+    element: XmlElement | None = field(default=None, compare=False, repr=False)
     #: ros2_control ``read_only="true"``
     read_only: bool = False
 
@@ -62,13 +60,13 @@ class ActuatorInfo(JointInfo):
 
     #: Drake ``<drake:rotor_inertia value>``, ros2_control ``<param name="rotor_inertia">`` or
     #: FROST ``<motorInertia>``
-    rotor_inertia: Optional[float] = None
+    rotor_inertia: float | None = None
     #: Drake ``<drake:gear_ratio value>`` or ``<param name="gear_ratio">``
-    gear_ratio: Optional[float] = None
+    gear_ratio: float | None = None
     #: ``<param name="effort_limit">`` / ``<drake:effort_limit value>`` (actuator units)
-    effort_limit: Optional[float] = None
+    effort_limit: float | None = None
     #: Drake ``<drake:controller_gains p d>`` or params ``kp``/``kd``: (p, d)
-    controller_gains: Optional[Tuple[float, float]] = None
+    controller_gains: tuple[float, float] | None = None
     #: True for an actuator the parser names: the one it adds to a transmission of a ros2_control
     #: ``type="actuator"`` block that declares none (named after the block, role ``actuator1``),
     #: a nameless FROST ``<actuator>`` (named after its transmission), and the actuators of
@@ -83,30 +81,30 @@ class TransmissionInfo:
     name: str
     #: the type as written (``<plugin>``, ``<type>`` or ``type=`` attribute)
     type: str  # noqa: A003
-    joints: Tuple[JointInfo, ...] = ()
-    actuators: Tuple[ActuatorInfo, ...] = ()
+    joints: tuple[JointInfo, ...] = ()
+    actuators: tuple[ActuatorInfo, ...] = ()
     dialect: str = DIALECT_ROS1
     #: ``<param name=...>`` values (ros2_control)
     params: Mapping[str, str] = field(default_factory=dict)
     #: element path, e.g. ``/robot[@name='r']/transmission[@name='t']``
     path: str = ''
-    line: Optional[int] = None
-    element: Optional[XmlElement] = field(default=None, compare=False, repr=False)
+    line: int | None = None
+    element: XmlElement | None = field(default=None, compare=False, repr=False)
     #: True when the parser may fall back to defaults for ill-defined values (lenient mode)
     lenient: bool = field(default=False, compare=False)
     #: ``<mechanicalReduction>`` written directly under ``<transmission>`` (PR2, old diffbot)
-    mechanical_reduction: Optional[float] = None
+    mechanical_reduction: float | None = None
     #: name and type of the enclosing ``<ros2_control>`` block (ros2_control dialect only)
-    block: Optional[str] = None
-    block_type: Optional[str] = None
+    block: str | None = None
+    block_type: str | None = None
     #: ``<param>`` name -> (element path, line) where each of ``params`` was read, for records
     #: made from ros2_control hardware parameters (no ``element`` of their own)
-    param_sources: Mapping[str, Tuple[str, Optional[int]]] = field(default_factory=dict)
+    param_sources: Mapping[str, tuple[str, int | None]] = field(default_factory=dict)
 
 
 class TransmissionWiring(NamedTuple):
     """A transmission and the names of its joints and actuators, in map order."""
 
     transmission: Transmission
-    joint_names: Tuple[str, ...]
-    actuator_names: Tuple[str, ...]
+    joint_names: tuple[str, ...]
+    actuator_names: tuple[str, ...]

@@ -26,11 +26,8 @@ elements; an expanded ``.xacro`` is written as the URDF it expands to.
 """
 
 from typing import Any
-from typing import List
 from typing import NamedTuple
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 from lxml import etree
 
@@ -50,7 +47,7 @@ class Change(NamedTuple):
 
     #: the ``<transmission name>`` and the line of its element (None: any)
     transmission: str
-    line: Optional[int]
+    line: int | None
     #: ``ros2_control``, ``ros1`` or ``pr2`` (:mod:`~.records`), and the type's class name
     dialect: str
     kind: str
@@ -61,7 +58,7 @@ class Change(NamedTuple):
     value: float
 
 
-def rewrite_urdf(text: str, changes: Sequence[Change]) -> Tuple[str, List[str]]:
+def rewrite_urdf(text: str, changes: Sequence[Change]) -> tuple[str, list[str]]:
     """
     Return ``text`` with ``changes`` written, and the changes that cannot be written (why).
 

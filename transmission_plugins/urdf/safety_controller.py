@@ -26,7 +26,6 @@ limit).  What the gains do to commands is in :mod:`transmission_plugins.runtime.
 import math
 from typing import Any
 from typing import NamedTuple
-from typing import Optional
 
 from transmission_plugins.urdf.limits import LimitReader
 
@@ -44,7 +43,7 @@ class SafetyController(NamedTuple):
     k_velocity: float
 
 
-def read_safety_controller(reader: LimitReader, element: Any) -> Optional[SafetyController]:
+def read_safety_controller(reader: LimitReader, element: Any) -> SafetyController | None:
     """
     Return the joint's soft limits, or None when ``element`` is None or unusable (noted).
 

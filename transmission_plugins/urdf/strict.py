@@ -21,10 +21,7 @@ and what is accepted (lenient mode: a warning), checked in
 :func:`transmission_plugins.plugins.build_transmission`, so no plugin can forget it.
 """
 
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import LoadWarning
@@ -49,7 +46,7 @@ from transmission_plugins.urdf.vocabulary import TYPE_TAG
 from transmission_plugins.urdf.vocabulary import UrdfVocabulary
 
 
-def standard_vocabulary(info: TransmissionInfo) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+def standard_vocabulary(info: TransmissionInfo) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Return the ``<transmission>`` children and attributes the parser reads for ``info``."""
     if info.dialect == DIALECT_ROS2_CONTROL:
         return (PLUGIN_TAG, PARAM_TAG, JOINT_TAG, ACTUATOR_TAG), ('name',)
@@ -62,9 +59,9 @@ class _Check:
 
     def __init__(self, info: TransmissionInfo) -> None:
         self.info = info
-        self.warnings: List[LoadWarning] = []
+        self.warnings: list[LoadWarning] = []
 
-    def problem(self, path: str, message: str, line: Optional[int]) -> None:
+    def problem(self, path: str, message: str, line: int | None) -> None:
         if not self.info.lenient:
             raise BadValueError(path, message, line)
         self.warnings.append(LoadWarning(path, f'{message}; ignored (lenient mode)', line))
@@ -105,7 +102,7 @@ class _Check:
                 self.unexpected(child, f'{path}/{tag}', shown)
 
 
-def check_vocabulary(info: TransmissionInfo, vocabulary: UrdfVocabulary) -> List[LoadWarning]:
+def check_vocabulary(info: TransmissionInfo, vocabulary: UrdfVocabulary) -> list[LoadWarning]:
     """
     Reject what neither the parser nor the plugin reads in ``info.element``.
 

@@ -24,8 +24,6 @@ import os
 from pathlib import Path
 import re
 from typing import Any
-from typing import Dict
-from typing import Optional
 from typing import Union
 
 from lxml import etree
@@ -54,7 +52,7 @@ _XML_DECLARATION_ENCODING_BYTES = re.compile(
 
 # ---------------------------------------------------------------------------------- input
 def read_urdf_text(urdf: Union[str, bytes, 'os.PathLike[str]'],
-                   xacro_mappings: Optional[Dict[str, str]] = None) -> str:
+                   xacro_mappings: dict[str, str] | None = None) -> str:
     """
     Return the XML text of a URDF given as text, as a file path or as a ``.xacro`` file path.
 
@@ -174,7 +172,7 @@ def encode_utf8(text: str, where: str = '/') -> bytes:
                             'not a character') from e
 
 
-def parse_xml(xml_text: Union[str, bytes]) -> Any:
+def parse_xml(xml_text: str | bytes) -> Any:
     """
     Parse URDF text into an lxml element, safely (no entity expansion, no network).
 

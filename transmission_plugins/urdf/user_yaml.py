@@ -26,7 +26,6 @@ file, the cause and its line and column.
 
 import os
 from typing import Any
-from typing import Optional
 
 from transmission_plugins.core.exceptions import TransmissionFileError
 from transmission_plugins.urdf.user_files import read_user_file
@@ -90,7 +89,7 @@ def yaml_text(data: bytes, where: str) -> str:
         raise TransmissionFileError(where, f'not UTF-8 text (byte {e.start})') from e
 
 
-def compose_yaml(text: str, where: str) -> Optional[yaml.Node]:
+def compose_yaml(text: str, where: str) -> yaml.Node | None:
     """
     Return the node tree of YAML text (None: an empty document), refusing aliases (module doc).
 

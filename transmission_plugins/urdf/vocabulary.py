@@ -16,8 +16,6 @@
 
 from typing import Mapping
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
 
 #: Defaults of a missing reduction and offset (ros2_control's); lenient mode also puts them in
 #: place of ill-defined values.
@@ -56,8 +54,8 @@ ACTUATOR_PARAMS = ('rotor_inertia', 'gear_ratio', 'effort_limit', 'kp', 'kd')
 class ElementRule(NamedTuple):
     """The attributes and child tags a vendor element may carry (its children are not checked)."""
 
-    attributes: Tuple[str, ...] = ()
-    children: Tuple[str, ...] = ()
+    attributes: tuple[str, ...] = ()
+    children: tuple[str, ...] = ()
 
 
 class UrdfVocabulary(NamedTuple):
@@ -79,12 +77,12 @@ class UrdfVocabulary(NamedTuple):
     :param elements: vendor children (``<gap_joint>``...) and what each may carry
     """
 
-    children: Optional[Tuple[str, ...]] = None
-    extra_children: Tuple[str, ...] = ()
-    attributes: Tuple[str, ...] = ()
-    joint_children: Tuple[str, ...] = ()
-    actuator_children: Tuple[str, ...] = ()
-    params: Tuple[str, ...] = ()
+    children: tuple[str, ...] | None = None
+    extra_children: tuple[str, ...] = ()
+    attributes: tuple[str, ...] = ()
+    joint_children: tuple[str, ...] = ()
+    actuator_children: tuple[str, ...] = ()
+    params: tuple[str, ...] = ()
     elements: Mapping[str, ElementRule] = {}
 
 

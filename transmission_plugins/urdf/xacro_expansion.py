@@ -39,7 +39,6 @@ import sys
 from typing import Any
 from typing import Mapping
 from typing import NamedTuple
-from typing import Optional
 
 from lxml import etree
 
@@ -99,7 +98,7 @@ def uses_xacro(text: str) -> bool:
     return '${' in text or '$(' in text
 
 
-def expand_xacro(path: 'os.PathLike[str] | str', mappings: Optional[Mapping[str, str]] = None,
+def expand_xacro(path: 'os.PathLike[str] | str', mappings: Mapping[str, str] | None = None,
                  *, source_lines: bool = True, limits: XacroLimits = XacroLimits()) -> str:
     """
     Return the URDF text of a xacro file a user named, expanded in a bounded child process.
@@ -174,7 +173,7 @@ def _mark_source_lines(xacro: Any, main: str) -> None:
     """Make ``xacro.parse`` mark the elements of every file it reads (this process only)."""
     original = xacro.parse
 
-    def parse(inp: Any, filename: Optional[str] = None) -> Any:
+    def parse(inp: Any, filename: str | None = None) -> Any:
         if inp is None and filename is not None:
             full = os.path.join(getattr(xacro, 'root_dir', ''), filename)
             try:
@@ -190,7 +189,7 @@ def _mark_source_lines(xacro: Any, main: str) -> None:
 
 def _reason(error: BaseException, limits: XacroLimits) -> str:
     """Return why an expansion failed: a bound it reached, else xacro's message (shortened)."""
-    seen: Optional[BaseException] = error
+    seen: BaseException | None = error
     while seen is not None:  # xacro wraps errors (XacroException.exc) as it unwinds
         if isinstance(seen, MemoryError):
             return f'the expansion needs more than {limits.memory} bytes of memory'

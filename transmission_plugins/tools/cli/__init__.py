@@ -22,8 +22,6 @@ Each verb module has ``add_parser(subparsers)`` and ``run(args)``; shared pieces
 import argparse
 import os
 import sys
-from typing import List
-from typing import Optional
 
 from transmission_plugins.tools.cli import calibrate
 from transmission_plugins.tools.cli import convert
@@ -55,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Run the command line tool and return its exit status (argparse's 2 for bad usage)."""
     try:
         args = build_parser().parse_args(argv)

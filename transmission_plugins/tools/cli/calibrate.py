@@ -28,8 +28,6 @@ import json
 import math
 import sys
 from typing import Any
-from typing import Dict
-from typing import List
 
 from transmission_plugins.robot.identification import identify
 from transmission_plugins.robot.identification import NotExcitedError
@@ -123,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def identify_all(robot: RobotTransmissions, data: CalibrationSamples) -> List[TransmissionFit]:
+def identify_all(robot: RobotTransmissions, data: CalibrationSamples) -> list[TransmissionFit]:
     """
     Identify every transmission with samples.
 
@@ -148,9 +146,9 @@ def identify_all(robot: RobotTransmissions, data: CalibrationSamples) -> List[Tr
 
 
 def write_outputs(args: argparse.Namespace, robot: RobotTransmissions,
-                  fits: List[TransmissionFit]) -> Dict[str, Any]:
+                  fits: list[TransmissionFit]) -> dict[str, Any]:
     """Write the corrected URDF and the calibration file asked for; return what was written."""
-    written: Dict[str, Any] = {}
+    written: dict[str, Any] = {}
     if args.write_urdf:
         changes = urdf_changes(robot, fits)
         text = read_urdf_text(args.urdf, xacro_mappings(getattr(args, 'xacro_args', None)))
@@ -167,7 +165,7 @@ def write_outputs(args: argparse.Namespace, robot: RobotTransmissions,
     return written
 
 
-def urdf_changes(robot: RobotTransmissions, fits: List[TransmissionFit]) -> List[Change]:
+def urdf_changes(robot: RobotTransmissions, fits: list[TransmissionFit]) -> list[Change]:
     """Return the values to write: every changed reduction and offset, rounded."""
     changes = []
     for fit in fits:
@@ -186,8 +184,8 @@ def _number(x: float) -> str:
     return f'{x:.6g}'
 
 
-def report(data: CalibrationSamples, fits: List[TransmissionFit],
-           written: Dict[str, Any]) -> str:
+def report(data: CalibrationSamples, fits: list[TransmissionFit],
+           written: dict[str, Any]) -> str:
     """Return the text report."""
     lines = [f'{PROG} {COMMAND}: {data.joint_messages} joint messages ({data.topics[1]}, of '
              f'{data.joint_messages_in_bag} in the bag) paired with {data.actuator_messages} '
@@ -230,8 +228,8 @@ def report(data: CalibrationSamples, fits: List[TransmissionFit],
     return '\n'.join(lines)
 
 
-def as_json(data: CalibrationSamples, fits: List[TransmissionFit],
-            written: Dict[str, Any]) -> Dict[str, Any]:
+def as_json(data: CalibrationSamples, fits: list[TransmissionFit],
+            written: dict[str, Any]) -> dict[str, Any]:
     """Return the result as a JSON-ready dict (``null`` for infinite uncertainties)."""
     def number(x: float) -> Any:
         return x if math.isfinite(x) else None

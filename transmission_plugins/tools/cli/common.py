@@ -27,13 +27,8 @@ import sys
 import threading
 from types import FrameType
 from typing import Callable
-from typing import Dict
 from typing import Iterable
-from typing import List
-from typing import Optional
 from typing import Sequence
-from typing import Tuple
-from typing import Type
 
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionFileError
@@ -56,7 +51,7 @@ PROG = 'transmission_plugins'
 TOPIC_OPTIONS = ('topic', 'actuator_topic', 'joint_topic')
 
 #: What loading a URDF or a data file may raise that is the user's input, not a bug.
-LOAD_ERRORS: Tuple[Type[BaseException], ...] = (TransmissionError, OSError, UnicodeDecodeError)
+LOAD_ERRORS: tuple[type[BaseException], ...] = (TransmissionError, OSError, UnicodeDecodeError)
 
 
 def positive_number(kind: Callable[[str], float], what: str) -> Callable[[str], float]:
@@ -86,7 +81,7 @@ class Interrupted(BaseException):
         self.signum = signum
 
 
-def _interrupt(signum: int, frame: Optional[FrameType]) -> None:
+def _interrupt(signum: int, frame: FrameType | None) -> None:
     for s in STOP_SIGNALS:  # the clean-up on the way out is not interrupted again
         signal.signal(s, signal.SIG_IGN)
     raise Interrupted(signum)
@@ -132,8 +127,8 @@ def package_version() -> str:
     return found.group(1).strip() if found else 'unknown'
 
 
-def refuse_outputs(command: str, outputs: Iterable[Tuple[Optional[str], str]],
-                   inputs: Sequence[str]) -> Optional[int]:
+def refuse_outputs(command: str, outputs: Iterable[tuple[str | None, str]],
+                   inputs: Sequence[str]) -> int | None:
     """
     Check the outputs before any work: a new path or a regular file, and none of the inputs.
 
@@ -153,7 +148,7 @@ def refuse_outputs(command: str, outputs: Iterable[Tuple[Optional[str], str]],
     return None
 
 
-def xacro_argument(text: str) -> Tuple[str, str]:
+def xacro_argument(text: str) -> tuple[str, str]:
     """Read one ``--xacro-arg NAME:=VALUE`` (argparse type)."""
     name, sep, value = text.partition(':=')
     if not sep or not name:
@@ -161,7 +156,7 @@ def xacro_argument(text: str) -> Tuple[str, str]:
     return name, value
 
 
-def xacro_mappings(pairs: Optional[List[Tuple[str, str]]]) -> Dict[str, str]:
+def xacro_mappings(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
     """Return the ``--xacro-arg`` pairs as xacro's mappings (a later pair wins)."""
     return dict(pairs or [])
 
@@ -186,7 +181,7 @@ def add_urdf_arguments(parser: argparse.ArgumentParser, loading: bool = True) ->
 
 
 def load_or_report(args: argparse.Namespace, command: str,
-                   warn: bool = True) -> Optional[RobotTransmissions]:
+                   warn: bool = True) -> RobotTransmissions | None:
     """
     Return the robot's transmissions, or None after printing why they cannot be loaded.
 

@@ -30,7 +30,6 @@ from typing import Any
 from typing import BinaryIO
 from typing import Callable
 from typing import ContextManager
-from typing import Optional
 
 from transmission_plugins.tools.bag_convert import BagConvertStats
 from transmission_plugins.tools.bag_convert import convert_bag
@@ -150,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _count(path: str) -> Optional[int]:
+def _count(path: str) -> int | None:
     try:
         with BagReader(path) as reader:
             return reader.message_count
@@ -219,7 +218,7 @@ def _input(path: str) -> ContextManager[BinaryIO]:
     return open_user_file(path, 'the CSV file')
 
 
-def _size(stream: BinaryIO) -> Optional[int]:
+def _size(stream: BinaryIO) -> int | None:
     """Return the size of a regular file, None for a pipe or a terminal."""
     try:
         status = os.fstat(stream.fileno())

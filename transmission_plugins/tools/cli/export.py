@@ -23,9 +23,6 @@ import argparse
 import sys
 from typing import Any
 from typing import Callable
-from typing import Dict
-from typing import List
-from typing import Tuple
 
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.tools.cli.common import add_urdf_arguments
@@ -47,9 +44,9 @@ from transmission_plugins.tools.output_file import output_file
 
 COMMAND = 'export'
 
-Writer = Callable[[RobotTransmissions, str, str], Tuple[str, List[str]]]
+Writer = Callable[[RobotTransmissions, str, str], tuple[str, list[str]]]
 #: Each format: its writer (robot, URDF text, mesh directory) and what the file is.
-FORMATS: Dict[str, Tuple[Writer, str]] = {
+FORMATS: dict[str, tuple[Writer, str]] = {
     'mujoco': (mujoco_mjcf, 'the MJCF file'),
     'drake': (lambda robot, text, _: drake_urdf(robot, text), 'the Drake URDF'),
     'pinocchio': (pinocchio_mjcf, 'the MJCF file for Pinocchio'),

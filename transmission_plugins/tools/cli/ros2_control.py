@@ -24,8 +24,6 @@ generated one, what ``ros2_control.launch.py`` gives the controller manager).  S
 
 import argparse
 from typing import Any
-from typing import List
-from typing import Tuple
 
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.robot.loading import load_robot_transmissions
@@ -98,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     except TransmissionError as e:
         return error(COMMAND, str(e))
     controllers = controllers_yaml(config.controllers)
-    outputs: List[Tuple[str, str, str]] = []
+    outputs: list[tuple[str, str, str]] = []
     if args.write_block:
         outputs.append((args.write_block, config.block, 'the <ros2_control> block'))
     if args.write_controllers:

@@ -34,8 +34,6 @@ actuators of :mod:`~.joint_actuators`:
 """
 
 from typing import Any
-from typing import List
-from typing import Tuple
 
 from lxml import etree
 
@@ -53,7 +51,7 @@ DRAKE_NAMESPACE = 'http://drake.mit.edu'
 REPLACED = ('transmission', 'ros2_control')
 
 
-def drake_urdf(robot: RobotTransmissions, description: str) -> Tuple[str, List[str]]:
+def drake_urdf(robot: RobotTransmissions, description: str) -> tuple[str, list[str]]:
     """
     Return the URDF text for Drake and the export's warnings.
 

@@ -51,10 +51,7 @@ The effort limit of each joint (Drake's joint ``<limit effort>``, Pinocchio's
 
 import math
 from typing import Any
-from typing import List
 from typing import NamedTuple
-from typing import Optional
-from typing import Tuple
 
 import numpy as np
 
@@ -80,15 +77,15 @@ class JointActuator(NamedTuple):
     #: joint-side effort limit (``inf``: none)
     effort_limit: float
     #: joint-side PD gains, or None
-    kp: Optional[float] = None
-    kd: Optional[float] = None
+    kp: float | None = None
+    kd: float | None = None
 
     def armature(self) -> float:
         r"""Return :math:`G^2 I_r`, the inertia the rotor adds to the joint's diagonal."""
         return self.gear_ratio ** 2 * self.rotor_inertia if self.rotor_inertia else 0.0
 
 
-def linearised_warnings(robot: RobotTransmissions, target: str) -> List[str]:
+def linearised_warnings(robot: RobotTransmissions, target: str) -> list[str]:
     """Return one warning per nonlinear transmission: ``target`` gets it linearised at q0."""
     q0 = robot.default_joint_position()
     out = []
@@ -142,13 +139,13 @@ class Mimic(NamedTuple):
 class JointActuation(NamedTuple):
     """The joint actuators of a robot, the mimic joints they drive and the export's warnings."""
 
-    actuators: List[JointActuator]
-    mimics: List[Mimic]
-    warnings: List[str]
+    actuators: list[JointActuator]
+    mimics: list[Mimic]
+    warnings: list[str]
 
 
 def _single_actuator(robot: RobotTransmissions, block: Any,
-                     q0: np.ndarray) -> Tuple[JointActuator, List[Mimic]]:
+                     q0: np.ndarray) -> tuple[JointActuator, list[Mimic]]:
     r"""
     Return the actuator of a one-actuator transmission on its driver and its other joints' mimics.
 
@@ -194,7 +191,7 @@ def joint_actuators(robot: RobotTransmissions, target: str,
     q0 = robot.default_joint_position()
     warnings = linearised_warnings(robot, target)
     out = []
-    mimics: List[Mimic] = []
+    mimics: list[Mimic] = []
     for b in blocks(robot):
         t = robot.transmission_of_joint(robot.joint_names[int(b.joints[0])])
         if not b.owner:

@@ -36,9 +36,6 @@ joints sharing actuators are joint equalities.  Added for a standalone model:
 
 import os
 from typing import Any
-from typing import List
-from typing import Optional
-from typing import Tuple
 
 from lxml import etree
 import numpy as np
@@ -58,7 +55,7 @@ EXPORT_OPTIONS = ModelOptions(contacts=True)
 
 
 def export_spec(robot: RobotTransmissions, description: str,
-                base_dir: Optional[str] = None) -> Tuple[Any, List[str]]:
+                base_dir: str | None = None) -> tuple[Any, list[str]]:
     """
     Return the ``mujoco.MjSpec`` written by ``export --to mujoco`` and its warnings.
 
@@ -81,7 +78,7 @@ def export_spec(robot: RobotTransmissions, description: str,
 
 
 def mujoco_mjcf(robot: RobotTransmissions, description: str,
-                base_dir: Optional[str] = None) -> Tuple[str, List[str]]:
+                base_dir: str | None = None) -> tuple[str, list[str]]:
     """Return the MJCF text of :func:`export_spec` and its warnings."""
     spec, warnings = export_spec(robot, description, base_dir)
     return to_xml(spec), warnings
@@ -172,7 +169,7 @@ def _follow_drivers(spec: Any, robot: RobotTransmissions) -> None:
 
 
 def _add_actuators(mujoco: Any, spec: Any, robot: RobotTransmissions,
-                   owners: List[Tuple[Any, np.ndarray]]) -> None:
+                   owners: list[tuple[Any, np.ndarray]]) -> None:
     """
     Add one force actuator per actuator on its rotor tendon (a new tendon where none is).
 
@@ -197,7 +194,7 @@ def _add_actuators(mujoco: Any, spec: Any, robot: RobotTransmissions,
                 actuator.forcerange = [-limit, limit]
 
 
-def _owner_blocks(robot: RobotTransmissions) -> List[Any]:
+def _owner_blocks(robot: RobotTransmissions) -> list[Any]:
     return [b for b in blocks(robot) if b.owner]
 
 

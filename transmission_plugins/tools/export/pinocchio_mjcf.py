@@ -28,9 +28,6 @@ links and joints as ``--to mujoco``) with
   URDF's root link, as doc/cli.md ("Why MJCF for Pinocchio") says.
 """
 
-from typing import List
-from typing import Optional
-from typing import Tuple
 
 from lxml import etree
 
@@ -46,7 +43,7 @@ from transmission_plugins.urdf.text import parse_xml
 
 
 def pinocchio_mjcf(robot: RobotTransmissions, description: str,
-                   base_dir: Optional[str] = None) -> Tuple[str, List[str]]:
+                   base_dir: str | None = None) -> tuple[str, list[str]]:
     """
     Return the MJCF text for Pinocchio and the export's warnings.
 

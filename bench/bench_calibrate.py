@@ -93,8 +93,8 @@ def make_bag(robot, path, storage, messages, rate, distinct):
 
 def decode_cost(path, count=2000):
     """Return rclpy's decoding time of one joint message of the bag, in seconds (median)."""
-    from transmission_plugins.tools.bag_io import BagReader
-    from transmission_plugins.tools.joint_state_messages import decode
+    from transmission_plugins.tools.data.bag_io import BagReader
+    from transmission_plugins.tools.data.joint_state_messages import decode
     raws = []
     with BagReader(str(path)) as reader:
         start, _ = reader.time_span()

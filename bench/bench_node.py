@@ -345,7 +345,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.relay:
         return relay_main()
     from transmission_plugins.robot.loading import load_robot_transmissions
-    from transmission_plugins.tools.node_plan import read_description
+    from transmission_plugins.tools.launch.node_plan import read_description
     import yaml
     if args.urdf in ('humanoid', 'humanoid-twin'):
         from synthetic_robots import humanoid_urdf

@@ -152,9 +152,9 @@ class Loop:
     def __init__(self, rate: int, plant: str, description_file: Path, node: Any,
                  namespace: str, extra_cm: dict[str, Any] | None = None,
                  command_interfaces: str = 'position', config_file: str = '') -> None:
-        from transmission_plugins.tools.node_plan import installed_executable
-        from transmission_plugins.tools.params_file import write_params_file
-        from transmission_plugins.tools.ros2_control_plan import plan_ros2_control
+        from transmission_plugins.tools.launch.node_plan import installed_executable
+        from transmission_plugins.tools.launch.params_file import write_params_file
+        from transmission_plugins.tools.launch.ros2_control_plan import plan_ros2_control
         self.dir = tempfile.mkdtemp(prefix='tp_bench_r2c_')
         self.procs: dict[str, subprocess.Popen] = {}
         source = description_file if plant == 'transmissions' else self._identity(
@@ -207,8 +207,8 @@ class Loop:
         """Write the robot with a reduction-1 motor named after each commandable joint."""
         from lxml import etree
         from transmission_plugins.robot.loading import load_robot_transmissions
-        from transmission_plugins.tools.node_plan import read_description
-        from transmission_plugins.tools.ros2_control_config import ros2_control_config
+        from transmission_plugins.tools.launch.node_plan import read_description
+        from transmission_plugins.tools.launch.ros2_control_config import ros2_control_config
         text = read_description(description_file)
         joints = ros2_control_config(load_robot_transmissions(text, warn=False)).joints
         root = etree.fromstring(text.encode())

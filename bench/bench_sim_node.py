@@ -165,7 +165,7 @@ def _run(args: argparse.Namespace) -> int:
         return relay_main()
     import yaml
     from transmission_plugins.robot.loading import load_robot_transmissions
-    from transmission_plugins.tools.node_plan import read_description
+    from transmission_plugins.tools.launch.node_plan import read_description
     urdf = read_description(args.urdf)
     robot = load_robot_transmissions(urdf, warn=False)
     q = robot.default_joint_position()

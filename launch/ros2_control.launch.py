@@ -22,13 +22,14 @@ installed, and a spawner for joint_state_broadcaster and joint_trajectory_contro
 
 Arguments (``ros2 launch transmission_plugins ros2_control.launch.py --show-args``): those of
 ``transmission_hardware.launch.py`` (``mode`` is ``hardware`` only) plus ``controllers_file``
-and ``controllers``.  The plan is made by :mod:`transmission_plugins.tools.ros2_control_plan`, the
-actions by :mod:`transmission_plugins.tools.ros2_control_launch`::
+and ``controllers``.  The plan is made by
+:mod:`transmission_plugins.tools.launch.ros2_control_plan`, the actions by
+:mod:`transmission_plugins.tools.launch.ros2_control_launch`::
 
     ros2 launch transmission_plugins ros2_control.launch.py \
         description_file:=/path/robot.urdf.xacro update_rate:=500
 """
 
-from transmission_plugins.tools.ros2_control_launch import generate_launch_description
+from transmission_plugins.tools.launch.ros2_control_launch import generate_launch_description
 
 __all__ = ['generate_launch_description']

@@ -24,14 +24,14 @@ Arguments (``ros2 launch transmission_plugins transmission_hardware.launch.py --
 ``use_sim_time``, ``log_level``, ``update_rate``, ``xacro_args``, ``lenient``,
 ``actuator_states_topic``, ``actuator_commands_topic``.  Which nodes
 start, with which parameters, is decided by
-:func:`transmission_plugins.tools.node_plan.plan_nodes`, the same function the launcher
+:func:`transmission_plugins.tools.launch.node_plan.plan_nodes`, the same function the launcher
 (``transmission_hardware_launch``, for machines without ``ros2 launch``) uses; the actions are
-built by :mod:`transmission_plugins.tools.launch_description`::
+built by :mod:`transmission_plugins.tools.launch.launch_description`::
 
     ros2 launch transmission_plugins transmission_hardware.launch.py \
         description_file:=/path/robot.urdf.xacro use_mock_actuators:=false
 """
 
-from transmission_plugins.tools.launch_description import generate_launch_description
+from transmission_plugins.tools.launch.launch_description import generate_launch_description
 
 __all__ = ['generate_launch_description']

@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from transmission_plugins.core.linear import LinearMap
     from transmission_plugins.core.linear import LinearTransmission
     from transmission_plugins.core.transmission import Transmission
-    from transmission_plugins.robot.lint import lint_urdf
+    from transmission_plugins.robot.lint_urdf import lint_urdf
     from transmission_plugins.robot.loading import load_robot_transmissions
     from transmission_plugins.robot.robot_transmissions import RobotTransmissions
     from transmission_plugins.robot.wiring import RobotTransmission
@@ -91,7 +91,7 @@ _PUBLIC = {
     'LinearTransmission': '.core.linear',
     'Transmission': '.core.transmission',
     'load_robot_transmissions': '.robot.loading',
-    'lint_urdf': '.robot.lint',
+    'lint_urdf': '.robot.lint_urdf',
     'Finding': '.core.findings',
     'RobotTransmissions': '.robot.robot_transmissions',
     'RobotTransmission': '.robot.wiring',

@@ -145,9 +145,9 @@ def plot(mistakes: Path, bag: Path, image: Path) -> None:
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    from transmission_plugins.tools.bag_io import BagReader
     from transmission_plugins.tools.cli import main
-    from transmission_plugins.tools.joint_state_messages import decode
+    from transmission_plugins.tools.data.bag_io import BagReader
+    from transmission_plugins.tools.data.joint_state_messages import decode
     with tempfile.TemporaryDirectory() as tmp:
         corrected = Path(tmp) / 'corrected.urdf'
         with contextlib.redirect_stdout(io.StringIO()):

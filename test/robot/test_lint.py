@@ -30,7 +30,7 @@ from tp_support import CORPUS_SKIP_REASON
 from tp_support import FIXTURE_DIR
 from tp_support import REPO
 from transmission_plugins import load_robot_transmissions
-from transmission_plugins.robot.lint import lint_urdf
+from transmission_plugins.robot.lint_urdf import lint_urdf
 from transmission_plugins.tools.cli import main
 
 MISTAKES = FIXTURE_DIR / 'lint_mistakes.urdf'

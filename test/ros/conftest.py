@@ -22,8 +22,8 @@ A module that uses ``context`` names its ROS domain range, ``ROS_DOMAINS = (firs
 import pytest
 from rclpy.context import Context
 from tp_support import ros_domain
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
+from transmission_plugins.tools.launch.node_plan import default_description_file
+from transmission_plugins.tools.launch.node_plan import read_description
 
 
 @pytest.fixture(scope='module')

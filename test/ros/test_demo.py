@@ -101,8 +101,8 @@ def test_demo_homes_the_joints_with_a_switch_before_the_sequence():
 
 
 def test_demo_says_which_homing_failed_and_exits_one(tmp_path):
-    from transmission_plugins.tools.node_plan import default_description_file
-    from transmission_plugins.tools.node_plan import read_description
+    from transmission_plugins.tools.launch.node_plan import default_description_file
+    from transmission_plugins.tools.launch.node_plan import read_description
     urdf = read_description(default_description_file())
     # pan_joint's switch 100 rad away: not found within the demo's homing timeout (20 s)
     assert '<calibration rising="0.3"/>' in urdf
@@ -142,8 +142,8 @@ def test_demo_rejects_gravity_compensation_without_mujoco():
 
 def test_the_verdict_puts_missed_holds_on_a_busy_machine_when_it_was():
     """On a busy machine the PR2 MuJoCo demo said NOT TRACKED without saying why (issue 23)."""
-    from transmission_plugins.tools.demo_load import LoadMonitor
-    from transmission_plugins.tools.demo_load import verdict
+    from transmission_plugins.tools.demo.demo_load import LoadMonitor
+    from transmission_plugins.tools.demo.demo_load import verdict
     load = LoadMonitor(state_timeout=0.1, update_rate=100.0, command_period=0.02)
     load.start(100.0)
     for t in (100.5, 100.6, 101.1, 101.15):      # a 0.5 s pause in the second hold's move
@@ -229,8 +229,8 @@ def test_the_targets_stay_inside_the_soft_and_velocity_limits():
         pytest.skip(f'{PR2_URDF} not found (../shared/urdf_corpus)')
     from transmission_plugins.robot.loading import load_robot_transmissions
     from transmission_plugins.runtime.hardware_interface import HardwareInterface
-    from transmission_plugins.tools.demo_script import joint_windows
-    from transmission_plugins.tools.demo_script import Script
+    from transmission_plugins.tools.demo.demo_script import joint_windows
+    from transmission_plugins.tools.demo.demo_script import Script
     robot = load_robot_transmissions(str(PR2_URDF), warn=False)
     joints = HardwareInterface(robot).commandable_joints()
     idx = [robot.joint_names.index(j) for j in joints]

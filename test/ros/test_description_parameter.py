@@ -22,8 +22,8 @@ from rclpy.context import Context
 from rclpy.lifecycle import TransitionCallbackReturn
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
+from transmission_plugins.tools.launch.node_plan import default_description_file
+from transmission_plugins.tools.launch.node_plan import read_description
 
 pytestmark = pytest.mark.ros
 

@@ -35,8 +35,8 @@ from sensor_msgs.msg import JointState
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
 from transmission_plugins.ros.sim_interface_node import SimInterfaceNode
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
+from transmission_plugins.tools.launch.node_plan import default_description_file
+from transmission_plugins.tools.launch.node_plan import read_description
 
 pytestmark = pytest.mark.ros
 #: this module's range of ROS domains (ros_domain, the conftest's context)

@@ -1000,7 +1000,7 @@ def test_launcher_runs_the_node_set_and_forwards_ctrl_c(client, ros_env, tmp_pat
     try:
         for ns, args in runs.items():
             procs[ns] = subprocess.Popen(
-                [sys.executable, '-m', 'transmission_plugins.tools.launcher',
+                [sys.executable, '-m', 'transmission_plugins.tools.launch.launcher',
                  'use_mock_actuators:=true', *args, '--ros-args', '-r', f'__ns:={ns}'],
                 env=ros_env, stdout=log, stderr=subprocess.STDOUT)
         js = {ns: client.record(f'{ns}/joint_states') for ns in runs}

@@ -27,8 +27,8 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.mock_actuators_node import MockActuatorsNode
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
+from transmission_plugins.tools.launch.node_plan import default_description_file
+from transmission_plugins.tools.launch.node_plan import read_description
 
 pytestmark = pytest.mark.ros
 

@@ -51,8 +51,8 @@ from tp_support import PR2_URDF
 from tp_support import ros_domain
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.runtime.sim_interface import SimInterface
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
+from transmission_plugins.tools.launch.node_plan import default_description_file
+from transmission_plugins.tools.launch.node_plan import read_description
 import yaml
 
 pytestmark = pytest.mark.ros

@@ -137,8 +137,8 @@ def test_a_node_stops_when_the_process_that_started_it_dies(env, tmp_path):
     log = tmp_path / 'child.log'
     child = textwrap.dedent(f"""\
         import sys, time
-        from transmission_plugins.ros.stop_signals import StopRequest
         from transmission_plugins.ros.executables import stop_with_parent
+        from transmission_plugins.ros.stop_signals import StopRequest
         stop = StopRequest().install()
         with open({str(log)!r}, 'w', buffering=1) as out:
             out.write(f'armed {{stop_with_parent()}}\\n')
@@ -327,8 +327,8 @@ def test_a_flooded_node_keeps_its_memory_and_stops_as_promptly_as_an_idle_one(en
     from rclpy.context import Context
     from rclpy.serialization import serialize_message
     from sensor_msgs.msg import JointState
-    from transmission_plugins.tools.node_plan import default_description_file
-    from transmission_plugins.tools.node_plan import read_description
+    from transmission_plugins.tools.launch.node_plan import default_description_file
+    from transmission_plugins.tools.launch.node_plan import read_description
     monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     monkeypatch.setenv('ROS_DOMAIN_ID', env['ROS_DOMAIN_ID'])
     ns = f'/flood_{os.getpid()}'

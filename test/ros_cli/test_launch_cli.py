@@ -269,7 +269,7 @@ def test_bad_arguments_are_one_line_errors(user, arguments, message):
 
 
 def test_show_args_lists_every_argument(user):
-    from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
+    from transmission_plugins.tools.launch.node_plan import LAUNCH_ARGUMENTS
     for launch_file in ('transmission_hardware.launch.py', 'transmission_hardware.launch.xml'):
         out = run(f'ros2 launch transmission_plugins {launch_file} --show-args', user.env,
                   str(user.path)).stdout

@@ -18,8 +18,8 @@ import pytest
 from tp_support import CORPUS_SKIP_REASON
 from tp_support import PR2_URDF
 from transmission_plugins.robot.loading import load_robot_transmissions
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
+from transmission_plugins.tools.launch.node_plan import default_description_file
+from transmission_plugins.tools.launch.node_plan import read_description
 
 
 @pytest.fixture(scope='session')

@@ -37,8 +37,8 @@ from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.runtime.simulator import ActuatorSimulator
 from transmission_plugins.runtime.simulator import ReferenceSwitches
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
+from transmission_plugins.tools.launch.node_plan import default_description_file
+from transmission_plugins.tools.launch.node_plan import read_description
 
 #: the joints' start (true) positions: off the centre, on both sides of each switch
 START = {'pan_joint': -0.4, 'shoulder_joint': 0.5, 'elbow_joint': 0.3,

@@ -35,8 +35,8 @@ import pytest
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
+from transmission_plugins.tools.launch.node_plan import default_description_file
+from transmission_plugins.tools.launch.node_plan import read_description
 
 #: A PR2 wrist and a PR2 simple transmission (the example robot has the other four kinds).
 PR2_PARTS = (

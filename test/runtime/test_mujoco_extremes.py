@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 from transmission_plugins.runtime.mujoco_model import ModelOptions
 from transmission_plugins.runtime.mujoco_physics import MujocoPhysics
-from transmission_plugins.tools.node_plan import read_description
+from transmission_plugins.tools.launch.node_plan import read_description
 
 
 def _one_reduction(text):

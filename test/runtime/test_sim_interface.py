@@ -31,8 +31,8 @@ from transmission_plugins.runtime.diagnostics import WARN
 from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.runtime.reports import Reports
 from transmission_plugins.runtime.sim_interface import SimInterface
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
+from transmission_plugins.tools.launch.node_plan import default_description_file
+from transmission_plugins.tools.launch.node_plan import read_description
 
 SIM_BOT = """<robot name="sim_bot">
   <link name="base"/><link name="l1"/><link name="l2"/><link name="l3"/><link name="wheel"/>

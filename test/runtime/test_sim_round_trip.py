@@ -36,8 +36,8 @@ from tp_support import PR2_URDF
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.sim_interface import SimInterface
-from transmission_plugins.tools.node_plan import default_description_file
-from transmission_plugins.tools.node_plan import read_description
+from transmission_plugins.tools.launch.node_plan import default_description_file
+from transmission_plugins.tools.launch.node_plan import read_description
 
 FIELDS = ('position', 'velocity', 'effort')
 #: the round-trip bound of the issue

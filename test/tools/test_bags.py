@@ -433,7 +433,7 @@ def test_progress_bar_on_a_terminal_only(tmp_path, monkeypatch, capsys):
 def test_plot_of_partial_messages_draws_whole_lines_scaled_to_the_data(tmp_path):
     # issue 23: partial messages made solid lines look dashed, joint panels were scaled to the
     # limits (small motions flattened), and each joint's limits must take its line's colour
-    from transmission_plugins.tools.bag_plot import plot_bag
+    from transmission_plugins.tools.data.bag_plot import plot_bag
     robot = robot_of(EXAMPLE_URDF)
     names = robot.actuator_names
     theta = robot.joint_to_actuator_arrays({'position': np.zeros((1, len(robot.joint_names)))})[
@@ -472,8 +472,8 @@ def test_plot_of_partial_messages_draws_whole_lines_scaled_to_the_data(tmp_path)
 def test_a_bag_gap_outside_the_gripper_range_is_left_out_as_out_of_range():
     """A joint_commands message with a gap of -1 m: the gripper motor is left out, pan stays."""
     from transmission_plugins.robot.loading import load_robot_transmissions
-    from transmission_plugins.tools.joint_state_batch import Converted
-    from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
+    from transmission_plugins.tools.data.joint_state_batch import Converted
+    from transmission_plugins.tools.data.joint_state_batch import JointStateBatchConverter
     robot = load_robot_transmissions(str(EXAMPLE_URDF), warn=False)
     converter = JointStateBatchConverter(robot, 'actuator')
     out, good = converter.convert([(['gripper_joint', 'pan_joint'], [-1.0, 0.1], [], []),

@@ -397,8 +397,8 @@ def test_plot_api_errors_are_transmission_errors(urdf, tmp_path):
     from transmission_plugins import TransmissionFileError
     from transmission_plugins import TransmissionValueError
     from transmission_plugins import UnknownNameError
-    from transmission_plugins.tools.plotting import plot_transmission
     from transmission_plugins.robot.loading import load_robot_transmissions
+    from transmission_plugins.tools.data.plotting import plot_transmission
     robot = load_robot_transmissions(urdf)
     out = str(tmp_path / 'x.png')
     with pytest.raises(UnknownNameError, match="no transmission 'nope'"):
@@ -447,7 +447,7 @@ def test_plot_draws_limits_units_and_merged_curves(urdf, tmp_path):
     assert 'wrist_left_motor position [rad]' in text and 'joint position [rad]' in text
     # wrist_pitch limits -1..1 (drawn), wrist_roll continuous (none)
     from transmission_plugins.robot.loading import load_robot_transmissions
-    from transmission_plugins.tools import plotting
+    from transmission_plugins.tools.data import plotting
     import matplotlib
     matplotlib.use('Agg')
     from matplotlib import pyplot as plt
@@ -464,7 +464,7 @@ def test_each_joint_s_limits_take_its_own_colour(tmp_path):
     # alike; their curves were merged into one line and both joints' limits (+-1.9 and +-3.1)
     # shared its colour. Curves now merge only when the limits are equal too.
     from transmission_plugins.robot.loading import load_robot_transmissions
-    from transmission_plugins.tools.plotting import plot_transmission
+    from transmission_plugins.tools.data.plotting import plot_transmission
     example = str(Path(__file__).resolve().parents[2] / 'urdf' / 'example_robot.urdf.xacro')
     robot = load_robot_transmissions(example, warn=False)
     fig = plot_transmission(robot, 'wrist_trans', str(tmp_path / 'wrist.svg'))

@@ -192,8 +192,8 @@ def _call_in_child(call, path):
 
 
 @pytest.mark.parametrize('call, argument', [
-    ('transmission_plugins.tools.node_plan:load_config', 'config_file'),
-    ('transmission_plugins.tools.ros2_control_plan:load_controllers', 'controllers_file'),
+    ('transmission_plugins.tools.launch.node_plan:load_config', 'config_file'),
+    ('transmission_plugins.tools.launch.ros2_control_plan:load_controllers', 'controllers_file'),
 ])
 def test_the_launch_files_read_yaml_with_the_same_bounds(call, argument, tmp_path):
     # G-10: one helper wherever a user-named file is read, the launch's YAML files too
@@ -213,7 +213,8 @@ def test_the_launch_files_read_yaml_with_the_same_bounds(call, argument, tmp_pat
 def test_the_description_file_of_the_launch_is_read_with_bounds(tmp_path):
     fifo = tmp_path / 'robot.urdf'
     os.mkfifo(fifo)
-    assert _call_in_child('transmission_plugins.tools.node_plan:read_description', fifo) == (
+    read = 'transmission_plugins.tools.launch.node_plan:read_description'
+    assert _call_in_child(read, fifo) == (
         f'LaunchConfigError {fifo}: cannot read description_file: it is a FIFO (named pipe), '
         'not a regular file')
 

@@ -24,9 +24,9 @@ import pytest
 from tp_support import PR2_URDF
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.tools.cli import main
-from transmission_plugins.tools.csv_convert import convert_csv
-from transmission_plugins.tools.csv_io import CsvError
-from transmission_plugins.tools.csv_io import CsvWriter
+from transmission_plugins.tools.data.csv_convert import convert_csv
+from transmission_plugins.tools.data.csv_io import CsvError
+from transmission_plugins.tools.data.csv_io import CsvWriter
 
 INTERFACES = ('position', 'velocity', 'effort')
 NOTES = ['a, "q"', '', 'x\ny', 'ü', 'line\r', 'plain']

@@ -35,7 +35,7 @@ from transmission_plugins.tools.export.drake_urdf import drake_urdf
 from transmission_plugins.tools.export.joint_actuators import joint_actuators
 from transmission_plugins.tools.export.mujoco_mjcf import mujoco_mjcf
 from transmission_plugins.tools.export.pinocchio_mjcf import pinocchio_mjcf
-from transmission_plugins.tools.node_plan import read_description
+from transmission_plugins.tools.launch.node_plan import read_description
 
 EXAMPLE = REPO / 'urdf' / 'example_robot.urdf.xacro'
 #: the bundled robot (a four-bar linkage, a differential, the PR2 gripper) and fixtures with

@@ -20,12 +20,12 @@ from bag_support import STORE
 import numpy as np
 import pytest
 
-from transmission_plugins.tools.joint_state_batch import Converted
-from transmission_plugins.tools.joint_state_batch import Rejected
-from transmission_plugins.tools.joint_state_messages import decode
-from transmission_plugins.tools.joint_state_messages import encode
-from transmission_plugins.tools.joint_state_messages import fields
-from transmission_plugins.tools.joint_state_messages import stamp
+from transmission_plugins.tools.data.joint_state_batch import Converted
+from transmission_plugins.tools.data.joint_state_batch import Rejected
+from transmission_plugins.tools.data.joint_state_messages import decode
+from transmission_plugins.tools.data.joint_state_messages import encode
+from transmission_plugins.tools.data.joint_state_messages import fields
+from transmission_plugins.tools.data.joint_state_messages import stamp
 
 
 def _random_messages(seed, count=300):

@@ -28,8 +28,8 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 from tp_support import REPO
-from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
-from transmission_plugins.tools.node_plan import package_file
+from transmission_plugins.tools.launch.node_plan import LAUNCH_ARGUMENTS
+from transmission_plugins.tools.launch.node_plan import package_file
 
 PY_LAUNCH = REPO / 'launch' / 'transmission_hardware.launch.py'
 XML_LAUNCH = REPO / 'launch' / 'transmission_hardware.launch.xml'
@@ -55,7 +55,7 @@ def test_python_launch_file_is_the_package_launch_description():
     tree = ast.parse(PY_LAUNCH.read_text())
     imports = [(n.module, [a.name for a in n.names]) for n in tree.body
                if isinstance(n, ast.ImportFrom)]
-    assert imports == [('transmission_plugins.tools.launch_description',
+    assert imports == [('transmission_plugins.tools.launch.launch_description',
                         ['generate_launch_description'])]
     for name in LAUNCH_ARGUMENTS:
         assert f'``{name}``' in ast.get_docstring(tree)
@@ -82,7 +82,7 @@ def test_both_launch_files_are_installed():
 
 def test_generated_description_declares_the_arguments():
     _launch()
-    from transmission_plugins.tools.launch_description import generate_launch_description
+    from transmission_plugins.tools.launch.launch_description import generate_launch_description
     description = generate_launch_description()
     arguments = description.get_launch_arguments()
     assert [a.name for a in arguments] == list(LAUNCH_ARGUMENTS)
@@ -110,7 +110,7 @@ def test_node_set_actions(monkeypatch, tmp_path):
     from launch.actions import LogInfo
     from launch.actions import RegisterEventHandler
     from launch_ros.actions import Node
-    from transmission_plugins.tools.launch_description import node_set
+    from transmission_plugins.tools.launch.launch_description import node_set
     monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))   # no robot_state_publisher
     context = launch.LaunchContext()
     context.launch_configurations.update(
@@ -138,8 +138,8 @@ def test_node_set_actions(monkeypatch, tmp_path):
 
 def test_the_actuator_topics_are_launch_arguments():
     """Issue 34: the launch files could not remap the actuator topics to a driver's names."""
-    from transmission_plugins.tools.node_plan import LaunchConfigError
-    from transmission_plugins.tools.node_plan import plan_nodes
+    from transmission_plugins.tools.launch.node_plan import LaunchConfigError
+    from transmission_plugins.tools.launch.node_plan import plan_nodes
     for name, default in (('actuator_states_topic', 'actuator_states'),
                           ('actuator_commands_topic', 'actuator_commands')):
         assert LAUNCH_ARGUMENTS[name][0] == default
@@ -156,8 +156,8 @@ def test_the_actuator_topics_are_launch_arguments():
         plan_nodes({'actuator_states_topic': 'motor states'}, robot_state_publisher=False)
     # the launcher takes them too, and gives the nodes the remappings (the launch file's
     # Node actions get spec.remappings; test/ros_cli runs it)
-    from transmission_plugins.tools.launcher import command
-    from transmission_plugins.tools.launcher import parse_arguments
+    from transmission_plugins.tools.launch.launcher import command
+    from transmission_plugins.tools.launch.launcher import parse_arguments
     parsed, _ = parse_arguments(['actuator_states_topic:=/motors/states'])
     assert parsed['actuator_states_topic'] == '/motors/states'
     spec = plan_nodes(values, robot_state_publisher=False).specs[0]
@@ -168,8 +168,8 @@ def test_the_actuator_topics_are_launch_arguments():
 
 def test_a_node_exiting_while_running_ends_the_launch():
     launch = _launch()
-    from transmission_plugins.tools.launch_description import _on_exit
-    from transmission_plugins.tools.launch_description import NodeExited
+    from transmission_plugins.tools.launch.launch_description import _on_exit
+    from transmission_plugins.tools.launch.launch_description import NodeExited
 
     class Exited:
         returncode = 1
@@ -185,7 +185,7 @@ def test_a_node_exiting_while_running_ends_the_launch():
 def test_sigint_to_ros2_launch_alone_reaches_the_running_nodes():
     _launch()
     from launch.events import Shutdown
-    from transmission_plugins.tools.launch_description import _interrupt
+    from transmission_plugins.tools.launch.launch_description import _interrupt
     code = ('import signal, sys, time\n'
             'signal.signal(signal.SIGINT, lambda *a: sys.exit(7))\n'
             'print("ready", flush=True)\n'
@@ -227,8 +227,8 @@ def test_the_launch_description_leaves_signal_handling_to_ros2_launch(
     launch = _launch()
     from launch.actions import RegisterEventHandler
     from launch.event_handlers import OnProcessStart
-    from transmission_plugins.tools.launch_description import generate_launch_description
-    from transmission_plugins.tools.launch_description import node_set
+    from transmission_plugins.tools.launch.launch_description import generate_launch_description
+    from transmission_plugins.tools.launch.launch_description import node_set
     monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
     generate_launch_description()
     context = launch.LaunchContext()
@@ -246,12 +246,12 @@ R2C_XML_LAUNCH = REPO / 'launch' / 'ros2_control.launch.xml'
 
 
 def test_ros2_control_launch_files_declare_its_arguments():
-    from transmission_plugins.tools.ros2_control_plan import ARGUMENTS
+    from transmission_plugins.tools.launch.ros2_control_plan import ARGUMENTS
     assert set(LAUNCH_ARGUMENTS) < set(ARGUMENTS)   # the same arguments, and two more
     tree = ast.parse(R2C_PY_LAUNCH.read_text())
     imports = [(n.module, [a.name for a in n.names]) for n in tree.body
                if isinstance(n, ast.ImportFrom)]
-    assert imports == [('transmission_plugins.tools.ros2_control_launch',
+    assert imports == [('transmission_plugins.tools.launch.ros2_control_launch',
                         ['generate_launch_description'])]
     root = ElementTree.parse(R2C_XML_LAUNCH).getroot()
     declared = {a.get('name'): (a.get('default'), a.get('description'))
@@ -271,10 +271,10 @@ def test_ros2_control_node_set_actions(monkeypatch):
     from launch.actions import OpaqueFunction
     from launch.actions import RegisterEventHandler
     from launch_ros.actions import Node
-    from transmission_plugins.tools import ros2_control_plan
-    from transmission_plugins.tools.ros2_control_launch import generate_launch_description
-    from transmission_plugins.tools.ros2_control_launch import node_set
-    from transmission_plugins.tools.ros2_control_plan import ARGUMENTS
+    from transmission_plugins.tools.launch import ros2_control_plan
+    from transmission_plugins.tools.launch.ros2_control_launch import generate_launch_description
+    from transmission_plugins.tools.launch.ros2_control_launch import node_set
+    from transmission_plugins.tools.launch.ros2_control_plan import ARGUMENTS
     description = generate_launch_description()
     assert [a.name for a in description.get_launch_arguments()] == list(ARGUMENTS)
     monkeypatch.setattr(ros2_control_plan, '_required', lambda package, executable: None)
@@ -313,5 +313,5 @@ def test_ros2_control_node_set_actions(monkeypatch):
 
 
 def _plan_without_rsp(values):
-    from transmission_plugins.tools.node_plan import plan_nodes
+    from transmission_plugins.tools.launch.node_plan import plan_nodes
     return plan_nodes(values, robot_state_publisher=False)

@@ -39,11 +39,11 @@ from transmission_plugins.ros.mock_actuators_node import PARAMETERS as MOCK_PARA
 from transmission_plugins.ros.sim_interface_parameters import PARAMETERS as SIM_PARAMETERS
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.sim_interface import SimInterface
-from transmission_plugins.tools import launcher
-from transmission_plugins.tools import node_plan
-from transmission_plugins.tools.launcher import LaunchConfigError
-from transmission_plugins.tools.params_file import ParamsFile
-from transmission_plugins.tools.params_file import write_params_file
+from transmission_plugins.tools.launch import launcher
+from transmission_plugins.tools.launch import node_plan
+from transmission_plugins.tools.launch.launcher import LaunchConfigError
+from transmission_plugins.tools.launch.params_file import ParamsFile
+from transmission_plugins.tools.launch.params_file import write_params_file
 import yaml
 
 #: A robot unrelated to the bundled example (RRBot-like): two joints, two simple transmissions.
@@ -333,8 +333,8 @@ def test_in_memory_parameters_file_is_readable_by_a_child_and_gone_with_its_owne
     """Killed with SIGKILL, the owner leaves nothing: the file was never on disk."""
     code = textwrap.dedent("""\
         import subprocess, sys, time
-        from transmission_plugins.tools.node_plan import NodeSpec
-        from transmission_plugins.tools.params_file import ParamsFile
+        from transmission_plugins.tools.launch.node_plan import NodeSpec
+        from transmission_plugins.tools.launch.params_file import ParamsFile
         spec = NodeSpec('n', 'p', 'e', None, {'robot_description': '<robot name="big"/>' * 10000})
         params = ParamsFile([spec])
         child = subprocess.run([sys.executable, '-c',
@@ -597,7 +597,7 @@ def test_skipped_nodes_come_with_the_reason():
 
 def test_one_more_node_kind_is_one_more_row(monkeypatch):
     """How a later ``mode`` argument adds a node: a row with its rule and the settings it takes."""
-    from transmission_plugins.tools import node_plan
+    from transmission_plugins.tools.launch import node_plan
     row = node_plan.NodeKind('extra_node', 'transmission_plugins', 'extra_node', 'x.extra',
                              lambda s: None if s.use_sim_time else 'use_sim_time is false',
                              takes=('update_rate',))

@@ -23,7 +23,7 @@ from tp_support import FIXTURE_DIR
 from transmission_plugins.robot.limits import envelope
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.tools.cli import main
-from transmission_plugins.tools.plotting import plot_transmission
+from transmission_plugins.tools.data.plotting import plot_transmission
 
 LEGS = str(FIXTURE_DIR / 'humanoid_legs.urdf')
 

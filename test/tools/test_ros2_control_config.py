@@ -34,14 +34,14 @@ from tp_support import ROS2_CONTROL_SKIP_REASON
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.tools.cli import main
-from transmission_plugins.tools.node_plan import read_description
-from transmission_plugins.tools.ros2_control_config import JOINT_COMMANDS_TOPIC
-from transmission_plugins.tools.ros2_control_config import JOINT_STATES_TOPIC
-from transmission_plugins.tools.ros2_control_config import other_blocks
-from transmission_plugins.tools.ros2_control_config import ros2_control_config
-from transmission_plugins.tools.ros2_control_config import topic_based_blocks
-from transmission_plugins.tools.ros2_control_config import TOPIC_BASED_SYSTEM
-from transmission_plugins.tools.ros2_control_config import with_block
+from transmission_plugins.tools.launch.node_plan import read_description
+from transmission_plugins.tools.launch.ros2_control_config import JOINT_COMMANDS_TOPIC
+from transmission_plugins.tools.launch.ros2_control_config import JOINT_STATES_TOPIC
+from transmission_plugins.tools.launch.ros2_control_config import other_blocks
+from transmission_plugins.tools.launch.ros2_control_config import ros2_control_config
+from transmission_plugins.tools.launch.ros2_control_config import topic_based_blocks
+from transmission_plugins.tools.launch.ros2_control_config import TOPIC_BASED_SYSTEM
+from transmission_plugins.tools.launch.ros2_control_config import with_block
 import yaml
 
 EXAMPLE = REPO / 'urdf' / 'example_robot.urdf.xacro'

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-What ``ros2_control.launch.py`` starts (:mod:`transmission_plugins.tools.ros2_control_plan`).
+What ``ros2_control.launch.py`` starts (:mod:`~transmission_plugins.tools.launch`).
 
 The plan needs ros2_control installed only to say so; these tests take it as installed (the
 check itself is tested with an empty ``AMENT_PREFIX_PATH``).  ``test/ros_cli`` runs the launch.
@@ -21,12 +21,12 @@ check itself is tested with an empty ``AMENT_PREFIX_PATH``).  ``test/ros_cli`` r
 
 import pytest
 from tp_support import FIXTURE_DIR
-from transmission_plugins.tools import ros2_control_plan
-from transmission_plugins.tools.node_plan import LaunchConfigError
-from transmission_plugins.tools.ros2_control_config import block_xml
-from transmission_plugins.tools.ros2_control_config import JOINT_COMMANDS_TOPIC
-from transmission_plugins.tools.ros2_control_config import JOINT_STATES_TOPIC
-from transmission_plugins.tools.ros2_control_plan import plan_ros2_control
+from transmission_plugins.tools.launch import ros2_control_plan
+from transmission_plugins.tools.launch.node_plan import LaunchConfigError
+from transmission_plugins.tools.launch.ros2_control_config import block_xml
+from transmission_plugins.tools.launch.ros2_control_config import JOINT_COMMANDS_TOPIC
+from transmission_plugins.tools.launch.ros2_control_config import JOINT_STATES_TOPIC
+from transmission_plugins.tools.launch.ros2_control_plan import plan_ros2_control
 
 #: a robot with its own TopicBasedSystem block
 OWN_BLOCK = """<?xml version="1.0"?>

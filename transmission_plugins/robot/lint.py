@@ -18,7 +18,8 @@ The checks of ``transmission_plugins lint``: mistakes that load without a word, 
 Each check returns :class:`~transmission_plugins.core.findings.Finding` records (kind, element
 path, line, message).  The checks that hold for a loaded robot run in the loader too
 (:func:`robot_findings`); those across dialects need the transmissions the loader leaves aside,
-so only :func:`lint_urdf` runs them.  What each kind means and where it is found: doc/cli.md,
+so only :func:`~transmission_plugins.robot.lint_urdf.lint_urdf` (a module above the loader)
+runs them.  What each kind means and where it is found: doc/cli.md,
 "lint".
 """
 
@@ -32,22 +33,18 @@ import warnings
 
 import numpy as np
 
-from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.core.findings import DESCRIBED_TWICE
 from transmission_plugins.core.findings import Finding
-from transmission_plugins.core.findings import LOAD_ERROR
 from transmission_plugins.core.findings import NOT_INVERSE
 from transmission_plugins.core.findings import REDUCTION_MISMATCH
 from transmission_plugins.core.findings import SHARED_ACTUATOR
 from transmission_plugins.core.findings import UNKNOWN_INTERFACE
 from transmission_plugins.core.findings import UNREACHABLE_LIMIT
-from transmission_plugins.plugins import build_transmission
 from transmission_plugins.robot.wiring import RobotTransmission
 from transmission_plugins.transmissions.coupling_transmission import inverse_residual
 from transmission_plugins.transmissions.coupling_transmission import INVERSE_TOLERANCE
 from transmission_plugins.transmissions.simple_transmission import SimpleTransmission
-from transmission_plugins.urdf.dialects import parse_transmissions
 from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.elements import quoted
 from transmission_plugins.urdf.elements import source_line
@@ -58,7 +55,6 @@ from transmission_plugins.urdf.readers import JOINT_TO_ACTUATOR_TAG
 from transmission_plugins.urdf.readers import read_coupling
 from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
 from transmission_plugins.urdf.records import TransmissionInfo
-from transmission_plugins.urdf.text import read_urdf_text
 from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_PREFIX
 from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_TAG
 
@@ -292,51 +288,3 @@ def actuator_data_twice(infos: Iterable[TransmissionInfo]) -> list[Finding]:
                     f'({first:g}): the same rotor or gearbox described twice, which a consumer '
                     'that reads both counts twice', actuator.line))
     return found
-
-
-# ---------------------------------------------------------------------------- everything
-def lint_urdf(urdf: Any, *, plugins: Any = None,
-              xacro_args: Mapping[str, str] | None = None) -> list[Finding]:
-    """
-    Run every check on a robot description and return the findings, in document order.
-
-    A description that does not load in strict mode gets a ``load-error`` finding for the first
-    error (unless that error is one of the findings) and is checked as lenient mode loads it.
-
-    :param urdf: URDF XML text, or a path to a ``.urdf`` or ``.xacro`` file
-    :raises TransmissionError: the text cannot be read or is no URDF (nothing to check)
-    """
-    from transmission_plugins.plugins import find_transmission_plugins
-    from transmission_plugins.robot.loading import load_robot_transmissions
-
-    text = read_urdf_text(urdf, xacro_mappings=dict(xacro_args) if xacro_args else None)
-    if plugins is None:
-        plugins = find_transmission_plugins()
-    error: TransmissionError | None = None
-    try:
-        load_robot_transmissions(text, plugins=plugins, warn=False)
-    except TransmissionError as e:
-        error = e
-    robot = load_robot_transmissions(text, lenient=True, plugins=plugins, warn=False)
-    parsed = parse_transmissions(text, lenient=True, source='all')
-    built = []
-    for info in parsed.transmissions:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter('ignore')
-                built.append((info, build_transmission(info, plugins).transmission))
-        except TransmissionError:
-            continue
-    found = ([w for w in robot.warnings if isinstance(w, Finding)]
-             + [w for w in parsed.warnings if isinstance(w, Finding)]
-             + unknown_interfaces(parsed.transmissions)
-             + unreachable_limits(robot, limit_lines(parsed.root))
-             + inverse_pairs(parsed.transmissions) + reductions_across_sources(built)
-             + actuator_data_twice(parsed.transmissions))
-    unique = list(dict.fromkeys(found))
-    if error is not None and not any(f.path == getattr(error, 'path', None) for f in unique):
-        unique.insert(0, Finding(LOAD_ERROR, getattr(error, 'path', '') or '/robot',
-                                 f'does not load in strict mode: '
-                                 f'{getattr(error, "message", None) or error}',
-                                 getattr(error, 'line', None)))
-    return sorted(unique, key=lambda f: (f.line or 0))

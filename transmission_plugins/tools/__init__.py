@@ -13,7 +13,10 @@
 # limitations under the License.
 
 """
-User tools: the transmission_plugins command, CSV conversion, plots, the launcher, the demo.
+User tools, one subpackage per kind.
+
+The command line (``cli``), recorded data (``data``), starting the nodes (``launch``), exports
+(``export``) and the demo (``demo``).
 
 The top layer; may import any other.
 """

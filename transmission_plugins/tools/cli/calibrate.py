@@ -16,7 +16,7 @@
 ``transmission_plugins calibrate URDF BAG``: the URDF's transmission parameters from a recording.
 
 Reads actuator positions and independent joint measurements from a bag
-(:mod:`~transmission_plugins.tools.bag_calibrate`), identifies each transmission's parameters
+(:mod:`~transmission_plugins.tools.data.bag_calibrate`), identifies each transmission's parameters
 (:mod:`~transmission_plugins.robot.identification`), names suspected mistakes in words
 (:mod:`~transmission_plugins.robot.suspected_mistakes`) and writes a corrected URDF
 (:mod:`~transmission_plugins.urdf.rewrite`) and/or a calibration file
@@ -34,11 +34,6 @@ from transmission_plugins.robot.identification import NotExcitedError
 from transmission_plugins.robot.identification import TransmissionFit
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.calibration_file import write_calibration_file
-from transmission_plugins.tools.bag_calibrate import CalibrationSamples
-from transmission_plugins.tools.bag_calibrate import DEFAULT_ACTUATOR_TOPIC
-from transmission_plugins.tools.bag_calibrate import DEFAULT_JOINT_TOPIC
-from transmission_plugins.tools.bag_calibrate import DEFAULT_MAX_SAMPLES
-from transmission_plugins.tools.bag_calibrate import read_samples
 from transmission_plugins.tools.cli.common import add_urdf_arguments
 from transmission_plugins.tools.cli.common import describe
 from transmission_plugins.tools.cli.common import error
@@ -50,8 +45,13 @@ from transmission_plugins.tools.cli.common import positive_number
 from transmission_plugins.tools.cli.common import PROG
 from transmission_plugins.tools.cli.common import refuse_outputs
 from transmission_plugins.tools.cli.common import xacro_mappings
-from transmission_plugins.tools.output_file import output_file
-from transmission_plugins.tools.progress import progress_bar
+from transmission_plugins.tools.data.bag_calibrate import CalibrationSamples
+from transmission_plugins.tools.data.bag_calibrate import DEFAULT_ACTUATOR_TOPIC
+from transmission_plugins.tools.data.bag_calibrate import DEFAULT_JOINT_TOPIC
+from transmission_plugins.tools.data.bag_calibrate import DEFAULT_MAX_SAMPLES
+from transmission_plugins.tools.data.bag_calibrate import read_samples
+from transmission_plugins.tools.data.output_file import output_file
+from transmission_plugins.tools.data.progress import progress_bar
 from transmission_plugins.urdf.rewrite import Change
 from transmission_plugins.urdf.rewrite import rewrite_urdf
 from transmission_plugins.urdf.text import read_urdf_text

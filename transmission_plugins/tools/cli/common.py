@@ -36,7 +36,7 @@ from transmission_plugins.core.exceptions import TransmissionLoadError
 from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-from transmission_plugins.tools.bag_io import BagTopicError
+from transmission_plugins.tools.data.bag_io import BagTopicError
 from transmission_plugins.urdf.user_files import check_output
 
 EXIT_OK = 0
@@ -119,7 +119,7 @@ def package_version() -> str:
     except metadata.PackageNotFoundError:
         pass
     import re
-    from transmission_plugins.tools.node_plan import package_file
+    from transmission_plugins.tools.launch.node_plan import package_file
     try:
         found = re.search(r'<version>([^<]+)</version>', package_file('package.xml').read_text())
     except OSError:
@@ -132,7 +132,7 @@ def refuse_outputs(command: str, outputs: Iterable[tuple[str | None, str]],
     """
     Check the outputs before any work: a new path or a regular file, and none of the inputs.
 
-    The write checks again (:func:`~transmission_plugins.tools.output_file.output_file`); this
+    The write checks again (:func:`~transmission_plugins.tools.data.output_file.output_file`); this
     only says it before a long computation, and before its warnings.
 
     :param outputs: ``(path or None, what it is)``; ``-`` (standard output) and None are skipped

@@ -31,13 +31,6 @@ from typing import BinaryIO
 from typing import Callable
 from typing import ContextManager
 
-from transmission_plugins.tools.bag_convert import BagConvertStats
-from transmission_plugins.tools.bag_convert import convert_bag
-from transmission_plugins.tools.bag_convert import DEFAULT_TOPICS
-from transmission_plugins.tools.bag_convert import format_time
-from transmission_plugins.tools.bag_export import export_csv
-from transmission_plugins.tools.bag_io import BagReader
-from transmission_plugins.tools.bag_io import is_bag
 from transmission_plugins.tools.cli.common import add_urdf_arguments
 from transmission_plugins.tools.cli.common import describe
 from transmission_plugins.tools.cli.common import error
@@ -49,11 +42,18 @@ from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
 from transmission_plugins.tools.cli.common import positive_number
 from transmission_plugins.tools.cli.common import PROG
-from transmission_plugins.tools.csv_convert import convert_csv
-from transmission_plugins.tools.csv_io import CsvError
-from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
-from transmission_plugins.tools.output_file import output_file
-from transmission_plugins.tools.progress import progress_bar
+from transmission_plugins.tools.data.bag_convert import BagConvertStats
+from transmission_plugins.tools.data.bag_convert import convert_bag
+from transmission_plugins.tools.data.bag_convert import DEFAULT_TOPICS
+from transmission_plugins.tools.data.bag_convert import format_time
+from transmission_plugins.tools.data.bag_export import export_csv
+from transmission_plugins.tools.data.bag_io import BagReader
+from transmission_plugins.tools.data.bag_io import is_bag
+from transmission_plugins.tools.data.csv_convert import convert_csv
+from transmission_plugins.tools.data.csv_io import CsvError
+from transmission_plugins.tools.data.joint_state_batch import JointStateBatchConverter
+from transmission_plugins.tools.data.output_file import output_file
+from transmission_plugins.tools.data.progress import progress_bar
 from transmission_plugins.urdf.user_files import open_user_file
 
 

@@ -35,12 +35,12 @@ from transmission_plugins.tools.cli.common import load_or_report
 from transmission_plugins.tools.cli.common import PROG
 from transmission_plugins.tools.cli.common import refuse_outputs
 from transmission_plugins.tools.cli.common import xacro_mappings
+from transmission_plugins.tools.data.output_file import output_file
 from transmission_plugins.tools.export.drake_urdf import drake_urdf
 from transmission_plugins.tools.export.mujoco_mjcf import base_directory
 from transmission_plugins.tools.export.mujoco_mjcf import mujoco_mjcf
 from transmission_plugins.tools.export.pinocchio_mjcf import pinocchio_mjcf
-from transmission_plugins.tools.node_plan import read_description
-from transmission_plugins.tools.output_file import output_file
+from transmission_plugins.tools.launch.node_plan import read_description
 
 COMMAND = 'export'
 

@@ -17,7 +17,6 @@
 import argparse
 from typing import Any
 
-from transmission_plugins.tools.bag_export import export_csv
 from transmission_plugins.tools.cli.common import describe
 from transmission_plugins.tools.cli.common import error
 from transmission_plugins.tools.cli.common import EXIT_OK
@@ -25,6 +24,7 @@ from transmission_plugins.tools.cli.common import interruptible
 from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.convert import report
 from transmission_plugins.tools.cli.convert import write_bag_csv
+from transmission_plugins.tools.data.bag_export import export_csv
 
 
 def add_parser(sub: Any) -> None:

@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from transmission_plugins.core.exceptions import TransmissionError
-from transmission_plugins.robot.lint import lint_urdf
+from transmission_plugins.robot.lint_urdf import lint_urdf
 from transmission_plugins.tools.cli.common import add_urdf_arguments
 from transmission_plugins.tools.cli.common import describe
 from transmission_plugins.tools.cli.common import error

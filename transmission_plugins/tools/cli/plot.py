@@ -16,8 +16,8 @@
 ``transmission_plugins plot URDF TRANSMISSION|BAG OUT.png``: maps, or recorded data, as a figure.
 
 With a transmission name: its maps swept over the actuator positions
-(:mod:`~transmission_plugins.tools.plotting`).  With a rosbag2 bag: a JointState topic in both
-spaces over time (:mod:`~transmission_plugins.tools.bag_plot`).
+(:mod:`~transmission_plugins.tools.data.plotting`).  With a rosbag2 bag: a JointState topic in both
+spaces over time (:mod:`~transmission_plugins.tools.data.bag_plot`).
 """
 
 import argparse
@@ -25,8 +25,6 @@ import sys
 from typing import Any
 
 from transmission_plugins.core.exceptions import TransmissionError
-from transmission_plugins.tools.bag_io import is_bag
-from transmission_plugins.tools.bag_plot import plot_bag
 from transmission_plugins.tools.cli.common import add_urdf_arguments
 from transmission_plugins.tools.cli.common import error
 from transmission_plugins.tools.cli.common import EXIT_ERROR
@@ -35,7 +33,9 @@ from transmission_plugins.tools.cli.common import EXIT_USAGE
 from transmission_plugins.tools.cli.common import interruptible
 from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
-from transmission_plugins.tools.plotting import plot_transmission
+from transmission_plugins.tools.data.bag_io import is_bag
+from transmission_plugins.tools.data.bag_plot import plot_bag
+from transmission_plugins.tools.data.plotting import plot_transmission
 
 
 def add_parser(sub: Any) -> None:

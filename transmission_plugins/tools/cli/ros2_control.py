@@ -19,7 +19,7 @@ Without an output option both go to standard output, the block first, then the Y
 ``---`` line; ``--write-block``, ``--write-controllers`` and ``--write-urdf`` write them to
 files instead (the last one: the description with its ``<ros2_control>`` blocks replaced by the
 generated one, what ``ros2_control.launch.py`` gives the controller manager).  See
-:mod:`transmission_plugins.tools.ros2_control_config`.
+:mod:`transmission_plugins.tools.launch.ros2_control_config`.
 """
 
 import argparse
@@ -37,14 +37,14 @@ from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
 from transmission_plugins.tools.cli.common import refuse_outputs
 from transmission_plugins.tools.cli.common import xacro_mappings
-from transmission_plugins.tools.node_plan import read_description
-from transmission_plugins.tools.output_file import output_file
-from transmission_plugins.tools.ros2_control_config import changed_transmissions
-from transmission_plugins.tools.ros2_control_config import controllers_yaml
-from transmission_plugins.tools.ros2_control_config import DEFAULT_UPDATE_RATE
-from transmission_plugins.tools.ros2_control_config import JOINT_STATE_INTERFACES
-from transmission_plugins.tools.ros2_control_config import ros2_control_config
-from transmission_plugins.tools.ros2_control_config import with_block
+from transmission_plugins.tools.data.output_file import output_file
+from transmission_plugins.tools.launch.node_plan import read_description
+from transmission_plugins.tools.launch.ros2_control_config import changed_transmissions
+from transmission_plugins.tools.launch.ros2_control_config import controllers_yaml
+from transmission_plugins.tools.launch.ros2_control_config import DEFAULT_UPDATE_RATE
+from transmission_plugins.tools.launch.ros2_control_config import JOINT_STATE_INTERFACES
+from transmission_plugins.tools.launch.ros2_control_config import ros2_control_config
+from transmission_plugins.tools.launch.ros2_control_config import with_block
 
 COMMAND = 'ros2-control'
 

@@ -17,7 +17,7 @@
 import argparse
 from typing import Any
 
-from transmission_plugins.tools import demo
+from transmission_plugins.tools.demo import demo
 
 
 def add_parser(sub: Any) -> None:
@@ -31,5 +31,5 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the demo (see :mod:`transmission_plugins.tools.demo`)."""
+    """Run the demo (see :mod:`transmission_plugins.tools.demo.demo`)."""
     return int(demo.run(args))

@@ -30,18 +30,18 @@ import numpy as np
 
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.runtime.messages import FIELDS
-from transmission_plugins.tools.bag_convert import BagConvertStats
-from transmission_plugins.tools.bag_convert import format_time
-from transmission_plugins.tools.bag_convert import MessageCounts
-from transmission_plugins.tools.bag_io import BagReader
-from transmission_plugins.tools.bag_io import BagTopicError
-from transmission_plugins.tools.csv_io import CsvWriter
-from transmission_plugins.tools.joint_state_batch import Converted
-from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
-from transmission_plugins.tools.joint_state_batch import Rejected
-from transmission_plugins.tools.joint_state_messages import decode
-from transmission_plugins.tools.joint_state_messages import fields
-from transmission_plugins.tools.joint_state_messages import stamp
+from transmission_plugins.tools.data.bag_convert import BagConvertStats
+from transmission_plugins.tools.data.bag_convert import format_time
+from transmission_plugins.tools.data.bag_convert import MessageCounts
+from transmission_plugins.tools.data.bag_io import BagReader
+from transmission_plugins.tools.data.bag_io import BagTopicError
+from transmission_plugins.tools.data.csv_io import CsvWriter
+from transmission_plugins.tools.data.joint_state_batch import Converted
+from transmission_plugins.tools.data.joint_state_batch import JointStateBatchConverter
+from transmission_plugins.tools.data.joint_state_batch import Rejected
+from transmission_plugins.tools.data.joint_state_messages import decode
+from transmission_plugins.tools.data.joint_state_messages import fields
+from transmission_plugins.tools.data.joint_state_messages import stamp
 
 #: The most value columns an export writes (the column limit of common spreadsheets).
 MAX_COLUMNS = 16384

@@ -29,27 +29,27 @@ from typing import Mapping
 from typing import NamedTuple
 
 from transmission_plugins.core.exceptions import TransmissionError
-from transmission_plugins.tools.node_plan import HARDWARE_INTERFACE
-from transmission_plugins.tools.node_plan import installed_executable
-from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
-from transmission_plugins.tools.node_plan import LaunchConfigError
-from transmission_plugins.tools.node_plan import load_sections
-from transmission_plugins.tools.node_plan import NodePlan
-from transmission_plugins.tools.node_plan import NodeSpec
-from transmission_plugins.tools.node_plan import package_file
-from transmission_plugins.tools.node_plan import parse_bool
-from transmission_plugins.tools.node_plan import parse_mode
-from transmission_plugins.tools.node_plan import plan_nodes
-from transmission_plugins.tools.node_plan import ROBOT_STATE_PUBLISHER
-from transmission_plugins.tools.ros2_control_config import CONTROLLER_MANAGER
-from transmission_plugins.tools.ros2_control_config import controllers_document
-from transmission_plugins.tools.ros2_control_config import DEFAULT_COMMAND_INTERFACES
-from transmission_plugins.tools.ros2_control_config import DEFAULT_CONTROLLERS
-from transmission_plugins.tools.ros2_control_config import DEFAULT_UPDATE_RATE
-from transmission_plugins.tools.ros2_control_config import other_blocks
-from transmission_plugins.tools.ros2_control_config import ros2_control_config
-from transmission_plugins.tools.ros2_control_config import topic_based_blocks
-from transmission_plugins.tools.ros2_control_config import with_block
+from transmission_plugins.tools.launch.node_plan import HARDWARE_INTERFACE
+from transmission_plugins.tools.launch.node_plan import installed_executable
+from transmission_plugins.tools.launch.node_plan import LAUNCH_ARGUMENTS
+from transmission_plugins.tools.launch.node_plan import LaunchConfigError
+from transmission_plugins.tools.launch.node_plan import load_sections
+from transmission_plugins.tools.launch.node_plan import NodePlan
+from transmission_plugins.tools.launch.node_plan import NodeSpec
+from transmission_plugins.tools.launch.node_plan import package_file
+from transmission_plugins.tools.launch.node_plan import parse_bool
+from transmission_plugins.tools.launch.node_plan import parse_mode
+from transmission_plugins.tools.launch.node_plan import plan_nodes
+from transmission_plugins.tools.launch.node_plan import ROBOT_STATE_PUBLISHER
+from transmission_plugins.tools.launch.ros2_control_config import CONTROLLER_MANAGER
+from transmission_plugins.tools.launch.ros2_control_config import controllers_document
+from transmission_plugins.tools.launch.ros2_control_config import DEFAULT_COMMAND_INTERFACES
+from transmission_plugins.tools.launch.ros2_control_config import DEFAULT_CONTROLLERS
+from transmission_plugins.tools.launch.ros2_control_config import DEFAULT_UPDATE_RATE
+from transmission_plugins.tools.launch.ros2_control_config import other_blocks
+from transmission_plugins.tools.launch.ros2_control_config import ros2_control_config
+from transmission_plugins.tools.launch.ros2_control_config import topic_based_blocks
+from transmission_plugins.tools.launch.ros2_control_config import with_block
 
 #: the arguments of ros2_control.launch.py beyond those of transmission_hardware.launch.py
 ROS2_CONTROL_ARGUMENTS = {
@@ -189,8 +189,8 @@ def plan_ros2_control(values: Mapping[str, Any],
                          f'{", ".join(repr(b.name) for b in blocks)} ({len(joints)} joints)')
         else:
             from transmission_plugins.robot.loading import load_robot_transmissions
-            from transmission_plugins.tools.ros2_control_config import JOINT_COMMANDS_TOPIC
-            from transmission_plugins.tools.ros2_control_config import JOINT_STATES_TOPIC
+            from transmission_plugins.tools.launch.ros2_control_config import JOINT_COMMANDS_TOPIC
+            from transmission_plugins.tools.launch.ros2_control_config import JOINT_STATES_TOPIC
             lenient = parse_bool(hardware.parameters.get('lenient', False), 'lenient')
             robot = load_robot_transmissions(original, lenient=lenient, warn=False)
             interfaces = values.get('command_interfaces')

@@ -26,18 +26,18 @@ from typing import NamedTuple
 
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-from transmission_plugins.tools.bag_io import BagReader
-from transmission_plugins.tools.bag_io import BagTopicError
-from transmission_plugins.tools.bag_io import BagWriter
-from transmission_plugins.tools.bag_io import output_topic
-from transmission_plugins.tools.bag_io import storage_of_output
-from transmission_plugins.tools.joint_state_batch import Converted
-from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
-from transmission_plugins.tools.joint_state_batch import Rejected
-from transmission_plugins.tools.joint_state_batch import TO_JOINT
-from transmission_plugins.tools.joint_state_messages import decode
-from transmission_plugins.tools.joint_state_messages import encode
-from transmission_plugins.tools.joint_state_messages import fields
+from transmission_plugins.tools.data.bag_io import BagReader
+from transmission_plugins.tools.data.bag_io import BagTopicError
+from transmission_plugins.tools.data.bag_io import BagWriter
+from transmission_plugins.tools.data.bag_io import output_topic
+from transmission_plugins.tools.data.bag_io import storage_of_output
+from transmission_plugins.tools.data.joint_state_batch import Converted
+from transmission_plugins.tools.data.joint_state_batch import JointStateBatchConverter
+from transmission_plugins.tools.data.joint_state_batch import Rejected
+from transmission_plugins.tools.data.joint_state_batch import TO_JOINT
+from transmission_plugins.tools.data.joint_state_messages import decode
+from transmission_plugins.tools.data.joint_state_messages import encode
+from transmission_plugins.tools.data.joint_state_messages import fields
 
 #: Default input and output topics per direction (the nodes' topic names).
 DEFAULT_TOPICS = {TO_JOINT: ('actuator_states', 'joint_states'),

@@ -45,7 +45,7 @@ from transmission_plugins.robot.limits import actuator_position_range
 from transmission_plugins.robot.limits import envelope
 from transmission_plugins.robot.robot_transmissions import RobotTransmission
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-from transmission_plugins.tools.output_file import output_file
+from transmission_plugins.tools.data.output_file import output_file
 
 #: Points per sweep.
 POINTS = 400

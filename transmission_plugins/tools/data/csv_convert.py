@@ -33,10 +33,10 @@ from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
 from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-from transmission_plugins.tools.csv_io import CsvError
-from transmission_plugins.tools.csv_io import CsvReader
-from transmission_plugins.tools.csv_io import CsvWriter
-from transmission_plugins.tools.csv_io import stream_size
+from transmission_plugins.tools.data.csv_io import CsvError
+from transmission_plugins.tools.data.csv_io import CsvReader
+from transmission_plugins.tools.data.csv_io import CsvWriter
+from transmission_plugins.tools.data.csv_io import stream_size
 from transmission_plugins.urdf.user_files import open_user_file
 
 #: Directions: the space to convert *to*.

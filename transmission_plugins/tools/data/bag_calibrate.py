@@ -38,12 +38,12 @@ import numpy as np
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.robot.identification import Samples
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-from transmission_plugins.tools.bag_io import BagReader
-from transmission_plugins.tools.bag_io import BagTopicError
-from transmission_plugins.tools.joint_state_batch import Rejected
-from transmission_plugins.tools.joint_state_messages import decode
-from transmission_plugins.tools.joint_state_messages import fields
-from transmission_plugins.tools.joint_state_messages import stamp
+from transmission_plugins.tools.data.bag_io import BagReader
+from transmission_plugins.tools.data.bag_io import BagTopicError
+from transmission_plugins.tools.data.joint_state_batch import Rejected
+from transmission_plugins.tools.data.joint_state_messages import decode
+from transmission_plugins.tools.data.joint_state_messages import fields
+from transmission_plugins.tools.data.joint_state_messages import stamp
 
 DEFAULT_ACTUATOR_TOPIC = 'actuator_states'
 DEFAULT_JOINT_TOPIC = 'joint_states'

@@ -34,8 +34,8 @@ from typing import Sequence
 
 import numpy as np
 
-from transmission_plugins.tools.joint_state_batch import Converted
-from transmission_plugins.tools.joint_state_batch import Rejected
+from transmission_plugins.tools.data.joint_state_batch import Converted
+from transmission_plugins.tools.data.joint_state_batch import Rejected
 
 _EMPTY = np.zeros(0)
 

@@ -28,8 +28,8 @@ import tempfile
 from typing import Any
 from typing import Mapping
 
-from transmission_plugins.tools.node_plan import NodeSpec
-from transmission_plugins.tools.node_plan import params_document
+from transmission_plugins.tools.launch.node_plan import NodeSpec
+from transmission_plugins.tools.launch.node_plan import params_document
 import yaml
 
 

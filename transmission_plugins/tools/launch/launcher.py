@@ -35,14 +35,14 @@ from typing import Any
 from typing import Sequence
 
 from transmission_plugins.ros.executables import STOP_WITH_PARENT
-from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
-from transmission_plugins.tools.node_plan import LaunchConfigError
-from transmission_plugins.tools.node_plan import NodePlan
-from transmission_plugins.tools.node_plan import NodeSpec
-from transmission_plugins.tools.node_plan import plan_nodes
-from transmission_plugins.tools.node_plan import robot_state_publisher_executable
-from transmission_plugins.tools.node_set import NodeSet
-from transmission_plugins.tools.params_file import ParamsFile
+from transmission_plugins.tools.launch.node_plan import LAUNCH_ARGUMENTS
+from transmission_plugins.tools.launch.node_plan import LaunchConfigError
+from transmission_plugins.tools.launch.node_plan import NodePlan
+from transmission_plugins.tools.launch.node_plan import NodeSpec
+from transmission_plugins.tools.launch.node_plan import plan_nodes
+from transmission_plugins.tools.launch.node_plan import robot_state_publisher_executable
+from transmission_plugins.tools.launch.node_set import NodeSet
+from transmission_plugins.tools.launch.params_file import ParamsFile
 
 PROG = 'transmission_hardware_launch'
 #: runs a node executable with its stop-signal handling in place from the first instant

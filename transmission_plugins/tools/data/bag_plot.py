@@ -30,24 +30,24 @@ import numpy as np
 from transmission_plugins.core.exceptions import UnknownNameError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.messages import FIELDS
-from transmission_plugins.tools.bag_convert import MessageCounts
-from transmission_plugins.tools.bag_export import read_rows
-from transmission_plugins.tools.bag_export import single_topic
-from transmission_plugins.tools.bag_io import BagReader
-from transmission_plugins.tools.bag_io import BagTopicError
-from transmission_plugins.tools.joint_state_batch import Converted
-from transmission_plugins.tools.joint_state_batch import JointStateBatchConverter
-from transmission_plugins.tools.joint_state_batch import Rejected
-from transmission_plugins.tools.joint_state_batch import TO_ACTUATOR
-from transmission_plugins.tools.joint_state_batch import TO_JOINT
-from transmission_plugins.tools.joint_state_messages import decode
-from transmission_plugins.tools.joint_state_messages import fields
-from transmission_plugins.tools.joint_state_messages import JOINT_STATE_TYPE
-from transmission_plugins.tools.plotting import ACTUATOR_UNITS
-from transmission_plugins.tools.plotting import draw_limits
-from transmission_plugins.tools.plotting import joint_unit
-from transmission_plugins.tools.plotting import save_figure
-from transmission_plugins.tools.plotting import STYLES
+from transmission_plugins.tools.data.bag_convert import MessageCounts
+from transmission_plugins.tools.data.bag_export import read_rows
+from transmission_plugins.tools.data.bag_export import single_topic
+from transmission_plugins.tools.data.bag_io import BagReader
+from transmission_plugins.tools.data.bag_io import BagTopicError
+from transmission_plugins.tools.data.joint_state_batch import Converted
+from transmission_plugins.tools.data.joint_state_batch import JointStateBatchConverter
+from transmission_plugins.tools.data.joint_state_batch import Rejected
+from transmission_plugins.tools.data.joint_state_batch import TO_ACTUATOR
+from transmission_plugins.tools.data.joint_state_batch import TO_JOINT
+from transmission_plugins.tools.data.joint_state_messages import decode
+from transmission_plugins.tools.data.joint_state_messages import fields
+from transmission_plugins.tools.data.joint_state_messages import JOINT_STATE_TYPE
+from transmission_plugins.tools.data.plotting import ACTUATOR_UNITS
+from transmission_plugins.tools.data.plotting import draw_limits
+from transmission_plugins.tools.data.plotting import joint_unit
+from transmission_plugins.tools.data.plotting import save_figure
+from transmission_plugins.tools.data.plotting import STYLES
 
 #: Joints shown when none are chosen.
 DEFAULT_JOINTS = 6

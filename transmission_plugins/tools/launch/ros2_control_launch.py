@@ -37,16 +37,16 @@ from launch.event_handlers import OnProcessExit
 from launch.event_handlers import OnProcessIO
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from transmission_plugins.tools.launch_description import declared
-from transmission_plugins.tools.launch_description import ends_the_launch
-from transmission_plugins.tools.launch_description import interrupt_on_shutdown
-from transmission_plugins.tools.launch_description import NodeExited
-from transmission_plugins.tools.launch_description import package_node
-from transmission_plugins.tools.node_plan import HARDWARE_INTERFACE
-from transmission_plugins.tools.params_file import ParamsFile
-from transmission_plugins.tools.ros2_control_plan import ARGUMENTS
-from transmission_plugins.tools.ros2_control_plan import plan_ros2_control
-from transmission_plugins.tools.ros2_control_plan import Ros2ControlPlan
+from transmission_plugins.tools.launch.launch_description import declared
+from transmission_plugins.tools.launch.launch_description import ends_the_launch
+from transmission_plugins.tools.launch.launch_description import interrupt_on_shutdown
+from transmission_plugins.tools.launch.launch_description import NodeExited
+from transmission_plugins.tools.launch.launch_description import package_node
+from transmission_plugins.tools.launch.node_plan import HARDWARE_INTERFACE
+from transmission_plugins.tools.launch.params_file import ParamsFile
+from transmission_plugins.tools.launch.ros2_control_plan import ARGUMENTS
+from transmission_plugins.tools.launch.ros2_control_plan import plan_ros2_control
+from transmission_plugins.tools.launch.ros2_control_plan import Ros2ControlPlan
 
 #: the hardware interface's log line on reaching *active* (``ros/hardware_interface_node.py``)
 ACTIVE = re.compile(r'\]: active$', re.M)

@@ -32,11 +32,11 @@ from typing import Any
 from typing import TextIO
 
 from transmission_plugins.tools.cli.common import positive_number
-from transmission_plugins.tools.demo_load import BUSY_EXIT
-from transmission_plugins.tools.demo_load import LoadMonitor
-from transmission_plugins.tools.demo_load import verdict
-from transmission_plugins.tools.demo_script import joint_windows
-from transmission_plugins.tools.demo_script import Script
+from transmission_plugins.tools.demo.demo_load import BUSY_EXIT
+from transmission_plugins.tools.demo.demo_load import LoadMonitor
+from transmission_plugins.tools.demo.demo_load import verdict
+from transmission_plugins.tools.demo.demo_script import joint_windows
+from transmission_plugins.tools.demo.demo_script import Script
 import yaml
 
 #: Tracking tolerance at the end of each hold: rad for revolute joints, m for the gripper gap.
@@ -299,16 +299,16 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     os.environ.setdefault('ROS_DOMAIN_ID', str(os.getpid() % 100 + 101))
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     namespace = f'/transmission_demo_{os.getpid()}'
-    from transmission_plugins.tools.launcher import node_commands
-    from transmission_plugins.tools.node_plan import LaunchConfigError
-    from transmission_plugins.tools.node_plan import plan_nodes
-    from transmission_plugins.tools.node_set import NodeSet
-    from transmission_plugins.tools.node_plan import read_description
-    from transmission_plugins.tools.node_plan import default_description_file
-    from transmission_plugins.tools.node_plan import example_config_file
     from transmission_plugins.robot.loading import load_robot_transmissions
-    from transmission_plugins.tools.node_plan import default_config_file
-    from transmission_plugins.tools.params_file import ParamsFile
+    from transmission_plugins.tools.launch.launcher import node_commands
+    from transmission_plugins.tools.launch.node_plan import default_config_file
+    from transmission_plugins.tools.launch.node_plan import default_description_file
+    from transmission_plugins.tools.launch.node_plan import example_config_file
+    from transmission_plugins.tools.launch.node_plan import LaunchConfigError
+    from transmission_plugins.tools.launch.node_plan import plan_nodes
+    from transmission_plugins.tools.launch.node_plan import read_description
+    from transmission_plugins.tools.launch.node_set import NodeSet
+    from transmission_plugins.tools.launch.params_file import ParamsFile
     workdir = tempfile.mkdtemp(prefix='transmission_demo_')
     # the bundled robot runs with its own parameters; any other with the generic defaults
     config = default_config_file() if args.description_file else example_config_file()
@@ -410,7 +410,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 def _config_file(config: Any, args: argparse.Namespace,
                  workdir: str) -> tuple[str, dict[str, dict[str, Any]]]:
     """Write ``config`` with the demo's ``mock_actuators`` parameters added; return it."""
-    from transmission_plugins.tools.node_plan import load_config
+    from transmission_plugins.tools.launch.node_plan import load_config
     sections = load_config(config)
     mock = sections.setdefault('mock_actuators', {})
     mock['physics'] = args.physics

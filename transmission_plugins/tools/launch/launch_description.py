@@ -43,11 +43,11 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.ros.executables import STOP_WITH_PARENT
-from transmission_plugins.tools.node_plan import LAUNCH_ARGUMENTS
-from transmission_plugins.tools.node_plan import NodePlan
-from transmission_plugins.tools.node_plan import NodeSpec
-from transmission_plugins.tools.node_plan import plan_nodes
-from transmission_plugins.tools.params_file import ParamsFile
+from transmission_plugins.tools.launch.node_plan import LAUNCH_ARGUMENTS
+from transmission_plugins.tools.launch.node_plan import NodePlan
+from transmission_plugins.tools.launch.node_plan import NodeSpec
+from transmission_plugins.tools.launch.node_plan import plan_nodes
+from transmission_plugins.tools.launch.params_file import ParamsFile
 
 
 class NodeExited(TransmissionError, RuntimeError):

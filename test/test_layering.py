@@ -152,7 +152,8 @@ def test_no_private_api_no_implementation_switch(path, name, layer):
 
 def test_no_launch_description_changes_signal_handling():
     """A launch file included in a user's own must not change Ctrl-C for the whole system."""
-    for path in [PACKAGE_DIR / 'tools' / 'launch_description.py',
+    for path in [*sorted((PACKAGE_DIR / 'tools' / 'launch').glob('*_launch.py')),
+                 PACKAGE_DIR / 'tools' / 'launch' / 'launch_description.py',
                  *sorted((PACKAGE_DIR.parent / 'launch').glob('*.py'))]:
         text = path.read_text()
         assert 'signal.signal(' not in text and 'set_wakeup_fd' not in text, path

@@ -23,143 +23,81 @@ descriptions), ``transmissions``, ``plugins``, ``robot``, ``runtime`` (ROS-free 
 ``ros`` (nodes), ``tools``.
 """
 
+import ast
+from functools import cache
 from importlib import import_module
+from pathlib import Path
 from typing import Any
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from transmission_plugins.core.exceptions import BadValueError
-    from transmission_plugins.core.exceptions import BrokenReferenceError
-    from transmission_plugins.core.exceptions import IncompleteTransmissionError
-    from transmission_plugins.core.exceptions import LoadWarning
-    from transmission_plugins.core.exceptions import TransmissionConfigurationError
-    from transmission_plugins.core.exceptions import TransmissionError
-    from transmission_plugins.core.exceptions import TransmissionFileError
-    from transmission_plugins.core.exceptions import TransmissionInputError
-    from transmission_plugins.core.exceptions import TransmissionLoadError
-    from transmission_plugins.core.exceptions import TransmissionValueError
-    from transmission_plugins.core.exceptions import TransmissionWarning
-    from transmission_plugins.core.exceptions import UnknownNameError
-    from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
-    from transmission_plugins.core.exceptions import UrdfTransmissionError
-    from transmission_plugins.core.findings import Finding
-    from transmission_plugins.core.handles import ActuatorHandle
-    from transmission_plugins.core.handles import JointHandle
-    from transmission_plugins.core.interfaces import INTERFACES
-    from transmission_plugins.core.linear import LinearMap
-    from transmission_plugins.core.linear import LinearTransmission
-    from transmission_plugins.core.transmission import Transmission
-    from transmission_plugins.robot.lint_urdf import lint_urdf
-    from transmission_plugins.robot.loading import load_robot_transmissions
-    from transmission_plugins.robot.robot_transmissions import RobotTransmissions
-    from transmission_plugins.robot.wiring import RobotTransmission
-    from transmission_plugins.transmissions import CouplingTransmission
-    from transmission_plugins.transmissions import DifferentialTransmission
-    from transmission_plugins.transmissions import FourBarLinkageTransmission
-    from transmission_plugins.transmissions import J0Transmission
-    from transmission_plugins.transmissions import J0TransmissionForMuscle
-    from transmission_plugins.transmissions import ParallelAnkleTransmission
-    from transmission_plugins.transmissions import PR2GripperTransmission
-    from transmission_plugins.transmissions import ShadowSimpleTransmission
-    from transmission_plugins.transmissions import SimpleTransmission
-    from transmission_plugins.transmissions import SliderCrankTransmission
-    from transmission_plugins.transmissions import TableTransmission
-    from transmission_plugins.transmissions import WristTransmission
+    from transmission_plugins.core.exceptions import (  # noqa: F401
+        BadValueError, BrokenReferenceError, IncompleteTransmissionError, LoadWarning,
+        TransmissionConfigurationError, TransmissionError, TransmissionFileError,
+        TransmissionInputError, TransmissionLoadError, TransmissionValueError, TransmissionWarning,
+        UnknownNameError, UnknownTransmissionTypeError, UrdfTransmissionError)
+    from transmission_plugins.core.findings import Finding  # noqa: F401
+    from transmission_plugins.core.handles import ActuatorHandle, JointHandle  # noqa: F401
+    from transmission_plugins.core.interfaces import INTERFACES  # noqa: F401
+    from transmission_plugins.core.linear import LinearMap, LinearTransmission  # noqa: F401
+    from transmission_plugins.core.transmission import Transmission  # noqa: F401
+    from transmission_plugins.robot.lint_urdf import lint_urdf  # noqa: F401
+    from transmission_plugins.robot.loading import load_robot_transmissions  # noqa: F401
+    from transmission_plugins.robot.robot_transmissions import RobotTransmissions  # noqa: F401
+    from transmission_plugins.robot.wiring import RobotTransmission  # noqa: F401
+    from transmission_plugins.transmissions.coupling_transmission import (  # noqa: F401
+        CouplingTransmission)
+    from transmission_plugins.transmissions.differential_transmission import (  # noqa: F401
+        DifferentialTransmission)
+    from transmission_plugins.transmissions.four_bar_linkage_transmission import (  # noqa: F401
+        FourBarLinkageTransmission)
+    from transmission_plugins.transmissions.j0_transmission import J0Transmission  # noqa: F401
+    from transmission_plugins.transmissions.j0_transmission_for_muscle import (  # noqa: F401
+        J0TransmissionForMuscle)
+    from transmission_plugins.transmissions.parallel_ankle_transmission import (  # noqa: F401
+        ParallelAnkleTransmission)
+    from transmission_plugins.transmissions.pr2_gripper_transmission import (  # noqa: F401
+        PR2GripperTransmission)
+    from transmission_plugins.transmissions.shadow_simple_transmission import (  # noqa: F401
+        ShadowSimpleTransmission)
+    from transmission_plugins.transmissions.simple_transmission import (  # noqa: F401
+        SimpleTransmission)
+    from transmission_plugins.transmissions.slider_crank_transmission import (  # noqa: F401
+        SliderCrankTransmission)
+    from transmission_plugins.transmissions.table_transmission import (  # noqa: F401
+        TableTransmission)
+    from transmission_plugins.transmissions.wrist_transmission import (  # noqa: F401
+        WristTransmission)
 
 __version__ = '0.1.0'
 
-#: public name -> the module that defines it, relative to this package
-_PUBLIC = {
-    'BadValueError': '.core.exceptions',
-    'BrokenReferenceError': '.core.exceptions',
-    'IncompleteTransmissionError': '.core.exceptions',
-    'LoadWarning': '.core.exceptions',
-    'TransmissionConfigurationError': '.core.exceptions',
-    'TransmissionError': '.core.exceptions',
-    'TransmissionFileError': '.core.exceptions',
-    'TransmissionInputError': '.core.exceptions',
-    'TransmissionLoadError': '.core.exceptions',
-    'TransmissionValueError': '.core.exceptions',
-    'TransmissionWarning': '.core.exceptions',
-    'UnknownNameError': '.core.exceptions',
-    'UnknownTransmissionTypeError': '.core.exceptions',
-    'UrdfTransmissionError': '.core.exceptions',
-    'ActuatorHandle': '.core.handles',
-    'JointHandle': '.core.handles',
-    'INTERFACES': '.core.interfaces',
-    'LinearMap': '.core.linear',
-    'LinearTransmission': '.core.linear',
-    'Transmission': '.core.transmission',
-    'load_robot_transmissions': '.robot.loading',
-    'lint_urdf': '.robot.lint_urdf',
-    'Finding': '.core.findings',
-    'RobotTransmissions': '.robot.robot_transmissions',
-    'RobotTransmission': '.robot.wiring',
-    'CouplingTransmission': '.transmissions.coupling_transmission',
-    'DifferentialTransmission': '.transmissions.differential_transmission',
-    'FourBarLinkageTransmission': '.transmissions.four_bar_linkage_transmission',
-    'J0Transmission': '.transmissions.j0_transmission',
-    'J0TransmissionForMuscle': '.transmissions.j0_transmission_for_muscle',
-    'PR2GripperTransmission': '.transmissions.pr2_gripper_transmission',
-    'ShadowSimpleTransmission': '.transmissions.shadow_simple_transmission',
-    'ParallelAnkleTransmission': '.transmissions.parallel_ankle_transmission',
-    'SimpleTransmission': '.transmissions.simple_transmission',
-    'SliderCrankTransmission': '.transmissions.slider_crank_transmission',
-    'TableTransmission': '.transmissions.table_transmission',
-    'WristTransmission': '.transmissions.wrist_transmission',
-}
 
-__all__ = [
-    'ActuatorHandle',
-    'BadValueError',
-    'BrokenReferenceError',
-    'CouplingTransmission',
-    'DifferentialTransmission',
-    'Finding',
-    'FourBarLinkageTransmission',
-    'INTERFACES',
-    'IncompleteTransmissionError',
-    'J0Transmission',
-    'J0TransmissionForMuscle',
-    'JointHandle',
-    'LinearMap',
-    'LinearTransmission',
-    'LoadWarning',
-    'PR2GripperTransmission',
-    'ParallelAnkleTransmission',
-    'RobotTransmission',
-    'RobotTransmissions',
-    'ShadowSimpleTransmission',
-    'SimpleTransmission',
-    'SliderCrankTransmission',
-    'TableTransmission',
-    'Transmission',
-    'TransmissionConfigurationError',
-    'TransmissionError',
-    'TransmissionFileError',
-    'TransmissionInputError',
-    'TransmissionLoadError',
-    'TransmissionValueError',
-    'TransmissionWarning',
-    'UnknownNameError',
-    'UnknownTransmissionTypeError',
-    'UrdfTransmissionError',
-    'WristTransmission',
-    'lint_urdf',
-    'load_robot_transmissions',
-]
+@cache
+def _public() -> dict[str, str]:
+    """
+    Return each public name and its module: the ``TYPE_CHECKING`` imports of this file.
+
+    Those imports declare the public names once: type checkers and IDEs read them, and
+    :func:`__getattr__` imports each name from its line on first use (hence ``noqa: F401``).
+    """
+    tree = ast.parse(Path(__file__).read_text(encoding='utf-8'))
+    block = next(node for node in tree.body if isinstance(node, ast.If))
+    return {alias.name: str(node.module) for node in block.body
+            if isinstance(node, ast.ImportFrom) for alias in node.names}
 
 
 def __getattr__(name: str) -> Any:
-    """Import a public name on first use."""
-    module = _PUBLIC.get(name)
+    """Import a public name on first use (and list them all as ``__all__``)."""
+    if name == '__all__':
+        return sorted(_public())
+    module = _public().get(name)
     if module is None:
         raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
-    value = getattr(import_module(module, __name__), name)
+    value = getattr(import_module(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
     """List the public names with the module's own."""
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(_public()))

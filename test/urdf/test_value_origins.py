@@ -84,7 +84,7 @@ def test_origins_of_roles_params_and_interfaces():
     infos = {i.name: i for i in parse_transmissions(text).transmissions}
     wrist = infos['wrist_trans']
     motor = next(a for a in wrist.actuators if a.name == 'wrist_motor_2')
-    assert motor.origins['role'].path == f"{motor.path}/@role"
+    assert motor.origins['role'].path == f'{motor.path}/@role'
     assert 'role="actuator2"' in text.splitlines()[motor.origins['role'].line - 1]
     torso = infos['torso_trans'].actuators[0]
     assert torso.origins['gear_ratio'].path.endswith("/param[@name='gear_ratio']")
@@ -127,8 +127,8 @@ def test_the_rewriter_writes_where_the_reader_read(name):
         assert skipped == []
         again = load_robot_transmissions(new, lenient=True, warn=False).transmission(t.name)
         assert again.transmission.get_actuator_reduction() == 123.5   # the reader reads it
-        changed = [i + 1 for i, (a, b) in enumerate(zip(unchanged.splitlines(),
-                                                         new.splitlines())) if a != b]
+        pairs = zip(unchanged.splitlines(), new.splitlines())
+        changed = [i + 1 for i, (a, b) in enumerate(pairs) if a != b]
         if origin.given:   # in place: only the recorded line changes (lines of ``unchanged``)
             record = next(i for i in parse_transmissions(unchanged, source='all',
                                                          lenient=True).transmissions

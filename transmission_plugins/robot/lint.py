@@ -48,12 +48,12 @@ from transmission_plugins.transmissions.simple_transmission import SimpleTransmi
 from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.elements import quoted
 from transmission_plugins.urdf.elements import source_line
-from transmission_plugins.urdf.elements import XmlElement
 from transmission_plugins.urdf.joints import UrdfJoint
 from transmission_plugins.urdf.readers import ACTUATOR_TO_JOINT_TAG
 from transmission_plugins.urdf.readers import JOINT_TO_ACTUATOR_TAG
 from transmission_plugins.urdf.readers import read_coupling
 from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
+from transmission_plugins.urdf.records import item_key
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_PREFIX
 from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_TAG
@@ -120,14 +120,6 @@ def shared_actuators(transmissions: Sequence[RobotTransmission],
     return found
 
 
-def _interface_line(element: XmlElement | None, name: str) -> int | None:
-    for child in element if element is not None else ():
-        if local_name(child) == HARDWARE_INTERFACE_TAG and (child.text or '').strip() in (
-                name, name[len(HARDWARE_INTERFACE_PREFIX):]):
-            return source_line(child)
-    return None
-
-
 def unknown_interfaces(infos: Iterable[TransmissionInfo]) -> list[Finding]:
     """Find ``<hardwareInterface>`` names outside :data:`HARDWARE_INTERFACES`, with the nearest."""
     found = []
@@ -145,7 +137,8 @@ def unknown_interfaces(infos: Iterable[TransmissionInfo]) -> list[Finding]:
                 found.append(Finding(
                     UNKNOWN_INTERFACE, f'{end.path}/{HARDWARE_INTERFACE_TAG}',
                     f'unknown hardware interface {name!r}{hint}',
-                    _interface_line(end.element, name) or end.line))
+                    origin.line if (origin := end.origins.get(item_key('interfaces', name)))
+                    else end.line))
     return found
 
 
@@ -224,11 +217,12 @@ def inverse_pairs(infos: Iterable[TransmissionInfo]) -> list[Finding]:
         residual = inverse_residual(a2j, np.array(reading.joint_to_actuator, dtype=np.float64))
         if residual <= INVERSE_TOLERANCE:
             continue
-        path, line = reading.sources[JOINT_TO_ACTUATOR_TAG]
+        path, line, _ = reading.origins[JOINT_TO_ACTUATOR_TAG]
+        first = reading.origins[ACTUATOR_TO_JOINT_TAG].path
         which = 'B A - I' if a2j.shape[0] >= a2j.shape[1] else 'A B - I'
         found.append(Finding(
             NOT_INVERSE, path, f'this matrix (B) is not an inverse of the '
-            f'{ACTUATOR_TO_JOINT_TAG} matrix (A) at {reading.sources[ACTUATOR_TO_JOINT_TAG][0]}: '
+            f'{ACTUATOR_TO_JOINT_TAG} matrix (A) at {first}: '
             f'the largest entry of {which} is {residual:.3g}, more than {INVERSE_TOLERANCE:g}; '
             'round trips would drift (give more digits, or leave B out to derive it)', line))
     return found

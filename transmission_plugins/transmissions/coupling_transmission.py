@@ -32,6 +32,7 @@ from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.linear import LinearTransmission
 from transmission_plugins.urdf.readers import COUPLING_VOCABULARY
 from transmission_plugins.urdf.readers import read_coupling
+from transmission_plugins.urdf.records import Origin
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.records import TransmissionWiring
 
@@ -142,8 +143,9 @@ class CouplingTransmission(LinearTransmission):
         try:
             transmission = cls(r.actuator_to_joint, r.joint_to_actuator, r.joint_offset)
         except TransmissionValueError as e:
-            path, line = r.sources.get(e.parameter, (info.path, info.line))
-            raise BadValueError(path, f'expected {e.expected}, got {e.value!r}', line) from e
+            origin = r.origins.get(e.parameter, Origin(info.path, info.line))
+            raise BadValueError(origin.path, f'expected {e.expected}, got {e.value!r}',
+                                origin.line) from e
         return TransmissionWiring(transmission, r.joint_names, r.actuator_names)
 
     @classmethod

@@ -25,6 +25,7 @@ from transmission_plugins.urdf.elements import parse_float
 from transmission_plugins.urdf.elements import require_attribute
 from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
+from transmission_plugins.urdf.records import Origin
 from transmission_plugins.urdf.vocabulary import ACTUATOR_PARAMS
 from transmission_plugins.urdf.vocabulary import MOTOR_INERTIA_TAG
 
@@ -45,7 +46,8 @@ def _check_extension(key: str, value: float, path: str, line: int | None) -> flo
     return value
 
 
-def read_actuator_extensions(element: XmlElement, path: str) -> dict[str, Any]:
+def read_actuator_extensions(element: XmlElement, path: str,
+                             origins: dict[str, Origin] | None = None) -> dict[str, Any]:
     """
     Read the actuator data an ``<actuator>`` element of a ``<transmission>`` may carry.
 
@@ -53,19 +55,21 @@ def read_actuator_extensions(element: XmlElement, path: str) -> dict[str, Any]:
     ``<param>`` values and FROST's ``<motorInertia>`` of doc/urdf.md; other children are left to
     the caller.
 
+    :param origins: when given, receives field name ->
+        :class:`~transmission_plugins.urdf.records.Origin` of each value read
     :returns: a dict with some of ``rotor_inertia``, ``gear_ratio``, ``effort_limit`` (floats)
         and ``controller_gains`` (``(p, d)``), ready for :class:`ActuatorInfo` fields
     :raises BadValueError: non-numeric or out-of-range values, duplicates, ``kd`` without ``kp``
     :raises IncompleteTransmissionError: missing ``value``, ``p``, ``d`` or ``name`` attributes
     """
     found: dict[str, float] = {}
-    where: dict[str, str] = {}
+    where: dict[str, Origin] = {}
 
     def put(key: str, value: float, at: str, line: int | None) -> None:
         if key in found:
-            raise BadValueError(at, f'{key} is given twice (first at {where[key]})', line)
+            raise BadValueError(at, f'{key} is given twice (first at {where[key].path})', line)
         found[key] = _check_extension(key, value, at, line)
-        where[key] = at
+        where[key] = Origin(at, line)
 
     for child in children(element):
         tag = local_name(child)
@@ -85,7 +89,11 @@ def read_actuator_extensions(element: XmlElement, path: str) -> dict[str, Any]:
                 line)
     out: dict[str, Any] = {k: found[k] for k in _VALUE_TAGS if k in found}
     if 'kd' in found and 'kp' not in found:
-        raise BadValueError(where['kd'], 'kd is given without kp', None)
+        raise BadValueError(where['kd'].path, 'kd is given without kp', None)
     if 'kp' in found:
         out['controller_gains'] = (found['kp'], found.get('kd', 0.0))
+        where['controller_gains'] = where.pop('kp')
+    where.pop('kd', None)
+    if origins is not None:
+        origins.update(where)
     return out

@@ -54,7 +54,9 @@ from transmission_plugins.urdf.records import DIALECT_FROST
 from transmission_plugins.urdf.records import DIALECT_PR2
 from transmission_plugins.urdf.records import DIALECT_ROS1
 from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
+from transmission_plugins.urdf.records import item_key
 from transmission_plugins.urdf.records import JointInfo
+from transmission_plugins.urdf.records import Origin
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.text import parse_xml
 from transmission_plugins.urdf.vocabulary import ACTUATOR_TAG
@@ -123,15 +125,20 @@ def read_number(ctx: ParseContext, text: str, path: str, line: int | None, *, de
 
 
 # ----------------------------------------------------------------- <joint> and <actuator>
-def read_role(ctx: ParseContext, element: XmlElement, path: str) -> str | None:
+def read_role(ctx: ParseContext, element: XmlElement, path: str,
+              origins: dict[str, Origin]) -> str | None:
+    """Return the role (attribute or ``<role>``), recording its origin in ``origins``."""
     attribute = element.get('role')
     role_element = single_child_of(ctx, element, path, (ROLE_TAG,))
+    if attribute is not None:  # the attribute names the role's place, also when both agree
+        origins['role'] = Origin(f'{path}/@role', source_line(element))
     if role_element is None:
         return attribute.strip() if attribute is not None else None
     text = element_text(role_element)
     if attribute is not None and attribute.strip() != text:
         raise BadValueError(f'{path}/{ROLE_TAG}', f'role attribute {attribute!r} and <role> '
                             f'element {text!r} disagree', source_line(role_element))
+    origins.setdefault('role', Origin(f'{path}/{ROLE_TAG}', source_line(role_element)))
     return text
 
 
@@ -147,7 +154,9 @@ def read_bool(element: XmlElement, path: str, attribute: str) -> bool:
                         source_line(element))
 
 
-def read_interfaces(ctx: ParseContext, element: XmlElement, path: str) -> tuple[str, ...]:
+def read_interfaces(ctx: ParseContext, element: XmlElement, path: str,
+                    origins: dict[str, Origin]) -> tuple[str, ...]:
+    """Return the ``<hardwareInterface>`` names, normalised, recording their origins."""
     names: list[str] = []
     for child in ctx.children(element, HARDWARE_INTERFACE_TAG):
         text = element_text(child)
@@ -162,42 +171,52 @@ def read_interfaces(ctx: ParseContext, element: XmlElement, path: str) -> tuple[
             text = HARDWARE_INTERFACE_PREFIX + text
         if text not in names:
             names.append(text)
+            origins[item_key('interfaces', text)] = Origin(f'{path}/{HARDWARE_INTERFACE_TAG}',
+                                                           source_line(child))
     return tuple(names)
 
 
-def read_value(ctx: ParseContext, element: XmlElement, path: str, tags: Sequence[str], *,
-               default: float, nonzero: bool) -> float | None:
+def read_value(ctx: ParseContext, element: XmlElement, path: str, tags: Sequence[str],
+               key: str, origins: dict[str, Origin], *, default: float,
+               nonzero: bool) -> float | None:
+    """Return the number of the one child named one of ``tags``; its origin goes to ``key``."""
     child = single_child_of(ctx, element, path, tags)
     if child is None:
         return None
-    return read_number(ctx, element_text(child), f'{path}/{local_name(child)}', source_line(child),
-                       default=default, nonzero=nonzero)
+    origin = Origin(f'{path}/{local_name(child)}', source_line(child))
+    origins[key] = origin
+    return read_number(ctx, element_text(child), origin.path, origin.line, default=default,
+                       nonzero=nonzero)
 
 
 def read_end(ctx: ParseContext, element: XmlElement, path: str,
              default_name: str | None = None) -> dict[str, Any]:
     """Read what ``<joint>`` and ``<actuator>`` have in common (``default_name``: if nameless)."""
     nameless = default_name is not None and element.get('name') is None
+    origins: dict[str, Origin] = {}
     return {
         'name': default_name if nameless else require_name(element, path),
         **({'implicit': True} if nameless else {}),
-        'role': read_role(ctx, element, path),
+        'role': read_role(ctx, element, path, origins),
         'mechanical_reduction': read_value(ctx, element, path, REDUCTION_TAGS,
+                                           'mechanical_reduction', origins,
                                            default=DEFAULT_REDUCTION, nonzero=True),
-        'offset': read_value(ctx, element, path, (OFFSET_TAG,), default=DEFAULT_OFFSET,
-                             nonzero=False),
-        'interfaces': read_interfaces(ctx, element, path),
+        'offset': read_value(ctx, element, path, (OFFSET_TAG,), 'offset', origins,
+                             default=DEFAULT_OFFSET, nonzero=False),
+        'interfaces': read_interfaces(ctx, element, path, origins),
         'read_only': read_bool(element, path, 'read_only'),
         'path': path,
         'line': source_line(element),
         'element': element,
+        'origins': origins,
     }
 
 
-def read_actuator_data(ctx: ParseContext, element: XmlElement, path: str) -> dict[str, Any]:
+def read_actuator_data(ctx: ParseContext, element: XmlElement, path: str,
+                       origins: dict[str, Origin]) -> dict[str, Any]:
     """Read Drake tags and ros2_control ``<param>`` values of an actuator (lenient: warn)."""
     try:
-        return read_actuator_extensions(element, path)
+        return read_actuator_extensions(element, path, origins)
     except UrdfTransmissionError as e:
         if not ctx.lenient:
             raise
@@ -402,14 +421,16 @@ def _frost_shaped(ctx: ParseContext, element: XmlElement) -> bool:
     return bool(inertia) or any(a.get('name') is None for a in actuators)
 
 
-def _read_params(ctx: ParseContext, element: XmlElement, path: str) -> dict[str, str]:
+def _read_params(ctx: ParseContext, element: XmlElement, path: str,
+                 origins: dict[str, Origin]) -> dict[str, str]:
     params: dict[str, str] = {}
     for child in ctx.children(element, PARAM_TAG):
         name = require_attribute(child, 'name', f'{path}/{PARAM_TAG}')
+        where = f"{path}/{PARAM_TAG}[@name='{name}']"
         if name in params:
-            raise BadValueError(f"{path}/{PARAM_TAG}[@name='{name}']", f'parameter {name!r} is '
-                                'given twice', source_line(child))
+            raise BadValueError(where, f'parameter {name!r} is given twice', source_line(child))
         params[name] = element_text(child)
+        origins[item_key('params', name)] = Origin(where, source_line(child))
     return params
 
 
@@ -428,13 +449,15 @@ def _parse_transmission(element: XmlElement, block: XmlElement | None, path: str
             joints.append(JointInfo(**read_end(ctx, child, joint_paths[child])))
         elif child in actuator_paths:
             fields = read_end(ctx, child, actuator_paths[child], nameless)
-            fields.update(read_actuator_data(ctx, child, actuator_paths[child]))
+            fields.update(read_actuator_data(ctx, child, actuator_paths[child],
+                                             fields['origins']))
             actuators.append(ActuatorInfo(**fields))
     params: dict[str, str] = {}
+    origins: dict[str, Origin] = {}
     reduction = None
     block_name = block_type = None
     if block is not None:
-        params = _read_params(ctx, element, path)
+        params = _read_params(ctx, element, path, origins)
         block_name = block.get('name')
         block_type = block.get('type')
         block_joints = [j.get('name') for j in ctx.children(block, JOINT_TAG)]
@@ -453,14 +476,14 @@ def _parse_transmission(element: XmlElement, block: XmlElement | None, path: str
                     name=implicit_actuator_name(block), role='actuator1', path=block_path,
                     line=source_line(block), element=None, implicit=True))
     else:
-        reduction = read_value(ctx, element, path, REDUCTION_TAGS, default=DEFAULT_REDUCTION,
-                               nonzero=True)
+        reduction = read_value(ctx, element, path, REDUCTION_TAGS, 'mechanical_reduction',
+                               origins, default=DEFAULT_REDUCTION, nonzero=True)
         actuators = _motor_inertia(ctx, element, path, actuators)
     return TransmissionInfo(
         name=name, type=type_name, joints=tuple(joints), actuators=tuple(actuators),
         dialect=dialect, params=params, path=path, line=source_line(element), element=element,
         lenient=ctx.lenient, mechanical_reduction=reduction, block=block_name,
-        block_type=block_type)
+        block_type=block_type, origins=origins)
 
 
 def implicit_actuator_name(block: XmlElement) -> str:
@@ -492,7 +515,8 @@ def _motor_inertia(ctx: ParseContext, element: XmlElement, path: str,
         raise BadValueError(where, f'the rotor inertia of actuator {actuator.name!r} is described '
                             f'twice: {actuator.rotor_inertia!r} in the <actuator> and {value!r} '
                             'here; give it once', line)
-    return [replace(actuator, rotor_inertia=value)]
+    return [replace(actuator, rotor_inertia=value,
+                    origins={**actuator.origins, 'rotor_inertia': Origin(where, line)})]
 
 
 # ---------------------------------------------------------------------------------- duplicates
@@ -515,7 +539,8 @@ def _merge_ends(first: Sequence[Any], other: Sequence[Any]) -> tuple[Any, ...]:
     merged = []
     for a, b in zip(first, other):
         extra = tuple(i for i in b.interfaces if i not in a.interfaces)
-        merged.append(replace(a, interfaces=a.interfaces + extra) if extra else a)
+        merged.append(replace(a, interfaces=a.interfaces + extra,
+                              origins={**b.origins, **a.origins}) if extra else a)
     return tuple(merged)
 
 

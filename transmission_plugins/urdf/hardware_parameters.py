@@ -36,7 +36,9 @@ from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
 from transmission_plugins.urdf.records import ActuatorInfo
 from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
+from transmission_plugins.urdf.records import item_key
 from transmission_plugins.urdf.records import JointInfo
+from transmission_plugins.urdf.records import Origin
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.vocabulary import DEFAULT_OFFSET
 from transmission_plugins.urdf.vocabulary import DEFAULT_REDUCTION
@@ -143,8 +145,8 @@ def _robotis(block: XmlElement, block_path: str, driven: Sequence[str],
         dialect=DIALECT_ROS2_CONTROL,
         params={ROBOTIS_MATRICES[k]: params[k][0].replace(',', ' ')
                 for k in ROBOTIS_MATRICES if k in params},
-        param_sources={ROBOTIS_MATRICES[k]: params[k][1:] for k in ROBOTIS_MATRICES
-                       if k in params},
+        origins={item_key('params', ROBOTIS_MATRICES[k]): Origin(*params[k][1:])
+                 for k in ROBOTIS_MATRICES if k in params},
         path=hardware_path, line=source_line(hardware), lenient=lenient, block=block.get('name'),
         block_type=block.get('type'))]
 
@@ -168,20 +170,24 @@ def _dynamixel(block: XmlElement, block_path: str, driven: Sequence[str], lenien
         if not set(params) & set(DYNAMIXEL_PARAMS) or name in driven:
             continue
         gear_ratio = DEFAULT_REDUCTION
+        origins: dict[str, Origin] = {}
         if 'gear_ratio' in params:
             text, path, line = params['gear_ratio']
             gear_ratio = parse_float(text, path, nonzero=True, line=line)
+            origins['mechanical_reduction'] = Origin(path, line)
         offset = DEFAULT_OFFSET
         if 'offset' in params:
             text, path, line = params['offset']
             offset = parse_float(text, path, line=line)
+            origins['offset'] = Origin(path, line)
         servo = f"dxl{params['id'][0]}" if 'id' in params else name
         line = source_line(joint)
         infos.append(TransmissionInfo(
             name=f'{block_name}/{name}', type=SIMPLE_TYPE,
             # (servo - offset) / gear_ratio = servo / gear_ratio + joint offset
             joints=(JointInfo(name=name, mechanical_reduction=gear_ratio,
-                              offset=-offset / gear_ratio + 0.0, path=joint_path, line=line),),
+                              offset=-offset / gear_ratio + 0.0, path=joint_path, line=line,
+                              origins=origins),),
             actuators=(ActuatorInfo(name=f'{block_name}/{servo}', path=joint_path, line=line,
                                     implicit=True),),
             dialect=DIALECT_ROS2_CONTROL, path=joint_path, line=line, lenient=lenient,

@@ -44,6 +44,7 @@ from transmission_plugins.urdf.readers import lenient_problem
 from transmission_plugins.urdf.readers import order_by_role
 from transmission_plugins.urdf.records import ActuatorInfo
 from transmission_plugins.urdf.records import JointInfo
+from transmission_plugins.urdf.records import Origin
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.records import TransmissionWiring
 from transmission_plugins.urdf.vocabulary import ElementRule
@@ -70,8 +71,6 @@ TABLE_VOCABULARY = UrdfVocabulary(
     extra_children=(TABLE_TAG,),
     elements={TABLE_TAG: ElementRule((OUTSIDE_ATTRIBUTE,), (POINT_TAG,))})
 
-#: Where a constructor parameter was read: element path and line.
-_Origins = dict[str, tuple[str, int | None]]
 _End = JointInfo | ActuatorInfo
 
 
@@ -128,10 +127,10 @@ def read_point(info: TransmissionInfo, element: XmlElement, path: str,
 
 
 def _child_point(info: TransmissionInfo, end: _End, tag: str,
-                 size: int) -> tuple[list[float], str, int | None]:
+                 size: int) -> tuple[list[float], Origin]:
     element = one_child(_element(info, end), end.path, tag)
     value, where = read_point(info, element, child_path(end.path, element), size)
-    return value, where, source_line(element)
+    return value, Origin(where, source_line(element))
 
 
 def _element(info: TransmissionInfo, end: _End) -> XmlElement:
@@ -143,14 +142,14 @@ def _element(info: TransmissionInfo, end: _End) -> XmlElement:
 
 
 def _build(cls: Callable[..., Transmission], info: TransmissionInfo, kwargs: dict[str, Any],
-           origins: _Origins) -> Transmission:
+           origins: dict[str, Origin]) -> Transmission:
     """Build, reporting a rejected value at the element it was read from."""
     try:
         return cls(**kwargs)
     except TransmissionValueError as e:
-        path, line = origins.get(e.parameter, (info.path, info.line))
-        raise BadValueError(path, f'{e.parameter}: expected {e.expected}, got {e.value!r}',
-                            line) from e
+        origin = origins.get(e.parameter, Origin(info.path, info.line))
+        raise BadValueError(origin.path, f'{e.parameter}: expected {e.expected}, got '
+                            f'{e.value!r}', origin.line) from e
 
 
 # ---------------------------------------------------------------------------------- readers
@@ -172,12 +171,12 @@ def ankle_from_info(cls: Callable[..., Transmission],
     actuators = order_by_role(info, info.actuators, ('actuator1', 'actuator2'), 'actuator')
     _no_reduction(info, list(joints) + list(actuators))
     kwargs: dict[str, Any] = {tag: [] for tag in ANKLE_POINTS}
-    origins: _Origins = {tag: (info.path, info.line) for tag in ANKLE_POINTS}
+    origins: dict[str, Origin] = {tag: Origin(info.path, info.line) for tag in ANKLE_POINTS}
     for i, actuator in enumerate(actuators):
         for tag in ANKLE_POINTS:
-            point, where, line = _child_point(info, actuator, tag, 3)
+            point, origin = _child_point(info, actuator, tag, 3)
             kwargs[tag].append(point)
-            origins[f'{tag}[{i}]'] = (where, line)
+            origins[f'{tag}[{i}]'] = origin
     transmission = _build(cls, info, kwargs, origins)
     return TransmissionWiring(transmission, tuple(j.name for j in joints),
                               tuple(a.name for a in actuators))
@@ -198,9 +197,9 @@ def slider_crank_from_info(cls: Callable[..., Transmission],
     _count(info, info.actuators, 1, 'actuator')
     joint, actuator = info.joints[0], info.actuators[0]
     _no_reduction(info, (joint, actuator))
-    lever, where, line = _child_point(info, joint, LEVER_TIP, 2)
+    lever, origin = _child_point(info, joint, LEVER_TIP, 2)
     kwargs: dict[str, Any] = {LEVER_TIP: lever}
-    origins: _Origins = {LEVER_TIP: (where, line)}
+    origins: dict[str, Origin] = {LEVER_TIP: origin}
     element = _element(info, actuator)
     given = [kind for kind in (ROTARY, LINEAR) if any(children(element, t) for t in kind)]
     if len(given) != 1:
@@ -210,8 +209,7 @@ def slider_crank_from_info(cls: Callable[..., Transmission],
                     f'actuator) or <slider_tip> and <slider_axis> (a linear one), got '
                     f'{found or "none"}', actuator.line)
     for tag in given[0]:
-        kwargs[tag], where, line = _child_point(info, actuator, tag, 2)
-        origins[tag] = (where, line)
+        kwargs[tag], origins[tag] = _child_point(info, actuator, tag, 2)
     transmission = _build(cls, info, kwargs, origins)
     return TransmissionWiring(transmission, (joint.name,), (actuator.name,))
 
@@ -235,11 +233,11 @@ def table_from_info(cls: Callable[..., Transmission],
     table = one_child(transmission_element(info), info.path, TABLE_TAG)
     path = child_path(info.path, table)
     kwargs: dict[str, Any] = {'actuator_position': [], 'joint_position': []}
-    origins: _Origins = {}
+    origins: dict[str, Origin] = {}
     outside = table.get(OUTSIDE_ATTRIBUTE)
     if outside is not None:
         kwargs[OUTSIDE_ATTRIBUTE] = outside.strip()
-        origins[OUTSIDE_ATTRIBUTE] = (f'{path}/@{OUTSIDE_ATTRIBUTE}', source_line(table))
+        origins[OUTSIDE_ATTRIBUTE] = Origin(f'{path}/@{OUTSIDE_ATTRIBUTE}', source_line(table))
     for k, point in enumerate(children(table, POINT_TAG)):
         point_path = child_path(path, point, k + 1)
         _attributes(info, point, point_path, ('actuator', 'joint'))
@@ -247,9 +245,9 @@ def table_from_info(cls: Callable[..., Transmission],
             where = f'{point_path}/@{side}'
             text = require_attribute(point, side, point_path)
             kwargs[f'{side}_position'].append(parse_float(text, where, line=source_line(point)))
-            origins[f'{side}_position[{k}]'] = (where, source_line(point))
-    origins.setdefault('actuator_position', (path, source_line(table)))
-    origins.setdefault('joint_position', (path, source_line(table)))
+            origins[f'{side}_position[{k}]'] = Origin(where, source_line(point))
+    origins.setdefault('actuator_position', Origin(path, source_line(table)))
+    origins.setdefault('joint_position', Origin(path, source_line(table)))
     transmission = _build(cls, info, kwargs, origins)
     return TransmissionWiring(transmission, (info.joints[0].name,),
                               (info.actuators[0].name,))

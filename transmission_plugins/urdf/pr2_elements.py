@@ -26,6 +26,7 @@ import math
 from typing import Any
 from typing import Callable
 from typing import cast
+from typing import NamedTuple
 import warnings
 
 from transmission_plugins.core.exceptions import BadValueError
@@ -40,9 +41,12 @@ from transmission_plugins.urdf.elements import children
 from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.elements import number
 from transmission_plugins.urdf.elements import one_child
+from transmission_plugins.urdf.elements import parse_float
+from transmission_plugins.urdf.elements import require_attribute
 from transmission_plugins.urdf.elements import require_name
 from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
+from transmission_plugins.urdf.records import Origin
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.records import TransmissionWiring
 from transmission_plugins.urdf.vocabulary import ElementRule
@@ -209,19 +213,45 @@ def wrist_from_info(cls: Callable[..., Transmission],
 
     :raises UrdfTransmissionError: (a subclass) naming the element path and the bad value
     """
-    element = transmission_element(info)
     path = info.path or f"transmission[@name='{info.name}']"
-    names: list[str] = []
-    paths: list[str] = []
-    reductions: list[float] = []
-    for tag in _WRIST_TAGS:
-        child = one_child(element, path, tag)
-        child_p = child_path(path, child)
-        names.append(require_name(child, child_p))
-        paths.append(child_p)
-        reductions.append(number(child, child_p, _WRIST_REDUCTION_ATTRIBUTE, nonzero=True))
+    ends = wrist_ends(info)
+    names = [end.name for end in ends]
+    paths = [end.origin.parent for end in ends]
+    reductions = [parse_float(end.text, end.origin.path, nonzero=True, line=end.origin.line)
+                  for end in ends]
     _unique(names[:2], paths[:2], 'actuator')
     _unique(names[2:], paths[2:], 'joint')
     transmission = _build(cls, path, {'actuator_reduction': reductions[:2],
                                       'joint_reduction': reductions[2:]})
     return TransmissionWiring(transmission, tuple(names[2:]), tuple(names[:2]))
+
+
+class WristEnd(NamedTuple):
+    """One end of a PR2 wrist: its element's tag, its name and its reduction attribute."""
+
+    tag: str
+    name: str
+    #: the ``mechanicalReduction`` attribute as written
+    text: str
+    #: where the reduction is read: ``.../flexJoint[@name='j']/@mechanicalReduction``
+    origin: Origin
+
+
+def wrist_ends(info: TransmissionInfo) -> list[WristEnd]:
+    """
+    Return the four ends of a wrist, in the order right, left, flex, roll.
+
+    :raises UrdfTransmissionError: an element is missing or given twice, a name or the
+        reduction attribute is missing or empty
+    """
+    element = transmission_element(info)
+    path = info.path or f"transmission[@name='{info.name}']"
+    ends = []
+    for tag in _WRIST_TAGS:
+        child = one_child(element, path, tag)
+        child_p = child_path(path, child)
+        name = require_name(child, child_p)
+        text = require_attribute(child, _WRIST_REDUCTION_ATTRIBUTE, child_p)
+        ends.append(WristEnd(tag, name, text, Origin(
+            f'{child_p}/@{_WRIST_REDUCTION_ATTRIBUTE}', source_line(child))))
+    return ends

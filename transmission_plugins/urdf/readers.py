@@ -40,13 +40,17 @@ from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
 from transmission_plugins.urdf.records import ActuatorInfo
 from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
+from transmission_plugins.urdf.records import item_key
 from transmission_plugins.urdf.records import JointInfo
+from transmission_plugins.urdf.records import Origin
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.vocabulary import DEFAULT_OFFSET
 from transmission_plugins.urdf.vocabulary import DEFAULT_REDUCTION
 from transmission_plugins.urdf.vocabulary import ElementRule
+from transmission_plugins.urdf.vocabulary import OFFSET_TAG
 from transmission_plugins.urdf.vocabulary import PARAM_TAG
 from transmission_plugins.urdf.vocabulary import REDUCTION_TAGS
+from transmission_plugins.urdf.vocabulary import ROLE_TAG
 from transmission_plugins.urdf.vocabulary import UrdfVocabulary
 
 _DIALECT_NAMES = {'ros1': 'ROS 1', 'pr2': 'PR2', 'frost': 'FROST'}
@@ -101,10 +105,7 @@ def _exactly(info: TransmissionInfo, items: Sequence[_End], count: int, side: st
 
 
 def _role_path(end: JointInfo | ActuatorInfo) -> str:
-    element = end.element
-    if element is not None and element.get('role') is not None:
-        return f'{end.path}/@role'
-    return f'{end.path}/role'
+    return value_origin(end, 'role', ROLE_TAG).path
 
 
 def order_by_role(info: TransmissionInfo, items: Sequence[_End], roles: Sequence[str],
@@ -142,23 +143,56 @@ def order_by_role(info: TransmissionInfo, items: Sequence[_End], roles: Sequence
     return sorted(items, key=lambda i: roles.index(i.role))
 
 
-def _unused(info: TransmissionInfo, path: str, value: float | None, neutral: float,
+def _unused(info: TransmissionInfo, origin: Origin, value: float | None, neutral: float,
             why: str, expected: str | None = None) -> None:
     """Reject a value the dialect's reference loader would ignore, unless it is neutral."""
     if value is None or value == neutral:
         return
     lenient_problem(info, BadValueError(
-        path, f'{why}; the value {value!r} would be ignored'
+        origin.path, f'{why}; the value {value!r} would be ignored'
         f'{f" (expected {expected})" if expected else ""}', info.line), 'ignored')
 
 
-def _value_path(end: JointInfo | ActuatorInfo, tags: Sequence[str]) -> str:
-    element = end.element
-    if element is not None:
-        for child in element:
-            if local_name(child) in tags:
-                return f'{end.path}/{local_name(child)}'
-    return f'{end.path}/{tags[0]}'
+def value_origin(record: JointInfo | ActuatorInfo | TransmissionInfo, field: str,
+                 tag: str) -> Origin:
+    """
+    Return where ``record``'s ``field`` was read, from its ``origins``.
+
+    For a value the text does not give: where a reader would read it, the child ``tag`` of the
+    record's element (``given`` False, the line of that element).
+    """
+    origin = record.origins.get(field)
+    if origin is not None:
+        return origin
+    return Origin(f'{record.path}/{tag}', record.line, given=False)
+
+
+def reduction_tag(info: TransmissionInfo) -> str:
+    """Return the spelling of a reduction element in the dialect of ``info``."""
+    return REDUCTION_TAGS[1] if info.dialect == DIALECT_ROS2_CONTROL else REDUCTION_TAGS[0]
+
+
+def reduction_origin(info: TransmissionInfo,
+                     record: JointInfo | ActuatorInfo | TransmissionInfo) -> Origin:
+    """Return where the reduction of ``record`` (an end of ``info``, or ``info``) is read."""
+    return value_origin(record, 'mechanical_reduction', reduction_tag(info))
+
+
+def simple_reduction_source(
+        info: TransmissionInfo) -> tuple[JointInfo | ActuatorInfo | TransmissionInfo, Origin]:
+    """
+    Return the record whose reduction a SimpleTransmission reads, and where it is read.
+
+    ros2_control: the joint's; the other dialects: the actuator's, else the one written
+    directly under ``<transmission>`` (PR2), else (missing) the actuator's.  The rewriter
+    writes a corrected reduction at that origin, so it goes where this reader reads it.
+    """
+    joint, actuator = info.joints[0], info.actuators[0]
+    if info.dialect == DIALECT_ROS2_CONTROL:
+        return joint, reduction_origin(info, joint)
+    if actuator.mechanical_reduction is None and info.mechanical_reduction is not None:
+        return info, reduction_origin(info, info)
+    return actuator, reduction_origin(info, actuator)
 
 
 # ---------------------------------------------------------------------------------- readers
@@ -174,36 +208,32 @@ def read_simple(info: TransmissionInfo) -> SimpleReading:
     _exactly(info, info.actuators, 1, 'actuator')
     joint = info.joints[0]  # any role is fine for one joint (example 8 uses 'joint2')
     actuator = info.actuators[0]
+    holder, origin = simple_reduction_source(info)
+    reduction = holder.mechanical_reduction
     if info.dialect == DIALECT_ROS2_CONTROL:
-        reduction = (joint.mechanical_reduction if joint.mechanical_reduction is not None
-                     else DEFAULT_REDUCTION)
-        _unused(info, _value_path(actuator, REDUCTION_TAGS), actuator.mechanical_reduction, 1.0,
+        _unused(info, reduction_origin(info, actuator), actuator.mechanical_reduction, 1.0,
                 "ros2_control's SimpleTransmission reads only the joint-side "
                 '<mechanical_reduction>')
     else:
-        sources = [(p, v) for p, v in (
-            (_value_path(actuator, REDUCTION_TAGS), actuator.mechanical_reduction),
-            (f'{info.path}/mechanicalReduction', info.mechanical_reduction)) if v is not None]
-        if len(sources) == 2 and sources[0][1] != sources[1][1]:
-            raise BadValueError(sources[1][0], f'the reduction is given twice with different '
-                                f'values: {sources[0][1]!r} at {sources[0][0]} and '
-                                f'{sources[1][1]!r} here', info.line)
-        if sources:
-            reduction = sources[0][1]
-        else:
+        if holder is actuator and info.mechanical_reduction not in (None, reduction):
+            top = reduction_origin(info, info)
+            raise BadValueError(top.path, f'the reduction is given twice with different '
+                                f'values: {reduction!r} at {origin.path} and '
+                                f'{info.mechanical_reduction!r} here', info.line)
+        if reduction is None:
             lenient_problem(info, IncompleteTransmissionError(
                 actuator.path, f'actuator {actuator.name!r} has no <mechanicalReduction> (a '
                 f'{_DIALECT_NAMES.get(info.dialect, info.dialect)} SimpleTransmission requires '
                 'one, on the <actuator>)',
                 actuator.line), f'using the default {DEFAULT_REDUCTION!r}')
-            reduction = DEFAULT_REDUCTION
-        _unused(info, _value_path(joint, REDUCTION_TAGS), joint.mechanical_reduction, 1.0,
+        _unused(info, reduction_origin(info, joint), joint.mechanical_reduction, 1.0,
                 'a ROS 1 SimpleTransmission reads the reduction from the <actuator>, not from '
                 'the <joint>')
-    _unused(info, _value_path(actuator, ('offset',)), actuator.offset, 0.0,
+    _unused(info, value_origin(actuator, 'offset', OFFSET_TAG), actuator.offset, 0.0,
             'the offset is read from the <joint>, not from the <actuator>')
     offset = joint.offset if joint.offset is not None else DEFAULT_OFFSET
-    return SimpleReading(reduction, offset, (joint.name,), (actuator.name,))
+    return SimpleReading(DEFAULT_REDUCTION if reduction is None else reduction, offset,
+                         (joint.name,), (actuator.name,))
 
 
 def read_coupled(info: TransmissionInfo, joint_roles: Sequence[str],
@@ -230,9 +260,9 @@ def read_coupled(info: TransmissionInfo, joint_roles: Sequence[str],
                     actuator.line), f'using the default {DEFAULT_REDUCTION!r}')
             value = DEFAULT_REDUCTION
         actuator_reduction.append(value)
-        _unused(info, _value_path(actuator, ('offset',)), actuator.offset, 0.0,
+        _unused(info, value_origin(actuator, 'offset', OFFSET_TAG), actuator.offset, 0.0,
                 'the offset is read from the <joint>, not from the <actuator>')
-    _unused(info, f'{info.path}/mechanicalReduction', info.mechanical_reduction, 1.0,
+    _unused(info, reduction_origin(info, info), info.mechanical_reduction, 1.0,
             'a reduction directly under <transmission> is ambiguous for two actuators and two '
             'joints; give it on each <actuator> and <joint>')
     sets = [frozenset(j.interfaces) for j in joints]
@@ -272,8 +302,8 @@ class CouplingReading(NamedTuple):
     joint_offset: tuple[float, ...]
     joint_names: tuple[str, ...]
     actuator_names: tuple[str, ...]
-    #: matrix name -> (element path, line) of where it was read, for the constructor's errors
-    sources: dict[str, tuple[str, int | None]]
+    #: matrix name -> where it was read, for the constructor's errors
+    origins: dict[str, Origin]
 
 
 def _own_text(element: XmlElement) -> str:
@@ -294,9 +324,8 @@ def _matrix_text(info: TransmissionInfo,
                 found.append((_own_text(child), f"{info.path}/{PARAM_TAG}[@name='{tag}']",
                               source_line(child)))
     elif tag in info.params:
-        path, line = info.param_sources.get(
-            tag, (f"{info.path}/{PARAM_TAG}[@name='{tag}']", info.line))
-        found.append((info.params[tag], path, line))
+        origin = value_origin(info, item_key('params', tag), f"{PARAM_TAG}[@name='{tag}']")
+        found.append((info.params[tag], origin.path, origin.line))
     if len(found) > 1:
         raise BadValueError(found[1][1], f'the {tag} matrix is given {len(found)} times '
                             f'(first at {found[0][1]}); expected at most once', found[1][2])
@@ -342,11 +371,11 @@ def read_coupling(info: TransmissionInfo) -> CouplingReading:
                               'actuator')
     why = 'the coupling matrix holds the whole map, a reduction is not read'
     for end in list(joints) + list(actuators):
-        _unused(info, _value_path(end, REDUCTION_TAGS), end.mechanical_reduction, 1.0, why)
+        _unused(info, reduction_origin(info, end), end.mechanical_reduction, 1.0, why)
     for actuator in actuators:
-        _unused(info, _value_path(actuator, ('offset',)), actuator.offset, 0.0,
+        _unused(info, value_origin(actuator, 'offset', OFFSET_TAG), actuator.offset, 0.0,
                 'the offset is read from the <joint>, not from the <actuator>')
-    _unused(info, f'{info.path}/mechanicalReduction', info.mechanical_reduction, 1.0, why)
+    _unused(info, reduction_origin(info, info), info.mechanical_reduction, 1.0, why)
     joint_names = tuple(j.name for j in joints)
     actuator_names = tuple(a.name for a in actuators)
     forward = _read_matrix(info, ACTUATOR_TO_JOINT_TAG, joint_names, actuator_names,
@@ -358,13 +387,13 @@ def read_coupling(info: TransmissionInfo) -> CouplingReading:
             'matrix of the joint positions over the actuator positions', info.line)
     backward = _read_matrix(info, JOINT_TO_ACTUATOR_TAG, actuator_names, joint_names,
                             ('actuator', 'joint'))
-    sources = {ACTUATOR_TO_JOINT_TAG: forward[1:]}
+    origins = {ACTUATOR_TO_JOINT_TAG: Origin(*forward[1:])}
     if backward is not None:
-        sources[JOINT_TO_ACTUATOR_TAG] = backward[1:]
+        origins[JOINT_TO_ACTUATOR_TAG] = Origin(*backward[1:])
     return CouplingReading(
         forward[0], None if backward is None else backward[0],
         tuple(j.offset if j.offset is not None else DEFAULT_OFFSET for j in joints),
-        joint_names, actuator_names, sources)
+        joint_names, actuator_names, origins)
 
 
 # ---------------------------------------------------------------------------------- Shadow
@@ -398,13 +427,12 @@ def _shadow_simple_ends(info: TransmissionInfo) -> tuple[JointInfo, ActuatorInfo
     actuator = _first_only(info, info.actuators, 'actuator')
     why = f'{info.type} reads no reduction (its map is fixed)'
     for end in (joint, actuator):
-        path = _value_path(end, REDUCTION_TAGS)
-        _unused(info, path, end.mechanical_reduction, 1.0, why,
-                f'1 or no <{path.rsplit("/", 1)[-1]}>')
-        _unused(info, _value_path(end, ('offset',)), end.offset, 0.0,
+        origin = reduction_origin(info, end)
+        _unused(info, origin, end.mechanical_reduction, 1.0, why, f'1 or no <{origin.tag}>')
+        _unused(info, value_origin(end, 'offset', OFFSET_TAG), end.offset, 0.0,
                 f'{info.type} reads no offset (its map is fixed)', '0 or no <offset>')
-    _unused(info, f'{info.path}/mechanicalReduction', info.mechanical_reduction, 1.0, why,
-            '1 or no <mechanicalReduction>')
+    top = reduction_origin(info, info)
+    _unused(info, top, info.mechanical_reduction, 1.0, why, f'1 or no <{top.tag}>')
     return joint, actuator
 
 

@@ -17,6 +17,9 @@ What the URDF parser hands to transmission plugins, and what plugins hand back.
 
 The URDF protocol of a plugin (``from_info``, ``URDF_VOCABULARY``) is ARCHITECTURE.md's "Plugin
 protocol"; the raw element stays in the records so that a plugin can read its vendor tags.
+Each record keeps, beside each value it holds, where in the text the value was read
+(:class:`Origin`, in the record's ``origins``): errors, lint findings and the URDF rewriter name
+and target that place without searching the XML again.
 """
 
 from dataclasses import dataclass
@@ -26,6 +29,40 @@ from typing import NamedTuple
 
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.urdf.elements import XmlElement
+
+
+class Origin(NamedTuple):
+    """
+    Where a value was read in the URDF text (or, ``given`` False, where it would be read).
+
+    The value itself stays in its record's field (one stored copy); the origin only says where.
+    """
+
+    #: element path of the value: ``.../actuator[@name='m']/mechanicalReduction`` (a child
+    #: element), ``.../flexJoint[@name='j']/@mechanicalReduction`` (an attribute) or
+    #: ``.../param[@name='p']``; the last step is the spelling used
+    path: str
+    #: source line of the element holding the value (None when unknown); when not ``given``,
+    #: the line of the element the value would be added to
+    line: int | None
+    #: False for a value the text does not give: ``path`` is where the reader would read it
+    given: bool = True
+
+    @property
+    def tag(self) -> str:
+        """Return the spelling read: the element's local name, or ``@attribute``."""
+        return self.path.rsplit('/', 1)[-1].split('[', 1)[0]
+
+    @property
+    def parent(self) -> str:
+        """Return the path of the element holding the value (of its element, for an attribute)."""
+        return self.path.rsplit('/', 1)[0]
+
+
+def item_key(field_name: str, item: str) -> str:
+    """Return the ``origins`` key of one item of a collection field: ``params:name``."""
+    return f'{field_name}:{item}'
+
 
 #: Dialects the parser recognises.
 DIALECT_ROS2_CONTROL = 'ros2_control'
@@ -52,6 +89,10 @@ class JointInfo:
     element: XmlElement | None = field(default=None, compare=False, repr=False)
     #: ros2_control ``read_only="true"``
     read_only: bool = False
+    #: field name -> where its value was read: ``mechanical_reduction``, ``offset``, ``role``,
+    #: the actuator data fields, ``interfaces:<name>`` for each interface (:func:`item_key`);
+    #: a value not given has no entry
+    origins: Mapping[str, Origin] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -97,9 +138,9 @@ class TransmissionInfo:
     #: name and type of the enclosing ``<ros2_control>`` block (ros2_control dialect only)
     block: str | None = None
     block_type: str | None = None
-    #: ``<param>`` name -> (element path, line) where each of ``params`` was read, for records
-    #: made from ros2_control hardware parameters (no ``element`` of their own)
-    param_sources: Mapping[str, tuple[str, int | None]] = field(default_factory=dict)
+    #: field name -> where its value was read: ``mechanical_reduction`` and ``params:<name>``
+    #: for each of ``params`` (:func:`item_key`); a value not given has no entry
+    origins: Mapping[str, Origin] = field(default_factory=dict, compare=False, repr=False)
 
 
 class TransmissionWiring(NamedTuple):

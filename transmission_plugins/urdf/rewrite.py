@@ -15,31 +15,46 @@
 """
 Write new reductions and offsets into a URDF, the rest of it unchanged (comments included).
 
-Each value goes where the dialect's reader (:mod:`~.readers`, :mod:`~.pr2_elements`) took it
-from: a ``<mechanicalReduction>`` / ``<mechanical_reduction>`` of the ``<actuator>`` or
-``<joint>`` (ros2_control's SimpleTransmission: the joint's), the PR2's reduction under
-``<transmission>`` or in the ``mechanicalReduction`` attribute of a wrist's
-``<rightActuator>``..., and the joint's ``<offset>``.  A missing element is added (in the
-dialect's spelling, indented like its siblings).  The PR2 wrist has no offset element: such a
-change is returned as not written.  lxml keeps comments, attribute order and the text between
-elements; an expanded ``.xacro`` is written as the URDF it expands to.
+The text is parsed into records (:func:`~.dialects.parse_transmissions`, leniently, every
+``<transmission>``); each value goes to the place its reader reads it from, as that reader
+says: :func:`~.readers.simple_reduction_source` (a SimpleTransmission: the joint's
+``<mechanical_reduction>`` in ros2_control, else the actuator's ``<mechanicalReduction>`` or the
+PR2's under ``<transmission>``), the records' origins for the ends of other transmissions
+(:func:`~.readers.reduction_origin`, :func:`~.readers.value_origin`), and
+:func:`~.pr2_elements.wrist_ends` for the ``mechanicalReduction`` attributes of a PR2 wrist.
+The element is found by the path and line recorded, not searched for; a value the text does
+not give is added where the reader would read it (in the dialect's spelling, indented like its
+siblings).  The PR2 wrist has no offset element: such a change is returned as not written.
+lxml keeps comments, attribute order and the text between elements; an expanded ``.xacro`` is
+written as the URDF it expands to.
 """
 
+import re
 from typing import Any
 from typing import NamedTuple
 from typing import Sequence
 
 from lxml import etree
 
+from transmission_plugins.core.exceptions import UrdfTransmissionError
+from transmission_plugins.urdf.dialects import parse_transmissions
+from transmission_plugins.urdf.dialects import SOURCE_ALL
 from transmission_plugins.urdf.elements import local_name
-from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
-from transmission_plugins.urdf.text import parse_xml
+from transmission_plugins.urdf.pr2_elements import wrist_ends
+from transmission_plugins.urdf.readers import reduction_origin
+from transmission_plugins.urdf.readers import simple_reduction_source
+from transmission_plugins.urdf.readers import value_origin
+from transmission_plugins.urdf.records import JointInfo
+from transmission_plugins.urdf.records import Origin
+from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.vocabulary import OFFSET_TAG
-from transmission_plugins.urdf.vocabulary import REDUCTION_TAGS
 
 #: the PR2 wrist's elements, per parameter kind
 _WRIST_ENDS = {'actuator_reduction': ('rightActuator', 'leftActuator'),
                'joint_reduction': ('flexJoint', 'rollJoint')}
+#: one step of an element path (:func:`~.elements.child_path`): ``tag``, ``tag[@name='n']``
+#: (or with double quotes) or ``tag[i]``
+_STEP = re.compile(r"""/([^/\[\]@]+)(?:\[(?:@name=(?:'([^']*)'|"([^"]*)")|([0-9]+))\])?""")
 
 
 class Change(NamedTuple):
@@ -48,7 +63,8 @@ class Change(NamedTuple):
     #: the ``<transmission name>`` and the line of its element (None: any)
     transmission: str
     line: int | None
-    #: ``ros2_control``, ``ros1`` or ``pr2`` (:mod:`~.records`), and the type's class name
+    #: ``ros2_control``, ``ros1`` or ``pr2`` (:mod:`~.records`; the record parsed from the
+    #: text says it again), and the type's class name
     dialect: str
     kind: str
     #: ``actuator_reduction``, ``joint_reduction`` or ``joint_offset``
@@ -62,13 +78,21 @@ def rewrite_urdf(text: str, changes: Sequence[Change]) -> tuple[str, list[str]]:
     """
     Return ``text`` with ``changes`` written, and the changes that cannot be written (why).
 
-    :raises BadValueError: the text is not well-formed XML
+    :raises BadValueError: the text is not well-formed XML, or its root is not ``<robot>``
     """
-    root = parse_xml(text)
+    parsed = parse_transmissions(text, lenient=True, source=SOURCE_ALL)
+    root: Any = parsed.root
     skipped = []
     for change in changes:
-        element = _transmission(root, change)
-        why = 'no such <transmission>' if element is None else _write(element, change)
+        info = next((i for i in parsed.transmissions
+                     if i.name == change.transmission and i.element is not None
+                     and (change.line is None or i.line == change.line)), None)
+        try:
+            target = 'no such <transmission>' if info is None else change_origin(info, change)
+        except UrdfTransmissionError as e:
+            target = e.message
+        why = target if isinstance(target, str) else _write(root, target,
+                                                            repr(float(change.value)))
         if why:
             skipped.append(f'{change.transmission}: {change.parameter} of {change.end} '
                            f'{change.value!r} not written: {why}')
@@ -81,65 +105,78 @@ def rewrite_urdf(text: str, changes: Sequence[Change]) -> tuple[str, list[str]]:
     return out if out.endswith('\n') else out + '\n', skipped
 
 
-def _transmission(root: Any, change: Change) -> Any:
-    for element in root.iter():
-        if local_name(element) == 'transmission' and element.get('name') == change.transmission \
-                and (change.line is None or element.sourceline == change.line):
-            return element
-    return None
+def change_origin(info: TransmissionInfo, change: Change) -> Origin | str:
+    """
+    Return where the reader of ``info`` reads the value of ``change``, or why there is none.
 
-
-def _end(transmission: Any, tags: Sequence[str], name: str) -> Any:
-    return next((c for c in transmission if local_name(c) in tags and c.get('name') == name),
-                None)
-
-
-def _write(transmission: Any, change: Change) -> str:
-    """Write one change; return why it cannot be written ('' when written)."""
-    text = repr(float(change.value))
+    :raises UrdfTransmissionError: the wrist's elements cannot be read
+    """
     if change.kind == 'WristTransmission':
         if change.parameter == 'joint_offset':
             return 'the PR2 wrist has no offset element (use the calibration file)'
-        end = _end(transmission, _WRIST_ENDS[change.parameter], change.end)
-        if end is None:
-            return f'no element names {change.end!r}'
-        end.set('mechanicalReduction', text)
-        return ''
-    ros2 = change.dialect == DIALECT_ROS2_CONTROL
-    reduction_tag = 'mechanical_reduction' if ros2 else 'mechanicalReduction'
+        tags = _WRIST_ENDS.get(change.parameter, ())
+        found = [e.origin for e in wrist_ends(info) if e.tag in tags and e.name == change.end]
+        return found[0] if found else f'no element names {change.end!r}'
     if change.parameter == 'joint_offset':
-        end = _end(transmission, ('joint',), change.end)
-        tags: Sequence[str] = (OFFSET_TAG,)
-        new_tag = OFFSET_TAG
-    elif change.parameter == 'joint_reduction' or (
-            change.kind == 'SimpleTransmission' and ros2):
-        end = _end(transmission, ('joint',), change.end if change.parameter ==
-                   'joint_reduction' else _only_joint(transmission))
-        tags, new_tag = REDUCTION_TAGS, reduction_tag
+        joint = _named(info.joints, change.end)
+        return (value_origin(joint, 'offset', OFFSET_TAG) if joint is not None
+                else f'no element names {change.end!r}')
+    if change.kind == 'SimpleTransmission' and change.parameter == 'actuator_reduction' and (
+            info.joints and info.actuators):
+        return simple_reduction_source(info)[1]
+    ends = info.joints if change.parameter == 'joint_reduction' else info.actuators
+    end = _named(ends, change.end)
+    return reduction_origin(info, end) if end is not None else \
+        f'no element names {change.end!r}'
+
+
+def _named(ends: Sequence[JointInfo], name: str) -> JointInfo | None:
+    return next((e for e in ends if e.name == name and e.element is not None), None)
+
+
+def element_at(root: Any, path: str, line: int | None) -> Any:
+    """
+    Return the element at ``path`` (an element path of the parser) below ``root``, or None.
+
+    Where the path names several elements (a name used twice), the one starting at ``line``.
+    """
+    found = [root]
+    position = 0
+    first = True
+    while position < len(path):
+        step = _STEP.match(path, position)
+        if step is None:
+            return None
+        position = step.end()
+        tag, single, double, index = step.groups()
+        name = single if single is not None else double
+        candidates = []
+        for parent in found:
+            same = [root] if first else [c for c in parent if local_name(c) == tag]
+            if index is not None:
+                same = same[int(index) - 1:int(index)]
+            candidates += [c for c in same if local_name(c) == tag
+                           and (name is None or c.get('name') == name)]
+        found = candidates
+        first = False
+    if len(found) > 1 and line is not None:
+        found = [e for e in found if e.sourceline == line] or found
+    return found[0] if found else None
+
+
+def _write(root: Any, origin: Origin, text: str) -> str:
+    """Write ``text`` at ``origin``; return why it cannot be written ('' when written)."""
+    holder = origin.parent if origin.tag.startswith('@') or not origin.given else origin.path
+    element = element_at(root, holder, origin.line)
+    if element is None:
+        return f'no element at {holder}'
+    if origin.tag.startswith('@'):
+        element.set(origin.tag[1:], text)
+    elif origin.given:
+        element.text = text
     else:
-        end = _end(transmission, ('actuator',), change.end)
-        tags, new_tag = REDUCTION_TAGS, reduction_tag
-        if end is not None and change.kind == 'SimpleTransmission' and _child(end, tags) is None:
-            top = _child(transmission, tags)   # the PR2 keeps it under <transmission>
-            if top is not None:
-                top.text = text
-                return ''
-    if end is None:
-        return f'no element names {change.end!r}'
-    child = _child(end, tags)
-    if child is None:
-        child = _add_child(end, new_tag)
-    child.text = text
+        _add_child(element, origin.tag).text = text
     return ''
-
-
-def _only_joint(transmission: Any) -> str:
-    joint = next((c for c in transmission if local_name(c) == 'joint'), None)
-    return '' if joint is None else str(joint.get('name'))
-
-
-def _child(element: Any, tags: Sequence[str]) -> Any:
-    return next((c for c in element if local_name(c) in tags), None)
 
 
 def _add_child(element: Any, tag: str) -> Any:

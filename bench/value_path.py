@@ -1,0 +1,176 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The modules one ``mechanical_reduction`` passes through, from the URDF text to the maths.
+
+Run ``python bench/value_path.py``.  Method: a URDF whose one SimpleTransmission has the
+reduction ``37.123456789`` (a value nothing else holds) is loaded with
+:func:`~transmission_plugins.load_robot_transmissions` under :func:`sys.settrace`.  At every
+call, line and return event of a frame of a ``transmission_plugins`` module, the frame's local
+variables (and the returned value) are searched for the value: the float itself, its text (the
+string ``'37.123456789'``, blanks stripped), or a tuple, list, dict, dataclass or named tuple
+holding one of those up to three levels down (a ``TransmissionInfo`` holds it in a
+``JointInfo`` in its ``joints``).  A module counts once when any of its frames holds the value:
+it read, converted, checked, stored or passed it.  The count stops when the plugin's
+``from_info`` returns (the number is then in the ``Transmission``, the maths); what the maths
+does with it afterwards (the flat description of the compiled kernel) is the same for every
+way of reading it and is not counted.  Also printed: the fields of the parsed records that hold
+the float (stored copies) and every record field (dataclass or named tuple) seen holding it on
+the way (a reader's result too).
+"""
+
+import dataclasses
+import sys
+from types import FrameType
+from typing import Any
+
+import benchlib  # noqa: F401 - puts the package of a fresh clone on the path
+
+VALUE = 37.123456789
+TEXT = '37.123456789'
+DIALECTS = {
+    'ros1': f"""<robot name="r">
+  <link name="a"/><link name="b"/>
+  <joint name="j" type="revolute"><parent link="a"/><child link="b"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <transmission name="t">
+    <type>transmission_interface/SimpleTransmission</type>
+    <joint name="j"><hardwareInterface>EffortJointInterface</hardwareInterface></joint>
+    <actuator name="m"><mechanicalReduction>{TEXT}</mechanicalReduction></actuator>
+  </transmission>
+</robot>
+""",
+    'ros2_control': f"""<robot name="r">
+  <link name="a"/><link name="b"/>
+  <joint name="j" type="revolute"><parent link="a"/><child link="b"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <ros2_control name="s" type="system">
+    <hardware><plugin>x/Y</plugin></hardware>
+    <joint name="j"><command_interface name="position"/></joint>
+    <transmission name="t">
+      <plugin>transmission_interface/SimpleTransmission</plugin>
+      <actuator name="m" role="actuator1"/>
+      <joint name="j" role="joint1"><mechanical_reduction>{TEXT}</mechanical_reduction></joint>
+    </transmission>
+  </ros2_control>
+</robot>
+"""}
+
+
+def _holds(value: Any, depth: int = 3) -> bool:
+    if isinstance(value, float):
+        return value == VALUE
+    if isinstance(value, str):
+        return value.strip() == TEXT
+    if depth == 0 or isinstance(value, (bytes, int, bool)) or value is None:
+        return False
+    if isinstance(value, dict):
+        return any(_holds(v, depth - 1) for v in value.values())
+    if isinstance(value, (tuple, list)):
+        return any(_holds(v, depth - 1) for v in value[:64])
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(_holds(getattr(value, f.name, None), depth - 1)
+                   for f in dataclasses.fields(value))
+    return False
+
+
+def stored_copies(value: Any, seen: set[int] | None = None) -> list[str]:
+    """Return ``Class.field`` for each record field holding the float, reachable from value."""
+    seen = set() if seen is None else seen
+    if id(value) in seen or isinstance(value, (str, bytes, int, float)) or value is None:
+        return []
+    seen.add(id(value))
+    found: list[str] = []
+    items: list[tuple[str, Any]] = []
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        items = [(f.name, getattr(value, f.name, None)) for f in dataclasses.fields(value)]
+    elif isinstance(value, tuple) and hasattr(value, '_fields'):
+        items = list(zip(value._fields, value))
+    elif isinstance(value, (tuple, list)):
+        return [c for v in value for c in stored_copies(v, seen)]
+    elif isinstance(value, dict):
+        return [c for v in value.values() for c in stored_copies(v, seen)]
+    for name, field_value in items:
+        if isinstance(field_value, float) and field_value == VALUE:
+            found.append(f'{type(value).__name__}.{name}')
+        else:
+            found += stored_copies(field_value, seen)
+    return found
+
+
+def trace(dialect: str) -> tuple[list[str], list[str], list[str]]:
+    """
+    Return the modules the value passes through and the record fields holding it.
+
+    :returns: the modules, the record fields that hold it in the records handed to the plugin
+        (stored copies), and every record field seen holding it while it is read (stored and
+        transient copies, e.g. a reader's result)
+    """
+    from transmission_plugins.plugins import build as build_module
+    from transmission_plugins.robot.loading import load_robot_transmissions
+
+    modules: list[str] = []
+    records: list[Any] = []
+    copies: list[str] = []
+    done = [False]
+    original = build_module.build_transmission
+
+    def build(info: Any, *args: Any, **kwargs: Any) -> Any:
+        records.append(info)
+        wiring = original(info, *args, **kwargs)
+        done[0] = True
+        return wiring
+
+    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
+        if done[0]:
+            return None
+        module = frame.f_globals.get('__name__', '')
+        if not module.startswith('transmission_plugins'):
+            return tracer
+        values = list(frame.f_locals.values()) + ([arg] if event == 'return' else [])
+        if module not in modules and any(_holds(v) for v in values):
+            modules.append(module)
+        for value in values:
+            if isinstance(value, tuple) and hasattr(value, '_fields') or (
+                    dataclasses.is_dataclass(value) and not isinstance(value, type)):
+                for copy in stored_copies(value):
+                    if copy not in copies:
+                        copies.append(copy)
+        return tracer
+
+    loading = sys.modules['transmission_plugins.robot.loading']
+    loading.build_transmission = build  # type: ignore[attr-defined]
+    sys.settrace(tracer)
+    try:
+        load_robot_transmissions(DIALECTS[dialect], warn=False)
+    finally:
+        sys.settrace(None)
+        loading.build_transmission = original  # type: ignore[attr-defined]
+    return modules, stored_copies(records), copies
+
+
+def main() -> None:
+    """Print the modules and the stored copies for each dialect."""
+    for dialect in DIALECTS:
+        modules, stored, copies = trace(dialect)
+        print(f'{dialect}: {len(modules)} modules')
+        for module in modules:
+            print(f'  {module}')
+        print(f'  stored in the records: {len(stored)} ({", ".join(stored)})')
+        print(f'  record fields holding it on the way: {len(copies)} ({", ".join(copies)})')
+
+
+if __name__ == '__main__':
+    main()

@@ -313,4 +313,3 @@ class InterfaceCycle:
                     ) -> list[DiagnosticRecord]:
         """Return one status for the interface and one per transmission (a new rate window)."""
         return interface_diagnostics(self, prefix, lifecycle_state)
-

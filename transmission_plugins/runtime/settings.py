@@ -121,7 +121,7 @@ class Setting:
 
     def describe(self) -> str:
         """Return the rule in words with when it applies (a descriptor's constraints)."""
-        parts = [p for p in (self.accepted(), ) if p]
+        parts = [self.accepted()] if self.accepted() else []
         if self.read_only:
             parts.append('read-only: set it at start-up')
         return '; '.join(parts)
@@ -250,6 +250,10 @@ class Declaration(Mapping[str, Setting]):
     def __len__(self) -> int:
         return len(self._settings)
 
+    def defaults(self) -> dict[str, Any]:
+        """Return every parameter's default value."""
+        return {n: s.default for n, s in self._settings.items()}
+
     def applied(self, applies: str) -> frozenset[str]:
         """Return the names of the parameters whose changes apply ``applies``."""
         return frozenset(n for n, s in self._settings.items() if s.applies == applies)
@@ -274,7 +278,8 @@ class Declaration(Mapping[str, Setting]):
             raise InvalidParameters('; '.join(reasons))
 
     def derived(self, node: str, changes: Mapping[str, Mapping[str, Any]],
-                drop: Sequence[str] = (), add: Mapping[str, Sequence[Setting]] = ()
+                drop: Sequence[str] = (),
+                add: Mapping[str, Sequence[Setting]] | None = None
                 ) -> 'Declaration':
         """
         Return another node's declaration made from this one.
@@ -284,7 +289,7 @@ class Declaration(Mapping[str, Setting]):
         :param add: name -> the records declared right after it
         """
         out: list[Setting] = []
-        extra = dict(add)
+        extra = dict(add or {})
         for name, setting in self._settings.items():
             if name in drop:
                 continue

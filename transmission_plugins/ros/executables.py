@@ -124,7 +124,7 @@ def node_help(name: str) -> str:
     lines += plain_text(module.__doc__ or '').splitlines()
     lines += ['', 'parameters (ros2 run ... --ros-args -p NAME:=VALUE, or --params-file FILE):']
     for param, setting in module.PARAMETERS.items():
-        facts = [setting.kind, f'default {setting.default!r}', setting.accepted(),
+        facts = [f'default {setting.default!r}', setting.kind, setting.accepted(),
                  f'applied {setting.applies}']
         lines.append(f'  {param} ({"; ".join(f for f in facts if f)})')
         lines += textwrap.wrap(plain_text(setting.description), HELP_WIDTH,

@@ -189,7 +189,7 @@ def package_file(*parts: str) -> Path:
             return path
     except Exception:  # noqa: B902 - not installed, or AMENT_PREFIX_PATH unset
         pass
-    return Path(__file__).resolve().parents[2].joinpath(*parts)
+    return Path(__file__).resolve().parents[3].joinpath(*parts)
 
 
 def default_description_file() -> Path:

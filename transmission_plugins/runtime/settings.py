@@ -20,7 +20,7 @@ range or choices, unit, when a change applies (:data:`APPLIES`) and description.
 parameters are a :class:`Declaration`.  Everything that declares, checks or documents a
 parameter reads that record: the ROS layer's descriptors and set-parameters check, the launch
 check of launch arguments and config files, ``--help`` and doc/nodes.md's tables (checked by
-``test/ros/test_settings_docs.py``).  :meth:`Setting.check` is the only validator: the launch
+``test/runtime/test_settings_docs.py``).  :meth:`Setting.check` is the only validator: the launch
 check and the node accept and refuse the same values with the same message.  A float
 parameter accepts integers but no text, no bool and no NaN or infinity.
 """

@@ -100,7 +100,8 @@ def test_every_number_has_a_range_and_every_string_its_choices(node):
         assert d.read_only == setting.read_only, name
         if setting.kind == 'double':
             (r,) = d.floating_point_range
-            assert r.from_value <= setting.default <= r.to_value and math.isfinite(r.to_value), name
+            assert r.from_value <= setting.default <= r.to_value, name
+            assert math.isfinite(r.to_value), name
             assert (r.from_value, r.to_value) == (setting.low, setting.high), name
         elif setting.kind == 'int':
             (r,) = d.integer_range

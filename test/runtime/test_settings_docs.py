@@ -97,7 +97,7 @@ def test_a_drifted_table_is_caught():
     setting = HARDWARE_INTERFACE['update_rate']
     cells = row_cells(setting)
     assert cells == ['double', '`100.0`', 'in [0.1, 10000] Hz', 'at once']
-    for drift in (dict(high=20_000.0), dict(default=50.0), dict(applies='next configure')):
+    for drift in ({'high': 20_000.0}, {'default': 50.0}, {'applies': 'next configure'}):
         assert row_cells(Setting(**dict(vars(setting), **drift))) != cells, drift
 
 

@@ -36,8 +36,8 @@ from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.ros.hardware_interface_node import PARAMETERS as HW_PARAMETERS
 from transmission_plugins.ros.mock_actuators_node import initial_joint_positions
 from transmission_plugins.ros.mock_actuators_node import PARAMETERS as MOCK_PARAMETERS
-from transmission_plugins.runtime.node_settings import SIM_INTERFACE as SIM_PARAMETERS
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
+from transmission_plugins.runtime.node_settings import SIM_INTERFACE as SIM_PARAMETERS
 from transmission_plugins.runtime.sim_interface import SimInterface
 from transmission_plugins.tools.launch import launcher
 from transmission_plugins.tools.launch import node_plan

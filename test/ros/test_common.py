@@ -24,6 +24,10 @@ from transmission_plugins.ros import common as ros_common
 from transmission_plugins.ros import hardware_interface_node
 from transmission_plugins.ros import mock_actuators_node
 from transmission_plugins.ros import node_parameters
+from transmission_plugins.runtime.node_settings import DECLARATIONS
+from transmission_plugins.runtime.settings import Declaration
+from transmission_plugins.runtime.settings import Setting
+from transmission_plugins.urdf.text import MAX_URDF_BYTES
 
 
 class FakeNode:
@@ -45,8 +49,9 @@ class FakeNode:
 
 def test_declare_parameters_types_and_descriptions():
     node = FakeNode()
-    node_parameters.declare_parameters(node, {'rate': (1.0, 'Hz'), 'names': ([], 'joints'),
-                                              'on': (True, 'switch'), 'n': (3, 'count')})
+    node_parameters.declare_parameters(node, Declaration('n', [
+        Setting('rate', 1.0, 'Hz'), Setting('names', [], 'joints'), Setting('on', True, 'switch'),
+        Setting('n', 3, 'count')]))
     value, d = node.declared['rate']
     assert value == 1.0 and d.dynamic_typing and d.type == ParameterType.PARAMETER_NOT_SET
     value, d = node.declared['names']
@@ -68,7 +73,8 @@ def test_nodes_share_the_helpers_through_ros_common():
     modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert 'transmission_plugins.ros.hardware_interface_node' not in modules
     for module in (hardware_interface_node, mock_actuators_node):
-        assert module.PARAMETERS['robot_description'] is ros_common.ROBOT_DESCRIPTION_PARAMETER
+        assert module.PARAMETERS['robot_description'].check('x' * (MAX_URDF_BYTES + 1))
+        assert module.PARAMETERS is DECLARATIONS[module.NODE_NAME]
         assert 'declare_parameters' not in vars(module) or \
             module.declare_parameters is node_parameters.declare_parameters
 

@@ -142,9 +142,10 @@ def test_demo_rejects_gravity_compensation_without_mujoco():
 
 def test_the_verdict_puts_missed_holds_on_a_busy_machine_when_it_was():
     """On a busy machine the PR2 MuJoCo demo said NOT TRACKED without saying why (issue 23)."""
+    from transmission_plugins.runtime.cycle import CycleSettings
     from transmission_plugins.tools.demo.demo_load import LoadMonitor
     from transmission_plugins.tools.demo.demo_load import verdict
-    load = LoadMonitor(state_timeout=0.1, update_rate=100.0, command_period=0.02)
+    load = LoadMonitor(CycleSettings(update_rate=100.0, state_timeout=0.1), command_period=0.02)
     load.start(100.0)
     for t in (100.5, 100.6, 101.1, 101.15):      # a 0.5 s pause in the second hold's move
         load.actuator_states(t)
@@ -165,7 +166,7 @@ def test_the_verdict_puts_missed_holds_on_a_busy_machine_when_it_was():
     assert '1 of the 2 missed holds came while the machine was busy' in judged.lines[0]
     judged = verdict(checks[:1], windows[:1], {'j': 0.01}, load)
     assert judged.code == 0 and judged.lines[-1] == 'demo: joints tracked the targets'
-    quiet = LoadMonitor(state_timeout=0.1, update_rate=100.0, command_period=0.02)
+    quiet = LoadMonitor(CycleSettings(update_rate=100.0, state_timeout=0.1), command_period=0.02)
     assert verdict(checks, windows, {'j': 0.01}, quiet).code == 1
 
 

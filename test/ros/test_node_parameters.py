@@ -43,6 +43,7 @@ from transmission_plugins.ros.common import parameter_value
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
 from transmission_plugins.ros.hardware_interface_node import PARAMETERS
+from transmission_plugins.tools.launch import node_plan
 import yaml
 
 pytestmark = pytest.mark.ros
@@ -93,15 +94,18 @@ def _set(node, name, value):
 
 # ---------------------------------------------------------------------- descriptors
 def test_every_number_has_a_range_and_every_string_its_choices(node):
-    for name, spec in PARAMETERS.items():
+    for name, setting in PARAMETERS.items():
         d = node.describe_parameter(name)
-        assert d.description == spec[1], name
-        if isinstance(spec[0], float):
+        assert d.description == setting.description, name
+        assert d.read_only == setting.read_only, name
+        if setting.kind == 'double':
             (r,) = d.floating_point_range
-            assert r.from_value <= spec[0] <= r.to_value and math.isfinite(r.to_value), name
-        elif isinstance(spec[0], int) and not isinstance(spec[0], bool):
+            assert r.from_value <= setting.default <= r.to_value, name
+            assert math.isfinite(r.to_value), name
+            assert (r.from_value, r.to_value) == (setting.low, setting.high), name
+        elif setting.kind == 'int':
             (r,) = d.integer_range
-            assert r.from_value <= spec[0] <= r.to_value, name
+            assert r.from_value <= setting.default <= r.to_value, name
     assert 'one of stop, hold, zero_velocity, zero_effort' in \
         node.describe_parameter('command_timeout_action').additional_constraints
     assert 'one of last, omit' in node.describe_parameter('stale_joints').additional_constraints
@@ -111,8 +115,8 @@ def test_every_number_has_a_range_and_every_string_its_choices(node):
 
 
 # ---------------------------------------------------------------------- rejected with a reason
-#: rclpy's own range check answers first for doubles ('out of range'), ours for the rest
-RANGE = 'out of range|must be'
+#: the declaration's check answers before rclpy's range check (issue 35: one validator)
+RANGE = 'must be'
 
 
 @pytest.mark.parametrize('name, value, words', [
@@ -139,6 +143,50 @@ def test_bad_values_are_rejected_with_a_reason(node, name, value, words):
     assert not result.successful
     assert re.search(words, result.reason) and name in result.reason, result.reason
     assert parameter_value(node, name) == before
+
+
+# ---------------------------------------------------------------------- one validator
+def _launch_check(name, text):
+    """Return what the launch check says of ``name:=text`` (None: accepted)."""
+    try:
+        node_plan.parse_parameter(name, text)
+    except node_plan.LaunchConfigError as e:
+        return str(e)
+    return None
+
+
+@pytest.mark.parametrize('text, value', [('0.05', 0.05), ('0.1', 0.1), ('10000', 10000),
+                                         ('10000.5', 10000.5), ('fast', 'fast')])
+def test_the_launch_check_and_the_node_agree_on_update_rate(node, text, value):
+    launch = _launch_check('update_rate', text)
+    result = _set(node, 'update_rate', value)
+    assert result.successful == (launch is None), (launch, result.reason)
+    if launch is not None:
+        assert result.reason == launch
+        assert launch.startswith('update_rate must be ')
+
+
+@pytest.mark.parametrize('value', [0.05, 10000.5])
+def test_a_start_up_value_is_refused_with_the_launch_check_s_words(make_node, value):
+    with pytest.raises(StartupFailed) as error:
+        make_node(update_rate=value)
+    assert str(error.value) == _launch_check('update_rate', str(value))
+
+
+@pytest.mark.parametrize('value', ['explode', 'hold'])
+def test_the_config_check_and_the_node_agree_on_a_choice(node, tmp_path, value):
+    path = tmp_path / 'config.yaml'
+    section = {'command_timeout_action': value}
+    try:
+        node_plan.check_section(path, node_plan.HARDWARE_INTERFACE, section)
+        launch = None
+    except node_plan.LaunchConfigError as e:
+        launch = str(e)
+    result = _set(node, 'command_timeout_action', value)
+    assert result.successful == (launch is None)
+    if launch is not None:
+        assert launch == f'{path}: {node_plan.HARDWARE_INTERFACE}: {result.reason}'
+        assert 'must be one of stop, hold, zero_velocity, zero_effort' in result.reason
 
 
 def test_a_rejected_value_leaves_the_watchdogs_on(node):
@@ -168,8 +216,8 @@ def test_live_parameters_apply_at_once(node):
         assert read(node) == value, name
     assert _set(node, 'update_rate', 250.0).successful
     assert node.driver.timer.timer_period_ns == 4_000_000
-    assert node.driver.schedule.period == pytest.approx(0.004)
-    assert node.core.period == pytest.approx(0.004)
+    assert node.core.settings.period == pytest.approx(0.004)
+    assert node.driver.schedule is node.core.schedule   # the schedule reads the same settings
     for period in (0.5, 0.2, 0.5):   # back to back: the diagnostics timer keeps its new period
         assert _set(node, 'diagnostic_period', period).successful
     assert node._diag_timer.timer_period_ns == 500_000_000

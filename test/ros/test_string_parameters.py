@@ -20,28 +20,19 @@ is started here.  On e6277b7 no string parameter had a bound: a 5 MB ``frame_id`
 """
 
 import pytest
-from transmission_plugins.ros import hardware_interface_parameters
-from transmission_plugins.ros import mock_actuators_parameters
-from transmission_plugins.ros import sim_interface_parameters
-from transmission_plugins.runtime.parameters import check_parameters
-from transmission_plugins.runtime.parameters import constraint_of
+from transmission_plugins.runtime.node_settings import DECLARATIONS
 
 pytestmark = pytest.mark.ros
 
 FIVE_MB = 5_000_000
-TABLES = {'transmission_hardware_interface': hardware_interface_parameters.PARAMETERS,
-          'transmission_sim_interface': sim_interface_parameters.PARAMETERS,
-          'mock_actuators': mock_actuators_parameters.PARAMETERS}
+TABLES = DECLARATIONS
 
 
 def _strings(table):
     """Yield ``(name, is_array, max_length)`` of the string and string-array parameters."""
-    for name, spec in sorted(table.items()):
-        default = spec[0]
-        is_array = isinstance(default, (list, tuple)) and all(isinstance(x, str)
-                                                              for x in default)
-        if isinstance(default, str) or is_array:
-            yield name, is_array, constraint_of(spec).max_length
+    for name, setting in sorted(table.items()):
+        if setting.kind in ('string', 'string[]'):
+            yield name, setting.kind == 'string[]', setting.max_length
 
 
 @pytest.mark.parametrize('node', sorted(TABLES))
@@ -55,9 +46,9 @@ def test_every_string_parameter_refuses_an_over_long_value_saying_why(node):
         lengths = {bound + 1} | ({FIVE_MB} if bound < FIVE_MB else set())
         for length in sorted(lengths):
             text = 'x' * length
-            [reason] = check_parameters(table, {name: [text] if is_array else text})
+            [reason] = table.reasons({name: [text] if is_array else text})
             assert reason.startswith(f'{name} must ') and f'at most {bound} characters' in reason
             assert reason.endswith(f'got {length}')
         at_bound = 'x' * min(bound, FIVE_MB)
-        reasons = check_parameters(table, {name: [at_bound] if is_array else at_bound})
+        reasons = table.reasons({name: [at_bound] if is_array else at_bound})
         assert not any('characters' in r for r in reasons), reasons

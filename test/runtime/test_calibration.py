@@ -22,6 +22,7 @@ Absolute encoders, the calibration file, refused commands, what ``joint_states``
 errors of bad settings are checked on their own.
 """
 
+from dataclasses import replace
 import math
 
 import numpy as np
@@ -68,7 +69,7 @@ class Rig:
         self.clock = Clock()
         self.hw = HardwareInterface(robot, clock=self.clock, command_timeout=0.0,
                                     calibration=CalibrationSettings(**settings))
-        self.hw.period = STEP
+        self.hw.apply(replace(self.hw.settings, update_rate=1.0 / STEP))
         self.sim = ActuatorSimulator([robot.actuator_models[n] for n in robot.actuator_names],
                                      min_inertia=1e-7)
         q = robot.default_joint_position()

@@ -19,6 +19,7 @@ A small hand-built robot (one simple and one differential transmission, known li
 the expected numbers easy to compute by hand; the bundled example robot checks the real loader.
 """
 
+from dataclasses import replace
 import math
 
 import numpy as np
@@ -210,7 +211,7 @@ def test_limits_off_passes_commands_through(clock):
 
 # ---------------------------------------------------------------------- watchdogs
 def test_state_watchdog_fires_exactly_at_the_timeout(hw, clock):
-    hw.stale_joints = 'omit'
+    hw.apply(replace(hw.settings, stale_joints='omit'))
     _state(hw)
     clock.t += 0.1
     assert hw.update().joint_states is not None
@@ -225,7 +226,7 @@ def test_state_watchdog_fires_exactly_at_the_timeout(hw, clock):
 
 
 def test_one_stale_actuator_hides_only_its_transmission(hw, clock):
-    hw.stale_joints = 'omit'
+    hw.apply(replace(hw.settings, stale_joints='omit'))
     _state(hw)
     clock.t += 0.08
     hw.set_actuator_state(['m_d1', 'm_d2'], [5.0, 5.0])
@@ -342,7 +343,7 @@ def test_huge_values_stay_finite_after_conversion(clock):
 
 # ---------------------------------------------------------------------- timing, diagnostics
 def test_overruns_are_counted(hw):
-    hw.period = 0.01
+    hw.apply(replace(hw.settings, update_rate=100.0))
     hw.timer.record(0.0, 0.001)
     hw.timer.record(0.01, 0.0112)
     hw.timer.record(0.02, 0.035)   # work longer than the period
@@ -377,7 +378,7 @@ def test_diagnostics_report_ages_counters_and_transmissions(hw, clock):
 
 
 def test_diagnostics_report_the_achieved_rate_and_periodicity(hw):
-    hw.period = 0.01
+    hw.apply(replace(hw.settings, update_rate=100.0))
     starts = [0.0, 0.01, 0.02, 0.03, 0.045, 0.05]   # intervals 10, 10, 10, 15, 5 ms
     for t in starts:
         hw.timer.record(t, t + 0.001)

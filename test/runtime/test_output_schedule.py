@@ -21,19 +21,35 @@ positions.
 """
 
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
+from transmission_plugins.runtime.cycle import CycleSettings
+from transmission_plugins.runtime.cycle import OutputSchedule
+from transmission_plugins.runtime.diagnostics import CycleTimer
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
-from transmission_plugins.runtime.output_schedule import OutputSchedule
-from transmission_plugins.runtime.timing import CycleTimer
 
 P = 0.01   # the period of every schedule here
 
 
+class Settings:
+    """The cycle's settings as a cycle holds them: one record, replaced whole."""
+
+    def __init__(self, event_driven=False):
+        self.now = CycleSettings(update_rate=1.0 / P, event_driven=event_driven)
+
+    def __call__(self):
+        return self.now
+
+    def change(self, **fields):
+        self.now = replace(self.now, **fields)
+
+
 # ---------------------------------------------------------------------- OutputSchedule
 def test_timer_mode_publishes_both_outputs_on_every_tick_and_never_on_arrival():
-    s = OutputSchedule(P)
+    s = OutputSchedule(Settings())
     assert not s.event_driven
     for _ in range(3):
         assert s.state_arrived() is False and s.command_arrived() is False
@@ -42,7 +58,7 @@ def test_timer_mode_publishes_both_outputs_on_every_tick_and_never_on_arrival():
 
 
 def test_event_driven_publishes_on_arrival_and_ticks_for_silent_inputs():
-    s = OutputSchedule(P, event_driven=True)
+    s = OutputSchedule(Settings(event_driven=True))
     assert s.tick() == (True, True)             # nothing arrived yet: the watchdog's turn
     assert s.state_arrived() is True and s.command_arrived() is True
     assert s.tick() == (False, False)          # both arrived since the previous tick
@@ -54,17 +70,18 @@ def test_event_driven_publishes_on_arrival_and_ticks_for_silent_inputs():
 
 
 def test_switching_modes_applies_at_the_next_occasion():
-    s = OutputSchedule(P, event_driven=True)
+    settings = Settings(event_driven=True)
+    s = OutputSchedule(settings)
     s.state_arrived()
-    s.event_driven = False
+    settings.change(event_driven=False)
     assert s.tick() == (True, True) and s.state_arrived() is False
-    s.event_driven = True
+    settings.change(event_driven=True)
     assert s.tick() == (False, True)   # the state came in timer mode: counted anyway
     assert s.tick() == (True, True)
 
 
 def test_stop_forgets_arrivals():
-    s = OutputSchedule(P, event_driven=True)
+    s = OutputSchedule(Settings(event_driven=True))
     s.state_arrived()
     s.command_arrived()
     s.stop()
@@ -73,8 +90,7 @@ def test_stop_forgets_arrivals():
 
 # ---------------------------------------------------------------------- CycleTimer
 def test_event_updates_count_as_work_but_not_in_the_periodicity():
-    timer = CycleTimer()
-    timer.period = P
+    timer = CycleTimer(Settings())
     for t in (0.0, 0.01, 0.02):                    # ticks, 10 ms apart
         timer.record(t, t + 0.001)
     for t in (0.003, 0.004, 0.0141, 0.015):        # event updates between them
@@ -89,8 +105,7 @@ def test_event_updates_count_as_work_but_not_in_the_periodicity():
 
 
 def test_a_late_tick_is_an_overrun_but_an_event_gap_is_not():
-    timer = CycleTimer()
-    timer.period = P
+    timer = CycleTimer(Settings())
     timer.record(0.0, 0.001)
     timer.record(0.1, 0.1001, periodic=False)      # 100 ms after the tick: not a late tick
     assert timer.overruns == 0
@@ -183,3 +198,21 @@ def test_fresh_pr2_states_map_back_to_the_actuator_positions(pr2):
         np.testing.assert_allclose(pr2.joint_to_actuator_arrays({'position': out.position})[
             'position'], a + 1e-3 * i, atol=1e-9)
         assert out.names == pr2.joint_names
+
+
+# ---------------------------------------------------------------------- one period
+def test_every_user_of_the_period_reads_the_cycle_s_one_setting():
+    """update_rate is converted once; a live change reaches the overrun check and diagnostics."""
+    from test_hardware_interface import two_transmission_robot
+    hw = HardwareInterface(two_transmission_robot(), update_rate=100.0)
+    assert hw.settings.period == pytest.approx(0.01)
+    hw.timer.record(0.0, 0.005)                      # 5 ms of work at 100 Hz: in time
+    assert hw.timer.overruns == 0
+    hw.apply(replace(hw.settings, update_rate=500.0))
+    assert hw.period == hw.settings.period == pytest.approx(0.002)
+    hw.timer.record(0.01, 0.015)                     # the same 5 ms at 500 Hz: an overrun
+    assert hw.timer.overruns == 1
+    values = dict(hw.diagnostics('hw')[0].values)
+    assert values['update_rate'] == '500'
+    with pytest.raises(ValueError, match='update_rate'):
+        replace(hw.settings, update_rate=0.0)

@@ -23,6 +23,7 @@ at 100 Hz (dt = 0.01 s).  The measured joint state comes through the actuator st
 through ``joint_commands``; the joint command sent is read back from the actuator command.
 """
 
+from dataclasses import replace
 import math
 import warnings
 
@@ -59,7 +60,7 @@ def interface(safety=SAFETY, **kwargs):
     clock = Clock()
     hw = HardwareInterface(load_robot_transmissions(urdf(safety), warn=False),
                            command_timeout=0.0, state_timeout=0.0, clock=clock, **kwargs)
-    hw.period = 0.01
+    hw.apply(replace(hw.settings, update_rate=100.0))
     return hw, clock
 
 
@@ -236,7 +237,7 @@ def test_huge_velocity_commands_give_no_overflow_warning(limits):
     clock = Clock()
     hw = HardwareInterface(load_robot_transmissions(fast, warn=False), command_timeout=0.0,
                            state_timeout=0.0, clock=clock, joint_limits=limits)
-    hw.period = 0.01
+    hw.apply(replace(hw.settings, update_rate=100.0))
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         for value in (1e308, -1e308, 1e308):
@@ -250,7 +251,7 @@ def test_huge_velocity_commands_give_no_overflow_warning(limits):
 def test_soft_limits_can_be_switched_off():
     hw, clock = interface(soft_limits=False)
     assert command(hw, clock, 0.7, 0.0, 'velocity', 1.5) == pytest.approx(1.5)
-    hw.soft_limits = True
+    hw.apply(replace(hw.settings, soft_limits=True))
     assert command(hw, clock, 0.7, 0.0, 'velocity', 1.5) == pytest.approx(1.0)
 
 

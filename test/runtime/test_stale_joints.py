@@ -20,6 +20,7 @@ published with, as joint_state_broadcaster publishes every joint every cycle, so
 robot_state_publisher's TF does not vanish; ``omit`` leaves stale joints out.
 """
 
+from dataclasses import replace
 import re
 
 import numpy as np
@@ -98,12 +99,12 @@ def test_the_policy_can_change_between_cycles():
     hw.update()
     clock.t += 0.2
     assert hw.update().joint_states is not None
-    hw.stale_joints = 'omit'
+    hw.apply(replace(hw.settings, stale_joints='omit'))
     assert hw.update().joint_states is None
-    hw.stale_joints = 'last'
+    hw.apply(replace(hw.settings, stale_joints='last'))
     assert hw.update().joint_states.names == ['j_simple', 'j_d1', 'j_d2']
     with pytest.raises(ValueError, match='stale_joints'):
-        hw.stale_joints = 'forget'
+        hw.apply(replace(hw.settings, stale_joints='forget'))
 
 
 def test_fresh_changes_count_the_transitions_the_node_logs():

@@ -47,19 +47,12 @@ from std_msgs.msg import String
 
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.ros.stop_signals import StopRequest
-from transmission_plugins.runtime.parameters import Constraint
-from transmission_plugins.urdf.text import MAX_URDF_BYTES
 
 #: seconds :func:`run_node` waits in one ``spin_once`` (the longest a stop request waits)
 SPIN_TIMEOUT = 0.1
 #: seconds a finished node keeps spinning before it tears down, so that the reply to the request
 #: that finished it (``ros2 lifecycle set <node> shutdown``) reaches the caller
 FINISH_LINGER = 1.0
-
-#: The ``robot_description`` parameter of every node: (default, description, constraint).
-ROBOT_DESCRIPTION_PARAMETER = ('', 'URDF (XML text, already expanded: xacro and file paths are '
-                                   'refused); when empty, listen on the robot_description topic '
-                                   '(transient local)', Constraint(max_length=MAX_URDF_BYTES))
 
 
 def policy_name(kind: Any) -> str:

@@ -16,8 +16,9 @@
 The active part of an interface node: its timer, and publishing its two outputs.
 
 A :class:`CycleDriver` exists while the node is active.  It owns the node's timer, always on the
-steady clock, so that the watchdogs act whatever ``/clock`` does, and an
-:class:`~transmission_plugins.runtime.output_schedule.OutputSchedule`.  Messages are stamped with
+steady clock, so that the watchdogs act whatever ``/clock`` does, its period the cycle's
+(:attr:`~transmission_plugins.runtime.cycle.CycleSettings.period`), and the cycle's
+:class:`~transmission_plugins.runtime.cycle.OutputSchedule`.  Messages are stamped with
 the node clock; while that clock has not started (``use_sim_time`` and no ``/clock`` message
 yet) nothing is published and a warning says why, once a minute at most.  What an output holds
 comes from two callables, so the mirror node drives its outputs with the same class.
@@ -31,7 +32,6 @@ from rclpy.clock import ClockType
 from sensor_msgs.msg import JointState
 
 from transmission_plugins.ros.common import fill_joint_state
-from transmission_plugins.runtime.output_schedule import OutputSchedule
 from transmission_plugins.runtime.reports import Reports
 
 
@@ -56,20 +56,19 @@ class CycleDriver:
     """
     Publish an interface's state and command outputs on its timer or as inputs arrive.
 
-    :param core: the interface (its ``timer`` and what :class:`~.runtime.reports.Reports`
-        reads); its ``clock`` is the steady clock of the cycle statistics
+    :param core: the interface (its ``settings``, ``schedule``, ``timer`` and what
+        :class:`~.runtime.reports.Reports` reads); its ``clock`` is the steady clock of the
+        cycle statistics
     :param states: returns the state output now (``names, position, velocity, effort``; None:
         nothing to publish)
     :param commands: returns the command output messages now (same shape, one per message)
-    :param event_driven: publish each output when its input arrives (the timer as watchdog)
     :param state_input: returns what the node knows of its state input topic, for the warning
         when no state arrives after activation (:meth:`~.runtime.reports.Reports.no_state`)
     """
 
     def __init__(self, node: Any, core: Any, states: Callable[[float], Any],
                  commands: Callable[[float], list[Any]], state_pub: Any, command_pub: Any,
-                 frame_id: str, reports: Reports, period: float,
-                 event_driven: bool = False,
+                 frame_id: str, reports: Reports,
                  state_input: Callable[[], str] | None = None) -> None:
         self.node = node
         self.core = core
@@ -83,8 +82,8 @@ class CycleDriver:
         self._state_input = state_input
         self._activated = self._clock()
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
-        self.schedule = OutputSchedule(period, event_driven)
-        self.timer: Any = node.create_timer(period, self.tick, clock=self._steady)
+        self.schedule = core.schedule
+        self.timer: Any = node.create_timer(core.settings.period, self.tick, clock=self._steady)
 
     # ------------------------------------------------------------------ settings
     @property
@@ -92,15 +91,11 @@ class CycleDriver:
         """Return True in event-driven mode."""
         return self.schedule.event_driven
 
-    @event_driven.setter
-    def event_driven(self, value: bool) -> None:
-        self.schedule.event_driven = bool(value)
-
-    def set_period(self, period: float) -> None:
-        """Give the timer a new period (from its next tick on)."""
-        self.schedule.period = float(period)
-        if self.timer is not None:
-            self.timer.timer_period_ns = int(round(float(period) * 1e9))
+    def retime(self) -> None:
+        """Give the timer the cycle's period when it changed (from its next tick on)."""
+        period_ns = int(round(self.core.settings.period * 1e9))
+        if self.timer is not None and self.timer.timer_period_ns != period_ns:
+            self.timer.timer_period_ns = period_ns
 
     def destroy(self) -> None:
         """Stop the timer; nothing is published any more."""

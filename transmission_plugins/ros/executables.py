@@ -123,11 +123,13 @@ def node_help(name: str) -> str:
     lines = [f'usage: ros2 run transmission_plugins {name} [--ros-args ...]', '']
     lines += plain_text(module.__doc__ or '').splitlines()
     lines += ['', 'parameters (ros2 run ... --ros-args -p NAME:=VALUE, or --params-file FILE):']
-    for param, spec in module.PARAMETERS.items():
-        default = spec[0]
-        lines.append(f'  {param} (default {default!r})')
-        lines += textwrap.wrap(plain_text(spec[1]), HELP_WIDTH, initial_indent='      ',
-                               subsequent_indent='      ', break_on_hyphens=False)
+    for param, setting in module.PARAMETERS.items():
+        facts = [f'default {setting.default!r}', setting.kind, setting.accepted(),
+                 f'applied {setting.applies}']
+        lines.append(f'  {param} ({"; ".join(f for f in facts if f)})')
+        lines += textwrap.wrap(plain_text(setting.description), HELP_WIDTH,
+                               initial_indent='      ', subsequent_indent='      ',
+                               break_on_hyphens=False)
     lines += ['', 'doc/nodes.md has the whole contract (topics, watchdogs, lifecycle, QoS).']
     return '\n'.join(lines)
 

@@ -42,6 +42,7 @@ from typing import Callable
 
 from diagnostic_msgs.msg import DiagnosticArray
 from rcl_interfaces.msg import ParameterDescriptor
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.exceptions import InvalidParameterValueException
 from rclpy.lifecycle import LifecycleNode
 from rclpy.lifecycle import LifecyclePublisher
@@ -64,13 +65,7 @@ from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.common import subscribe_description
 from transmission_plugins.ros.common import subscribe_with_arrival
 from transmission_plugins.ros.cycle_driver import CycleDriver
-from transmission_plugins.ros.hardware_interface_parameters import apply_settings
-from transmission_plugins.ros.hardware_interface_parameters import AT_CONFIGURE
-from transmission_plugins.ros.hardware_interface_parameters import check_joints
-from transmission_plugins.ros.hardware_interface_parameters import core_settings
-from transmission_plugins.ros.hardware_interface_parameters import HARDWARE_LIVE_SETTINGS
-from transmission_plugins.ros.hardware_interface_parameters import hardware_settings
-from transmission_plugins.ros.hardware_interface_parameters import PARAMETERS
+from transmission_plugins.ros.node_parameters import CheckedParameters
 from transmission_plugins.ros.node_parameters import declare_parameters
 from transmission_plugins.ros.node_parameters import float_parameters
 from transmission_plugins.ros.node_parameters import validate_parameters
@@ -78,16 +73,21 @@ from transmission_plugins.runtime.diagnostics import node_records
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
-from transmission_plugins.runtime.parameters import require_valid
-from transmission_plugins.runtime.parameters import Specs
+from transmission_plugins.runtime.node_settings import calibration_settings
+from transmission_plugins.runtime.node_settings import cycle_settings
+from transmission_plugins.runtime.node_settings import HARDWARE_INTERFACE
 from transmission_plugins.runtime.reports import Reports
+from transmission_plugins.runtime.settings import AT_CONFIGURE
+from transmission_plugins.runtime.settings import Declaration
 from transmission_plugins.runtime.soft_limits import JOINT_LIMIT_PARAMETERS
 from transmission_plugins.urdf.text import received_description
 
-NODE_NAME = 'transmission_hardware_interface'
+NODE_NAME = HARDWARE_INTERFACE.node
+#: the node's parameter contract (doc/nodes.md)
+PARAMETERS = HARDWARE_INTERFACE
 
 
-class HardwareInterfaceNode(LifecycleNode):
+class HardwareInterfaceNode(CheckedParameters, LifecycleNode):
     """
     Map actuator states to joint states and joint commands to actuator commands.
 
@@ -95,25 +95,23 @@ class HardwareInterfaceNode(LifecycleNode):
     the parameters, :meth:`_make_core`, :meth:`_create_topics` and :meth:`_outputs`.
     """
 
-    #: the parameter contract, the parameters applied at once and those read at configure
-    PARAMETERS: Specs = PARAMETERS
-    LIVE_SETTINGS = HARDWARE_LIVE_SETTINGS
-    AT_CONFIGURE = AT_CONFIGURE
+    #: the parameter contract (each parameter's record says when a change applies)
+    PARAMETERS: Declaration = HARDWARE_INTERFACE
     #: the state input topic (before remapping), and the launch argument that renames it
     STATE_INPUT = 'actuator_states'
     STATE_INPUT_ARGUMENT = 'actuator_states_topic'
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
+        self.core: HardwareInterface | None = None
         self.validator = validate_parameters(self, self.PARAMETERS)
         try:
             declare_parameters(self, self.PARAMETERS)
         except InvalidParameterValueException as e:
             self.get_logger().error(f'invalid parameter: {self.validator.rejected or e}')
             raise StartupFailed(self.validator.rejected or str(e)) from e
-        self.add_on_set_parameters_callback(lambda p: check_joints(self.core, p))
+        self.add_on_set_parameters_callback(self._check_joints)
         self.add_post_set_parameters_callback(self._apply_parameters)
-        self.core: HardwareInterface | None = None
         self.lifecycle_state = 'unconfigured'
         self.configure_error = ''
         #: True once shut down (finalized): run_node then ends the process
@@ -163,6 +161,22 @@ class HardwareInterfaceNode(LifecycleNode):
     def _param(self, name: str) -> Any:
         return parameter_value(self, name)
 
+    def _values(self) -> dict[str, Any]:
+        """Return the value of every declared parameter."""
+        return {name: self._param(name) for name in self.PARAMETERS}
+
+    def _check_joints(self, parameters: list[Parameter[Any]]) -> SetParametersResult:
+        """Once a robot is loaded, ``joints`` must name its commandable joints."""
+        for p in parameters:
+            if p.name == 'joints' and self.core is not None and p.value:
+                allowed = set(self.core.commandable_joints())
+                bad = [n for n in p.value if n not in allowed]
+                if bad:
+                    return SetParametersResult(successful=False, reason=(
+                        f'joints must name commandable joints of the robot, got {bad[:5]} '
+                        f'(commandable: {sorted(allowed)[:20]})'))
+        return SetParametersResult(successful=True)
+
     def _apply_parameters(self, parameters: list[Parameter[Any]]) -> None:
         """Apply what can change at once (validated already); the rest waits for configure."""
         names = {p.name for p in parameters}
@@ -170,14 +184,12 @@ class HardwareInterfaceNode(LifecycleNode):
             self._diag_timer.timer_period_ns = int(float(self._param('diagnostic_period')) * 1e9)
         core = self.core
         if core is not None:
-            apply_settings(core, names, self._param, self.LIVE_SETTINGS)
+            core.apply(cycle_settings(self._values()))
         driver = self.driver
         if driver is not None:
             driver.frame_id = str(self._param('frame_id'))
-            driver.event_driven = bool(self._param('event_driven'))
-            if 'update_rate' in names:
-                driver.set_period(1.0 / float(self._param('update_rate')))
-        later = sorted(names & self.AT_CONFIGURE)
+            driver.retime()
+        later = sorted(names & self.PARAMETERS.applied(AT_CONFIGURE))
         if later and not self._filling:
             self.get_logger().info(f'{", ".join(later)} changed: applied at the next configure '
                                    '(cleanup, then configure)')
@@ -206,10 +218,10 @@ class HardwareInterfaceNode(LifecycleNode):
             raise TransmissionValueError('robot_description', '', 'a URDF: the parameter is '
                                          'empty and nothing arrived on the robot_description '
                                          'topic yet')
-        values = {name: self._param(name) for name in self.PARAMETERS}
+        values = self._values()
         if self._filled_joints is not None and list(values['joints']) == self._filled_joints:
             values['joints'] = []   # the order configure filled in for the previous robot
-        require_valid(self.PARAMETERS, values)
+        self.PARAMETERS.require_valid(values)
         robot = load_robot_transmissions(received_description(description),
                                          lenient=bool(values['lenient']), warn=False)
         if not robot.joint_names:
@@ -217,7 +229,6 @@ class HardwareInterfaceNode(LifecycleNode):
                                          'at least one <transmission>; this one has none')
         self._log_load_warnings(robot.warnings)
         core = self._make_core(robot, values)
-        core.period = 1.0 / float(values['update_rate'])
         self.core = core
         self._create_topics(int(values['qos_depth']))
         self._fill_joints(values['joints'], core.command_joints)
@@ -250,8 +261,10 @@ class HardwareInterfaceNode(LifecycleNode):
 
     def _make_core(self, robot: Any, values: dict[str, Any]) -> HardwareInterface:
         """Return the ROS-free cycle for ``robot`` with the checked parameter ``values``."""
-        return HardwareInterface(robot, **core_settings(values),
-                                 **hardware_settings(values, self._joint_limits(robot)))
+        return HardwareInterface(robot, cycle_settings(values),
+                                 command_joints=list(values['joints'] or []),
+                                 joint_limits=self._joint_limits(robot),
+                                 calibration=calibration_settings(values))
 
     def _joint_limits(self, robot: Any) -> dict[str, dict[str, Any]]:
         """
@@ -316,12 +329,11 @@ class HardwareInterfaceNode(LifecycleNode):
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Start the update timer; commands received while inactive are discarded."""
         core = self.core
-        assert core is not None and core.period is not None
+        assert core is not None
         core.commands.reset()
         # the timer runs on the steady clock: the watchdogs act whatever /clock does
         self.driver = CycleDriver(
             self, core, *self._outputs(), str(self._param('frame_id')), self._reports,
-            core.period, event_driven=bool(self._param('event_driven')),
             state_input=self._state_input_words)
         self.lifecycle_state = 'active'
         self.get_logger().info('active')
@@ -434,7 +446,7 @@ class HardwareInterfaceNode(LifecycleNode):
         records = node_records(self.get_fully_qualified_name(), core, self.lifecycle_state,
                                self.configure_error)
         if core is not None:
-            records[0].values.insert(1, ('event_driven', str(self._param('event_driven')).lower()))
+            records[0].values.insert(1, ('event_driven', str(core.settings.event_driven).lower()))
         msg = DiagnosticArray()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.status = [diagnostic_status(r.name, r.level, r.message, r.hardware_id, r.values)

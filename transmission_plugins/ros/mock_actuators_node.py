@@ -48,10 +48,8 @@ from typing import Sequence
 
 from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.exceptions import InvalidParameterValueException
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from rclpy.timer import Timer
 from sensor_msgs.msg import JointState
 
@@ -66,9 +64,7 @@ from transmission_plugins.ros.common import run_node
 from transmission_plugins.ros.common import StartupFailed
 from transmission_plugins.ros.common import subscribe_description
 from transmission_plugins.ros.common import to_msg_array
-from transmission_plugins.ros.mock_actuators_parameters import CHECKED
-from transmission_plugins.ros.mock_actuators_parameters import MUJOCO_ONLY
-from transmission_plugins.ros.mock_actuators_parameters import PARAMETERS
+from transmission_plugins.ros.node_parameters import CheckedParameters
 from transmission_plugins.ros.node_parameters import declare_parameters
 from transmission_plugins.ros.node_parameters import validate_parameters
 from transmission_plugins.runtime.diagnostics import ERROR
@@ -83,12 +79,16 @@ from transmission_plugins.runtime.messages import read_message
 from transmission_plugins.runtime.mujoco_model import import_mujoco
 from transmission_plugins.runtime.mujoco_model import ModelOptions
 from transmission_plugins.runtime.mujoco_physics import MujocoPhysics
+from transmission_plugins.runtime.node_settings import MOCK_ACTUATORS
+from transmission_plugins.runtime.node_settings import MUJOCO_ONLY
 from transmission_plugins.runtime.reports import Reports
 from transmission_plugins.runtime.simulator import ActuatorSimulator
 from transmission_plugins.runtime.simulator import ReferenceSwitches
 from transmission_plugins.urdf.text import received_description
 
-NODE_NAME = 'mock_actuators'
+NODE_NAME = MOCK_ACTUATORS.node
+#: the node's parameter contract (doc/nodes.md)
+PARAMETERS = MOCK_ACTUATORS
 
 #: Below this achieved real-time factor /diagnostics warns that the physics falls behind.
 SLOW_REAL_TIME_FACTOR = 0.9
@@ -122,18 +122,14 @@ def initial_joint_positions(robot: Any, names: Sequence[str],
     return q
 
 
-class MockActuatorsNode(Node):
+class MockActuatorsNode(CheckedParameters, Node):
     """Simulate the robot's actuators and close the loop for the hardware interface."""
 
     def __init__(self, node_name: str = NODE_NAME, **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
-        validator = validate_parameters(self, CHECKED)
+        self.validator = validator = validate_parameters(self, PARAMETERS)
         try:
             declare_parameters(self, PARAMETERS)
-            self.declare_parameter(
-                'initial_joint_positions', Parameter.Type.DOUBLE_ARRAY,
-                ParameterDescriptor(description=CHECKED['initial_joint_positions'][1],
-                                    read_only=True))
         except InvalidParameterValueException as e:
             self.get_logger().error(f'invalid parameter: {validator.rejected or e}')
             raise StartupFailed(validator.rejected or str(e)) from e
@@ -189,7 +185,7 @@ class MockActuatorsNode(Node):
 
     def _warn_unused_mujoco_parameters(self) -> None:
         """Say which ``physics mujoco`` parameters were changed but have no effect on rotors."""
-        unused = [name for name in MUJOCO_ONLY if self._p(name) != PARAMETERS[name][0]]
+        unused = [name for name in MUJOCO_ONLY if self._p(name) != PARAMETERS[name].default]
         if unused:
             self.get_logger().warning(f'parameters {unused} apply to physics mujoco only; '
                                       f'physics is {self._p("physics")!r}: they are ignored')

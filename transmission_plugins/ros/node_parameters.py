@@ -13,10 +13,14 @@
 # limitations under the License.
 
 """
-Node parameters on rclpy: descriptors with ranges and choices, and the set-parameters check.
+Node parameters on rclpy, from the nodes' declarations (:mod:`~..runtime.node_settings`).
 
-The descriptor states the range, the choices (``additional_constraints``) and ``read_only``;
-:func:`validate_parameters` rejects a bad value with a reason, as robot_state_publisher does.
+Each :class:`~..runtime.settings.Setting` becomes a descriptor (type, description, range,
+choices in ``additional_constraints``, ``read_only``); :class:`ParameterValidator` is the
+set-parameters check, :meth:`~..runtime.settings.Setting.check` (the launch check's too).  So
+that a refused value gets that check's message whichever way it comes (``-p``, a parameters
+file, ``ros2 param set``), :func:`declare_parameters` checks a start-up value before rclpy's
+range check, and :class:`CheckedParameters` checks a set before it.
 """
 
 from typing import Any
@@ -28,98 +32,114 @@ from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.parameter import Parameter
 
-from transmission_plugins.runtime.parameters import check_parameter
-from transmission_plugins.runtime.parameters import check_parameters
-from transmission_plugins.runtime.parameters import Constraint
-from transmission_plugins.runtime.parameters import constraint_of
+from transmission_plugins.runtime.settings import Declaration
+from transmission_plugins.runtime.settings import MAX_QOS_DEPTH
+from transmission_plugins.runtime.settings import Setting
 
 _TYPES = {
-    bool: ParameterType.PARAMETER_BOOL,
-    int: ParameterType.PARAMETER_INTEGER,
-    float: ParameterType.PARAMETER_DOUBLE,
-    str: ParameterType.PARAMETER_STRING,
-    list: ParameterType.PARAMETER_STRING_ARRAY,
+    'bool': ParameterType.PARAMETER_BOOL,
+    'int': ParameterType.PARAMETER_INTEGER,
+    'double': ParameterType.PARAMETER_NOT_SET,   # dynamic typing: integers accepted
+    'string': ParameterType.PARAMETER_STRING,
+    'string[]': ParameterType.PARAMETER_STRING_ARRAY,
+    'double[]': ParameterType.PARAMETER_DOUBLE_ARRAY,
 }
+_BY_TYPE = {'string[]': Parameter.Type.STRING_ARRAY, 'double[]': Parameter.Type.DOUBLE_ARRAY}
 
 
-def parameter_descriptor(default: Any, text: str,
-                         constraint: Constraint = Constraint()) -> ParameterDescriptor:
-    """Return the descriptor of a parameter: type, description, range, read_only, rules."""
-    kind = type(default)
-    # doubles accept integers too (``-p update_rate:=1000``): dynamic typing, checked by
-    # validate_parameters and cast on read
-    descriptor = ParameterDescriptor(description=text, type=_TYPES[kind],
-                                     dynamic_typing=kind is float, read_only=constraint.read_only,
-                                     additional_constraints=constraint.describe())
-    if kind is float:
-        descriptor.type = ParameterType.PARAMETER_NOT_SET
-    low, high = constraint.low, constraint.high
-    if low is not None and high is not None:
-        if constraint.off is not None:
-            low = min(low, constraint.off)
-        if kind is int:
+def parameter_descriptor(setting: Setting, ranges: bool = True) -> ParameterDescriptor:
+    """
+    Return the descriptor of ``setting``: type, description, range, choices, read_only.
+
+    :param ranges: with the range and ``read_only`` (False: the start-up descriptor of
+        :func:`declare_parameters`)
+    """
+    # doubles accept integers too (``-p update_rate:=1000``): dynamic typing, checked by the
+    # validator and cast on read
+    descriptor = ParameterDescriptor(description=setting.description, type=_TYPES[setting.kind],
+                                     dynamic_typing=setting.kind == 'double',
+                                     read_only=ranges and setting.read_only,
+                                     additional_constraints=setting.describe())
+    low, high = setting.low, setting.high
+    if ranges and low is not None and high is not None:
+        if setting.off is not None:
+            low = min(low, setting.off)
+        if setting.kind == 'int':
             descriptor.integer_range = [IntegerRange(from_value=int(low), to_value=int(high),
                                                      step=0)]
-        elif kind is float:
+        elif setting.kind == 'double':
             descriptor.floating_point_range = [FloatingPointRange(
                 from_value=float(low), to_value=float(high), step=0.0)]
     return descriptor
 
 
-def declare_parameters(node: Any, parameters: dict[str, tuple[Any, ...]]) -> None:
+def declare_parameters(node: Any, declaration: Declaration) -> None:
     """
-    Declare ``parameters`` (name -> (default, description[, Constraint])) with descriptors.
+    Declare the parameters of ``declaration`` on ``node``.
 
-    Register :func:`validate_parameters` first, so that values from a parameters file are
-    checked too (a bad one makes ``declare_parameter`` raise).
+    Register :func:`validate_parameters` first, so that values from ``-p`` or a parameters
+    file are checked too (a bad one makes ``declare_parameter`` raise).  A parameter with a
+    range is declared without it, then given it (``set_descriptor``): the validator, not
+    rclpy's range check, refuses a start-up value, with the launch check's words.
     """
-    for name, spec in parameters.items():
-        default, text = spec[0], spec[1]
-        descriptor = parameter_descriptor(default, text, constraint_of(spec))
-        if isinstance(default, list) and not default:
+    for setting in declaration.values():
+        ranged = setting.low is not None and setting.high is not None
+        descriptor = parameter_descriptor(setting, ranges=not ranged)
+        if setting.kind in _BY_TYPE and not setting.default:
             # an empty list would be typed BYTE_ARRAY: declare the type, read None as []
-            node.declare_parameter(name, Parameter.Type.STRING_ARRAY, descriptor)
+            node.declare_parameter(setting.name, _BY_TYPE[setting.kind], descriptor)
         else:
-            node.declare_parameter(name, default, descriptor)
+            node.declare_parameter(setting.name, setting.default, descriptor)
+        if ranged:
+            node.set_descriptor(setting.name, parameter_descriptor(setting))
+
+
+def validate_parameters(node: Any, declaration: Declaration) -> 'ParameterValidator':
+    """Register a :class:`ParameterValidator` for ``declaration`` on ``node``; return it."""
+    validator = ParameterValidator(declaration)
+    node.add_on_set_parameters_callback(validator)
+    return validator
 
 
 #: What the ``qos_overrides.<topic>.<entity>.<policy>`` parameters accept.
-QOS_POLICY_VALUES = {'reliability': ('reliable', 'best_effort', 'system_default'),
-                     'history': ('keep_last', 'keep_all', 'system_default'),
-                     'durability': ('volatile', 'transient_local', 'system_default')}
-#: The deepest history accepted (``qos_depth`` and ``qos_overrides.*.depth``).
-MAX_QOS_DEPTH = 10_000
+QOS_OVERRIDES = {
+    'depth': Setting('depth', 0, 'history depth', low=1, high=MAX_QOS_DEPTH),
+    'reliability': Setting('reliability', '', 'reliability',
+                           choices=('reliable', 'best_effort', 'system_default')),
+    'history': Setting('history', '', 'history',
+                       choices=('keep_last', 'keep_all', 'system_default')),
+    'durability': Setting('durability', '', 'durability',
+                          choices=('volatile', 'transient_local', 'system_default')),
+}
 
 
 def qos_override_reason(name: str, value: Any) -> str | None:
     """Return why a ``qos_overrides.*`` value is unusable, or None."""
-    policy = name.rsplit('.', 1)[-1]
-    if policy == 'depth':
-        return check_parameter(name, value, 0, Constraint(low=1, high=MAX_QOS_DEPTH))
-    choices = QOS_POLICY_VALUES.get(policy)
-    if choices is not None:
-        return check_parameter(name, value, '', Constraint(choices=choices))
-    return None
+    setting = QOS_OVERRIDES.get(name.rsplit('.', 1)[-1])
+    if setting is None:
+        return None
+    reason = setting.check(value)
+    return None if reason is None else name + reason[len(setting.name):]
 
 
 class ParameterValidator:
     """
-    The set-parameters callback of a node: check each value against its spec.
+    The set-parameters callback of a node: check each value against its declaration.
 
     Unknown names pass (rclpy's ``use_sim_time``...), except ``qos_overrides.*``.
     ``rejected`` keeps the last reason, so that a node failing to start can log it (rclpy's
     exception repeats the value, a whole URDF for ``robot_description``).
     """
 
-    def __init__(self, specs: dict[str, tuple[Any, ...]]) -> None:
-        self.specs = specs
+    def __init__(self, declaration: Declaration) -> None:
+        self.declaration = declaration
         self.rejected = ''
 
     def reason(self, name: str, value: Any) -> str | None:
         """Return why ``value`` is not acceptable for ``name``, or None."""
         if name.startswith('qos_overrides.'):
             return qos_override_reason(name, value)
-        return next(iter(check_parameters(self.specs, {name: value})), None)
+        return self.declaration.reason(name, value)
 
     def __call__(self, parameters: list[Parameter[Any]]) -> SetParametersResult:
         """Accept every parameter, or reject the whole set naming the first bad one."""
@@ -130,16 +150,53 @@ class ParameterValidator:
                 return SetParametersResult(successful=False, reason=reason)
         return SetParametersResult(successful=True)
 
+    def refusal(self, parameter: Parameter[Any]) -> SetParametersResult | None:
+        """Return the refusal of a writable declared parameter's bad value, else None."""
+        setting = self.declaration.get(parameter.name)
+        if setting is None or setting.read_only:   # rclpy says read-only
+            return None
+        reason = setting.check(parameter.value)
+        return None if reason is None else SetParametersResult(successful=False, reason=reason)
 
-def float_parameters(node: Any, specs: dict[str, tuple[Any, ...]]) -> None:
+
+class CheckedParameters:
     """
-    Keep the float parameters of ``specs`` floats when they are given integers.
+    A node mix-in: every set is checked by the declaration's validator before rclpy's checks.
+
+    rclpy applies a descriptor's range before the set-parameters callbacks, with its own words;
+    this makes ``ros2 param set`` answer with :meth:`~..runtime.settings.Setting.check`'s.
+    """
+
+    validator: ParameterValidator
+
+    def set_parameters(self, parameter_list: list[Parameter[Any]]
+                       ) -> list[SetParametersResult]:
+        """Set each parameter on its own (rclpy's), the validator first."""
+        out = []
+        for p in parameter_list:
+            refusal = self.validator.refusal(p)
+            out.append(refusal if refusal is not None else
+                       super().set_parameters([p])[0])  # type: ignore[misc]
+        return out
+
+    def set_parameters_atomically(self, parameter_list: list[Parameter[Any]]
+                                  ) -> SetParametersResult:
+        """Set every parameter or none (rclpy's), the validator first."""
+        for p in parameter_list:
+            refusal = self.validator.refusal(p)
+            if refusal is not None:
+                return refusal
+        return super().set_parameters_atomically(parameter_list)  # type: ignore[misc]
+
+
+def float_parameters(node: Any, declaration: Declaration) -> None:
+    """
+    Keep the double parameters doubles when they are given integers.
 
     A pre-set callback turns an integer given later into a float, and a declared integer is set
     again as a float where writable, so that ``ros2 param get`` keeps answering with a double.
     """
-    floats = {name for name, spec in specs.items()
-              if isinstance(spec[0], float)}
+    floats = {name for name, s in declaration.items() if s.kind == 'double'}
 
     def to_float(parameters: list[Parameter[Any]]) -> list[Parameter[Any]]:
         return [Parameter(p.name, value=float(p.value))
@@ -148,13 +205,6 @@ def float_parameters(node: Any, specs: dict[str, tuple[Any, ...]]) -> None:
     node.add_pre_set_parameters_callback(to_float)
     again = [Parameter(name, value=float(node.get_parameter(name).value)) for name in floats
              if type(node.get_parameter(name).value) is int
-             and not constraint_of(specs[name]).read_only]
+             and not declaration[name].read_only]
     if again:
         node.set_parameters(again)
-
-
-def validate_parameters(node: Any, specs: dict[str, tuple[Any, ...]]) -> ParameterValidator:
-    """Register a :class:`ParameterValidator` for ``specs`` on ``node``; return it."""
-    validator = ParameterValidator(specs)
-    node.add_on_set_parameters_callback(validator)
-    return validator

@@ -47,23 +47,21 @@ from transmission_plugins.ros.common import run_node
 from transmission_plugins.ros.common import subscribe_with_arrival
 from transmission_plugins.ros.common import to_msg_array
 from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
-from transmission_plugins.ros.hardware_interface_parameters import core_settings
-from transmission_plugins.ros.sim_interface_parameters import AT_CONFIGURE
-from transmission_plugins.ros.sim_interface_parameters import LIVE_SETTINGS
-from transmission_plugins.ros.sim_interface_parameters import PARAMETERS
 from transmission_plugins.runtime.commands import CommandOutput
-from transmission_plugins.runtime.parameters import Specs
+from transmission_plugins.runtime.node_settings import cycle_settings
+from transmission_plugins.runtime.node_settings import SIM_INTERFACE
+from transmission_plugins.runtime.settings import Declaration
 from transmission_plugins.runtime.sim_interface import SimInterface
 
-NODE_NAME = 'transmission_sim_interface'
+NODE_NAME = SIM_INTERFACE.node
+#: the node's parameter contract (doc/nodes.md, doc/simulation.md)
+PARAMETERS = SIM_INTERFACE
 
 
 class SimInterfaceNode(HardwareInterfaceNode):
     """Map joint states to actuator states and actuator commands to joint commands."""
 
-    PARAMETERS: Specs = PARAMETERS
-    LIVE_SETTINGS = LIVE_SETTINGS
-    AT_CONFIGURE = AT_CONFIGURE
+    PARAMETERS: Declaration = SIM_INTERFACE
     STATE_INPUT = 'joint_states'
     STATE_INPUT_ARGUMENT = ''
 
@@ -74,8 +72,9 @@ class SimInterfaceNode(HardwareInterfaceNode):
     def _make_core(self, robot: Any,  # type: ignore[override]
                    values: dict[str, Any]) -> SimInterface:
         """Return the ROS-free mirror cycle for ``robot`` with the checked ``values``."""
-        return SimInterface(robot, array_commands=list(values['array_commands'] or []),
-                            **core_settings(values))
+        return SimInterface(robot, cycle_settings(values),
+                            command_joints=list(values['joints'] or []),
+                            array_commands=list(values['array_commands'] or []))
 
     def _create_topics(self, depth: int) -> None:
         """Create the publishers and subscriptions of the configured node."""

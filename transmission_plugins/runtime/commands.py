@@ -33,11 +33,12 @@ fields they carry, one message per group.
 
 from typing import Callable
 from typing import NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from transmission_plugins.core.checks import FloatArray
-from transmission_plugins.runtime.counters import Counters
+from transmission_plugins.runtime.diagnostics import Counters
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.soft_limits import hard_velocity_bounds
 from transmission_plugins.runtime.soft_limits import JointBounds
@@ -48,6 +49,9 @@ from transmission_plugins.runtime.soft_limits import soft_effort_bounds
 from transmission_plugins.runtime.soft_limits import velocity_bounds
 from transmission_plugins.runtime.topology import Direction
 from transmission_plugins.runtime.topology import Topology
+
+if TYPE_CHECKING:
+    from transmission_plugins.runtime.cycle import CycleSettings
 
 TIMEOUT_ACTIONS = ('stop', 'hold', 'zero_velocity', 'zero_effort')
 
@@ -67,20 +71,20 @@ class LatestCommands:
 
     :param to_joints: actuator commands in, joint commands out (False: the other way round)
     :param counters: clamps, incomplete commands and non-finite outputs are counted there
+    :param settings: returns the cycle's settings (:attr:`~.cycle.InterfaceCycle.settings`)
 
     The other parameters are :class:`~.cycle.InterfaceCycle`'s.
     """
 
     def __init__(self, topology: Topology, to_joints: bool, counters: Counters,
-                 command_timeout: float, enforce_limits: bool, timeout_action: str) -> None:
+                 settings: 'Callable[[], CycleSettings]') -> None:
         direction = topology.direction(to_joints)
         #: the sources, targets, limits and map (:class:`~.topology.Direction`)
         self.direction: Direction = direction
         self._incidence = direction.incidence
         self.counters = counters
-        self.command_timeout = float(command_timeout)
-        self.enforce_limits = bool(enforce_limits)
-        self.timeout_action = timeout_action
+        #: returns the cycle's settings (the watchdog, limits, timeout action and period)
+        self.settings = settings
         self.target_names: list[str] = list(direction.target_names)
         ns, nt = len(direction.source_names), len(self.target_names)
         #: latest command per field (NaN = none): rows of one array, position, velocity, effort
@@ -100,8 +104,6 @@ class LatestCommands:
         self.incomplete = np.zeros(len(direction.groups), dtype=bool)
         #: the measured source positions and velocities (NaN: unknown), for the soft limits
         self.measured: Callable[[], tuple[FloatArray, FloatArray]] | None = None
-        #: the cycle period in seconds (the rate limits' time step; None: from the clock)
-        self.period: float | None = None
         self._motion = MotionState(ns)
         #: added to every target position command (the hardware interface's actuator
         #: calibration offsets, :mod:`~.calibration`), or None
@@ -178,8 +180,9 @@ class LatestCommands:
         if True not in has_cmd and False not in np.isnan(self._held):
             return []
         alive = has_cmd
-        if self.command_timeout > 0.0:
-            alive = has_cmd & ((now - self.command_time) <= self.command_timeout)
+        settings = self.settings()
+        if settings.command_timeout > 0.0:
+            alive = has_cmd & ((now - self.command_time) <= settings.command_timeout)
             if False in alive:
                 newly_expired = has_cmd & ~alive & ~self.expired
                 if True in newly_expired:
@@ -190,7 +193,7 @@ class LatestCommands:
         for field, row, finite in zip(FIELDS, block, given):
             if True in finite:
                 cmd[field] = row
-        if self.enforce_limits:
+        if settings.enforce_limits:
             self._clamp_block(self.direction.source, block, *self._source_bounds)
             if self._motion_limited and self.measured is not None and self._bounds:
                 self._limit_motion(cmd, now, self._bounds, *self.measured())
@@ -199,7 +202,7 @@ class LatestCommands:
         if cmd:
             self._convert_commands(cmd, values, source_position)
         self._apply_timeout_action(alive, values)
-        if self.enforce_limits:
+        if settings.enforce_limits:
             self._clamp_block(self.direction.target, out, *self._target_bounds)
         if self.position_offset is not None:
             out[0] += self.position_offset
@@ -231,14 +234,14 @@ class LatestCommands:
 
     def _on_expired(self, newly_expired: np.ndarray, pos: FloatArray) -> None:
         self.expired |= newly_expired
-        if self.timeout_action != 'hold':
+        if self.settings().timeout_action != 'hold':
             return
         for sidx, tidx in self.direction.groups:
             if newly_expired[sidx].any():
                 self._held[tidx] = pos[tidx]
 
     def _apply_timeout_action(self, alive: np.ndarray, out: dict[str, np.ndarray]) -> None:
-        if self.timeout_action == 'stop':
+        if self.settings().timeout_action == 'stop':
             return
         expired = self.expired & ~alive
         if True not in expired:
@@ -253,9 +256,9 @@ class LatestCommands:
                 commanded |= np.isfinite(out[f][tidx])
             if commanded.any():
                 continue  # live commands of another source of this transmission win
-            if self.timeout_action == 'hold':
+            if self.settings().timeout_action == 'hold':
                 out['position'][tidx] = self._held[tidx]
-            elif self.timeout_action == 'zero_velocity':
+            elif self.settings().timeout_action == 'zero_velocity':
                 out['velocity'][tidx] = 0.0
             else:
                 out['effort'][tidx] = 0.0
@@ -270,7 +273,7 @@ class LatestCommands:
         acceleration only when some joint has a rate limit).
         """
         m = self._motion
-        dt = m.step(now, self.period)
+        dt = m.step(now, self.settings().period)
         none = m.none
         rated = self._rated if self._any_rated else None
         prev_v = none

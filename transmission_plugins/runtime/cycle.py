@@ -13,17 +13,20 @@
 # limitations under the License.
 
 """
-What the hardware and the simulation interface share: settings, buffers, counters, diagnostics.
+What the hardware and the simulation interface share: settings, buffers, schedule, diagnostics.
 
 :class:`InterfaceCycle` is the common base of
 :class:`~.hardware_interface.HardwareInterface` (actuator states to joint states, joint commands
 to actuator commands) and :class:`~.sim_interface.SimInterface` (the mirror: joint states to
 actuator states, actuator commands to joint commands).  A subclass names its direction
 (:attr:`InterfaceCycle.TO_JOINTS`) and its topics, and adds its inputs and its ``update()``;
-everything else (the state and command sides, watchdog settings, counters, timing, drop counts,
-diagnostics) is here, once.
+everything else (the state and command sides, the :class:`CycleSettings` they all read, the
+:class:`OutputSchedule`, counters, timing, drop counts, diagnostics) is here, once.
 """
 
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
 import math
 import time
 from typing import Any
@@ -35,7 +38,8 @@ from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.commands import CommandOutput
 from transmission_plugins.runtime.commands import LatestCommands
 from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
-from transmission_plugins.runtime.counters import Counters
+from transmission_plugins.runtime.diagnostics import Counters
+from transmission_plugins.runtime.diagnostics import CycleTimer
 from transmission_plugins.runtime.diagnostics import DiagnosticRecord
 from transmission_plugins.runtime.diagnostics import interface_diagnostics
 from transmission_plugins.runtime.messages import DropCounts
@@ -44,8 +48,113 @@ from transmission_plugins.runtime.messages import NameIndex
 from transmission_plugins.runtime.states import LatestStates
 from transmission_plugins.runtime.states import STALE_JOINT_POLICIES
 from transmission_plugins.runtime.states import StateOutput
-from transmission_plugins.runtime.timing import CycleTimer
 from transmission_plugins.runtime.topology import Topology
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
+    """
+    Check a setting that takes one of ``choices``.
+
+    :raises TransmissionValueError: naming the setting, the value and the choices
+    """
+    if value not in choices:
+        raise TransmissionValueError(name, value, f'one of {tuple(choices)}')
+
+
+@dataclass(frozen=True)
+class CycleSettings:
+    """
+    Everything a cycle is set to, received whole; each may change between cycles.
+
+    The node makes it from its parameters (:func:`~.node_settings.cycle_settings`); the cycle
+    keeps the one copy (:attr:`InterfaceCycle.settings`) that its watchdogs, limits, schedule,
+    timing and diagnostics read.
+
+    :param update_rate: the cycle rate in Hz (None: no fixed rate, no overrun check)
+    :param state_timeout: seconds after which a state is stale; <= 0 disables
+    :param command_timeout: seconds after which a command expires; <= 0 disables
+    :param enforce_limits: clamp commands to the limits of both sides
+    :param timeout_action: one of :data:`~.commands.TIMEOUT_ACTIONS`
+    :param stale_joints: one of :data:`~.states.STALE_JOINT_POLICIES`
+    :param event_driven: publish each output when its input arrives (the timer as watchdog)
+    :param soft_limits: with ``enforce_limits``, also the joints' soft limits (hardware
+        interface)
+    :raises TransmissionValueError: a setting outside its range
+    """
+
+    update_rate: float | None = None
+    state_timeout: float = 0.1
+    command_timeout: float = 0.5
+    enforce_limits: bool = True
+    timeout_action: str = 'stop'
+    stale_joints: str = 'last'
+    event_driven: bool = False
+    soft_limits: bool = True
+    #: seconds per cycle, ``1 / update_rate`` (None without a rate): the timer's period, the
+    #: rate limits' nominal time step and the overrun check's deadline
+    period: float | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        check_choice('timeout_action', self.timeout_action, TIMEOUT_ACTIONS)
+        check_choice('stale_joints', self.stale_joints, STALE_JOINT_POLICIES)
+        for name in ('state_timeout', 'command_timeout'):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or math.isnan(value):
+                raise TransmissionValueError(name, value, 'a number of seconds (<= 0: off)')
+        rate = self.update_rate
+        if rate is not None and not (isinstance(rate, (int, float)) and 0.0 < rate < math.inf):
+            raise TransmissionValueError('update_rate', rate, 'a rate in Hz > 0, or None')
+        object.__setattr__(self, 'period', None if rate is None else 1.0 / float(rate))
+
+
+class OutputSchedule:
+    """
+    Which outputs to publish on a tick or an arrival.
+
+    The two modes are doc/nodes.md's "Timer mode and event-driven mode": in timer mode every
+    tick publishes both outputs; in event-driven mode an accepted input publishes its output at
+    once and a tick publishes only the outputs whose input did *not* arrive since the previous
+    tick.
+
+    :param settings: returns the cycle's settings (their ``event_driven``)
+    """
+
+    def __init__(self, settings: Callable[[], CycleSettings]) -> None:
+        self._settings = settings
+        self._state_arrived = False
+        self._command_arrived = False
+
+    @property
+    def event_driven(self) -> bool:
+        """Return True in event-driven mode."""
+        return self._settings().event_driven
+
+    def state_arrived(self) -> bool:
+        """Note an accepted state input; return True when the state output is published now."""
+        self._state_arrived = True
+        return self.event_driven
+
+    def command_arrived(self) -> bool:
+        """Note an accepted command input; return True when the command output is published now."""
+        self._command_arrived = True
+        return self.event_driven
+
+    def tick(self) -> tuple[bool, bool]:
+        """
+        Start a tick; return which outputs it publishes.
+
+        :returns: ``(states, commands)``: both in timer mode; in event-driven mode, those whose
+            input did not arrive since the previous tick
+        """
+        outputs = (True, True)
+        if self.event_driven:
+            outputs = (not self._state_arrived, not self._command_arrived)
+        self._state_arrived = self._command_arrived = False
+        return outputs
+
+    def stop(self) -> None:
+        """Forget the arrivals (the timer stopped: deactivated or torn down)."""
+        self._state_arrived = self._command_arrived = False
 
 
 class InterfaceCycle:
@@ -53,11 +162,9 @@ class InterfaceCycle:
     Latest-value buffers, watchdogs, limits, counters and timing of one interface node.
 
     :param robot: a ``RobotTransmissions`` (joint and actuator names, array maps, limits)
-    :param state_timeout: seconds after which a state is stale; <= 0 disables
-    :param command_timeout: seconds after which a command expires; <= 0 disables
-    :param enforce_limits: clamp commands to the limits of both sides
-    :param timeout_action: one of :data:`~.commands.TIMEOUT_ACTIONS`
-    :param stale_joints: one of :data:`~.states.STALE_JOINT_POLICIES`
+    :param settings: the cycle's settings (default: :attr:`DEFAULTS`)
+    :param changes: fields of :class:`CycleSettings` that differ from ``settings``
+        (``state_timeout=0.2``...), a shorthand for ``dataclasses.replace(settings, ...)``
     :param clock: steady clock in seconds (``time.monotonic``); tests inject their own
     :raises TransmissionValueError: a setting outside its range
     """
@@ -67,16 +174,14 @@ class InterfaceCycle:
     #: the topics of the state output and of the command input
     STATE_OUTPUT_TOPIC = ''
     COMMAND_TOPIC = ''
+    #: the settings of a cycle given none
+    DEFAULTS = CycleSettings()
 
-    def __init__(self, robot: RobotTransmissions, *, state_timeout: float,
-                 command_timeout: float, enforce_limits: bool, timeout_action: str,
-                 stale_joints: str, clock: Callable[[], float] = time.monotonic) -> None:
-        check_choice('timeout_action', timeout_action, TIMEOUT_ACTIONS)
-        check_choice('stale_joints', stale_joints, STALE_JOINT_POLICIES)
-        for name, value in (('state_timeout', state_timeout),
-                            ('command_timeout', command_timeout)):
-            if not isinstance(value, (int, float)) or math.isnan(value):
-                raise TransmissionValueError(name, value, 'a number of seconds (<= 0: off)')
+    def __init__(self, robot: RobotTransmissions, settings: CycleSettings | None = None, *,
+                 clock: Callable[[], float] = time.monotonic, **changes: Any) -> None:
+        #: the settings now: the one copy every part of the cycle reads (:meth:`apply`)
+        self.settings: CycleSettings = replace(self.DEFAULTS if settings is None else settings,
+                                               **changes)
         self.robot = robot
         self.clock = clock
         self.joint_names: list[str] = list(robot.joint_names)
@@ -85,63 +190,54 @@ class InterfaceCycle:
         self._actuators = NameIndex(self.actuator_names, 'actuator')
         self.topology = Topology(robot)
         self.counters = Counters(len(self.joint_names), len(self.actuator_names))
-        self.states = LatestStates(self.topology, self.TO_JOINTS, self.counters, state_timeout,
-                                   clock, stale_joints)
-        self.commands = LatestCommands(self.topology, not self.TO_JOINTS, self.counters,
-                                       command_timeout, enforce_limits, timeout_action)
-        self.timer = CycleTimer()
+        now = self._settings_now
+        self.states = LatestStates(self.topology, self.TO_JOINTS, self.counters, now, clock)
+        self.commands = LatestCommands(self.topology, not self.TO_JOINTS, self.counters, now)
+        self.timer = CycleTimer(now)
+        #: which outputs a tick or an arrival publishes
+        self.schedule = OutputSchedule(now)
         #: dropped messages per topic and reason
         self.drops = DropCounts()
 
+    def _settings_now(self) -> CycleSettings:
+        return self.settings
+
     # ------------------------------------------------------------------ settings and state
-    # every setting may change between cycles (the node applies parameter changes at once)
+    def apply(self, settings: CycleSettings) -> None:
+        """Take new settings (the node applies parameter changes at once, between cycles)."""
+        before, self.settings = self.settings, settings
+        if settings.stale_joints != before.stale_joints:
+            self.states.invalidate()
+
     @property
     def state_timeout(self) -> float:
         """Return the state watchdog's timeout in seconds (<= 0: disabled)."""
-        return self.states.state_timeout
-
-    @state_timeout.setter
-    def state_timeout(self, value: float) -> None:
-        self.states.state_timeout = float(value)
+        return self.settings.state_timeout
 
     @property
     def command_timeout(self) -> float:
         """Return the command watchdog's timeout in seconds (<= 0: disabled)."""
-        return self.commands.command_timeout
-
-    @command_timeout.setter
-    def command_timeout(self, value: float) -> None:
-        self.commands.command_timeout = float(value)
+        return self.settings.command_timeout
 
     @property
     def enforce_limits(self) -> bool:
         """Return True when commands are clamped to the limits."""
-        return self.commands.enforce_limits
-
-    @enforce_limits.setter
-    def enforce_limits(self, value: bool) -> None:
-        self.commands.enforce_limits = bool(value)
+        return self.settings.enforce_limits
 
     @property
     def timeout_action(self) -> str:
         """Return what expired commands send (:data:`~.commands.TIMEOUT_ACTIONS`)."""
-        return self.commands.timeout_action
-
-    @timeout_action.setter
-    def timeout_action(self, value: str) -> None:
-        check_choice('timeout_action', value, TIMEOUT_ACTIONS)
-        self.commands.timeout_action = value
+        return self.settings.timeout_action
 
     @property
     def stale_joints(self) -> str:
         """Return the stale policy of the state output (:data:`~.states.STALE_JOINT_POLICIES`)."""
-        return self.states.stale_joints
+        return self.settings.stale_joints
 
-    @stale_joints.setter
-    def stale_joints(self, value: str) -> None:
-        check_choice('stale_joints', value, STALE_JOINT_POLICIES)
-        self.states.stale_joints = value
-        self.states.invalidate()
+    @property
+    def period(self) -> float | None:
+        """Return the cycle period in seconds (None: no fixed rate)."""
+        return self.settings.period
 
     def commandable_joints(self) -> list[str]:
         """Return the joints a joint command may name (passive joints excluded), URDF order."""
@@ -170,17 +266,6 @@ class InterfaceCycle:
             raise TransmissionValueError('joints', bad, 'joints that are not passive '
                                          '(passive joints cannot be commanded)')
         return list(joints)
-
-    # ------------------------------------------------------------------ timing
-    @property
-    def period(self) -> float | None:
-        """Return the cycle period in seconds (None: no overrun check)."""
-        return self.timer.period
-
-    @period.setter
-    def period(self, value: float | None) -> None:
-        self.timer.period = value
-        self.commands.period = value
 
     # ------------------------------------------------------------------ outputs
     def state_output(self, now: float | None = None) -> StateOutput | None:
@@ -228,13 +313,3 @@ class InterfaceCycle:
                     ) -> list[DiagnosticRecord]:
         """Return one status for the interface and one per transmission (a new rate window)."""
         return interface_diagnostics(self, prefix, lifecycle_state)
-
-
-def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
-    """
-    Check a setting that takes one of ``choices``.
-
-    :raises TransmissionValueError: naming the setting, the value and the choices
-    """
-    if value not in choices:
-        raise TransmissionValueError(name, value, f'one of {tuple(choices)}')

@@ -13,8 +13,12 @@
 # limitations under the License.
 
 """
-/diagnostics without ROS: one status for the interface and one per transmission.
+/diagnostics without ROS: what a cycle counts and times, and the statuses made of it.
 
+:class:`Counters` are what the state and command sides of a cycle count (clamps, incomplete
+commands, outputs left out); :class:`CycleTimer` accounts the cycles' work times, overruns and
+periodicity (as ros2_control's controller manager: the rate of each timer cycle, ``1 / (start -
+previous start)``, summarised over the cycles since the previous summary).
 :class:`DiagnosticRecord` is a ROS-free ``diagnostic_msgs/DiagnosticStatus``; the node turns each
 into a message.  As with diagnostic_updater, every status of one node carries the same
 ``hardware_id``: the robot's name from the URDF.  The keys are doc/nodes.md's ("Diagnostics").
@@ -22,16 +26,152 @@ into a message.  As with diagnostic_updater, every status of one node carries th
 
 import math
 from typing import Any
+from typing import Callable
 from typing import NamedTuple
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from transmission_plugins.runtime.counters import CLAMP_KINDS
-from transmission_plugins.runtime.counters import SIDE_KINDS
-
 if TYPE_CHECKING:
+    from transmission_plugins.runtime.cycle import CycleSettings
     from transmission_plugins.runtime.cycle import InterfaceCycle
+
+#: The limits a command can be clamped to: the hard limits of both sides, then the joints' soft
+#: limits (``<safety_controller>``) and rate limits (ros2_control's joint_limits parameters).
+CLAMP_KINDS = ('joint_position', 'joint_velocity', 'joint_effort', 'actuator_position',
+               'actuator_velocity', 'actuator_effort', 'joint_soft_position',
+               'joint_soft_velocity', 'joint_soft_effort', 'joint_acceleration',
+               'joint_deceleration', 'joint_jerk')
+#: The kinds per side (the ``<side>_<limit>`` entries of :data:`CLAMP_KINDS`, prefix removed).
+SIDE_KINDS = {side: tuple(k[len(side) + 1:] for k in CLAMP_KINDS if k.startswith(side + '_'))
+              for side in ('joint', 'actuator')}
+
+
+class Counters:
+    """
+    Counters shared by the state and command sides of a cycle.
+
+    :param num_joints: joints of the robot (per-joint clamp counts)
+    :param num_actuators: actuators of the robot (per-actuator clamp counts)
+    """
+
+    def __init__(self, num_joints: int, num_actuators: int) -> None:
+        #: clamps per :data:`CLAMP_KINDS` entry
+        self.clamps: dict[str, int] = dict.fromkeys(CLAMP_KINDS, 0)
+        self.joint_clamps = np.zeros(num_joints, dtype=np.int64)
+        self.actuator_clamps = np.zeros(num_actuators, dtype=np.int64)
+        #: per side, clamps by entry and kind (``(entries, len(SIDE_KINDS[side]))``)
+        self.kind_clamps = {'joint': np.zeros((num_joints, len(SIDE_KINDS['joint'])), np.int64),
+                            'actuator': np.zeros((num_actuators, len(SIDE_KINDS['actuator'])),
+                                                 np.int64)}
+        #: transmissions commanded for some of their joints only (nothing sent for them)
+        self.incomplete_commands = 0
+        #: joint or actuator values that came out NaN or infinite (left out of the output)
+        self.non_finite_outputs = 0
+        #: actuator values of joint positions outside their mechanism's range (left out:
+        #: ``RobotTransmissions.unreachable_actuators``)
+        self.unreachable_outputs = 0
+
+    def count_clamps(self, side: str, kind: str, clamped: np.ndarray) -> None:
+        """
+        Count the clamps of one kind: in all, per entry and per entry and kind.
+
+        :param side: ``'joint'`` or ``'actuator'``
+        :param kind: the limit, e.g. ``'position'`` or ``'soft_velocity'`` (:data:`SIDE_KINDS`)
+        :param clamped: boolean mask of the entries clamped
+        """
+        count = int(np.count_nonzero(clamped))
+        if not count:
+            return
+        self.clamps[f'{side}_{kind}'] += count
+        getattr(self, f'{side}_clamps')[:] += clamped
+        self.kind_clamps[side][:, SIDE_KINDS[side].index(kind)] += clamped
+
+
+#: Cycle times kept for the percentile (the oldest half is dropped when full).
+WINDOW = 4096
+
+
+class CycleTimer:
+    """
+    Account the cycles of a fixed-rate loop.
+
+    An overrun is a cycle whose work took longer than the period, or that started more than one
+    and a half periods after the previous one (a missed deadline).
+
+    :param settings: returns the cycle's settings (:attr:`~.cycle.InterfaceCycle.settings`)
+    """
+
+    def __init__(self, settings: 'Callable[[], CycleSettings]') -> None:
+        #: the cycle's settings now (their ``period``: None, no overrun check)
+        self._settings = settings
+        self.cycles = 0
+        #: the cycles that were not the timer's (event-driven updates)
+        self.events = 0
+        self.overruns = 0
+        self.max_cycle_time = 0.0
+        self.cycle_time_sum = 0.0
+        self._times: list[float] = []
+        self._last_start: float | None = None
+        #: intervals between cycle starts since the last :meth:`periodicity`
+        self._intervals: list[float] = []
+
+    def record(self, start: float, end: float, periodic: bool = True) -> None:
+        """
+        Account one cycle that started at ``start`` and finished at ``end`` (steady clock).
+
+        :param periodic: a tick of the timer; False for an event-driven update, which counts
+            in the work times and as an overrun when it outlasts the period, not in the
+            periodicity
+        """
+        self.cycles += 1
+        dt = max(0.0, end - start)
+        self.cycle_time_sum += dt
+        self.max_cycle_time = max(self.max_cycle_time, dt)
+        self._times.append(dt)
+        if len(self._times) > WINDOW:
+            del self._times[:WINDOW // 2]
+        period = self._settings().period
+        if not periodic:
+            self.events += 1
+            if period and dt > period:
+                self.overruns += 1
+            return
+        if self._last_start is not None:
+            self._intervals.append(start - self._last_start)
+            if len(self._intervals) > WINDOW:
+                del self._intervals[:WINDOW // 2]
+        if period:
+            late = self._last_start is not None and start - self._last_start > 1.5 * period
+            if dt > period or late:
+                self.overruns += 1
+        self._last_start = start
+
+    def periodicity(self) -> dict[str, float]:
+        """
+        Return the periodicity since the last call (module docstring) and start a new window.
+
+        :returns: ``average``, ``standard_deviation``, ``min``, ``max`` (Hz) and ``achieved``
+            (Hz), all 0 when fewer than two cycles ran in the window
+        """
+        dt = np.asarray([x for x in self._intervals if x > 0.0])
+        self._intervals = []
+        if not dt.size:
+            return dict.fromkeys(('average', 'standard_deviation', 'min', 'max', 'achieved'),
+                                 0.0)
+        rates = 1.0 / dt
+        return {'average': float(rates.mean()), 'standard_deviation': float(rates.std()),
+                'min': float(rates.min()), 'max': float(rates.max()),
+                'achieved': float(dt.size / dt.sum())}
+
+    def mean(self) -> float:
+        """Return the mean work time per cycle in seconds (0 before the first cycle)."""
+        return self.cycle_time_sum / self.cycles if self.cycles else 0.0
+
+    def p99(self) -> float:
+        """Return the 99th percentile of the recent work times in seconds."""
+        return float(np.percentile(self._times, 99)) if self._times else 0.0
+
 
 OK = 0
 WARN = 1
@@ -84,7 +224,7 @@ def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
 
     The state inputs counted stale are those some output depends on (a simulator need not
     publish the PR2 gripper's passive finger joints).  Starts a new periodicity window
-    (:meth:`~.timing.CycleTimer.periodicity`).
+    (:meth:`CycleTimer.periodicity`).
     """
     now = hw.clock()
     robot_id = hardware_id(hw.robot)
@@ -119,7 +259,7 @@ def interface_diagnostics(hw: 'InterfaceCycle', prefix: str,
         ('lifecycle_state', lifecycle_state),
         ('joints', str(len(hw.joint_names))),
         ('actuators', str(len(hw.actuator_names))),
-        ('update_rate', f'{1.0 / timer.period:g}' if timer.period else '0'),
+        ('update_rate', f'{hw.settings.update_rate or 0:g}'),
         ('achieved_rate', f'{rate["achieved"]:.3f}'),
         ('periodicity.average', f'{rate["average"]:.3f}'),
         ('periodicity.standard_deviation', f'{rate["standard_deviation"]:.3f}'),

@@ -39,6 +39,7 @@ from transmission_plugins.runtime.calibration import CalibrationSettings
 from transmission_plugins.runtime.calibration_file import CalibrationFileError
 from transmission_plugins.runtime.calibration_file import write_calibration_file
 from transmission_plugins.runtime.commands import CommandOutput
+from transmission_plugins.runtime.cycle import CycleSettings
 from transmission_plugins.runtime.cycle import InterfaceCycle
 from transmission_plugins.runtime.diagnostics import calibration_diagnostics
 from transmission_plugins.runtime.diagnostics import DiagnosticRecord
@@ -69,8 +70,6 @@ class HardwareInterface(InterfaceCycle):
 
     :param command_joints: joint order of the per-interface array commands; default: every
         commandable joint in URDF order
-    :param soft_limits: with ``enforce_limits``, also clamp joint commands to the soft limits
-        of the joints' ``<safety_controller>`` (:mod:`~.soft_limits`)
     :param joint_limits: ros2_control's joint_limits parameters per joint, ``{joint: {key:
         value}}`` (:data:`~.soft_limits.JOINT_LIMIT_PARAMETERS`: acceleration, deceleration and
         jerk limits)
@@ -85,29 +84,24 @@ class HardwareInterface(InterfaceCycle):
     STATE_OUTPUT_TOPIC = 'joint_states'
     COMMAND_TOPIC = 'joint_commands'
 
-    def __init__(self, robot: RobotTransmissions, *, state_timeout: float = 0.1,
-                 command_timeout: float = 0.5, enforce_limits: bool = True,
-                 command_joints: Sequence[str] | None = None, timeout_action: str = 'stop',
-                 stale_joints: str = 'last', soft_limits: bool = True,
+    def __init__(self, robot: RobotTransmissions, settings: CycleSettings | None = None, *,
+                 command_joints: Sequence[str] | None = None,
                  joint_limits: Mapping[str, Mapping[str, Any]] | None = None,
                  calibration: CalibrationSettings | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__(robot, state_timeout=state_timeout, command_timeout=command_timeout,
-                         enforce_limits=enforce_limits, timeout_action=timeout_action,
-                         stale_joints=stale_joints, clock=clock)
+                 clock: Callable[[], float] = time.monotonic, **changes: Any) -> None:
+        super().__init__(robot, settings, clock=clock, **changes)
         self.command_joints = self.joint_order(command_joints)
         self._command_idx = self._joints.lookup(self.command_joints)
         self._joints.forget()
         self._rates = rate_limits(self.joint_names, joint_limits or {})
-        self._soft_limits = bool(soft_limits)
-        self.commands.bounds = joint_bounds(robot, self._rates, self._soft_limits)
+        self.commands.bounds = joint_bounds(robot, self._rates, self.settings.soft_limits)
         self.commands.measured = lambda: (self.states.last_position, self.states.last_velocity)
-        settings = calibration if calibration is not None else CalibrationSettings()
+        wanted = calibration if calibration is not None else CalibrationSettings()
         #: the actuator offsets and the calibration of each transmission
-        self.calibration = Calibration(robot, self.topology, settings)
-        self.require_calibration = bool(settings.require_calibration)
+        self.calibration = Calibration(robot, self.topology, wanted)
+        self.require_calibration = bool(wanted.require_calibration)
         self._switches = NameIndex(self.calibration.switch_names, 'reference switch')
-        self._absolutes = NameIndex(list(settings.absolute_encoders), 'absolute encoder')
+        self._absolutes = NameIndex(list(wanted.absolute_encoders), 'absolute encoder')
         #: joints whose commands are refused (not calibrated, or being homed)
         self.refused = np.zeros(len(self.joint_names), dtype=bool)
         self._apply_calibration()
@@ -115,12 +109,14 @@ class HardwareInterface(InterfaceCycle):
     @property
     def soft_limits(self) -> bool:
         """Return True when joint commands are clamped to the soft limits too."""
-        return self._soft_limits
+        return self.settings.soft_limits
 
-    @soft_limits.setter
-    def soft_limits(self, value: bool) -> None:
-        self._soft_limits = bool(value)
-        self.commands.bounds = joint_bounds(self.robot, self._rates, self._soft_limits)
+    def apply(self, settings: CycleSettings) -> None:
+        """Take new settings; a change of ``soft_limits`` changes the joint bounds at once."""
+        soft = self.settings.soft_limits
+        super().apply(settings)
+        if settings.soft_limits != soft:
+            self.commands.bounds = joint_bounds(self.robot, self._rates, settings.soft_limits)
 
     # ------------------------------------------------------------------ inputs
     def set_actuator_state(self, names: Sequence[str], position: Any = (), velocity: Any = (),

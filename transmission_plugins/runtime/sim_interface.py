@@ -43,6 +43,7 @@ from transmission_plugins.core.checks import FloatArray
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.commands import CommandOutput
+from transmission_plugins.runtime.cycle import CycleSettings
 from transmission_plugins.runtime.cycle import InterfaceCycle
 from transmission_plugins.runtime.messages import all_true
 from transmission_plugins.runtime.messages import FIELDS
@@ -81,16 +82,14 @@ class SimInterface(InterfaceCycle):
     TO_JOINTS = False
     STATE_OUTPUT_TOPIC = 'actuator_states'
     COMMAND_TOPIC = 'actuator_commands'
+    #: stale joints' actuators are left out of actuator_states by default
+    DEFAULTS = CycleSettings(stale_joints='omit')
 
-    def __init__(self, robot: RobotTransmissions, *, state_timeout: float = 0.1,
-                 command_timeout: float = 0.5, enforce_limits: bool = True,
+    def __init__(self, robot: RobotTransmissions, settings: CycleSettings | None = None, *,
                  command_joints: Sequence[str] | None = None,
-                 array_commands: Sequence[str] = (), timeout_action: str = 'stop',
-                 stale_joints: str = 'omit',
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__(robot, state_timeout=state_timeout, command_timeout=command_timeout,
-                         enforce_limits=enforce_limits, timeout_action=timeout_action,
-                         stale_joints=stale_joints, clock=clock)
+                 array_commands: Sequence[str] = (),
+                 clock: Callable[[], float] = time.monotonic, **changes: Any) -> None:
+        super().__init__(robot, settings, clock=clock, **changes)
         self.command_joints = self.joint_order(command_joints)
         position = {n: i for i, n in enumerate(self.joint_names)}
         self._command_idx = np.array([position[n] for n in self.command_joints], dtype=np.intp)

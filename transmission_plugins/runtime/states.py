@@ -31,14 +31,18 @@ new state arrived or the set of fresh actuators changed.
 
 from typing import Callable
 from typing import NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from transmission_plugins.core.checks import FloatArray
-from transmission_plugins.runtime.counters import Counters
+from transmission_plugins.runtime.diagnostics import Counters
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.topology import Direction
 from transmission_plugins.runtime.topology import Topology
+
+if TYPE_CHECKING:
+    from transmission_plugins.runtime.cycle import CycleSettings
 
 
 STALE_JOINT_POLICIES = ('last', 'omit')
@@ -59,21 +63,21 @@ class LatestStates:
 
     :param to_joints: actuator states in, joint states out (False: the other way round)
     :param counters: where non-finite outputs are counted
+    :param settings: returns the cycle's settings (:attr:`~.cycle.InterfaceCycle.settings`)
 
     The other parameters are :class:`~.cycle.InterfaceCycle`'s.
     """
 
     def __init__(self, topology: Topology, to_joints: bool, counters: Counters,
-                 state_timeout: float, clock: Callable[[], float],
-                 stale_joints: str = 'last') -> None:
+                 settings: 'Callable[[], CycleSettings]', clock: Callable[[], float]) -> None:
         direction = topology.direction(to_joints)
         #: the sources, targets and map (:class:`~.topology.Direction`)
         self.direction: Direction = direction
         self._incidence = direction.state_incidence
         self.counters = counters
-        self.state_timeout = float(state_timeout)
+        #: returns the cycle's settings (``state_timeout``, ``stale_joints``)
+        self.settings = settings
         self.clock = clock
-        self.stale_joints = stale_joints
         self.target_names: list[str] = list(direction.target_names)
         ns, nt = len(direction.source_names), len(self.target_names)
         #: latest value per field (NaN = unknown): rows of one array, position, velocity, effort
@@ -128,10 +132,11 @@ class LatestStates:
     def fresh(self, now: float | None = None) -> np.ndarray:
         """Return a boolean mask of the sources whose state is within ``state_timeout``."""
         now = self.clock() if now is None else now
-        if self.state_timeout <= 0.0:
+        timeout = self.settings().state_timeout
+        if timeout <= 0.0:
             return self.state_time > -np.inf
         # never seen: now - (-inf) = inf is not <= the timeout
-        return (now - self.state_time) <= self.state_timeout
+        return (now - self.state_time) <= timeout
 
     def fresh_targets(self, fresh: np.ndarray) -> np.ndarray:
         """Return the targets whose every source is in ``fresh`` (boolean mask)."""
@@ -152,7 +157,7 @@ class LatestStates:
             self.fresh_mask = fresh
         elif version == self._version:
             return output   # nothing new since the last cycle: same target states
-        if self.stale_joints == 'omit' and True not in fresh:
+        if self.settings().stale_joints == 'omit' and True not in fresh:
             output = None
         else:
             output = self._convert(fresh)
@@ -161,14 +166,14 @@ class LatestStates:
 
     def _convert(self, fresh: np.ndarray) -> StateOutput | None:
         values, complete = self._target_values(fresh)
-        if self.stale_joints == 'last' and False in fresh:
+        if self.settings().stale_joints == 'last' and False in fresh:
             target_fresh = self.fresh_targets(fresh)
             values = {f: np.where(target_fresh, values[f], self.held[f]) for f in FIELDS}
             complete = {f: False not in np.isfinite(values[f]) for f in FIELDS}
         if self.hidden is not None:
             values = {f: np.where(self.hidden, np.nan, values[f]) for f in FIELDS}
             complete = dict.fromkeys(FIELDS, False)
-        if self.stale_joints == 'last':
+        if self.settings().stale_joints == 'last':
             self.held = values
         self.last_position = values['position']
         self.last_velocity = values['velocity']

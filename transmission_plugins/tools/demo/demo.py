@@ -31,6 +31,8 @@ import time
 from typing import Any
 from typing import TextIO
 
+from transmission_plugins.runtime.node_settings import cycle_settings
+from transmission_plugins.runtime.node_settings import HARDWARE_INTERFACE
 from transmission_plugins.tools.cli.common import positive_number
 from transmission_plugins.tools.demo.demo_load import BUSY_EXIT
 from transmission_plugins.tools.demo.demo_load import LoadMonitor
@@ -42,9 +44,6 @@ import yaml
 #: Tracking tolerance at the end of each hold: rad for revolute joints, m for the gripper gap.
 TOLERANCE = {'revolute': 0.01, 'prismatic': 0.001}
 COMMAND_RATE = 50.0
-#: the hardware interface's state_timeout and update_rate when the config file sets none
-DEFAULT_STATE_TIMEOUT = 0.1
-DEFAULT_UPDATE_RATE = 100.0
 #: what the demo says of itself (``demo --help``)
 DESCRIPTION = f"""\
 Start the hardware interface and the mock actuators (the launcher's node set, in a namespace
@@ -339,8 +338,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     code = 1
     finished = False
     hardware = sections.get('transmission_hardware_interface', {})
-    load = LoadMonitor(float(hardware.get('state_timeout', DEFAULT_STATE_TIMEOUT)),
-                       float(hardware.get('update_rate', DEFAULT_UPDATE_RATE)),
+    load = LoadMonitor(cycle_settings(dict(HARDWARE_INTERFACE.defaults(), **hardware)),
                        1.0 / COMMAND_RATE)
     try:
         from transmission_plugins.runtime.hardware_interface import HardwareInterface

@@ -29,6 +29,8 @@ import math
 from typing import NamedTuple
 from typing import Sequence
 
+from transmission_plugins.runtime.cycle import CycleSettings
+
 #: the exit status of a run whose missed holds all came while the machine was too busy
 #: (``EX_TEMPFAIL`` of sysexits.h: a temporary failure, try again later)
 BUSY_EXIT = 75
@@ -56,14 +58,13 @@ class LoadMonitor:
     """
     The signs of a busy machine the demo sees (module docstring).
 
-    :param state_timeout: the hardware interface's ``state_timeout`` (s; <= 0: not watched)
-    :param update_rate: its ``update_rate`` (Hz; <= 0: not watched)
+    :param settings: the hardware interface's cycle settings (its ``state_timeout`` and
+        ``period``; <= 0 or None: not watched)
     :param command_period: the demo's command period (s)
     """
 
-    def __init__(self, state_timeout: float, update_rate: float, command_period: float) -> None:
-        self.state_timeout = float(state_timeout)
-        self.update_rate = float(update_rate)
+    def __init__(self, settings: CycleSettings, command_period: float) -> None:
+        self.settings = settings
         self.command_period = float(command_period)
         self.events: list[LoadEvent] = []
         self._last: dict[str, float] = {}
@@ -84,11 +85,12 @@ class LoadMonitor:
 
     def actuator_states(self, now: float) -> None:
         """Take the arrival of an ``actuator_states`` message."""
-        self._gap('actuator_states', now, self.state_timeout, 'stale')
+        self._gap('actuator_states', now, self.settings.state_timeout, 'stale')
 
     def joint_states(self, now: float) -> None:
         """Take the arrival of a ``joint_states`` message."""
-        limit = MISSED_PERIODS / self.update_rate if self.update_rate > 0.0 else 0.0
+        period = self.settings.period
+        limit = MISSED_PERIODS * period if period else 0.0
         self._gap('joint_states', now, limit, 'missed')
 
     def loop(self, now: float) -> None:
@@ -121,13 +123,14 @@ class LoadMonitor:
         if stale:
             words.append(f"the mock's actuator_states paused {_times(len(stale))} for up to "
                          f'{max(e.size for e in stale):.2f} s (state_timeout '
-                         f'{self.state_timeout:g} s: the hardware interface held stale '
+                         f'{self.settings.state_timeout:g} s: the hardware interface held stale '
                          'joints)')
         missed = by_kind.get('missed', [])
-        if missed:
-            cycles = sum(max(round(e.size * self.update_rate) - 1, 1) for e in missed)
+        if missed:   # only watched with a period
+            period = self.settings.period or 1.0
+            cycles = sum(max(round(e.size / period) - 1, 1) for e in missed)
             words.append(f'joint_states missed {cycles} {_plural(cycles, "cycle")} of '
-                         f'{self.update_rate:g} Hz')
+                         f'{self.settings.update_rate:g} Hz')
         overruns = by_kind.get('overrun', [])
         if overruns:
             n = int(sum(e.size for e in overruns))

@@ -36,6 +36,11 @@ from typing import NamedTuple
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionFileError
+from transmission_plugins.runtime.node_settings import DECLARATIONS
+from transmission_plugins.runtime.node_settings import HARDWARE_INTERFACE_NODE
+from transmission_plugins.runtime.node_settings import MOCK_ACTUATORS_NODE
+from transmission_plugins.runtime.node_settings import SIM_INTERFACE_NODE
+from transmission_plugins.runtime.settings import InvalidParameters
 from transmission_plugins.urdf.text import MAX_URDF_BYTES
 from transmission_plugins.urdf.user_files import read_user_file
 from transmission_plugins.urdf.user_yaml import read_yaml_file
@@ -43,9 +48,9 @@ from transmission_plugins.urdf.xacro_expansion import expand_xacro
 from transmission_plugins.urdf.xacro_expansion import uses_xacro
 
 PACKAGE = 'transmission_plugins'
-HARDWARE_INTERFACE = 'transmission_hardware_interface'
-SIM_INTERFACE = 'transmission_sim_interface'
-MOCK_ACTUATORS = 'mock_actuators'
+HARDWARE_INTERFACE = HARDWARE_INTERFACE_NODE
+SIM_INTERFACE = SIM_INTERFACE_NODE
+MOCK_ACTUATORS = MOCK_ACTUATORS_NODE
 ROBOT_STATE_PUBLISHER = 'robot_state_publisher'
 
 #: launch argument -> (default, description); the launch files and the launcher share it.
@@ -290,22 +295,18 @@ def load_sections(path: 'os.PathLike[str] | str', argument: str, names: str,
 
 def node_parameters() -> dict[str, tuple[str, ...]]:
     """Return the parameter names each of the package's nodes declares (rclpy's included)."""
-    from transmission_plugins.ros import hardware_interface_parameters
-    from transmission_plugins.ros import mock_actuators_parameters
-    from transmission_plugins.ros import sim_interface_parameters
     common = ('use_sim_time', 'start_type_description_service')
-    return {HARDWARE_INTERFACE: tuple(hardware_interface_parameters.PARAMETERS) + common,
-            SIM_INTERFACE: tuple(sim_interface_parameters.PARAMETERS) + common,
-            MOCK_ACTUATORS: tuple(mock_actuators_parameters.CHECKED) + common}
+    return {node: tuple(declaration) + common for node, declaration in DECLARATIONS.items()}
 
 
 def check_section(path: Path, node: str, parameters: Mapping[str, Any]) -> None:
     """
-    Refuse a config section for no node of the set, or a parameter its node does not have.
+    Refuse a section for no node of the set, a parameter its node lacks, a value it refuses.
 
-    A misspelt name would otherwise be ignored without a word (rclpy keeps overrides of
-    undeclared parameters to itself); ``qos_overrides.*`` and ``robot_state_publisher``'s own
-    parameters are that node's business.  The hardware interface's ``joint_limits`` (nested, or
+    A value is checked by the node's own check, with its message.  A misspelt name would
+    otherwise be ignored without a word (rclpy keeps overrides of undeclared parameters to
+    itself); ``qos_overrides.*`` and ``robot_state_publisher``'s own parameters are that node's
+    business.  The hardware interface's ``joint_limits`` (nested, or
     ``joint_limits.<joint>.<key>``) are checked key by key; the joints are checked at configure.
 
     :raises LaunchConfigError: naming the section or parameter and the closest known name
@@ -319,6 +320,9 @@ def check_section(path: Path, node: str, parameters: Mapping[str, Any]) -> None:
                                 f'{_closest(node, list(known))}')
     for name in parameters:
         if str(name).startswith('qos_overrides.') or name in known[node]:
+            reason = DECLARATIONS[node].reason(str(name), parameters[name])
+            if reason is not None:
+                raise LaunchConfigError(f'{path}: {node}: {reason}')
             continue
         if node == HARDWARE_INTERFACE and str(name).split('.')[0] == 'joint_limits':
             _check_joint_limits(path, str(name), parameters[name])
@@ -406,17 +410,20 @@ def parse_topic(value: Any, name: str) -> str:
     return text
 
 
-def parse_rate(value: Any) -> float | None:
-    """Read ``update_rate``: empty for the config file's, else a rate > 0 Hz."""
-    if str(value).strip() == '':
-        return None
+def parse_parameter(name: str, value: Any) -> Any:
+    """
+    Read a launch argument that sets the interface's parameter ``name`` (``update_rate``).
+
+    The text is read as ``-p name:=value`` gives it the node and checked by the parameter's
+    declared record (:meth:`~transmission_plugins.runtime.settings.Setting.value_of`): the
+    launch refuses what the node would refuse, with the node's message.
+
+    :raises LaunchConfigError: the node's reason
+    """
     try:
-        rate = float(value)
-    except ValueError:
-        rate = float('nan')
-    if not rate > 0.0 or rate == float('inf'):
-        raise LaunchConfigError(f'update_rate must be a rate > 0 Hz, got {value!r}')
-    return rate
+        return DECLARATIONS[HARDWARE_INTERFACE][name].value_of(value)
+    except InvalidParameters as e:
+        raise LaunchConfigError(str(e)) from None
 
 
 def installed_executable(package: str, executable: str) -> str | None:
@@ -451,8 +458,9 @@ def read_settings(values: Mapping[str, Any],
     description = read_description(value('description_file') or default_description_file(),
                                    xacro_args)
     config = load_config(value('config_file') or default_config_file())
-    rate = parse_rate(value('update_rate'))
-    overrides: dict[str, Any] = {} if rate is None else {'update_rate': rate}
+    overrides: dict[str, Any] = {}
+    if str(value('update_rate')).strip():
+        overrides['update_rate'] = parse_parameter('update_rate', value('update_rate'))
     if str(value('lenient')).strip():
         overrides['lenient'] = parse_bool(value('lenient'), 'lenient')
     if robot_state_publisher is None:

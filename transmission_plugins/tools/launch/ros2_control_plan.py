@@ -124,26 +124,30 @@ def _is_joint_states(topic: str, namespace: str) -> bool:
         topic.strip() == '/joint_states' and not ns)
 
 
-def _cm_rate(values: Mapping[str, Any], controllers: dict[str, dict[str, Any]],
+def _cm_rate(rate: float | None, controllers: dict[str, dict[str, Any]],
              controllers_file: str) -> int:
     """
     Return the controller manager's rate: the launch argument, else the controllers file's.
 
-    ros2_control declares ``update_rate`` an integer: a file's 1.5 is refused (it was read as
-    1 Hz), and so is anything but a whole number > 0, naming the file and the value.
+    :param rate: the ``update_rate`` launch argument's value (checked by
+        :func:`~.node_plan.plan_nodes` as the node checks it), None when not given
+
+    ros2_control declares ``update_rate`` an integer, a rule of ros2_control's own: a rate the
+    hardware interface accepts but that is not a whole number is refused for the controller
+    manager, and a file's 1.5 (it was read as 1 Hz) or anything but a whole number > 0 too,
+    naming the file and the value.
     """
-    text = str(values.get('update_rate') or '').strip()
-    if not text:
+    if rate is None:
         given = controllers.get(CONTROLLER_MANAGER, {}).get('update_rate', DEFAULT_UPDATE_RATE)
         if isinstance(given, bool) or not isinstance(given, int) or given <= 0:
             raise LaunchConfigError(f'{controllers_file}: {CONTROLLER_MANAGER}.update_rate: '
                                     'expected a whole number of Hz > 0 (ros2_control reads an '
                                     f'integer), got {given!r}')
         return given
-    rate = float(text)   # checked by plan_nodes
     if rate != int(rate):
         raise LaunchConfigError(f'update_rate must be a whole number of Hz for '
-                                f'ros2_control_node, got {text!r}')
+                                f'ros2_control_node (ros2_control reads an integer), got '
+                                f'{rate:g}')
     return int(rate)
 
 
@@ -170,7 +174,9 @@ def plan_ros2_control(values: Mapping[str, Any],
     notes: list[str] = []
     controllers_file = str(values.get('controllers_file') or '').strip()
     controllers = load_controllers(controllers_file) if controllers_file else {}
-    rate = _cm_rate(values, controllers, controllers_file)
+    argument = str(values.get('update_rate') or '').strip()
+    rate = _cm_rate(hardware.parameters['update_rate'] if argument else None, controllers,
+                    controllers_file)
     try:
         blocks = topic_based_blocks(original)
         if blocks:

@@ -20,37 +20,38 @@ into every ``joint_states`` message, which cut the output rate from 100 Hz to 26
 """
 
 import pytest
-from transmission_plugins.runtime.parameters import check_parameter
-from transmission_plugins.runtime.parameters import Constraint
-from transmission_plugins.runtime.parameters import InvalidParameters
-from transmission_plugins.runtime.parameters import require_valid
+from transmission_plugins.runtime.settings import Declaration
+from transmission_plugins.runtime.settings import InvalidParameters
+from transmission_plugins.runtime.settings import Setting
 
 FIVE_MB = 5_000_000
 
 
 def test_a_5_mb_frame_id_is_refused_saying_how_long_it_may_be():
-    assert check_parameter('frame_id', 'x' * FIVE_MB, '') == (
+    frame_id = Setting('frame_id', '', 'header.frame_id')
+    assert frame_id.check('x' * FIVE_MB) == (
         'frame_id must be at most 256 characters long, got 5000000')
-    assert check_parameter('frame_id', 'x' * 257, '') == (
-        'frame_id must be at most 256 characters long, got 257')
+    assert frame_id.check('x' * 257) == 'frame_id must be at most 256 characters long, got 257'
     for accepted in ('', 'base_link', 'x' * 256):
-        assert check_parameter('frame_id', accepted, '') is None
+        assert frame_id.check(accepted) is None
 
 
 def test_a_string_parameter_s_own_bound_and_string_arrays_are_checked_too():
-    long_text = Constraint(max_length=4096)
-    assert check_parameter('calibration_file', 'x' * 4096, '', long_text) is None
-    assert check_parameter('calibration_file', 'x' * FIVE_MB, '', long_text) == (
+    calibration_file = Setting('calibration_file', '', 'file', max_length=4096)
+    assert calibration_file.check('x' * 4096) is None
+    assert calibration_file.check('x' * FIVE_MB) == (
         'calibration_file must be at most 4096 characters long, got 5000000')
-    assert check_parameter('joints', ['a', 'x' * FIVE_MB], []) == (
+    joints = Setting('joints', [], 'joint order')
+    assert joints.check(['a', 'x' * FIVE_MB]) == (
         'joints must hold strings of at most 256 characters, got 5000000')
-    assert check_parameter('joints', ['a', 'x' * 256], []) is None
+    assert joints.check(['a', 'x' * 256]) is None
 
 
 def test_configure_refuses_an_over_long_string_with_the_others_reasons():
-    specs = {'frame_id': ('', 'header.frame_id'), 'rate': (100.0, 'Hz', Constraint(low=1.0))}
+    declaration = Declaration('n', [Setting('frame_id', '', 'header.frame_id'),
+                                    Setting('rate', 100.0, 'Hz', low=1.0)])
     with pytest.raises(InvalidParameters) as error:
-        require_valid(specs, {'frame_id': 'x' * FIVE_MB, 'rate': 0.5})
+        declaration.require_valid({'frame_id': 'x' * FIVE_MB, 'rate': 0.5})
     message = str(error.value)
     assert 'frame_id must be at most 256 characters long, got 5000000' in message
     assert 'rate must be in [1, inf], got 0.5' in message

@@ -99,7 +99,9 @@ def _warnings(text):
 
 
 def test_a_normal_start_logs_no_warning(rig, urdf, capfd):
-    hw = rig.hardware(robot_description=urdf)
+    # a state_timeout that a loaded test machine's pauses do not reach: late states on a busy
+    # machine are warned of by design (test_stale_joints); this start must warn of nothing else
+    hw = rig.hardware(robot_description=urdf, state_timeout=1.0)
     rig.add(MockActuatorsNode(context=rig.context, namespace=rig.namespace,
                               parameter_overrides=[Parameter('robot_description', value=urdf)]))
     states = rig.record('joint_states')

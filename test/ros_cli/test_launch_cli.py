@@ -64,7 +64,7 @@ def generate_launch_description():
 
 @pytest.fixture(scope='class')
 def bundled(class_user):
-    """The README's ``ros2 launch`` of the bundled robot, once for the checks of a class."""
+    """Start the README's ``ros2 launch`` of the bundled robot once for a class's checks."""
     launch = start(doc.LAUNCH, class_user)
     yield launch
     launch.kill()

@@ -39,6 +39,7 @@ from pathlib import Path
 import sys
 
 import pytest
+import stages
 
 sys.path.insert(1, str(Path(__file__).resolve().parents[1] / 'bench'))
 
@@ -106,11 +107,22 @@ class SkipSummary:
                                   '(run without it to allow them)', red=True)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add ``--stage`` (:mod:`stages`)."""
+    stages.addoption(parser)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Install the skip summary; it fails the session on a skip when ``TP_FORBID_SKIPS=1``."""
+    """
+    Install the skip summary and the stage selection.
+
+    The skip summary fails the session on a skip when ``TP_FORBID_SKIPS=1``; ``--stage NAME``
+    keeps the tests of one stage of :mod:`stages` (and guards the unit stage).
+    """
     if not hasattr(config, 'workerinput'):   # an xdist worker reports to the controller
         config.pluginmanager.register(SkipSummary(os.environ.get(FORBID_SKIPS) == '1'),
                                       'tp_skip_gate')
+    stages.configure(config)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -31,7 +31,9 @@ repository.  Only what git tracks is mirrored (:func:`mirror`), so files a user 
 repository (bags written by following the tour by hand) change nothing here.
 """
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 from pathlib import Path
@@ -57,6 +59,8 @@ SHELL = ('bash', 'sh', 'shell', 'console')
 #: command prefixes that are run (after ``$ `` in a console block)
 RUNNABLE = re.compile(r'^((transmission_plugins|python3? -m transmission_plugins)(\s|$)'
                       r'|bash scripts/\S)')
+#: the package's own command line: run in this interpreter
+_PREFIX = re.compile(r'^(transmission_plugins|python3? -m transmission_plugins)(\s|$)')
 #: run by CI and by test/ros/test_demo.py, far too slow here
 HEAVY = re.compile(r'^bash scripts/(demo|test)\.sh(\s|$)')
 NEEDS_CORPUS = '../shared/'
@@ -83,13 +87,20 @@ def _tracked(repo):
     return [Path(p) for p in listed.decode().split('\0') if p]
 
 
-def mirror(repo, root):
+#: the files git tracks in this repository, read once (at collection: the tests that mirror the
+#: repository then start no process of their own)
+TRACKED = _tracked(REPO)
+
+
+def mirror(repo, root, tracked=None):
     """
     Make ``root`` look like ``repo``: links to its tracked entries, copies of :data:`WRITTEN`.
 
-    Without git (an unpacked archive) every entry but ``.git`` is mirrored.
+    ``tracked``: the files git tracks there (default: ask git).  Without git (an unpacked
+    archive) every entry but ``.git`` is mirrored.
     """
-    tracked = _tracked(repo)
+    if tracked is None:
+        tracked = _tracked(repo)
     names = (sorted({p.parts[0] for p in tracked}) if tracked is not None else
              sorted(e.name for e in repo.iterdir() if e.name != '.git'))
     for name in set(names) | set(WRITTEN):
@@ -104,6 +115,7 @@ def mirror(repo, root):
             shutil.copy2(repo / path, root / path)
 
 
+@pytest.mark.process
 def test_the_scratch_mirrors_only_what_git_tracks(tmp_path):
     """Bags a user left in the repository (issue 23: 'exists already') are not mirrored."""
     repo = tmp_path / 'repo'
@@ -130,7 +142,7 @@ def scratch(tmp_path_factory):
     base = tmp_path_factory.mktemp('docs')
     root = base / 'repo'
     root.mkdir()
-    mirror(REPO, root)
+    mirror(REPO, root, TRACKED)
     if SHARED.exists():
         (base / 'shared').symlink_to(SHARED)
     shim = base / 'bin'
@@ -237,6 +249,7 @@ def _run_page(page, scratch):
 RUN_PYTHON = [b for b in PYTHON if b.skip is None]
 
 
+@pytest.mark.process
 @pytest.mark.parametrize('block', RUN_PYTHON, ids=_ids(RUN_PYTHON))
 def test_python_block_runs(block, scratch):
     if NEEDS_CORPUS in block.text and not CORPUS.exists():
@@ -268,8 +281,39 @@ def test_blocks_not_run_say_why():
                     for b in left_out))
 
 
-@pytest.mark.parametrize('block', RUN_SHELL, ids=_ids(RUN_SHELL))
-def test_shell_block_runs(block, scratch):
+def _in_process(command):
+    """Whether ``command`` is the package's command line alone (no shell syntax, no script)."""
+    return bool(_PREFIX.match(command)) and not any(c in command for c in '|&;<>$`()')
+
+
+def _run_in_process(command, root, monkeypatch):
+    """Run a ``transmission_plugins`` command line in this interpreter: (status, output)."""
+    output = io.StringIO()
+    monkeypatch.chdir(root)
+    monkeypatch.setenv('MPLBACKEND', 'Agg')
+    with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+        try:
+            status = cli_main(shlex.split(_PREFIX.sub('', command), comments=True))
+        except SystemExit as e:   # argparse's errors and --help
+            status = e.code if isinstance(e.code, int) else 1
+    return status, output.getvalue()
+
+
+def _shell_param(block):
+    """Return a block as a parameter: in the process stage when a command needs a shell."""
+    if all(_in_process(c) for _, c, _ in shell_commands(block) if not HEAVY.match(c)):
+        return block
+    return pytest.param(block, marks=pytest.mark.process)
+
+
+@pytest.mark.parametrize('block', [_shell_param(b) for b in RUN_SHELL], ids=_ids(RUN_SHELL))
+def test_shell_block_runs(block, scratch, monkeypatch):
+    """
+    Every documented command runs and prints what the page shows.
+
+    The package's own command lines run in this interpreter (``cli_main``, as the console
+    script does), in the scratch directory; anything else (``bash scripts/...``) in bash.
+    """
     commands = shell_commands(block)
     assert commands, f'{block.page}:{block.line}: a {block.lang} block without a command'
     foreign = [c for _, c, _ in commands if not RUNNABLE.match(c)]
@@ -281,20 +325,23 @@ def test_shell_block_runs(block, scratch):
     runnable = [c for c in commands if not HEAVY.match(c[1])]
     root, env = scratch
     for line, command, shown in runnable:
-        proc = subprocess.run(['bash', '-c', command], cwd=root, env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
-        assert proc.returncode == 0, (
-            f'{block.page}:{line}: `{command}` exited {proc.returncode}:\n{proc.stdout}')
+        if _in_process(command):
+            status, output = _run_in_process(command, root, monkeypatch)
+        else:
+            proc = subprocess.run(['bash', '-c', command], cwd=root, env=env, text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  timeout=TIMEOUT)
+            status, output = proc.returncode, proc.stdout
+        assert status == 0, f'{block.page}:{line}: `{command}` exited {status}:\n{output}'
         if any(s.strip() for s in shown):
-            assert _console_matches(shown, proc.stdout), (
+            assert _console_matches(shown, output), (
                 f'{block.page}:{line}: the output shown in the page\n' + '\n'.join(shown)
-                + f'\nis not what `{command}` prints:\n{proc.stdout}')
+                + f'\nis not what `{command}` prints:\n{output}')
 
 
 # ------------------------------------------------------------------------- the tour's files
 #: the tour a first-time user follows: its commands write bags, CSV files, plots and exports
 TOUR = ('README.md', 'doc/bags.md', 'doc/cli.md')
-_PREFIX = re.compile(r'^(transmission_plugins|python3? -m transmission_plugins)(\s|$)')
 
 
 def _listing(root):
@@ -304,6 +351,7 @@ def _listing(root):
             for p in root.rglob('*') if p.is_file()}
 
 
+@pytest.mark.process
 def test_the_tour_writes_only_into_out(tmp_path, monkeypatch, capsys):
     """
     The commands of the README, bags and command tours write nothing outside ``out/``.
@@ -314,7 +362,7 @@ def test_the_tour_writes_only_into_out(tmp_path, monkeypatch, capsys):
     in one :mod:`doc_runner`; every file before and after is compared by content and time.
     """
     repo = tmp_path / 'repo'
-    tracked = _tracked(REPO)
+    tracked = TRACKED
     if tracked is None:   # an unpacked archive: its files but the hidden ones
         tracked = [p.relative_to(REPO) for p in REPO.rglob('*') if p.is_file()
                    and not any(part.startswith('.') for part in p.relative_to(REPO).parts)]

@@ -143,6 +143,7 @@ def test_package_xml_is_valid_for_catkin_pkg():
     assert package.get_build_type() == 'ament_python'
 
 
+@pytest.mark.process
 def test_user_commands_are_on_path_and_nodes_where_ros2_run_looks():
     """In the venv of scripts/setup_env.sh (pip install -e): bin/ and lib/transmission_plugins/."""
     lib = Path(sys.prefix, 'lib', 'transmission_plugins')
@@ -174,6 +175,7 @@ def test_optional_imports_are_guarded():
                 f'{path.relative_to(REPO)} imports {optional} without handling ImportError')
 
 
+@pytest.mark.process
 def test_a_machine_without_a_c_compiler_is_told_what_to_install(tmp_path):
     """The kernel's build says what is missing in one message, before it compiles anything."""
     env = dict(os.environ, CC=str(tmp_path / 'no-such-compiler'))
@@ -187,6 +189,7 @@ def test_a_machine_without_a_c_compiler_is_told_what_to_install(tmp_path):
     assert not (tmp_path / 'temp').exists()   # nothing was compiled
 
 
+@pytest.mark.process
 def test_the_kernel_builds_through_a_symlinked_setup_py(tmp_path):
     """The kernel builds as colcon --symlink-install runs setup.py: a symlink, and no src/."""
     for name in ('setup.py', 'setup.cfg', 'transmission_plugins'):

@@ -31,6 +31,9 @@ import pytest
 
 from tp_support import REPO
 
+# pytest runs in a child process (test/stages.py)
+pytestmark = pytest.mark.process
+
 SKIPPING = textwrap.dedent("""\
     import pytest
 
@@ -97,7 +100,8 @@ SEVERAL_REASONS = {
 
 def run(tmp_path, source, forbid):
     """Run pytest on ``source`` beside a copy of the project's conftest; return (status, out)."""
-    shutil.copy(REPO / 'test' / 'conftest.py', tmp_path / 'conftest.py')
+    for name in ('conftest.py', 'stages.py'):   # the conftest and the stages it selects
+        shutil.copy(REPO / 'test' / name, tmp_path / name)
     (tmp_path / 'test_tiny.py').write_text(source)
     env = {k: v for k, v in os.environ.items() if k != 'TP_FORBID_SKIPS'}
     if forbid is not None:
@@ -161,7 +165,8 @@ def test_skips_of_several_reasons_make_one_summary_and_nothing_else(tmp_path):
     Now the progress line is followed by one section, a line per reason with its count (most
     skips first), and pytest's own last line: nothing else.
     """
-    shutil.copy(REPO / 'test' / 'conftest.py', tmp_path / 'conftest.py')
+    for name in ('conftest.py', 'stages.py'):
+        shutil.copy(REPO / 'test' / name, tmp_path / name)
     for name, source in SEVERAL_REASONS.items():
         (tmp_path / name).write_text(source)
     env = {k: v for k, v in os.environ.items() if k != 'TP_FORBID_SKIPS'}

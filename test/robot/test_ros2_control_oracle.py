@@ -57,6 +57,9 @@ from transmission_plugins.transmissions import SimpleTransmission
 from transmission_plugins.urdf.dialects import parse_transmissions
 from transmission_plugins.urdf.elements import local_name
 
+# ros2_control's tx_probe runs as a child process (test/stages.py)
+pytestmark = pytest.mark.process
+
 TOLERANCE = 1e-12
 CLASSES = {'SimpleTransmission': SimpleTransmission,
            'DifferentialTransmission': DifferentialTransmission,

@@ -123,21 +123,30 @@ def test_demo_says_which_homing_failed_and_exits_one(tmp_path):
     shutil.rmtree(log.group(1))
 
 
+def _demo_in_process(capsys, *args):
+    """Run ``transmission_plugins demo ARGS`` in this interpreter: (status, stdout, stderr)."""
+    from transmission_plugins.tools.cli import main
+    try:
+        status = main(['demo', *args])
+    except SystemExit as e:   # argparse: --help and bad arguments
+        status = e.code
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
 @pytest.mark.parametrize('value', ['-1', '0', 'nan', 'inf', 'soon'])
-def test_demo_rejects_a_duration_that_is_not_a_positive_number(value):
-    proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo', '--duration',
-                           value], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2
-    assert 'argument --duration: expected a number of seconds' in proc.stderr
-    assert 'demo: starting' not in proc.stdout
+def test_demo_rejects_a_duration_that_is_not_a_positive_number(value, capsys):
+    status, out, err = _demo_in_process(capsys, '--duration', value)
+    assert status == 2
+    assert 'argument --duration: expected a number of seconds' in err
+    assert 'demo: starting' not in out
 
 
-def test_demo_rejects_gravity_compensation_without_mujoco():
-    proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo',
-                           '--gravity-compensation', 'shoulder_link', '--duration', '1'],
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert '--gravity-compensation needs --physics mujoco' in proc.stderr
+def test_demo_rejects_gravity_compensation_without_mujoco(capsys):
+    status, out, err = _demo_in_process(capsys, '--gravity-compensation', 'shoulder_link',
+                                        '--duration', '1')
+    assert status == 2, out + err
+    assert '--gravity-compensation needs --physics mujoco' in err
 
 
 def test_the_verdict_puts_missed_holds_on_a_busy_machine_when_it_was():
@@ -272,11 +281,10 @@ def test_the_pr2_demo_tracks_every_target():
     assert 'demo: joints tracked the targets' in out
 
 
-def test_demo_help_says_what_it_does_and_its_exit_status():
-    proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo', '--help'],
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0
-    text = ' '.join(proc.stdout.split())
+def test_demo_help_says_what_it_does_and_its_exit_status(capsys):
+    status, out, _ = _demo_in_process(capsys, '--help')
+    assert status == 0
+    text = ' '.join(out.split())
     assert "command the robot's joints through a scripted sequence" in text
     assert 'inside their soft limits' in text
     assert 'exit status: 0 every joint was on target' in text and '75 the joints missed' in text

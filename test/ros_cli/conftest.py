@@ -119,15 +119,30 @@ def workspace(ros2_tools: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
                        env=dict(sourced, ROS_DOMAIN_ID=str(domain)))
 
 
-@pytest.fixture
-def user(workspace: Workspace, tmp_path: Path,
-         request: pytest.FixtureRequest) -> Iterator[Workspace]:
-    """Run a test in a fresh working directory and its module's domain; check ``TMPDIR``."""
+def _user(workspace: Workspace, path: Path, request: pytest.FixtureRequest) -> Iterator[Workspace]:
     for entry in workspace.tmp.iterdir():   # what an earlier failing test left
         shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     first, count = DOMAINS[request.module.__name__.rsplit('.', 1)[-1]]
     domain = first + os.getpid() % count
     USED_DOMAINS.add(domain)
-    yield Workspace(tmp_path, dict(workspace.env, ROS_DOMAIN_ID=str(domain)), workspace.tmp)
+    yield Workspace(path, dict(workspace.env, ROS_DOMAIN_ID=str(domain)), workspace.tmp)
     left = sorted(p.name for p in workspace.tmp.iterdir())
     assert left == [], f'files left in the temporary directory: {left}'
+
+
+@pytest.fixture
+def user(workspace: Workspace, tmp_path: Path,
+         request: pytest.FixtureRequest) -> Iterator[Workspace]:
+    """Run a test in a fresh working directory and its module's domain; check ``TMPDIR``."""
+    yield from _user(workspace, tmp_path, request)
+
+
+@pytest.fixture(scope='class')
+def class_user(workspace: Workspace, tmp_path_factory: pytest.TempPathFactory,
+               request: pytest.FixtureRequest) -> Iterator[Workspace]:
+    """
+    :func:`user` for a class of tests sharing one bring-up (a scenario and its checks).
+
+    Same domain as the module's other tests; ``TMPDIR`` is checked when the class is done.
+    """
+    yield from _user(workspace, tmp_path_factory.mktemp('class_user'), request)

@@ -84,15 +84,18 @@ R2C_TRAJECTORY_PR2 = (
     'points: [{positions: [0.5, -0.5], time_from_start: {sec: 2}}]}"')
 
 #: documented command -> the test (``module::function``) that runs it exactly as written
+#: the test of the README's launch of the bundled robot and the ros2 tools on it
+BUNDLED = ('test_launch_cli.py::TestTheBundledRobot::'
+           'test_the_ros2_tools_then_the_lifecycle_shutdown')
 COVERED = {
-    LAUNCH: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
-    TOPIC_HZ: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
-    TOPIC_ECHO: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
-    LIFECYCLE_GET: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
-    LIFECYCLE_DEACTIVATE: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
-    PARAM_DESCRIBE: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
-    PARAM_GET: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
-    PARAM_SET: 'test_launch_cli.py::test_the_bundled_robot_with_the_ros2_tools',
+    LAUNCH: BUNDLED,
+    TOPIC_HZ: BUNDLED,
+    TOPIC_ECHO: BUNDLED,
+    LIFECYCLE_GET: BUNDLED,
+    LIFECYCLE_DEACTIVATE: BUNDLED,
+    PARAM_DESCRIBE: BUNDLED,
+    PARAM_GET: BUNDLED,
+    PARAM_SET: BUNDLED,
     LAUNCH_OWN_ROBOT: 'test_launch_cli.py::test_your_robot_without_mock_actuators',
     TOPIC_PUB_STATES: 'test_launch_cli.py::test_your_robot_without_mock_actuators',
     LAUNCH_XML: 'test_launch_cli.py::test_the_xml_launch_file_with_xacro_arguments',

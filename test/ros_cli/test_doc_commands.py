@@ -30,8 +30,11 @@ HERE = Path(__file__).resolve().parent
 
 
 def _functions(module):
+    """Return the test functions of a module, and its classes' as ``Class::method``."""
     tree = ast.parse((HERE / module).read_text())
-    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    return ({n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+            | {f'{c.name}::{n.name}' for c in tree.body if isinstance(c, ast.ClassDef)
+               for n in c.body if isinstance(n, ast.FunctionDef)})
 
 
 def _used_constants(module):
@@ -60,7 +63,7 @@ def test_each_mapped_test_exists_and_uses_the_command():
     names = {value: name for name, value in vars(doc_commands).items()
              if isinstance(value, str) and name.isupper()}
     for command, where in doc_commands.COVERED.items():
-        module, function = where.split('::')
+        module, function = where.split('::', 1)
         assert function in _functions(module), where
         assert command in names, f'{command!r} is not a constant of doc_commands'
         assert names[command] in _used_constants(module), (

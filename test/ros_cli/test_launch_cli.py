@@ -62,9 +62,30 @@ def generate_launch_description():
 """
 
 
-def test_the_bundled_robot_with_the_ros2_tools(user):
-    launch = start(doc.LAUNCH, user)
-    try:
+@pytest.fixture(scope='class')
+def bundled(class_user):
+    """Start the README's ``ros2 launch`` of the bundled robot once for a class's checks."""
+    launch = start(doc.LAUNCH, class_user)
+    yield launch
+    launch.kill()
+
+
+class TestTheBundledRobot:
+    """
+    The README's launch of the bundled robot, started once for these checks, in this order.
+
+    The last one shuts the node down through the lifecycle, which ends the launch.
+    """
+
+    def test_no_parameters_file_on_disk_while_running(self, bundled, class_user):
+        """The URDF reaches the nodes through an in-memory file of ros2 launch."""
+        params = re.findall(r'--params-file (\S+)', ' '.join(
+            ' '.join(p.cmdline()) for p in _processes(bundled)))
+        assert params and all(p.startswith(f'/proc/{bundled.proc.pid}/fd/') for p in params)
+        assert os.listdir(class_user.tmp) == []
+
+    def test_the_ros2_tools_then_the_lifecycle_shutdown(self, bundled, class_user):
+        launch, user = bundled, class_user
         assert 'robot_state_publisher not started: not installed' in launch.output
         # update_rate 100 Hz; the bounds tell 100 from 50 or 200 on a loaded machine
         assert 50.0 < hz(doc.TOPIC_HZ, user) < 120.0
@@ -92,8 +113,6 @@ def test_the_bundled_robot_with_the_ros2_tools(user):
         assert 'shut down: finalized, exiting' in launch.output
         assert launch.bad_lines() == [], launch.output
         assert launch.wait_gone(10) == []
-    finally:
-        launch.kill()
 
 
 def test_the_actuator_topics_remapped(user):
@@ -277,20 +296,6 @@ def test_show_args_lists_every_argument(user):
         assert names == list(LAUNCH_ARGUMENTS), out
         for name, (default, text) in LAUNCH_ARGUMENTS.items():
             assert text in ' '.join(out.split()), (name, out)
-
-
-def test_no_parameters_file_on_disk_while_running(user):
-    """The URDF reaches the nodes through an in-memory file of ros2 launch."""
-    launch = start(f'{doc.LAUNCH} namespace:=memfd', user)
-    try:
-        params = re.findall(r'--params-file (\S+)', ' '.join(
-            ' '.join(p.cmdline()) for p in _processes(launch)))
-        assert params and all(p.startswith(f'/proc/{launch.proc.pid}/fd/') for p in params)
-        assert os.listdir(user.tmp) == []
-    except BaseException:
-        launch.kill()
-        raise
-    stop(launch)
 
 
 def _processes(cmd):

@@ -84,6 +84,7 @@ def _read_in_child(path, robot='r', actuators=('m',)):
     return json.loads(lines[-1]) if lines else {'error': 'crash', 'message': done.stderr[-500:]}
 
 
+@pytest.mark.process
 def test_an_alias_bomb_is_refused_naming_the_file(tmp_path):
     # G-7: a 400-byte alias bomb as calibration_file exhausted the memory
     path = tmp_path / 'bomb.yaml'
@@ -136,6 +137,7 @@ def test_offsets_that_are_not_finite_numbers_are_refused(tmp_path, text):
         read_calibration_file(str(path), 'r', ['m'])
 
 
+@pytest.mark.process
 def test_a_fifo_is_refused_without_blocking(tmp_path):
     # G-10: a FIFO as calibration_file blocked configure
     path = tmp_path / 'calibration.yaml'
@@ -146,6 +148,7 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
                               'pipe), not a regular file')
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not os.path.exists('/dev/zero'), reason='no /dev/zero on this system')
 def test_a_device_is_refused_before_reading_it():
     # G-10: /dev/zero ran to MemoryError (only read here, never written)

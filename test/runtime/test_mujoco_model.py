@@ -157,6 +157,7 @@ def test_bad_options_name_the_parameter(options, parameter):
         build_model(robot, text, options)
 
 
+@pytest.mark.process
 def test_without_mujoco_the_package_and_the_rotor_mock_work_and_mujoco_is_refused():
     code = textwrap.dedent("""
         import sys

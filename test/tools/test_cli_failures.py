@@ -36,6 +36,9 @@ import numpy as np
 import pytest
 from rosbags.rosbag2 import Reader
 
+# the command line in a child process, its limits and signals (test/stages.py)
+pytestmark = pytest.mark.process
+
 COMMAND = [sys.executable, '-m', 'transmission_plugins']
 
 

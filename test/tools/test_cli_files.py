@@ -31,6 +31,9 @@ import sys
 import pytest
 from tp_support import REPO
 
+# the command line in a child process, its limits and signals (test/stages.py)
+pytestmark = pytest.mark.process
+
 COMMAND = [sys.executable, '-m', 'transmission_plugins']
 EXAMPLE = REPO / 'urdf' / 'example_robot.urdf.xacro'
 MISTAKES = REPO / 'doc' / 'examples' / 'example_robot_mistakes.urdf'

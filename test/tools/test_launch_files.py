@@ -182,6 +182,7 @@ def test_a_node_exiting_while_running_ends_the_launch():
     assert _on_exit('mock_actuators', Exited(), context) is None
 
 
+@pytest.mark.process
 def test_sigint_to_ros2_launch_alone_reaches_the_running_nodes():
     _launch()
     from launch.events import Shutdown

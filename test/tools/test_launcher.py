@@ -329,6 +329,7 @@ def test_main_keeps_the_parameters_in_memory(tmp_path, monkeypatch):
     assert list(tmp.iterdir()) == []
 
 
+@pytest.mark.process
 def test_in_memory_parameters_file_is_readable_by_a_child_and_gone_with_its_owner(tmp_path):
     """Killed with SIGKILL, the owner leaves nothing: the file was never on disk."""
     code = textwrap.dedent("""\
@@ -395,6 +396,7 @@ def test_main_reports_bad_files(tmp_path, capsys):
     assert 'does not exist' in capsys.readouterr().err
 
 
+@pytest.mark.process
 def test_node_set_exits_non_zero_when_a_node_dies():
     nodes = launcher.NodeSet([
         ('sleeper', [sys.executable, '-c', 'import time; time.sleep(30)']),
@@ -407,6 +409,7 @@ def test_node_set_exits_non_zero_when_a_node_dies():
 
 
 #: a node that stops cleanly (exit 0) on SIGINT
+@pytest.mark.process
 def test_node_set_stops_the_nodes_on_sighup(tmp_path):
     """A closed terminal must not leave the nodes (in background groups) running."""
     ready = tmp_path / 'ready'
@@ -448,6 +451,7 @@ json.dump({'pid': os.getpid(), 'pgid': os.getpgid(0), 'sid': os.getsid(0),
 """
 
 
+@pytest.mark.process
 def test_node_set_starts_each_node_in_a_group_of_its_own_in_this_session(tmp_path):
     """A group each (Ctrl-C reaches the launcher only), not a session each (autogroups)."""
     before = signal.getsignal(signal.SIGTTOU)
@@ -475,6 +479,7 @@ def _wait_ready(log_path, count):
         time.sleep(0.05)
 
 
+@pytest.mark.process
 def test_node_set_stop_interrupts_then_kills(tmp_path):
     log_path = tmp_path / 'nodes.log'
     with open(log_path, 'w') as log:
@@ -531,6 +536,7 @@ def _one_node(name, script, log_path):
                     p.kill()
 
 
+@pytest.mark.process
 def test_node_set_asks_a_node_that_does_not_stop_for_its_stacks_before_the_kill(tmp_path):
     with _one_node('stuck', GIL_HOLDER, tmp_path / 'nodes.log') as nodes:
         start = time.monotonic()
@@ -550,6 +556,7 @@ DEAF_TO_SIGINT = textwrap.dedent("""\
     """)
 
 
+@pytest.mark.process
 def test_node_set_sends_sigterm_to_a_node_that_did_not_stop_on_sigint(tmp_path, capsys):
     with _one_node('deaf', DEAF_TO_SIGINT, tmp_path / 'nodes.log') as nodes:
         assert nodes.stop(timeout=2.0) == []      # a clean stop, on SIGTERM
@@ -650,6 +657,7 @@ def test_launcher_prints_the_skipped_nodes(monkeypatch, capsys):
     assert '[launcher] robot_state_publisher not started: not installed' in out
 
 
+@pytest.mark.process
 def test_node_set_reports_a_node_that_does_not_stop_cleanly(tmp_path, capsys):
     log_path = tmp_path / 'nodes.log'
     with open(log_path, 'w') as log:
@@ -667,6 +675,7 @@ def test_node_set_reports_a_node_that_does_not_stop_cleanly(tmp_path, capsys):
     assert '[launcher] crashes_on_stop stopped with exit code 3' in capsys.readouterr().err
 
 
+@pytest.mark.process
 def test_node_set_leaves_the_given_handlers_after_the_stop(tmp_path):
     log_path = tmp_path / 'nodes.log'
     log = open(log_path, 'w')

@@ -247,6 +247,7 @@ def test_write_urdf_refuses_to_drop_transmissions_it_cannot_keep(fixture, tmp_pa
     assert not out.exists()
 
 
+@pytest.mark.process
 def test_ros2_control_reads_the_moved_transmissions_in_the_generated_block(tmp_path, capsys):
     # ros2_control's own parser (tx_probe: parse_control_resources_from_urdf and the
     # transmission loaders) takes the written description, and finds every transmission

@@ -304,10 +304,6 @@ def test_dead_points_and_singularities_are_named():
 
 
 # ------------------------------------------------------------------------------ black box
-def test_the_example_keeps_the_contract():
-    check_contract(*ParallelAnkleTransmission.example())
-
-
 def test_random_ankles_keep_the_contract():
     rng = np.random.default_rng(1234)
     done = 0

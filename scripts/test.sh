@@ -85,7 +85,11 @@ for stage in lint unit process; do
   # lint and unit first: a style, type, layering or unit failure ends the run in minutes
   extra=()
   if [ "$stage" != lint ]; then extra=("${coverage[@]}"); fi
-  run_pytest -n 2 --dist loadfile --stage "$stage" "${extra[@]}" "$@" test || rc=$?
+  # the tests that start processes mostly wait on them (with two workers the two cores were
+  # half idle): four workers for them, two for the rest
+  workers=2
+  if [ "$stage" = process ]; then workers=4; fi
+  run_pytest -n "$workers" --dist loadfile --stage "$stage" "${extra[@]}" "$@" test || rc=$?
   echo "=== test.sh: stage $stage: exit $rc in $(( SECONDS - begun )) s"
   if [ "$rc" -ne 0 ]; then
     echo "test.sh: stage $stage failed; the later stages were not run" >&2

@@ -30,6 +30,10 @@ from typing import Callable
 
 import numpy as np
 
+from transmission_plugins import ParallelAnkleTransmission
+from transmission_plugins import PR2GripperTransmission
+from transmission_plugins import SliderCrankTransmission
+from transmission_plugins import TableTransmission
 from transmission_plugins.core.checks import check_array
 from transmission_plugins.core.checks import check_finite
 from transmission_plugins.core.checks import check_positive
@@ -41,10 +45,6 @@ from transmission_plugins.core.mechanism import JointSide
 from transmission_plugins.core.mechanism import Mechanism
 from transmission_plugins.core.mechanism import SINGULAR_CONDITION
 from transmission_plugins.core.transmission import Transmission
-from transmission_plugins.transmissions import ParallelAnkleTransmission
-from transmission_plugins.transmissions import PR2GripperTransmission
-from transmission_plugins.transmissions import SliderCrankTransmission
-from transmission_plugins.transmissions import TableTransmission
 from transmission_plugins.urdf.pr2_elements import GRIPPER_COEFFICIENTS
 
 _WHERE = 'reference'

@@ -22,6 +22,8 @@ import textwrap
 import numpy as np
 import pytest
 
+from transmission_plugins import DifferentialTransmission
+from transmission_plugins import SimpleTransmission
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import TransmissionLoadError
 from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
@@ -31,8 +33,6 @@ from transmission_plugins.plugins import find_transmission_plugins
 from transmission_plugins.plugins import load_transmission_class
 from transmission_plugins.plugins import TransmissionPlugin
 from transmission_plugins.robot.loading import load_robot_transmissions
-from transmission_plugins.transmissions import DifferentialTransmission
-from transmission_plugins.transmissions import SimpleTransmission
 from transmission_plugins.urdf.dialects import parse_transmissions
 
 BUILT_IN = (
@@ -49,10 +49,10 @@ BUILT_IN = (
 
 #: A third-party rack-and-pinion transmission: joint metres = pinion radius * actuator radians.
 RACK_MODULE = '''
+from transmission_plugins import SimpleTransmission
 from transmission_plugins.urdf.elements import child_text
 from transmission_plugins.urdf.records import TransmissionWiring
 from transmission_plugins.urdf.vocabulary import UrdfVocabulary
-from transmission_plugins.transmissions import SimpleTransmission
 
 
 class RackAndPinionTransmission(SimpleTransmission):
@@ -164,7 +164,7 @@ def test_a_distribution_found_twice_is_listed_once(acme):
 def test_load_imports_only_the_requested_plugin(tmp_path, monkeypatch):
     first, first_module = fake_distribution(
         tmp_path, {'acme/A': '{module}:A'},
-        'from transmission_plugins.transmissions import SimpleTransmission as A\n')
+        'from transmission_plugins import SimpleTransmission as A\n')
     other = tmp_path / 'other'
     other.mkdir()
     second, second_module = fake_distribution(

@@ -48,12 +48,12 @@ from tp_support import CORPUS
 from tp_support import FIXTURE_DIR
 from tp_support import ros2_control_env
 from tp_support import ROS2_CONTROL_SKIP_REASON
+from transmission_plugins import DifferentialTransmission
+from transmission_plugins import FourBarLinkageTransmission
+from transmission_plugins import SimpleTransmission
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.interfaces import INTERFACES
 from transmission_plugins.plugins.build import build_transmission
-from transmission_plugins.transmissions import DifferentialTransmission
-from transmission_plugins.transmissions import FourBarLinkageTransmission
-from transmission_plugins.transmissions import SimpleTransmission
 from transmission_plugins.urdf.dialects import parse_transmissions
 from transmission_plugins.urdf.elements import local_name
 

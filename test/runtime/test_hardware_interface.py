@@ -25,6 +25,8 @@ import math
 import numpy as np
 import pytest
 
+from transmission_plugins import DifferentialTransmission
+from transmission_plugins import SimpleTransmission
 from transmission_plugins.core.exceptions import TransmissionError
 from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.exceptions import TransmissionValueError
@@ -35,8 +37,6 @@ from transmission_plugins.runtime.diagnostics import STALE
 from transmission_plugins.runtime.diagnostics import WARN
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.messages import InputRejected
-from transmission_plugins.transmissions import DifferentialTransmission
-from transmission_plugins.transmissions import SimpleTransmission
 from transmission_plugins.urdf.joints import UrdfJoint
 from transmission_plugins.urdf.records import ActuatorInfo
 

@@ -26,9 +26,9 @@ import numpy as np
 import pytest
 
 from tp_support import FIXTURE_DIR
+from transmission_plugins import DifferentialTransmission
+from transmission_plugins import FourBarLinkageTransmission
 from transmission_plugins.robot.loading import load_robot_transmissions
-from transmission_plugins.transmissions import DifferentialTransmission
-from transmission_plugins.transmissions import FourBarLinkageTransmission
 
 URDF = """
 <robot name="wrist">

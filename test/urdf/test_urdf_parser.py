@@ -18,6 +18,8 @@ import textwrap
 
 import pytest
 
+from transmission_plugins import DifferentialTransmission
+from transmission_plugins import SimpleTransmission
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import BrokenReferenceError
 from transmission_plugins.core.exceptions import IncompleteTransmissionError
@@ -27,8 +29,6 @@ from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.core.exceptions import UnknownTransmissionTypeError
 from transmission_plugins.plugins import find_transmission_plugins
 from transmission_plugins.robot.loading import load_robot_transmissions
-from transmission_plugins.transmissions import DifferentialTransmission
-from transmission_plugins.transmissions import SimpleTransmission
 from transmission_plugins.urdf.dialects import parse_transmissions
 from transmission_plugins.urdf.records import DIALECT_PR2
 from transmission_plugins.urdf.records import DIALECT_ROS1

@@ -166,6 +166,20 @@ def test_the_launch_check_and_the_node_agree_on_update_rate(node, text, value):
         assert launch.startswith('update_rate must be ')
 
 
+def test_an_atomic_set_is_refused_whole_with_the_launch_check_s_words(node):
+    """``set_parameters_atomically`` (the parameter service's atomic set) checks first too."""
+    result = node.set_parameters_atomically([Parameter('state_timeout', value=0.3),
+                                             Parameter('update_rate', value=0.05)])
+    assert not result.successful
+    assert result.reason == _launch_check('update_rate', '0.05')
+    assert node.get_parameter('state_timeout').value == 0.1   # none of the set applied
+    result = node.set_parameters_atomically([Parameter('state_timeout', value=0.3),
+                                             Parameter('update_rate', value=250.0)])
+    assert result.successful, result.reason
+    assert node.get_parameter('state_timeout').value == 0.3
+    assert node.get_parameter('update_rate').value == 250.0
+
+
 @pytest.mark.parametrize('value', [0.05, 10000.5])
 def test_a_start_up_value_is_refused_with_the_launch_check_s_words(make_node, value):
     with pytest.raises(StartupFailed) as error:

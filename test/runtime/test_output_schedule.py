@@ -38,13 +38,10 @@ class Settings:
     """The cycle's settings as a cycle holds them: one record, replaced whole."""
 
     def __init__(self, event_driven=False):
-        self.now = CycleSettings(update_rate=1.0 / P, event_driven=event_driven)
-
-    def __call__(self):
-        return self.now
+        self.settings = CycleSettings(update_rate=1.0 / P, event_driven=event_driven)
 
     def change(self, **fields):
-        self.now = replace(self.now, **fields)
+        self.settings = replace(self.settings, **fields)
 
 
 # ---------------------------------------------------------------------- OutputSchedule

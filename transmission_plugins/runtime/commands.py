@@ -51,7 +51,7 @@ from transmission_plugins.runtime.topology import Direction
 from transmission_plugins.runtime.topology import Topology
 
 if TYPE_CHECKING:
-    from transmission_plugins.runtime.cycle import CycleSettings
+    from transmission_plugins.runtime.cycle import Configured
 
 TIMEOUT_ACTIONS = ('stop', 'hold', 'zero_velocity', 'zero_effort')
 
@@ -71,20 +71,20 @@ class LatestCommands:
 
     :param to_joints: actuator commands in, joint commands out (False: the other way round)
     :param counters: clamps, incomplete commands and non-finite outputs are counted there
-    :param settings: returns the cycle's settings (:attr:`~.cycle.InterfaceCycle.settings`)
+    :param cycle: what holds the cycle's settings (:attr:`~.cycle.InterfaceCycle.settings`)
 
     The other parameters are :class:`~.cycle.InterfaceCycle`'s.
     """
 
     def __init__(self, topology: Topology, to_joints: bool, counters: Counters,
-                 settings: 'Callable[[], CycleSettings]') -> None:
+                 cycle: 'Configured') -> None:
         direction = topology.direction(to_joints)
         #: the sources, targets, limits and map (:class:`~.topology.Direction`)
         self.direction: Direction = direction
         self._incidence = direction.incidence
         self.counters = counters
-        #: returns the cycle's settings (the watchdog, limits, timeout action and period)
-        self.settings = settings
+        #: holds the cycle's settings (the watchdog, limits, timeout action and period)
+        self._cycle = cycle
         self.target_names: list[str] = list(direction.target_names)
         ns, nt = len(direction.source_names), len(self.target_names)
         #: latest command per field (NaN = none): rows of one array, position, velocity, effort
@@ -180,7 +180,7 @@ class LatestCommands:
         if True not in has_cmd and False not in np.isnan(self._held):
             return []
         alive = has_cmd
-        settings = self.settings()
+        settings = self._cycle.settings
         if settings.command_timeout > 0.0:
             alive = has_cmd & ((now - self.command_time) <= settings.command_timeout)
             if False in alive:
@@ -234,14 +234,14 @@ class LatestCommands:
 
     def _on_expired(self, newly_expired: np.ndarray, pos: FloatArray) -> None:
         self.expired |= newly_expired
-        if self.settings().timeout_action != 'hold':
+        if self._cycle.settings.timeout_action != 'hold':
             return
         for sidx, tidx in self.direction.groups:
             if newly_expired[sidx].any():
                 self._held[tidx] = pos[tidx]
 
     def _apply_timeout_action(self, alive: np.ndarray, out: dict[str, np.ndarray]) -> None:
-        if self.settings().timeout_action == 'stop':
+        if self._cycle.settings.timeout_action == 'stop':
             return
         expired = self.expired & ~alive
         if True not in expired:
@@ -256,9 +256,9 @@ class LatestCommands:
                 commanded |= np.isfinite(out[f][tidx])
             if commanded.any():
                 continue  # live commands of another source of this transmission win
-            if self.settings().timeout_action == 'hold':
+            if self._cycle.settings.timeout_action == 'hold':
                 out['position'][tidx] = self._held[tidx]
-            elif self.settings().timeout_action == 'zero_velocity':
+            elif self._cycle.settings.timeout_action == 'zero_velocity':
                 out['velocity'][tidx] = 0.0
             else:
                 out['effort'][tidx] = 0.0
@@ -273,7 +273,7 @@ class LatestCommands:
         acceleration only when some joint has a rate limit).
         """
         m = self._motion
-        dt = m.step(now, self.settings().period)
+        dt = m.step(now, self._cycle.settings.period)
         none = m.none
         rated = self._rated if self._any_rated else None
         prev_v = none

@@ -31,6 +31,7 @@ import math
 import time
 from typing import Any
 from typing import Callable
+from typing import Protocol
 from typing import Sequence
 
 from transmission_plugins.core.exceptions import TransmissionValueError
@@ -107,6 +108,12 @@ class CycleSettings:
         object.__setattr__(self, 'period', None if rate is None else 1.0 / float(rate))
 
 
+class Configured(Protocol):
+    """What the parts of a cycle read its settings from: the cycle (their one stored copy)."""
+
+    settings: CycleSettings
+
+
 class OutputSchedule:
     """
     Which outputs to publish on a tick or an arrival.
@@ -116,18 +123,18 @@ class OutputSchedule:
     once and a tick publishes only the outputs whose input did *not* arrive since the previous
     tick.
 
-    :param settings: returns the cycle's settings (their ``event_driven``)
+    :param cycle: what holds the cycle's settings (their ``event_driven``)
     """
 
-    def __init__(self, settings: Callable[[], CycleSettings]) -> None:
-        self._settings = settings
+    def __init__(self, cycle: 'Configured') -> None:
+        self._cycle = cycle
         self._state_arrived = False
         self._command_arrived = False
 
     @property
     def event_driven(self) -> bool:
         """Return True in event-driven mode."""
-        return self._settings().event_driven
+        return self._cycle.settings.event_driven
 
     def state_arrived(self) -> bool:
         """Note an accepted state input; return True when the state output is published now."""
@@ -190,17 +197,13 @@ class InterfaceCycle:
         self._actuators = NameIndex(self.actuator_names, 'actuator')
         self.topology = Topology(robot)
         self.counters = Counters(len(self.joint_names), len(self.actuator_names))
-        now = self._settings_now
-        self.states = LatestStates(self.topology, self.TO_JOINTS, self.counters, now, clock)
-        self.commands = LatestCommands(self.topology, not self.TO_JOINTS, self.counters, now)
-        self.timer = CycleTimer(now)
+        self.states = LatestStates(self.topology, self.TO_JOINTS, self.counters, self, clock)
+        self.commands = LatestCommands(self.topology, not self.TO_JOINTS, self.counters, self)
+        self.timer = CycleTimer(self)
         #: which outputs a tick or an arrival publishes
-        self.schedule = OutputSchedule(now)
+        self.schedule = OutputSchedule(self)
         #: dropped messages per topic and reason
         self.drops = DropCounts()
-
-    def _settings_now(self) -> CycleSettings:
-        return self.settings
 
     # ------------------------------------------------------------------ settings and state
     def apply(self, settings: CycleSettings) -> None:

@@ -26,14 +26,13 @@ into a message.  As with diagnostic_updater, every status of one node carries th
 
 import math
 from typing import Any
-from typing import Callable
 from typing import NamedTuple
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from transmission_plugins.runtime.cycle import CycleSettings
+    from transmission_plugins.runtime.cycle import Configured
     from transmission_plugins.runtime.cycle import InterfaceCycle
 
 #: The limits a command can be clamped to: the hard limits of both sides, then the joints' soft
@@ -99,12 +98,12 @@ class CycleTimer:
     An overrun is a cycle whose work took longer than the period, or that started more than one
     and a half periods after the previous one (a missed deadline).
 
-    :param settings: returns the cycle's settings (:attr:`~.cycle.InterfaceCycle.settings`)
+    :param cycle: what holds the cycle's settings (:attr:`~.cycle.InterfaceCycle.settings`)
     """
 
-    def __init__(self, settings: 'Callable[[], CycleSettings]') -> None:
-        #: the cycle's settings now (their ``period``: None, no overrun check)
-        self._settings = settings
+    def __init__(self, cycle: 'Configured') -> None:
+        #: holds the cycle's settings (their ``period``: None, no overrun check)
+        self._cycle = cycle
         self.cycles = 0
         #: the cycles that were not the timer's (event-driven updates)
         self.events = 0
@@ -131,7 +130,7 @@ class CycleTimer:
         self._times.append(dt)
         if len(self._times) > WINDOW:
             del self._times[:WINDOW // 2]
-        period = self._settings().period
+        period = self._cycle.settings.period
         if not periodic:
             self.events += 1
             if period and dt > period:

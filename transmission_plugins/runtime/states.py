@@ -42,7 +42,7 @@ from transmission_plugins.runtime.topology import Direction
 from transmission_plugins.runtime.topology import Topology
 
 if TYPE_CHECKING:
-    from transmission_plugins.runtime.cycle import CycleSettings
+    from transmission_plugins.runtime.cycle import Configured
 
 
 STALE_JOINT_POLICIES = ('last', 'omit')
@@ -63,20 +63,20 @@ class LatestStates:
 
     :param to_joints: actuator states in, joint states out (False: the other way round)
     :param counters: where non-finite outputs are counted
-    :param settings: returns the cycle's settings (:attr:`~.cycle.InterfaceCycle.settings`)
+    :param cycle: what holds the cycle's settings (:attr:`~.cycle.InterfaceCycle.settings`)
 
     The other parameters are :class:`~.cycle.InterfaceCycle`'s.
     """
 
     def __init__(self, topology: Topology, to_joints: bool, counters: Counters,
-                 settings: 'Callable[[], CycleSettings]', clock: Callable[[], float]) -> None:
+                 cycle: 'Configured', clock: Callable[[], float]) -> None:
         direction = topology.direction(to_joints)
         #: the sources, targets and map (:class:`~.topology.Direction`)
         self.direction: Direction = direction
         self._incidence = direction.state_incidence
         self.counters = counters
-        #: returns the cycle's settings (``state_timeout``, ``stale_joints``)
-        self.settings = settings
+        #: holds the cycle's settings (``state_timeout``, ``stale_joints``)
+        self._cycle = cycle
         self.clock = clock
         self.target_names: list[str] = list(direction.target_names)
         ns, nt = len(direction.source_names), len(self.target_names)
@@ -132,7 +132,7 @@ class LatestStates:
     def fresh(self, now: float | None = None) -> np.ndarray:
         """Return a boolean mask of the sources whose state is within ``state_timeout``."""
         now = self.clock() if now is None else now
-        timeout = self.settings().state_timeout
+        timeout = self._cycle.settings.state_timeout
         if timeout <= 0.0:
             return self.state_time > -np.inf
         # never seen: now - (-inf) = inf is not <= the timeout
@@ -157,7 +157,7 @@ class LatestStates:
             self.fresh_mask = fresh
         elif version == self._version:
             return output   # nothing new since the last cycle: same target states
-        if self.settings().stale_joints == 'omit' and True not in fresh:
+        if self._cycle.settings.stale_joints == 'omit' and True not in fresh:
             output = None
         else:
             output = self._convert(fresh)
@@ -166,14 +166,14 @@ class LatestStates:
 
     def _convert(self, fresh: np.ndarray) -> StateOutput | None:
         values, complete = self._target_values(fresh)
-        if self.settings().stale_joints == 'last' and False in fresh:
+        if self._cycle.settings.stale_joints == 'last' and False in fresh:
             target_fresh = self.fresh_targets(fresh)
             values = {f: np.where(target_fresh, values[f], self.held[f]) for f in FIELDS}
             complete = {f: False not in np.isfinite(values[f]) for f in FIELDS}
         if self.hidden is not None:
             values = {f: np.where(self.hidden, np.nan, values[f]) for f in FIELDS}
             complete = dict.fromkeys(FIELDS, False)
-        if self.settings().stale_joints == 'last':
+        if self._cycle.settings.stale_joints == 'last':
             self.held = values
         self.last_position = values['position']
         self.last_velocity = values['velocity']

@@ -27,9 +27,11 @@ import pytest
 from tp_support import PACKAGE_DIR
 from transmission_plugins.runtime.node_settings import HARDWARE_INTERFACE
 from transmission_plugins.runtime.node_settings import MOCK_ACTUATORS
+from transmission_plugins.runtime.node_settings import SIM_INTERFACE
 from transmission_plugins.runtime.settings import Setting
 
 NODES_MD = PACKAGE_DIR.parent / 'doc' / 'nodes.md'
+SIMULATION_MD = PACKAGE_DIR.parent / 'doc' / 'simulation.md'
 #: rows for parameters declared per robot or per topic, not in the declaration
 DYNAMIC = ('joint_limits.', 'qos_overrides.')
 
@@ -101,12 +103,37 @@ def test_a_drifted_table_is_caught():
         assert row_cells(Setting(**dict(vars(setting), **drift))) != cells, drift
 
 
-@pytest.mark.parametrize('name', ['hardware_interface_node', 'mock_actuators_node'])
+def _plain_default(value: object) -> str:
+    """Return how doc/simulation.md writes a default (backticks aside)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if value == '':
+        return "''"
+    return '[]' if value == [] else str(value)
+
+
+def test_the_simulation_interface_s_table_matches_its_declaration():
+    """doc/simulation.md's table of the differences: declared names, declared defaults."""
+    text = SIMULATION_MD.read_text().split('\n## Parameters\n', 1)[1].split('\n## ', 1)[0]
+    rows = [[c.strip() for c in line.split('|')[1:3]] for line in text.splitlines()
+            if line.startswith('| `')]
+    assert len(rows) >= 10, 'doc/simulation.md: no parameter table under "## Parameters"'
+    for name, default in rows:
+        setting = SIM_INTERFACE.get(name.strip('`'))
+        assert setting is not None, f'doc/simulation.md documents {name}, not declared'
+        assert default.strip('`') == _plain_default(setting.default), (name, default)
+
+
+NODE_DECLARATIONS = {'hardware_interface_node': HARDWARE_INTERFACE,
+                     'sim_interface_node': SIM_INTERFACE, 'mock_actuators_node': MOCK_ACTUATORS}
+
+
+@pytest.mark.parametrize('name', sorted(NODE_DECLARATIONS))
 def test_help_shows_each_parameter_as_declared(name):
     from transmission_plugins.ros.executables import node_help
     pytest.importorskip('rclpy')
     text = node_help(name).split('\nparameters (', 1)[1]
-    declaration = HARDWARE_INTERFACE if name.startswith('hardware') else MOCK_ACTUATORS
+    declaration = NODE_DECLARATIONS[name]
     for param, setting in declaration.items():
         line = next(x for x in text.splitlines() if x.startswith(f'  {param} ('))
         assert f'default {setting.default!r}' in line and setting.applies in line, line

@@ -31,6 +31,7 @@ the float (stored copies) and every record field (dataclass or named tuple) seen
 the way (a reader's result too).
 """
 
+import argparse
 import dataclasses
 import sys
 from types import FrameType
@@ -161,8 +162,11 @@ def trace(dialect: str) -> tuple[list[str], list[str], list[str]]:
     return modules, stored_copies(records), copies
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Print the modules and the stored copies for each dialect."""
+    argparse.ArgumentParser(description=__doc__.strip().split('\n\n')[0], epilog=(
+        'Method: the module docstring (python -c "import value_path; help(value_path)" in '
+        'bench/).')).parse_args(argv)
     for dialect in DIALECTS:
         modules, stored, copies = trace(dialect)
         print(f'{dialect}: {len(modules)} modules')

@@ -40,6 +40,7 @@ from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.robot.actuators import actuator_model_from_info
 from transmission_plugins.robot.actuators import ActuatorModel
+from transmission_plugins.robot.drivetrain import RobotDrivetrain
 from transmission_plugins.robot.inertia import duplicated_reduction_warning
 from transmission_plugins.robot.inertia import reflected_inertia as transmission_inertia
 from transmission_plugins.robot.limits import actuator_limits
@@ -101,6 +102,12 @@ class RobotTransmissions:
         self._named = NamedMaps(blocks, self.maps, self.joint_names, self.actuator_names)
         self._set_joint_limits()
         self._set_actuators(actuator_info or {})
+        ends = {j.name: j for t in self.transmissions if t.info is not None
+                for j in t.info.joints}
+        #: friction, backlash and motors of the joints and actuators (doc/drivetrain.md)
+        self.drivetrain = RobotDrivetrain(
+            self.joint_names, self.actuator_names, ends, actuator_info or {},
+            [self.actuator_models[n].gear_ratio for n in self.actuator_names])
         driven = set(self.joint_names)
         free = [j for j in self.urdf_joints.values() if j.movable and j.name not in driven]
         #: movable URDF joints that no transmission drives and that mimic no other joint

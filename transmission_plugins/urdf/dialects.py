@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
 from typing import Any
+from typing import Callable
 from typing import Mapping
 from typing import Sequence
 
@@ -39,6 +40,8 @@ from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.core.findings import DUPLICATE_NAME
 from transmission_plugins.core.findings import Finding
 from transmission_plugins.urdf.actuator_tags import read_actuator_extensions
+from transmission_plugins.urdf.drivetrain_elements import read_friction_and_backlash
+from transmission_plugins.urdf.drivetrain_elements import read_motor
 from transmission_plugins.urdf.elements import child_path
 from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.elements import namespace
@@ -205,6 +208,8 @@ def read_end(ctx: ParseContext, element: XmlElement, path: str,
                              default=DEFAULT_OFFSET, nonzero=False),
         'interfaces': read_interfaces(ctx, element, path, origins),
         'read_only': read_bool(element, path, 'read_only'),
+        **read_lenient(ctx, read_friction_and_backlash, element, path, origins,
+                       'friction and backlash'),
         'path': path,
         'line': source_line(element),
         'element': element,
@@ -212,18 +217,25 @@ def read_end(ctx: ParseContext, element: XmlElement, path: str,
     }
 
 
-def read_actuator_data(ctx: ParseContext, element: XmlElement, path: str,
-                       origins: dict[str, Origin]) -> dict[str, Any]:
-    """Read Drake tags and ros2_control ``<param>`` values of an actuator (lenient: warn)."""
+def read_lenient(ctx: ParseContext, read: Callable[..., dict[str, Any]], element: XmlElement,
+                 path: str, origins: dict[str, Origin], what: str) -> dict[str, Any]:
+    """Return ``read(element, path, origins)``; in lenient mode a bad value ignores ``what``."""
     try:
-        return read_actuator_extensions(element, path, origins)
+        return read(element, path, origins)
     except UrdfTransmissionError as e:
         if not ctx.lenient:
             raise
-        ctx.warnings.append(LoadWarning(e.path, f'{e.message}; actuator data (rotor inertia, '
-                                        'gear ratio, effort limit, gains) ignored (lenient mode)',
+        ctx.warnings.append(LoadWarning(e.path, f'{e.message}; {what} ignored (lenient mode)',
                                         e.line))
         return {}
+
+
+def read_actuator_data(ctx: ParseContext, element: XmlElement, path: str,
+                       origins: dict[str, Origin]) -> dict[str, Any]:
+    """Read an actuator's Drake tags, ros2_control ``<param>`` values and ``<motor>``."""
+    return {**read_lenient(ctx, read_actuator_extensions, element, path, origins,
+                           'actuator data (rotor inertia, gear ratio, effort limit, gains)'),
+            **read_lenient(ctx, read_motor, element, path, origins, 'the motor')}
 
 
 # ---------------------------------------------------------------------------------- dialects

@@ -27,6 +27,9 @@ from dataclasses import field
 from typing import Mapping
 from typing import NamedTuple
 
+from transmission_plugins.core.drivetrain import Backlash
+from transmission_plugins.core.drivetrain import Friction
+from transmission_plugins.core.drivetrain import Motor
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.urdf.elements import XmlElement
 
@@ -89,9 +92,14 @@ class JointInfo:
     element: XmlElement | None = field(default=None, compare=False, repr=False)
     #: ros2_control ``read_only="true"``
     read_only: bool = False
+    #: ``<friction>`` on this end (its units: the joint's, or the actuator's), None when absent
+    friction: Friction | None = None
+    #: ``<backlash width>`` on this end, None when absent
+    backlash: Backlash | None = None
     #: field name -> where its value was read: ``mechanical_reduction``, ``offset``, ``role``,
-    #: the actuator data fields, ``interfaces:<name>`` for each interface (:func:`item_key`);
-    #: a value not given has no entry
+    #: the actuator data fields, ``interfaces:<name>`` for each interface (:func:`item_key`),
+    #: ``friction``, ``backlash`` and ``motor`` (the elements) and ``friction:<attribute>``...
+    #: (each attribute); a value not given has no entry
     origins: Mapping[str, Origin] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -108,6 +116,8 @@ class ActuatorInfo(JointInfo):
     effort_limit: float | None = None
     #: Drake ``<drake:controller_gains p d>`` or params ``kp``/``kd``: (p, d)
     controller_gains: tuple[float, float] | None = None
+    #: ``<motor>``: torque constant, torque-speed envelope, thermal model; None when absent
+    motor: Motor | None = None
     #: True for an actuator the parser names: the one it adds to a transmission of a ros2_control
     #: ``type="actuator"`` block that declares none (named after the block, role ``actuator1``),
     #: a nameless FROST ``<actuator>`` (named after its transmission), and the actuators of

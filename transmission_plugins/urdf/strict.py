@@ -39,6 +39,7 @@ from transmission_plugins.urdf.vocabulary import JOINT_ATTRIBUTES
 from transmission_plugins.urdf.vocabulary import JOINT_CHILDREN
 from transmission_plugins.urdf.vocabulary import JOINT_TAG
 from transmission_plugins.urdf.vocabulary import MOTOR_INERTIA_TAG
+from transmission_plugins.urdf.vocabulary import MOTOR_TAG
 from transmission_plugins.urdf.vocabulary import PARAM_TAG
 from transmission_plugins.urdf.vocabulary import PLUGIN_TAG
 from transmission_plugins.urdf.vocabulary import REDUCTION_TAGS
@@ -136,7 +137,8 @@ def check_vocabulary(info: TransmissionInfo, vocabulary: UrdfVocabulary) -> list
         elif tag == JOINT_TAG and tag in standard:
             check.end(child, JOINT_CHILDREN + tuple(vocabulary.joint_children), urdf_ns, False)
         elif tag == ACTUATOR_TAG and tag in standard:
-            check.end(child, JOINT_CHILDREN + tuple(vocabulary.actuator_children), urdf_ns, True)
+            check.end(child, JOINT_CHILDREN + (MOTOR_TAG,) + tuple(vocabulary.actuator_children),
+                      urdf_ns, True)
         elif tag in vocabulary.elements:
             rule = vocabulary.elements[tag]
             vendor_path = child_path(info.path, child)

@@ -39,8 +39,16 @@ HARDWARE_INTERFACE_PREFIX = 'hardware_interface/'
 #: FROST's rotor inertia, directly under ``<transmission>`` or in its ``<actuator>``
 MOTOR_INERTIA_TAG = 'motorInertia'
 
+#: The drivetrain elements (doc/drivetrain.md): friction and backlash on either end, the motor
+#: (and its torque-speed table) on an actuator.
+FRICTION_TAG = 'friction'
+BACKLASH_TAG = 'backlash'
+MOTOR_TAG = 'motor'
+TORQUE_SPEED_TAG = 'torque_speed'
+
 #: Children and attributes of ``<joint>`` / ``<actuator>`` that the parser reads itself.
-JOINT_CHILDREN = (ROLE_TAG, OFFSET_TAG, HARDWARE_INTERFACE_TAG) + REDUCTION_TAGS
+JOINT_CHILDREN = (ROLE_TAG, OFFSET_TAG, HARDWARE_INTERFACE_TAG) + REDUCTION_TAGS + (
+    FRICTION_TAG, BACKLASH_TAG)
 JOINT_ATTRIBUTES = ('name', 'role', 'read_only')
 #: Drake actuator tags (``<drake:rotor_inertia value>``..., matched by local name) and
 #: ros2_control ``<param>`` names of an ``<actuator>``, read by the parser into

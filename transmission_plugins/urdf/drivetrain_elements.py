@@ -66,6 +66,7 @@ class _Element:
                  origins: dict[str, Origin], key: str) -> None:
         self.path = path
         self.line = source_line(element)
+        self.allowed = allowed
         self.values: dict[str, Any] = {}
         tag = local_name(element)
         for name in element.attrib:
@@ -91,8 +92,14 @@ class _Element:
             return make(*args, **fields)
         except TransmissionValueError as e:
             where = _ATTRIBUTE.get(e.parameter, e.parameter.split('[', 1)[0])
-            at = f'{self.path}/@{where}' if where in self.values else self.path
-            raise BadValueError(at, f'expected {e.expected}, got {e.value!r}', self.line) from e
+            if where in self.values:
+                raise BadValueError(f'{self.path}/@{where}', f'expected {e.expected}, got '
+                                    f'{e.value!r}', self.line) from e
+            if where in self.allowed:   # a value the element does not give
+                raise BadValueError(f'{self.path}/@{where}', f'attribute {where!r} is missing: '
+                                    f'expected {e.expected}', self.line) from e
+            raise BadValueError(self.path, f'{e.parameter}: expected {e.expected}, got '
+                                f'{e.value!r}', self.line) from e
 
 
 def _single(element: XmlElement, path: str, tag: str) -> tuple[XmlElement, str] | None:
@@ -105,28 +112,36 @@ def _single(element: XmlElement, path: str, tag: str) -> tuple[XmlElement, str] 
     return found[0], child_path(path, found[0])
 
 
-def read_friction_and_backlash(element: XmlElement, path: str,
-                               origins: dict[str, Origin]) -> dict[str, Any]:
+def read_friction(element: XmlElement, path: str,
+                  origins: dict[str, Origin]) -> dict[str, Any]:
     """
-    Read the ``<friction>`` and ``<backlash>`` of a ``<joint>`` or ``<actuator>`` end.
+    Read the ``<friction>`` of a ``<joint>`` or ``<actuator>`` end.
 
-    :returns: some of ``friction`` (:class:`Friction`) and ``backlash``
-        (:class:`Backlash`), ready for the record's fields
+    :returns: ``{'friction': Friction}`` or an empty dict, ready for the record's fields
     :raises BadValueError: naming the attribute, its line and the value
     """
-    out: dict[str, Any] = {}
     found = _single(element, path, FRICTION_TAG)
-    if found is not None:
-        read = _Element(*found, FRICTION_ATTRIBUTES, origins, FRICTION_TAG)
-        out['friction'] = read.build(Friction, where=read.path, **read.values)
+    if found is None:
+        return {}
+    read = _Element(*found, FRICTION_ATTRIBUTES, origins, FRICTION_TAG)
+    return {'friction': read.build(Friction, where=read.path, **read.values)}
+
+
+def read_backlash(element: XmlElement, path: str,
+                  origins: dict[str, Origin]) -> dict[str, Any]:
+    """
+    Read the ``<backlash>`` of a ``<joint>`` or ``<actuator>`` end.
+
+    :returns: ``{'backlash': Backlash}`` or an empty dict, ready for the record's fields
+    :raises BadValueError: naming the attribute, its line and the value
+    """
     found = _single(element, path, BACKLASH_TAG)
-    if found is not None:
-        read = _Element(*found, BACKLASH_ATTRIBUTES, origins, BACKLASH_TAG)
-        if 'width' not in read.values:
-            raise BadValueError(f'{read.path}/@width', "attribute 'width' is missing",
-                                read.line)
-        out['backlash'] = read.build(Backlash, where=read.path, **read.values)
-    return out
+    if found is None:
+        return {}
+    read = _Element(*found, BACKLASH_ATTRIBUTES, origins, BACKLASH_TAG)
+    if 'width' not in read.values:
+        raise BadValueError(f'{read.path}/@width', "attribute 'width' is missing", read.line)
+    return {'backlash': read.build(Backlash, where=read.path, **read.values)}
 
 
 def read_motor(element: XmlElement, path: str, origins: dict[str, Origin]) -> dict[str, Any]:

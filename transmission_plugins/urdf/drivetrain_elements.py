@@ -24,6 +24,7 @@ strictly: each number as the URDF grammar writes it, every attribute known, each
 
 from typing import Any
 from typing import Callable
+from typing import cast
 
 from transmission_plugins.core.drivetrain import Backlash
 from transmission_plugins.core.drivetrain import Friction
@@ -200,3 +201,35 @@ def read_motor(element: XmlElement, path: str, origins: dict[str, Origin]) -> di
                             f'({", ".join(THERMAL_ATTRIBUTES)})', read.line)
     return {'motor': read.build(Motor, v.get('torque_constant'), envelope, thermal,
                                 v.get('peak_current'), where=motor_path)}
+
+
+#: the attributes of each drivetrain element that hold one number (what a rewriter may write)
+NUMBER_ATTRIBUTES = {FRICTION_TAG: FRICTION_ATTRIBUTES, BACKLASH_TAG: BACKLASH_ATTRIBUTES,
+                     MOTOR_TAG: MOTOR_ATTRIBUTES}
+
+
+def drivetrain_origin(end: Any, key: str) -> Origin | str:
+    """
+    Return where the drivetrain value ``key`` of an end is read, or where it would be written.
+
+    :param end: a :class:`~.records.JointInfo` or :class:`~.records.ActuatorInfo`
+    :param key: ``element:attribute`` (:func:`~.records.item_key`): ``friction:coulomb``,
+        ``backlash:width``, ``motor:torque_constant``...
+    :returns: the :class:`Origin` (``given`` False for an attribute the text does not give: on
+        the element when it is there, else on a new element of the end); or why there is none
+        (a key that names no single number, a ``<motor>`` on a joint)
+    """
+    element, _, attribute = key.partition(':')
+    if attribute not in NUMBER_ATTRIBUTES.get(element, ()):
+        known = ', '.join(item_key(e, a) for e, names in NUMBER_ATTRIBUTES.items()
+                          for a in names[:1])
+        return f'{key!r} names no drivetrain number (they are element:attribute, e.g. {known})'
+    if element == MOTOR_TAG and not hasattr(end, MOTOR_TAG):
+        return f'a <{MOTOR_TAG}> belongs on an <actuator>, not on joint {end.name!r}'
+    origin = end.origins.get(key)
+    if origin is not None:
+        return cast(Origin, origin)
+    holder = end.origins.get(element)
+    if holder is not None:
+        return Origin(f'{holder.path}/@{attribute}', holder.line, given=False)
+    return Origin(f'{end.path}/{element}/@{attribute}', end.line, given=False)

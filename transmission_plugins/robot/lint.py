@@ -33,6 +33,7 @@ import warnings
 
 import numpy as np
 
+from transmission_plugins.core.drivetrain import TorqueSpeed
 from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.core.findings import BACKLASH_OVER_RANGE
 from transmission_plugins.core.findings import CONTINUOUS_BELOW_FRICTION
@@ -57,6 +58,7 @@ from transmission_plugins.urdf.joints import UrdfJoint
 from transmission_plugins.urdf.readers import ACTUATOR_TO_JOINT_TAG
 from transmission_plugins.urdf.readers import JOINT_TO_ACTUATOR_TAG
 from transmission_plugins.urdf.readers import read_coupling
+from transmission_plugins.urdf.records import ActuatorInfo
 from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
 from transmission_plugins.urdf.records import item_key
 from transmission_plugins.urdf.records import JointInfo
@@ -263,13 +265,14 @@ def friction_at_limits(robot: Any) -> list[Finding]:
     return found
 
 
-def _envelope_actuator(robot: Any, t: RobotTransmission) -> tuple[int, JointInfo] | None:
-    """Return the index and record of the first actuator of ``t`` with an envelope."""
-    dt = robot.drivetrain
+def _envelope_actuator(robot: Any, t: RobotTransmission
+                       ) -> tuple[int, ActuatorInfo, TorqueSpeed] | None:
+    """Return the index, record and envelope of the first actuator of ``t`` with an envelope."""
     for name in t.actuator_names:
         i = robot.actuator_names.index(name)
-        if dt.has_envelope[i] and dt.actuator_records[i] is not None:
-            return i, dt.actuator_records[i]
+        end = robot.drivetrain.actuator_records[i]
+        if end is not None and end.motor is not None and end.motor.torque_speed is not None:
+            return i, end, end.motor.torque_speed
     return None
 
 
@@ -292,8 +295,7 @@ def envelope_below_limits(robot: Any) -> list[Finding]:
         first = _envelope_actuator(robot, t)
         if first is None or not _driven(t, name):
             continue
-        i, end = first
-        motor = end.motor
+        i, end, envelope = first
         actuator = robot.actuator_names[i]
         rho = float(dt.gear_ratio[i])
         ratio = f', gear ratio {rho:g}' if rho != 1.0 else ''
@@ -302,7 +304,7 @@ def envelope_below_limits(robot: Any) -> list[Finding]:
             path, line = _origin(end, 'motor:peak_torque', 'motor:torque_speed:torques', 'motor')
             found.append(Finding(
                 PEAK_TORQUE_BELOW_LIMIT, path, f'joint {name!r} has effort limit {limit:g} but '
-                f'the peak torque of its motor ({actuator!r}: {motor.torque_speed.peak_torque:g} '
+                f'the peak torque of its motor ({actuator!r}: {envelope.peak_torque:g} '
                 f'at the rotor{ratio}) gives only {effort[j]:g} through {t.describe()}: the URDF '
                 'promises an effort the motor cannot give; lower the limit, or check the peak '
                 'torque and the reduction', line))
@@ -311,7 +313,7 @@ def envelope_below_limits(robot: Any) -> list[Finding]:
             path, line = _origin(end, 'motor:max_speed', 'motor:torque_speed:speeds', 'motor')
             found.append(Finding(
                 MAX_SPEED_BELOW_LIMIT, path, f'joint {name!r} has velocity limit {limit:g} but '
-                f'the maximum speed of its motor ({actuator!r}: {motor.torque_speed.max_speed:g} '
+                f'the maximum speed of its motor ({actuator!r}: {envelope.max_speed:g} '
                 f'at the rotor{ratio}) gives only {speed[j]:g} through {t.describe()}: the URDF '
                 'promises a speed the motor cannot reach; lower the limit, or check the maximum '
                 'speed and the reduction', line))

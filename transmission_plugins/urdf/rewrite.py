@@ -25,7 +25,8 @@ PR2's under ``<transmission>``), the records' origins for the ends of other tran
 The element is found by the path and line recorded, not searched for; a value the text does
 not give is added where the reader would read it (in the dialect's spelling, indented like its
 siblings).  Drivetrain values (``friction:coulomb``...) are attributes: written in place, added
-to their element, or added with a new element on the joint or actuator.  The PR2 wrist has no offset element: such a change is returned as not written.
+to their element, or added with a new element on the joint or actuator.  The PR2 wrist has no
+offset element: such a change is returned as not written.
 lxml keeps comments, attribute order and the text between elements; an expanded ``.xacro`` is
 written as the URDF it expands to.
 """
@@ -116,12 +117,12 @@ def change_origin(info: TransmissionInfo, change: Change) -> Origin | str:
     :raises UrdfTransmissionError: the wrist's elements cannot be read
     """
     if ':' in change.parameter:   # a drivetrain attribute, on the joint or actuator named
-        ends = [e for e in info.joints + info.actuators
-                if e.name == change.end and e.element is not None]
-        if len(ends) != 1:
-            return (f'no element names {change.end!r}' if not ends else
+        named = [e for e in info.joints + info.actuators
+                 if e.name == change.end and e.element is not None]
+        if len(named) != 1:
+            return (f'no element names {change.end!r}' if not named else
                     f'both a joint and an actuator are named {change.end!r}')
-        return drivetrain_origin(ends[0], change.parameter)
+        return drivetrain_origin(named[0], change.parameter)
     if change.kind == 'WristTransmission':
         if change.parameter == 'joint_offset':
             return 'the PR2 wrist has no offset element (use the calibration file)'

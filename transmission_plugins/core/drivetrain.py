@@ -214,6 +214,11 @@ class TorqueSpeed:
         """Return the torque at rest, the largest of the envelope."""
         return self.torques[0]
 
+    @property
+    def max_speed(self) -> float:
+        """Return the first speed where the torque is 0 (inf when the table never reaches 0)."""
+        return next((s for s, t in zip(self.speeds, self.torques) if t == 0.0), math.inf)
+
     def bounds(self, velocity: Any) -> tuple[FloatArray, FloatArray]:
         """Return ``(lower, upper)`` effort bounds at ``velocity`` (:func:`envelope_bounds`)."""
         s = np.array([self.speeds])

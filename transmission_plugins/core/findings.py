@@ -39,6 +39,16 @@ DESCRIBED_TWICE = 'described-twice'
 REDUCTION_MISMATCH = 'reduction-mismatch'
 #: a joint limit the actuators' limits cannot reach
 UNREACHABLE_LIMIT = 'unreachable-limit'
+#: a breakaway friction (static, or Coulomb) at or above the effort limit on its side
+FRICTION_AT_LIMIT = 'friction-at-limit'
+#: a motor's peak torque, through the transmission, below the joint's URDF effort limit
+PEAK_TORQUE_BELOW_LIMIT = 'peak-torque-below-limit'
+#: a motor's maximum speed, through the transmission, below the joint's URDF velocity limit
+MAX_SPEED_BELOW_LIMIT = 'max-speed-below-limit'
+#: a thermal model's continuous torque below the motor-side Coulomb friction
+CONTINUOUS_BELOW_FRICTION = 'continuous-below-friction'
+#: a backlash wider than the position range on its side
+BACKLASH_OVER_RANGE = 'backlash-over-range'
 #: the description does not load in strict mode
 LOAD_ERROR = 'load-error'
 

@@ -85,6 +85,9 @@ class RobotDrivetrain:
         def field(ends: Mapping[str, object], names: Sequence[str], attr: str) -> list[Any]:
             return [getattr(ends.get(n), attr, None) for n in names]
 
+        #: the record of each joint's and actuator's end (None: none), with its ``origins``
+        self.joint_records = [joint_ends.get(n) for n in joint_names]
+        self.actuator_records = [actuator_ends.get(n) for n in actuator_names]
         rho = np.abs(np.array(list(gear_ratio), dtype=np.float64)).reshape(-1)
         #: the actuators' gear ratios (magnitude)
         self.gear_ratio = rho
@@ -125,6 +128,11 @@ class RobotDrivetrain:
             speeds[i] = s / rho[i]           # rotor speed -> actuator-coordinate speed
             torques[i] = t * rho[i]          # rotor torque -> actuator effort
         self._speeds, self._torques = speeds, torques
+        #: the envelope's peak torque (at rest) and maximum speed, at the actuator coordinate
+        #: (inf without an envelope; the speed inf too when the table never reaches 0)
+        self.peak_effort = torques[:, 0].copy()
+        self.max_speed = np.array([math.inf if e is None else e.max_speed / rho[i]
+                                   for i, e in enumerate(envelopes)], dtype=np.float64)
         thermals = [None if m is None else m.thermal for m in motors]
         #: which actuators have a thermal model
         self.has_thermal = np.array([t is not None for t in thermals], dtype=bool)
@@ -145,6 +153,11 @@ class RobotDrivetrain:
                                             for t in thermals])
         self.peak_current = np.array([math.inf if m is None or m.peak_current is None
                                       else m.peak_current for m in motors])
+        #: the actuator effort of the continuous current, :math:`\rho k_t I_c` (inf without a
+        #: thermal model)
+        self.continuous_effort = np.where(self.has_thermal,
+                                          self.effort_per_current * self.continuous_current,
+                                          math.inf)
 
     @property
     def models_anything(self) -> bool:

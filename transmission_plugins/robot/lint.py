@@ -33,10 +33,16 @@ import warnings
 
 import numpy as np
 
+from transmission_plugins.core.drivetrain import TorqueSpeed
 from transmission_plugins.core.exceptions import UrdfTransmissionError
+from transmission_plugins.core.findings import BACKLASH_OVER_RANGE
+from transmission_plugins.core.findings import CONTINUOUS_BELOW_FRICTION
 from transmission_plugins.core.findings import DESCRIBED_TWICE
 from transmission_plugins.core.findings import Finding
+from transmission_plugins.core.findings import FRICTION_AT_LIMIT
+from transmission_plugins.core.findings import MAX_SPEED_BELOW_LIMIT
 from transmission_plugins.core.findings import NOT_INVERSE
+from transmission_plugins.core.findings import PEAK_TORQUE_BELOW_LIMIT
 from transmission_plugins.core.findings import REDUCTION_MISMATCH
 from transmission_plugins.core.findings import SHARED_ACTUATOR
 from transmission_plugins.core.findings import UNKNOWN_INTERFACE
@@ -52,8 +58,10 @@ from transmission_plugins.urdf.joints import UrdfJoint
 from transmission_plugins.urdf.readers import ACTUATOR_TO_JOINT_TAG
 from transmission_plugins.urdf.readers import JOINT_TO_ACTUATOR_TAG
 from transmission_plugins.urdf.readers import read_coupling
+from transmission_plugins.urdf.records import ActuatorInfo
 from transmission_plugins.urdf.records import DIALECT_ROS2_CONTROL
 from transmission_plugins.urdf.records import item_key
+from transmission_plugins.urdf.records import JointInfo
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_PREFIX
 from transmission_plugins.urdf.vocabulary import HARDWARE_INTERFACE_TAG
@@ -164,12 +172,8 @@ def unreachable_limits(robot: Any, limit_lines: Mapping[str, int] | None = None
         limit = float(robot.joint_effort_limit[i])
         reach = float(robot.joint_effort_limit_from_actuators[i])
         t = robot.transmission_of_joint(name)
-        tr = t.transmission
-        linear = tr.is_linear()
-        driven = linear or list(t.joint_names).index(name) in {
-            int(k) for k in tr.joint_to_actuator_inputs()}
-        if not (math.isfinite(limit) and limit > reach * (1.0 + TOLERANCE) and reach > 0.0
-                and driven):
+        linear = t.transmission.is_linear()
+        if not (_above(limit, reach) and _driven(t, name)):
             continue   # within reach, no actuator data, or a passive joint
         where = '' if linear else ' (at best, anywhere in its range)'
         found.append(Finding(
@@ -179,6 +183,197 @@ def unreachable_limits(robot: Any, limit_lines: Mapping[str, int] | None = None
             'cannot be reached; lower it, or check the actuator effort limits and the '
             f'{"reduction" if linear else "geometry"}', (limit_lines or {}).get(name)))
     return found
+
+
+def _driven(t: RobotTransmission, joint: str) -> bool:
+    """Return False for a joint its transmission's joint-to-actuator map does not read."""
+    tr = t.transmission
+    return tr.is_linear() or list(t.joint_names).index(joint) in {
+        int(k) for k in tr.joint_to_actuator_inputs()}
+
+
+def _above(limit: float, reach: float) -> bool:
+    """Return True when a finite ``limit`` is above a finite ``reach`` > 0 (beyond rounding)."""
+    return (math.isfinite(limit) and math.isfinite(reach) and reach > 0.0
+            and limit > reach * (1.0 + TOLERANCE))
+
+
+# ------------------------------------------------------------------------ the drivetrain
+def _origin(end: JointInfo, *keys: str) -> tuple[str, int | None]:
+    """Return the path and line of the first of ``keys`` the end's text gives (else the end)."""
+    for key in keys:
+        origin = end.origins.get(key)
+        if origin is not None:
+            return origin.path, origin.line
+    return end.path, end.line
+
+
+def _breakaway_key(end: JointInfo) -> tuple[str, str]:
+    """Return the origins key and the name of the breakaway friction: static, else Coulomb."""
+    friction = end.friction
+    if friction is not None and friction.static is not None \
+            and friction.static > friction.coulomb:
+        return 'friction:static', 'static'
+    return 'friction:coulomb', 'Coulomb'
+
+
+def friction_at_limits(robot: Any) -> list[Finding]:
+    """
+    Find a breakaway friction at or above the effort limit on its side (doc/cli.md).
+
+    Joint side: the URDF joint effort limit; motor side: the actuator effort limit (actuator
+    data, or the joint limit mapped through the transmission) or the motor's peak torque,
+    whichever is smaller.
+    """
+    dt = robot.drivetrain
+    found = []
+    breakaway = dt.joint_friction.breakaway()
+    for i, name in enumerate(robot.joint_names):
+        end, limit = dt.joint_records[i], float(robot.joint_effort_limit[i])
+        if end is None or end.friction is None or not math.isfinite(limit) or limit <= 0.0:
+            continue
+        if breakaway[i] < limit * (1.0 - TOLERANCE):
+            continue
+        key, which = _breakaway_key(end)
+        path, line = _origin(end, key, 'friction')
+        found.append(Finding(
+            FRICTION_AT_LIMIT, path, f'joint {name!r}: its {which} friction on the joint side, '
+            f'{breakaway[i]:g}, is at or above its URDF effort limit {limit:g}: no effort within '
+            'the limit moves the joint; check the friction (joint-side units) and the limit',
+            line))
+    breakaway = dt.actuator_friction.breakaway()
+    sources = {'data': 'its effort limit (actuator data)',
+               'mapped': 'its effort limit (the joint effort limit through the transmission)'}
+    for i, name in enumerate(robot.actuator_names):
+        end = dt.actuator_records[i]
+        if end is None or end.friction is None:
+            continue
+        limits = [(float(robot.actuator_effort_limit[i]),
+                   sources.get(robot.actuator_effort_limit_source[i], 'its effort limit')),
+                  (float(dt.peak_effort[i]), "its motor's peak torque at the actuator")]
+        limit, what = min(limits, key=lambda x: x[0])
+        if not math.isfinite(limit) or breakaway[i] < limit * (1.0 - TOLERANCE):
+            continue
+        key, which = _breakaway_key(end)
+        path, line = _origin(end, key, 'friction')
+        joints = [j for t in robot.transmissions if name in t.actuator_names
+                  for j in t.joint_names]
+        found.append(Finding(
+            FRICTION_AT_LIMIT, path, f'actuator {name!r}: its {which} friction on the motor '
+            f'side, {breakaway[i]:g}, is at or above {what}, {limit:g}: the motor cannot move '
+            f'joints {joints}; check the friction (actuator-side units) and the limit', line))
+    return found
+
+
+def _envelope_actuator(robot: Any, t: RobotTransmission
+                       ) -> tuple[int, ActuatorInfo, TorqueSpeed] | None:
+    """Return the index, record and envelope of the first actuator of ``t`` with an envelope."""
+    for name in t.actuator_names:
+        i = robot.actuator_names.index(name)
+        end = robot.drivetrain.actuator_records[i]
+        if end is not None and end.motor is not None and end.motor.torque_speed is not None:
+            return i, end, end.motor.torque_speed
+    return None
+
+
+def envelope_below_limits(robot: Any) -> list[Finding]:
+    """
+    Find joint effort and velocity limits the motors' torque-speed envelopes cannot give.
+
+    The envelope's peak torque and maximum speed, at the actuators, through the transmission
+    (:meth:`~.RobotTransmissions.joint_effort_bound`, ``joint_velocity_bound``: linear
+    transmissions only for the speed) against the URDF ``<limit effort velocity>``.
+    """
+    dt = robot.drivetrain
+    if not dt.has_envelope.any():
+        return []
+    effort = robot.joint_effort_bound(dt.peak_effort)
+    speed = robot.joint_velocity_bound(dt.max_speed)
+    found = []
+    for j, name in enumerate(robot.joint_names):
+        t = robot.transmission_of_joint(name)
+        first = _envelope_actuator(robot, t)
+        if first is None or not _driven(t, name):
+            continue
+        i, end, envelope = first
+        actuator = robot.actuator_names[i]
+        rho = float(dt.gear_ratio[i])
+        ratio = f', gear ratio {rho:g}' if rho != 1.0 else ''
+        limit = float(robot.joint_effort_limit[j])
+        if _above(limit, float(effort[j])):
+            path, line = _origin(end, 'motor:peak_torque', 'motor:torque_speed:torques', 'motor')
+            found.append(Finding(
+                PEAK_TORQUE_BELOW_LIMIT, path, f'joint {name!r} has effort limit {limit:g} but '
+                f'the peak torque of its motor ({actuator!r}: {envelope.peak_torque:g} '
+                f'at the rotor{ratio}) gives only {effort[j]:g} through {t.describe()}: the URDF '
+                'promises an effort the motor cannot give; lower the limit, or check the peak '
+                'torque and the reduction', line))
+        limit = float(robot.joint_velocity_limit[j])
+        if _above(limit, float(speed[j])):
+            path, line = _origin(end, 'motor:max_speed', 'motor:torque_speed:speeds', 'motor')
+            found.append(Finding(
+                MAX_SPEED_BELOW_LIMIT, path, f'joint {name!r} has velocity limit {limit:g} but '
+                f'the maximum speed of its motor ({actuator!r}: {envelope.max_speed:g} '
+                f'at the rotor{ratio}) gives only {speed[j]:g} through {t.describe()}: the URDF '
+                'promises a speed the motor cannot reach; lower the limit, or check the maximum '
+                'speed and the reduction', line))
+    return found
+
+
+def continuous_below_friction(robot: Any) -> list[Finding]:
+    """Find a thermal model whose continuous torque cannot overcome the motor-side friction."""
+    dt = robot.drivetrain
+    found = []
+    for i, name in enumerate(robot.actuator_names):
+        end = dt.actuator_records[i]
+        if not dt.has_thermal[i] or end is None or end.friction is None:
+            continue
+        coulomb = float(dt.actuator_friction.coulomb[i])
+        continuous = float(dt.continuous_effort[i])
+        if continuous >= coulomb:
+            continue
+        motor = end.motor
+        path, line = _origin(end, 'motor')
+        friction_path, friction_line = _origin(end, 'friction:coulomb')
+        found.append(Finding(
+            CONTINUOUS_BELOW_FRICTION, path, f'actuator {name!r}: the continuous torque of its '
+            f'thermal model, {continuous:g} at the actuator (continuous current '
+            f'{dt.continuous_current[i]:g} A times torque constant {motor.torque_constant:g} N '
+            f'm/A), is below its motor-side Coulomb friction {coulomb:g} ({friction_path}, line '
+            f'{friction_line}): the motor overheats just turning against friction; check the '
+            'thermal data, the torque constant and the friction', line))
+    return found
+
+
+def backlash_over_range(robot: Any) -> list[Finding]:
+    """Find a backlash wider than the position range on its side (joint, or actuator)."""
+    dt = robot.drivetrain
+    found = []
+    sides = (('joint', robot.joint_names, dt.joint_records, dt.joint_backlash,
+              robot.joint_lower, robot.joint_upper),
+             ('actuator', robot.actuator_names, dt.actuator_records, dt.actuator_backlash,
+              robot.actuator_lower, robot.actuator_upper))
+    for side, names, records, widths, lower, upper in sides:
+        for i, name in enumerate(names):
+            end = records[i]
+            span = float(upper[i] - lower[i])
+            if end is None or end.backlash is None or not math.isfinite(span) \
+                    or widths[i] <= span:
+                continue
+            path, line = _origin(end, 'backlash:width', 'backlash')
+            what = ('its URDF position range' if side == 'joint' else
+                    'its position range (the joint range through the transmission)')
+            found.append(Finding(
+                BACKLASH_OVER_RANGE, path, f'{side} {name!r}: its backlash width {widths[i]:g} '
+                f'is larger than {what}, {span:g} (from {lower[i]:g} to {upper[i]:g}): the play '
+                f'would swallow the whole motion; check the width ({side}-side units)', line))
+    return found
+
+
+def drivetrain_findings(robot: Any) -> list[Finding]:
+    """Return the findings of the drivetrain's values that load but cannot be right."""
+    return (friction_at_limits(robot) + envelope_below_limits(robot)
+            + continuous_below_friction(robot) + backlash_over_range(robot))
 
 
 def limit_lines(root: Any) -> dict[str, int]:

@@ -29,6 +29,7 @@ from transmission_plugins.core.findings import LOAD_ERROR
 from transmission_plugins.plugins import build_transmission
 from transmission_plugins.plugins import find_transmission_plugins
 from transmission_plugins.robot.lint import actuator_data_twice
+from transmission_plugins.robot.lint import drivetrain_findings
 from transmission_plugins.robot.lint import inverse_pairs
 from transmission_plugins.robot.lint import limit_lines
 from transmission_plugins.robot.lint import reductions_across_sources
@@ -73,7 +74,7 @@ def lint_urdf(urdf: Any, *, plugins: Any = None,
              + unknown_interfaces(parsed.transmissions)
              + unreachable_limits(robot, limit_lines(parsed.root))
              + inverse_pairs(parsed.transmissions) + reductions_across_sources(built)
-             + actuator_data_twice(parsed.transmissions))
+             + actuator_data_twice(parsed.transmissions) + drivetrain_findings(robot))
     unique = list(dict.fromkeys(found))
     if error is not None and not any(f.path == getattr(error, 'path', None) for f in unique):
         unique.insert(0, Finding(LOAD_ERROR, getattr(error, 'path', '') or '/robot',

@@ -121,10 +121,62 @@ def report_dict(robot: Any) -> dict[str, Any]:
             'effort_limit_source': robot.actuator_effort_limit_source[i],
             'rotor_inertia': model.rotor_inertia, 'gear_ratio': model.gear_ratio,
             'kp': model.kp, 'kd': model.kd})
-    return _plain({
+    out = {
         'robot': robot.robot_name, 'transmissions': transmissions, 'joints': joints,
         'actuators': actuators, 'untransmitted_joints': list(robot.untransmitted_joints),
-        'mimic_joints': list(robot.mimic_joints), 'warnings': list(robot.warnings)})
+        'mimic_joints': list(robot.mimic_joints), 'warnings': list(robot.warnings)}
+    drivetrain = drivetrain_dict(robot)
+    if drivetrain is not None:
+        out['drivetrain'] = drivetrain
+    return _plain(out)
+
+
+def _friction(friction: Any) -> dict[str, Any] | None:
+    if friction is None:
+        return None
+    return {'coulomb': friction.coulomb, 'viscous': friction.viscous, 'static': friction.static,
+            'stribeck_velocity': friction.stribeck_velocity}
+
+
+def drivetrain_dict(robot: Any) -> dict[str, Any] | None:
+    """
+    Return the robot's drivetrain as plain data, or None when it models none (doc/cli.md).
+
+    Per joint: its friction and backlash (joint side) and, through its transmission, the
+    largest effort of the motors' peak torques and thermal continuous torques and the largest
+    speed of their maximum speeds (linear transmissions only); per actuator: its friction and
+    backlash (motor side), torque constant, the envelope's peak torque and maximum speed and
+    the thermal model's continuous current and torque at the actuator, and its maximum
+    temperature.  ``None`` (null) where there is nothing, or no bound.
+    """
+    dt = robot.drivetrain
+    if not dt.models_anything:
+        return None
+    peak = robot.joint_effort_bound(dt.peak_effort)
+    speed = robot.joint_velocity_bound(dt.max_speed)
+    continuous = robot.joint_effort_bound(dt.continuous_effort)
+    joints = []
+    for j, name in enumerate(robot.joint_names):
+        end = dt.joint_records[j]
+        joints.append({
+            'name': name, 'friction': _friction(getattr(end, 'friction', None)),
+            'backlash': dt.joint_backlash[j] if getattr(end, 'backlash', None) else None,
+            'peak_effort': peak[j], 'max_speed': speed[j], 'continuous_effort': continuous[j]})
+    actuators = []
+    for i, name in enumerate(robot.actuator_names):
+        end = dt.actuator_records[i]
+        motor = dt.motors[i]
+        thermal = dt.has_thermal[i]
+        actuators.append({
+            'name': name, 'friction': _friction(getattr(end, 'friction', None)),
+            'backlash': dt.actuator_backlash[i] if getattr(end, 'backlash', None) else None,
+            'torque_constant': None if motor is None else motor.torque_constant,
+            'gear_ratio': dt.gear_ratio[i],
+            'peak_torque': dt.peak_effort[i], 'max_speed': dt.max_speed[i],
+            'continuous_current': dt.continuous_current[i] if thermal else None,
+            'continuous_torque': dt.continuous_effort[i] if thermal else None,
+            'max_temperature': dt.max_temperature[i] if thermal else None})
+    return {'joints': joints, 'actuators': actuators}
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], indent: str = '  ') -> str:
@@ -172,6 +224,33 @@ def mechanism_lines(robot: Any) -> list[str]:
     return ['', 'mechanisms (nonlinear maps; lengths in m, angles in rad):'] + lines
 
 
+def drivetrain_lines(data: dict[str, Any] | None) -> list[str]:
+    """Return the drivetrain section of :func:`text_report` (none without a drivetrain)."""
+    if data is None:
+        return []
+
+    def friction(end: dict[str, Any]) -> list[str]:
+        f = end['friction'] or {}
+        return [_n(f.get(k)) for k in ('coulomb', 'static', 'viscous', 'stribeck_velocity')]
+
+    out = ['', "drivetrain, joint side (the <joint>'s friction and backlash; the motors through "
+           'the transmission; - = none):']
+    out.append(table(
+        ('JOINT', 'COULOMB', 'STATIC', 'VISCOUS', 'STRIBECK V', 'BACKLASH', 'PEAK EFFORT',
+         'MAX SPEED', 'CONT. EFFORT'),
+        [(j['name'], *friction(j), _n(j['backlash']), _n(j['peak_effort']),
+          _n(j['max_speed']), _n(j['continuous_effort'])) for j in data['joints']]))
+    out += ['', "drivetrain, motor side (the <actuator>'s friction and backlash; the motor at the "
+            'actuator: rotor values times the gear ratio; degrees C):']
+    out.append(table(
+        ('ACTUATOR', 'COULOMB', 'STATIC', 'VISCOUS', 'STRIBECK V', 'BACKLASH', 'K_T',
+         'PEAK TORQUE', 'MAX SPEED', 'CONT. CURRENT', 'CONT. TORQUE', 'MAX TEMP.'),
+        [(a['name'], *friction(a), _n(a['backlash']), _n(a['torque_constant']),
+          _n(a['peak_torque']), _n(a['max_speed']), _n(a['continuous_current']),
+          _n(a['continuous_torque']), _n(a['max_temperature'])) for a in data['actuators']]))
+    return out
+
+
 def text_report(robot: Any) -> str:
     """Return the transmissions, joints and actuators of a robot as text tables."""
     data = report_dict(robot)
@@ -197,6 +276,7 @@ def text_report(robot: Any) -> str:
         [(a['name'], _n(a['lower']), _n(a['upper']), _n(a['velocity_limit']),
           _n(a['effort_limit']), a['effort_limit_source'], _n(a['rotor_inertia']))
          for a in data['actuators']]))
+    out += drivetrain_lines(data.get('drivetrain'))
     for key, title in (('untransmitted_joints', 'untransmitted joints'),
                        ('mimic_joints', 'mimic joints without a transmission'),
                        ('warnings', 'warnings')):

@@ -30,6 +30,7 @@ transmission is skipped with a warning and the first one to claim a name keeps i
 """
 
 from dataclasses import dataclass
+from typing import Any
 from typing import Collection
 from typing import Iterable
 from typing import NamedTuple
@@ -84,6 +85,13 @@ class RobotTransmission:
                     return end.path
         return f"{self.path}/{side}[@name='{name}']"
 
+    def drivetrain(self) -> tuple[Any, ...]:
+        """Return the friction, backlash and motor records of its ends (equal when equal)."""
+        if self.info is None:
+            return ()
+        return tuple((e.name, e.friction, e.backlash, getattr(e, 'motor', None))
+                     for e in self.info.joints + self.info.actuators)
+
 
 class Wiring(NamedTuple):
     """What :func:`wire` kept: transmissions, name orders, actuator owners, index blocks."""
@@ -136,6 +144,11 @@ class _Wirer:
                 continue
             if (other.joint_names == t.joint_names and other.actuator_names == t.actuator_names
                     and other.transmission.same_map(tr)):
+                if t.drivetrain() != other.drivetrain():
+                    raise BrokenReferenceError(
+                        t.path, f'the same joints, actuators and map as {other.describe()}, but '
+                        'other drivetrain elements (<friction>, <backlash>, <motor>): which '
+                        'one holds? Give them once, or the same in both', _line(t))
                 self.warnings.append(LoadWarning(
                     t.path, f'exact duplicate of {other.path} (same joints, actuators and map); '
                     'merged', _line(t)))

@@ -40,7 +40,8 @@ from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.core.findings import DUPLICATE_NAME
 from transmission_plugins.core.findings import Finding
 from transmission_plugins.urdf.actuator_tags import read_actuator_extensions
-from transmission_plugins.urdf.drivetrain_elements import read_friction_and_backlash
+from transmission_plugins.urdf.drivetrain_elements import read_backlash
+from transmission_plugins.urdf.drivetrain_elements import read_friction
 from transmission_plugins.urdf.drivetrain_elements import read_motor
 from transmission_plugins.urdf.elements import child_path
 from transmission_plugins.urdf.elements import local_name
@@ -208,8 +209,8 @@ def read_end(ctx: ParseContext, element: XmlElement, path: str,
                              default=DEFAULT_OFFSET, nonzero=False),
         'interfaces': read_interfaces(ctx, element, path, origins),
         'read_only': read_bool(element, path, 'read_only'),
-        **read_lenient(ctx, read_friction_and_backlash, element, path, origins,
-                       'friction and backlash'),
+        **read_lenient(ctx, read_friction, element, path, origins, 'the friction'),
+        **read_lenient(ctx, read_backlash, element, path, origins, 'the backlash'),
         'path': path,
         'line': source_line(element),
         'element': element,
@@ -219,9 +220,17 @@ def read_end(ctx: ParseContext, element: XmlElement, path: str,
 
 def read_lenient(ctx: ParseContext, read: Callable[..., dict[str, Any]], element: XmlElement,
                  path: str, origins: dict[str, Origin], what: str) -> dict[str, Any]:
-    """Return ``read(element, path, origins)``; in lenient mode a bad value ignores ``what``."""
+    """
+    Return ``read(element, path, origins)``; in lenient mode a bad value ignores ``what``.
+
+    ``origins`` receives the places of the values read only when the reading succeeds: what
+    lenient mode ignores has no origin.
+    """
+    read_here: dict[str, Origin] = {}
     try:
-        return read(element, path, origins)
+        out = read(element, path, read_here)
+        origins.update(read_here)
+        return out
     except UrdfTransmissionError as e:
         if not ctx.lenient:
             raise

@@ -24,6 +24,7 @@ strictly: each number as the URDF grammar writes it, every attribute known, each
 
 from typing import Any
 from typing import Callable
+from typing import cast
 
 from transmission_plugins.core.drivetrain import Backlash
 from transmission_plugins.core.drivetrain import Friction
@@ -66,6 +67,7 @@ class _Element:
                  origins: dict[str, Origin], key: str) -> None:
         self.path = path
         self.line = source_line(element)
+        self.allowed = allowed
         self.values: dict[str, Any] = {}
         tag = local_name(element)
         for name in element.attrib:
@@ -91,8 +93,14 @@ class _Element:
             return make(*args, **fields)
         except TransmissionValueError as e:
             where = _ATTRIBUTE.get(e.parameter, e.parameter.split('[', 1)[0])
-            at = f'{self.path}/@{where}' if where in self.values else self.path
-            raise BadValueError(at, f'expected {e.expected}, got {e.value!r}', self.line) from e
+            if where in self.values:
+                raise BadValueError(f'{self.path}/@{where}', f'expected {e.expected}, got '
+                                    f'{e.value!r}', self.line) from e
+            if where in self.allowed:   # a value the element does not give
+                raise BadValueError(f'{self.path}/@{where}', f'attribute {where!r} is missing: '
+                                    f'expected {e.expected}', self.line) from e
+            raise BadValueError(self.path, f'{e.parameter}: expected {e.expected}, got '
+                                f'{e.value!r}', self.line) from e
 
 
 def _single(element: XmlElement, path: str, tag: str) -> tuple[XmlElement, str] | None:
@@ -105,28 +113,36 @@ def _single(element: XmlElement, path: str, tag: str) -> tuple[XmlElement, str] 
     return found[0], child_path(path, found[0])
 
 
-def read_friction_and_backlash(element: XmlElement, path: str,
-                               origins: dict[str, Origin]) -> dict[str, Any]:
+def read_friction(element: XmlElement, path: str,
+                  origins: dict[str, Origin]) -> dict[str, Any]:
     """
-    Read the ``<friction>`` and ``<backlash>`` of a ``<joint>`` or ``<actuator>`` end.
+    Read the ``<friction>`` of a ``<joint>`` or ``<actuator>`` end.
 
-    :returns: some of ``friction`` (:class:`Friction`) and ``backlash``
-        (:class:`Backlash`), ready for the record's fields
+    :returns: ``{'friction': Friction}`` or an empty dict, ready for the record's fields
     :raises BadValueError: naming the attribute, its line and the value
     """
-    out: dict[str, Any] = {}
     found = _single(element, path, FRICTION_TAG)
-    if found is not None:
-        read = _Element(*found, FRICTION_ATTRIBUTES, origins, FRICTION_TAG)
-        out['friction'] = read.build(Friction, where=read.path, **read.values)
+    if found is None:
+        return {}
+    read = _Element(*found, FRICTION_ATTRIBUTES, origins, FRICTION_TAG)
+    return {'friction': read.build(Friction, where=read.path, **read.values)}
+
+
+def read_backlash(element: XmlElement, path: str,
+                  origins: dict[str, Origin]) -> dict[str, Any]:
+    """
+    Read the ``<backlash>`` of a ``<joint>`` or ``<actuator>`` end.
+
+    :returns: ``{'backlash': Backlash}`` or an empty dict, ready for the record's fields
+    :raises BadValueError: naming the attribute, its line and the value
+    """
     found = _single(element, path, BACKLASH_TAG)
-    if found is not None:
-        read = _Element(*found, BACKLASH_ATTRIBUTES, origins, BACKLASH_TAG)
-        if 'width' not in read.values:
-            raise BadValueError(f'{read.path}/@width', "attribute 'width' is missing",
-                                read.line)
-        out['backlash'] = read.build(Backlash, where=read.path, **read.values)
-    return out
+    if found is None:
+        return {}
+    read = _Element(*found, BACKLASH_ATTRIBUTES, origins, BACKLASH_TAG)
+    if 'width' not in read.values:
+        raise BadValueError(f'{read.path}/@width', "attribute 'width' is missing", read.line)
+    return {'backlash': read.build(Backlash, where=read.path, **read.values)}
 
 
 def read_motor(element: XmlElement, path: str, origins: dict[str, Origin]) -> dict[str, Any]:
@@ -185,3 +201,35 @@ def read_motor(element: XmlElement, path: str, origins: dict[str, Origin]) -> di
                             f'({", ".join(THERMAL_ATTRIBUTES)})', read.line)
     return {'motor': read.build(Motor, v.get('torque_constant'), envelope, thermal,
                                 v.get('peak_current'), where=motor_path)}
+
+
+#: the attributes of each drivetrain element that hold one number (what a rewriter may write)
+NUMBER_ATTRIBUTES = {FRICTION_TAG: FRICTION_ATTRIBUTES, BACKLASH_TAG: BACKLASH_ATTRIBUTES,
+                     MOTOR_TAG: MOTOR_ATTRIBUTES}
+
+
+def drivetrain_origin(end: Any, key: str) -> Origin | str:
+    """
+    Return where the drivetrain value ``key`` of an end is read, or where it would be written.
+
+    :param end: a :class:`~.records.JointInfo` or :class:`~.records.ActuatorInfo`
+    :param key: ``element:attribute`` (:func:`~.records.item_key`): ``friction:coulomb``,
+        ``backlash:width``, ``motor:torque_constant``...
+    :returns: the :class:`Origin` (``given`` False for an attribute the text does not give: on
+        the element when it is there, else on a new element of the end); or why there is none
+        (a key that names no single number, a ``<motor>`` on a joint)
+    """
+    element, _, attribute = key.partition(':')
+    if attribute not in NUMBER_ATTRIBUTES.get(element, ()):
+        known = ', '.join(item_key(e, a) for e, names in NUMBER_ATTRIBUTES.items()
+                          for a in names[:1])
+        return f'{key!r} names no drivetrain number (they are element:attribute, e.g. {known})'
+    if element == MOTOR_TAG and not hasattr(end, MOTOR_TAG):
+        return f'a <{MOTOR_TAG}> belongs on an <actuator>, not on joint {end.name!r}'
+    origin = end.origins.get(key)
+    if origin is not None:
+        return cast(Origin, origin)
+    holder = end.origins.get(element)
+    if holder is not None:
+        return Origin(f'{holder.path}/@{attribute}', holder.line, given=False)
+    return Origin(f'{end.path}/{element}/@{attribute}', end.line, given=False)

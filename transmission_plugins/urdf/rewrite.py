@@ -24,7 +24,9 @@ PR2's under ``<transmission>``), the records' origins for the ends of other tran
 :func:`~.pr2_elements.wrist_ends` for the ``mechanicalReduction`` attributes of a PR2 wrist.
 The element is found by the path and line recorded, not searched for; a value the text does
 not give is added where the reader would read it (in the dialect's spelling, indented like its
-siblings).  The PR2 wrist has no offset element: such a change is returned as not written.
+siblings).  Drivetrain values (``friction:coulomb``...) are attributes: written in place, added
+to their element, or added with a new element on the joint or actuator.  The PR2 wrist has no
+offset element: such a change is returned as not written.
 lxml keeps comments, attribute order and the text between elements; an expanded ``.xacro`` is
 written as the URDF it expands to.
 """
@@ -39,6 +41,7 @@ from lxml import etree
 from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.urdf.dialects import parse_transmissions
 from transmission_plugins.urdf.dialects import SOURCE_ALL
+from transmission_plugins.urdf.drivetrain_elements import drivetrain_origin
 from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.pr2_elements import wrist_ends
 from transmission_plugins.urdf.readers import reduction_origin
@@ -67,7 +70,9 @@ class Change(NamedTuple):
     #: text says it again), and the type's class name
     dialect: str
     kind: str
-    #: ``actuator_reduction``, ``joint_reduction`` or ``joint_offset``
+    #: ``actuator_reduction``, ``joint_reduction`` or ``joint_offset``; or a drivetrain
+    #: attribute of the end, ``element:attribute`` (``friction:coulomb``, ``backlash:width``,
+    #: ``motor:torque_constant``...: :func:`~.drivetrain_elements.drivetrain_origin`)
     parameter: str
     #: the actuator or joint the value belongs to
     end: str
@@ -111,6 +116,13 @@ def change_origin(info: TransmissionInfo, change: Change) -> Origin | str:
 
     :raises UrdfTransmissionError: the wrist's elements cannot be read
     """
+    if ':' in change.parameter:   # a drivetrain attribute, on the joint or actuator named
+        named = [e for e in info.joints + info.actuators
+                 if e.name == change.end and e.element is not None]
+        if len(named) != 1:
+            return (f'no element names {change.end!r}' if not named else
+                    f'both a joint and an actuator are named {change.end!r}')
+        return drivetrain_origin(named[0], change.parameter)
     if change.kind == 'WristTransmission':
         if change.parameter == 'joint_offset':
             return 'the PR2 wrist has no offset element (use the calibration file)'
@@ -168,6 +180,11 @@ def _write(root: Any, origin: Origin, text: str) -> str:
     """Write ``text`` at ``origin``; return why it cannot be written ('' when written)."""
     holder = origin.parent if origin.tag.startswith('@') or not origin.given else origin.path
     element = element_at(root, holder, origin.line)
+    if element is None and origin.tag.startswith('@') and not origin.given:
+        # an attribute of an element the text lacks (a drivetrain element): add the element
+        owner = element_at(root, holder.rsplit('/', 1)[0], origin.line)
+        if owner is not None:
+            element = _add_child(owner, holder.rsplit('/', 1)[1])
     if element is None:
         return f'no element at {holder}'
     if origin.tag.startswith('@'):

@@ -97,7 +97,11 @@ class _Check:
                     namespace(child) == urdf_ns and tag == PARAM_TAG
                     and child.get('name') in ACTUATOR_PARAMS)):
                 continue  # actuator data, read by the parser
-            if namespace(child) != urdf_ns or tag not in allowed:
+            if tag == MOTOR_TAG and tag not in allowed and namespace(child) == urdf_ns:
+                self.problem(f'{path}/{tag}', f'<{MOTOR_TAG}> belongs on an <actuator>, not on '
+                             'a <joint>: the motor drives the actuator side of the transmission '
+                             '(friction and backlash may be on either end)', source_line(child))
+            elif namespace(child) != urdf_ns or tag not in allowed:
                 shown = tuple(allowed) + (('drake:' + ', drake:'.join(ACTUATOR_DATA_TAGS[:-1]),
                                            MOTOR_INERTIA_TAG) if actuator else ())
                 self.unexpected(child, f'{path}/{tag}', shown)

@@ -30,8 +30,9 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser('inspect', help="show a URDF's transmissions, limits and warnings",
                        description='Load every transmission of a URDF and print transmissions, '
                                    'joints (URDF limits, reflected inertia) and actuators '
-                                   '(limits mapped through the transmissions), untransmitted '
-                                   'joints and warnings.')
+                                   '(limits mapped through the transmissions), the drivetrain '
+                                   '(friction, backlash, motors) when the URDF has one, '
+                                   'untransmitted joints and warnings.')
     add_urdf_arguments(p)
     p.add_argument('--json', action='store_true',
                    help='print JSON (unbounded limits are null)')

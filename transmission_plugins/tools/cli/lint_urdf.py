@@ -40,8 +40,12 @@ def add_parser(sub: Any) -> None:
                                    'duplicate names, coupling matrices that are not inverses, '
                                    'a gearbox or rotor described twice, reductions that differ '
                                    'between robot level and <ros2_control>, effort limits the '
-                                   'actuators cannot reach, and a description that does not '
-                                   'load strictly. Exit status 0 without findings, 1 with.')
+                                   'actuators cannot reach, drivetrain values that cannot be '
+                                   'right (friction at an effort limit, a motor envelope below '
+                                   'the joint limits, a continuous torque below friction, '
+                                   'backlash wider than the range), and a description that '
+                                   'does not load strictly. Exit status 0 without findings, 1 '
+                                   'with.')
     add_urdf_arguments(p, loading=False)   # lint reads strictly, then leniently
     p.add_argument('--json', action='store_true',
                    help='print {"urdf": ..., "findings": [{"kind", "path", "line", '

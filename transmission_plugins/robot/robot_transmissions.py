@@ -193,18 +193,30 @@ class RobotTransmissions:
             'data' if math.isfinite(d) else 'mapped' if math.isfinite(m) and m > 0.0 else 'none'
             for d, m in zip(data_effort, mapped_effort)]
         #: joint efforts reachable with the actuator-data effort limits (``inf`` without data)
-        self.joint_effort_limit_from_actuators = np.full(len(self.joint_names), math.inf)
+        self.joint_effort_limit_from_actuators = self.joint_effort_bound(data_effort)
+
+    def joint_effort_bound(self, actuator_effort: np.ndarray) -> np.ndarray:
+        """
+        Return the largest effort of each joint that actuator efforts within bounds produce.
+
+        Through a nonlinear transmission the largest anywhere in the joint's range
+        (:func:`~.limits.joint_effort_bound`).
+
+        :param actuator_effort: ``(na,)`` bounds >= 0, ``inf`` for none
+        :returns: ``(nj,)`` (``inf`` where an actuator without a bound contributes)
+        """
+        bound = np.full(len(self.joint_names), math.inf)
         driven = [b.joints for b in self._blocks if b.transmission.is_linear()]
         if driven:
             j = np.concatenate(driven)
-            self.joint_effort_limit_from_actuators[j] = linear_joint_effort_bound(
-                self.maps, data_effort)[j]
+            bound[j] = linear_joint_effort_bound(self.maps, actuator_effort)[j]
         for b in self._blocks:
             if b.transmission.is_linear():
                 continue
-            self.joint_effort_limit_from_actuators[b.joints] = joint_effort_bound(
+            bound[b.joints] = joint_effort_bound(
                 b.transmission, self.joint_lower[b.joints], self.joint_upper[b.joints],
-                data_effort[b.actuators])
+                actuator_effort[b.actuators])
+        return bound
 
     # ------------------------------------------------------------------ name-keyed maps
     def actuator_to_joint(self, values: Mapping[str, Mapping[str, Any]]) -> NameMap:

@@ -229,6 +229,24 @@ def test_without_a_state_effort_the_last_commanded_effort_heats(robot, clock):
     assert hw.drivetrain.temperature[0] == pytest.approx(expected, rel=1e-9)
 
 
+def test_before_its_first_state_a_motor_holds_then_an_unknown_effort_heats_at_the_peak(
+        robot, clock):
+    hw = _hw(robot, clock)
+    start = clock.t
+    for n in range(100):   # nothing heard of the motors: nothing says they are driven
+        clock.t = start + n * DT
+        hw.update()
+    assert hw.drivetrain.temperature[0] == HIP['T_a']
+    hw.set_actuator_state(ACTUATORS, [0.0, 0.0])   # positions only, and no command
+    for n in range(100, 200):
+        clock.t = start + n * DT
+        hw.set_actuator_state(ACTUATORS, [0.0, 0.0])
+        hw.update()
+    # the first step after the state heats from the update before it: 100 steps in all
+    assert hw.drivetrain.temperature[0] == pytest.approx(
+        _closed_form(HIP_PEAK_CURRENT, 100 * DT), rel=1e-9)
+
+
 def test_the_derated_current_limit_bounds_effort_commands(robot, clock):
     hw = _hw(robot, clock)
     effort = 0.4   # 8 A: past the warning temperature after about 10 s

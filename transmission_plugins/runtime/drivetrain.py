@@ -27,7 +27,7 @@ cycle carries over: the estimated winding temperatures and the effort last comma
   ``actuator_thermal``, ``actuator_max_speed``; the URDF's own on a tie).
 * **Thermal estimate** (:meth:`CycleDrivetrain.heat`): every motor with a thermal model heats
   over the time since the previous update at the measured actuator effort, else the effort
-  commanded last (unknown: the peak current, the hot side).
+  commanded last (unknown: the peak current, the hot side), from its actuator's first state.
 * **Effort unit** (``actuator_effort_unit``): with ``current``, state efforts are currents
   (:meth:`CycleDrivetrain.state_effort`) and command efforts are sent as currents
   (:meth:`CycleDrivetrain.sent`).
@@ -159,13 +159,15 @@ class CycleDrivetrain:
         Integrate the winding temperatures from the previous update to ``now``.
 
         At the measured actuator effort, else the effort commanded last; an unknown effort
-        heats at the peak current (:meth:`RobotDrivetrain.heat`).
+        heats at the peak current (:meth:`RobotDrivetrain.heat`).  The estimate of an actuator
+        starts with its first state: before it, nothing tells that its motor is driven at all.
         """
         last, self.time = self.time, now
         if not self.thermal or last is None or not now > last:
             return
         effort = self.measured('effort', now)
         effort = np.where(np.isfinite(effort), effort, self.commanded)
+        effort = np.where(self._states.state_time > -np.inf, effort, 0.0)
         self.temperature = self.model.heat(self.temperature, effort, now - last)
         t = self.temperature
         with np.errstate(invalid='ignore'):

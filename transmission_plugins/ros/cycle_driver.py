@@ -145,7 +145,10 @@ class CycleDriver:
             if line:
                 self.node.get_logger().error(line)
         self.core.timer.record(start, self._clock(), periodic)
-        for level, line in self._reports.stale(self.core) + self._reports.calibration(self.core):
+        lines = self._reports.stale(self.core) + self._reports.calibration(self.core)
+        if self.core.drivetrain is not None:   # a robot without drivetrain data pays nothing
+            lines += self._reports.thermal(self.core)
+        for level, line in lines:
             log_at(self.node.get_logger(), level, line)
         if self._state_input is not None:
             line = self._reports.no_state(self.core, self._activated, self._state_input)

@@ -264,7 +264,8 @@ class HardwareInterfaceNode(CheckedParameters, LifecycleNode):
         return HardwareInterface(robot, cycle_settings(values),
                                  command_joints=list(values['joints'] or []),
                                  joint_limits=self._joint_limits(robot),
-                                 calibration=calibration_settings(values))
+                                 calibration=calibration_settings(values),
+                                 effort_unit=str(values['actuator_effort_unit']))
 
     def _joint_limits(self, robot: Any) -> dict[str, dict[str, Any]]:
         """

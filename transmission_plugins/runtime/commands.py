@@ -33,6 +33,7 @@ fields they carry, one message per group.
 
 from typing import Callable
 from typing import NamedTuple
+from typing import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -52,6 +53,8 @@ from transmission_plugins.runtime.topology import Topology
 
 if TYPE_CHECKING:
     from transmission_plugins.runtime.cycle import Configured
+    from transmission_plugins.runtime.drivetrain import Cause
+    from transmission_plugins.runtime.drivetrain import CycleDrivetrain
 
 TIMEOUT_ACTIONS = ('stop', 'hold', 'zero_velocity', 'zero_effort')
 
@@ -125,6 +128,9 @@ class LatestCommands:
         self._rated = np.zeros(ns, dtype=bool)
         self._any_rated = self._position_limited = False
         self._motion_limited = False
+        #: the drivetrain's part of the cycle (hardware interface, a robot with drivetrain
+        #: data: :mod:`~.drivetrain`), else None
+        self.drivetrain: 'CycleDrivetrain | None' = None
 
     @property
     def bounds(self) -> JointBounds | None:
@@ -193,35 +199,80 @@ class LatestCommands:
         for field, row, finite in zip(FIELDS, block, given):
             if True in finite:
                 cmd[field] = row
+        drivetrain = self.drivetrain
+        compensated = None
+        if drivetrain is not None and settings.friction_compensation and 'effort' in cmd:
+            measured = np.full_like(block[1], np.nan) if self.measured is None \
+                else self.measured()[1]
+            compensated = drivetrain.compensation(drivetrain.joint_friction, block[2], block[1],
+                                                  measured)
         if settings.enforce_limits:
             self._clamp_block(self.direction.source, block, *self._source_bounds)
             if self._motion_limited and self.measured is not None and self._bounds:
                 self._limit_motion(cmd, now, self._bounds, *self.measured())
+            if drivetrain is not None and compensated is not None:
+                drivetrain.count_clipped(self.counters, compensated, block[2])
         out = self._nothing.copy()
         values = dict(zip(FIELDS, out))
         if cmd:
             self._convert_commands(cmd, values, source_position)
-        self._apply_timeout_action(alive, values)
-        if settings.enforce_limits:
-            self._clamp_block(self.direction.target, out, *self._target_bounds)
+        if drivetrain is not None:
+            self._drivetrain_limits(drivetrain, out, alive, values, now)
+        else:
+            self._apply_timeout_action(alive, values)
+            if settings.enforce_limits:
+                self._clamp_block(self.direction.target, out, *self._target_bounds)
         if self.position_offset is not None:
             out[0] += self.position_offset
         self.latest = values
         return group_by_fields(self.target_names, out)
 
-    def _clamp_block(self, side: str, block: np.ndarray, lo: np.ndarray,
-                     hi: np.ndarray) -> None:
-        """Clip position, velocity and effort rows to their limits in place; count the clamps."""
+    def _drivetrain_limits(self, drivetrain: 'CycleDrivetrain', out: np.ndarray,
+                           alive: np.ndarray, values: dict[str, np.ndarray], now: float) -> None:
+        """
+        Finish the target commands with the drivetrain (:mod:`~.drivetrain`).
+
+        Live effort commands get the actuator-side friction compensation, then the timeout
+        action, then every actuator limit (the URDF's, the torque-speed envelope, the thermal
+        current limit, the maximum speed), each clamp counted under the limit that binds; the
+        efforts are kept for the thermal estimate and sent in the actuator effort unit.
+        """
+        settings = self._cycle.settings
+        compensated = None
+        if settings.friction_compensation:
+            compensated = drivetrain.compensation(drivetrain.actuator_friction, out[2], out[1],
+                                                  drivetrain.measured('velocity', now))
+        self._apply_timeout_action(alive, values)
+        if settings.enforce_limits:
+            lo, hi, causes = drivetrain.target_bounds(*self._target_bounds, now)
+            self._clamp_block(self.direction.target, out, lo, hi, causes)
+            drivetrain.count_clipped(self.counters, compensated, out[2])
+        drivetrain.sent(out[2])
+
+    def _clamp_block(self, side: str, block: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                     causes: 'Sequence[Cause | None] | None' = None) -> None:
+        """
+        Clip position, velocity and effort rows to their limits in place; count the clamps.
+
+        :param causes: per row, None (counted under the row's field) or the kinds whose
+            bounds ``lo`` and ``hi`` are and which one binds each entry (:mod:`~.drivetrain`)
+        """
         outside = (block < lo) | (block > hi)   # NaN (no command) compares False
         if True not in outside:
             return
         for k, field in enumerate(FIELDS):
             if True in outside[k]:
-                block[k] = self._clamp(side, field, block[k], lo[k], hi[k])
+                block[k] = self._clamp(side, field, block[k], lo[k], hi[k],
+                                       None if causes is None else causes[k])
 
     def _clamp(self, side: str, kind: str, a: np.ndarray, lo: np.ndarray,
-               hi: np.ndarray) -> np.ndarray:
-        """Return ``a`` clipped to ``[lo, hi]`` (NaN stays NaN); count the clamps of ``kind``."""
+               hi: np.ndarray, cause: 'Cause | None' = None) -> np.ndarray:
+        """
+        Return ``a`` clipped to ``[lo, hi]`` (NaN stays NaN); count the clamps of ``kind``.
+
+        :param cause: the kinds of the bounds and, per entry, which one binds the low and the
+            high bound: each clamp is counted under the kind that binds it
+        """
         outside = (a < lo) | (a > hi)   # NaN (no command) compares False
         if True not in outside:
             return a
@@ -229,7 +280,13 @@ class LatestCommands:
         # the limit computed from the same limit of the other side by the vectorised maths
         slack = 1e-9 * (1.0 + np.abs(a))
         over = (a < lo - slack) | (a > hi + slack)
-        self.counters.count_clamps(side, kind, over)
+        if cause is None:
+            self.counters.count_clamps(side, kind, over)
+        else:
+            kinds, low, high = cause
+            which = np.where(a > hi, high, low)
+            for k, name in enumerate(kinds):
+                self.counters.count_clamps(side, name, over & (which == k))
         return np.where(outside, np.clip(a, lo, hi), a)
 
     def _on_expired(self, newly_expired: np.ndarray, pos: FloatArray) -> None:

@@ -33,6 +33,7 @@ from typing import Any
 from typing import Callable
 from typing import Protocol
 from typing import Sequence
+from typing import TYPE_CHECKING
 
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
@@ -50,6 +51,9 @@ from transmission_plugins.runtime.states import LatestStates
 from transmission_plugins.runtime.states import STALE_JOINT_POLICIES
 from transmission_plugins.runtime.states import StateOutput
 from transmission_plugins.runtime.topology import Topology
+
+if TYPE_CHECKING:
+    from transmission_plugins.runtime.drivetrain import CycleDrivetrain
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
@@ -80,6 +84,8 @@ class CycleSettings:
     :param event_driven: publish each output when its input arrives (the timer as watchdog)
     :param soft_limits: with ``enforce_limits``, also the joints' soft limits (hardware
         interface)
+    :param friction_compensation: add the drivetrain's friction to effort commands (hardware
+        interface, a robot with ``<friction>``: :mod:`~.drivetrain`)
     :raises TransmissionValueError: a setting outside its range
     """
 
@@ -91,6 +97,7 @@ class CycleSettings:
     stale_joints: str = 'last'
     event_driven: bool = False
     soft_limits: bool = True
+    friction_compensation: bool = False
     #: seconds per cycle, ``1 / update_rate`` (None without a rate): the timer's period, the
     #: rate limits' nominal time step and the overrun check's deadline
     period: float | None = field(init=False)
@@ -183,6 +190,9 @@ class InterfaceCycle:
     COMMAND_TOPIC = ''
     #: the settings of a cycle given none
     DEFAULTS = CycleSettings()
+    #: the drivetrain's part of the cycle (:mod:`~.drivetrain`; the hardware interface of a
+    #: robot with drivetrain data), else None
+    drivetrain: 'CycleDrivetrain | None' = None
 
     def __init__(self, robot: RobotTransmissions, settings: CycleSettings | None = None, *,
                  clock: Callable[[], float] = time.monotonic, **changes: Any) -> None:

@@ -36,11 +36,14 @@ if TYPE_CHECKING:
     from transmission_plugins.runtime.cycle import InterfaceCycle
 
 #: The limits a command can be clamped to: the hard limits of both sides, then the joints' soft
-#: limits (``<safety_controller>``) and rate limits (ros2_control's joint_limits parameters).
+#: limits (``<safety_controller>``) and rate limits (ros2_control's joint_limits parameters),
+#: then the motors' (``<motor>``, :mod:`~.drivetrain`): the torque-speed envelope's effort at
+#: the measured speed and its maximum speed, and the thermal current limit.
 CLAMP_KINDS = ('joint_position', 'joint_velocity', 'joint_effort', 'actuator_position',
                'actuator_velocity', 'actuator_effort', 'joint_soft_position',
                'joint_soft_velocity', 'joint_soft_effort', 'joint_acceleration',
-               'joint_deceleration', 'joint_jerk')
+               'joint_deceleration', 'joint_jerk', 'actuator_torque_speed',
+               'actuator_max_speed', 'actuator_thermal')
 #: The kinds per side (the ``<side>_<limit>`` entries of :data:`CLAMP_KINDS`, prefix removed).
 SIDE_KINDS = {side: tuple(k[len(side) + 1:] for k in CLAMP_KINDS if k.startswith(side + '_'))
               for side in ('joint', 'actuator')}
@@ -70,6 +73,8 @@ class Counters:
         #: actuator values of joint positions outside their mechanism's range (left out:
         #: ``RobotTransmissions.unreachable_actuators``)
         self.unreachable_outputs = 0
+        #: friction-compensated effort commands that a limit then clipped
+        self.compensation_clipped = 0
 
     def count_clamps(self, side: str, kind: str, clamped: np.ndarray) -> None:
         """
@@ -376,5 +381,83 @@ def calibration_diagnostics(hw: Any, records: list[DiagnosticRecord]
         if state not in ('not_needed', 'file', 'absolute', 'homed') and level != STALE:
             level = ERROR if state == 'failed' else WARN
             message = words
+        out[k + 1] = r._replace(level=level, message=message, values=values)
+    return out
+
+
+#: what a motor's thermal level says on /diagnostics, and its status level
+THERMAL_WORDS = ('ok', 'derating', 'at its maximum temperature')
+THERMAL_LEVELS = (OK, WARN, ERROR)
+
+
+def drivetrain_diagnostics(hw: Any, records: list[DiagnosticRecord]
+                           ) -> list[DiagnosticRecord]:
+    """
+    Add the drivetrain (:mod:`~.drivetrain`) to the hardware interface's statuses.
+
+    The node status gets the effort unit and the friction compensation; each transmission with
+    a ``<motor>`` its motors' effort bounds now (envelope at the measured speed, thermal
+    limit, the URDF's), the joint efforts they reach, and the thermal estimate: temperature,
+    current limit, headroom.  A motor derating is WARN, one at its maximum ERROR (the node
+    status too).
+    """
+    dt = hw.drivetrain
+    now = hw.clock()
+    model = dt.model
+    out = list(records)
+    lo, hi = (b[2] for b in hw.commands.direction.target_limits.stacked())
+    _, _, env_lo, env_hi = dt.effort_bounds(now)
+    lo, hi = np.maximum(lo, env_lo), np.minimum(hi, env_hi)
+    available = np.maximum(np.minimum(hi, -lo), 0.0)
+    reach = hw.robot.joint_effort_bound(available)
+    limit = dt.current_limit()
+    node = out[0]
+    values = node.values + [
+        ('actuator_effort_unit', dt.effort_unit),
+        ('friction_compensation', str(hw.settings.friction_compensation).lower()),
+        ('friction_compensation_clipped', str(hw.counters.compensation_clipped))]
+    hot = [hw.actuator_names[i] for i in np.flatnonzero(dt.level)]
+    level, message = node.level, node.message
+    if hot:
+        worst = THERMAL_LEVELS[int(dt.level.max())]
+        words = f'motors derating or at their maximum temperature: {", ".join(hot)}'
+        if level in (OK, WARN) and worst > level:
+            level = worst
+        message = words if node.level == OK else f'{message}; {words}'
+    out[0] = node._replace(level=level, message=message, values=values)
+    for k, group in enumerate(hw.topology.groups):
+        motors = [i for i in group.actuators.tolist() if model.motors[i] is not None]
+        if not motors:
+            continue
+        r = out[k + 1]
+        values = list(r.values)
+        level, message = r.level, r.message
+        for i in motors:
+            name = hw.actuator_names[i]
+            values.append((f'{name}.effort_bounds', f'{lo[i]:.6g} {hi[i]:.6g}'))
+            if math.isfinite(dt.speed_limit[i]):
+                values.append((f'{name}.max_speed', f'{dt.speed_limit[i]:.6g}'))
+            if not model.has_thermal[i]:
+                continue
+            t, top = float(dt.temperature[i]), float(model.max_temperature[i])
+            span = top - float(model.ambient_temperature[i])
+            values += [
+                (f'{name}.temperature', f'{t:.3f}'),
+                (f'{name}.warning_temperature', f'{model.warning_temperature[i]:.6g}'),
+                (f'{name}.max_temperature', f'{top:.6g}'),
+                (f'{name}.temperature_headroom', f'{top - t:.3f}'),
+                (f'{name}.temperature_headroom_percent', f'{100.0 * (top - t) / span:.1f}'),
+                (f'{name}.current_limit', f'{limit[i]:.6g}'),
+                (f'{name}.peak_current', f'{model.peak_current[i]:.6g}'),
+                (f'{name}.continuous_current', f'{model.continuous_current[i]:.6g}'),
+                (f'{name}.thermal', THERMAL_WORDS[int(dt.level[i])])]
+            motor_level = THERMAL_LEVELS[int(dt.level[i])]
+            if motor_level > OK and level != STALE:
+                words = (f'{name} {THERMAL_WORDS[int(dt.level[i])]}: {t:.1f} C, current limit '
+                         f'{limit[i]:.3g} A')
+                message = words if level == OK else f'{message}; {words}'
+                level = max(level, motor_level)
+        for j in group.joints.tolist():
+            values.append((f'{hw.joint_names[j]}.effort_reach', f'{reach[j]:.6g}'))
         out[k + 1] = r._replace(level=level, message=message, values=values)
     return out

@@ -43,6 +43,8 @@ from transmission_plugins.runtime.cycle import CycleSettings
 from transmission_plugins.runtime.cycle import InterfaceCycle
 from transmission_plugins.runtime.diagnostics import calibration_diagnostics
 from transmission_plugins.runtime.diagnostics import DiagnosticRecord
+from transmission_plugins.runtime.diagnostics import drivetrain_diagnostics
+from transmission_plugins.runtime.drivetrain import cycle_drivetrain
 from transmission_plugins.runtime.messages import field_array
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
@@ -74,9 +76,11 @@ class HardwareInterface(InterfaceCycle):
         value}}`` (:data:`~.soft_limits.JOINT_LIMIT_PARAMETERS`: acceleration, deceleration and
         jerk limits)
     :param calibration: the calibration settings (:mod:`~.calibration`; default: none needed)
+    :param effort_unit: what the actuator topics' effort fields hold: ``torque`` or
+        ``current`` (:data:`~.drivetrain.EFFORT_UNITS`)
     :raises TransmissionValueError: a setting outside its range, ``command_joints`` that
         are not distinct commandable joints, ``joint_limits`` or calibration settings that do
-        not fit the robot
+        not fit the robot, ``effort_unit`` ``current`` with actuators without a torque constant
     :raises CalibrationFileError: the calibration file does not fit the robot
     """
 
@@ -87,9 +91,12 @@ class HardwareInterface(InterfaceCycle):
     def __init__(self, robot: RobotTransmissions, settings: CycleSettings | None = None, *,
                  command_joints: Sequence[str] | None = None,
                  joint_limits: Mapping[str, Mapping[str, Any]] | None = None,
-                 calibration: CalibrationSettings | None = None,
+                 calibration: CalibrationSettings | None = None, effort_unit: str = 'torque',
                  clock: Callable[[], float] = time.monotonic, **changes: Any) -> None:
         super().__init__(robot, settings, clock=clock, **changes)
+        #: decided here from the robot's data: None when it has nothing to do
+        self.drivetrain = cycle_drivetrain(robot, self.states, effort_unit)
+        self.commands.drivetrain = self.drivetrain
         self.command_joints = self.joint_order(command_joints)
         self._command_idx = self._joints.lookup(self.command_joints)
         self._joints.forget()
@@ -132,6 +139,9 @@ class HardwareInterface(InterfaceCycle):
         """
         idx, values = self._read(topic, read_message, self._actuators, names, position,
                                  velocity, effort)
+        drivetrain = self.drivetrain
+        if drivetrain is not None and drivetrain.current and 'effort' in values:
+            values['effort'] = drivetrain.state_effort(idx, values['effort'])
         arrival = self._arrival(received)
         self.states.store(idx, values, arrival)
         if self.calibration.pending():   # it keeps positions a later message may not carry
@@ -237,7 +247,13 @@ class HardwareInterface(InterfaceCycle):
 
     # ------------------------------------------------------------------ calibration
     def _advance(self, now: float) -> None:
-        """Advance calibration (absolute readings, homing); apply new offsets; save them."""
+        """
+        Advance the thermal estimate and the calibration; apply new offsets; save them.
+
+        Both halves of a cycle call it with the same ``now``: the second changes nothing.
+        """
+        if self.drivetrain is not None:
+            self.drivetrain.heat(now)
         cal = self.calibration
         if not cal.pending():
             return
@@ -278,7 +294,10 @@ class HardwareInterface(InterfaceCycle):
     def diagnostics(self, prefix: str, lifecycle_state: str = 'active'
                     ) -> list[DiagnosticRecord]:
         """Return the shared statuses (:meth:`.InterfaceCycle.diagnostics`) with calibration."""
-        return calibration_diagnostics(self, super().diagnostics(prefix, lifecycle_state))
+        records = calibration_diagnostics(self, super().diagnostics(prefix, lifecycle_state))
+        if self.drivetrain is not None:
+            records = drivetrain_diagnostics(self, records)
+        return records
 
 
 def array_values(data: Any, count: int, interface: str) -> np.ndarray:

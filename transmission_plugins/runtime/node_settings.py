@@ -30,6 +30,7 @@ from typing import Mapping
 from transmission_plugins.runtime.calibration import CalibrationSettings
 from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.cycle import CycleSettings
+from transmission_plugins.runtime.drivetrain import EFFORT_UNITS
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.settings import AT_CONFIGURE
 from transmission_plugins.runtime.settings import AT_START
@@ -110,12 +111,21 @@ HARDWARE_INTERFACE = Declaration(HARDWARE_INTERFACE_NODE, [
     Setting('require_calibration', True, 'refuse commands to joints not calibrated yet and '
             'leave them out of joint_states; false: use them with the offsets known so far',
             applies=AT_CONFIGURE),
+    # the drivetrain (<motor>, <friction>: doc/drivetrain.md)
+    Setting('actuator_effort_unit', 'torque', 'what the effort fields of actuator_states and '
+            'actuator_commands hold: torque (N m or N at the actuator) or current (A; turned '
+            "into efforts with each motor's gear ratio times torque constant, which every "
+            'actuator must then have)', choices=EFFORT_UNITS, applies=AT_CONFIGURE),
+    Setting('friction_compensation', False, 'add the modelled friction (<friction>) to effort '
+            'commands: the joint side at the commanded joint velocity (else the measured one), '
+            'the motor side at the actuator velocity; nothing at rest; every limit still '
+            'applies'),
 ])
 
 #: the hardware interface's parameters that the simulation interface does not have
 HARDWARE_ONLY = ('soft_limits', 'calibration_file', 'homing', 'homing_joints', 'homing_speed',
                  'homing_timeout', 'absolute_encoders', 'single_turn_encoders',
-                 'require_calibration')
+                 'require_calibration', 'actuator_effort_unit', 'friction_compensation')
 
 #: ``transmission_sim_interface``: the hardware interface's, read the other way (doc/simulation.md)
 SIM_INTERFACE = HARDWARE_INTERFACE.derived(SIM_INTERFACE_NODE, {
@@ -201,7 +211,8 @@ def cycle_settings(values: Mapping[str, Any]) -> CycleSettings:
                          timeout_action=str(values['command_timeout_action']),
                          stale_joints=str(values['stale_joints']),
                          event_driven=bool(values['event_driven']),
-                         soft_limits=bool(values.get('soft_limits', True)))
+                         soft_limits=bool(values.get('soft_limits', True)),
+                         friction_compensation=bool(values.get('friction_compensation', False)))
 
 
 def calibration_settings(values: Mapping[str, Any]) -> CalibrationSettings:

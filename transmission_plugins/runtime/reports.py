@@ -95,6 +95,8 @@ class Reports:
         #: the activation the silent-input warning is about, and whether a state came since
         self._active_since: float | None = None
         self._state_seen = False
+        #: per motor, the thermal level last logged (0 once below the warning again)
+        self._thermal = np.zeros(0, dtype=np.int64)
 
     def due(self, kind: str, interval: float | None = None) -> bool:
         """Return True (and start a new interval) when a line of ``kind`` may be logged."""
@@ -275,6 +277,45 @@ class Reports:
         if calibration is None or not calibration.events:
             return []
         lines, calibration.events = calibration.events, []
+        return lines
+
+    def thermal(self, hw: 'InterfaceCycle') -> list[tuple[str, str]]:
+        """
+        Return ``(level, line)`` pairs of motors at their warning or maximum temperature.
+
+        One line per motor at its first WARN (derating) and its first ERROR (at its maximum) since
+        it was last below its warning temperature, at most one batch every
+        :data:`STALE_INTERVAL` seconds; a line not due yet waits for the next.
+        """
+        dt = hw.drivetrain
+        if dt is None:
+            return []
+        level = dt.level
+        if self._thermal.shape != level.shape:
+            self._thermal = np.zeros_like(level)
+        self._thermal = np.minimum(self._thermal, level)   # cooled down: warned again later
+        rising = np.flatnonzero(level > self._thermal)
+        if not rising.size or not self.due('thermal', STALE_INTERVAL):
+            return []
+        model = dt.model
+        limit = dt.current_limit()
+        lines = []
+        for i in rising.tolist():
+            name, t = hw.actuator_names[i], float(dt.temperature[i])
+            if level[i] >= 2:
+                lines.append(('error', (
+                    f'motor {name}: estimated winding temperature {t:.1f} C is at its maximum '
+                    f'{model.max_temperature[i]:g} C; its current is limited to the continuous '
+                    f'current {limit[i]:.3g} A (effort {limit[i] * dt.effort_per_current[i]:.3g}'
+                    ") until it cools (/diagnostics: its transmission's status)")))
+            else:
+                lines.append(('warning', (
+                    f'motor {name}: estimated winding temperature {t:.1f} C reached its warning '
+                    f'temperature {model.warning_temperature[i]:g} C (maximum '
+                    f'{model.max_temperature[i]:g} C): derating, current limit {limit[i]:.3g} A '
+                    f'of the peak {model.peak_current[i]:.3g} A (effort '
+                    f'{limit[i] * dt.effort_per_current[i]:.3g})')))
+        self._thermal = np.maximum(self._thermal, level)
         return lines
 
     def cycle_failed(self, error: Exception) -> str | None:

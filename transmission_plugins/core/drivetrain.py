@@ -250,7 +250,9 @@ def envelope_bounds(velocity: Any, speeds: FloatArray,
         share = np.clip((speed - s0) / (s1 - s0), 0.0, 1.0)
     # a repeated last point (s1 == s0) holds t1
     share = np.where(s1 > s0, share, 1.0)
-    available = t0 + share * (t1 - t0)
+    # a flat segment holds its torque (also inf - inf: actuators without an envelope)
+    with np.errstate(invalid='ignore'):
+        available = np.where(t1 == t0, t0, t0 + share * (t1 - t0))
     peak = torques[..., 0]
     moving = np.isfinite(v) & (v != 0.0)
     upper = np.where(moving & (v > 0.0), available, peak)

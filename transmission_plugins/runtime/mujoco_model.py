@@ -247,6 +247,8 @@ class ModelSpec(NamedTuple):
     manifolds: list[tuple[Block, str, int]]
     locked: dict[str, float]
     warnings: list[LoadWarning]
+    #: what of the drivetrain the model cannot hold (:func:`drivetrain_warnings`)
+    unheld: list[LoadWarning] = []
 
 
 def build_model(robot: RobotTransmissions, description: str,
@@ -277,7 +279,7 @@ def build_model(robot: RobotTransmissions, description: str,
     except ValueError as e:
         raise BadValueError('/robot', f'MuJoCo cannot compile the description: {e}') from e
     return _index(mujoco, model, robot, built.tendons, built.manifolds, built.locked,
-                  built.warnings)
+                  built.warnings + built.unheld)
 
 
 def build_spec(robot: RobotTransmissions, description: str,
@@ -339,8 +341,8 @@ def build_spec(robot: RobotTransmissions, description: str,
     _add_joint_friction(spec, robot)
     for name in play:
         _dead_band(mujoco, spec, name, step)
-    warnings += drivetrain_warnings(robot, options.backlash)
-    return ModelSpec(spec, tendons, manifolds, locked, warnings)
+    return ModelSpec(spec, tendons, manifolds, locked, warnings,
+                     drivetrain_warnings(robot, options.backlash))
 
 
 def _add_joint_friction(spec: Any, robot: RobotTransmissions) -> None:

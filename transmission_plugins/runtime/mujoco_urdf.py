@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""
+r"""
 The copy of a robot description that MuJoCo's URDF importer is given (doc/physics.md).
 
 Besides what the page lists, the ``<mimic>`` of joints whose transmission already says how they
@@ -109,7 +109,7 @@ BACKLASH_JOINT = '__backlash'
 
 
 def split_for_backlash(joint: Any, width: float) -> list[Any]:
-    """
+    r"""
     Split the URDF ``joint`` (a copy, edited in place) at a dead band of total ``width``.
 
     ``joint`` now moves a new link ``<name>__drive`` (no inertial: MuJoCo's bounds give it one);

@@ -374,7 +374,9 @@ def _dead_band(mujoco: ModuleType, spec: Any, name: str, step: float) -> None:
     joint.limited = mujoco.mjtLimited.mjLIMITED_TRUE
     _equality(mujoco, spec, f'{name}{BACKLASH_JOINT}__lock', f'{name}{BACKLASH_JOINT}', None,
               [0.0], step)
-    spec.equality(f'{name}{BACKLASH_JOINT}__lock').active = False
+    lock = spec.equality(f'{name}{BACKLASH_JOINT}__lock')
+    lock.active = False
+    lock.solimp, lock.solref = STIFFEST[0], [2.0 * step, STIFFEST[1]]
 
 
 def drivetrain_warnings(robot: RobotTransmissions, backlash: bool = True) -> list[LoadWarning]:

@@ -25,18 +25,18 @@ from drivetrain_cases import one_joint
 import numpy as np
 import pytest
 from transmission_plugins.robot.loading import load_robot_transmissions
+from transmission_plugins.runtime.mujoco_model import ModelOptions
+from transmission_plugins.runtime.mujoco_physics import MujocoPhysics
 from transmission_plugins.tools.launch.node_plan import default_description_file
 from transmission_plugins.tools.launch.node_plan import read_description
 
 mujoco = pytest.importorskip('mujoco', reason='the optional mujoco package is not installed '
                                               '(pip install -r requirements.txt)')
-from transmission_plugins.runtime.mujoco_model import ModelOptions  # noqa: E402
-from transmission_plugins.runtime.mujoco_physics import MujocoPhysics  # noqa: E402
 
 #: joint side and motor side (reduction 10): the joint sees F_c = 0.5 + 10 * 0.01 = 0.6 N m and
 #: b = 0.2 + 10^2 * 0.001 = 0.3 N m s/rad; its inertia is 0.02 + 10^2 * 1e-4 = 0.03 kg m^2
-FRICTION = dict(joint='<friction coulomb="0.5" viscous="0.2"/>',
-                actuator='<friction coulomb="0.01" viscous="0.001"/>')
+FRICTION = {'joint': '<friction coulomb="0.5" viscous="0.2"/>',
+            'actuator': '<friction coulomb="0.01" viscous="0.001"/>'}
 F_C, B, INERTIA, N = 0.6, 0.3, 0.03, 10.0
 
 

@@ -35,8 +35,8 @@ from transmission_plugins.tools.launch.node_plan import read_description
 DT = 0.005
 #: joint side (reduction 10) and motor side; at the actuator F_c = 0.01 + 0.5/10 = 0.06 N m,
 #: b = 0.001 + 0.2/10^2 = 0.003 N m s/rad
-FRICTION = dict(joint='<friction coulomb="0.5" viscous="0.2"/>',
-                actuator='<friction coulomb="0.01" viscous="0.001"/>')
+FRICTION = {'joint': '<friction coulomb="0.5" viscous="0.2"/>',
+            'actuator': '<friction coulomb="0.01" viscous="0.001"/>'}
 F_C, B = 0.06, 0.003
 
 

@@ -227,7 +227,7 @@ class MujocoPhysics:
                 'velocity': self.data.qvel[self._dof].copy(), 'effort': self._tau.copy()}
 
     def play(self) -> dict[str, float]:
-        """Return each joint's position in its backlash's dead band (the link's, from the drive)."""
+        """Return each joint's position in its dead band (the link's, seen from the drive)."""
         return {name: float(self.data.qpos[adr]) for name, (adr, _) in self.built.play.items()}
 
     def real_time_factor(self) -> float:

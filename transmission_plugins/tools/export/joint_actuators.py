@@ -184,7 +184,7 @@ def _single_actuator(robot: RobotTransmissions, block: Any,
     joint, motor = drivetrain.joint_friction, drivetrain.actuator_friction
     actuator = JointActuator(
         driver, model.name, ratio * model.gear_ratio, model.rotor_inertia,
-        min(_effort_limit(robot, joints[d]), abs(ratio) * peak), *gains,
+        min(_effort_limit(robot, joints[d]), abs(ratio) * peak), kp=gains[0], kd=gains[1],
         coulomb=float(joint.coulomb[joints[d]] + abs(ratio) * motor.coulomb[a]),
         viscous=float(joint.viscous[joints[d]] + ratio ** 2 * motor.viscous[a]))
     mimics = []
@@ -258,7 +258,7 @@ def joint_actuators(robot: RobotTransmissions, target: str,
                 limit = min(_effort_limit(robot, j), abs(ratio) * float(peak[int(a)]))
                 out.append(JointActuator(
                     robot.joint_names[j], model.name, ratio * model.gear_ratio,
-                    model.rotor_inertia, limit, *gains,
+                    model.rotor_inertia, limit, kp=gains[0], kd=gains[1],
                     coulomb=float(joint_friction.coulomb[j]
                                   + abs(ratio) * motor_friction.coulomb[int(a)]),
                     viscous=float(joint_friction.viscous[j]

@@ -69,9 +69,11 @@ def test_a_joint_driven_below_its_friction_stays():
     physics = _physics(one_joint(**FRICTION))
     physics.set_command('effort', [0.95 * F_C / N])
     states = _run(physics, 0.5)
-    assert max(abs(s['position'][0]) for s in states) < 1e-6
+    # MuJoCo's friction loss is a soft constraint: it creeps by (1 - d) h a, 1.6e-6 rad/s here
+    # (a = 19 rad/s^2 without friction: 2.4 rad in the same 0.5 s)
+    assert max(abs(s['position'][0]) for s in states) < 2e-6
     physics.set_command('effort', [-0.95 * F_C / N])
-    assert max(abs(s['position'][0]) for s in _run(physics, 0.5)) < 1e-6
+    assert max(abs(s['position'][0]) for s in _run(physics, 0.5)) < 2e-6
 
 
 def test_a_joint_driven_above_its_friction_accelerates_as_the_closed_form_says():

@@ -165,23 +165,14 @@ def test_a_hot_winding_derates_to_where_its_current_holds_it():
         sim.step(DT)
         states.append(sim.state())
         temperatures.append(sim.control.temperature[0])
-    # the current allowed falls from 20 A at 85 C (80 % of the way) to the continuous
-    # I_c = sqrt(75 / 2.4) A at 100 C; the winding settles where T = 25 + 2.4 I(T)^2
-    peak_current, ic = 20.0, math.sqrt(75.0 / 2.4)
-    slope = (peak_current - ic) / 15.0
-
-    def residual(t):
-        return 25.0 + 2.4 * (peak_current - slope * (t - 85.0)) ** 2 - t
-
-    lo, hi = 85.0, 100.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if residual(mid) > 0.0 else (lo, mid)
-    settled = 0.5 * (lo + hi)
-    assert temperatures[-1] == pytest.approx(settled, abs=0.02 * (settled - 25.0))
+    # the current allowed falls from 20 A at 85 C (80 % of the way) to the continuous current
+    # I_c = sqrt((100 - 25) / (4 * 0.6)) A at 100 C, which holds the winding at 100 C: there the
+    # winding settles, the effort at k_t I_c
+    ic = math.sqrt(75.0 / 2.4)
+    assert temperatures[-1] == pytest.approx(100.0, abs=0.02 * 75.0)
     assert max(temperatures) <= 100.0
-    current = peak_current - slope * (settled - 85.0)
-    assert states[-1]['effort'][0] == pytest.approx(0.05 * current, rel=0.02)
+    assert states[-1]['effort'][0] == pytest.approx(0.05 * ic, rel=0.02)
+    assert states[0]['effort'][0] == 0.9   # cold: the full command
 
 
 def test_a_rotor_without_a_motor_beside_one_with_an_envelope_keeps_its_plain_law():

@@ -176,16 +176,20 @@ def test_a_hot_winding_derates_to_where_its_current_holds_it():
 
 
 def test_a_rotor_without_a_motor_beside_one_with_an_envelope_keeps_its_plain_law():
-    text = read_description(default_description_file())
-    robot = load_robot_transmissions(text, warn=False)
+    text = read_description('urdf/drivetrain_robot.urdf')
+    start = text.index('<motor torque_constant="0.05">')
+    mixed = text[:start] + text[text.index('</motor>', start) + len('</motor>'):]
+    robot = load_robot_transmissions(mixed, warn=False)
+    assert robot.drivetrain.motors[1] is None
+    lower, upper = robot.drivetrain.effort_bounds(np.array([100.0, 100.0]))
+    assert upper[0] == pytest.approx(0.5 * (1 - 100.0 / 500.0))
+    assert (lower[1], upper[1]) == (-math.inf, math.inf)   # moving, without an envelope
     models = [robot.actuator_models[n] for n in robot.actuator_names]
-    plain = ActuatorSimulator(models, min_inertia=1e-7)
-    drive = _sim(one_joint(motor='<motor peak_torque="0.2" max_speed="100"/>'))
-    for sim in (plain, drive):
-        sim.set_command('velocity', np.full(len(sim.names), 3.0))
-        _run(sim, 0.2)
-    assert np.all(np.isfinite(drive.state()['effort']))
-    assert np.all(np.isfinite(plain.state()['effort']))
+    sim = ActuatorSimulator(models, robot=robot)
+    sim.set_command('effort', [0.3, 0.3])
+    _run(sim, 0.1)
+    state = sim.state()
+    assert state['velocity'][1] > 0.0 and state['effort'][1] == 0.3
 
 
 # ---------------------------------------------------------------- robots without drivetrain data

@@ -19,7 +19,8 @@ Two physics (parameter ``physics``):
 
 * ``rotors`` (default): each motor is an
   :class:`~transmission_plugins.runtime.simulator.ActuatorSimulator` rotor, Drake's PD actuator
-  with the URDF's rotor inertia, gear ratio, gains and effort limit, and nothing behind it;
+  with the URDF's rotor inertia, gear ratio, gains and effort limit, and nothing behind it but
+  the drivetrain's friction, torque-speed envelope and winding temperature (doc/physics.md);
 * ``mujoco``: the whole robot in MuJoCo (:class:`~transmission_plugins.runtime.mujoco_physics.
   MujocoPhysics`): links with mass, gravity, joint limits and damping, the rotors' reflected
   inertia, the same actuator law mapped to joint torques through the transmissions; the
@@ -84,6 +85,7 @@ from transmission_plugins.runtime.node_settings import MUJOCO_ONLY
 from transmission_plugins.runtime.reports import Reports
 from transmission_plugins.runtime.simulator import ActuatorSimulator
 from transmission_plugins.runtime.simulator import ReferenceSwitches
+from transmission_plugins.runtime.simulator import unsimulated_backlash
 from transmission_plugins.urdf.text import received_description
 
 NODE_NAME = MOCK_ACTUATORS.node
@@ -245,7 +247,10 @@ class MockActuatorsNode(CheckedParameters, Node):
             # min_inertia: let small rotors (the gripper's) keep their real inertia
             sim = ActuatorSimulator(models, min_inertia=1e-7,
                                     damping=float(self._p('damping')),
-                                    bandwidth=float(self._p('bandwidth')))
+                                    bandwidth=float(self._p('bandwidth')), robot=robot)
+            unsimulated = unsimulated_backlash(robot)
+            if unsimulated:
+                self.get_logger().warning(unsimulated)
             a0 = np.asarray(robot.joint_to_actuator_arrays({'position': q})['position'])
             a0 = np.where(np.isfinite(a0), a0, 0.0)
             sim.reset(position=a0)
@@ -353,6 +358,8 @@ class MockActuatorsNode(CheckedParameters, Node):
                        ('physics', self._physics)]
             if isinstance(self.sim, ActuatorSimulator):
                 values.append(('diverged_steps', str(self.sim.diverged)))
+            values += [(f'temperature.{n}', f'{t:.2f}') for n, t in
+                       zip(self._names, self.sim.control.temperature) if math.isfinite(t)]
             if isinstance(self.sim, MujocoPhysics):
                 level, message = self._physics_status(values, message)
         elif self.description_error:

@@ -20,6 +20,13 @@ Shared by both physics of ``mock_actuators``: the decoupled rotors
 simulation (:class:`~transmission_plugins.runtime.mujoco_physics.MujocoPhysics`).  Only the
 inertia :math:`I` each actuator drives differs between them (its own rotor, or the whole robot
 seen from the actuator), and it only matters for the default gains.
+
+With a robot's drivetrain (:class:`~transmission_plugins.robot.drivetrain.RobotDrivetrain`)
+the law also does what the motor does: the effort is limited, after the effort limit, by the
+torque-speed envelope at the actuator's velocity and by the current the winding's temperature
+allows (a driver derating), and :meth:`ActuatorControl.advance` integrates each winding's
+temperature at the applied effort over every physics step.  Friction is the physics' (the rotors
+integrate it, MuJoCo holds it as constraints): the law applies the motor's torque only.
 """
 
 import math
@@ -32,6 +39,7 @@ from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.actuators import _real
 from transmission_plugins.robot.actuators import ActuatorModel
 from transmission_plugins.robot.actuators import pd_law
+from transmission_plugins.robot.drivetrain import RobotDrivetrain
 
 #: The actuator modes, in the order of their codes.
 MODES = ('position', 'velocity', 'effort')
@@ -52,6 +60,12 @@ class ActuatorControl:
     * ``velocity``: :math:`u = \operatorname{clamp}(K_v (v_d - v) + c\,v_d)`;
     * ``effort``: :math:`u = \operatorname{clamp}(u_d)`.
 
+    With a ``drivetrain`` whose actuators have a ``<motor>``, the clamped effort is clamped
+    again to the motor's bounds now,
+    :meth:`~transmission_plugins.robot.drivetrain.RobotDrivetrain.effort_bounds` at the velocity
+    :math:`v` and the winding temperature :attr:`temperature` (the ambient at first), which
+    :meth:`advance` integrates.
+
     :math:`K_p, K_d` come from the model, else :math:`K_p = I\omega^2, K_d = 2I\omega`
     (critically damped at ``bandwidth`` :math:`\omega` when the actuator drives the inertia
     :math:`I`); :math:`K_v = K_d`, or :math:`2I\omega` when :math:`K_d = 0`.  Every actuator
@@ -62,11 +76,14 @@ class ActuatorControl:
     :param damping: viscous damping :math:`c` >= 0, scalar or ``(N,)``
     :param bandwidth: :math:`\omega` > 0 for default gains
     :param where: the owner named in error messages
+    :param drivetrain: the robot's drivetrain, its actuators in the order of ``models``; None
+        (or one without motors): the effort limit only
     :raises TransmissionValueError: naming the bad parameter
     """
 
     def __init__(self, models: Sequence[ActuatorModel], inertia: Any, *, damping: Any = 0.0,
-                 bandwidth: float = DEFAULT_BANDWIDTH, where: str = 'ActuatorControl') -> None:
+                 bandwidth: float = DEFAULT_BANDWIDTH, where: str = 'ActuatorControl',
+                 drivetrain: RobotDrivetrain | None = None) -> None:
         self.models = list(models)
         if not all(isinstance(m, ActuatorModel) for m in self.models):
             raise TransmissionValueError('models', models, 'a sequence of ActuatorModel', where)
@@ -90,6 +107,16 @@ class ActuatorControl:
         self.limit = np.array([m.effort_limit for m in self.models])
         self._mode = np.full(n, MODES.index('effort'))
         self._target = np.zeros(n)
+        motors = drivetrain is not None and any(m is not None for m in drivetrain.motors)
+        if motors and drivetrain is not None and len(drivetrain.motors) != n:
+            raise TransmissionValueError('drivetrain', f'{len(drivetrain.motors)} actuators',
+                                         f'the drivetrain of the {n} actuators', where)
+        #: the drivetrain whose motors limit the effort (None: no motor is modelled)
+        self.drivetrain = drivetrain if motors else None
+        self._thermal = bool(motors and drivetrain is not None and drivetrain.has_thermal.any())
+        #: each motor's winding temperature, degrees C (NaN without a thermal model)
+        self.temperature = (drivetrain.initial_temperature() if drivetrain is not None
+                            else np.full(n, math.nan))
 
     @property
     def names(self) -> list[str]:
@@ -137,7 +164,16 @@ class ActuatorControl:
         u_pd = pd_law(position, velocity, q_d, 0.0, 0.0, self.kp, self.kd)
         u_vel = self.kv * (target - velocity) + self.damping * target
         u = np.where(position_mode, u_pd, np.where(velocity_mode, u_vel, target))
-        return np.clip(u, -self.limit, self.limit)
+        u = np.clip(u, -self.limit, self.limit)
+        if self.drivetrain is None:
+            return u
+        lower, upper = self.drivetrain.effort_bounds(velocity, self.temperature)
+        return np.clip(u, lower, upper)
+
+    def advance(self, effort: np.ndarray, dt: float) -> None:
+        """Integrate the winding temperatures over ``dt`` seconds at the applied ``effort``."""
+        if self._thermal and self.drivetrain is not None:
+            self.temperature = self.drivetrain.heat(self.temperature, effort, dt)
 
     def vector(self, value: Any, name: str, n: int) -> np.ndarray:
         """

@@ -71,6 +71,7 @@ from transmission_plugins.core.flat_description import Block
 from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.runtime.mujoco_urdf import BACKLASH_JOINT
 from transmission_plugins.runtime.mujoco_urdf import mujoco_urdf
 
 _WHERE = "physics 'mujoco'"
@@ -124,6 +125,9 @@ class ModelOptions(NamedTuple):
     #: lower bounds of link masses (kg) and inertias (kg m^2): massless links get them
     bound_mass: float = 1e-3
     bound_inertia: float = 1e-6
+    #: joint-side backlash as a limited joint between the drive and the link
+    #: (:func:`~.mujoco_urdf.split_for_backlash`); off: the backlash is left out
+    backlash: bool = True
 
 
 class Passive(NamedTuple):
@@ -177,6 +181,10 @@ class MujocoModel(NamedTuple):
     #: joints locked for want of a motor -> their position
     locked: dict[str, float]
     warnings: list[LoadWarning]
+    #: joints with backlash -> the ``qpos`` address of their dead band (the link's position
+    #: relative to the drive) and the id of the equality that locks it while the actuators'
+    #: inertia is measured
+    play: dict[str, tuple[int, int]] = {}
 
 
 def blocks(robot: RobotTransmissions) -> list[Block]:
@@ -239,6 +247,8 @@ class ModelSpec(NamedTuple):
     manifolds: list[tuple[Block, str, int]]
     locked: dict[str, float]
     warnings: list[LoadWarning]
+    #: what of the drivetrain the model cannot hold (:func:`drivetrain_warnings`)
+    unheld: list[LoadWarning] = []
 
 
 def build_model(robot: RobotTransmissions, description: str,
@@ -269,7 +279,7 @@ def build_model(robot: RobotTransmissions, description: str,
     except ValueError as e:
         raise BadValueError('/robot', f'MuJoCo cannot compile the description: {e}') from e
     return _index(mujoco, model, robot, built.tendons, built.manifolds, built.locked,
-                  built.warnings)
+                  built.warnings + built.unheld)
 
 
 def build_spec(robot: RobotTransmissions, description: str,
@@ -288,7 +298,10 @@ def build_spec(robot: RobotTransmissions, description: str,
     _check_options(options)
     passive_names = {robot.joint_names[int(b.joints[k])]
                      for b in blocks(robot) for k in passive_local(b)}
-    text, warnings = mujoco_urdf(description, options, passive_names, base_dir)
+    drivetrain = robot.drivetrain
+    play = {n: float(w) for n, w in zip(robot.joint_names, drivetrain.joint_backlash)
+            if w > 0.0} if options.backlash else {}
+    text, warnings = mujoco_urdf(description, options, passive_names, base_dir, play)
     try:
         spec = mujoco.MjSpec.from_string(text)
     except ValueError as e:
@@ -325,7 +338,80 @@ def build_spec(robot: RobotTransmissions, description: str,
         _equality(mujoco, spec, f'{name}__locked', name, None, [value - float(joint.ref)], step)
         locked[name] = value
     tendons = _add_rotor_tendons(spec, robot, options.rotor_damping, q0)
-    return ModelSpec(spec, tendons, manifolds, locked, warnings)
+    _add_joint_friction(spec, robot)
+    for name in play:
+        _dead_band(mujoco, spec, name, step)
+    return ModelSpec(spec, tendons, manifolds, locked, warnings,
+                     drivetrain_warnings(robot, options.backlash))
+
+
+def _add_joint_friction(spec: Any, robot: RobotTransmissions) -> None:
+    """Add each joint's joint-side friction: Coulomb to ``frictionloss``, viscous to damping."""
+    friction = robot.drivetrain.joint_friction
+    for j in np.flatnonzero(friction.present):
+        joint = spec.joint(robot.joint_names[j])
+        joint.frictionloss = float(joint.frictionloss) + float(friction.coulomb[j])
+        damping = np.array(joint.damping, dtype=np.float64)
+        damping.reshape(-1)[0] += float(friction.viscous[j])
+        joint.damping = damping
+        # a friction loss as stiff as the constraints holding the mechanisms: a joint driven
+        # below it creeps by (1 - d) of the acceleration the drive would give it
+        joint.solimp_friction = STIFFEST[0]
+        joint.solref_friction = [2.0 * float(spec.option.timestep), 1.0]
+
+
+def _dead_band(mujoco: ModuleType, spec: Any, name: str, step: float) -> None:
+    """
+    Make the dead band of ``name`` a stiff, inelastic stop; add its (inactive) lock.
+
+    The teeth meet as MuJoCo's stiffest limit, critically damped (no rebound: the impact of
+    lubricated gear teeth is close to inelastic); the lock, a joint equality holding the dead
+    band at its centre, is switched on only while the actuators' inertia is measured.
+    """
+    joint = spec.joint(f'{name}{BACKLASH_JOINT}')
+    joint.solref_limit = [2.0 * step, 1.0]
+    joint.solimp_limit = STIFFEST[0]
+    joint.limited = mujoco.mjtLimited.mjLIMITED_TRUE
+    _equality(mujoco, spec, f'{name}{BACKLASH_JOINT}__lock', f'{name}{BACKLASH_JOINT}', None,
+              [0.0], step)
+    lock = spec.equality(f'{name}{BACKLASH_JOINT}__lock')
+    lock.active = False
+    lock.solimp, lock.solref = STIFFEST[0], [2.0 * step, STIFFEST[1]]
+
+
+def drivetrain_warnings(robot: RobotTransmissions, backlash: bool = True) -> list[LoadWarning]:
+    """
+    Return what of the robot's drivetrain the MuJoCo model cannot hold, one warning each.
+
+    Motor-side backlash (the rotor and the actuator coordinate are one tendon), joint-side
+    backlash when ``backlash`` is off, and static friction above the Coulomb friction (a
+    friction loss is one level: the Coulomb friction is kept).
+    """
+    d = robot.drivetrain
+    out = []
+
+    def listed(names: list[str], values: np.ndarray) -> str:
+        return ', '.join(f'{n} ({v:g})' for n, v in zip(names, values))
+
+    motor_play = np.flatnonzero(d.actuator_backlash > 0.0)
+    if motor_play.size:
+        out.append(LoadWarning('/robot', 'motor-side backlash is not simulated in MuJoCo (the '
+                               'rotor is the actuator coordinate): actuators ' + listed(
+                                   [robot.actuator_names[a] for a in motor_play],
+                                   d.actuator_backlash[motor_play])))
+    joint_play = np.flatnonzero(d.joint_backlash > 0.0)
+    if joint_play.size and not backlash:
+        out.append(LoadWarning('/robot', 'joint-side backlash is left out: joints ' + listed(
+            [robot.joint_names[j] for j in joint_play], d.joint_backlash[joint_play])))
+    for side, friction, names in (('joint', d.joint_friction, robot.joint_names),
+                                  ('motor', d.actuator_friction, robot.actuator_names)):
+        stribeck = np.flatnonzero(friction.static > friction.coulomb)
+        if stribeck.size:
+            out.append(LoadWarning('/robot', f'{side}-side static friction above the Coulomb '
+                                   'friction is not simulated in MuJoCo (a friction loss has one '
+                                   'level: the Coulomb friction): ' + listed(
+                                       [names[i] for i in stribeck], friction.static[stribeck])))
+    return out
 
 
 def _fold_damping(spec: Any, step: float) -> None:
@@ -475,6 +561,7 @@ def _add_rotor_tendons(spec: Any, robot: RobotTransmissions, damping: float,
                        joint_position: Any) -> list[tuple[str, int, list[int], bool]]:
     """Add one fixed tendon per rotor; return (name, actuator, robot joints, varying)."""
     k = ActuatorJacobian(robot)(joint_position)
+    friction = robot.drivetrain.actuator_friction
     out = []
     for b in blocks(robot):
         if not b.owner:
@@ -486,9 +573,16 @@ def _add_rotor_tendons(spec: Any, robot: RobotTransmissions, damping: float,
             name = robot.actuator_names[a]
             inertia = robot.actuator_models[name].reflected_inertia()
             joints = [j for j in inputs if not linear or k[a, j] != 0.0]
-            if not joints or (inertia == 0.0 and damping == 0.0 and linear):
+            rubs = bool(friction.present[a])
+            if not joints or (inertia == 0.0 and damping == 0.0 and linear and not rubs):
                 continue
-            tendon = spec.add_tendon(name=f'{name}__rotor', armature=inertia, damping=damping)
+            # the motor-side friction acts along the rotor's coordinate: K(q)^T f, like u
+            tendon = spec.add_tendon(name=f'{name}__rotor', armature=inertia,
+                                     damping=damping + float(friction.viscous[a]),
+                                     frictionloss=float(friction.coulomb[a]))
+            if rubs:
+                tendon.solimp_friction = STIFFEST[0]
+                tendon.solref_friction = [2.0 * float(spec.option.timestep), 1.0]
             for j in joints:
                 tendon.wrap_joint(robot.joint_names[j], float(k[a, j]))
             out.append((f'{name}__rotor', int(a), joints, not linear))
@@ -534,7 +628,13 @@ def _index(mujoco: ModuleType, model: Any, robot: RobotTransmissions,
                         for i in range(count)])
         held.append(Manifold(b, joints, wraps, eqs, model.tendon_length0[rows].copy(),
                              not b.transmission.is_linear()))
+    play = {}
+    for name in robot.joint_names:
+        hinge = find(mujoco.mjtObj.mjOBJ_JOINT, f'{name}{BACKLASH_JOINT}')
+        if hinge >= 0:
+            play[name] = (int(model.jnt_qposadr[hinge]),
+                          find(mujoco.mjtObj.mjOBJ_EQUALITY, f'{name}{BACKLASH_JOINT}__lock'))
     return MujocoModel(model=model, robot=robot, qpos=model.jnt_qposadr[ids].copy(),
                        dof=model.jnt_dofadr[ids].copy(), passive=passive,
                        varying_tendons=varying, manifolds=held, locked=locked,
-                       warnings=warnings)
+                       warnings=warnings, play=play)

@@ -36,8 +36,13 @@ damping are in the model (:mod:`~.mujoco_model`); the published actuator state i
 Default gains (actuators without ``<drake:controller_gains>``) are critically damped at the
 bandwidth :math:`\omega` for the inertia each actuator sees with the others held: the diagonal
 of :math:`\Lambda = (K M_c^{-1} K^T)^{-1}`, measured at the initial state by applying a unit
-effort per actuator (:math:`M_c^{-1}`: MuJoCo's response with its equality constraints).
+effort per actuator (:math:`M_c^{-1}`: MuJoCo's response with its equality constraints, the
+dead bands of backlash locked).
 For a single joint of negligible link inertia :math:`\Lambda = \rho^2 I_r`, the rotor model's.
+
+The drivetrain (doc/physics.md): the law limits the effort by the motors' envelopes and thermal
+current limits and heats the windings every physics step; friction and backlash are in the
+model (:mod:`~.mujoco_model`).
 """
 
 import math
@@ -111,8 +116,10 @@ class MujocoPhysics:
         self.reset(q0)
         # an actuator that moves nothing has no inertia behind it; its gains do not matter
         inertia = np.nan_to_num(self.actuator_inertia(), nan=1.0)
+        drivetrain = robot.drivetrain if robot.drivetrain.models_anything else None
         self._control = ActuatorControl(self._models, inertia, damping=options.rotor_damping,
-                                        bandwidth=bandwidth, where=_WHERE)
+                                        bandwidth=bandwidth, where=_WHERE,
+                                        drivetrain=drivetrain)
         #: physics steps MuJoCo found unstable (NaN, inf or huge values) and reset
         self.diverged = 0
         #: simulated seconds, and wall-clock seconds spent computing them
@@ -219,6 +226,10 @@ class MujocoPhysics:
         return {'position': self.data.qpos[self._qpos].copy(),
                 'velocity': self.data.qvel[self._dof].copy(), 'effort': self._tau.copy()}
 
+    def play(self) -> dict[str, float]:
+        """Return each joint's position in its dead band (the link's, seen from the drive)."""
+        return {name: float(self.data.qpos[adr]) for name, (adr, _) in self.built.play.items()}
+
     def real_time_factor(self) -> float:
         """Return simulated time over the wall-clock time spent computing it (inf before any)."""
         return self.sim_time / self.compute_time if self.compute_time > 0.0 else math.inf
@@ -235,6 +246,7 @@ class MujocoPhysics:
         self._count += 1
         self._set_passive(theta, self._count % PASSIVE_INERTIA_PERIOD == 0)
         self._mj.mj_step(self.model, d)
+        self._control.advance(self._u, self.physics_step)
 
     def _set_passive(self, theta: np.ndarray, inertia: bool = True) -> None:
         """
@@ -297,6 +309,8 @@ class MujocoPhysics:
         m.dof_armature[:] -= folded[0]
         m.tendon_armature[:] -= folded[1]
         d.qfrc_applied[:] = 0.0
+        locks = [eq for _, eq in self.built.play.values()]
+        d.eq_active[locks] = 1   # the links behind a dead band count, as when engaged
         mj.mj_forward(m, d)
         base = d.qacc[self._dof].copy()
         n = k.shape[0]
@@ -306,6 +320,7 @@ class MujocoPhysics:
             mj.mj_forward(m, d)
             a[:, i] = k @ (d.qacc[self._dof] - base)
         d.qfrc_applied[:] = saved
+        d.eq_active[locks] = 0
         m.dof_armature[:], m.tendon_armature[:] = armature
         mj.mj_forward(m, d)
         moves = np.abs(np.diag(a)) > 0.0

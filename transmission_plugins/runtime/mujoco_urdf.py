@@ -12,17 +12,21 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""
+r"""
 The copy of a robot description that MuJoCo's URDF importer is given (doc/physics.md).
 
 Besides what the page lists, the ``<mimic>`` of joints whose transmission already says how they
-move is dropped.
+move is dropped, and a joint with joint-side backlash of width :math:`w` is split in two
+(:func:`split_for_backlash`): the joint itself, the transmission's drive, moves a massless link
+``<joint>__drive``, and a joint ``<joint>__backlash`` of the same kind and axis, limited to
+:math:`\pm w/2`, carries the original child link: the dead band between the drive and the link.
 """
 
 import os
 from pathlib import Path
 from typing import Any
 from typing import Iterable
+from typing import Mapping
 
 from lxml import etree
 
@@ -99,8 +103,38 @@ def _compiler(options: Any) -> Any:
     return mujoco
 
 
+#: the suffixes of the link and the joint a joint with backlash is split with
+DRIVE_LINK = '__drive'
+BACKLASH_JOINT = '__backlash'
+
+
+def split_for_backlash(joint: Any, width: float) -> list[Any]:
+    r"""
+    Split the URDF ``joint`` (a copy, edited in place) at a dead band of total ``width``.
+
+    ``joint`` now moves a new link ``<name>__drive`` (no inertial: MuJoCo's bounds give it one);
+    the returned link and joint ``<name>__backlash`` (revolute or prismatic like ``joint``,
+    same axis, range :math:`\pm` ``width``/2) carry the original child link.
+    """
+    name = joint.get('name')
+    child = joint.find('child')
+    drive = f'{name}{DRIVE_LINK}'
+    link = etree.Element('link', name=drive)
+    play = etree.Element('joint', name=f'{name}{BACKLASH_JOINT}',
+                         type='prismatic' if joint.get('type') == 'prismatic' else 'revolute')
+    etree.SubElement(play, 'parent', link=drive)
+    etree.SubElement(play, 'child', link=child.get('link'))
+    axis = joint.find('axis')
+    etree.SubElement(play, 'axis', xyz='1 0 0' if axis is None else axis.get('xyz', '1 0 0'))
+    half = repr(0.5 * float(width))
+    etree.SubElement(play, 'limit', lower=f'-{half}', upper=half, effort='0', velocity='0')
+    child.set('link', drive)
+    return [link, play]
+
+
 def mujoco_urdf(description: str, options: Any, followers: Iterable[str],
-                base_dir: str | None = None) -> tuple[str, list[LoadWarning]]:
+                base_dir: str | None = None,
+                backlash: Mapping[str, float] | None = None) -> tuple[str, list[LoadWarning]]:
     """
     Return the URDF text for MuJoCo and the warnings (at most one, about meshes left out).
 
@@ -108,7 +142,10 @@ def mujoco_urdf(description: str, options: Any, followers: Iterable[str],
         ``bound_inertia``)
     :param followers: joints whose ``<mimic>`` is dropped (their transmission moves them)
     :param base_dir: directory of relative mesh file names
+    :param backlash: joint name -> the width of its joint-side backlash (> 0): the joint is
+        split (:func:`split_for_backlash`)
     """
+    backlash = dict(backlash or {})
     root = parse_xml(read_urdf_text(description))
     followers = set(followers)
     robot = etree.Element('robot', name=root.get('name', 'robot'))
@@ -129,6 +166,10 @@ def mujoco_urdf(description: str, options: Any, followers: Iterable[str],
             for mimic in element.findall('mimic'):
                 element.remove(mimic)
         robot.append(element)
+        if element.tag == 'joint' and backlash.get(element.get('name'), 0.0) > 0.0 \
+                and element.find('child') is not None:
+            for added in split_for_backlash(element, backlash[element.get('name')]):
+                robot.append(added)
     missing, unreadable = _meshes(links, base_dir)
     warnings = []
     if missing or unreadable:

@@ -23,10 +23,11 @@ import numpy as np
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.actuators import _real
 from transmission_plugins.robot.actuators import ActuatorModel
+from transmission_plugins.robot.drivetrain import RobotDrivetrain
 from transmission_plugins.runtime.actuator_control import ActuatorControl
 from transmission_plugins.runtime.actuator_control import DEFAULT_BANDWIDTH
 
-__all__ = ['ActuatorSimulator', 'ReferenceSwitches']
+__all__ = ['ActuatorSimulator', 'ReferenceSwitches', 'RotorFriction', 'unsimulated_backlash']
 
 
 class ActuatorSimulator:
@@ -48,11 +49,17 @@ class ActuatorSimulator:
     :param min_inertia: :math:`I_{min}` > 0
     :param bandwidth: :math:`\omega` > 0 for default gains
     :param max_substeps: bound on sub-steps per :meth:`step`
+    :param robot: the ``RobotTransmissions`` the ``models`` are the actuators of (same order):
+        with drivetrain data, the rotors feel its friction (:class:`RotorFriction`), their
+        effort is limited by its motors and their windings heat
+        (:class:`~.actuator_control.ActuatorControl`); None, or a robot without drivetrain
+        data: the rotors above, exactly
     """
 
     def __init__(self, models: Sequence[ActuatorModel], *, position: Any = None,
                  damping: Any = 0.0, min_inertia: float = 1e-4,
-                 bandwidth: float = DEFAULT_BANDWIDTH, max_substeps: int = 1000) -> None:
+                 bandwidth: float = DEFAULT_BANDWIDTH, max_substeps: int = 1000,
+                 robot: Any = None) -> None:
         models = list(models)
         if not all(isinstance(m, ActuatorModel) for m in models):
             raise TransmissionValueError('models', models, 'a sequence of ActuatorModel',
@@ -62,13 +69,27 @@ class ActuatorSimulator:
             raise TransmissionValueError('min_inertia', min_inertia, 'a finite number > 0',
                                          'ActuatorSimulator')
         inertia = np.array([max(m.reflected_inertia(), min_inertia) for m in models])
+        drivetrain = getattr(robot, 'drivetrain', None)
+        if drivetrain is not None and not drivetrain.models_anything:
+            drivetrain = None
+        if drivetrain is not None and list(robot.actuator_names) != [m.name for m in models]:
+            raise TransmissionValueError('robot', list(robot.actuator_names), 'the robot whose '
+                                         'actuators the models are, in their order',
+                                         'ActuatorSimulator')
         self._control = ActuatorControl(models, inertia, damping=damping, bandwidth=bandwidth,
-                                        where='ActuatorSimulator')
+                                        where='ActuatorSimulator', drivetrain=drivetrain)
         self._inertia = inertia
         self._max_substeps = int(max_substeps)
+        #: the drivetrain's friction on the rotors (None: none)
+        self.friction = (RotorFriction(robot, inertia) if drivetrain is not None
+                         and (drivetrain.joint_friction.present.any()
+                              or drivetrain.actuator_friction.present.any()) else None)
         # fastest closed-loop rate of any actuator in any mode, for the sub-step size
         with np.errstate(all='ignore'):
             self._rate = self._control.closed_loop_rate()
+        #: the drivetrain's damping-like rate (viscous friction, the envelope's fall), 1/s
+        self._damping_rate = (0.0 if drivetrain is None
+                              else _drivetrain_rate(drivetrain, self.friction, inertia))
         if not math.isfinite(self._rate):
             c = self._control
             with np.errstate(all='ignore'):
@@ -108,6 +129,11 @@ class ActuatorSimulator:
         """Set each actuator's mode and target (:meth:`.ActuatorControl.set_command`)."""
         self._control.set_command(modes, values)
 
+    @property
+    def control(self) -> ActuatorControl:
+        """Return the actuators' control law (gains, limits, modes, winding temperatures)."""
+        return self._control
+
     def step(self, dt: float) -> None:
         """
         Advance the rotors by ``dt`` seconds (> 0).
@@ -119,14 +145,24 @@ class ActuatorSimulator:
         if not (math.isfinite(dt) and dt > 0.0):
             raise TransmissionValueError('dt', dt, 'a finite number > 0', 'ActuatorSimulator')
         count = int(min(max(math.ceil(dt * self._rate / 0.2), 1), self._max_substeps))
+        if self._damping_rate:
+            # explicit damping decays without overshoot while h b / I <= 1: 0.5 for margin
+            count = int(min(max(count, math.ceil(dt * self._damping_rate / 0.5)),
+                            self._max_substeps))
         h = dt / count
         damping = self._control.damping
+        friction = self.friction
         q0 = self._q
         with np.errstate(all='ignore'):
             for _ in range(count):
                 self._u = self._control.effort(self._q, self._v)
-                self._v = self._v + h * (self._u - damping * self._v) / self._inertia
+                if friction is None:
+                    self._v = self._v + h * (self._u - damping * self._v) / self._inertia
+                else:
+                    self._v = friction.velocity(self._q, self._v,
+                                                self._u - damping * self._v, h)
                 self._q = self._q + h * self._v
+                self._control.advance(self._u, h)
         finite = np.isfinite(self._q) & np.isfinite(self._v) & np.isfinite(self._u)
         if not finite.all():
             # never publish NaN or infinity: the rotor stays where it was, at rest
@@ -139,6 +175,128 @@ class ActuatorSimulator:
         """Return copies of ``position``, ``velocity`` and applied ``effort``, each ``(N,)``."""
         return {'position': self._q.copy(), 'velocity': self._v.copy(),
                 'effort': self._u.copy()}
+
+
+class RotorFriction:
+    r"""
+    The drivetrain's friction on the rotors of a robot, and the velocity step it allows.
+
+    The motor-side friction :math:`f_m(v)` acts on each rotor; the joint-side friction reaches
+    the rotors through the transmissions: the joints move at :math:`\dot q = A\dot\theta`
+    (:math:`A = \partial q/\partial\theta`, the robot's actuator-to-joint Jacobian at the
+    rotor positions) and their friction :math:`f_j(\dot q)` loads the actuators with
+    :math:`A^T f_j` (power is conserved), so that
+
+    .. math::
+
+        f(v) = f_m(v) + A^T f_j(A v), \qquad
+        F_{brk} = F_{s,m} + |A|^T F_{s,j}
+
+    (:math:`f` from :meth:`~transmission_plugins.robot.drivetrain.FrictionArrays.torque`,
+    :math:`F_{brk}` the breakaway friction of the motor and, through :math:`|A|^T`, of the
+    joints).  :meth:`velocity` integrates it with a stick-slip rule: the friction applied over
+    a step :math:`h` is the one that would stop the rotor within the step, :math:`I v^*/h`
+    (:math:`v^*` the velocity without friction), capped at :math:`|f(v)|` while the rotor keeps
+    its direction and at :math:`F_{brk}` from rest or when it would reverse.  A rotor at rest
+    therefore stays exactly at rest while its drive is at most the breakaway friction (no
+    drift, no chatter), and a moving one feels :math:`f(v)` until the friction would stop it.
+    Exact for transmissions that pair actuators and joints one to one; for coupled ones each
+    rotor's share of a joint's friction is capped on its own.
+
+    :param robot: the ``RobotTransmissions``
+    :param inertia: each rotor's inertia :math:`I`, ``(N,)``
+    """
+
+    def __init__(self, robot: Any, inertia: np.ndarray) -> None:
+        drivetrain: RobotDrivetrain = robot.drivetrain
+        self.motor = drivetrain.actuator_friction
+        self.joint = drivetrain.joint_friction
+        self._maps = robot.maps
+        self._joints = bool(self.joint.present.any())
+        self._inertia = inertia
+        na = len(inertia)
+        self._none = np.zeros((0, na))
+
+    def jacobian(self, position: np.ndarray) -> np.ndarray:
+        r"""Return :math:`A = \partial q/\partial\theta` at ``position`` (0 where not finite)."""
+        if not self._joints:
+            return self._none
+        a = self._maps.jacobian(True, np.asarray(position, dtype=np.float64))
+        a[~np.isfinite(a)] = 0.0
+        return a
+
+    def torque(self, position: np.ndarray, velocity: np.ndarray,
+               jacobian: np.ndarray | None = None) -> np.ndarray:
+        """Return :math:`f(v)`, the friction opposing each rotor's ``velocity`` (class doc)."""
+        a = self.jacobian(position) if jacobian is None else jacobian
+        f = self.motor.torque(velocity)
+        if self._joints:
+            f = f + a.T @ self.joint.torque(a @ velocity)
+        return f
+
+    def breakaway(self, position: np.ndarray, jacobian: np.ndarray | None = None) -> np.ndarray:
+        """Return :math:`F_{brk}`, the friction each rotor must overcome to leave rest."""
+        a = self.jacobian(position) if jacobian is None else jacobian
+        level = self.motor.breakaway()
+        if self._joints:
+            level = level + np.abs(a).T @ self.joint.breakaway()
+        return level
+
+    def velocity(self, position: np.ndarray, velocity: np.ndarray, drive: np.ndarray,
+                 h: float) -> np.ndarray:
+        """Return the velocities after ``h`` s under the ``drive`` efforts and the friction."""
+        a = self.jacobian(position)
+        free = velocity + h * drive / self._inertia
+        keeps = free * velocity > 0.0
+        cap = np.where(keeps, np.abs(self.torque(position, velocity, a)),
+                       self.breakaway(position, a))
+        stop = self._inertia * free / h
+        # held: exactly at rest (no round-off creep)
+        return np.where(np.abs(stop) <= cap, 0.0,
+                        free - h * np.clip(stop, -cap, cap) / self._inertia)
+
+
+def unsimulated_backlash(robot: Any) -> str:
+    """
+    Return the warning that the rotors do not simulate the robot's backlash ('' without any).
+
+    A rotor is the actuator coordinate, with nothing behind it: no dead band can open between
+    it and a joint, and the published actuator position is the rotor's either way.
+    """
+    d: RobotDrivetrain = robot.drivetrain
+    parts = [f'{side} {", ".join(f"{n} ({w:g})" for n, w in zip(names, widths) if w > 0.0)}'
+             for side, names, widths in (('joints', robot.joint_names, d.joint_backlash),
+                                         ('actuators', robot.actuator_names,
+                                          d.actuator_backlash))
+             if np.any(widths > 0.0)]
+    if not parts:
+        return ''
+    return ("backlash is not simulated by physics 'rotors' (a rotor has nothing behind it for "
+            f"a dead band to open to): {'; '.join(parts)}; physics 'mujoco' simulates the "
+            'joint-side backlash')
+
+
+def _drivetrain_rate(drivetrain: RobotDrivetrain, friction: RotorFriction | None,
+                     inertia: np.ndarray) -> float:
+    r"""
+    Return the fastest rate the drivetrain adds to a rotor, :math:`\max(b / I)`, in 1/s.
+
+    :math:`b` is the viscous friction (the motor's and the joints' through the transmissions,
+    at the start position) plus the steepest fall of the torque-speed envelope: both act like
+    damping, and the explicit step must resolve them.
+    """
+    b = np.zeros_like(inertia)
+    if friction is not None:
+        a = friction.jacobian(np.zeros_like(inertia))
+        b = b + friction.motor.viscous
+        if a.size:
+            b = b + (a * a).T @ friction.joint.viscous
+    for i, motor in enumerate(drivetrain.motors):
+        envelope = None if motor is None else motor.torque_speed
+        if envelope is not None:
+            fall = -np.diff(envelope.torques) / np.diff(envelope.speeds)
+            b[i] += float(np.max(fall, initial=0.0)) * drivetrain.gear_ratio[i] ** 2
+    return float(np.max(b / inertia, initial=0.0))
 
 
 class ReferenceSwitches:

@@ -30,7 +30,13 @@ actuators of :mod:`~.joint_actuators`:
   Drake and this package read the same :math:`G^2 I_r`;
 * a transmission with one actuator and several joints drives one joint, the others ``<mimic>``
   it (:func:`~.joint_actuators.joint_actuators` with ``mimic``; Drake's coupler constraints);
-* each actuated joint's ``<limit effort>`` is its joint actuator's effort limit (doc/cli.md).
+* each actuated joint's ``<limit effort>`` is its joint actuator's effort limit (doc/cli.md),
+  the motor's peak torque through the reduction included;
+* the joint's viscous friction (joint side, and the motor side's reflected for one-to-one
+  pairs: :mod:`~.joint_actuators`) is added to ``<dynamics damping>``, the one friction
+  Drake's parser reads (it warns about a non-zero ``friction`` and ignores it): Coulomb and
+  static friction, backlash, the envelope beyond its peak, the thermal model and the torque
+  constant are left out, one warning each.
 """
 
 from typing import Any
@@ -38,6 +44,7 @@ from typing import Any
 from lxml import etree
 
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.tools.export.joint_actuators import drivetrain_warnings
 from transmission_plugins.tools.export.joint_actuators import joint_actuators
 from transmission_plugins.tools.export.joint_actuators import JointActuator
 from transmission_plugins.tools.export.joint_actuators import Mimic
@@ -60,6 +67,7 @@ def drake_urdf(robot: RobotTransmissions, description: str) -> tuple[str, list[s
         text is not XML
     """
     actuators, mimics, warnings = joint_actuators(robot, 'Drake', mimic=True)
+    warnings += drivetrain_warnings(robot, 'Drake', friction=False)
     root = _with_drake_namespace(parse_xml(description))
     for element in [e for e in root.iter() if local_name(e) in REPLACED]:
         parent = element.getparent()
@@ -69,6 +77,7 @@ def drake_urdf(robot: RobotTransmissions, description: str) -> tuple[str, list[s
     joints = {e.get('name'): e for e in root if local_name(e) == 'joint'}
     for actuator in actuators:
         _set_effort_limit(joints.get(actuator.joint), actuator, ns)
+        _add_damping(joints.get(actuator.joint), actuator.viscous, ns)
         root.append(_transmission(actuator, ns))
     for mimic in mimics:
         _set_mimic(joints.get(mimic.joint), mimic, ns)
@@ -105,6 +114,16 @@ def _set_effort_limit(joint: Any, actuator: JointActuator, ns: str) -> None:
     if limit is None:
         limit = etree.SubElement(joint, _tag(ns, 'limit'))
     limit.set('effort', _number(actuator.effort_limit))
+
+
+def _add_damping(joint: Any, viscous: float, ns: str) -> None:
+    """Add ``viscous`` to the joint's ``<dynamics damping>`` (the URDF's own kept)."""
+    if joint is None or not viscous > 0.0:
+        return
+    dynamics = next((c for c in joint if local_name(c) == 'dynamics'), None)
+    if dynamics is None:
+        dynamics = etree.SubElement(joint, _tag(ns, 'dynamics'))
+    dynamics.set('damping', _number(float(dynamics.get('damping', '0') or 0.0) + viscous))
 
 
 def _set_mimic(joint: Any, mimic: Mimic, ns: str) -> None:

@@ -46,7 +46,14 @@ rotors :math:`\rho_a^2 I_{r,a}` (:meth:`~.ActuatorModel.reflected_inertia`):
 
 The effort limit of each joint (Drake's joint ``<limit effort>``, Pinocchio's
 ``effortLimit``) is the URDF's, lowered to what the actuators' effort limits reach there
-(:attr:`~.RobotTransmissions.joint_effort_limit_from_actuators`).
+(:attr:`~.RobotTransmissions.joint_effort_limit_from_actuators`) and, for a one-to-one pair, to
+the motor's peak torque through the reduction, :math:`|K_{aj}|` times the actuator's peak effort
+(:meth:`~transmission_plugins.robot.drivetrain.RobotDrivetrain.effort_bounds` at rest).
+
+The drivetrain (doc/drivetrain.md): each joint's friction is its joint-side friction plus, for a
+one-to-one pair, the motor side's reflected through the reduction (Coulomb :math:`F_c|K_{aj}|`,
+viscous :math:`b K_{aj}^2`, the power-conserving reflection of :math:`\tau_q = K^T\tau_a`);
+what a consumer cannot hold is named in one warning each (:func:`drivetrain_warnings`).
 """
 
 import math
@@ -79,6 +86,10 @@ class JointActuator(NamedTuple):
     #: joint-side PD gains, or None
     kp: float | None = None
     kd: float | None = None
+    #: joint-side Coulomb and viscous friction: the joint's own, plus, for a one-to-one
+    #: pair, the motor side's reflected (:math:`F_c |K_{aj}|`, :math:`b K_{aj}^2`)
+    coulomb: float = 0.0
+    viscous: float = 0.0
 
     def armature(self) -> float:
         r"""Return :math:`G^2 I_r`, the inertia the rotor adds to the joint's diagonal."""
@@ -167,8 +178,15 @@ def _single_actuator(robot: RobotTransmissions, block: Any,
     gains = (None, None) if model.kp is None else (
         ratio ** 2 * model.kp, ratio ** 2 * (model.kd or 0.0))
     driver = robot.joint_names[joints[d]]
-    actuator = JointActuator(driver, model.name, ratio * model.gear_ratio, model.rotor_inertia,
-                             _effort_limit(robot, joints[d]), *gains)
+    a = int(block.actuators[0])
+    drivetrain = robot.drivetrain
+    peak = abs(float(drivetrain.effort_bounds(np.zeros(len(robot.actuator_names)))[1][a]))
+    joint, motor = drivetrain.joint_friction, drivetrain.actuator_friction
+    actuator = JointActuator(
+        driver, model.name, ratio * model.gear_ratio, model.rotor_inertia,
+        min(_effort_limit(robot, joints[d]), abs(ratio) * peak), kp=gains[0], kd=gains[1],
+        coulomb=float(joint.coulomb[joints[d]] + abs(ratio) * motor.coulomb[a]),
+        viscous=float(joint.viscous[joints[d]] + ratio ** 2 * motor.viscous[a]))
     mimics = []
     for i, j in enumerate(joints):
         if i != d and jac[i] != 0.0:
@@ -192,6 +210,9 @@ def joint_actuators(robot: RobotTransmissions, target: str,
     warnings = linearised_warnings(robot, target)
     out = []
     mimics: list[Mimic] = []
+    joint_friction = robot.drivetrain.joint_friction
+    motor_friction = robot.drivetrain.actuator_friction
+    peak = np.abs(robot.drivetrain.effort_bounds(np.zeros(len(robot.actuator_names)))[1])
     for b in blocks(robot):
         t = robot.transmission_of_joint(robot.joint_names[int(b.joints[0])])
         if not b.owner:
@@ -234,9 +255,14 @@ def joint_actuators(robot: RobotTransmissions, target: str,
                 model = robot.actuator_models[robot.actuator_names[int(a)]]
                 gains = (None, None) if model.kp is None else (
                     ratio ** 2 * model.kp, ratio ** 2 * (model.kd or 0.0))
-                out.append(JointActuator(robot.joint_names[j], model.name,
-                                         ratio * model.gear_ratio, model.rotor_inertia,
-                                         _effort_limit(robot, j), *gains))
+                limit = min(_effort_limit(robot, j), abs(ratio) * float(peak[int(a)]))
+                out.append(JointActuator(
+                    robot.joint_names[j], model.name, ratio * model.gear_ratio,
+                    model.rotor_inertia, limit, kp=gains[0], kd=gains[1],
+                    coulomb=float(joint_friction.coulomb[j]
+                                  + abs(ratio) * motor_friction.coulomb[int(a)]),
+                    viscous=float(joint_friction.viscous[j]
+                                  + ratio ** 2 * motor_friction.viscous[int(a)])))
             continue
         block = robot.block_inertia(b, q0)[np.ix_(local, local)]
         cross = block - np.diag(np.diag(block))
@@ -251,7 +277,67 @@ def joint_actuators(robot: RobotTransmissions, target: str,
             f'diagonal of its reflected inertia; {dropped}its effort map (joint efforts = K^T '
             f"actuator efforts) {'are' if dropped else 'is'} left out (export to mujoco keeps "
             'them)')
+        rubs = [robot.actuator_names[int(a)] for a in b.actuators
+                if motor_friction.present[int(a)]]
+        if rubs:
+            warnings.append(f'{t.describe()}: couples its joints: the motor-side friction of '
+                            f'{", ".join(rubs)} is left out ({target} has no actuator '
+                            'coordinate to put it on; export to mujoco keeps it)')
         for j, diagonal in zip(driven, np.diag(block)):
             out.append(JointActuator(robot.joint_names[j], f'{robot.joint_names[j]}_actuator',
-                                     1.0, float(diagonal), _effort_limit(robot, j)))
+                                     1.0, float(diagonal), _effort_limit(robot, j),
+                                     coulomb=float(joint_friction.coulomb[j]),
+                                     viscous=float(joint_friction.viscous[j])))
     return JointActuation(out, mimics, warnings)
+
+
+def drivetrain_warnings(robot: RobotTransmissions, target: str, friction: bool = True,
+                        backlash: tuple[str, ...] = ()) -> list[str]:
+    """
+    Return one warning per drivetrain value ``target`` cannot hold, naming it and the value.
+
+    Always the thermal model and the torque constant (no consumer simulates a winding), static
+    friction above the Coulomb friction (each holds one level) and the torque-speed envelope
+    beyond its peak torque (the peak is the effort limit); the Coulomb friction unless
+    ``friction``, and the backlash of the sides (``'joint'``, ``'motor'``) not in ``backlash``.
+    """
+    d = robot.drivetrain
+    out = []
+    for side, names, frictions in (('joint', robot.joint_names, d.joint_friction),
+                                   ('motor', robot.actuator_names, d.actuator_friction)):
+        for i in np.flatnonzero(frictions.present):
+            if not friction and frictions.coulomb[i] > 0.0:
+                out.append(f'{side} {names[i]}: Coulomb friction {frictions.coulomb[i]:g} is '
+                           f'left out ({target} holds no dry friction; the viscous part is '
+                           'kept)')
+            if frictions.static[i] > frictions.coulomb[i]:
+                out.append(f'{side} {names[i]}: static friction {frictions.static[i]:g} (above '
+                           f'the Coulomb {frictions.coulomb[i]:g}, Stribeck velocity '
+                           f'{frictions.stribeck_velocity[i]:g}) is left out: {target} '
+                           'holds one friction level')
+    for side, names, widths in (('joint', robot.joint_names, d.joint_backlash),
+                                ('motor', robot.actuator_names, d.actuator_backlash)):
+        if side not in backlash:
+            for i in np.flatnonzero(widths > 0.0):
+                out.append(f'{side} {names[i]}: backlash {widths[i]:g} is left out ({target} '
+                           'has no dead band)')
+    for name, motor in zip(robot.actuator_names, d.motors):
+        if motor is None:
+            continue
+        if motor.torque_speed is not None:
+            e = motor.torque_speed
+            points = ', '.join(f'({s:g}, {t:g})' for s, t in zip(e.speeds, e.torques))
+            out.append(f'actuator {name}: the torque-speed envelope beyond its peak torque '
+                       f'{e.peak_torque:g} is left out (speeds and torques {points}): '
+                       f'{target} gets the peak as an effort limit at every speed')
+        if motor.thermal is not None:
+            th = motor.thermal
+            out.append(f'actuator {name}: the thermal model is left out (resistance '
+                       f'{th.resistance:g}, thermal resistance {th.thermal_resistance:g}, time '
+                       f'constant {th.time_constant:g}, maximum {th.max_temperature:g} degrees C, '
+                       f'continuous current {th.continuous_current:.4g} A): {target} does not '
+                       'derate')
+        if motor.torque_constant is not None:
+            out.append(f'actuator {name}: the torque constant {motor.torque_constant:g} is '
+                       f'left out ({target} takes efforts, not currents)')
+    return out

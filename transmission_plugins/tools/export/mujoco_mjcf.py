@@ -24,8 +24,16 @@ joints held on a transmission's image are tendons held by tendon equalities; mim
 joints sharing actuators are joint equalities.  Added for a standalone model:
 
 * one ``<general>`` actuator per actuator of the package, named like it, a force on its rotor
-  tendon (gain 1, ``forcerange`` its effort limit): a control :math:`\tau_a` gives the joint
-  efforts :math:`k_a\tau_a`, the package's :math:`\tau_q = K^T\tau_a`;
+  tendon (gain 1, ``forcerange`` its effort limit, or its motor's peak torque through the gear
+  ratio where that is tighter): a control :math:`\tau_a` gives the joint efforts
+  :math:`k_a\tau_a`, the package's :math:`\tau_q = K^T\tau_a`;
+* the drivetrain as the runtime's model holds it (doc/physics.md): joint-side friction in the
+  joints' ``frictionloss`` and ``damping``, motor-side friction in the rotor tendons'
+  (:math:`L_a = k_a^T q`: the tendon's friction reaches the joints as :math:`k_a F`, for a
+  simple transmission of reduction :math:`n` the joint sees :math:`|n| F_c` and
+  :math:`n^2 b`, and a coupled one gets it exactly too), joint-side backlash as a limited
+  joint ``<joint>__backlash``; the rest is named in one warning each
+  (:func:`~.joint_actuators.drivetrain_warnings`);
 * MuJoCo's defaults where the runtime has its own (doc/cli.md);
 * nonlinear transmissions (the PR2 gripper) are linearised at the neutral pose
   :math:`q_0` (:meth:`~.RobotTransmissions.default_joint_position`), with a warning: their
@@ -48,6 +56,7 @@ from transmission_plugins.runtime.mujoco_model import build_spec
 from transmission_plugins.runtime.mujoco_model import import_mujoco
 from transmission_plugins.runtime.mujoco_model import ModelOptions
 from transmission_plugins.tools.export.joint_actuators import block_jacobian
+from transmission_plugins.tools.export.joint_actuators import drivetrain_warnings
 from transmission_plugins.tools.export.joint_actuators import linearised_warnings
 
 #: The model options of the export: contacts on, the rest the runtime's defaults.
@@ -74,6 +83,7 @@ def export_spec(robot: RobotTransmissions, description: str,
     _follow_drivers(spec, robot)
     _add_actuators(mujoco, spec, robot, owners)
     warnings = linearised_warnings(robot, 'MuJoCo') + [str(w) for w in built.warnings]
+    warnings += drivetrain_warnings(robot, 'MuJoCo', backlash=('joint',))
     return spec, warnings
 
 
@@ -176,6 +186,7 @@ def _add_actuators(mujoco: Any, spec: Any, robot: RobotTransmissions,
     :param owners: each transmission that owns its actuators, with its :math:`K(q_0)`
     """
     tendons = {t.name for t in spec.tendons}
+    peak = np.abs(robot.drivetrain.effort_bounds(np.zeros(len(robot.actuator_names)))[1])
     for b, k in owners:
         inputs = list(b.transmission.joint_to_actuator_inputs())
         for row, a in enumerate(b.actuators):
@@ -188,7 +199,7 @@ def _add_actuators(mujoco: Any, spec: Any, robot: RobotTransmissions,
                         added.wrap_joint(robot.joint_names[int(b.joints[c])], float(k[row, c]))
             actuator = spec.add_actuator(name=name, trntype=mujoco.mjtTrn.mjTRN_TENDON,
                                          target=tendon)
-            limit = float(robot.actuator_models[name].effort_limit)
+            limit = min(float(robot.actuator_models[name].effort_limit), float(peak[int(a)]))
             if np.isfinite(limit):
                 actuator.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
                 actuator.forcerange = [-limit, limit]

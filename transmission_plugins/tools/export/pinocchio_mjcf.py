@@ -25,16 +25,22 @@ links and joints as ``--to mujoco``) with
   :math:`K^T\operatorname{diag}(\rho^2 I_r)K`, exact for one-to-one transmissions, the cross
   terms of coupled ones left out with a warning) and ``actuatorfrcrange`` its effort limit;
 * every body's inertia, no tendons or equalities, and the trees in one body named like the
-  URDF's root link, as doc/cli.md ("Why MJCF for Pinocchio") says.
+  URDF's root link, as doc/cli.md ("Why MJCF for Pinocchio") says;
+* each joint's ``frictionloss`` (``model.friction``) and ``damping`` (``model.damping``): its
+  joint-side friction and, for a one-to-one pair, the motor side's reflected through the
+  reduction (:mod:`~.joint_actuators`); no dead-band joint for backlash (it would add a degree
+  of freedom): backlash and the rest are named in one warning each.
 """
 
 
 from lxml import etree
+import numpy as np
 
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.mujoco_model import build_spec
 from transmission_plugins.runtime.mujoco_model import import_mujoco
+from transmission_plugins.tools.export.joint_actuators import drivetrain_warnings
 from transmission_plugins.tools.export.joint_actuators import joint_actuators
 from transmission_plugins.tools.export.mujoco_mjcf import EXPORT_OPTIONS
 from transmission_plugins.tools.export.mujoco_mjcf import to_xml
@@ -54,7 +60,9 @@ def pinocchio_mjcf(robot: RobotTransmissions, description: str,
     """
     mujoco = import_mujoco()
     actuators, _, warnings = joint_actuators(robot, 'Pinocchio')
-    built = build_spec(robot, description, EXPORT_OPTIONS, base_dir=base_dir)
+    warnings += drivetrain_warnings(robot, 'Pinocchio')
+    built = build_spec(robot, description, EXPORT_OPTIONS._replace(backlash=False),
+                       base_dir=base_dir)
     spec = built.spec
     try:
         model = spec.compile()
@@ -74,9 +82,17 @@ def pinocchio_mjcf(robot: RobotTransmissions, description: str,
     if dropped:
         warnings.append('joints ' + ', '.join(dropped) + ' mimic another joint or are locked '
                         'for want of a motor: Pinocchio reads no equality, they are free there')
+    joint_friction = robot.drivetrain.joint_friction
     for actuator in actuators:
         joint = spec.joint(actuator.joint)
         joint.armature = actuator.armature()
+        # build_spec put the joint side there: add the motor side reflected
+        j = robot.joint_index[actuator.joint]
+        joint.frictionloss = float(joint.frictionloss) + actuator.coulomb \
+            - float(joint_friction.coulomb[j])
+        damping = np.array(joint.damping, dtype=np.float64)
+        damping.reshape(-1)[0] += actuator.viscous - float(joint_friction.viscous[j])
+        joint.damping = damping
         if actuator.effort_limit < float('inf'):
             joint.actfrclimited = mujoco.mjtLimited.mjLIMITED_TRUE
             joint.actfrcrange = [-actuator.effort_limit, actuator.effort_limit]

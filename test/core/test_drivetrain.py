@@ -88,7 +88,7 @@ def test_friction_refuses_what_cannot_be_friction(fields, parameter):
 
 # ------------------------------------------------------------------------------ backlash
 def _contact_machine(inputs, width, start):
-    """A gear with play, as a state machine: which flank touches, or none."""
+    """Return the driven side of a gear with play, as a state machine of which flank touches."""
     out, y = [], start
     for x in inputs:
         if x - y >= width / 2:          # the driving flank pushes forward

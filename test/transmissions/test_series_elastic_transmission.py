@@ -287,7 +287,11 @@ def test_the_ros2_control_dialect_reads_roles_as_attributes_and_the_offset():
     ({'motor': '<mechanicalReduction>0</mechanicalReduction>'}, BadValueError,
      "actuator[@name='knee_motor']", 'reduction'),
     ({'encoder': '<mechanicalReduction>2</mechanicalReduction>'}, BadValueError,
-     "actuator[@name='knee_joint_encoder']", 'has no reduction'),
+     "actuator[@name='knee_joint_encoder']", 'the reduction 2.0 here would be ignored'),
+    ({'motor': MOTOR + '<offset>0.2</offset>'}, BadValueError,
+     "actuator[@name='knee_motor']", 'the offset 0.2 here would be ignored'),
+    ({'encoder': '<offset>0.1</offset>'}, BadValueError,
+     "actuator[@name='knee_joint_encoder']", 'the offset 0.1 here would be ignored'),
     ({'joint': '<mechanicalReduction>2</mechanicalReduction>'}, BadValueError,
      "joint[@name='knee_joint']", 'reads the reduction from the motor'),
 ])

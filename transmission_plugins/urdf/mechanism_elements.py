@@ -283,14 +283,16 @@ def series_elastic_from_info(cls: Callable[..., Transmission],
     _count(info, info.actuators, 2, 'actuator')
     joint = info.joints[0]
     motor, encoder = order_by_role(info, info.actuators, ('actuator1', 'actuator2'), 'actuator')
-    _no_reduction(info, (encoder,))
     for value, neutral, what, end in ((joint.mechanical_reduction, 1.0, 'reduction', joint),
-                                      (motor.offset, 0.0, 'offset', motor)):
+                                      (motor.offset, 0.0, 'offset', motor),
+                                      (encoder.mechanical_reduction, 1.0, 'reduction', encoder),
+                                      (encoder.offset, 0.0, 'offset', encoder)):
         if value is not None and value != neutral:
             lenient_problem(info, BadValueError(
                 end.path, f'{info.type} reads the reduction from the motor <actuator> '
-                f'(actuator1) and the offset from the <joint>; the {what} {value!r} here would '
-                'be ignored', end.line), 'ignored')
+                '(actuator1) and the offset from the <joint>; the joint-side encoder '
+                f'(actuator2) reads the joint itself; the {what} {value!r} here would be '
+                'ignored', end.line), 'ignored')
     reduction = motor.mechanical_reduction
     reduction_at = reduction_origin(info, motor)
     if reduction is None and info.mechanical_reduction is not None:   # PR2 style, on top

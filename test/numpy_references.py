@@ -32,6 +32,7 @@ import numpy as np
 
 from transmission_plugins import ParallelAnkleTransmission
 from transmission_plugins import PR2GripperTransmission
+from transmission_plugins import SeriesElasticTransmission
 from transmission_plugins import SliderCrankTransmission
 from transmission_plugins import TableTransmission
 from transmission_plugins.core.checks import check_array
@@ -795,7 +796,75 @@ class UnwrappedSliderCrankReference(SliderCrankReference):
             return self._unwrapped(q, *self._bounds[:2]), j
 
 
-def reference(transmission: Transmission) -> Mechanism:
+class SeriesElasticReference:
+    """
+    SeriesElasticTransmission in numpy: the spring by ``np.interp``, its end segments extended.
+
+    Not a :class:`Mechanism`: its joint effort comes from the actuator positions and velocities
+    (the deflection and its rate), which no Jacobian gives; it has the two functional maps.
+    """
+
+    def __init__(self, reduction: float, stiffness: float | None = None, damping: float = 0.0,
+                 deflections: Any = None, torques: Any = None,
+                 joint_offset: float = 0.0) -> None:
+        self.n, self.k, self.d, self.q0 = reduction, stiffness, damping, joint_offset
+        self.x = None if deflections is None else np.asarray(deflections, dtype=float)
+        self.t = None if torques is None else np.asarray(torques, dtype=float)
+
+    @staticmethod
+    def _interpolate(v: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Piecewise-linear y(v) through the points, its end segments extended."""
+        below = y[0] + (v - x[0]) * ((y[1] - y[0]) / (x[1] - x[0]))
+        above = y[-1] + (v - x[-1]) * ((y[-1] - y[-2]) / (x[-1] - x[-2]))
+        return np.where(v < x[0], below, np.where(v > x[-1], above, np.interp(v, x, y)))
+
+    def spring(self, delta: np.ndarray) -> np.ndarray:
+        """Return s(delta)."""
+        if self.k is not None:
+            return self.k * delta
+        return self._interpolate(delta, self.x, self.t)
+
+    def inverse_spring(self, tau: np.ndarray) -> np.ndarray:
+        """Return s^-1(tau)."""
+        if self.k is not None:
+            return tau / self.k
+        return self._interpolate(tau, self.t, self.x)
+
+    def actuator_to_joint(self, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Return q = theta_e + q0, qdot = thetadot_e, tau = s(delta) + d deltadot."""
+        out = {}
+        theta, rate = values.get('position'), values.get('velocity')
+        with np.errstate(all='ignore'):
+            if theta is not None:
+                out['position'] = theta[..., 1:] + self.q0
+            if rate is not None:
+                out['velocity'] = rate[..., 1:].copy()
+            if 'effort' in values:
+                if theta is None or rate is None:
+                    out['effort'] = np.full(values['effort'].shape[:-1] + (1,), np.nan)
+                else:
+                    delta = theta[..., :1] / self.n - theta[..., 1:]
+                    deflection_rate = rate[..., :1] / self.n - rate[..., 1:]
+                    out['effort'] = self.spring(delta) + self.d * deflection_rate
+        return out
+
+    def joint_to_actuator(self, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Return the unloaded pose [n (q - q0), q - q0], [n qdot, qdot], and [tau / n, 0]."""
+        out = {}
+        with np.errstate(all='ignore'):
+            if 'position' in values:
+                e = values['position'] - self.q0
+                out['position'] = np.concatenate([self.n * e, e], axis=-1)
+            if 'velocity' in values:
+                v = values['velocity']
+                out['velocity'] = np.concatenate([self.n * v, v], axis=-1)
+            if 'effort' in values:
+                tau = values['effort']
+                out['effort'] = np.concatenate([tau / self.n, np.zeros_like(tau)], axis=-1)
+        return out
+
+
+def reference(transmission: Transmission) -> Mechanism | SeriesElasticReference:
     """Return the numpy reference of a built-in mechanism, built from its constructor arguments."""
     if isinstance(transmission, ParallelAnkleTransmission):
         return AnkleReference(**transmission.parameters())
@@ -809,6 +878,8 @@ def reference(transmission: Transmission) -> Mechanism:
         return GripperReference(**transmission.parameters(),
                                 num_passive_joints=transmission.num_passive_joints(),
                                 num_simulated_joints=transmission.num_simulated_joints())
+    if isinstance(transmission, SeriesElasticTransmission):
+        return SeriesElasticReference(**transmission.parameters())
     raise TypeError(f'no numpy reference for {type(transmission).__name__}')
 
 

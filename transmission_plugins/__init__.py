@@ -58,6 +58,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ParallelAnkleTransmission)
     from transmission_plugins.transmissions.pr2_gripper_transmission import (  # noqa: F401
         PR2GripperTransmission)
+    from transmission_plugins.transmissions.series_elastic_transmission import (  # noqa: F401
+        SeriesElasticTransmission)
     from transmission_plugins.transmissions.shadow_simple_transmission import (  # noqa: F401
         ShadowSimpleTransmission)
     from transmission_plugins.transmissions.simple_transmission import (  # noqa: F401

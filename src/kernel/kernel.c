@@ -575,7 +575,8 @@ static void mechanism_to_joint(
   if (src[2] != NULL) {
     gather(na, m->actuators, src[2], s->src[2]);
     if (m->type->effort_to_joint != NULL) {
-      m->type->effort_to_joint(m, s->jac, s->src[2], s->out[2]);
+      m->type->effort_to_joint(
+        m, s->jac, s->src[2], s->at, src[1] != NULL ? s->src[1] : NULL, s->out[2]);
     } else if (derived) {
       times_transposed(na, nj, s->jac, s->src[2], s->out[2]);   // tau = K^T u
     } else {

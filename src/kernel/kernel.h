@@ -48,7 +48,8 @@ enum {
   KIND_SLIDER_CRANK = 2,
   KIND_TABLE = 3,
   KIND_PR2_GRIPPER = 4,
-  KIND_COUNT = 5
+  KIND_SERIES_ELASTIC = 5,
+  KIND_COUNT = 6
 };
 
 // The largest mechanism, joints and actuators each (a PR2 gripper with many passive joints).
@@ -68,9 +69,14 @@ typedef struct {
   void (* to_actuator)(const Mechanism * m, const double * q, double * theta, double * jac);
   // actuator to joint: q = f(theta) and J there; NULL: Newton's method on to_actuator
   void (* to_joint)(const Mechanism * m, const double * theta, double * q, double * jac);
-  // the type's own velocity and effort maps where they are not the derived ones (NULL)
+  // the type's own velocity and effort maps where they are not the derived ones (NULL); the
+  // actuator-to-joint effort map also gets the mechanism's actuator positions `theta` (the
+  // state) and velocities `thetadot` (NULL when the conversion has none), for a type whose joint
+  // efforts come from its actuators' motion (a spring's deflection) rather than their efforts
   void (* velocity_to_joint)(const Mechanism * m, const double * jac, const double * v, double * out);
-  void (* effort_to_joint)(const Mechanism * m, const double * jac, const double * u, double * out);
+  void (* effort_to_joint)(
+    const Mechanism * m, const double * jac, const double * u, const double * theta,
+    const double * thetadot, double * out);
   void (* effort_to_actuator)(
     const Mechanism * m, const double * jac, const double * tau, double * out);
   // the terms the Python class words its workspace problems with, at one position; returns
@@ -162,6 +168,7 @@ extern const MechanismType parallel_ankle_type;
 extern const MechanismType slider_crank_type;
 extern const MechanismType table_type;
 extern const MechanismType pr2_gripper_type;
+extern const MechanismType series_elastic_type;
 
 // small dense helpers shared by the types
 // x = A^-1 b for A n x n (row-major); all NaN where A is singular or not finite; returns 0 then

@@ -29,7 +29,8 @@
 #define SIZE_LIMIT ((int64_t)1 << 31)
 
 static const MechanismType * const TYPES[KIND_COUNT] = {
-  NULL, &parallel_ankle_type, &slider_crank_type, &table_type, &pr2_gripper_type};
+  NULL, &parallel_ankle_type, &slider_crank_type, &table_type, &pr2_gripper_type,
+  &series_elastic_type};
 
 typedef struct {
   PyObject_HEAD
@@ -794,7 +795,8 @@ PyMODINIT_FUNC PyInit_kernel(void)
     PyModule_AddIntConstant(module, "PARALLEL_ANKLE", KIND_PARALLEL_ANKLE) < 0 ||
     PyModule_AddIntConstant(module, "SLIDER_CRANK", KIND_SLIDER_CRANK) < 0 ||
     PyModule_AddIntConstant(module, "TABLE", KIND_TABLE) < 0 ||
-    PyModule_AddIntConstant(module, "PR2_GRIPPER", KIND_PR2_GRIPPER) < 0)
+    PyModule_AddIntConstant(module, "PR2_GRIPPER", KIND_PR2_GRIPPER) < 0 ||
+    PyModule_AddIntConstant(module, "SERIES_ELASTIC", KIND_SERIES_ELASTIC) < 0)
   {
     Py_DECREF(module);
     return NULL;

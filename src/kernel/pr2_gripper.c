@@ -103,8 +103,12 @@ static void velocity_to_joint(const Mechanism * m, const double * jac, const dou
   joints(m, v[0] * jac[0], v[0] * passive_ratio(m, jac), out);
 }
 
-static void effort_to_joint(const Mechanism * m, const double * jac, const double * u, double * out)
+static void effort_to_joint(
+  const Mechanism * m, const double * jac, const double * u, const double * theta,
+  const double * thetadot, double * out)
 {
+  (void)theta;
+  (void)thetadot;
   const double m2 = m->p[MR] * m->p[MR];
   joints(m, u[0] / (m2 * jac[0]), u[0] / (m2 * passive_ratio(m, jac)), out);
 }

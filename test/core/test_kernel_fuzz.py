@@ -47,6 +47,7 @@ from transmission_plugins import DifferentialTransmission
 from transmission_plugins import FourBarLinkageTransmission
 from transmission_plugins import ParallelAnkleTransmission
 from transmission_plugins import PR2GripperTransmission
+from transmission_plugins import SeriesElasticTransmission
 from transmission_plugins import SimpleTransmission
 from transmission_plugins import SliderCrankTransmission
 from transmission_plugins import TableTransmission
@@ -68,7 +69,7 @@ HOSTILE = (math.nan, math.inf, -math.inf, 1e300, -1e300, 5e-324, 0.0, -0.0)
 def transmissions(draw):
     """Draw one transmission of any built-in kind, with random parameters."""
     kind = draw(st.sampled_from(('simple', 'differential', 'four_bar', 'coupling', 'ankle',
-                                 'slider', 'crank', 'table', 'gripper')))
+                                 'slider', 'crank', 'table', 'gripper', 'series_elastic')))
     reduction = st.floats(0.1, 200.0).map(lambda x: x * draw(st.sampled_from((-1.0, 1.0))))
     if kind == 'simple':
         return SimpleTransmission(draw(reduction), draw(st.floats(-2.0, 2.0)))
@@ -100,6 +101,15 @@ def transmissions(draw):
         x = np.cumsum(rng.uniform(0.1, 1.0, n)) - 2.0
         y = np.cumsum(rng.uniform(0.05, 1.0, n)) * draw(st.sampled_from((-1.0, 1.0)))
         return TableTransmission(x, y, draw(st.sampled_from(('nan', 'linear'))))
+    if kind == 'series_elastic':
+        spring = {'stiffness': draw(st.floats(10.0, 5000.0))}
+        if draw(st.booleans()):   # a measured table, not through the origin
+            n = draw(st.integers(2, 6))
+            rng = np.random.default_rng(draw(st.integers(0, 1000)))
+            spring = {'deflections': np.cumsum(rng.uniform(0.005, 0.05, n)) - 0.06,
+                      'torques': np.cumsum(rng.uniform(1.0, 100.0, n)) - 150.0}
+        return SeriesElasticTransmission(draw(reduction), damping=draw(st.floats(0.0, 20.0)),
+                                         joint_offset=draw(st.floats(-1.0, 1.0)), **spring)
     return PR2GripperTransmission(**GRIPPER, num_passive_joints=draw(st.integers(0, 3)),
                                   num_simulated_joints=draw(st.integers(0, 2)))
 
@@ -192,6 +202,9 @@ def test_the_kernel_gives_the_numpy_references_numbers(robot, samples, seed, war
     # back: the actuator states of those joint positions, with velocities and efforts
     states = {'position': actuators['position'], 'velocity': rng.normal(size=(samples, na)),
               'effort': rng.normal(size=(samples, na))}
+    for b in blocks:   # a spring deflected, within its table and beyond it
+        if isinstance(b.transmission, SeriesElasticTransmission):
+            states['position'][:, b.actuators[0]] += rng.normal(scale=0.1, size=samples)
     _compare(flat, states, True)
 
 
@@ -292,6 +305,13 @@ BAD_LOADS = [
     ('parameters', {'mechanisms': _mechanism(kernel.TABLE, np.array([1e300] + [0.0] * 40), [0],
                                              [0], 1)}),
     ('parameters', {'mechanisms': _mechanism(kernel.PR2_GRIPPER, np.zeros(25), [0, 1], [0],
+                                             1)}),
+    ('parameters', {'mechanisms': _mechanism(kernel.SERIES_ELASTIC,
+                                             np.array([50.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0]),
+                                             [0], [0, 1], 1)}),
+    ('parameters', {'mechanisms': _mechanism(kernel.SERIES_ELASTIC, np.zeros(5), [0, 1],
+                                             [0, 1], 2)}),
+    ('parameters', {'mechanisms': _mechanism(kernel.SERIES_ELASTIC, np.zeros(4), [0], [0, 1],
                                              1)}),
     ('reads', {'mechanisms': _mechanism(kernel.SLIDER_CRANK, np.zeros(20), [0], [0], 0)}),
     ('tuple', {'mechanisms': ((kernel.SLIDER_CRANK,),)}),

@@ -28,7 +28,12 @@ invariant                         applies to                                    
 well-formed example               every plugin: ``type(t) is cls``, arrays           exact
                                   ``(samples, N)``, finite joint states
 joint -> actuator -> joint        every shape, on :math:`j` (joint states the        1e-12
-                                  mechanism reaches)
+                                  mechanism reaches); joint efforts only where the
+                                  actuator-to-joint effort map reads actuator efforts
+joint efforts from motion         a map that declares ``joint_effort_from_motion()``  exact
+                                  (a series-elastic spring): the joint efforts come
+                                  from positions and velocities, the same with NaN
+                                  actuator efforts or none given
 actuator -> joint -> actuator     :math:`N \le M` (the map is one-to-one); for      1e-12
                                   :math:`N > M` actuator states differing by the
                                   null space reach the same joints, and the trip
@@ -110,6 +115,8 @@ def check_round_trips(cls):
     back = t.joint_to_actuator(j)
     again = t.actuator_to_joint(back)
     for k in KINDS:
+        if k == EFFORT and t.joint_effort_from_motion():
+            continue   # the joint effort is the spring's: check_effort_from_motion
         close(again[k], j[k], ROUND_TRIP, f'joint -> actuator -> joint {k}')
         if t.num_actuators() <= t.num_joints():
             close(back[k], a[k], ROUND_TRIP, f'actuator -> joint -> actuator {k}')
@@ -127,6 +134,19 @@ def check_unread_joints(cls):
     out, expected = t.joint_to_actuator(poisoned), t.joint_to_actuator(j)
     for k in KINDS:
         np.testing.assert_array_equal(out[k], expected[k], err_msg=k)
+
+
+def check_effort_from_motion(cls):
+    """Check that a joint effort from motion reads no actuator effort (NaN there, or none)."""
+    t, a, j = load_example(cls)
+    if not t.joint_effort_from_motion():
+        return
+    poisoned = t.actuator_to_joint({**a, EFFORT: np.full_like(a[EFFORT], np.nan)})
+    np.testing.assert_array_equal(poisoned[EFFORT], j[EFFORT])
+    motion = t.actuator_to_joint({POSITION: a[POSITION], VELOCITY: a[VELOCITY]})
+    np.testing.assert_array_equal(motion[EFFORT], j[EFFORT])
+    still = t.actuator_to_joint({POSITION: a[POSITION], EFFORT: a[EFFORT]})
+    assert np.isnan(still[EFFORT]).all(), 'without velocities a joint effort from motion is NaN'
 
 
 def _derivative(convert, position, velocity):
@@ -194,7 +214,7 @@ def check_batches(cls):
                     close(out[k], expect(expected[k], s), BATCH, f'{what}: {k}')
 
 
-CHECKS = (check_example, check_round_trips, check_unread_joints,
+CHECKS = (check_example, check_round_trips, check_effort_from_motion, check_unread_joints,
           check_velocity_is_the_derivative, check_power, check_batches)
 
 

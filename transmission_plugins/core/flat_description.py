@@ -60,6 +60,7 @@ from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
 from transmission_plugins.core.interfaces import EFFORT
 from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import POSITION
+from transmission_plugins.core.interfaces import VELOCITY
 from transmission_plugins.core.transmission import Transmission
 
 try:
@@ -229,6 +230,11 @@ class FlatDescription:
         #: the mechanisms written in Python, per direction
         self.python = {True: _python_groups(python, True), False: _python_groups(python, False)}
         self._has_python = (bool(self.python[False]), bool(self.python[True]))
+        #: whether a built-in mechanism's joint efforts come from its actuators' motion (a
+        #: series-elastic transmission's spring): then actuator ``position`` and ``velocity``
+        #: give joint efforts without actuator efforts
+        self.effort_from_motion = any(b.transmission.joint_effort_from_motion()
+                                      for b in self.compiled)
         self._matrices, offset = fused_matrices(self.linear, num_joints, num_actuators)
         offset.setflags(write=False)
         self.joint_offset = offset
@@ -288,7 +294,11 @@ class FlatDescription:
         """
         Convert arrays already checked: float64, the right length on the last axis.
 
-        Mechanisms' velocity and effort outputs are NaN without a position state.
+        Mechanisms' velocity and effort outputs are NaN without a position state.  When a
+        mechanism's joint efforts come from its actuators' motion
+        (:meth:`~.Transmission.joint_effort_from_motion`), an actuator-to-joint conversion of
+        ``velocity`` with a state and without an effort-like interface also gives ``effort``
+        (unless ``out`` has no place for it): that mechanism's joint efforts, NaN for the others.
 
         :param state: the source positions the mechanisms are evaluated at, of the inputs'
             shape; default: ``position``, else ``absolute_position``
@@ -302,6 +312,8 @@ class FlatDescription:
             state = arrays.get(POSITION)
             if state is None:
                 state = arrays.get(ABSOLUTE_POSITION)
+        if self.effort_from_motion and to_joint and state is not None:
+            arrays = _with_effort(arrays, out)
         ys = self._compiled(arrays, to_joint, state, out, unreachable)
         if ys is None:   # interfaces of different shapes
             return self._one_by_one(arrays, to_joint, state, out, unreachable)
@@ -440,6 +452,23 @@ class FlatDescription:
         """Return the terms a built-in mechanism words its workspace problems with."""
         index = next(i for i, b in enumerate(self.compiled) if b is block)
         return self.kernel.terms(index, to_joint, np.ascontiguousarray(position, dtype=np.float64))
+
+
+def _with_effort(arrays: Mapping[str, np.ndarray],
+                 out: Mapping[str, np.ndarray] | None) -> Mapping[str, np.ndarray]:
+    """
+    Return ``arrays`` with NaN actuator efforts when they have velocities and no efforts.
+
+    The joint efforts of a mechanism whose efforts come from its motion are then converted
+    (from the positions and velocities); every other joint effort is NaN.
+    """
+    velocity = arrays.get(VELOCITY)
+    if velocity is None or (out is not None and EFFORT not in out) or any(
+            SLOT[name] == 2 for name in arrays):
+        return arrays
+    with_effort = dict(arrays)
+    with_effort[EFFORT] = np.full(velocity.shape, math.nan)
+    return with_effort
 
 
 def _count(shape: tuple[int, ...]) -> int:

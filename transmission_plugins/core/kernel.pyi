@@ -27,6 +27,7 @@ PARALLEL_ANKLE: int
 SLIDER_CRANK: int
 TABLE: int
 PR2_GRIPPER: int
+SERIES_ELASTIC: int
 
 
 class Maps:

@@ -184,6 +184,18 @@ class Transmission(ABC):
         """
         return None
 
+    def joint_effort_from_motion(self) -> bool:
+        """
+        Return True when the actuator-to-joint effort map reads motion, not actuator efforts.
+
+        A series-elastic transmission's joint effort is its spring's torque, from the actuator
+        positions and velocities (the deflection and its rate); its actuator efforts are not
+        read.  Such a map gives joint efforts from ``position`` and ``velocity`` alone (NaN
+        without velocities), and a joint -> actuator -> joint round trip does not keep joint
+        efforts (the joint-to-actuator position map gives the unloaded pose).  Default: False.
+        """
+        return False
+
     def joint_to_actuator_inputs(self) -> tuple[int, ...]:
         """
         Return the indices (map order) of the joints the joint-to-actuator maps read.

@@ -33,8 +33,10 @@ from transmission_plugins.core.exceptions import TransmissionInputError
 from transmission_plugins.core.flat_description import Block
 from transmission_plugins.core.flat_description import FlatDescription
 from transmission_plugins.core.interfaces import ABSOLUTE_POSITION
+from transmission_plugins.core.interfaces import EFFORT
 from transmission_plugins.core.interfaces import INTERFACE_KIND
 from transmission_plugins.core.interfaces import POSITION
+from transmission_plugins.core.interfaces import VELOCITY
 
 #: ``{interface: {name: value}}``
 NameMap = dict[str, dict[str, float]]
@@ -69,6 +71,9 @@ class _Direction:
             owner = index if to_joint else owner_of.setdefault(int(dst[0]), index)
             self.parts.append(_Part(needed, src, dst, owner))
         self.nonlinear = np.array([not b.transmission.is_linear() for b in blocks], dtype=bool)
+        #: the transmissions whose joint efforts come from their actuators' motion (to joint)
+        self.effort_from_motion = np.array(
+            [to_joint and b.transmission.joint_effort_from_motion() for b in blocks], dtype=bool)
         #: (follower, owner) part indices of transmissions sharing an earlier one's actuators
         self.followers = [(i, p.owner) for i, p in enumerate(self.parts) if p.owner != i]
         # the needed sources of every part, one after the other, and the part of each
@@ -144,6 +149,8 @@ class NamedMaps:
                 if INTERFACE_KIND[interface] != POSITION:
                     done &= has_state | ~d.nonlinear
             state = _state(d, arrays, complete)
+            if d.effort_from_motion.any():
+                _effort_from_motion(d, arrays, complete)
         moved = _take_followers(d, arrays, complete) if d.followers else {}
         if state is None or not moved:
             out = self._maps.convert(arrays, to_joint, state)
@@ -206,6 +213,29 @@ def _state(d: _Direction, arrays: dict[str, np.ndarray],
         if nonlinear and not has_position:
             state[part.src] = absolute[part.src]
     return state
+
+
+def _effort_from_motion(d: _Direction, arrays: dict[str, np.ndarray],
+                        complete: dict[str, np.ndarray]) -> None:
+    """
+    Make a spring's joint effort complete where its actuators' positions and velocities are.
+
+    Its actuator efforts are not read (:meth:`~.Transmission.joint_effort_from_motion`);
+    without any effort-like interface given, ``effort`` is added (NaN actuator efforts) when
+    ``velocity`` is given, so those joints' efforts come out.
+    """
+    velocity = complete.get(VELOCITY)
+    moving = (velocity if velocity is not None
+              else np.zeros(len(d.parts), dtype=bool))   # velocity needs the state: done above
+    efforts = [i for i in complete if INTERFACE_KIND[i] == EFFORT]
+    if not efforts:
+        if velocity is None:
+            return
+        arrays[EFFORT] = np.full(len(d.names), math.nan)
+        complete[EFFORT] = np.zeros(len(d.parts), dtype=bool)
+        efforts = [EFFORT]
+    for interface in efforts:
+        complete[interface] = np.where(d.effort_from_motion, moving, complete[interface])
 
 
 def _take_followers(d: _Direction, arrays: dict[str, np.ndarray],

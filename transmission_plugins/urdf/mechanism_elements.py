@@ -13,11 +13,12 @@
 # limitations under the License.
 
 """
-Readers of the mechanisms' elements: the parallel ankle, the slider-crank and the table.
+Readers of the mechanisms' elements: the parallel ankle, the slider-crank, the table, the SEA.
 
 Where each reads its dimensions, in every dialect alike, is doc/urdf.md's table "Where each
 built-in transmission reads its numbers".  What each plugin may contain is its vocabulary
-(:data:`ANKLE_VOCABULARY`, :data:`SLIDER_CRANK_VOCABULARY`, :data:`TABLE_VOCABULARY`); the
+(:data:`ANKLE_VOCABULARY`, :data:`SLIDER_CRANK_VOCABULARY`, :data:`TABLE_VOCABULARY`,
+:data:`SERIES_ELASTIC_VOCABULARY`); the
 loader's one strict check rejects everything else, and these readers check the attributes of
 their own elements.  Errors name the element path, the line and the value; a value the
 constructor rejects is reported at the element that holds it.
@@ -36,18 +37,23 @@ from transmission_plugins.urdf.elements import children
 from transmission_plugins.urdf.elements import local_name
 from transmission_plugins.urdf.elements import one_child
 from transmission_plugins.urdf.elements import parse_float
+from transmission_plugins.urdf.elements import parse_numbers
 from transmission_plugins.urdf.elements import require_attribute
 from transmission_plugins.urdf.elements import source_line
 from transmission_plugins.urdf.elements import XmlElement
 from transmission_plugins.urdf.pr2_elements import transmission_element
 from transmission_plugins.urdf.readers import lenient_problem
 from transmission_plugins.urdf.readers import order_by_role
+from transmission_plugins.urdf.readers import reduction_origin
+from transmission_plugins.urdf.readers import reduction_tag
+from transmission_plugins.urdf.readers import value_origin
 from transmission_plugins.urdf.records import ActuatorInfo
 from transmission_plugins.urdf.records import JointInfo
 from transmission_plugins.urdf.records import Origin
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.records import TransmissionWiring
 from transmission_plugins.urdf.vocabulary import ElementRule
+from transmission_plugins.urdf.vocabulary import OFFSET_TAG
 from transmission_plugins.urdf.vocabulary import UrdfVocabulary
 
 #: The points of an ankle leg, children of its ``<actuator>`` (constructor keyword names).
@@ -60,6 +66,9 @@ LINEAR = ('slider_tip', 'slider_axis')
 TABLE_TAG = 'table'
 POINT_TAG = 'point'
 OUTSIDE_ATTRIBUTE = 'outside'
+SPRING_TAG = 'spring'
+#: The attributes of a series-elastic transmission's ``<spring>`` (constructor keyword names).
+SPRING_ATTRIBUTES = ('stiffness', 'damping', 'deflections', 'torques')
 
 #: What a ``transmission_plugins/ParallelAnkleTransmission`` element may contain.
 ANKLE_VOCABULARY = UrdfVocabulary(actuator_children=ANKLE_POINTS)
@@ -70,6 +79,10 @@ SLIDER_CRANK_VOCABULARY = UrdfVocabulary(joint_children=(LEVER_TIP,),
 TABLE_VOCABULARY = UrdfVocabulary(
     extra_children=(TABLE_TAG,),
     elements={TABLE_TAG: ElementRule((OUTSIDE_ATTRIBUTE,), (POINT_TAG,))})
+
+#: What a ``transmission_plugins/SeriesElasticTransmission`` element may contain.
+SERIES_ELASTIC_VOCABULARY = UrdfVocabulary(
+    extra_children=(SPRING_TAG,), elements={SPRING_TAG: ElementRule(SPRING_ATTRIBUTES, ())})
 
 _End = JointInfo | ActuatorInfo
 
@@ -251,3 +264,68 @@ def table_from_info(cls: Callable[..., Transmission],
     transmission = _build(cls, info, kwargs, origins)
     return TransmissionWiring(transmission, (info.joints[0].name,),
                               (info.actuators[0].name,))
+
+
+def series_elastic_from_info(cls: Callable[..., Transmission],
+                             info: TransmissionInfo) -> TransmissionWiring:
+    """
+    Read a ``transmission_plugins/SeriesElasticTransmission`` element.
+
+    One ``<joint>`` (its ``<offset>`` is the joint offset), two ``<actuator>`` elements: the
+    motor (role ``actuator1``, or first in XML order) with its reduction, and the joint-side
+    encoder (role ``actuator2``) without one; and one ``<spring>`` whose attributes are
+    ``stiffness`` (a linear spring) or ``deflections`` and ``torques`` (a measured table, lists
+    of numbers), and ``damping`` (optional, default 0).  No joint reduction, no actuator offset.
+
+    :raises UrdfTransmissionError: (a subclass) naming the element path, the line and the value
+    """
+    _count(info, info.joints, 1, 'joint')
+    _count(info, info.actuators, 2, 'actuator')
+    joint = info.joints[0]
+    motor, encoder = order_by_role(info, info.actuators, ('actuator1', 'actuator2'), 'actuator')
+    for value, neutral, what, end in ((joint.mechanical_reduction, 1.0, 'reduction', joint),
+                                      (motor.offset, 0.0, 'offset', motor),
+                                      (encoder.mechanical_reduction, 1.0, 'reduction', encoder),
+                                      (encoder.offset, 0.0, 'offset', encoder)):
+        if value is not None and value != neutral:
+            lenient_problem(info, BadValueError(
+                end.path, f'{info.type} reads the reduction from the motor <actuator> '
+                '(actuator1) and the offset from the <joint>; the joint-side encoder '
+                f'(actuator2) reads the joint itself; the {what} {value!r} here would be '
+                'ignored', end.line), 'ignored')
+    reduction = motor.mechanical_reduction
+    reduction_at = reduction_origin(info, motor)
+    if reduction is None and info.mechanical_reduction is not None:   # PR2 style, on top
+        reduction, reduction_at = info.mechanical_reduction, reduction_origin(info, info)
+    if reduction is None:
+        lenient_problem(info, IncompleteTransmissionError(
+            motor.path, f'motor {motor.name!r} has no reduction (<{reduction_tag(info)}>); '
+            f'{info.type} needs the gear between the motor and the spring', motor.line),
+            'using the default 1.0')
+        reduction = 1.0
+    spring = one_child(transmission_element(info), info.path, SPRING_TAG)
+    path = child_path(info.path, spring)
+    line = source_line(spring)
+    _attributes(info, spring, path, SPRING_ATTRIBUTES)
+    kwargs: dict[str, Any] = {'reduction': reduction,
+                              'joint_offset': joint.offset if joint.offset is not None else 0.0}
+    origins: dict[str, Origin] = {'reduction': reduction_at,
+                                  'joint_offset': value_origin(joint, 'offset', OFFSET_TAG)}
+    for name in SPRING_ATTRIBUTES:
+        text = spring.get(name)
+        where = f'{path}/@{name}'
+        origins[name] = Origin(where, line)
+        if text is None:
+            continue
+        if name in ('deflections', 'torques'):
+            kwargs[name] = parse_numbers(text, where, line=line)
+            for k in range(len(kwargs[name])):
+                origins[f'{name}[{k}]'] = Origin(where, line)
+        else:
+            kwargs[name] = parse_float(text, where, line=line)
+    if not any(name in kwargs for name in ('stiffness', 'deflections', 'torques')):
+        raise IncompleteTransmissionError(
+            path, f'{info.type} needs a spring: stiffness="k" (a linear spring) or '
+            'deflections="..." and torques="..." (a measured table)', line)
+    transmission = _build(cls, info, kwargs, origins)
+    return TransmissionWiring(transmission, (joint.name,), (motor.name, encoder.name))

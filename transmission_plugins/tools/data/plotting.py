@@ -25,6 +25,12 @@ Plot a transmission's maps to an image file with matplotlib (Agg backend, no dis
   the right its effort envelope, the largest effort each joint gets from the actuators' effort
   limits there (:func:`~transmission_plugins.robot.limits.envelope`; per unit actuator effort
   when they have none), with the joint's own effort limit dashed.
+* A series-elastic transmission (its joint effort comes from the actuators' motion,
+  :meth:`~transmission_plugins.core.transmission.Transmission.joint_effort_from_motion`) gets
+  its spring's torque-deflection curve, static (no deflection rate), with the table's points when
+  it has a table and the joint's effort limits dashed; the default sweep is the table with a
+  fifth of its span on each side, or for a linear spring the deflection of the joint's effort
+  limit (0.1 rad or m without one), on both sides.
 * Any other transmission gets one panel per actuator: that actuator is swept with the others at
   0, and every joint position is drawn against it.
 
@@ -46,6 +52,8 @@ from transmission_plugins.robot.limits import envelope
 from transmission_plugins.robot.robot_transmissions import RobotTransmission
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.tools.data.output_file import output_file
+from transmission_plugins.transmissions.series_elastic_transmission import (
+    SeriesElasticTransmission)
 
 #: Points per sweep.
 POINTS = 400
@@ -157,6 +165,11 @@ def plot_transmission(robot: RobotTransmissions, name: str, path: str,
 
     t = robot.transmission(name)
     tr = t.transmission
+    if isinstance(tr, SeriesElasticTransmission):
+        fig = _plot_spring(plt, robot, t, _checked_range(value_range, t))
+        fig.suptitle(f'{t.name} ({t.type})')
+        save_figure(plt, fig, path, f'plot of {t.path}')
+        return fig
     n = tr.num_actuators() if tr.is_linear() or tr.num_actuators() == 1 else tr.num_joints()
     if value_range is not None:
         try:
@@ -180,6 +193,64 @@ def plot_transmission(robot: RobotTransmissions, name: str, path: str,
         fig = _plot_sweeps(plt, robot, t, lo, hi)
     fig.suptitle(title)
     save_figure(plt, fig, path, f'plot of {t.path}')
+    return fig
+
+
+def _checked_range(value_range: tuple[float, float] | None,
+                   t: RobotTransmission) -> tuple[float, float] | None:
+    """Return ``value_range`` as two finite floats ``lo < hi`` (None: the default)."""
+    if value_range is None:
+        return None
+    try:
+        lo, hi = float(value_range[0]), float(value_range[1])
+    except (TypeError, ValueError, IndexError):
+        lo = hi = math.nan
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise TransmissionValueError('value_range', value_range,
+                                     'two finite numbers (lo, hi) with lo < hi',
+                                     f'plot of {t.path}')
+    return lo, hi
+
+
+def _plot_spring(plt: Any, robot: RobotTransmissions, t: RobotTransmission,
+                 value_range: tuple[float, float] | None) -> Any:
+    """Draw a series-elastic spring's static torque against its deflection (module docstring)."""
+    tr = t.transmission
+    assert isinstance(tr, SeriesElasticTransmission)
+    joint = t.joint_names[0]
+    k = robot.joint_index[joint]
+    limit = float(robot.joint_effort_limit[k])
+    table = tr.spring_table()
+    if value_range is not None:
+        lo, hi = value_range
+    elif table is not None:
+        span = table[0][-1] - table[0][0]
+        lo, hi = table[0][0] - 0.2 * span, table[0][-1] + 0.2 * span
+    else:
+        hi = (float(tr.deflection_for_torque([limit])[0])
+              if math.isfinite(limit) and limit > 0.0 else 0.1)
+        lo = -hi
+    deflection = np.linspace(lo, hi, POINTS)
+    # the actuator positions of each deflection with the encoder at 0, no deflection rate
+    theta = np.stack([tr.get_actuator_reduction()[0] * deflection, np.zeros(POINTS)], axis=-1)
+    with np.errstate(all='ignore'):
+        torque = tr.actuator_to_joint({'position': theta,
+                                       'velocity': np.zeros_like(theta)})['effort'][:, 0]
+    fig, ax = plt.subplots(1, 1, figsize=(7, 4.5))
+    ax.plot(tr.deflection(theta)[:, 0], torque, color='tab:red', label='spring torque')
+    if table is not None:
+        ax.plot(table[0], table[1], 'o', color='tab:red', markersize=4, label='table points')
+    if math.isfinite(limit):
+        for value in (-limit, limit):
+            ax.axhline(value, color='tab:red', linestyle=(0, (4, 3)), linewidth=0.9, alpha=0.7,
+                       label='joint effort limits' if value < 0 else None)
+    effort_unit, position_unit = _unit(robot, joint, effort=True), _unit(robot, joint)
+    ax.set_ylabel(f'{joint} effort' + (f' [{effort_unit}]' if effort_unit else ''))
+    ax.set_xlabel('deflection (motor / reduction - encoder)'
+                  + (f' [{position_unit}]' if position_unit else ''))
+    ax.set_title(f'damping {tr.damping():g} (not drawn: static curve)', fontsize='small')
+    ax.legend(fontsize='small', loc='best')
+    ax.grid(True, alpha=0.3)
     return fig
 
 

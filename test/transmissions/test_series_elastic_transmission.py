@@ -336,6 +336,13 @@ def test_the_robot_gives_the_spring_torque_from_positions_and_velocities():
         {'hip_motor': 0.025, 'knee_motor': 0.6, 'knee_joint_encoder': 0.0})
 
 
+def test_the_joint_side_encoder_takes_no_commands():
+    robot = load()
+    assert robot.actuator_names == ['hip_motor', 'knee_motor', 'knee_joint_encoder']
+    assert robot.commanded_actuators.tolist() == [True, True, False]
+    assert robot.transmission('knee_sea').transmission.commanded_actuators() == (True, False)
+
+
 def test_robot_batches_equal_single_samples():
     robot = load(spring=TABLE_SPRING)
     rng = np.random.default_rng(7)

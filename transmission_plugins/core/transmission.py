@@ -196,6 +196,16 @@ class Transmission(ABC):
         """
         return False
 
+    def commanded_actuators(self) -> tuple[bool, ...]:
+        """
+        Return, per actuator (map order), whether it takes commands.
+
+        A series-elastic transmission's second actuator is its joint-side encoder: a driver
+        reports it beside the motor, nothing commands it, and the node sends it nothing.
+        Default: every actuator.
+        """
+        return (True,) * self.num_actuators()
+
     def joint_to_actuator_inputs(self) -> tuple[int, ...]:
         """
         Return the indices (map order) of the joints the joint-to-actuator maps read.

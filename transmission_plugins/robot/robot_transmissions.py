@@ -104,6 +104,12 @@ class RobotTransmissions:
         self._named = NamedMaps(blocks, self.maps, self.joint_names, self.actuator_names)
         self._set_joint_limits()
         self._set_actuators(actuator_info or {})
+        commanded = np.ones(len(self.actuator_names), dtype=bool)
+        for b in blocks:
+            commanded[b.actuators] &= np.array(b.transmission.commanded_actuators(), dtype=bool)
+        #: per actuator, whether it takes commands (False: a sensor channel such as a
+        #: series-elastic transmission's joint-side encoder, which the node sends nothing)
+        self.commanded_actuators = commanded
         ends = {j.name: j for t in self.transmissions if t.info is not None
                 for j in t.info.joints}
         #: friction, backlash and motors of the joints and actuators (doc/drivetrain.md)

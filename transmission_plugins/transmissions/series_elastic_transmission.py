@@ -165,6 +165,10 @@ class SeriesElasticTransmission(CompiledTransmission, Mechanism):
         return True
 
     # ------------------------------------------------------------------ queries
+    def commanded_actuators(self) -> tuple[bool, ...]:
+        """Return (True, False): the motor takes commands, the joint-side encoder none."""
+        return (True, False)
+
     def num_actuators(self) -> int:
         """Return 2: the motor and the joint-side encoder."""
         return 2

@@ -70,6 +70,25 @@ static int solve_2(const double * a, const double * b, double * x)
   return 1;
 }
 
+int64_t kernel_segment(const double * values, int64_t n, double v)
+{
+  int64_t lo = 0;
+  int64_t hi = n;
+  if (isnan(v)) {
+    lo = n;
+  }
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (values[mid] > v) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  const int64_t k = lo - 1;
+  return k < 0 ? 0 : (k > n - 2 ? n - 2 : k);
+}
+
 int kernel_solve(int64_t n, const double * a, const double * b, double * x, double * work)
 {
   // Gaussian elimination with partial pivoting on a copy: [A | b] in work (n x (n + 1))

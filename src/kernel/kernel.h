@@ -173,5 +173,8 @@ extern const MechanismType series_elastic_type;
 // small dense helpers shared by the types
 // x = A^-1 b for A n x n (row-major); all NaN where A is singular or not finite; returns 0 then
 int kernel_solve(int64_t n, const double * a, const double * b, double * x, double * work);
+// the segment of v among `values` (n >= 2, increasing): the last k with values[k] <= v,
+// clipped to 0 .. n - 2 (NaN: the last segment); a binary search
+int64_t kernel_segment(const double * values, int64_t n, double v);
 
 #endif  // TRANSMISSION_KERNEL_KERNEL_H_

@@ -56,27 +56,6 @@ static int64_t parameter_count(const Mechanism * m)
   return HEAD + 2 * (int64_t)points;
 }
 
-// the segment of v among `values` (n increasing): the last k with values[k] <= v, within
-// 0 .. n - 2 (NaN: the last)
-static int64_t segment(const double * values, int64_t n, double v)
-{
-  int64_t lo = 0;
-  int64_t hi = n;
-  if (isnan(v)) {
-    lo = n;
-  }
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (values[mid] > v) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  const int64_t k = lo - 1;
-  return k < 0 ? 0 : (k > n - 2 ? n - 2 : k);
-}
-
 // s(delta) and s'(delta): the linear spring, or the table's segment (extended at both ends)
 static double spring(const double * p, double delta, double * slope)
 {
@@ -87,7 +66,7 @@ static double spring(const double * p, double delta, double * slope)
   }
   const double * x = p + HEAD;
   const double * t = x + n;
-  const int64_t k = segment(x, n, delta);
+  const int64_t k = kernel_segment(x, n, delta);
   *slope = (t[k + 1] - t[k]) / (x[k + 1] - x[k]);
   return t[k] + *slope * (delta - x[k]);
 }
@@ -102,7 +81,7 @@ static double inverse_spring(const double * p, double tau, double * slope)
   }
   const double * x = p + HEAD;
   const double * t = x + n;
-  const int64_t k = segment(t, n, tau);
+  const int64_t k = kernel_segment(t, n, tau);
   *slope = (t[k + 1] - t[k]) / (x[k + 1] - x[k]);
   return x[k] + (tau - t[k]) * ((x[k + 1] - x[k]) / (t[k + 1] - t[k]));
 }

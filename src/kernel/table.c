@@ -83,26 +83,6 @@ static double segment(const Table * t, int which, int64_t k)
   return t->seg[which * (t->n - 1) + k];
 }
 
-// the segment of v: the last k with values[k] <= v, within 0 .. n - 2 (NaN: the last)
-static int64_t find(const double * values, int64_t n, double v)
-{
-  int64_t lo = 0;
-  int64_t hi = n;
-  if (isnan(v)) {
-    lo = n;
-  }
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (values[mid] > v) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  int64_t k = lo - 1;
-  return k < 0 ? 0 : (k > n - 2 ? n - 2 : k);
-}
-
 static double clip(double v, double lo, double hi)
 {
   return v < lo ? lo : (v > hi ? hi : v);   // NaN stays NaN
@@ -140,7 +120,7 @@ static void to_joint(const Mechanism * m, const double * theta, double * q, doub
 {
   const Table t = table(m);
   const double v = theta[0];
-  const int64_t k = find(t.x, t.n, v);
+  const int64_t k = kernel_segment(t.x, t.n, v);
   const double c1 = segment(&t, C1, k);
   const double c2 = segment(&t, C2, k);
   const double c3 = segment(&t, C3, k);
@@ -168,7 +148,7 @@ static void to_actuator(const Mechanism * m, const double * q, double * theta, d
   const Table t = table(m);
   const double v = q[0];
   const double along = v * m->p[SIGN];
-  const int64_t k = find(t.ys, t.n, along);
+  const int64_t k = kernel_segment(t.ys, t.n, along);
   const double c1 = segment(&t, C1, k);
   const double c2 = segment(&t, C2, k);
   const double c3 = segment(&t, C3, k);

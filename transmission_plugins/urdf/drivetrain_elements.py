@@ -113,6 +113,21 @@ def _single(element: XmlElement, path: str, tag: str) -> tuple[XmlElement, str] 
     return found[0], child_path(path, found[0])
 
 
+def _read_element(element: XmlElement, path: str, origins: dict[str, Origin], tag: str,
+                  attributes: tuple[str, ...], make: Callable[..., Any],
+                  required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Read the one ``<tag>`` of an end into ``{tag: make(**attributes)}`` (or nothing)."""
+    found = _single(element, path, tag)
+    if found is None:
+        return {}
+    read = _Element(*found, attributes, origins, tag)
+    for name in required:
+        if name not in read.values:
+            raise BadValueError(f'{read.path}/@{name}', f'attribute {name!r} is missing',
+                                read.line)
+    return {tag: read.build(make, where=read.path, **read.values)}
+
+
 def read_friction(element: XmlElement, path: str,
                   origins: dict[str, Origin]) -> dict[str, Any]:
     """
@@ -121,11 +136,7 @@ def read_friction(element: XmlElement, path: str,
     :returns: ``{'friction': Friction}`` or an empty dict, ready for the record's fields
     :raises BadValueError: naming the attribute, its line and the value
     """
-    found = _single(element, path, FRICTION_TAG)
-    if found is None:
-        return {}
-    read = _Element(*found, FRICTION_ATTRIBUTES, origins, FRICTION_TAG)
-    return {'friction': read.build(Friction, where=read.path, **read.values)}
+    return _read_element(element, path, origins, FRICTION_TAG, FRICTION_ATTRIBUTES, Friction)
 
 
 def read_backlash(element: XmlElement, path: str,
@@ -136,13 +147,8 @@ def read_backlash(element: XmlElement, path: str,
     :returns: ``{'backlash': Backlash}`` or an empty dict, ready for the record's fields
     :raises BadValueError: naming the attribute, its line and the value
     """
-    found = _single(element, path, BACKLASH_TAG)
-    if found is None:
-        return {}
-    read = _Element(*found, BACKLASH_ATTRIBUTES, origins, BACKLASH_TAG)
-    if 'width' not in read.values:
-        raise BadValueError(f'{read.path}/@width', "attribute 'width' is missing", read.line)
-    return {'backlash': read.build(Backlash, where=read.path, **read.values)}
+    return _read_element(element, path, origins, BACKLASH_TAG, BACKLASH_ATTRIBUTES, Backlash,
+                         required=('width',))
 
 
 def read_motor(element: XmlElement, path: str, origins: dict[str, Origin]) -> dict[str, Any]:

@@ -34,6 +34,20 @@ FLOAT64 = np.dtype(np.float64)
 ArrayMap = dict[str, FloatArray]
 
 
+def real_number(value: Any, parameter: str, where: str = '') -> float:
+    """
+    Return ``value`` as a float (NaN and infinities included), rejecting booleans and text.
+
+    :raises TransmissionValueError: naming ``parameter`` and the value
+    """
+    if isinstance(value, bool):
+        raise TransmissionValueError(parameter, value, 'a real number', where)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TransmissionValueError(parameter, value, 'a real number', where) from None
+
+
 def check_finite(value: Any, parameter: str, where: str = '') -> float:
     """
     Return ``value`` as a float, rejecting non-numbers, booleans, NaN and infinities.

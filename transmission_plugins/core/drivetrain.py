@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from transmission_plugins.core.checks import FloatArray
+from transmission_plugins.core.checks import real_number
 from transmission_plugins.core.exceptions import TransmissionValueError
 
 #: the share of the way from the ambient to the maximum temperature where derating starts,
@@ -58,18 +59,9 @@ from transmission_plugins.core.exceptions import TransmissionValueError
 DEFAULT_WARNING_SHARE = 0.8
 
 
-def _number(value: Any, parameter: str, where: str) -> float:
-    if isinstance(value, bool):
-        raise TransmissionValueError(parameter, value, 'a real number', where)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise TransmissionValueError(parameter, value, 'a real number', where) from None
-
-
 def _at_least(value: Any, parameter: str, where: str, low: float = 0.0,
               strict: bool = False) -> float:
-    x = _number(value, parameter, where)
+    x = real_number(value, parameter, where)
     if not math.isfinite(x) or x < low or (strict and x == low):
         raise TransmissionValueError(parameter, value, f'a finite number {">" if strict else ">="}'
                                      f' {low:g}', where)
@@ -291,7 +283,7 @@ class Thermal:
         w = self.where
         for name in ('resistance', 'thermal_resistance', 'time_constant'):
             object.__setattr__(self, name, _at_least(getattr(self, name), name, w, strict=True))
-        ambient = _number(self.ambient_temperature, 'ambient_temperature', w)
+        ambient = real_number(self.ambient_temperature, 'ambient_temperature', w)
         if not math.isfinite(ambient) or ambient < -273.15:
             raise TransmissionValueError('ambient_temperature', self.ambient_temperature,
                                          'a finite temperature in degrees C', w)
@@ -300,7 +292,7 @@ class Thermal:
         if warn is None:
             warn = ambient + DEFAULT_WARNING_SHARE * (top - ambient)
         else:
-            warn = _number(warn, 'warning_temperature', w)
+            warn = real_number(warn, 'warning_temperature', w)
             if not (ambient < warn < top):
                 raise TransmissionValueError(
                     'warning_temperature', self.warning_temperature,

@@ -37,17 +37,9 @@ from typing import Any
 
 import numpy as np
 
+from transmission_plugins.core.checks import real_number
 from transmission_plugins.core.exceptions import BadValueError
 from transmission_plugins.core.exceptions import TransmissionValueError
-
-
-def _real(value: Any, parameter: str, where: str) -> float:
-    if isinstance(value, bool):
-        raise TransmissionValueError(parameter, value, 'a real number', where)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise TransmissionValueError(parameter, value, 'a real number', where) from None
 
 
 @dataclass(frozen=True)
@@ -77,15 +69,15 @@ class ActuatorModel:
         if not isinstance(self.name, str) or not self.name:
             raise TransmissionValueError('name', self.name, 'a non-empty string', 'ActuatorModel')
         where = f'actuator {self.name!r}'
-        limit = _real(self.effort_limit, 'effort_limit', where)
+        limit = real_number(self.effort_limit, 'effort_limit', where)
         if not limit > 0.0:
             raise TransmissionValueError('effort_limit', self.effort_limit,
                                          'a number > 0 (inf for no limit)', where)
-        inertia = _real(self.rotor_inertia, 'rotor_inertia', where)
+        inertia = real_number(self.rotor_inertia, 'rotor_inertia', where)
         if not (math.isfinite(inertia) and inertia >= 0.0):
             raise TransmissionValueError('rotor_inertia', self.rotor_inertia,
                                          'a finite number >= 0', where)
-        ratio = _real(self.gear_ratio, 'gear_ratio', where)
+        ratio = real_number(self.gear_ratio, 'gear_ratio', where)
         if not math.isfinite(ratio) or ratio == 0.0:
             raise TransmissionValueError('gear_ratio', self.gear_ratio,
                                          'a finite, non-zero number', where)
@@ -127,11 +119,11 @@ def check_gains(kp: Any, kd: Any, where: str = '') -> tuple[float | None, float 
         if kd is not None:
             raise TransmissionValueError('kd', kd, 'no kd without kp (give both gains)', where)
         return None, None
-    p = _real(kp, 'kp', where)
+    p = real_number(kp, 'kp', where)
     if not (math.isfinite(p) and p > 0.0):
         raise TransmissionValueError('kp', kp, 'a finite number > 0 (Drake rejects Kp <= 0)',
                                      where)
-    d = 0.0 if kd is None else _real(kd, 'kd', where)
+    d = 0.0 if kd is None else real_number(kd, 'kd', where)
     if not (math.isfinite(d) and d >= 0.0):
         raise TransmissionValueError('kd', kd, 'a finite number >= 0 (Drake rejects Kd < 0)',
                                      where)

@@ -35,8 +35,8 @@ from typing import Sequence
 
 import numpy as np
 
+from transmission_plugins.core.checks import real_number
 from transmission_plugins.core.exceptions import TransmissionValueError
-from transmission_plugins.robot.actuators import _real
 from transmission_plugins.robot.actuators import ActuatorModel
 from transmission_plugins.robot.actuators import pd_law
 from transmission_plugins.robot.drivetrain import RobotDrivetrain
@@ -88,7 +88,7 @@ class ActuatorControl:
         if not all(isinstance(m, ActuatorModel) for m in self.models):
             raise TransmissionValueError('models', models, 'a sequence of ActuatorModel', where)
         n = len(self.models)
-        if not (math.isfinite(_real(bandwidth, 'bandwidth', where)) and bandwidth > 0.0):
+        if not (math.isfinite(real_number(bandwidth, 'bandwidth', where)) and bandwidth > 0.0):
             raise TransmissionValueError('bandwidth', bandwidth, 'a finite number > 0', where)
         self.where = where
         self.damping = self.vector(damping, 'damping', n)

@@ -20,8 +20,8 @@ from typing import Sequence
 
 import numpy as np
 
+from transmission_plugins.core.checks import real_number
 from transmission_plugins.core.exceptions import TransmissionValueError
-from transmission_plugins.robot.actuators import _real
 from transmission_plugins.robot.actuators import ActuatorModel
 from transmission_plugins.robot.drivetrain import RobotDrivetrain
 from transmission_plugins.runtime.actuator_control import ActuatorControl
@@ -64,7 +64,7 @@ class ActuatorSimulator:
         if not all(isinstance(m, ActuatorModel) for m in models):
             raise TransmissionValueError('models', models, 'a sequence of ActuatorModel',
                                          'ActuatorSimulator')
-        if not (math.isfinite(_real(min_inertia, 'min_inertia', 'ActuatorSimulator'))
+        if not (math.isfinite(real_number(min_inertia, 'min_inertia', 'ActuatorSimulator'))
                 and min_inertia > 0.0):
             raise TransmissionValueError('min_inertia', min_inertia, 'a finite number > 0',
                                          'ActuatorSimulator')

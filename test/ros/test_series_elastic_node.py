@@ -111,3 +111,9 @@ def test_an_effort_command_becomes_a_motor_position_and_deflections_are_publishe
     values = {v.key: v.value for v in status.values}
     assert float(values['knee_joint.deflection']) == pytest.approx(delta)
     assert float(values['knee_joint.spring_torque']) == pytest.approx(K * delta + D * rate)
+
+
+def test_help_names_the_deflection_topic():
+    from transmission_plugins.ros.executables import node_help
+    text = node_help('hardware_interface_node')
+    assert 'joint_deflections' in text and 'spring torque' in text

@@ -359,3 +359,36 @@ def test_a_robot_without_a_spring_runs_the_cycle_it_ran_before(clock):
         'hip_motor': {'position': 4.0}, 'knee_motor': {'position': 10.0}}
     assert 'unmeasured_effort_commands' not in dict(hw.diagnostics('hw')[0].values)
     assert math.isfinite(out.joint_states.position[0])
+
+
+@pytest.mark.parametrize('spring', [LINEAR, TABLE_SPRING])
+def test_random_commands_stay_within_the_hand_computed_motor_range(spring, clock):
+    # the motor's range: n (joint limit + the deflection of the effort limit), by hand
+    if spring == LINEAR:
+        reach = (-KNEE_EFFORT / K, KNEE_EFFORT / K)
+    else:   # the table's end segments extended: -30 N m at -0.1, 30 N m at 0.1 + 10 / 200
+        reach = (-0.1, 0.1 + (KNEE_EFFORT - 20.0) * 0.1 / 20.0)
+    low, high = N * (KNEE_LOWER + reach[0]), N * (KNEE_UPPER + reach[1])
+    rng = np.random.default_rng(36)
+    hw = _hw(load(spring), clock, command_timeout=0.05, timeout_action='hold')
+    live, beyond = {}, 0
+    for step in range(300):
+        clock.t += DT
+        _state(hw, q=rng.uniform(-3.0, 3.0), deflection=rng.uniform(-0.3, 0.3))
+        fields = {f: [rng.uniform(-5.0, 5.0) * scale]
+                  for f, scale in (('position', 1.0), ('velocity', 5.0), ('effort', 30.0))
+                  if rng.uniform() < 0.5}
+        if fields and step % 7:
+            hw.set_joint_command(['knee_joint'], **fields)
+            live = fields
+        sent = _commands(hw.update().actuator_commands)
+        assert 'knee_encoder' not in sent
+        motor = sent.get('knee_motor', {})
+        assert 'effort' not in motor            # never an effort: a deflection target
+        if 'position' in motor:
+            assert low - 1e-9 <= motor['position'] <= high + 1e-9, (step, live, motor)
+            beyond += not N * KNEE_LOWER <= motor['position'] <= N * KNEE_UPPER
+            if 'effort' not in live and not hw.commands.expired.any():
+                # a position command alone: within n times the joint limits
+                assert N * KNEE_LOWER - 1e-9 <= motor['position'] <= N * KNEE_UPPER + 1e-9
+    assert beyond > 10   # the deflection beyond n times the joint limits got through

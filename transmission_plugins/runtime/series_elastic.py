@@ -74,6 +74,7 @@ class CycleSeriesElastic:
 
     def __init__(self, robot: RobotTransmissions, states: LatestStates) -> None:
         self._states = states
+        self.counters = states.counters
         springs = []
         for g, (t, b) in enumerate(zip(robot.transmissions, robot.maps.blocks)):
             if isinstance(t.transmission, SeriesElasticTransmission):
@@ -92,7 +93,8 @@ class CycleSeriesElastic:
         self.silent = np.flatnonzero(~np.asarray(robot.commanded_actuators, dtype=bool))
         #: the motor position targets of the last cycle (NaN: none), held on a timeout
         self.last_target = np.full(len(springs), np.nan)
-        #: effort commands that sent nothing: the joint position was unknown or stale
+        #: per cycle and joint, effort commands that sent nothing: the joint position was
+        #: unknown or stale
         self.unmeasured = 0
         limits = side_limits(robot, 'joint')
         #: per spring, the lowest and highest motor position target the joint's position and
@@ -106,8 +108,9 @@ class CycleSeriesElastic:
     def _motor_range(t: SeriesElasticTransmission, lower: float, upper: float,
                      effort: float) -> tuple[float, float]:
         """Return the motor targets' range over the joint's position and effort limits."""
-        corners = [float(t.motor_position_target([q], [tau])[0])
-                   for q in (lower, upper) for tau in (-effort, effort)]
+        with np.errstate(invalid='ignore'):   # an unbounded joint: inf - inf, unbounded
+            corners = [float(t.motor_position_target([q], [tau])[0])
+                       for q in (lower, upper) for tau in (-effort, effort)]
         if not all(math.isfinite(c) for c in corners):
             return -math.inf, math.inf
         return min(corners), max(corners)
@@ -150,12 +153,17 @@ class CycleSeriesElastic:
         q = np.where(np.isfinite(commanded), commanded, measured)
         for k in np.flatnonzero(given).tolist():
             spring = self.springs[k]
-            target = float(spring.transmission.motor_position_target([q[k]], [tau[k]])[0])
+            if not math.isfinite(q[k]):
+                out[:, spring.motor] = np.nan
+                self.unmeasured += 1
+                continue
+            with np.errstate(over='ignore', invalid='ignore'):   # a huge effort: inf, dropped
+                target = float(spring.transmission.motor_position_target([q[k]], [tau[k]])[0])
             if math.isfinite(target):
                 out[0, spring.motor] = target
             else:
                 out[:, spring.motor] = np.nan
-                self.unmeasured += 1
+                self.counters.non_finite_outputs += 1
 
     def finish(self, out: np.ndarray) -> None:
         """Send the encoders nothing; keep the motor position targets (held on a timeout)."""

@@ -64,12 +64,15 @@ class CycleDriver:
     :param commands: returns the command output messages now (same shape, one per message)
     :param state_input: returns what the node knows of its state input topic, for the warning
         when no state arrives after activation (:meth:`~.runtime.reports.Reports.no_state`)
+    :param extra_state: an output published right after each state output, and its publisher
+        (the hardware interface's ``joint_deflections``), or None
     """
 
     def __init__(self, node: Any, core: Any, states: Callable[[float], Any],
                  commands: Callable[[float], list[Any]], state_pub: Any, command_pub: Any,
                  frame_id: str, reports: Reports,
-                 state_input: Callable[[], str] | None = None) -> None:
+                 state_input: Callable[[], str] | None = None,
+                 extra_state: tuple[Callable[[float], Any], Any] | None = None) -> None:
         self.node = node
         self.core = core
         self._states = states
@@ -80,6 +83,7 @@ class CycleDriver:
         self._reports = reports
         self._clock = core.clock
         self._state_input = state_input
+        self._extra_state = extra_state
         self._activated = self._clock()
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.schedule = core.schedule
@@ -136,6 +140,12 @@ class CycleDriver:
                 if out is not None:
                     self._state_pub.publish(
                         fill_joint_state(JointState(), out, msg_stamp, self.frame_id))
+                if self._extra_state is not None:   # a robot without one pays nothing
+                    extra, publisher = self._extra_state
+                    out = extra(start)
+                    if out is not None:
+                        publisher.publish(
+                            fill_joint_state(JointState(), out, msg_stamp, self.frame_id))
             if commands:
                 for group in self._commands(start):
                     self._command_pub.publish(

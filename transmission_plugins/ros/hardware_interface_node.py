@@ -26,7 +26,9 @@ Topics (all relative, so namespaces and remapping apply):
   with ``absolute_encoders`` (``sensor_msgs/JointState``, positions only, best effort);
 * publishes ``joint_states`` and ``actuator_commands`` (``sensor_msgs/JointState``, reliable) at
   ``update_rate`` while active (with ``event_driven``: when their inputs arrive, and at
-  ``update_rate`` while the inputs are silent), and ``/diagnostics``
+  ``update_rate`` while the inputs are silent), with a robot that has series-elastic
+  transmissions also ``joint_deflections`` (``sensor_msgs/JointState``: per spring joint its
+  deflection, deflection rate and spring torque) with every ``joint_states``, and ``/diagnostics``
   (``diagnostic_msgs/DiagnosticArray``) every ``diagnostic_period`` seconds in every lifecycle
   state.
 
@@ -126,6 +128,8 @@ class HardwareInterfaceNode(CheckedParameters, LifecycleNode):
         self.driver: CycleDriver | None = None
         self._state_pub: LifecyclePublisher[JointState] | None = None
         self._command_pub: LifecyclePublisher[JointState] | None = None
+        #: ``joint_deflections``: only for a robot with series-elastic transmissions
+        self._deflection_pub: LifecyclePublisher[JointState] | None = None
         self._cycle_publishers: list[Any] = []   # the configured node's, destroyed at cleanup
         #: the ``joint_limits.<joint>.<key>`` parameters declared at configure (undeclared at
         #: cleanup: the next robot has other joints)
@@ -295,6 +299,11 @@ class HardwareInterfaceNode(CheckedParameters, LifecycleNode):
         self._command_pub = self.create_lifecycle_publisher(
             JointState, 'actuator_commands', **qos_overridable(depth, publisher=True))
         self._cycle_publishers = [self._state_pub, self._command_pub]
+        assert isinstance(self.core, HardwareInterface)
+        if self.core.has_springs:
+            self._deflection_pub = self.create_lifecycle_publisher(
+                JointState, 'joint_deflections', **qos_overridable(depth, publisher=True))
+            self._cycle_publishers.append(self._deflection_pub)
         self._entities = [
             subscribe_with_arrival(self, JointState, 'actuator_states', functools.partial(
                 self._on_message, 'state', 'set_actuator_state'),
@@ -302,7 +311,6 @@ class HardwareInterfaceNode(CheckedParameters, LifecycleNode):
             subscribe_with_arrival(self, JointState, 'joint_commands', functools.partial(
                 self._on_message, 'command', 'set_joint_command'),
                 **qos_overridable(depth, logger=self.get_logger(), topic='joint_commands'))]
-        assert isinstance(self.core, HardwareInterface)
         calibration = self.core.calibration
         if calibration.homing:
             self._entities.append(subscribe_with_arrival(
@@ -326,6 +334,12 @@ class HardwareInterfaceNode(CheckedParameters, LifecycleNode):
         return (self.core.joint_states, self.core.actuator_commands, self._state_pub,
                 self._command_pub)
 
+    def _extra_state(self) -> tuple[Callable[[float], Any], Any] | None:
+        """Return what the driver publishes after each state output (``joint_deflections``)."""
+        if self._deflection_pub is None or not isinstance(self.core, HardwareInterface):
+            return None
+        return self.core.joint_deflections, self._deflection_pub
+
     @logged_transition('activate')
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Start the update timer; commands received while inactive are discarded."""
@@ -335,7 +349,7 @@ class HardwareInterfaceNode(CheckedParameters, LifecycleNode):
         # the timer runs on the steady clock: the watchdogs act whatever /clock does
         self.driver = CycleDriver(
             self, core, *self._outputs(), str(self._param('frame_id')), self._reports,
-            state_input=self._state_input_words)
+            state_input=self._state_input_words, extra_state=self._extra_state())
         self.lifecycle_state = 'active'
         self.get_logger().info('active')
         return super().on_activate(state)
@@ -408,7 +422,7 @@ class HardwareInterfaceNode(CheckedParameters, LifecycleNode):
         for pub in self._cycle_publishers:
             self.destroy_lifecycle_publisher(pub)
         self._cycle_publishers = []
-        self._state_pub = self._command_pub = None
+        self._state_pub = self._command_pub = self._deflection_pub = None
         self.core = None
 
     # ------------------------------------------------------------------ inputs

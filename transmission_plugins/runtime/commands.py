@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from transmission_plugins.runtime.cycle import Configured
     from transmission_plugins.runtime.drivetrain import Cause
     from transmission_plugins.runtime.drivetrain import CycleDrivetrain
+    from transmission_plugins.runtime.series_elastic import CycleSeriesElastic
 
 TIMEOUT_ACTIONS = ('stop', 'hold', 'zero_velocity', 'zero_effort')
 
@@ -131,6 +132,19 @@ class LatestCommands:
         #: the drivetrain's part of the cycle (hardware interface, a robot with drivetrain
         #: data: :mod:`~.drivetrain`), else None
         self.drivetrain: 'CycleDrivetrain | None' = None
+        self._springs: 'CycleSeriesElastic | None' = None
+
+    @property
+    def series_elastic(self) -> 'CycleSeriesElastic | None':
+        """Return the series-elastic part of the cycle (:mod:`~.series_elastic`), or None."""
+        return self._springs
+
+    @series_elastic.setter
+    def series_elastic(self, value: 'CycleSeriesElastic | None') -> None:
+        """Take it (once, at configure): the motors' position range is widened by it."""
+        self._springs = value
+        if value is not None:
+            self._target_bounds = value.widen(*self.direction.target_limits.stacked())
 
     @property
     def bounds(self) -> JointBounds | None:
@@ -169,6 +183,8 @@ class LatestCommands:
         self._held[:] = np.nan
         self._commanded = False
         self._motion.reset()
+        if self._springs is not None:
+            self._springs.reset()
 
     def outputs(self, now: float, target_position: FloatArray,
                 source_position: FloatArray) -> list[CommandOutput]:
@@ -216,10 +232,15 @@ class LatestCommands:
         values = dict(zip(FIELDS, out))
         if cmd:
             self._convert_commands(cmd, values, source_position)
+        springs = self._springs
+        if springs is not None:
+            springs.motor_commands(block, out, now)
         if drivetrain is not None:
             self._drivetrain_limits(drivetrain, out, alive, values, now)
         else:
             self._apply_timeout_action(alive, values)
+            if springs is not None:
+                springs.finish(out)
             if settings.enforce_limits:
                 self._clamp_block(self.direction.target, out, *self._target_bounds)
         if self.position_offset is not None:
@@ -243,6 +264,8 @@ class LatestCommands:
             compensated = drivetrain.compensation(drivetrain.actuator_friction, out[2], out[1],
                                                   drivetrain.measured('velocity', now))
         self._apply_timeout_action(alive, values)
+        if self._springs is not None:
+            self._springs.finish(out)
         if settings.enforce_limits:
             lo, hi, causes = drivetrain.target_bounds(*self._target_bounds, now)
             self._clamp_block(self.direction.target, out, lo, hi, causes)
@@ -296,6 +319,8 @@ class LatestCommands:
         for sidx, tidx in self.direction.groups:
             if newly_expired[sidx].any():
                 self._held[tidx] = pos[tidx]
+        if self._springs is not None:
+            self._springs.hold(self._held, newly_expired)
 
     def _apply_timeout_action(self, alive: np.ndarray, out: dict[str, np.ndarray]) -> None:
         if self._cycle.settings.timeout_action == 'stop':

@@ -461,3 +461,42 @@ def drivetrain_diagnostics(hw: Any, records: list[DiagnosticRecord]
             values.append((f'{hw.joint_names[j]}.effort_reach', f'{reach[j]:.6g}'))
         out[k + 1] = r._replace(level=level, message=message, values=values)
     return out
+
+
+def series_elastic_diagnostics(hw: Any, records: list[DiagnosticRecord]
+                               ) -> list[DiagnosticRecord]:
+    """
+    Add the series-elastic transmissions (:mod:`~.series_elastic`) to the statuses.
+
+    The node status gets ``unmeasured_effort_commands``; each series-elastic transmission its
+    joint's ``deflection`` (at the joint), ``deflection_rate`` and ``spring_torque`` now
+    (``unknown`` while not measured) and, for a table spring, its ``deflection_range``: a
+    deflection beyond it is WARN (the spring is extrapolated from the table's end segments).
+    """
+    sea = hw.series_elastic
+    out = list(records)
+    node = out[0]
+    out[0] = node._replace(values=node.values + [
+        ('unmeasured_effort_commands', str(sea.unmeasured))])
+    ok, deflection, rate, torque = sea.measure(hw.clock())
+    for k, spring in enumerate(sea.springs):
+        index = spring.group + 1
+        r = out[index]
+        joint = hw.joint_names[spring.joint]
+        known = bool(ok[k])
+        values = list(r.values) + [
+            (f'{joint}.deflection', f'{deflection[k]:.6g}' if known else 'unknown'),
+            (f'{joint}.deflection_rate', f'{rate[k]:.6g}' if known else 'unknown'),
+            (f'{joint}.spring_torque', f'{torque[k]:.6g}' if known else 'unknown')]
+        level, message = r.level, r.message
+        span = sea.deflection_limits(spring)
+        if span is not None:
+            values.append((f'{joint}.deflection_range', f'{span[0]:.6g} {span[1]:.6g}'))
+            if known and not span[0] <= deflection[k] <= span[1] and level in (OK, WARN):
+                words = (f'{joint}: deflection {deflection[k]:.6g} beyond the range of the '
+                         f'spring table [{span[0]:.6g}, {span[1]:.6g}]: the spring torque is '
+                         'extrapolated')
+                message = words if level == OK else f'{message}; {words}'
+                level = WARN
+        out[index] = r._replace(level=level, message=message, values=values)
+    return out

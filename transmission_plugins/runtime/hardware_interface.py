@@ -44,12 +44,14 @@ from transmission_plugins.runtime.cycle import InterfaceCycle
 from transmission_plugins.runtime.diagnostics import calibration_diagnostics
 from transmission_plugins.runtime.diagnostics import DiagnosticRecord
 from transmission_plugins.runtime.diagnostics import drivetrain_diagnostics
+from transmission_plugins.runtime.diagnostics import series_elastic_diagnostics
 from transmission_plugins.runtime.drivetrain import cycle_drivetrain
 from transmission_plugins.runtime.messages import field_array
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
 from transmission_plugins.runtime.messages import NameIndex
 from transmission_plugins.runtime.messages import read_message
+from transmission_plugins.runtime.series_elastic import cycle_series_elastic
 from transmission_plugins.runtime.soft_limits import joint_bounds
 from transmission_plugins.runtime.soft_limits import rate_limits
 from transmission_plugins.runtime.states import StateOutput
@@ -97,6 +99,12 @@ class HardwareInterface(InterfaceCycle):
         #: decided here from the robot's data: None when it has nothing to do
         self.drivetrain = cycle_drivetrain(robot, self.states, effort_unit)
         self.commands.drivetrain = self.drivetrain
+        #: decided here from the robot's data: the series-elastic transmissions and the
+        #: actuators that take no command (:mod:`~.series_elastic`), else None
+        self.series_elastic = cycle_series_elastic(robot, self.states)
+        if self.series_elastic is not None:
+            self.commands.series_elastic = self.series_elastic
+            self.states.effort_from_motion = self.series_elastic.joint_mask
         self.command_joints = self.joint_order(command_joints)
         self._command_idx = self._joints.lookup(self.command_joints)
         self._joints.forget()
@@ -242,6 +250,24 @@ class HardwareInterface(InterfaceCycle):
 
     #: the joint states of the latest actuator states (the state half of a cycle)
     joint_states = InterfaceCycle.state_output
+
+    @property
+    def has_springs(self) -> bool:
+        """Return True when the robot has series-elastic joints (``joint_deflections``)."""
+        return self.series_elastic is not None and bool(self.series_elastic.springs)
+
+    def joint_deflections(self, now: float | None = None) -> StateOutput | None:
+        """
+        Return the ``joint_deflections`` message of the latest actuator states.
+
+        Names: the series-elastic joints measured now (fresh actuators, finite positions and
+        velocities); position: the spring's deflection at the joint, velocity: its rate,
+        effort: the spring's torque (``joint_states``' effort).  None when none is measured,
+        or the robot has no spring.  Call it after :meth:`joint_states` of the same cycle.
+        """
+        if self.series_elastic is None or not self.series_elastic.springs:
+            return None
+        return self.series_elastic.output(self.clock() if now is None else now)
     #: the actuator commands of the latest joint commands (the command half of a cycle)
     actuator_commands = InterfaceCycle.command_output
 
@@ -297,6 +323,8 @@ class HardwareInterface(InterfaceCycle):
         records = calibration_diagnostics(self, super().diagnostics(prefix, lifecycle_state))
         if self.drivetrain is not None:
             records = drivetrain_diagnostics(self, records)
+        if self.series_elastic is not None:
+            records = series_elastic_diagnostics(self, records)
         return records
 
 

@@ -93,6 +93,11 @@ class LatestStates:
         self.last_position = np.full(nt, np.nan)
         #: the last target velocities converted (NaN where unknown): the soft limits' measure
         self.last_velocity = np.full(nt, np.nan)
+        #: the last target efforts converted (NaN where unknown)
+        self.last_effort = np.full(nt, np.nan)
+        #: the targets whose effort comes from their sources' positions and velocities (a
+        #: series-elastic spring's joint), known when those are; None: no such target
+        self.effort_from_motion: np.ndarray | None = None
         #: the values each target was last published with (NaN: none), for ``stale_joints: last``
         self.held: dict[str, FloatArray] = {f: np.full(nt, np.nan) for f in FIELDS}
         #: the fresh-source mask of the last cycle, and how often it changed
@@ -177,6 +182,7 @@ class LatestStates:
             self.held = values
         self.last_position = values['position']
         self.last_velocity = values['velocity']
+        self.last_effort = values['effort']
         if complete['position']:
             return StateOutput(self.target_names, values['position'],
                                values['velocity'] if complete['velocity'] else None,
@@ -216,8 +222,11 @@ class LatestStates:
         if 'position' not in inputs:
             return values, dict.fromkeys(FIELDS, False)
         far = self._far
-        self.direction.maps.convert(inputs, self.direction.to_joint,
-                                    out={f: values[f] for f in inputs}, unreachable=far)
+        out = {f: values[f] for f in inputs}
+        motion = self.effort_from_motion
+        if motion is not None and 'velocity' in inputs:
+            out['effort'] = values['effort']   # the springs' efforts, actuator efforts or not
+        self.direction.maps.convert(inputs, self.direction.to_joint, out=out, unreachable=far)
         if far is not None and True in far:
             self.counters.unreachable_outputs += int(np.count_nonzero(far))
             block[:, far] = np.nan
@@ -226,13 +235,26 @@ class LatestStates:
             return values, self._complete
         complete = dict.fromkeys(FIELDS, False)
         for field, y, valid in zip(FIELDS, block, finite):
-            if field not in inputs:
+            if field not in out:
                 continue
-            missing = unknown.get(field)
+            known = None
+            if field in inputs:
+                missing = unknown.get(field)
+                if missing is not None:
+                    # a target is known when every source it depends on is
+                    known = self.fresh_targets(np.logical_not(missing))
+            else:
+                known = np.zeros(len(y), dtype=bool)
+            if field == 'effort' and motion is not None:
+                # a spring's effort is known when its positions and velocities are
+                moved = np.full(len(self.state_time), 'velocity' not in inputs)
+                for f in ('position', 'velocity'):
+                    if f in unknown:
+                        moved |= unknown[f]
+                known = np.where(motion, self.fresh_targets(np.logical_not(moved)),
+                                 True if known is None else known)
             bad = ~valid
-            if missing is not None:
-                # a target is known when every source it depends on is
-                known = self.fresh_targets(np.logical_not(missing))
+            if known is not None:
                 bad &= known
                 valid &= known
             if far is not None:

@@ -16,6 +16,7 @@
 
 import math
 from typing import Any
+from typing import Mapping
 from typing import Sequence
 
 import numpy as np
@@ -26,6 +27,8 @@ from transmission_plugins.robot.actuators import ActuatorModel
 from transmission_plugins.robot.drivetrain import RobotDrivetrain
 from transmission_plugins.runtime.actuator_control import ActuatorControl
 from transmission_plugins.runtime.actuator_control import DEFAULT_BANDWIDTH
+from transmission_plugins.runtime.series_springs import DEFAULT_LINK_INERTIA
+from transmission_plugins.runtime.series_springs import SeriesSprings
 
 __all__ = ['ActuatorSimulator', 'ReferenceSwitches', 'RotorFriction', 'unsimulated_backlash']
 
@@ -54,12 +57,23 @@ class ActuatorSimulator:
         effort is limited by its motors and their windings heat
         (:class:`~.actuator_control.ActuatorControl`); None, or a robot without drivetrain
         data: the rotors above, exactly
+    :param link_inertia: joint name -> the link inertia behind each series-elastic
+        transmission's spring (:func:`~.series_springs.link_inertia`; default
+        :data:`~.series_springs.DEFAULT_LINK_INERTIA`)
+
+    **Series-elastic transmissions** (with ``robot``): the motor's rotor and the link are two
+    bodies joined by the spring.  With :math:`\tau = s(\delta) + d\dot\delta` the spring's
+    torque (:meth:`~.series_springs.SeriesSprings.torque`, the transmission's map),
+    :math:`I\ddot\theta_m = u - c\dot\theta_m - \tau/n` (plus the motor's friction) and
+    :math:`J\ddot\theta_e = \tau` (plus the joint's friction), :math:`J` the link inertia; the
+    encoder's state is the link's, it takes no command and its effort is 0.  The sub-steps
+    also resolve the spring (its stiffest slope and its damping, on both bodies).
     """
 
     def __init__(self, models: Sequence[ActuatorModel], *, position: Any = None,
                  damping: Any = 0.0, min_inertia: float = 1e-4,
                  bandwidth: float = DEFAULT_BANDWIDTH, max_substeps: int = 1000,
-                 robot: Any = None) -> None:
+                 robot: Any = None, link_inertia: Mapping[str, float] | None = None) -> None:
         models = list(models)
         if not all(isinstance(m, ActuatorModel) for m in models):
             raise TransmissionValueError('models', models, 'a sequence of ActuatorModel',
@@ -69,6 +83,17 @@ class ActuatorSimulator:
             raise TransmissionValueError('min_inertia', min_inertia, 'a finite number > 0',
                                          'ActuatorSimulator')
         inertia = np.array([max(m.reflected_inertia(), min_inertia) for m in models])
+        springs = SeriesSprings(robot) if robot is not None else None
+        #: the series-elastic transmissions (None: none)
+        self.springs = springs if springs is not None and len(springs) else None
+        if self.springs is not None:
+            if list(robot.actuator_names) != [m.name for m in models]:
+                raise TransmissionValueError('robot', list(robot.actuator_names), 'the robot '
+                                             'whose actuators the models are, in their order',
+                                             'ActuatorSimulator')
+            links = dict(link_inertia or {})
+            inertia[self.springs.encoders] = [links.get(n, DEFAULT_LINK_INERTIA)
+                                              for n in self.springs.names]
         drivetrain = getattr(robot, 'drivetrain', None)
         if drivetrain is not None and not drivetrain.models_anything:
             drivetrain = None
@@ -76,8 +101,10 @@ class ActuatorSimulator:
             raise TransmissionValueError('robot', list(robot.actuator_names), 'the robot whose '
                                          'actuators the models are, in their order',
                                          'ActuatorSimulator')
-        self._control = ActuatorControl(models, inertia, damping=damping, bandwidth=bandwidth,
-                                        where='ActuatorSimulator', drivetrain=drivetrain)
+        self._control = ActuatorControl(
+            models, inertia, damping=damping, bandwidth=bandwidth, where='ActuatorSimulator',
+            drivetrain=drivetrain,
+            commanded=None if self.springs is None else robot.commanded_actuators)
         self._inertia = inertia
         self._max_substeps = int(max_substeps)
         #: the drivetrain's friction on the rotors (None: none)
@@ -90,6 +117,10 @@ class ActuatorSimulator:
         #: the drivetrain's damping-like rate (viscous friction, the envelope's fall), 1/s
         self._damping_rate = (0.0 if drivetrain is None
                               else _drivetrain_rate(drivetrain, self.friction, inertia))
+        if self.springs is not None:
+            rate, damping_rate = _spring_rates(self.springs, inertia)
+            self._rate = max(self._rate, rate)
+            self._damping_rate = max(self._damping_rate, damping_rate)
         if not math.isfinite(self._rate):
             c = self._control
             with np.errstate(all='ignore'):
@@ -151,16 +182,21 @@ class ActuatorSimulator:
                             self._max_substeps))
         h = dt / count
         damping = self._control.damping
+        springs = self.springs
+        if springs is not None:   # the links behind the springs are no rotors
+            damping = np.where(self._control.commanded, damping, 0.0)
         friction = self.friction
         q0 = self._q
         with np.errstate(all='ignore'):
             for _ in range(count):
                 self._u = self._control.effort(self._q, self._v)
+                drive = self._u - damping * self._v
+                if springs is not None:
+                    drive = drive + self._spring_load(springs)
                 if friction is None:
-                    self._v = self._v + h * (self._u - damping * self._v) / self._inertia
+                    self._v = self._v + h * drive / self._inertia
                 else:
-                    self._v = friction.velocity(self._q, self._v,
-                                                self._u - damping * self._v, h)
+                    self._v = friction.velocity(self._q, self._v, drive, h)
                 self._q = self._q + h * self._v
                 self._control.advance(self._u, h)
         finite = np.isfinite(self._q) & np.isfinite(self._v) & np.isfinite(self._u)
@@ -170,6 +206,14 @@ class ActuatorSimulator:
             self._q = np.where(finite, self._q, q0)
             self._v = np.where(finite, self._v, 0.0)
             self._u = np.where(finite, self._u, 0.0)
+
+    def _spring_load(self, springs: SeriesSprings) -> np.ndarray:
+        r"""Return the springs' efforts on the rotors, :math:`-\tau/n`, and links, :math:`\tau`."""
+        tau = springs.torque(self._q, self._v)
+        load = np.zeros_like(self._q)
+        load[springs.motors] -= tau / springs.reduction
+        load[springs.encoders] += tau
+        return load
 
     def state(self) -> dict[str, np.ndarray]:
         """Return copies of ``position``, ``velocity`` and applied ``effort``, each ``(N,)``."""
@@ -297,6 +341,20 @@ def _drivetrain_rate(drivetrain: RobotDrivetrain, friction: RotorFriction | None
             fall = -np.diff(envelope.torques) / np.diff(envelope.speeds)
             b[i] += float(np.max(fall, initial=0.0)) * drivetrain.gear_ratio[i] ** 2
     return float(np.max(b / inertia, initial=0.0))
+
+
+def _spring_rates(springs: SeriesSprings, inertia: np.ndarray) -> tuple[float, float]:
+    r"""
+    Return the fastest rates the springs give a body: :math:`\sqrt{k/I} + d/I`, and :math:`d/I`.
+
+    On the rotor the spring is :math:`k/n^2` and :math:`d/n^2` (at the motor coordinate), on
+    the link :math:`k` and :math:`d`; :math:`k` is a table's steepest segment.
+    """
+    n2 = springs.reduction ** 2
+    k, d = springs.steepest(), springs.damping
+    stiff = np.concatenate([k / n2 / inertia[springs.motors], k / inertia[springs.encoders]])
+    damp = np.concatenate([d / n2 / inertia[springs.motors], d / inertia[springs.encoders]])
+    return float(np.max(np.sqrt(stiff) + damp)), float(np.max(damp))
 
 
 class ReferenceSwitches:

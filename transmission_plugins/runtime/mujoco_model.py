@@ -374,7 +374,7 @@ def build_spec(robot: RobotTransmissions, description: str,
 
 
 def _springs(mujoco: ModuleType, spec: Any, springs: SeriesSprings) -> None:
-    """
+    r"""
     Give each spring joint its stiffness :math:`k` and damping :math:`d` (a table: :math:`k=0`).
 
     The joint's position is :math:`q - q_{drive} = -\delta`, so its passive force

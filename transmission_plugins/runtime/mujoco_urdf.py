@@ -128,7 +128,7 @@ def _split(joint: Any, suffix: str, joint_type: str) -> tuple[Any, Any]:
 
 
 def split_for_spring(joint: Any) -> list[Any]:
-    """
+    r"""
     Split the URDF ``joint`` (a copy, edited in place) at a series spring.
 
     ``joint`` now moves a new link ``<name>__drive`` (no inertial: MuJoCo's bounds give it one;

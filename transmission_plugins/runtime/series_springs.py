@@ -61,7 +61,9 @@ class SeriesSprings:
         found = [b for b in list(robot.maps.linear) + list(robot.maps.nonlinear)
                  if b.owner and isinstance(b.transmission, SeriesElasticTransmission)]
         #: each spring's transmission
-        self.transmissions: list[SeriesElasticTransmission] = [b.transmission for b in found]
+        self.transmissions: list[SeriesElasticTransmission] = [
+            t for t in (b.transmission for b in found)
+            if isinstance(t, SeriesElasticTransmission)]
         #: robot joint index of each spring's joint, and the joint names
         self.joints = np.array([int(b.joints[0]) for b in found], dtype=np.intp)
         self.names = [robot.joint_names[j] for j in self.joints]

@@ -240,3 +240,45 @@ def test_the_rotor_behind_the_spring_is_not_reflected_onto_the_joint():
     ankle = report_dict(robot)['joints'][2]
     assert (ankle['reflected_inertia'], ankle['spring_side_inertia']) == (
         0.0, pytest.approx(0.03))
+
+
+def _peaks(values):
+    x = np.asarray(values)
+    at = np.flatnonzero((x[1:-1] > x[:-2]) & (x[1:-1] >= x[2:]) & (x[1:-1] > 0.0)) + 1
+    return x[at]
+
+
+@pytest.mark.parametrize('physics', ['rotors', 'mujoco'])
+def test_a_damped_spring_decays_at_the_closed_form_rate(physics, mujoco_physics):
+    # d 0.2 on I 2e-3, k 300: the damped period 2 pi / (w sqrt(1 - z^2)) and, from one peak to
+    # the next, the amplitude falls by exp(-d T_d / (2 I)) (z = d / (2 sqrt(k I)) = 0.129)
+    d = 0.2
+    text = sea(d=d, rotor=10.0)
+    times = [i * 1e-4 for i in range(1, 801)]   # 80 ms in 0.1 ms samples
+    link = []
+    if physics == 'rotors':
+        sim = _rotors(text)
+        sim.reset(position=[0.0, 0.05])
+        for _ in times:
+            sim.step(1e-4)
+            link.append(sim.state()['position'][1])
+    else:
+        from transmission_plugins.runtime.mujoco_model import ModelOptions
+        from transmission_plugins.runtime.mujoco_physics import MujocoPhysics
+        robot = load_robot_transmissions(text, warn=False)
+        sim = MujocoPhysics(robot, text, ModelOptions(gravity=False, physics_step=1e-4),
+                            joint_position=[0.0])
+        sim.data.qpos[sim.built.spring_qpos] = 0.05
+        sim._mj.mj_forward(sim.model, sim.data)
+        for _ in times:
+            sim.step(1e-4)
+            link.append(sim.state()['position'][1])
+    w = math.sqrt(K / I_LINK)
+    z = d / (2.0 * math.sqrt(K * I_LINK))
+    period = 2.0 * math.pi / (w * math.sqrt(1.0 - z * z))
+    peaks = _peaks(link)
+    decay = float(np.mean(peaks[1:] / peaks[:-1]))
+    print(f'\n{physics}: damped period {_period(times, link):.6f} s (closed form {period:.6f}),'
+          f' peak ratio {decay:.5f} (closed form {math.exp(-d * period / (2 * I_LINK)):.5f})')
+    assert _period(times, link) == pytest.approx(period, rel=0.02)
+    assert decay == pytest.approx(math.exp(-d * period / (2.0 * I_LINK)), rel=0.02)

@@ -66,8 +66,11 @@ class ActuatorSimulator:
     torque (:meth:`~.series_springs.SeriesSprings.torque`, the transmission's map),
     :math:`I\ddot\theta_m = u - c\dot\theta_m - \tau/n` (plus the motor's friction) and
     :math:`J\ddot\theta_e = \tau` (plus the joint's friction), :math:`J` the link inertia; the
-    encoder's state is the link's, it takes no command and its effort is 0.  The sub-steps
-    also resolve the spring (its stiffest slope and its damping, on both bodies).
+    encoder's state is the link's, it takes no command and its effort is 0.  The spring's
+    damping is integrated implicitly, as MuJoCo's is: each body's velocity step divides by
+    :math:`I + h d` (:math:`d/n^2` on the rotor), so a light link behind a damped spring needs
+    no shorter sub-step; the sub-steps resolve the spring's stiffness (its steepest slope) on
+    both bodies.
     """
 
     def __init__(self, models: Sequence[ActuatorModel], *, position: Any = None,
@@ -118,9 +121,12 @@ class ActuatorSimulator:
         self._damping_rate = (0.0 if drivetrain is None
                               else _drivetrain_rate(drivetrain, self.friction, inertia))
         if self.springs is not None:
-            rate, damping_rate = _spring_rates(self.springs, inertia)
-            self._rate = max(self._rate, rate)
-            self._damping_rate = max(self._damping_rate, damping_rate)
+            self._rate = max(self._rate, _spring_rate(self.springs, inertia))
+            s = self.springs
+            #: the springs' damping on each body, integrated implicitly (class docstring)
+            self._spring_damping = np.zeros_like(inertia)
+            self._spring_damping[s.motors] += s.damping / s.reduction ** 2
+            self._spring_damping[s.encoders] += s.damping
         if not math.isfinite(self._rate):
             c = self._control
             with np.errstate(all='ignore'):
@@ -183,8 +189,10 @@ class ActuatorSimulator:
         h = dt / count
         damping = self._control.damping
         springs = self.springs
+        inertia = None   # the bodies' own: the friction's
         if springs is not None:   # the links behind the springs are no rotors
             damping = np.where(self._control.commanded, damping, 0.0)
+            inertia = self._inertia + h * self._spring_damping
         friction = self.friction
         q0 = self._q
         with np.errstate(all='ignore'):
@@ -194,9 +202,10 @@ class ActuatorSimulator:
                 if springs is not None:
                     drive = drive + self._spring_load(springs)
                 if friction is None:
-                    self._v = self._v + h * drive / self._inertia
+                    self._v = self._v + h * drive / (self._inertia if inertia is None
+                                                     else inertia)
                 else:
-                    self._v = friction.velocity(self._q, self._v, drive, h)
+                    self._v = friction.velocity(self._q, self._v, drive, h, inertia)
                 self._q = self._q + h * self._v
                 self._control.advance(self._u, h)
         finite = np.isfinite(self._q) & np.isfinite(self._v) & np.isfinite(self._u)
@@ -287,17 +296,23 @@ class RotorFriction:
         return level
 
     def velocity(self, position: np.ndarray, velocity: np.ndarray, drive: np.ndarray,
-                 h: float) -> np.ndarray:
-        """Return the velocities after ``h`` s under the ``drive`` efforts and the friction."""
+                 h: float, inertia: np.ndarray | None = None) -> np.ndarray:
+        """
+        Return the velocities after ``h`` s under the ``drive`` efforts and the friction.
+
+        :param inertia: the inertia of the step (default: the rotors'; with a series spring's
+            damping integrated implicitly, :math:`I + h d`)
+        """
+        inertia = self._inertia if inertia is None else inertia
         a = self.jacobian(position)
-        free = velocity + h * drive / self._inertia
+        free = velocity + h * drive / inertia
         keeps = free * velocity > 0.0
         cap = np.where(keeps, np.abs(self.torque(position, velocity, a)),
                        self.breakaway(position, a))
-        stop = self._inertia * free / h
+        stop = inertia * free / h
         # held: exactly at rest (no round-off creep)
         return np.where(np.abs(stop) <= cap, 0.0,
-                        free - h * np.clip(stop, -cap, cap) / self._inertia)
+                        free - h * np.clip(stop, -cap, cap) / inertia)
 
 
 def unsimulated_backlash(robot: Any) -> str:
@@ -343,18 +358,17 @@ def _drivetrain_rate(drivetrain: RobotDrivetrain, friction: RotorFriction | None
     return float(np.max(b / inertia, initial=0.0))
 
 
-def _spring_rates(springs: SeriesSprings, inertia: np.ndarray) -> tuple[float, float]:
+def _spring_rate(springs: SeriesSprings, inertia: np.ndarray) -> float:
     r"""
-    Return the fastest rates the springs give a body: :math:`\sqrt{k/I} + d/I`, and :math:`d/I`.
+    Return the fastest rate the springs give a body, :math:`\sqrt{k/I}` (damping: implicit).
 
-    On the rotor the spring is :math:`k/n^2` and :math:`d/n^2` (at the motor coordinate), on
-    the link :math:`k` and :math:`d`; :math:`k` is a table's steepest segment.
+    On the rotor the spring is :math:`k/n^2` (at the motor coordinate), on the link :math:`k`;
+    :math:`k` is a table's steepest segment.
     """
-    n2 = springs.reduction ** 2
-    k, d = springs.steepest(), springs.damping
-    stiff = np.concatenate([k / n2 / inertia[springs.motors], k / inertia[springs.encoders]])
-    damp = np.concatenate([d / n2 / inertia[springs.motors], d / inertia[springs.encoders]])
-    return float(np.max(np.sqrt(stiff) + damp)), float(np.max(damp))
+    k = springs.steepest()
+    stiff = np.concatenate([k / springs.reduction ** 2 / inertia[springs.motors],
+                            k / inertia[springs.encoders]])
+    return float(np.max(np.sqrt(stiff)))
 
 
 class ReferenceSwitches:

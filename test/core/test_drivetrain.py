@@ -240,19 +240,21 @@ def test_a_motor_needs_a_torque_constant_and_a_peak_to_heat_and_derate():
 def test_the_example_robots_drivetrain_by_hand():
     d = load_robot_transmissions(EXAMPLE, warn=False).drivetrain
     assert d.models_anything
-    np.testing.assert_allclose(d.effort_per_current, [0.05, 0.05])
-    np.testing.assert_allclose(d.joint_friction.coulomb, [0.8, 0.5])
-    np.testing.assert_allclose(d.actuator_friction.breakaway(), [0.006, 0.0])
-    np.testing.assert_allclose(d.joint_backlash, [0.005, 0.0])
-    # hip: the line 0.5 N m at rest to 0 at 500 rad/s; knee: flat 0.4 to 300, 0 at 600
-    lower, upper = d.effort_bounds(np.array([250.0, 450.0]))
-    np.testing.assert_allclose(upper, [0.25, 0.2])
-    np.testing.assert_allclose(lower, [-0.5, -0.4])
+    # hip, knee, ankle motors; the ankle's joint-side encoder has no motor
+    np.testing.assert_allclose(d.effort_per_current, [0.05, 0.05, 0.05, math.nan])
+    np.testing.assert_allclose(d.joint_friction.coulomb, [0.8, 0.5, 0.0])
+    np.testing.assert_allclose(d.actuator_friction.breakaway(), [0.006, 0.0, 0.003, 0.0])
+    np.testing.assert_allclose(d.joint_backlash, [0.005, 0.0, 0.0])
+    # hip: the line 0.5 N m at rest to 0 at 500 rad/s; knee: flat 0.4 to 300, 0 at 600;
+    # ankle: the line 0.4 N m at rest to 0 at 600 rad/s (0.2 at 300); encoder: unlimited
+    lower, upper = d.effort_bounds(np.array([250.0, 450.0, 300.0, 0.0]))
+    np.testing.assert_allclose(upper, [0.25, 0.2, 0.2, math.inf])
+    np.testing.assert_allclose(lower, [-0.5, -0.4, -0.4, -math.inf])
     # heating: only the hip has a model; 25 C, 20 s at 6 A
-    t = d.heat(d.initial_temperature(), np.array([0.3, 0.3]), 20.0)
+    t = d.heat(d.initial_temperature(), np.array([0.3, 0.3, 0.3, 0.0]), 20.0)
     steady = 25.0 + 4.0 * 0.6 * 36.0
     assert t[0] == pytest.approx(steady + (25.0 - steady) * math.exp(-1.0))
-    assert math.isnan(t[1])
+    assert np.isnan(t[1:]).all()
 
 
 def test_a_gearhead_scales_the_motor_to_the_actuator_coordinate():
@@ -262,7 +264,7 @@ def test_a_gearhead_scales_the_motor_to_the_actuator_coordinate():
     d = load_robot_transmissions(urdf, warn=False).drivetrain
     assert d.effort_per_current[0] == pytest.approx(0.1)
     # 2x the torque, half the speed: 1 N m at rest, 0 at 250 rad/s at the actuator
-    lower, upper = d.effort_bounds(np.array([125.0, 0.0]))
+    lower, upper = d.effort_bounds(np.array([125.0, 0.0, 0.0, 0.0]))
     assert upper[0] == pytest.approx(0.5) and lower[0] == pytest.approx(-1.0)
 
 
@@ -273,6 +275,7 @@ def test_a_robot_without_drivetrain_elements_is_neutral():
                                                     '<torque_speed')))
     d = load_robot_transmissions(urdf, warn=False).drivetrain
     assert not d.models_anything
-    lower, upper = d.effort_bounds(np.array([1e3, -1e3]), np.array([500.0, 500.0]))
+    lower, upper = d.effort_bounds(np.array([1e3, -1e3, 1e3, 0.0]), np.full(4, 500.0))
     assert np.all(np.isinf(lower)) and np.all(np.isinf(upper))
-    np.testing.assert_array_equal(d.joint_friction.torque(np.array([1.0, -1.0])), [0.0, 0.0])
+    np.testing.assert_array_equal(d.joint_friction.torque(np.array([1.0, -1.0, 1.0])),
+                                  [0.0, 0.0, 0.0])

@@ -22,7 +22,10 @@ R_th 4 K/W, 25 to 100 degrees C) behind 40:1; the knee motor (a table, 0.4 N m t
 * hip: peak 0.5 * 40 = 20 N m and 500 / 40 = 12.5 rad/s at the joint; continuous current
   sqrt((100 - 25) / (4 * 0.6)) = sqrt(31.25) = 5.5901699 A, torque 0.05 * 5.5901699 =
   0.2795085 N m at the actuator, 11.180340 N m at the joint;
-* knee: peak 0.4 * 30 = 12 N m and 600 / 30 = 20 rad/s at the joint; no thermal model.
+* knee: peak 0.4 * 30 = 12 N m and 600 / 30 = 20 rad/s at the joint; no thermal model;
+* ankle (series-elastic, 50:1 to a spring): motor-side friction 0.003 N m Coulomb, 1e-5 N m s/rad
+  viscous, a line from 0.4 N m at rest to 0 at 600 rad/s, 0.05 N m/A; nothing on the joint side
+  (its peak through the spring is not a rigid map: none); the joint-side encoder has no motor.
 """
 
 import json
@@ -51,7 +54,9 @@ EXPECTED = {
          'peak_effort': 20.0, 'max_speed': 12.5,
          'continuous_effort': 40 * 0.05 * CONTINUOUS_CURRENT},
         {'name': 'knee_joint', 'friction': _friction(0.5, 0.1), 'backlash': None,
-         'peak_effort': 12.0, 'max_speed': 20.0, 'continuous_effort': None}],
+         'peak_effort': 12.0, 'max_speed': 20.0, 'continuous_effort': None},
+        {'name': 'ankle_joint', 'friction': None, 'backlash': None, 'peak_effort': None,
+         'max_speed': None, 'continuous_effort': None}],
     'actuators': [
         {'name': 'hip_motor', 'friction': _friction(0.004, 0.00001, 0.006, 5.0),
          'backlash': None, 'torque_constant': 0.05, 'gear_ratio': 1.0, 'peak_torque': 0.5,
@@ -59,6 +64,12 @@ EXPECTED = {
          'continuous_torque': 0.05 * CONTINUOUS_CURRENT, 'max_temperature': 100.0},
         {'name': 'knee_motor', 'friction': None, 'backlash': None, 'torque_constant': 0.05,
          'gear_ratio': 1.0, 'peak_torque': 0.4, 'max_speed': 600.0,
+         'continuous_current': None, 'continuous_torque': None, 'max_temperature': None},
+        {'name': 'ankle_motor', 'friction': _friction(0.003, 0.00001), 'backlash': None,
+         'torque_constant': 0.05, 'gear_ratio': 1.0, 'peak_torque': 0.4, 'max_speed': 600.0,
+         'continuous_current': None, 'continuous_torque': None, 'max_temperature': None},
+        {'name': 'ankle_encoder', 'friction': None, 'backlash': None, 'torque_constant': None,
+         'gear_ratio': 1.0, 'peak_torque': None, 'max_speed': None,
          'continuous_current': None, 'continuous_torque': None, 'max_temperature': None}]}
 
 
@@ -66,7 +77,8 @@ def test_inspect_json_has_the_drivetrain_worked_by_hand(capsys):
     assert main(['inspect', str(DRIVETRAIN), '--json']) == 0
     report = json.loads(capsys.readouterr().out)
     got = report['drivetrain']
-    assert [j['name'] for j in got['joints']] == ['hip_joint', 'knee_joint']
+    assert [j['name'] for j in got['joints']] == ['hip_joint', 'knee_joint', 'ankle_joint']
+    assert [a['name'] for a in got['actuators']] == [a['name'] for a in EXPECTED['actuators']]
     for side in ('joints', 'actuators'):
         for have, want in zip(got[side], EXPECTED[side]):
             assert set(have) == set(want)
@@ -90,13 +102,17 @@ def test_inspect_text_shows_the_drivetrain_tables(capsys):
                                       '12.5', '11.18']
     assert out[start + 3].split() == ['knee_joint', '0.5', '0.5', '0.1', '-', '-', '12', '20',
                                       '-']
+    assert out[start + 4].split() == ['ankle_joint'] + ['-'] * 8
     motors = out.index("drivetrain, motor side (the <actuator>'s friction and backlash; the motor "
                        'at the actuator: rotor values times the gear ratio; degrees C):')
-    assert motors == start + 5
+    assert motors == start + 6
     assert out[motors + 2].split() == ['hip_motor', '0.004', '0.006', '1e-05', '5', '-', '0.05',
                                        '0.5', '500', '5.59', '0.2795', '100']
     assert out[motors + 3].split() == ['knee_motor', '-', '-', '-', '-', '-', '0.05', '0.4',
                                        '600', '-', '-', '-']
+    assert out[motors + 4].split() == ['ankle_motor', '0.003', '0.003', '1e-05', '-', '-',
+                                       '0.05', '0.4', '600', '-', '-', '-']
+    assert out[motors + 5].split() == ['ankle_encoder'] + ['-'] * 11
 
 
 def test_a_robot_without_a_drivetrain_has_no_section(capsys):

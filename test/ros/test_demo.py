@@ -308,5 +308,9 @@ def test_demo_runs_the_drivetrain_robot(physics):
     else:
         assert proc.returncode == 75, proc.stdout + proc.stderr
         assert 'demo: the machine was too busy for the demo' in proc.stdout, proc.stdout
-    for name in ('hip_joint', 'knee_joint', 'hip_motor', 'knee_motor'):
+    # the series-elastic ankle: its motor tracks, its encoder (which takes no command) reads
+    for name in ('hip_joint', 'knee_joint', 'ankle_joint', 'hip_motor', 'knee_motor',
+                 'ankle_motor', 'ankle_encoder'):
         assert name in proc.stdout
+    assert re.search(r'ankle_joint\s+[0-9.e+-]+ \(tolerance [0-9.]+\)\s+ok', proc.stdout) \
+        or 'demo: the machine was too busy' in proc.stdout, proc.stdout

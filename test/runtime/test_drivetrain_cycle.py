@@ -295,7 +295,7 @@ def test_the_current_unit_needs_a_torque_constant_for_every_actuator(
     assert 'actuator_effort_unit' in str(e.value) and 'torque constant' in str(e.value)
     knee_without = load_robot_transmissions(
         URDF.replace('<motor torque_constant="0.05">', '<motor>'), warn=False)
-    with pytest.raises(TransmissionValueError, match=r'1 of 2 actuators have none: knee_motor'):
+    with pytest.raises(TransmissionValueError, match=r'1 of 4 actuators have none: knee_motor'):
         _hw(knee_without, clock, effort_unit='current')
     with pytest.raises(TransmissionValueError, match="one of \\('torque', 'current'\\)"):
         _hw(robot, clock, effort_unit='ampere')

@@ -181,12 +181,12 @@ def test_a_rotor_without_a_motor_beside_one_with_an_envelope_keeps_its_plain_law
     mixed = text[:start] + text[text.index('</motor>', start) + len('</motor>'):]
     robot = load_robot_transmissions(mixed, warn=False)
     assert robot.drivetrain.motors[1] is None
-    lower, upper = robot.drivetrain.effort_bounds(np.array([100.0, 100.0]))
+    lower, upper = robot.drivetrain.effort_bounds(np.array([100.0, 100.0, 0.0, 0.0]))
     assert upper[0] == pytest.approx(0.5 * (1 - 100.0 / 500.0))
     assert (lower[1], upper[1]) == (-math.inf, math.inf)   # moving, without an envelope
     models = [robot.actuator_models[n] for n in robot.actuator_names]
     sim = ActuatorSimulator(models, robot=robot)
-    sim.set_command('effort', [0.3, 0.3])
+    sim.set_command('effort', [0.3, 0.3, 0.0, 0.0])
     _run(sim, 0.1)
     state = sim.state()
     assert state['velocity'][1] > 0.0 and state['effort'][1] == 0.3

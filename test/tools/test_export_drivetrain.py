@@ -18,6 +18,8 @@
 The bundled drivetrain robot (urdf/drivetrain_robot.urdf) with the hip's effort limit raised to
 30 N m, so that the hip motor's peak torque (0.5 N m through 40: 20 N m) is the tighter limit
 and the knee's URDF limit (10 N m, against 0.4 N m through 30: 12 N m) the tighter one there.
+The ankle is series-elastic: a 50:1 motor (peak 0.4 N m, 20 N m at the joint, the URDF's limit
+too; friction 0.003 N m and 1e-5 N m s/rad) behind a spring of 300 N m/rad and 2 N m s/rad.
 Expected values are written out from the URDF's numbers.
 """
 
@@ -35,13 +37,22 @@ TEXT = (REPO / 'urdf' / 'drivetrain_robot.urdf').read_text().replace(
 HIP_COULOMB, HIP_VISCOUS = 0.8 + 40 * 0.004, 0.2 + 40 ** 2 * 1e-5
 #: joint effort limits: the hip motor's peak 0.5 * 40, the knee's URDF limit
 HIP_LIMIT, KNEE_LIMIT = 20.0, 10.0
+#: the ankle: k and d of its spring; the motor rigid at the joint (Drake, Pinocchio): friction
+#: 50 * 0.003 and 50^2 * 1e-5, rotor 50^2 * 1.2e-5, effort limit 0.4 * 50 = the URDF's 20
+ANKLE_K, ANKLE_D = 300.0, 2.0
+ANKLE_COULOMB, ANKLE_VISCOUS, ANKLE_ARMATURE = 50 * 0.003, 50 ** 2 * 1e-5, 50 ** 2 * 1.2e-5
+ANKLE_LIMIT = 20.0
 #: what every consumer is told it cannot hold
 ALWAYS = ['motor hip_motor: static friction 0.006',
           'actuator hip_motor: the torque-speed envelope beyond its peak torque 0.5',
           'actuator knee_motor: the torque-speed envelope beyond its peak torque 0.4',
           'actuator hip_motor: the thermal model is left out',
           'actuator hip_motor: the torque constant 0.05',
-          'actuator knee_motor: the torque constant 0.05']
+          'actuator knee_motor: the torque constant 0.05',
+          'actuator ankle_motor: the torque-speed envelope beyond its peak torque 0.4',
+          'actuator ankle_motor: the torque constant 0.05']
+#: Drake and Pinocchio: the series spring, named with its joint and values
+SPRING_LEFT_OUT = 'joint ankle_joint: its series spring (stiffness 300, damping 2) is left out'
 
 
 @pytest.fixture(scope='module')
@@ -81,8 +92,24 @@ def test_mujoco_reads_the_friction_the_dead_band_and_the_force_ranges(robot):
                                   [-0.5, 0.5])   # the peak torque, tighter than 30 / 40
     np.testing.assert_allclose(model.actuator_forcerange[ident(actuator, 'knee_motor')],
                                [-1 / 3, 1 / 3], rtol=1e-15)   # the URDF's 10 / 30
+    # the ankle: the motor on its rotor tendon at the drive, theta = 50 q_drive, and the spring
+    # a joint between the drive and the link; the joint-side encoder gets no actuator
+    ankle = ident(mujoco.mjtObj.mjOBJ_TENDON, 'ankle_motor__rotor')
+    assert model.wrap_prm[model.tendon_adr[ankle]] == 50.0
+    assert model.wrap_objid[model.tendon_adr[ankle]] == ident(joint, 'ankle_joint')
+    assert (model.tendon_frictionloss[ankle], model.tendon_damping[ankle]) == (0.003, 1e-5)
+    spring = ident(joint, 'ankle_joint__spring')
+    assert model.jnt_stiffness[spring] == ANKLE_K
+    assert model.dof_damping[model.jnt_dofadr[spring]] == ANKLE_D
+    assert model.jnt_limited[spring] == 0
+    assert model.body_parentid[model.jnt_bodyid[spring]] == model.jnt_bodyid[
+        ident(joint, 'ankle_joint')]   # the link hangs from the drive
+    np.testing.assert_array_equal(model.actuator_forcerange[ident(actuator, 'ankle_motor')],
+                                  [-0.4, 0.4])
+    assert mujoco.mj_name2id(model, actuator, 'ankle_encoder') == -1
     _warned(warnings, ALWAYS)
     assert not any('backlash' in w for w in warnings)   # held: the dead band
+    assert not any('ankle_joint' in w for w in warnings)   # held: the spring
 
 
 def test_drake_reads_the_damping_and_the_effort_limits(robot, tmp_path):
@@ -102,7 +129,9 @@ def test_drake_reads_the_damping_and_the_effort_limits(robot, tmp_path):
     _warned(warnings, ALWAYS + ['joint hip_joint: Coulomb friction 0.8 is left out',
                                 'joint knee_joint: Coulomb friction 0.5 is left out',
                                 'motor hip_motor: Coulomb friction 0.004 is left out',
-                                'joint hip_joint: backlash 0.005 is left out'])
+                                'joint hip_joint: backlash 0.005 is left out',
+                                SPRING_LEFT_OUT])
+    assert plant.GetJointActuatorByName('ankle_motor').effort_limit() == ANKLE_LIMIT
 
 
 def test_pinocchio_reads_the_friction_and_the_effort_limits(robot, tmp_path):
@@ -111,14 +140,20 @@ def test_pinocchio_reads_the_friction_and_the_effort_limits(robot, tmp_path):
     path = tmp_path / 'robot.xml'
     path.write_text(text)
     model = pin.buildModelFromMJCF(str(path))
-    assert model.nv == 2   # no dead-band joint: it would be a degree of freedom
+    assert model.nv == 3   # no dead-band or spring joint: each would be a degree of freedom
     hip = model.joints[model.getJointId('hip_joint')].idx_v
     knee = model.joints[model.getJointId('knee_joint')].idx_v
+    ankle = model.joints[model.getJointId('ankle_joint')].idx_v
     assert model.friction[hip] == pytest.approx(HIP_COULOMB, rel=1e-15)
     assert model.damping[hip] == pytest.approx(HIP_VISCOUS, rel=1e-15)
     assert (model.friction[knee], model.damping[knee]) == (0.5, 0.1)
     assert model.effortLimit[hip] == HIP_LIMIT and model.effortLimit[knee] == KNEE_LIMIT
-    _warned(warnings, ALWAYS + ['joint hip_joint: backlash 0.005 is left out'])
+    # the ankle's motor rigid at the joint, the spring left out with a warning
+    assert model.friction[ankle] == pytest.approx(ANKLE_COULOMB, rel=1e-15)
+    assert model.damping[ankle] == pytest.approx(ANKLE_VISCOUS, rel=1e-15)
+    assert model.armature[ankle] == pytest.approx(ANKLE_ARMATURE, rel=1e-15)
+    assert model.effortLimit[ankle] == ANKLE_LIMIT
+    _warned(warnings, ALWAYS + ['joint hip_joint: backlash 0.005 is left out', SPRING_LEFT_OUT])
 
 
 def test_a_robot_without_drivetrain_data_exports_no_drivetrain_warning():

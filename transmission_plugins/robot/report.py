@@ -109,6 +109,9 @@ def report_dict(robot: Any) -> dict[str, Any]:
             'effort_limit': robot.joint_effort_limit[i],
             'effort_limit_from_actuators': robot.joint_effort_limit_from_actuators[i],
             'reflected_inertia': diag[i]})
+        behind = robot.spring_side_inertia().get(name)
+        if behind is not None:   # a series-elastic joint: the rotor loads the drive
+            joints[-1]['spring_side_inertia'] = behind
     actuators = []
     for i, name in enumerate(robot.actuator_names):
         model = robot.actuator_models[name]
@@ -270,6 +273,9 @@ def text_report(robot: Any) -> str:
         [(j['name'], j['transmission'], _n(j['lower']), _n(j['upper']),
           _n(j['velocity_limit']), _n(j['effort_limit']), _n(j['reflected_inertia']))
          for j in data['joints']]))
+    out += [f"  {j['name']}: series-elastic, reflected inertia 0 at the joint: the rotors' "
+            f"{j['spring_side_inertia']:g} (n^2 rho^2 I_r) load the drive behind the spring"
+            for j in data['joints'] if 'spring_side_inertia' in j]
     out += ['', 'actuators (limits mapped from the joints unless the source is "data"):']
     out.append(table(
         ('ACTUATOR', 'LOWER', 'UPPER', 'VELOCITY', 'EFFORT', 'SOURCE', 'ROTOR INERTIA'),

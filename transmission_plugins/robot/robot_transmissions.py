@@ -354,7 +354,9 @@ class RobotTransmissions:
         :math:`K = \partial\theta/\partial q` and :math:`\rho^2 I_r` each actuator model's
         :meth:`~transmission_plugins.robot.actuators.ActuatorModel.reflected_inertia` (so
         :math:`n^2 \rho^2 I_r` for a simple transmission of reduction :math:`n`).  Shared
-        actuators count once, in their owner's block.
+        actuators count once, in their owner's block.  A series-elastic joint (a transmission
+        whose joint effort comes from the motion, a spring) gets 0: its rotors are behind the
+        spring and load the drive, not the link (:meth:`spring_side_inertia`).
 
         :param joint_position: joint positions aligned with ``joint_names`` (only nonlinear
             transmissions use them); default :meth:`default_joint_position`
@@ -378,9 +380,27 @@ class RobotTransmissions:
         :param block: the transmission's place in the robot (``robot.maps.blocks``)
         :param joint_position: the robot's joint positions (only a nonlinear map reads its own)
         """
+        if block.transmission.joint_effort_from_motion():   # behind a spring: none
+            size = block.transmission.num_joints()
+            return np.zeros((size, size))
+        return self._rigid_inertia(block, joint_position)
+
+    def _rigid_inertia(self, block: Block, joint_position: np.ndarray) -> np.ndarray:
         models = [self.actuator_models[self.actuator_names[int(a)]] for a in block.actuators]
         return transmission_inertia(block.transmission, models, None if (
             block.transmission.is_linear()) else joint_position[block.joints])
+
+    def spring_side_inertia(self) -> dict[str, float]:
+        r"""
+        Return, per series-elastic joint, the rotor inertia the drive carries, in joint units.
+
+        :math:`K^T \operatorname{diag}(\rho^2 I_r) K` of its transmission
+        (:math:`n^2\rho^2 I_r` of the motor): what a rigid transmission would reflect onto the
+        joint, and what :meth:`reflected_inertia` leaves out there (the spring decouples it).
+        """
+        q = self.default_joint_position()
+        return {self.joint_names[int(b.joints[0])]: float(self._rigid_inertia(b, q)[0, 0])
+                for b in self._blocks if b.owner and b.transmission.joint_effort_from_motion()}
 
     # ------------------------------------------------------------------ lookups and reports
     def transmission(self, name: str) -> RobotTransmission:

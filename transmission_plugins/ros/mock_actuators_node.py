@@ -36,7 +36,10 @@ hardware interface must home them.  The mode of each actuator named by a command
 fields the message carries: **position** when it has positions, else **velocity** when it has
 velocities, else **effort**; velocity and effort values beside positions are ignored.  An
 actuator keeps its last command until a new one names it; at start every motor holds its
-initial position.
+initial position.  An actuator that takes no command (a series-elastic transmission's
+joint-side encoder, ``RobotTransmissions.commanded_actuators``) reads its link; a command
+naming it is dropped for it (the rest of the message is obeyed), counted under
+``ignored_commands.<actuator>`` in ``/diagnostics`` and logged once per actuator.
 
 Bad input never stops the node (doc/nodes.md says what each kind does); every parameter is
 read-only: the simulation is built once, and a bad value at start-up makes the node exit 1.
@@ -83,6 +86,8 @@ from transmission_plugins.runtime.mujoco_physics import MujocoPhysics
 from transmission_plugins.runtime.node_settings import MOCK_ACTUATORS
 from transmission_plugins.runtime.node_settings import MUJOCO_ONLY
 from transmission_plugins.runtime.reports import Reports
+from transmission_plugins.runtime.series_springs import link_inertia
+from transmission_plugins.runtime.series_springs import SeriesSprings
 from transmission_plugins.runtime.simulator import ActuatorSimulator
 from transmission_plugins.runtime.simulator import ReferenceSwitches
 from transmission_plugins.runtime.simulator import unsimulated_backlash
@@ -143,6 +148,8 @@ class MockActuatorsNode(CheckedParameters, Node):
         #: dropped ``actuator_commands`` messages per reason, and the log lines about them
         self.drops = DropCounts()
         self._reports = Reports()
+        #: per actuator that takes no command, the command values dropped for it
+        self.ignored_commands: dict[str, int] = {}
         self.rejected_descriptions = 0
         self.description_error = ''
         #: why the simulation was halted (it diverged), or ''
@@ -245,9 +252,11 @@ class MockActuatorsNode(CheckedParameters, Node):
             a0 = sim.state()['position']
         else:
             # min_inertia: let small rotors (the gripper's) keep their real inertia
+            links = {n: link_inertia(description, n) for n in SeriesSprings(robot).names}
             sim = ActuatorSimulator(models, min_inertia=1e-7,
                                     damping=float(self._p('damping')),
-                                    bandwidth=float(self._p('bandwidth')), robot=robot)
+                                    bandwidth=float(self._p('bandwidth')), robot=robot,
+                                    link_inertia=links)
             unsimulated = unsimulated_backlash(robot)
             if unsimulated:
                 self.get_logger().warning(unsimulated)
@@ -259,6 +268,8 @@ class MockActuatorsNode(CheckedParameters, Node):
         self.robot, self.sim, self.switches = robot, sim, switches
         self._index = NameIndex(robot.actuator_names, 'actuator')
         self._names = list(robot.actuator_names)
+        self._commanded = np.array(robot.commanded_actuators, dtype=bool)
+        self.ignored_commands = {n: 0 for n, c in zip(self._names, self._commanded) if not c}
         #: subtracted from the true positions published (incremental encoders), added to
         #: position commands
         self._zero = np.zeros(len(self._names))
@@ -296,10 +307,23 @@ class MockActuatorsNode(CheckedParameters, Node):
         mode = next(f for f in FIELDS if f in values)
         full = np.full(len(self._names), np.nan)
         full[idx] = values[mode]
+        if not self._commanded[idx].all():
+            self._ignore(np.asarray(idx)[~self._commanded[idx]])
+            full[~self._commanded] = np.nan
         if mode == 'position':
             full = full + self._zero
         if self.sim is not None:
             self.sim.set_command(mode, full)
+
+    def _ignore(self, actuators: np.ndarray) -> None:
+        """Count the command values dropped for ``actuators`` (they take none); log the first."""
+        for a in actuators:
+            name = self._names[int(a)]
+            if not self.ignored_commands[name]:
+                self.get_logger().warning(
+                    f'actuator_commands: {name!r} takes no command (a joint-side encoder): its '
+                    'values are dropped (counted under ignored_commands in /diagnostics)')
+            self.ignored_commands[name] += 1
 
     def _step(self) -> None:
         sim = self.sim
@@ -360,6 +384,8 @@ class MockActuatorsNode(CheckedParameters, Node):
                 values.append(('diverged_steps', str(self.sim.diverged)))
             values += [(f'temperature.{n}', f'{t:.2f}') for n, t in
                        zip(self._names, self.sim.control.temperature) if math.isfinite(t)]
+            values += [(f'ignored_commands.{n}', str(c))
+                       for n, c in self.ignored_commands.items()]
             if isinstance(self.sim, MujocoPhysics):
                 level, message = self._physics_status(values, message)
         elif self.description_error:

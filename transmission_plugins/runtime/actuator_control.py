@@ -78,12 +78,15 @@ class ActuatorControl:
     :param where: the owner named in error messages
     :param drivetrain: the robot's drivetrain, its actuators in the order of ``models``; None
         (or one without motors): the effort limit only
+    :param commanded: which actuators take commands (default: all); the others (a
+        series-elastic transmission's joint-side encoder) stay in effort mode at 0 whatever
+        :meth:`set_command` is given
     :raises TransmissionValueError: naming the bad parameter
     """
 
     def __init__(self, models: Sequence[ActuatorModel], inertia: Any, *, damping: Any = 0.0,
                  bandwidth: float = DEFAULT_BANDWIDTH, where: str = 'ActuatorControl',
-                 drivetrain: RobotDrivetrain | None = None) -> None:
+                 drivetrain: RobotDrivetrain | None = None, commanded: Any = None) -> None:
         self.models = list(models)
         if not all(isinstance(m, ActuatorModel) for m in self.models):
             raise TransmissionValueError('models', models, 'a sequence of ActuatorModel', where)
@@ -107,6 +110,9 @@ class ActuatorControl:
         self.limit = np.array([m.effort_limit for m in self.models])
         self._mode = np.full(n, MODES.index('effort'))
         self._target = np.zeros(n)
+        #: which actuators take commands
+        self.commanded = (np.ones(n, dtype=bool) if commanded is None
+                          else np.array(commanded, dtype=bool).reshape(n))
         motors = drivetrain is not None and any(m is not None for m in drivetrain.motors)
         if motors and drivetrain is not None and len(drivetrain.motors) != n:
             raise TransmissionValueError('drivetrain', f'{len(drivetrain.motors)} actuators',
@@ -150,7 +156,8 @@ class ActuatorControl:
         names = [modes] * n if isinstance(modes, str) or modes is None else list(modes)
         if len(names) != n or any(m is not None and m not in MODES for m in names):
             raise TransmissionValueError('modes', modes, f'one of {MODES} or {n} of them', where)
-        update = ~np.isnan(target) & np.array([m is not None for m in names], dtype=bool)
+        update = ~np.isnan(target) & np.array([m is not None for m in names], dtype=bool) \
+            & self.commanded
         new_mode = np.array([MODES.index(m) if m is not None else -1 for m in names])
         self._mode = np.where(update, new_mode, self._mode)
         self._target = np.where(update, target, self._target)

@@ -103,8 +103,10 @@ class CycleDrivetrain:
         self.model = model
         self.actuator_names = list(robot.actuator_names)
         self._states = states
-        #: ``rho * k_t`` per actuator (NaN: no torque constant)
-        self.effort_per_current = model.effort_per_current
+        #: ``rho * k_t`` per actuator (NaN: no torque constant); 1 for a sensor channel (a
+        #: series-elastic joint-side encoder), which draws no current: its effort passes as is
+        self.effort_per_current = np.where(robot.commanded_actuators,
+                                           model.effort_per_current, 1.0)
         missing = [n for n, k in zip(self.actuator_names, self.effort_per_current)
                    if not math.isfinite(k)]
         if effort_unit == 'current' and missing:

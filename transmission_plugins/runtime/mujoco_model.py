@@ -49,7 +49,13 @@ cannot be resolved left out with one warning), then edits the model:
   with the position: the physics rewrites them before every step.  (The PR2 gripper's joints
   are not held this way: its maps read the gap only, the fingers are passive joints, above);
 * damping integrated implicitly with the constraints solved for it (:func:`_fold_damping`:
-  Euler's integrator, :math:`hD` in the armature).
+  Euler's integrator, :math:`hD` in the armature);
+* **series springs**: the joint of a series-elastic transmission is split
+  (:func:`~.mujoco_urdf.split_for_spring`): the joint itself is the drive, turned by the motor's
+  rotor tendon, and a joint ``<joint>__spring`` between the drive and the link carries the
+  spring, MuJoCo's joint ``stiffness`` :math:`k` and ``damping`` :math:`d` (:func:`_springs`).
+  A measured table gets stiffness 0: the physics applies its torque every step.  The joint-side
+  encoder, an actuator that takes no command, gets no rotor tendon.
 
 The other edits (joints sharing actuators or without a transmission, gravity compensation, the
 options) are doc/physics.md's ("The model").
@@ -73,6 +79,8 @@ from transmission_plugins.core.transmission import Transmission
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.mujoco_urdf import BACKLASH_JOINT
 from transmission_plugins.runtime.mujoco_urdf import mujoco_urdf
+from transmission_plugins.runtime.mujoco_urdf import SPRING_JOINT
+from transmission_plugins.runtime.series_springs import SeriesSprings
 
 _WHERE = "physics 'mujoco'"
 #: A singular value of a transmission's Jacobian :math:`J = \partial q/\partial\theta` (its
@@ -128,6 +136,9 @@ class ModelOptions(NamedTuple):
     #: joint-side backlash as a limited joint between the drive and the link
     #: (:func:`~.mujoco_urdf.split_for_backlash`); off: the backlash is left out
     backlash: bool = True
+    #: series-elastic transmissions as a spring joint between the drive and the link
+    #: (:func:`~.mujoco_urdf.split_for_spring`); off: the joint is rigid
+    springs: bool = True
 
 
 class Passive(NamedTuple):
@@ -185,6 +196,11 @@ class MujocoModel(NamedTuple):
     #: relative to the drive) and the id of the equality that locks it while the actuators'
     #: inertia is measured
     play: dict[str, tuple[int, int]] = {}
+    #: the series-elastic transmissions (:class:`~.series_springs.SeriesSprings`) and the
+    #: ``qpos`` and ``qvel`` addresses of their spring joints (empty: none, or rigid)
+    springs: SeriesSprings | None = None
+    spring_qpos: np.ndarray = np.zeros(0, dtype=int)
+    spring_dof: np.ndarray = np.zeros(0, dtype=int)
 
 
 def blocks(robot: RobotTransmissions) -> list[Block]:
@@ -249,6 +265,8 @@ class ModelSpec(NamedTuple):
     warnings: list[LoadWarning]
     #: what of the drivetrain the model cannot hold (:func:`drivetrain_warnings`)
     unheld: list[LoadWarning] = []
+    #: the series-elastic transmissions split at their spring (None: none, or not split)
+    springs: SeriesSprings | None = None
 
 
 def build_model(robot: RobotTransmissions, description: str,
@@ -279,7 +297,7 @@ def build_model(robot: RobotTransmissions, description: str,
     except ValueError as e:
         raise BadValueError('/robot', f'MuJoCo cannot compile the description: {e}') from e
     return _index(mujoco, model, robot, built.tendons, built.manifolds, built.locked,
-                  built.warnings + built.unheld)
+                  built.warnings + built.unheld, built.springs)
 
 
 def build_spec(robot: RobotTransmissions, description: str,
@@ -299,9 +317,12 @@ def build_spec(robot: RobotTransmissions, description: str,
     passive_names = {robot.joint_names[int(b.joints[k])]
                      for b in blocks(robot) for k in passive_local(b)}
     drivetrain = robot.drivetrain
+    found = SeriesSprings(robot)
+    springs = found if options.springs and len(found) else None
+    split = springs.names if springs is not None else []
     play = {n: float(w) for n, w in zip(robot.joint_names, drivetrain.joint_backlash)
-            if w > 0.0} if options.backlash else {}
-    text, warnings = mujoco_urdf(description, options, passive_names, base_dir, play)
+            if w > 0.0 and n not in split} if options.backlash else {}
+    text, warnings = mujoco_urdf(description, options, passive_names, base_dir, play, split)
     try:
         spec = mujoco.MjSpec.from_string(text)
     except ValueError as e:
@@ -341,8 +362,34 @@ def build_spec(robot: RobotTransmissions, description: str,
     _add_joint_friction(spec, robot)
     for name in play:
         _dead_band(mujoco, spec, name, step)
-    return ModelSpec(spec, tendons, manifolds, locked, warnings,
-                     drivetrain_warnings(robot, options.backlash))
+    if springs is not None:
+        _springs(mujoco, spec, springs)
+    unheld = drivetrain_warnings(robot, options.backlash)
+    both = [n for n in split if drivetrain.joint_backlash[robot.joint_index[n]] > 0.0]
+    if both and options.backlash:
+        unheld.append(LoadWarning('/robot', 'joint-side backlash of a series-elastic joint is '
+                                  'left out (its joint is split at the spring): joints '
+                                  + ', '.join(both)))
+    return ModelSpec(spec, tendons, manifolds, locked, warnings, unheld, springs)
+
+
+def _springs(mujoco: ModuleType, spec: Any, springs: SeriesSprings) -> None:
+    r"""
+    Give each spring joint its stiffness :math:`k` and damping :math:`d` (a table: :math:`k=0`).
+
+    The joint's position is :math:`q - q_{drive} = -\delta`, so its passive force
+    :math:`-k(-\delta) - d(-\dot\delta)` is the spring's torque on the link.
+    """
+    for i, name in enumerate(springs.names):
+        joint = spec.joint(f'{name}{SPRING_JOINT}')
+        joint.limited = mujoco.mjtLimited.mjLIMITED_FALSE
+        joint.springref = 0.0
+        stiffness = np.array(joint.stiffness, dtype=np.float64)
+        stiffness.reshape(-1)[0] = 0.0 if springs.table[i] else float(springs.stiffness[i])
+        joint.stiffness = stiffness
+        damping = np.array(joint.damping, dtype=np.float64)
+        damping.reshape(-1)[0] = float(springs.damping[i])
+        joint.damping = damping
 
 
 def _add_joint_friction(spec: Any, robot: RobotTransmissions) -> None:
@@ -562,6 +609,7 @@ def _add_rotor_tendons(spec: Any, robot: RobotTransmissions, damping: float,
     """Add one fixed tendon per rotor; return (name, actuator, robot joints, varying)."""
     k = ActuatorJacobian(robot)(joint_position)
     friction = robot.drivetrain.actuator_friction
+    commanded = robot.commanded_actuators
     out = []
     for b in blocks(robot):
         if not b.owner:
@@ -570,6 +618,8 @@ def _add_rotor_tendons(spec: Any, robot: RobotTransmissions, damping: float,
         linear = b.transmission.is_linear() and not passive_local(b).size
         inputs = [int(b.joints[i]) for i in b.transmission.joint_to_actuator_inputs()]
         for a in b.actuators:
+            if not commanded[a]:   # a sensor channel (a joint-side encoder) moves nothing
+                continue
             name = robot.actuator_names[a]
             inertia = robot.actuator_models[name].reflected_inertia()
             joints = [j for j in inputs if not linear or k[a, j] != 0.0]
@@ -592,7 +642,7 @@ def _add_rotor_tendons(spec: Any, robot: RobotTransmissions, damping: float,
 def _index(mujoco: ModuleType, model: Any, robot: RobotTransmissions,
            tendons: list[tuple[str, int, list[int], bool]],
            manifolds: list[tuple[Block, str, int]], locked: dict[str, float],
-           warnings: list[LoadWarning]) -> MujocoModel:
+           warnings: list[LoadWarning], springs: SeriesSprings | None = None) -> MujocoModel:
     def find(kind: Any, name: str) -> int:
         return int(mujoco.mj_name2id(model, kind, name))
 
@@ -634,7 +684,11 @@ def _index(mujoco: ModuleType, model: Any, robot: RobotTransmissions,
         if hinge >= 0:
             play[name] = (int(model.jnt_qposadr[hinge]),
                           find(mujoco.mjtObj.mjOBJ_EQUALITY, f'{name}{BACKLASH_JOINT}__lock'))
+    hinges = [find(mujoco.mjtObj.mjOBJ_JOINT, f'{n}{SPRING_JOINT}')
+              for n in ([] if springs is None else springs.names)]
     return MujocoModel(model=model, robot=robot, qpos=model.jnt_qposadr[ids].copy(),
                        dof=model.jnt_dofadr[ids].copy(), passive=passive,
                        varying_tendons=varying, manifolds=held, locked=locked,
-                       warnings=warnings, play=play)
+                       warnings=warnings, play=play, springs=springs,
+                       spring_qpos=np.array(model.jnt_qposadr[hinges], dtype=int),
+                       spring_dof=np.array(model.jnt_dofadr[hinges], dtype=int))

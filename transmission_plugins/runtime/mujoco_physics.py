@@ -43,6 +43,14 @@ For a single joint of negligible link inertia :math:`\Lambda = \rho^2 I_r`, the 
 The drivetrain (doc/physics.md): the law limits the effort by the motors' envelopes and thermal
 current limits and heats the windings every physics step; friction and backlash are in the
 model (:mod:`~.mujoco_model`).
+
+Series-elastic transmissions: the robot's joint is the drive (the motor's position and
+velocity are its map), the link sits behind a spring joint (:mod:`~.mujoco_model`), and the
+joint-side encoder reads the link, :math:`q = q_{drive} + q_{spring}`.  The encoder takes no
+command and applies nothing (its published effort is 0); a measured spring table's torque,
+:meth:`~.series_springs.SeriesSprings.torque` at zero velocity, is applied to the spring joint
+before every step (its damping is MuJoCo's).  :meth:`MujocoPhysics.joint_state` gives the link
+and the spring's torque.
 """
 
 import math
@@ -105,6 +113,10 @@ class MujocoPhysics:
         self.data = self._mj.MjData(self.model)
         self.physics_step = float(self.model.opt.timestep)
         self._qpos, self._dof = self.built.qpos, self.built.dof
+        #: the series-elastic transmissions behind a spring joint (None: none)
+        self.springs = self.built.springs
+        self._tables = (np.flatnonzero(self.springs.table) if self.springs is not None
+                        else np.zeros(0, dtype=int))
         self._jacobian = ActuatorJacobian(robot)
         self._models = [robot.actuator_models[n] for n in robot.actuator_names]
         self._u = np.zeros(len(self._models))
@@ -119,7 +131,8 @@ class MujocoPhysics:
         drivetrain = robot.drivetrain if robot.drivetrain.models_anything else None
         self._control = ActuatorControl(self._models, inertia, damping=options.rotor_damping,
                                         bandwidth=bandwidth, where=_WHERE,
-                                        drivetrain=drivetrain)
+                                        drivetrain=drivetrain,
+                                        commanded=robot.commanded_actuators)
         #: physics steps MuJoCo found unstable (NaN, inf or huge values) and reset
         self.diverged = 0
         #: simulated seconds, and wall-clock seconds spent computing them
@@ -215,16 +228,51 @@ class MujocoPhysics:
         self.compute_time += time.perf_counter() - start
 
     def state(self) -> dict[str, np.ndarray]:
-        """Return the actuators' ``position``, ``velocity`` and applied ``effort``."""
+        """
+        Return the actuators' ``position``, ``velocity`` and applied ``effort``.
+
+        A series-elastic transmission's motor is its drive's, its encoder its link's (effort 0).
+        """
         q, v = self.data.qpos[self._qpos], self.data.qvel[self._dof]
         out = self.robot.joint_to_actuator_arrays({'position': q, 'velocity': v})
+        if self.springs is not None:
+            out = self._read_links(out)
         return {'position': out['position'], 'velocity': out['velocity'],
                 'effort': self._u.copy()}
 
     def joint_state(self) -> dict[str, np.ndarray]:
-        """Return ``position``, ``velocity`` and applied ``effort`` of ``robot.joint_names``."""
-        return {'position': self.data.qpos[self._qpos].copy(),
-                'velocity': self.data.qvel[self._dof].copy(), 'effort': self._tau.copy()}
+        """
+        Return ``position``, ``velocity`` and applied ``effort`` of ``robot.joint_names``.
+
+        A series-elastic joint is its link (drive and spring joint), its effort the spring's
+        torque.
+        """
+        q, v = self._link_state()
+        effort = self._tau.copy()
+        if self.springs is not None:
+            s = self.state()
+            effort[self.springs.joints] = self.springs.torque(s['position'], s['velocity'])
+        return {'position': q, 'velocity': v, 'effort': effort}
+
+    def _link_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the joints' positions and velocities, a series-elastic joint's its link's."""
+        q, v = self.data.qpos[self._qpos].copy(), self.data.qvel[self._dof].copy()
+        if self.springs is not None:
+            q[self.springs.joints] += self.data.qpos[self.built.spring_qpos]
+            v[self.springs.joints] += self.data.qvel[self.built.spring_dof]
+        return q, v
+
+    def _read_links(self, out: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Put the joint-side encoders' position and velocity, the links', into ``out``."""
+        assert self.springs is not None
+        q, v = self._link_state()
+        link = self.robot.joint_to_actuator_arrays({'position': q, 'velocity': v})
+        encoders = self.springs.encoders
+        for field in ('position', 'velocity'):
+            if field in out:
+                out[field] = np.array(out[field], dtype=np.float64)
+                out[field][encoders] = np.asarray(link[field])[encoders]
+        return out
 
     def play(self) -> dict[str, float]:
         """Return each joint's position in its dead band (the link's, seen from the drive)."""
@@ -243,10 +291,20 @@ class MujocoPhysics:
         self._u = self._control.effort(theta, k @ v)
         self._tau = k.T @ self._u
         d.qfrc_applied[self._dof] = self._tau
+        if self._tables.size:
+            self._apply_tables(theta)
         self._count += 1
         self._set_passive(theta, self._count % PASSIVE_INERTIA_PERIOD == 0)
         self._mj.mj_step(self.model, d)
         self._control.advance(self._u, self.physics_step)
+
+    def _apply_tables(self, theta: np.ndarray) -> None:
+        """Apply each spring table's torque at its deflection to its spring joint."""
+        springs = self.springs
+        assert springs is not None
+        position = self._read_links({'position': theta})['position']
+        torque = springs.torque(position, np.zeros_like(position))[self._tables]
+        self.data.qfrc_applied[self.built.spring_dof[self._tables]] = torque
 
     def _set_passive(self, theta: np.ndarray, inertia: bool = True) -> None:
         """
@@ -303,6 +361,7 @@ class MujocoPhysics:
         m, d = self.model, self.data
         mj = self._mj
         k = self._set_tendons(d.qpos[self._qpos].copy())
+        k[~self.robot.commanded_actuators] = 0.0   # sensor channels drive nothing
         saved = d.qfrc_applied.copy()
         armature = m.dof_armature.copy(), m.tendon_armature.copy()
         folded = folded_armature(m)   # damping, not inertia

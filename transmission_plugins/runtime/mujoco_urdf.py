@@ -20,6 +20,9 @@ move is dropped, and a joint with joint-side backlash of width :math:`w` is spli
 (:func:`split_for_backlash`): the joint itself, the transmission's drive, moves a massless link
 ``<joint>__drive``, and a joint ``<joint>__backlash`` of the same kind and axis, limited to
 :math:`\pm w/2`, carries the original child link: the dead band between the drive and the link.
+A joint of a series-elastic transmission is split the same way (:func:`split_for_spring`): the
+joint moves the drive ``<joint>__drive`` and an unlimited joint ``<joint>__spring`` carries the
+link; the model gives that joint the spring's stiffness and damping.
 """
 
 import os
@@ -103,9 +106,38 @@ def _compiler(options: Any) -> Any:
     return mujoco
 
 
-#: the suffixes of the link and the joint a joint with backlash is split with
+#: the suffixes of the link and the joint a joint with backlash (a series spring) is split with
 DRIVE_LINK = '__drive'
 BACKLASH_JOINT = '__backlash'
+SPRING_JOINT = '__spring'
+
+
+def _split(joint: Any, suffix: str, joint_type: str) -> tuple[Any, Any]:
+    """Move ``joint`` onto a new link ``<name>__drive``; return it and the joint to the child."""
+    name = joint.get('name')
+    child = joint.find('child')
+    drive = f'{name}{DRIVE_LINK}'
+    link = etree.Element('link', name=drive)
+    second = etree.Element('joint', name=f'{name}{suffix}', type=joint_type)
+    etree.SubElement(second, 'parent', link=drive)
+    etree.SubElement(second, 'child', link=child.get('link'))
+    axis = joint.find('axis')
+    etree.SubElement(second, 'axis', xyz='1 0 0' if axis is None else axis.get('xyz', '1 0 0'))
+    child.set('link', drive)
+    return link, second
+
+
+def split_for_spring(joint: Any) -> list[Any]:
+    r"""
+    Split the URDF ``joint`` (a copy, edited in place) at a series spring.
+
+    ``joint`` now moves a new link ``<name>__drive`` (no inertial: MuJoCo's bounds give it one;
+    the rotor's armature is on ``joint``); the returned link and joint ``<name>__spring``
+    (prismatic like ``joint``, else continuous, same axis, unlimited) carry the original child
+    link.  The spring joint's position is :math:`q - q_{drive} = -\delta`.
+    """
+    kind = 'prismatic' if joint.get('type') == 'prismatic' else 'continuous'
+    return list(_split(joint, SPRING_JOINT, kind))
 
 
 def split_for_backlash(joint: Any, width: float) -> list[Any]:
@@ -116,25 +148,17 @@ def split_for_backlash(joint: Any, width: float) -> list[Any]:
     the returned link and joint ``<name>__backlash`` (revolute or prismatic like ``joint``,
     same axis, range :math:`\pm` ``width``/2) carry the original child link.
     """
-    name = joint.get('name')
-    child = joint.find('child')
-    drive = f'{name}{DRIVE_LINK}'
-    link = etree.Element('link', name=drive)
-    play = etree.Element('joint', name=f'{name}{BACKLASH_JOINT}',
-                         type='prismatic' if joint.get('type') == 'prismatic' else 'revolute')
-    etree.SubElement(play, 'parent', link=drive)
-    etree.SubElement(play, 'child', link=child.get('link'))
-    axis = joint.find('axis')
-    etree.SubElement(play, 'axis', xyz='1 0 0' if axis is None else axis.get('xyz', '1 0 0'))
+    link, play = _split(joint, BACKLASH_JOINT,
+                        'prismatic' if joint.get('type') == 'prismatic' else 'revolute')
     half = repr(0.5 * float(width))
     etree.SubElement(play, 'limit', lower=f'-{half}', upper=half, effort='0', velocity='0')
-    child.set('link', drive)
     return [link, play]
 
 
 def mujoco_urdf(description: str, options: Any, followers: Iterable[str],
                 base_dir: str | None = None,
-                backlash: Mapping[str, float] | None = None) -> tuple[str, list[LoadWarning]]:
+                backlash: Mapping[str, float] | None = None,
+                springs: Iterable[str] = ()) -> tuple[str, list[LoadWarning]]:
     """
     Return the URDF text for MuJoCo and the warnings (at most one, about meshes left out).
 
@@ -144,8 +168,10 @@ def mujoco_urdf(description: str, options: Any, followers: Iterable[str],
     :param base_dir: directory of relative mesh file names
     :param backlash: joint name -> the width of its joint-side backlash (> 0): the joint is
         split (:func:`split_for_backlash`)
+    :param springs: joints of series-elastic transmissions: split (:func:`split_for_spring`)
     """
     backlash = dict(backlash or {})
+    springs = set(springs)
     root = parse_xml(read_urdf_text(description))
     followers = set(followers)
     robot = etree.Element('robot', name=root.get('name', 'robot'))
@@ -169,6 +195,10 @@ def mujoco_urdf(description: str, options: Any, followers: Iterable[str],
         if element.tag == 'joint' and backlash.get(element.get('name'), 0.0) > 0.0 \
                 and element.find('child') is not None:
             for added in split_for_backlash(element, backlash[element.get('name')]):
+                robot.append(added)
+        elif element.tag == 'joint' and element.get('name') in springs \
+                and element.find('child') is not None:
+            for added in split_for_spring(element):
                 robot.append(added)
     missing, unreadable = _meshes(links, base_dir)
     warnings = []

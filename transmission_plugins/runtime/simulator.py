@@ -16,6 +16,7 @@
 
 import math
 from typing import Any
+from typing import Mapping
 from typing import Sequence
 
 import numpy as np
@@ -26,6 +27,8 @@ from transmission_plugins.robot.actuators import ActuatorModel
 from transmission_plugins.robot.drivetrain import RobotDrivetrain
 from transmission_plugins.runtime.actuator_control import ActuatorControl
 from transmission_plugins.runtime.actuator_control import DEFAULT_BANDWIDTH
+from transmission_plugins.runtime.series_springs import DEFAULT_LINK_INERTIA
+from transmission_plugins.runtime.series_springs import SeriesSprings
 
 __all__ = ['ActuatorSimulator', 'ReferenceSwitches', 'RotorFriction', 'unsimulated_backlash']
 
@@ -54,12 +57,26 @@ class ActuatorSimulator:
         effort is limited by its motors and their windings heat
         (:class:`~.actuator_control.ActuatorControl`); None, or a robot without drivetrain
         data: the rotors above, exactly
+    :param link_inertia: joint name -> the link inertia behind each series-elastic
+        transmission's spring (:func:`~.series_springs.link_inertia`; default
+        :data:`~.series_springs.DEFAULT_LINK_INERTIA`)
+
+    **Series-elastic transmissions** (with ``robot``): the motor's rotor and the link are two
+    bodies joined by the spring.  With :math:`\tau = s(\delta) + d\dot\delta` the spring's
+    torque (:meth:`~.series_springs.SeriesSprings.torque`, the transmission's map),
+    :math:`I\ddot\theta_m = u - c\dot\theta_m - \tau/n` (plus the motor's friction) and
+    :math:`J\ddot\theta_e = \tau` (plus the joint's friction), :math:`J` the link inertia; the
+    encoder's state is the link's, it takes no command and its effort is 0.  The spring's
+    damping is integrated implicitly, as MuJoCo's is: each body's velocity step divides by
+    :math:`I + h d` (:math:`d/n^2` on the rotor), so a light link behind a damped spring needs
+    no shorter sub-step; the sub-steps resolve the spring's stiffness (its steepest slope) on
+    both bodies.
     """
 
     def __init__(self, models: Sequence[ActuatorModel], *, position: Any = None,
                  damping: Any = 0.0, min_inertia: float = 1e-4,
                  bandwidth: float = DEFAULT_BANDWIDTH, max_substeps: int = 1000,
-                 robot: Any = None) -> None:
+                 robot: Any = None, link_inertia: Mapping[str, float] | None = None) -> None:
         models = list(models)
         if not all(isinstance(m, ActuatorModel) for m in models):
             raise TransmissionValueError('models', models, 'a sequence of ActuatorModel',
@@ -69,6 +86,17 @@ class ActuatorSimulator:
             raise TransmissionValueError('min_inertia', min_inertia, 'a finite number > 0',
                                          'ActuatorSimulator')
         inertia = np.array([max(m.reflected_inertia(), min_inertia) for m in models])
+        springs = SeriesSprings(robot) if robot is not None else None
+        #: the series-elastic transmissions (None: none)
+        self.springs = springs if springs is not None and len(springs) else None
+        if self.springs is not None:
+            if list(robot.actuator_names) != [m.name for m in models]:
+                raise TransmissionValueError('robot', list(robot.actuator_names), 'the robot '
+                                             'whose actuators the models are, in their order',
+                                             'ActuatorSimulator')
+            links = dict(link_inertia or {})
+            inertia[self.springs.encoders] = [links.get(n, DEFAULT_LINK_INERTIA)
+                                              for n in self.springs.names]
         drivetrain = getattr(robot, 'drivetrain', None)
         if drivetrain is not None and not drivetrain.models_anything:
             drivetrain = None
@@ -76,8 +104,10 @@ class ActuatorSimulator:
             raise TransmissionValueError('robot', list(robot.actuator_names), 'the robot whose '
                                          'actuators the models are, in their order',
                                          'ActuatorSimulator')
-        self._control = ActuatorControl(models, inertia, damping=damping, bandwidth=bandwidth,
-                                        where='ActuatorSimulator', drivetrain=drivetrain)
+        self._control = ActuatorControl(
+            models, inertia, damping=damping, bandwidth=bandwidth, where='ActuatorSimulator',
+            drivetrain=drivetrain,
+            commanded=None if self.springs is None else robot.commanded_actuators)
         self._inertia = inertia
         self._max_substeps = int(max_substeps)
         #: the drivetrain's friction on the rotors (None: none)
@@ -90,6 +120,13 @@ class ActuatorSimulator:
         #: the drivetrain's damping-like rate (viscous friction, the envelope's fall), 1/s
         self._damping_rate = (0.0 if drivetrain is None
                               else _drivetrain_rate(drivetrain, self.friction, inertia))
+        if self.springs is not None:
+            self._rate = max(self._rate, _spring_rate(self.springs, inertia))
+            s = self.springs
+            #: the springs' damping on each body, integrated implicitly (class docstring)
+            self._spring_damping = np.zeros_like(inertia)
+            self._spring_damping[s.motors] += s.damping / s.reduction ** 2
+            self._spring_damping[s.encoders] += s.damping
         if not math.isfinite(self._rate):
             c = self._control
             with np.errstate(all='ignore'):
@@ -151,16 +188,24 @@ class ActuatorSimulator:
                             self._max_substeps))
         h = dt / count
         damping = self._control.damping
+        springs = self.springs
+        inertia = None   # the bodies' own: the friction's
+        if springs is not None:   # the links behind the springs are no rotors
+            damping = np.where(self._control.commanded, damping, 0.0)
+            inertia = self._inertia + h * self._spring_damping
         friction = self.friction
         q0 = self._q
         with np.errstate(all='ignore'):
             for _ in range(count):
                 self._u = self._control.effort(self._q, self._v)
+                drive = self._u - damping * self._v
+                if springs is not None:
+                    drive = drive + self._spring_load(springs)
                 if friction is None:
-                    self._v = self._v + h * (self._u - damping * self._v) / self._inertia
+                    self._v = self._v + h * drive / (self._inertia if inertia is None
+                                                     else inertia)
                 else:
-                    self._v = friction.velocity(self._q, self._v,
-                                                self._u - damping * self._v, h)
+                    self._v = friction.velocity(self._q, self._v, drive, h, inertia)
                 self._q = self._q + h * self._v
                 self._control.advance(self._u, h)
         finite = np.isfinite(self._q) & np.isfinite(self._v) & np.isfinite(self._u)
@@ -170,6 +215,14 @@ class ActuatorSimulator:
             self._q = np.where(finite, self._q, q0)
             self._v = np.where(finite, self._v, 0.0)
             self._u = np.where(finite, self._u, 0.0)
+
+    def _spring_load(self, springs: SeriesSprings) -> np.ndarray:
+        r"""Return the springs' efforts on the rotors, :math:`-\tau/n`, and links, :math:`\tau`."""
+        tau = springs.torque(self._q, self._v)
+        load = np.zeros_like(self._q)
+        load[springs.motors] -= tau / springs.reduction
+        load[springs.encoders] += tau
+        return load
 
     def state(self) -> dict[str, np.ndarray]:
         """Return copies of ``position``, ``velocity`` and applied ``effort``, each ``(N,)``."""
@@ -243,17 +296,23 @@ class RotorFriction:
         return level
 
     def velocity(self, position: np.ndarray, velocity: np.ndarray, drive: np.ndarray,
-                 h: float) -> np.ndarray:
-        """Return the velocities after ``h`` s under the ``drive`` efforts and the friction."""
+                 h: float, inertia: np.ndarray | None = None) -> np.ndarray:
+        """
+        Return the velocities after ``h`` s under the ``drive`` efforts and the friction.
+
+        :param inertia: the inertia of the step (default: the rotors'; with a series spring's
+            damping integrated implicitly, :math:`I + h d`)
+        """
+        inertia = self._inertia if inertia is None else inertia
         a = self.jacobian(position)
-        free = velocity + h * drive / self._inertia
+        free = velocity + h * drive / inertia
         keeps = free * velocity > 0.0
         cap = np.where(keeps, np.abs(self.torque(position, velocity, a)),
                        self.breakaway(position, a))
-        stop = self._inertia * free / h
+        stop = inertia * free / h
         # held: exactly at rest (no round-off creep)
         return np.where(np.abs(stop) <= cap, 0.0,
-                        free - h * np.clip(stop, -cap, cap) / self._inertia)
+                        free - h * np.clip(stop, -cap, cap) / inertia)
 
 
 def unsimulated_backlash(robot: Any) -> str:
@@ -297,6 +356,19 @@ def _drivetrain_rate(drivetrain: RobotDrivetrain, friction: RotorFriction | None
             fall = -np.diff(envelope.torques) / np.diff(envelope.speeds)
             b[i] += float(np.max(fall, initial=0.0)) * drivetrain.gear_ratio[i] ** 2
     return float(np.max(b / inertia, initial=0.0))
+
+
+def _spring_rate(springs: SeriesSprings, inertia: np.ndarray) -> float:
+    r"""
+    Return the fastest rate the springs give a body, :math:`\sqrt{k/I}` (damping: implicit).
+
+    On the rotor the spring is :math:`k/n^2` (at the motor coordinate), on the link :math:`k`;
+    :math:`k` is a table's steepest segment.
+    """
+    k = springs.steepest()
+    stiff = np.concatenate([k / springs.reduction ** 2 / inertia[springs.motors],
+                            k / inertia[springs.encoders]])
+    return float(np.max(np.sqrt(stiff)))
 
 
 class ReferenceSwitches:

@@ -40,6 +40,11 @@ rotors :math:`\rho_a^2 I_{r,a}` (:meth:`~.ActuatorModel.reflected_inertia`):
 * for a consumer that reads ``<mimic>`` (Drake), a transmission with one actuator and several
   joints (a synergy, the PR2 gripper) drives one of them and the others mimic it
   (:func:`_single_actuator`): the rotor's inertia along the transmission's image is exact;
+* a series-elastic transmission's spring cannot be held (a second joint between the drive and
+  the link): its motor drives the joint rigidly, as a one-to-one pair (:math:`G = n\rho`, the
+  rigid reflected inertia), its joint-side encoder (which takes no command) gets no actuator,
+  and a warning names the joint, the stiffness (or the table) and the damping
+  (:func:`spring_warnings`);
 * a nonlinear transmission (the PR2 gripper) is linearised at :math:`q_0`, with a warning;
   joints its maps do not read (the PR2 gripper's fingers) get no actuator (nor a ``<mimic>``
   where the consumer reads none).
@@ -67,6 +72,7 @@ from transmission_plugins.core.interfaces import POSITION
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.mujoco_model import blocks
 from transmission_plugins.runtime.mujoco_model import passive_local
+from transmission_plugins.runtime.series_springs import SeriesSprings
 
 #: Relative size below which a cross term of the reflected inertia counts as zero.
 CROSS_TOLERANCE = 1e-12
@@ -101,7 +107,8 @@ def linearised_warnings(robot: RobotTransmissions, target: str) -> list[str]:
     q0 = robot.default_joint_position()
     out = []
     for t in robot.transmissions:
-        if not t.transmission.is_linear():
+        # a series-elastic transmission's position maps are linear: its spring is not
+        if not t.transmission.is_linear() and not t.transmission.joint_effort_from_motion():
             pose = ', '.join(f'{n}={q0[robot.joint_index[n]]:.6g}' for n in t.joint_names)
             out.append(f'{t.describe()}: nonlinear ({t.type}): {target} gets constant '
                        f'coefficients, its Jacobian at the neutral pose ({pose}); the export '
@@ -196,6 +203,23 @@ def _single_actuator(robot: RobotTransmissions, block: Any,
     return actuator, mimics
 
 
+#: Why each consumer cannot hold a series spring.
+SPRING_REASONS = {'Drake': 'a URDF joint cannot hold a series spring',
+                  'Pinocchio': 'a spring joint between the drive and the link would be an extra '
+                               'joint, a different kinematic tree'}
+
+
+def spring_warnings(robot: RobotTransmissions, target: str) -> list[str]:
+    """Return one warning per series-elastic joint: ``target`` gets it rigid (no spring)."""
+    springs = SeriesSprings(robot)
+    reason = SPRING_REASONS.get(target, f'{target} holds no series spring')
+    return [f'joint {name}: its series spring ({springs.describe(i)}) is left out ({reason}): '
+            f'{target} gets the motor {robot.actuator_names[int(springs.motors[i])]} driving '
+            f'{name} rigidly, and the joint-side encoder '
+            f'{robot.actuator_names[int(springs.encoders[i])]} no actuator'
+            for i, name in enumerate(springs.names)]
+
+
 def joint_actuators(robot: RobotTransmissions, target: str,
                     mimic: bool = False) -> JointActuation:
     """
@@ -235,6 +259,10 @@ def joint_actuators(robot: RobotTransmissions, target: str,
                                 f'actuator at q0: {target} gets no actuator for them')
             continue
         k = block_jacobian(robot, b, q0)
+        actuators = b.actuators
+        commanded = robot.commanded_actuators[actuators]
+        if not commanded.all():   # sensor channels (a joint-side encoder) drive nothing
+            k, actuators = k[commanded], actuators[commanded]
         # joints the maps do not read, or read with no effect at q0 (a follower joint)
         passive = {int(b.joints[i]) for i in passive_local(b)} | {
             int(j) for c, j in enumerate(b.joints) if not np.any(k[:, c])}
@@ -249,7 +277,7 @@ def joint_actuators(robot: RobotTransmissions, target: str,
         local = [int(c) for c in np.flatnonzero(np.isin(b.joints, driven))]
         sub = k[:, local]
         if _one_to_one(sub):
-            for row, a in enumerate(b.actuators):
+            for row, a in enumerate(actuators):
                 col = int(np.flatnonzero(sub[row])[0])
                 j, ratio = driven[col], float(sub[row, col])
                 model = robot.actuator_models[robot.actuator_names[int(a)]]
@@ -288,7 +316,7 @@ def joint_actuators(robot: RobotTransmissions, target: str,
                                      1.0, float(diagonal), _effort_limit(robot, j),
                                      coulomb=float(joint_friction.coulomb[j]),
                                      viscous=float(joint_friction.viscous[j])))
-    return JointActuation(out, mimics, warnings)
+    return JointActuation(out, mimics, warnings + spring_warnings(robot, target))
 
 
 def drivetrain_warnings(robot: RobotTransmissions, target: str, friction: bool = True,

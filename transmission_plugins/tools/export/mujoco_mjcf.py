@@ -34,6 +34,13 @@ joints sharing actuators are joint equalities.  Added for a standalone model:
   :math:`n^2 b`, and a coupled one gets it exactly too), joint-side backlash as a limited
   joint ``<joint>__backlash``; the rest is named in one warning each
   (:func:`~.joint_actuators.drivetrain_warnings`);
+* a series-elastic transmission as the runtime's model holds it: the motor's actuator on its
+  rotor tendon at the drive ``<joint>``, the spring a joint ``<joint>__spring`` between the
+  drive and the link with ``stiffness`` :math:`k` and ``damping`` :math:`d`; its joint-side
+  encoder takes no command and gets no actuator.  A measured spring table, which the runtime
+  applies every step, becomes its slope at no deflection
+  (:meth:`~.series_springs.SeriesSprings.slope_at_zero`), with a warning naming the joint and
+  the table;
 * MuJoCo's defaults where the runtime has its own (doc/cli.md);
 * nonlinear transmissions (the PR2 gripper) are linearised at the neutral pose
   :math:`q_0` (:meth:`~.RobotTransmissions.default_joint_position`), with a warning: their
@@ -55,6 +62,7 @@ from transmission_plugins.runtime.mujoco_model import blocks
 from transmission_plugins.runtime.mujoco_model import build_spec
 from transmission_plugins.runtime.mujoco_model import import_mujoco
 from transmission_plugins.runtime.mujoco_model import ModelOptions
+from transmission_plugins.runtime.mujoco_urdf import SPRING_JOINT
 from transmission_plugins.tools.export.joint_actuators import block_jacobian
 from transmission_plugins.tools.export.joint_actuators import drivetrain_warnings
 from transmission_plugins.tools.export.joint_actuators import linearised_warnings
@@ -83,6 +91,19 @@ def export_spec(robot: RobotTransmissions, description: str,
     _follow_drivers(spec, robot)
     _add_actuators(mujoco, spec, robot, owners)
     warnings = linearised_warnings(robot, 'MuJoCo') + [str(w) for w in built.warnings]
+    springs = built.springs
+    if springs is not None:
+        slope = springs.slope_at_zero()
+        for i in map(int, springs.table.nonzero()[0]):
+            name = springs.names[i]
+            joint = spec.joint(f'{name}{SPRING_JOINT}')
+            stiffness = np.array(joint.stiffness, dtype=np.float64)
+            stiffness.reshape(-1)[0] = float(slope[i])
+            joint.stiffness = stiffness
+            warnings.append(f'joint {name}: its series spring is a measured table '
+                            f'({springs.describe(i)}): MuJoCo holds a linear joint spring, so '
+                            f'{name}{SPRING_JOINT} gets the slope at no deflection, stiffness '
+                            f'{float(slope[i]):g} (mock_actuators applies the table itself)')
     warnings += drivetrain_warnings(robot, 'MuJoCo', backlash=('joint',))
     return spec, warnings
 
@@ -121,6 +142,11 @@ def to_xml(spec: Any) -> str:
         if i >= 0 and element.getparent().tag == 'body' \
                 and model.dof_armature[model.jnt_dofadr[i]]:
             element.set('armature', _number(model.dof_armature[model.jnt_dofadr[i]]))
+        if i >= 0 and element.get('stiffness') is not None:
+            element.set('stiffness', _number(model.jnt_stiffness[i]))
+        if i >= 0 and (element.get('name') or '').endswith(SPRING_JOINT) \
+                and element.get('damping') is not None:
+            element.set('damping', _number(model.dof_damping[model.jnt_dofadr[i]]))
         if i >= 0 and element.get('actuatorfrcrange') is not None:
             element.set('actuatorfrcrange',
                         ' '.join(_number(v) for v in model.jnt_actfrcrange[i]))
@@ -190,6 +216,8 @@ def _add_actuators(mujoco: Any, spec: Any, robot: RobotTransmissions,
     for b, k in owners:
         inputs = list(b.transmission.joint_to_actuator_inputs())
         for row, a in enumerate(b.actuators):
+            if not robot.commanded_actuators[int(a)]:   # a sensor channel: no actuator
+                continue
             name = robot.actuator_names[int(a)]
             tendon = f'{name}__rotor'
             if tendon not in tendons:

@@ -28,8 +28,9 @@ links and joints as ``--to mujoco``) with
   URDF's root link, as doc/cli.md ("Why MJCF for Pinocchio") says;
 * each joint's ``frictionloss`` (``model.friction``) and ``damping`` (``model.damping``): its
   joint-side friction and, for a one-to-one pair, the motor side's reflected through the
-  reduction (:mod:`~.joint_actuators`); no dead-band joint for backlash (it would add a degree
-  of freedom): backlash and the rest are named in one warning each.
+  reduction (:mod:`~.joint_actuators`); no dead-band joint for backlash and no spring joint for
+  a series-elastic transmission (either would add a degree of freedom): backlash, series
+  springs and the rest are named in one warning each.
 """
 
 
@@ -61,8 +62,8 @@ def pinocchio_mjcf(robot: RobotTransmissions, description: str,
     mujoco = import_mujoco()
     actuators, _, warnings = joint_actuators(robot, 'Pinocchio')
     warnings += drivetrain_warnings(robot, 'Pinocchio')
-    built = build_spec(robot, description, EXPORT_OPTIONS._replace(backlash=False),
-                       base_dir=base_dir)
+    built = build_spec(robot, description,
+                       EXPORT_OPTIONS._replace(backlash=False, springs=False), base_dir=base_dir)
     spec = built.spec
     try:
         model = spec.compile()

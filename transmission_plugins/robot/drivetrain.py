@@ -188,8 +188,9 @@ class RobotDrivetrain:
 
     def current_limit(self, temperature: FloatArray) -> FloatArray:
         """Return the current each motor may draw at ``temperature`` (inf without a model)."""
-        limit = current_limit(temperature, self.peak_current, self.continuous_current,
-                              self.warning_temperature, self.max_temperature)
+        with np.errstate(invalid='ignore'):   # the motors without a model: inf - inf, unused
+            limit = current_limit(temperature, self.peak_current, self.continuous_current,
+                                  self.warning_temperature, self.max_temperature)
         return np.where(self.has_thermal, limit, math.inf)
 
     def initial_temperature(self) -> FloatArray:

@@ -33,7 +33,7 @@ from tp_support import REPO
 
 pytestmark = pytest.mark.ros
 #: this module's range of ROS domains (ros_domain, the conftest's context)
-ROS_DOMAINS = (75, 5)
+ROS_DOMAINS = (85, 5)
 
 URDF = (REPO / 'urdf' / 'drivetrain_robot.urdf').read_text()
 ACTUATORS = ['hip_motor', 'knee_motor']

@@ -39,8 +39,8 @@ URDF = (REPO / 'urdf' / 'drivetrain_robot.urdf').read_text()
 
 @pytest.fixture(autouse=True)
 def private_domain(monkeypatch):
-    # a domain of this module's own (60-64); Fast DDS ends the process above 232
-    monkeypatch.setenv('ROS_DOMAIN_ID', str(os.getpid() % 5 + 60))
+    # a domain of this module's own (80-84); Fast DDS ends the process above 232
+    monkeypatch.setenv('ROS_DOMAIN_ID', str(os.getpid() % 5 + 80))
     monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
 
 

@@ -28,7 +28,7 @@ from test_misuse import Rig
 
 pytestmark = pytest.mark.ros
 #: this module's range of ROS domains (ros_domain, the conftest's context)
-ROS_DOMAINS = (160, 5)
+ROS_DOMAINS = (100, 5)
 
 N, K, D = 50.0, 300.0, 2.0
 URDF = """\

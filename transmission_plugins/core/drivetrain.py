@@ -232,28 +232,21 @@ def envelope_bounds(velocity: Any, speeds: FloatArray,
     """
     v = np.asarray(velocity, dtype=np.float64)
     speed = np.abs(v)
-    # the segment of each speed: the last knot at or below it
-    k = np.sum(speeds <= speed[..., None], axis=-1) - 1
-    k = np.clip(k, 0, speeds.shape[-1] - 2)
-    s0 = np.take_along_axis(np.broadcast_to(speeds, speed.shape + speeds.shape[-1:]),
-                            k[..., None], -1)[..., 0]
-    s1 = np.take_along_axis(np.broadcast_to(speeds, speed.shape + speeds.shape[-1:]),
-                            k[..., None] + 1, -1)[..., 0]
-    t0 = np.take_along_axis(np.broadcast_to(torques, speed.shape + speeds.shape[-1:]),
-                            k[..., None], -1)[..., 0]
-    t1 = np.take_along_axis(np.broadcast_to(torques, speed.shape + speeds.shape[-1:]),
-                            k[..., None] + 1, -1)[..., 0]
+    # the segment of each speed: the last knot at or below it (a NaN speed: the first)
+    k = (speeds <= speed[..., None]).sum(axis=-1) - 1
+    k = np.minimum(np.maximum(k, 0), speeds.shape[-1] - 2)
+    motor = np.arange(speeds.shape[0])
+    s0, s1 = speeds[motor, k], speeds[motor, k + 1]
+    t0, t1 = torques[motor, k], torques[motor, k + 1]
     with np.errstate(invalid='ignore', divide='ignore'):
-        share = np.clip((speed - s0) / (s1 - s0), 0.0, 1.0)
-    # a repeated last point (s1 == s0) holds t1
-    share = np.where(s1 > s0, share, 1.0)
-    # equal torques (a flat piece, or a motor without an envelope: inf) need no interpolation
-    with np.errstate(invalid='ignore'):
+        share = np.minimum(np.maximum((speed - s0) / (s1 - s0), 0.0), 1.0)
+        # a repeated last point (s1 == s0) holds t1; equal torques (a flat piece, or a motor
+        # without an envelope: inf) need no interpolation
+        share = np.where(s1 > s0, share, 1.0)
         available = np.where(t1 == t0, t0, t0 + share * (t1 - t0))
-    peak = torques[..., 0]
-    moving = np.isfinite(v) & (v != 0.0)
-    upper = np.where(moving & (v > 0.0), available, peak)
-    lower = np.where(moving & (v < 0.0), -available, -peak)
+    peak = torques[:, 0]
+    upper = np.where(v > 0.0, available, peak)    # NaN compares False: the peak
+    lower = np.where(v < 0.0, -available, -peak)
     return lower, upper
 
 

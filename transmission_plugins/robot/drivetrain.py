@@ -172,15 +172,19 @@ class RobotDrivetrain:
         Return ``(lower, upper)``: the actuator efforts the motors can give now.
 
         The torque-speed envelope at ``actuator_velocity`` (NaN: unknown, the peak), and with
-        ``temperature`` the thermal current limit times :math:`\rho k_t`; ``inf`` where an
-        actuator has neither.
+        ``temperature`` also within :meth:`thermal_effort_limit`; ``inf`` where an actuator has
+        neither.
         """
         lower, upper = envelope_bounds(actuator_velocity, self._speeds, self._torques)
         if temperature is not None and self.has_thermal.any():
-            allowed = self.current_limit(temperature) * self.effort_per_current
-            allowed = np.where(self.has_thermal, allowed, math.inf)
+            allowed = self.thermal_effort_limit(temperature)
             lower, upper = np.maximum(lower, -allowed), np.minimum(upper, allowed)
         return lower, upper
+
+    def thermal_effort_limit(self, temperature: FloatArray) -> FloatArray:
+        r"""Return the effort the current limit at ``temperature`` allows, :math:`\rho k_t I`."""
+        return np.where(self.has_thermal,
+                        self.current_limit(temperature) * self.effort_per_current, math.inf)
 
     def current(self, actuator_effort: FloatArray) -> FloatArray:
         """Return the motor current of each actuator effort (NaN without a torque constant)."""

@@ -189,11 +189,11 @@ class CycleDrivetrain:
             velocity (unknown: the peak), the last two also within the current limit at the
             estimated temperature
         """
-        velocity = self.measured('velocity', now)
-        lower, upper = self.model.effort_bounds(velocity)
+        lower, upper = self.model.effort_bounds(self.measured('velocity', now))
         if not self.thermal:
             return lower, upper, lower, upper
-        return (lower, upper) + self.model.effort_bounds(velocity, self.temperature)
+        allowed = self.model.thermal_effort_limit(self.temperature)
+        return lower, upper, np.maximum(lower, -allowed), np.minimum(upper, allowed)
 
     def target_bounds(self, lo: np.ndarray, hi: np.ndarray, now: float
                       ) -> tuple[np.ndarray, np.ndarray, list[Cause | None]]:

@@ -37,7 +37,10 @@ from transmission_plugins.runtime.diagnostics import WARN
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 from transmission_plugins.runtime.reports import Reports
 
-URDF = (REPO / 'urdf' / 'drivetrain_robot.urdf').read_text()
+#: the bundled drivetrain robot without its hip's backlash: the motors and friction here, the
+#: play in the joint states in test_backlash_cycle.py (it holds the joint's velocity at 0 inside
+#: the play, which these tests' rigid references do not model)
+URDF = re.sub(r'<backlash\b[^>]*/>', '', (REPO / 'urdf' / 'drivetrain_robot.urdf').read_text())
 #: hip_motor and its transmission as urdf/drivetrain_robot.urdf writes them
 HIP = {'reduction': 40.0, 'k_t': 0.05, 'peak': 0.5, 'max_speed': 500.0, 'R': 0.6, 'R_th': 4.0,
        'tau': 20.0, 'T_max': 100.0, 'T_a': 25.0, 'joint_effort': 18.0,

@@ -43,6 +43,7 @@ import math
 import numpy as np
 
 from transmission_plugins.core.checks import FloatArray
+from transmission_plugins.core.drivetrain import play
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.drivetrain import FrictionArrays
 from transmission_plugins.robot.drivetrain import RobotDrivetrain
@@ -262,6 +263,71 @@ class CycleDrivetrain:
             effort /= self.effort_per_current
 
 
+class _Play:
+    """The play operator on some entries of a vector, with the output it keeps."""
+
+    def __init__(self, width: FloatArray) -> None:
+        self.index = np.flatnonzero(width > 0.0)
+        self.width = width[self.index]
+        self.output = np.full(len(self.index), np.nan)
+
+    def apply(self, position: FloatArray, velocity: FloatArray | None) -> None:
+        """Put the dead band into ``position`` (and ``velocity``: 0 inside it) in place."""
+        x = position[self.index]
+        y = play(self.output, x, self.width)
+        self.output = np.where(np.isnan(y), self.output, y)
+        position[self.index] = y
+        if velocity is not None:
+            v = velocity[self.index]
+            # the driven side moves with the driving side only where a flank touches and the
+            # motion pushes on it
+            touching = np.abs(x - y) >= 0.5 * self.width * (1.0 - 1e-12)
+            velocity[self.index] = np.where(touching & (v * (x - y) > 0.0) | np.isnan(v), v,
+                                            0.0)
+
+
+class StateBacklash:
+    """
+    Backlash on the hardware interface's state side: the play operator on positions.
+
+    A motor-side ``<backlash>`` acts on the actuator positions before the map, a joint-side one
+    on the joint positions after it: the driven side stays where it is until the driving side
+    has crossed the play (:func:`~transmission_plugins.core.drivetrain.play`), and its velocity
+    is 0 meanwhile.  Each play starts where the first state puts it.
+    """
+
+    def __init__(self, model: RobotDrivetrain) -> None:
+        self._actuators = _Play(model.actuator_backlash)
+        self._joints = _Play(model.joint_backlash)
+
+    @property
+    def needed(self) -> bool:
+        """Return True when any joint or actuator has backlash."""
+        return bool(len(self._actuators.index) or len(self._joints.index))
+
+    def sources(self, inputs: dict[str, FloatArray]) -> dict[str, FloatArray]:
+        """Return the actuator values with the motor-side play (copies where changed)."""
+        if not len(self._actuators.index):
+            return inputs
+        out = dict(inputs)
+        out['position'] = inputs['position'].copy()
+        if 'velocity' in inputs:
+            out['velocity'] = inputs['velocity'].copy()
+        self._actuators.apply(out['position'], out.get('velocity'))
+        return out
+
+    def targets(self, values: dict[str, FloatArray]) -> None:
+        """Apply the joint-side play to the converted joint values, in place."""
+        if len(self._joints.index):
+            self._joints.apply(values['position'], values.get('velocity'))
+
+
+def state_backlash(robot: RobotTransmissions) -> StateBacklash | None:
+    """Return the state side's backlash for ``robot``, None when it has none."""
+    backlash = StateBacklash(robot.drivetrain)
+    return backlash if backlash.needed else None
+
+
 def cycle_drivetrain(robot: RobotTransmissions, states: LatestStates, effort_unit: str = 'torque'
                      ) -> CycleDrivetrain | None:
     """
@@ -273,5 +339,5 @@ def cycle_drivetrain(robot: RobotTransmissions, states: LatestStates, effort_uni
     return drivetrain if drivetrain.needed else None
 
 
-__all__ = ['COOL', 'CycleDrivetrain', 'DERATING', 'EFFORT_UNITS', 'HOT', 'cycle_drivetrain',
-           'max_speed']
+__all__ = ['COOL', 'CycleDrivetrain', 'DERATING', 'EFFORT_UNITS', 'HOT', 'StateBacklash',
+           'cycle_drivetrain', 'max_speed', 'state_backlash']

@@ -46,6 +46,7 @@ from transmission_plugins.runtime.diagnostics import DiagnosticRecord
 from transmission_plugins.runtime.diagnostics import drivetrain_diagnostics
 from transmission_plugins.runtime.diagnostics import series_elastic_diagnostics
 from transmission_plugins.runtime.drivetrain import cycle_drivetrain
+from transmission_plugins.runtime.drivetrain import state_backlash
 from transmission_plugins.runtime.messages import field_array
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.messages import InputRejected
@@ -98,6 +99,8 @@ class HardwareInterface(InterfaceCycle):
         super().__init__(robot, settings, clock=clock, **changes)
         #: decided here from the robot's data: None when it has nothing to do
         self.drivetrain = cycle_drivetrain(robot, self.states, effort_unit)
+        #: the dead bands of the joints and actuators with backlash (joint states), or None
+        self.states.play = state_backlash(robot)
         self.commands.drivetrain = self.drivetrain
         #: decided here from the robot's data: the series-elastic transmissions and the
         #: actuators that take no command (:mod:`~.series_elastic`), else None

@@ -31,6 +31,7 @@ new state arrived or the set of fresh actuators changed.
 
 from typing import Callable
 from typing import NamedTuple
+from typing import Protocol
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -55,6 +56,16 @@ class StateOutput(NamedTuple):
     position: FloatArray | None
     velocity: FloatArray | None
     effort: FloatArray | None
+
+
+class PositionPlay(Protocol):
+    """What the state side does with backlash (:class:`~.drivetrain.StateBacklash`)."""
+
+    def sources(self, inputs: dict[str, FloatArray]) -> dict[str, FloatArray]:
+        """Return the source values with the play of the source side applied."""
+
+    def targets(self, values: dict[str, FloatArray]) -> None:
+        """Apply the play of the target side to the converted values, in place."""
 
 
 class LatestStates:
@@ -98,6 +109,8 @@ class LatestStates:
         #: the targets whose effort comes from their sources' positions and velocities (a
         #: series-elastic spring's joint), known when those are; None: no such target
         self.effort_from_motion: np.ndarray | None = None
+        #: the backlash of either side (a dead band in the position map), None: none
+        self.play: PositionPlay | None = None
         #: the values each target was last published with (NaN: none), for ``stale_joints: last``
         self.held: dict[str, FloatArray] = {f: np.full(nt, np.nan) for f in FIELDS}
         #: the fresh-source mask of the last cycle, and how often it changed
@@ -171,6 +184,8 @@ class LatestStates:
 
     def _convert(self, fresh: np.ndarray) -> StateOutput | None:
         values, complete = self._target_values(fresh)
+        if self.play is not None:
+            self.play.targets(values)
         if self._cycle.settings.stale_joints == 'last' and False in fresh:
             target_fresh = self.fresh_targets(fresh)
             values = {f: np.where(target_fresh, values[f], self.held[f]) for f in FIELDS}
@@ -226,6 +241,8 @@ class LatestStates:
         motion = self.effort_from_motion
         if motion is not None and 'velocity' in inputs:
             out['effort'] = values['effort']   # the springs' efforts, actuator efforts or not
+        if self.play is not None:
+            inputs = self.play.sources(inputs)
         self.direction.maps.convert(inputs, self.direction.to_joint, out=out, unreachable=far)
         if far is not None and True in far:
             self.counters.unreachable_outputs += int(np.count_nonzero(far))

@@ -23,6 +23,11 @@ hand: the motor position target ``n (q + tau / k)``, the spring torque ``k delta
 
 from diagnostic_msgs.msg import DiagnosticArray
 import pytest
+from sea_leg import D
+from sea_leg import K
+from sea_leg import N
+from sea_leg import ROBOT
+from sea_leg import SPRING
 from sensor_msgs.msg import JointState
 from test_misuse import Rig
 
@@ -30,31 +35,7 @@ pytestmark = pytest.mark.ros
 #: this module's range of ROS domains (ros_domain, the conftest's context)
 ROS_DOMAINS = (100, 5)
 
-N, K, D = 50.0, 300.0, 2.0
-URDF = """\
-<robot name="sea_leg">
-  <link name="base"/><link name="thigh"/><link name="shin"/>
-  <joint name="hip_joint" type="revolute"><parent link="base"/><child link="thigh"/>
-    <axis xyz="0 1 0"/><limit lower="-1.5" upper="1.5" effort="100" velocity="10"/></joint>
-  <joint name="knee_joint" type="revolute"><parent link="thigh"/><child link="shin"/>
-    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="30" velocity="10"/></joint>
-  <transmission name="hip_trans">
-    <type>transmission_interface/SimpleTransmission</type>
-    <joint name="hip_joint"><hardwareInterface>hardware_interface/EffortJointInterface\
-</hardwareInterface></joint>
-    <actuator name="hip_motor"><mechanicalReduction>40</mechanicalReduction></actuator>
-  </transmission>
-  <transmission name="knee_sea">
-    <type>transmission_plugins/SeriesElasticTransmission</type>
-    <joint name="knee_joint"><hardwareInterface>hardware_interface/EffortJointInterface\
-</hardwareInterface></joint>
-    <actuator name="knee_motor"><role>actuator1</role><mechanicalReduction>50\
-</mechanicalReduction></actuator>
-    <actuator name="knee_encoder"><role>actuator2</role></actuator>
-    <spring stiffness="300" damping="2"/>
-  </transmission>
-</robot>
-"""
+URDF = ROBOT.format(spring=SPRING)
 RATE = 100.0
 
 

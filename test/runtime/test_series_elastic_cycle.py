@@ -26,41 +26,20 @@ import math
 
 import numpy as np
 import pytest
+from sea_leg import D
+from sea_leg import K
+from sea_leg import N
+from sea_leg import ROBOT
 
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.runtime.diagnostics import OK
 from transmission_plugins.runtime.diagnostics import WARN
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
 
-N, K, D = 50.0, 300.0, 2.0
 HIP_N = 40.0
 #: the knee's limits in the URDF below
 KNEE_LOWER, KNEE_UPPER, KNEE_EFFORT = -1.0, 1.0, 30.0
 TABLE = {'deflections': [-0.1, 0.0, 0.1], 'torques': [-30.0, 0.0, 20.0]}
-ROBOT = """\
-<robot name="sea_leg">
-  <link name="base"/><link name="thigh"/><link name="shin"/>
-  <joint name="hip_joint" type="revolute"><parent link="base"/><child link="thigh"/>
-    <axis xyz="0 1 0"/><limit lower="-1.5" upper="1.5" effort="100" velocity="10"/></joint>
-  <joint name="knee_joint" type="revolute"><parent link="thigh"/><child link="shin"/>
-    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="30" velocity="10"/></joint>
-  <transmission name="hip_trans">
-    <type>transmission_interface/SimpleTransmission</type>
-    <joint name="hip_joint"><hardwareInterface>hardware_interface/EffortJointInterface\
-</hardwareInterface></joint>
-    <actuator name="hip_motor"><mechanicalReduction>40</mechanicalReduction></actuator>
-  </transmission>
-  <transmission name="knee_sea">
-    <type>transmission_plugins/SeriesElasticTransmission</type>
-    <joint name="knee_joint"><hardwareInterface>hardware_interface/EffortJointInterface\
-</hardwareInterface></joint>
-    <actuator name="knee_motor"><role>actuator1</role><mechanicalReduction>50\
-</mechanicalReduction></actuator>
-    <actuator name="knee_encoder"><role>actuator2</role></actuator>
-    {spring}
-  </transmission>
-</robot>
-"""
 LINEAR = '<spring stiffness="300" damping="2"/>'
 TABLE_SPRING = '<spring damping="2" deflections="-0.1 0 0.1" torques="-30 0 20"/>'
 ACTUATORS = ['hip_motor', 'knee_motor', 'knee_encoder']

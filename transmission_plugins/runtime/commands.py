@@ -235,42 +235,30 @@ class LatestCommands:
         springs = self._springs
         if springs is not None:
             springs.motor_commands(block, out, now)
-        if drivetrain is not None:
-            self._drivetrain_limits(drivetrain, out, alive, values, now)
-        else:
-            self._apply_timeout_action(alive, values)
-            if springs is not None:
-                springs.finish(out)
-            if settings.enforce_limits:
+        # the drivetrain (:mod:`~.drivetrain`): live effort commands get the actuator-side
+        # friction compensation before the timeout action; every actuator limit (the URDF's,
+        # the torque-speed envelope, the thermal current limit, the maximum speed) after it,
+        # each clamp counted under the limit that binds
+        compensated = None
+        if drivetrain is not None and settings.friction_compensation:
+            compensated = drivetrain.compensation(drivetrain.actuator_friction, out[2], out[1],
+                                                  drivetrain.measured('velocity', now))
+        self._apply_timeout_action(alive, values)
+        if springs is not None:
+            springs.finish(out)
+        if settings.enforce_limits:
+            if drivetrain is None:
                 self._clamp_block(self.direction.target, out, *self._target_bounds)
+            else:
+                lo, hi, causes = drivetrain.target_bounds(*self._target_bounds, now)
+                self._clamp_block(self.direction.target, out, lo, hi, causes)
+                drivetrain.count_clipped(self.counters, compensated, out[2])
+        if drivetrain is not None:
+            drivetrain.sent(out[2])   # kept for the thermal estimate; sent in its effort unit
         if self.position_offset is not None:
             out[0] += self.position_offset
         self.latest = values
         return group_by_fields(self.target_names, out)
-
-    def _drivetrain_limits(self, drivetrain: 'CycleDrivetrain', out: np.ndarray,
-                           alive: np.ndarray, values: dict[str, np.ndarray], now: float) -> None:
-        """
-        Finish the target commands with the drivetrain (:mod:`~.drivetrain`).
-
-        Live effort commands get the actuator-side friction compensation, then the timeout
-        action, then every actuator limit (the URDF's, the torque-speed envelope, the thermal
-        current limit, the maximum speed), each clamp counted under the limit that binds; the
-        efforts are kept for the thermal estimate and sent in the actuator effort unit.
-        """
-        settings = self._cycle.settings
-        compensated = None
-        if settings.friction_compensation:
-            compensated = drivetrain.compensation(drivetrain.actuator_friction, out[2], out[1],
-                                                  drivetrain.measured('velocity', now))
-        self._apply_timeout_action(alive, values)
-        if self._springs is not None:
-            self._springs.finish(out)
-        if settings.enforce_limits:
-            lo, hi, causes = drivetrain.target_bounds(*self._target_bounds, now)
-            self._clamp_block(self.direction.target, out, lo, hi, causes)
-            drivetrain.count_clipped(self.counters, compensated, out[2])
-        drivetrain.sent(out[2])
 
     def _clamp_block(self, side: str, block: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                      causes: 'Sequence[Cause | None] | None' = None) -> None:

@@ -228,6 +228,17 @@ def test_the_link_inertia_is_the_child_links_about_the_joint_axis():
                            '<origin xyz="0 0 0" rpy="1.5707963267948966 0 0"/>')
     assert link_inertia(turned, 'ankle') == pytest.approx(1e-3)
     assert link_inertia(sea(), 'no_such_joint') == 2e-3   # the documented default
+    # values that are no finite numbers, or no axis: the default, never a crash
+    bundled_foot = '<mass value="0.25"/>'
+    for bad in (bundled.replace(bundled_foot, '<mass value="heavy"/>'),
+                bundled.replace(bundled_foot, '<mass value="nan"/>'),
+                bundled.replace('iyy="0.00032"', 'iyy="1e400"'),
+                bundled.replace('<axis xyz="0 1 0"/>\n    <limit lower="-0.8"',
+                                '<axis xyz="0 0 0"/>\n    <limit lower="-0.8"'),
+                bundled.replace('<axis xyz="0 1 0"/>\n    <limit lower="-0.8"',
+                                '<axis xyz="0 1"/>\n    <limit lower="-0.8"')):
+        assert bad != bundled
+        assert link_inertia(bad, 'ankle_joint') == 2e-3
 
 
 # ------------------------------------------------------------------------------------- inertia

@@ -41,6 +41,7 @@ from transmission_plugins.transmissions.series_elastic_transmission import MOTOR
 from transmission_plugins.transmissions.series_elastic_transmission import \
     SeriesElasticTransmission
 from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.elements import parse_number
 from transmission_plugins.urdf.text import parse_xml
 from transmission_plugins.urdf.text import read_urdf_text
 
@@ -141,8 +142,19 @@ def _rotation(rpy: list[float]) -> np.ndarray:
     return rz @ ry @ rx
 
 
+class _NotANumber(ValueError):
+    """A value of the ``<inertial>`` that is not a finite URDF number."""
+
+
 def _floats(text: str | None, default: str) -> list[float]:
-    return [float(v) for v in (text or default).split()]
+    values = [parse_number(v) for v in (text or default).split()]
+    if not all(v is not None and math.isfinite(v) for v in values):
+        raise _NotANumber(text)
+    return [float(v) for v in values if v is not None]
+
+
+def _float(text: str | None) -> float:
+    return _floats(text, '0')[0] if text is None or text.strip() else 0.0
 
 
 def link_inertia(description: str, joint: str) -> float:
@@ -151,8 +163,16 @@ def link_inertia(description: str, joint: str) -> float:
 
     :math:`a^T R I R^T a + m\,|c \times a|^2` from the link's ``<inertial>`` (:math:`c` its
     centre of mass and :math:`R` its frame in the link frame, :math:`a` the unit axis), or
-    :data:`DEFAULT_LINK_INERTIA` when the joint, its child or its ``<inertial>`` is missing.
+    :data:`DEFAULT_LINK_INERTIA` when the joint, its child or its ``<inertial>`` is missing or
+    holds a value that is not a finite number (the URDF is not this mock's to refuse).
     """
+    try:
+        return _link_inertia(description, joint)
+    except (ValueError, IndexError):   # a value that is no number, an axis of 2 or 0 numbers
+        return DEFAULT_LINK_INERTIA
+
+
+def _link_inertia(description: str, joint: str) -> float:
     root = parse_xml(read_urdf_text(description))
     element = next((e for e in root if local_name(e) == 'joint' and e.get('name') == joint),
                    None)
@@ -164,22 +184,25 @@ def link_inertia(description: str, joint: str) -> float:
     if inertial is None:
         return DEFAULT_LINK_INERTIA
     parts = {local_name(c): c for c in inertial}
-    mass = float(parts['mass'].get('value', '0')) if 'mass' in parts else 0.0
+    mass = _float(parts['mass'].get('value')) if 'mass' in parts else 0.0
     if element is not None and element.get('type') == 'prismatic':
         return mass if mass > 0.0 else DEFAULT_LINK_INERTIA
     axis_element = next((c for c in element if local_name(c) == 'axis'), None) \
         if element is not None else None
     axis = np.array(_floats(None if axis_element is None else axis_element.get('xyz'),
                             '1 0 0'))
-    axis = axis / np.linalg.norm(axis)
+    norm = float(np.linalg.norm(axis))
+    if not norm > 0.0 or axis.shape != (3,):
+        raise _NotANumber(axis_element.get('xyz') if axis_element is not None else None)
+    axis = axis / norm
     origin = parts.get('origin')
     c = np.array(_floats(None if origin is None else origin.get('xyz'), '0 0 0'))
     rotation = _rotation(_floats(None if origin is None else origin.get('rpy'), '0 0 0'))
     tensor = np.zeros((3, 3))
     if 'inertia' in parts:
         get: Any = parts['inertia'].get
-        xx, yy, zz = (float(get(k, '0')) for k in ('ixx', 'iyy', 'izz'))
-        xy, xz, yz = (float(get(k, '0')) for k in ('ixy', 'ixz', 'iyz'))
+        xx, yy, zz = (_float(get(k)) for k in ('ixx', 'iyy', 'izz'))
+        xy, xz, yz = (_float(get(k)) for k in ('ixy', 'ixz', 'iyz'))
         tensor = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
     value = float(axis @ rotation @ tensor @ rotation.T @ axis
                   + mass * np.dot(np.cross(c, axis), np.cross(c, axis)))

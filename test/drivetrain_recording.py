@@ -1,0 +1,101 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A deterministic recording of a robot of known drivetrain, from the mock's MuJoCo physics.
+
+:func:`record` runs :class:`~transmission_plugins.runtime.mujoco_physics.MujocoPhysics` (the
+simulator of ``mock_actuators`` with ``physics: mujoco``) on ``fixtures/identify_robot.urdf``
+(:data:`TRUE` holds its parameters), every actuator in position mode following a chirp that
+reverses and varies its speed, and samples it at :data:`RATE`: the actuator states
+(``MujocoPhysics.state``), the joint encoders (the links, through the backlash's dead band:
+``MujocoPhysics.play``) and, for the series-elastic joint, a joint torque sensor (the spring's
+torque, ``MujocoPhysics.joint_state``).
+"""
+
+from pathlib import Path
+from typing import NamedTuple
+
+import mujoco
+import numpy as np
+
+from transmission_plugins import load_robot_transmissions
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.runtime.mujoco_model import ModelOptions
+from transmission_plugins.runtime.mujoco_physics import MujocoPhysics
+
+URDF = Path(__file__).parent / 'fixtures' / 'identify_robot.urdf'
+#: samples per second
+RATE = 1000.0
+#: the drivetrain of URDF, joint side, in joint units (friction lumped: joint side plus the
+#: motor side seen at the joint, n Fc_m and n^2 b_m; the spring's: its motor side)
+TRUE = {
+    'geared_trans': {'coulomb_friction': 0.6 + 20 * 0.01, 'viscous_friction': 0.3 + 400 * 2e-4,
+                     'backlash': 0.02},
+    'sea_trans': {'stiffness': 200.0, 'damping': 1.5,
+                  'coulomb_friction': 50 * 0.003, 'viscous_friction': 2500 * 1e-5},
+}
+
+
+class Recording(NamedTuple):
+    """Sampled states of :func:`record`."""
+
+    robot: RobotTransmissions
+    time: np.ndarray
+    #: position, velocity, effort of robot.actuator_names, (N, actuators)
+    actuator: dict[str, np.ndarray]
+    #: position, velocity of robot.joint_names (the links); effort NaN (the torque sensor's)
+    joint: dict[str, np.ndarray]
+
+
+def record(duration: float = 10.0, amplitude: float = 0.8,
+           torque_sensor: bool = False) -> Recording:
+    """
+    Simulate ``duration`` s of a chirp of ``amplitude`` (rad) on every joint; sample it.
+
+    :param torque_sensor: give the series-elastic joint's effort (its spring's torque)
+    """
+    robot = load_robot_transmissions(str(URDF))
+    sim = MujocoPhysics(robot, URDF.read_text(), ModelOptions(physics_step=1e-3))
+    dt = 1.0 / RATE
+    count = int(round(duration * RATE))
+    rows: dict[str, list[np.ndarray]] = {k: [] for k in ('ap', 'av', 'ae', 'jp', 'jv', 'je')}
+    geared = robot.joint_index['geared_joint']
+    model = sim.model
+    play = model.jnt_dofadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT,
+                                               'geared_joint__backlash')]
+    sea = robot.joint_index['sea_joint']
+    for k in range(count):
+        t = k * dt
+        q = amplitude * np.sin(2 * np.pi * (0.3 * t + 0.05 * t * t))
+        theta = robot.joint_to_actuator_arrays(
+            {'position': np.full(len(robot.joint_names), q)})['position']
+        sim.set_command('position', theta)
+        sim.step(dt)
+        s, j = sim.state(), sim.joint_state()
+        link = np.array(j['position'], dtype=np.float64)
+        link[geared] += sim.play()['geared_joint']
+        speed = np.array(j['velocity'], dtype=np.float64)
+        speed[geared] += sim.data.qvel[play]
+        effort = np.full(len(robot.joint_names), np.nan)
+        if torque_sensor:
+            effort[sea] = j['effort'][sea]
+        for key, value in (('ap', s['position']), ('av', s['velocity']), ('ae', s['effort']),
+                           ('jp', link), ('jv', speed), ('je', effort)):
+            rows[key].append(np.array(value, dtype=np.float64))
+    assert sim.diverged == 0
+    stack = {k: np.vstack(v) for k, v in rows.items()}
+    return Recording(robot, np.arange(1, count + 1) * dt,
+                     {'position': stack['ap'], 'velocity': stack['av'], 'effort': stack['ae']},
+                     {'position': stack['jp'], 'velocity': stack['jv'], 'effort': stack['je']})

@@ -1,0 +1,74 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""The drivetrain identified from the mock's MuJoCo physics against its known parameters."""
+
+from drivetrain_recording import record
+from drivetrain_recording import TRUE
+import pytest
+
+from transmission_plugins.robot.drivetrain_identification import identify_drivetrain
+
+
+@pytest.fixture(scope='module')
+def recording():
+    """Return the simulated recording (ten seconds of a chirp)."""
+    return record()
+
+
+def _fits(rec):
+    """Return the fits by transmission name."""
+    fits = identify_drivetrain(rec.robot, rec.time, rec.actuator, rec.joint)
+    return {f.name: f for f in fits}
+
+
+def test_recovers_the_simulated_drivetrain(recording):
+    """Every parameter of the fixture within 5 % (backlash 10 %) of the simulated one."""
+    fits = _fits(recording)
+    geared, sea = fits['geared_trans'], fits['sea_trans']
+    # backlash within 10 % of its width; lumped friction within 5 %
+    assert geared.values['backlash'] == pytest.approx(TRUE['geared_trans']['backlash'],
+                                                      rel=0.10)
+    for key in ('coulomb_friction', 'viscous_friction'):
+        assert geared.values[key] == pytest.approx(TRUE['geared_trans'][key], rel=0.05)
+        assert sea.values[key] == pytest.approx(TRUE['sea_trans'][key], rel=0.05)
+    # the spring, from the motor effort through the gear, within 5 %
+    assert sea.values['stiffness'] == pytest.approx(TRUE['sea_trans']['stiffness'], rel=0.05)
+    assert sea.values['damping'] == pytest.approx(TRUE['sea_trans']['damping'], rel=0.05)
+    for fit in (geared, sea):
+        assert not fit.not_excited
+        for key, value in fit.values.items():
+            assert 0.0 <= fit.sigmas[key] < 0.05 * abs(value), (fit.name, key)
+
+
+def test_spring_from_a_joint_torque_sensor():
+    """With the joint torque measured the spring is fitted on it, not on the motor effort."""
+    sea = _fits(record(duration=3.0, torque_sensor=True))['sea_trans']
+    assert sea.values['stiffness'] == pytest.approx(TRUE['sea_trans']['stiffness'], rel=0.01)
+    assert sea.values['damping'] == pytest.approx(TRUE['sea_trans']['damping'], rel=0.01)
+    assert 'coulomb_friction' not in sea.values
+    assert any('joint torque measured' in note for note in sea.notes)
+
+
+def test_too_little_motion_is_not_excited():
+    """A joint that barely moves: every value not excited, in words, none guessed."""
+    still = record(duration=2.0, amplitude=1e-4)
+    fits = _fits(still)
+    geared, sea = fits['geared_trans'], fits['sea_trans']
+    assert not geared.values
+    assert set(geared.not_excited) == {'coulomb_friction', 'viscous_friction', 'backlash'}
+    assert 'never reversed' in geared.not_excited['backlash']
+    assert 'never moved faster' in geared.not_excited['coulomb_friction']
+    assert not sea.values
+    assert 'never deflected' in sea.not_excited['stiffness']

@@ -1,0 +1,328 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+r"""
+The drivetrain of each transmission from recorded states (``transmission_plugins identify``).
+
+doc/identification.md explains the method; in short, per transmission, on the joint side in
+the joint's units:
+
+- **Friction** (single-joint, single-actuator transmissions): least squares of the actuators'
+  effort mapped to the joint, :math:`\tau = K^T u`, against
+  :math:`[\operatorname{sign}(v), v, a, 1]` over the samples moving faster than
+  ``speed_threshold`` (:math:`v` the joint velocity through the map of the actuator velocity,
+  :math:`a` its time derivative; the inertia and a constant load are unknowns too).  The
+  Coulomb and viscous values are the *lumped* ones, joint-side plus motor-side friction seen at
+  the joint (:math:`F_{c,j} + n F_{c,m}`, :math:`b_j + n^2 b_m` for a reduction :math:`n`).
+- **Backlash**: :math:`e = q(\theta) - q_{enc}`, the joint position through the map of the
+  actuator positions minus the joint encoder's; the width is the median of :math:`e` while
+  moving forwards minus its median while moving backwards (the hysteresis).
+- **Series-elastic spring** (``SeriesElasticTransmission``): the motor's effort through the
+  gear, :math:`n u`, against :math:`[\delta, \dot\delta, a_m, \operatorname{sign}(v_m), v_m]`
+  (:math:`\delta = \theta_m/n - \theta_e`, :math:`\dot\delta` from the measured
+  velocities, drive velocity and acceleration :math:`v_m, a_m` in
+  joint units) over every sample; or, where the joint states carry a torque (a joint torque
+  sensor), that torque against :math:`[\delta, \dot\delta]`.  The friction terms of the first
+  are the motor-side friction, in joint units.
+
+Every value has its standard uncertainty :math:`\sigma = \sqrt{s^2 (X^T X)^{-1}_{kk}}`,
+:math:`s^2` the residual variance.  What the motion does not excite is named in words under
+``not_excited`` instead of a value.
+"""
+
+from typing import Any
+from typing import Mapping
+from typing import NamedTuple
+
+import numpy as np
+
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+
+#: joint velocity (rad/s or m/s) above which a sample counts as moving (default)
+SPEED_THRESHOLD = 0.05
+#: samples needed beyond the unknowns of a fit
+EXTRA_SAMPLES = 10
+#: a value whose uncertainty exceeds this fraction of itself is not excited
+RELATIVE_SIGMA = 0.5
+SERIES_ELASTIC = 'SeriesElasticTransmission'
+
+
+class DrivetrainFit(NamedTuple):
+    """What one transmission's recording identifies."""
+
+    name: str
+    type: str  # noqa: A003
+    #: key (doc) -> value, and its standard uncertainty
+    values: dict[str, float]
+    sigmas: dict[str, float]
+    #: key -> why the motion does not identify it (words)
+    not_excited: dict[str, str]
+    #: residual RMS of each fit (``friction``, ``spring``, ``backlash``), joint units
+    residual_rms: dict[str, float]
+    notes: list[str]
+    samples: int
+
+
+def identify_drivetrain(robot: RobotTransmissions, time: Any,
+                        actuator: Mapping[str, Any], joint: Mapping[str, Any],
+                        segment: Any = None,
+                        speed_threshold: float = SPEED_THRESHOLD) -> list[DrivetrainFit]:
+    """
+    Identify every transmission's drivetrain from states sampled at ``time`` (module doc).
+
+    :param time: sample times (s), increasing within a segment, ``(N,)``
+    :param actuator: ``position``, ``velocity`` and ``effort`` of ``robot.actuator_names``,
+        each ``(N, actuators)`` (NaN: not measured)
+    :param joint: ``position`` and optionally ``velocity`` and ``effort`` (a torque sensor) of
+        ``robot.joint_names``, each ``(N, joints)`` (NaN: not measured)
+    :param segment: ``(N,)`` labels of contiguous stretches (windows of a long bag): no time
+        derivative is taken across two of them; default one stretch
+    """
+    t = np.asarray(time, dtype=np.float64).reshape(-1)
+    n = len(t)
+    seg = np.zeros(n, dtype=np.intp) if segment is None else np.asarray(segment).reshape(-1)
+    act = {k: _columns(actuator.get(k), n, len(robot.actuator_names))
+           for k in ('position', 'velocity', 'effort')}
+    jnt = {k: _columns(joint.get(k), n, len(robot.joint_names))
+           for k in ('position', 'velocity', 'effort')}
+    fits = []
+    for rt in robot.transmissions:
+        a = [robot.actuator_index[x] for x in rt.actuator_names]
+        j = [robot.joint_index[x] for x in rt.joint_names]
+        fits.append(_identify_one(rt, t, seg, {k: v[:, a] for k, v in act.items()},
+                                  {k: v[:, j] for k, v in jnt.items()}, speed_threshold))
+    return fits
+
+
+def _columns(values: Any, n: int, width: int) -> np.ndarray:
+    if values is None:
+        return np.full((n, width), np.nan)
+    out = np.asarray(values, dtype=np.float64)
+    if out.shape != (n, width):
+        raise ValueError(f'expected states of shape ({n}, {width}), got {out.shape}')
+    return out
+
+
+def derivative(t: np.ndarray, x: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """
+    Return ``dx/dt`` by backward differences within each segment (NaN where undefined).
+
+    Backward: a driver's effort at a sample is the one it applied over the period that ended
+    there, which changed the velocity from the previous sample's to this one's.
+    """
+    out = np.full(len(t), np.nan)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        rate = np.diff(x) / np.diff(t)
+    same = (np.diff(seg) == 0) & (np.diff(t) > 0)
+    out[1:] = np.where(same, rate, np.nan)
+    return out
+
+
+def previous(x: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """Return the previous sample's ``x`` within each segment (NaN at a segment's start)."""
+    out = np.full(len(x), np.nan)
+    out[1:] = np.where(np.diff(seg) == 0, x[:-1], np.nan)
+    return out
+
+
+class LeastSquares(NamedTuple):
+    """A least-squares fit: the parameters, their standard uncertainties, the residual RMS."""
+
+    value: np.ndarray
+    sigma: np.ndarray
+    rms: float
+
+
+def least_squares(x: np.ndarray, y: np.ndarray) -> LeastSquares | None:
+    """Fit ``y ~ x @ p``; None when there are too few samples or the columns are dependent."""
+    rows, cols = x.shape
+    if rows < cols + EXTRA_SAMPLES:
+        return None
+    scale = np.linalg.norm(x, axis=0)
+    if np.any(scale == 0.0):
+        return None
+    xs = x / scale
+    if np.linalg.cond(xs) > 1e8:
+        return None
+    p, *_ = np.linalg.lstsq(xs, y, rcond=None)
+    r = y - xs @ p
+    s2 = float(r @ r) / (rows - cols)
+    cov = s2 * np.linalg.inv(xs.T @ xs)
+    return LeastSquares(p / scale, np.sqrt(np.diag(cov)) / scale,
+                        float(np.sqrt(np.mean(r * r))))
+
+
+def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
+                  jnt: dict[str, np.ndarray], threshold: float) -> DrivetrainFit:
+    tr = rt.transmission
+    kind = type(tr).__name__
+    values: dict[str, float] = {}
+    sigmas: dict[str, float] = {}
+    why: dict[str, str] = {}
+    rms: dict[str, float] = {}
+    notes: list[str] = []
+    if kind == SERIES_ELASTIC:
+        _spring(tr, t, seg, act, jnt, threshold, values, sigmas, why, rms, notes)
+        return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
+    if tr.num_joints() != 1 or tr.num_actuators() != 1:
+        notes.append(f'{kind} couples {tr.num_actuators()} actuators to {tr.num_joints()} '
+                     'joints: this version identifies the drivetrain of single-joint, '
+                     'single-actuator and series-elastic transmissions only')
+        return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
+    mapped = tr.actuator_to_joint({'position': act['position'], 'velocity': act['velocity'],
+                                   'effort': act['effort']})
+    q = np.asarray(mapped['position'])[:, 0]
+    v = np.asarray(mapped['velocity'])[:, 0]
+    tau = np.asarray(mapped['effort'])[:, 0]
+    a = derivative(t, v, seg)
+    # the joint's own acceleration where its encoder gives a velocity: across a dead band the
+    # link's inertia is not the drive's (it moves on its own until the play is taken up)
+    link = derivative(t, jnt['velocity'][:, 0], seg)
+    if np.isfinite(link).sum() < 0.9 * np.isfinite(a).sum():
+        link = np.zeros(len(t))
+    ok = np.isfinite(tau) & np.isfinite(v) & np.isfinite(a) & np.isfinite(link)
+    _friction(v[ok], np.column_stack([a[ok], link[ok]]), tau[ok], threshold, values, sigmas,
+              why, rms)
+    _backlash(q, v, jnt['position'][:, 0], threshold, values, sigmas, why, rms)
+    if 'coulomb_friction' in values or 'viscous_friction' in values:
+        notes.append('friction fitted on the motor effort: the values are the lumped ones '
+                     '(joint side plus motor side seen at the joint)')
+    return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
+
+
+def _friction(v: np.ndarray, a: np.ndarray, tau: np.ndarray, threshold: float,
+              values: dict[str, float], sigmas: dict[str, float], why: dict[str, str],
+              rms: dict[str, float]) -> None:
+    moving = np.abs(v) > threshold
+    forwards, backwards = int(np.sum(v > threshold)), int(np.sum(v < -threshold))
+    if moving.sum() < 4 + EXTRA_SAMPLES:
+        why['coulomb_friction'] = why['viscous_friction'] = (
+            f'never moved faster than {threshold:g} (joint units/s) for {4 + EXTRA_SAMPLES} '
+            f'samples: friction not identifiable')
+        return
+    if min(forwards, backwards) < EXTRA_SAMPLES:
+        why['coulomb_friction'] = (f'never reversed ({forwards} samples forwards, {backwards} '
+                                   'backwards): Coulomb friction not told from a load')
+    speed = np.abs(v[moving])
+    spread = float(np.percentile(speed, 90) - np.percentile(speed, 10))
+    if spread < 4 * threshold:
+        why['viscous_friction'] = (f'speeds within {spread:.3g} (joint units/s): viscous '
+                                   'friction not identifiable')
+    columns = [np.sign(v[moving]), v[moving], np.ones(int(moving.sum()))]
+    columns += [c for c in a[moving].T if np.any(c != 0.0)]
+    keys = ['coulomb_friction', 'viscous_friction'] + [None] * (len(columns) - 2)
+    keep = [k for k, key in enumerate(keys) if key is None or key not in why]
+    fit = least_squares(np.column_stack([columns[k] for k in keep]), tau[moving])
+    if fit is None:
+        for key in ('coulomb_friction', 'viscous_friction'):
+            why.setdefault(key, 'the motion does not separate it from inertia and load')
+        return
+    rms['friction'] = fit.rms
+    for k, value, sigma in zip(keep, fit.value, fit.sigma):
+        name = keys[k]
+        if name is not None:
+            _put(name, float(value), float(sigma), values, sigmas, why)
+
+
+def _put(key: str, value: float, sigma: float, values: dict[str, float],
+         sigmas: dict[str, float], why: dict[str, str]) -> None:
+    if not np.isfinite(value) or sigma > RELATIVE_SIGMA * abs(value) and sigma > 1e-9:
+        why[key] = (f'uncertain ({value:.3g} +- {sigma:.2g}): the motion does not excite it '
+                    'enough')
+        return
+    values[key] = value
+    sigmas[key] = sigma
+
+
+def _backlash(q: np.ndarray, v: np.ndarray, encoder: np.ndarray, threshold: float,
+              values: dict[str, float], sigmas: dict[str, float], why: dict[str, str],
+              rms: dict[str, float]) -> None:
+    r"""
+    Identify the backlash (module doc).
+
+    In a dead band :math:`e = q(\theta) - q_{enc}` sits at one of its two ends while the gear
+    drives, and moves between them after a reversal (or while the joint's inertia carries it
+    ahead of a decelerating motor): the width is the distance between the medians of the two
+    clusters of the moving samples, split at their middle.
+    """
+    e = q - encoder
+    ok = np.isfinite(e) & np.isfinite(v)
+    if not ok.any():
+        why['backlash'] = 'no joint encoder position recorded: backlash not identifiable'
+        return
+    if min(np.sum(ok & (v > threshold)), np.sum(ok & (v < -threshold))) < EXTRA_SAMPLES:
+        why['backlash'] = 'never reversed: no backlash'
+        return
+    moving = e[ok & (np.abs(v) > threshold)]
+    middle = 0.5 * (float(np.percentile(moving, 5)) + float(np.percentile(moving, 95)))
+    high, low = moving[moving >= middle], moving[moving < middle]
+    if min(len(high), len(low)) < EXTRA_SAMPLES:
+        values['backlash'], sigmas['backlash'] = 0.0, float(np.std(moving))
+        rms['backlash'] = float(np.std(moving))
+        return
+    hi, lo = float(np.median(high)), float(np.median(low))
+    # the standard error of a median, 1.2533 that of a mean
+    sigma = 1.2533 * float(np.hypot(np.std(high) / np.sqrt(len(high)),
+                                    np.std(low) / np.sqrt(len(low))))
+    residual = np.concatenate([high - hi, low - lo])
+    rms['backlash'] = float(np.sqrt(np.mean(residual * residual)))
+    values['backlash'] = hi - lo
+    sigmas['backlash'] = sigma
+
+
+def _spring(tr: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
+            jnt: dict[str, np.ndarray], threshold: float, values: dict[str, float],
+            sigmas: dict[str, float], why: dict[str, str], rms: dict[str, float],
+            notes: list[str]) -> None:
+    n = float(tr.get_actuator_reduction()[0])
+    delta = np.asarray(tr.deflection(act['position']))[:, 0]
+    # the deflection's rate from the measured velocities, else the positions' derivative
+    rate = np.asarray(tr.deflection(act['velocity']))[:, 0]
+    rate = np.where(np.isfinite(rate), rate, derivative(t, delta, seg))
+    v = act['velocity'][:, 0] / n
+    a = derivative(t, v, seg)
+    sensor = jnt['effort'][:, 0]
+    spread = float(np.nanstd(delta)) if np.isfinite(delta).any() else 0.0
+    if not spread > 1e-7:
+        why['stiffness'] = why['damping'] = ('the spring never deflected: stiffness and '
+                                             'damping not identifiable')
+        return
+    if np.isfinite(sensor).sum() > 2 + EXTRA_SAMPLES:
+        ok = np.isfinite(sensor) & np.isfinite(delta) & np.isfinite(rate)
+        columns, keys = [delta[ok], rate[ok]], ['stiffness', 'damping']
+        y = sensor[ok]
+        notes.append('spring fitted on the joint torque measured (joint effort)')
+    else:
+        tau = n * act['effort'][:, 0]
+        # the effort applied over a period acts against the spring of its start (the previous
+        # sample), as the acceleration is the backward difference (derivative)
+        delta, rate = previous(delta, seg), previous(rate, seg)
+        ok = np.isfinite(tau) & np.isfinite(delta) & np.isfinite(rate) & np.isfinite(a) \
+            & np.isfinite(v)
+        columns = [delta[ok], rate[ok], a[ok], np.sign(v[ok]) * (np.abs(v[ok]) > threshold),
+                   v[ok]]
+        keys = ['stiffness', 'damping', '', 'coulomb_friction', 'viscous_friction']
+        y = tau[ok]
+        notes.append('spring fitted on the motor effort through the gear (no joint torque '
+                     'measured); the friction values are the motor side seen at the joint')
+    fit = least_squares(np.column_stack(columns), y)
+    if fit is None:
+        for key in keys:
+            if key:
+                why[key] = 'the motion does not separate it from the other terms'
+        return
+    rms['spring'] = fit.rms
+    for key, value, sigma in zip(keys, fit.value, fit.sigma):
+        if key:
+            _put(key, float(value), float(sigma), values, sigmas, why)

@@ -27,6 +27,7 @@ from transmission_plugins.tools.cli import calibrate
 from transmission_plugins.tools.cli import convert
 from transmission_plugins.tools.cli import export
 from transmission_plugins.tools.cli import export_csv
+from transmission_plugins.tools.cli import identify
 from transmission_plugins.tools.cli import inspect_urdf
 from transmission_plugins.tools.cli import lint_urdf
 from transmission_plugins.tools.cli import list_plugins
@@ -48,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('--version', action='version', version=f'{PROG} {package_version()}')
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
     for verb in (list_plugins, inspect_urdf, lint_urdf, convert, export_csv, plot, calibrate,
-                 ros2_control, export, run_demo):
+                 identify, ros2_control, export, run_demo):
         verb.add_parser(sub)
     return parser
 

@@ -77,7 +77,12 @@ class CalibrationSamples(NamedTuple):
 
 
 class _Topic:
-    """The positions of one topic, per message, in a robot's name order (NaN: not given)."""
+    """
+    The states of one topic, per message, in a robot's name order (NaN: not given).
+
+    A row holds the positions, then the velocities, then the efforts (``3 * width`` columns; a
+    field a message leaves empty is NaN).
+    """
 
     def __init__(self, names: Sequence[str]) -> None:
         self.index = {n: i for i, n in enumerate(names)}
@@ -87,7 +92,8 @@ class _Topic:
         self.seen: set[str] = set()
         self._plans: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
 
-    def add(self, time: int, names: Sequence[str], position: np.ndarray) -> None:
+    def add(self, time: int, names: Sequence[str], position: np.ndarray,
+            velocity: np.ndarray, effort: np.ndarray) -> None:
         if len(position) != len(names) or not len(names):
             return
         key = tuple(names)
@@ -98,15 +104,18 @@ class _Topic:
                     np.array([self.index[names[k]] for k in keep], dtype=np.intp))
             self._plans[key] = plan
             self.seen.update(names[k] for k in keep)
-        row = np.full(self.width, np.nan)
+        row = np.full(3 * self.width, np.nan)
         row[plan[1]] = position[plan[0]]
+        for k, values in ((1, velocity), (2, effort)):
+            if len(values) == len(names):
+                row[plan[1] + k * self.width] = values[plan[0]]
         self.times.append(time)
         self.rows.append(row)
 
     def take(self) -> tuple[np.ndarray, np.ndarray]:
         """Return the times (s, sorted) and rows collected since the last call; forget them."""
         if not self.rows:
-            return np.zeros(0), np.zeros((0, self.width))
+            return np.zeros(0), np.zeros((0, 3 * self.width))
         t = np.array(self.times, dtype=np.float64) * 1e-9
         rows = np.vstack(self.rows)
         order = np.argsort(t, kind='stable')
@@ -132,15 +141,42 @@ def interpolate(t: np.ndarray, times: np.ndarray, rows: np.ndarray) -> np.ndarra
     return out
 
 
-def read_samples(robot: RobotTransmissions, path: str,
-                 actuator_topic: str = DEFAULT_ACTUATOR_TOPIC,
-                 joint_topic: str = DEFAULT_JOINT_TOPIC,
-                 max_samples: int = DEFAULT_MAX_SAMPLES,
-                 progress: Callable[[int], None] | None = None) -> CalibrationSamples:
-    """
-    Read a bag's actuator and joint positions into per-transmission samples (module doc).
+class PairedWindow(NamedTuple):
+    """The joint messages of one window and the actuator states at their times."""
 
-    :param progress: called with the number of messages read since the last call
+    #: the window's index (no time derivative across two windows)
+    index: int
+    #: joint message times (s), sorted
+    time: np.ndarray
+    #: ``(position, velocity, effort)`` of ``robot.actuator_names`` at those times, each
+    #: ``(N, actuators)``, linearly interpolated (NaN: not measured, or across a gap)
+    actuators: tuple[np.ndarray, np.ndarray, np.ndarray]
+    #: ``(position, velocity, effort)`` of ``robot.joint_names`` (NaN: not in the message)
+    joints: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+class PairedReading(NamedTuple):
+    """What :func:`read_paired` read."""
+
+    topics: tuple[str, str]
+    actuator_messages: int
+    joint_messages: int
+    joint_messages_in_bag: int
+    pairs: int
+    undecodable: int
+    actuators_seen: set[str]
+    joints_seen: set[str]
+
+
+def read_paired(robot: RobotTransmissions, path: str, actuator_topic: str, joint_topic: str,
+                max_samples: int, progress: Callable[[int], None] | None,
+                consume: Callable[[PairedWindow], None]) -> PairedReading:
+    """
+    Read a bag's actuator and joint states in windows, paired as the module doc says.
+
+    ``consume`` receives every window's pairs; :func:`read_samples` (``calibrate``) and
+    ``identify`` (:mod:`~.bag_identify`) differ only in what they keep of them.
+
     :raises BagError: the bag cannot be read
     :raises BagTopicError: a topic is missing (the message lists the bag's topics), has another
         type, or matches several namespaces
@@ -165,15 +201,13 @@ def read_samples(robot: RobotTransmissions, path: str,
                         int(start + (k + 0.5) * step + length / 2) + 1) for k in range(count)]
         actuators = _Topic(robot.actuator_names)
         joints = _Topic(robot.joint_names)
-        samples: dict[str, Samples] = {}
-        ends = _transmission_ends(robot)
         counts = {'act': 0, 'joint': 0, 'pairs': 0, 'undecodable': 0}
 
         def capped() -> bool:
             return (counts['act'] >= max_samples or counts['joint'] >= max_samples
                     or counts['act'] + counts['joint'] + counts['undecodable'] >= 2 * max_samples)
 
-        for window in windows or [(start, end)]:
+        for index, window in enumerate(windows or [(start, end)]):
             if capped():
                 break
             messages = (reader.messages_between([act, joint], *window) if windows
@@ -189,19 +223,17 @@ def read_samples(robot: RobotTransmissions, path: str,
                 if isinstance(msg, Rejected):
                     counts['undecodable'] += 1
                     continue
-                names, position, _, _ = fields(msg)
+                names, position, velocity, effort = fields(msg)
                 time = stamp(msg) or received
                 if connection.id == act.id:
                     counts['act'] += 1
-                    actuators.add(time, names, position)
+                    actuators.add(time, names, position, velocity, effort)
                 else:
                     counts['joint'] += 1
-                    joints.add(time, names, position)
+                    joints.add(time, names, position, velocity, effort)
             if progress is not None:
                 progress(done % 1000)
-            counts['pairs'] += _pair(actuators, joints, ends, samples)
-    missing = {name: why for name, (a, j, _) in ends.items()
-               for why in [_why_missing(robot, a, j, actuators.seen, joints.seen)] if why}
+            counts['pairs'] += _pair(index, actuators, joints, consume)
     if not actuators.seen or not joints.seen:
         side = 'actuator' if not actuators.seen else 'joint'
         topic = act.topic if not actuators.seen else joint.topic
@@ -211,8 +243,43 @@ def read_samples(robot: RobotTransmissions, path: str,
         raise TransmissionInputError(f'{path}: no message of {joint.topic} falls among the '
                                      f'messages of {act.topic}: nothing to pair (are the '
                                      'stamps of both topics on one clock?)')
-    return CalibrationSamples(samples, missing, (act.topic, joint.topic), counts['act'],
-                              counts['joint'], total, counts['pairs'], counts['undecodable'])
+    return PairedReading((act.topic, joint.topic), counts['act'], counts['joint'], total,
+                         counts['pairs'], counts['undecodable'], actuators.seen, joints.seen)
+
+
+def read_samples(robot: RobotTransmissions, path: str,
+                 actuator_topic: str = DEFAULT_ACTUATOR_TOPIC,
+                 joint_topic: str = DEFAULT_JOINT_TOPIC,
+                 max_samples: int = DEFAULT_MAX_SAMPLES,
+                 progress: Callable[[int], None] | None = None) -> CalibrationSamples:
+    """
+    Read a bag's actuator and joint positions into per-transmission samples (module doc).
+
+    :param progress: called with the number of messages read since the last call
+    :raises BagError: the bag cannot be read
+    :raises BagTopicError: a topic is missing (the message lists the bag's topics), has another
+        type, or matches several namespaces
+    :raises TransmissionInputError: the topics name none of the robot's actuators or joints, or
+        no joint message falls among actuator messages
+    """
+    samples: dict[str, Samples] = {}
+    ends = _transmission_ends(robot)
+
+    def add(window: PairedWindow) -> None:
+        theta, q = window.actuators[0], window.joints[0]
+        for name, (a, j, linear) in ends.items():
+            s = samples.get(name)
+            if s is None:
+                s = samples[name] = Samples(len(a), len(j), raw=not linear)
+            s.add(theta[:, a], q[:, j])
+
+    read = read_paired(robot, path, actuator_topic, joint_topic, max_samples, progress, add)
+    missing = {name: why for name, (a, j, _) in ends.items()
+               for why in [_why_missing(robot, a, j, read.actuators_seen, read.joints_seen)]
+               if why}
+    return CalibrationSamples(samples, missing, read.topics, read.actuator_messages,
+                              read.joint_messages, read.joint_messages_in_bag, read.pairs,
+                              read.undecodable)
 
 
 def _one_topic(reader: BagReader, topic: str, option: str) -> Any:
@@ -237,19 +304,16 @@ def _transmission_ends(robot: RobotTransmissions
     return out
 
 
-def _pair(actuators: _Topic, joints: _Topic,
-          ends: dict[str, tuple[np.ndarray, np.ndarray, bool]],
-          samples: dict[str, Samples]) -> int:
-    """Pair the messages collected (one window); add them to the samples; return the pairs."""
+def _pair(index: int, actuators: _Topic, joints: _Topic,
+          consume: Callable[[PairedWindow], None]) -> int:
+    """Pair the messages collected (one window); hand them to ``consume``; return the pairs."""
     t_act, a_rows = actuators.take()
     t_joint, j_rows = joints.take()
     theta = interpolate(t_joint, t_act, a_rows)
-    for name, (a, j, linear) in ends.items():
-        s = samples.get(name)
-        if s is None:
-            s = samples[name] = Samples(len(a), len(j), raw=not linear)
-        s.add(theta[:, a], j_rows[:, j])
-    return int(np.count_nonzero(np.isfinite(theta).any(axis=1)))
+    a, j = actuators.width, joints.width
+    consume(PairedWindow(index, t_joint, (theta[:, :a], theta[:, a:2 * a], theta[:, 2 * a:]),
+                         (j_rows[:, :j], j_rows[:, j:2 * j], j_rows[:, 2 * j:])))
+    return int(np.count_nonzero(np.isfinite(theta[:, :a]).any(axis=1)))
 
 
 def _why_missing(robot: RobotTransmissions, a: np.ndarray, j: np.ndarray, seen_a: set[str],

@@ -1,0 +1,151 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``transmission_plugins identify`` on an MCAP bag of the MuJoCo mock with a known drivetrain.
+
+The recording is test/drivetrain_recording.py's (the simulator of ``mock_actuators``); every
+expected value is the fixture's drivetrain (its ``TRUE``), never the package's own fit.
+"""
+
+import contextlib
+import io
+import json
+
+from bag_support import joint_state
+from bag_support import JS
+from bag_support import write_bag
+from drivetrain_recording import record
+from drivetrain_recording import TRUE
+from drivetrain_recording import URDF
+import numpy as np
+import pytest
+
+from transmission_plugins.robot.loading import load_robot_transmissions
+from transmission_plugins.tools.cli import main
+from transmission_plugins.tools.data.bag_identify import identify_bag
+
+#: the fixture with a wrong drivetrain: what --write-urdf corrects
+WRONG = (URDF.read_text().replace('coulomb="0.6" viscous="0.3"', 'coulomb="0.2" viscous="0.05"')
+         .replace('<backlash width="0.02"/>', '<backlash width="0.004"/>'))
+#: the --json keys of every transmission (DESIGN.md), and those of each kind
+COMMON = {'type', 'samples', 'not_excited', 'why_not_excited', 'residual_rms', 'notes'}
+
+
+def write_recording(path, rec, storage='mcap'):
+    """Write ``rec`` as ``actuator_states`` and ``joint_states`` (empty efforts: no sensor)."""
+    messages = []
+    robot = rec.robot
+    for k, t in enumerate(rec.time):
+        ns = int(round(t * 1e9))
+        stamp = (ns // 1_000_000_000, ns % 1_000_000_000)
+        messages.append(('/actuator_states', ns, joint_state(
+            robot.actuator_names, rec.actuator['position'][k], rec.actuator['velocity'][k],
+            rec.actuator['effort'][k], stamp)))
+        effort = rec.joint['effort'][k]
+        messages.append(('/joint_states', ns, joint_state(
+            robot.joint_names, rec.joint['position'][k], rec.joint['velocity'][k],
+            effort if np.isfinite(effort).all() else (), stamp)))
+    return write_bag(path, storage, {'/actuator_states': JS, '/joint_states': JS}, messages)
+
+
+@pytest.fixture(scope='module')
+def bag(tmp_path_factory):
+    """Return the path of the MCAP bag of ten simulated seconds, and the wrong URDF's."""
+    tmp = tmp_path_factory.mktemp('identify')
+    wrong = tmp / 'wrong.urdf'
+    wrong.write_text(WRONG)
+    return write_recording(tmp / 'recording.mcap', record()), wrong
+
+
+def _run(*args):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(['identify', *map(str, args)])
+    return code, out.getvalue()
+
+
+def test_the_cli_recovers_the_drivetrain_and_writes_it(bag, tmp_path):
+    """--json: every value within 5 % (backlash 10 %); --write-urdf: the true drivetrain."""
+    path, wrong = bag
+    out = tmp_path / 'corrected.urdf'
+    code, text = _run(wrong, path, '--json', '--write-urdf', out)
+    assert code == 0
+    result = json.loads(text)
+    assert set(result['transmissions']) == {'geared_trans', 'sea_trans'}
+    geared = result['transmissions']['geared_trans']
+    sea = result['transmissions']['sea_trans']
+    keys = ('coulomb_friction', 'viscous_friction')
+    assert set(geared) == COMMON | {k + s for k in keys + ('backlash',) for s in ('', '_sigma')}
+    assert set(sea) == COMMON | {k + s for k in keys + ('stiffness', 'damping')
+                                 for s in ('', '_sigma')}
+    for name, entry in result['transmissions'].items():
+        assert entry['not_excited'] == []
+        for key, value in TRUE[name].items():
+            rel = 0.10 if key == 'backlash' else 0.05
+            assert entry[key] == pytest.approx(value, rel=rel), (name, key)
+            assert 0.0 <= entry[key + '_sigma'] < 0.05 * value
+    # the corrected URDF: the joint side is the lumped friction less the URDF's motor side
+    truth = load_robot_transmissions(str(URDF)).drivetrain
+    fixed = load_robot_transmissions(str(out)).drivetrain
+    np.testing.assert_allclose(fixed.joint_friction.coulomb, truth.joint_friction.coulomb,
+                               rtol=0.05)
+    np.testing.assert_allclose(fixed.joint_friction.viscous, truth.joint_friction.viscous,
+                               rtol=0.05)
+    np.testing.assert_allclose(fixed.joint_backlash, truth.joint_backlash, rtol=0.10)
+    np.testing.assert_allclose(fixed.actuator_friction.coulomb,
+                               truth.actuator_friction.coulomb, rtol=0.05)
+    assert result['written']['urdf']['changed'] == 3
+    assert '<!--' in out.read_text()   # comments kept
+
+
+def test_the_python_api_on_the_bag(bag):
+    """identify_bag on the path gives what the CLI printed from the same bag."""
+    path, _ = bag
+    fits, states = identify_bag(load_robot_transmissions(str(URDF)), str(path))
+    assert states.reading.pairs == len(states.time) == 10_000
+    geared = {f.name: f for f in fits}['geared_trans']
+    assert geared.values['backlash'] == pytest.approx(TRUE['geared_trans']['backlash'],
+                                                      rel=0.10)
+
+
+def test_the_text_report_and_windows(bag):
+    """A long bag read in windows still identifies the spring; the report says what it read."""
+    path, _ = bag
+    code, text = _run(URDF, path, '--max-samples', '4000')
+    assert code == 0
+    assert 'sea_trans (SeriesElasticTransmission)' in text
+    assert 'stiffness' in text and 'not excited' not in text
+
+
+def test_too_little_motion_is_reported_not_excited(tmp_path):
+    """A joint that barely moves: the keys are listed as not excited, with reasons."""
+    path = write_recording(tmp_path / 'still.mcap', record(duration=2.0, amplitude=1e-4))
+    code, text = _run(URDF, path, '--json')
+    assert code == 0
+    result = json.loads(text)['transmissions']
+    assert sorted(result['geared_trans']['not_excited']) == [
+        'backlash', 'coulomb_friction', 'viscous_friction']
+    assert 'coulomb_friction' not in result['geared_trans']
+    assert sorted(result['sea_trans']['not_excited']) == ['damping', 'stiffness']
+    assert 'never reversed' in result['geared_trans']['why_not_excited']['backlash']
+
+
+def test_an_output_onto_the_input_is_refused(bag, capsys):
+    """--write-urdf onto the URDF itself is refused before the bag is read."""
+    path, wrong = bag
+    code, _ = _run(wrong, path, '--write-urdf', wrong)
+    assert code != 0
+    assert 'wrong.urdf' in capsys.readouterr().err
+    assert wrong.read_text() == WRONG

@@ -1,0 +1,263 @@
+# Copyright 2026 The transmission_plugins Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``transmission_plugins identify URDF BAG``: the drivetrain of each transmission from a recording.
+
+Reads the actuator and joint states of a bag (:mod:`~transmission_plugins.tools.data.bag_identify`,
+paired as ``calibrate`` pairs them), identifies friction, backlash and series-elastic springs
+(:mod:`~transmission_plugins.robot.drivetrain_identification`) and writes a corrected URDF
+(:mod:`~transmission_plugins.urdf.rewrite`).  doc/identification.md explains the method.
+"""
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from transmission_plugins.robot.drivetrain_identification import DrivetrainFit
+from transmission_plugins.robot.drivetrain_identification import SERIES_ELASTIC
+from transmission_plugins.robot.drivetrain_identification import SPEED_THRESHOLD
+from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.robot.suspected_mistakes import shortest_within
+from transmission_plugins.tools.cli.common import add_urdf_arguments
+from transmission_plugins.tools.cli.common import describe
+from transmission_plugins.tools.cli.common import error
+from transmission_plugins.tools.cli.common import EXIT_OK
+from transmission_plugins.tools.cli.common import interruptible
+from transmission_plugins.tools.cli.common import LOAD_ERRORS
+from transmission_plugins.tools.cli.common import load_or_report
+from transmission_plugins.tools.cli.common import positive_number
+from transmission_plugins.tools.cli.common import PROG
+from transmission_plugins.tools.cli.common import refuse_outputs
+from transmission_plugins.tools.cli.common import xacro_mappings
+from transmission_plugins.tools.data.bag_calibrate import DEFAULT_ACTUATOR_TOPIC
+from transmission_plugins.tools.data.bag_calibrate import DEFAULT_JOINT_TOPIC
+from transmission_plugins.tools.data.bag_calibrate import DEFAULT_MAX_SAMPLES
+from transmission_plugins.tools.data.bag_identify import identify_bag
+from transmission_plugins.tools.data.bag_identify import RecordedStates
+from transmission_plugins.tools.data.output_file import output_file
+from transmission_plugins.tools.data.progress import progress_bar
+from transmission_plugins.urdf.rewrite import Change
+from transmission_plugins.urdf.rewrite import rewrite_urdf
+from transmission_plugins.urdf.text import read_urdf_text
+
+COMMAND = 'identify'
+#: the keys of the report, in its order (doc/identification.md: units and sides)
+KEYS = ('coulomb_friction', 'viscous_friction', 'backlash', 'stiffness', 'damping')
+#: a value is written when it differs from the URDF's by more than this many sigmas
+WRITE_SIGMAS = 3.0
+
+
+def add_parser(sub: Any) -> None:
+    """Register the ``identify`` verb."""
+    p = sub.add_parser(
+        COMMAND, help='identify the drivetrain (friction, backlash, springs) from a recording',
+        description='Identify, per transmission, the drivetrain on the joint side from a '
+                    'rosbag2 bag (directory, .mcap or .db3) holding the actuator states '
+                    '(position, velocity, effort: --actuator-topic) and the joint encoders '
+                    '(--joint-topic, with joint efforts where a torque sensor gives them): '
+                    'Coulomb and viscous friction, backlash, series-elastic stiffness and '
+                    'damping, each with its standard uncertainty, and in words what the motion '
+                    'did not excite. doc/identification.md explains the method.')
+    add_urdf_arguments(p)
+    p.add_argument('bag', metavar='BAG', help='rosbag2 bag: directory, .mcap or .db3 file')
+    p.add_argument('--actuator-topic', default=DEFAULT_ACTUATOR_TOPIC, metavar='T',
+                   help='sensor_msgs/JointState topic of the actuator states (default '
+                        f'{DEFAULT_ACTUATOR_TOPIC})')
+    p.add_argument('--joint-topic', default=DEFAULT_JOINT_TOPIC, metavar='T',
+                   help='sensor_msgs/JointState topic of the joint encoders (and joint torque '
+                        "sensors), not the hardware interface's output (default "
+                        f'{DEFAULT_JOINT_TOPIC})')
+    p.add_argument('--write-urdf', metavar='OUT',
+                   help='write the URDF with the identified drivetrain values, otherwise '
+                        'unchanged (comments kept; a .xacro is written expanded)')
+    p.add_argument('--json', action='store_true', help='print the result as JSON')
+    p.add_argument('--max-samples', type=positive_number(int, 'an integer'),
+                   default=DEFAULT_MAX_SAMPLES, metavar='N',
+                   help='messages decoded at most on each topic, in time windows spread over '
+                        f'a longer bag (default {DEFAULT_MAX_SAMPLES})')
+    p.add_argument('--speed-threshold', type=positive_number(float, 'a number'),
+                   default=SPEED_THRESHOLD, metavar='V',
+                   help='joint speed (rad/s or m/s) above which a sample counts as moving '
+                        f'(default {SPEED_THRESHOLD:g})')
+    p.set_defaults(func=run)
+
+
+@interruptible
+def run(args: argparse.Namespace) -> int:
+    """Identify the drivetrain; print it; write the URDF asked for."""
+    refused = refuse_outputs(COMMAND, [(args.write_urdf, 'the URDF')], [args.urdf, args.bag])
+    if refused is not None:
+        return refused
+    robot = load_or_report(args, COMMAND)
+    if robot is None:
+        return 1
+    try:
+        with progress_bar(None, 'msg', COMMAND) as bar:
+            fits, states = identify_bag(robot, args.bag, args.actuator_topic, args.joint_topic,
+                                        args.max_samples, args.speed_threshold, bar.update)
+        written = write_urdf(args, robot, fits)
+    except LOAD_ERRORS as e:
+        return error(COMMAND, describe(e, args))
+    if args.json:
+        json.dump(as_json(states, fits, written), sys.stdout, indent=2)
+        print()
+    else:
+        print(report(states, fits, written))
+    return EXIT_OK
+
+
+def write_urdf(args: argparse.Namespace, robot: RobotTransmissions,
+               fits: list[DrivetrainFit]) -> dict[str, Any]:
+    """Write the corrected URDF when asked; return what was written."""
+    if not args.write_urdf:
+        return {}
+    changes, not_written = urdf_changes(robot, fits)
+    text = read_urdf_text(args.urdf, xacro_mappings(getattr(args, 'xacro_args', None)))
+    new, skipped = rewrite_urdf(text, changes)
+    with output_file(args.write_urdf, 'the URDF', [args.urdf, args.bag]) as f:
+        f.write(new.encode('utf-8'))
+    return {'urdf': {'path': args.write_urdf, 'changed': len(changes) - len(skipped),
+                     'not_written': not_written + skipped}}
+
+
+def _seen_at_joint(tr: Any, coulomb: float, viscous: float) -> tuple[float, float]:
+    """Return an actuator's friction (actuator units) seen at a 1:1 transmission's joint."""
+    n = float(np.asarray(tr.joint_to_actuator({'velocity': np.ones((1, 1))})['velocity'])[0, 0])
+    return abs(n) * coulomb, n * n * viscous
+
+
+def urdf_changes(robot: RobotTransmissions,
+                 fits: list[DrivetrainFit]) -> tuple[list[Change], list[str]]:
+    """
+    Return the values to write and, in words, those not written.
+
+    Friction: the lumped values less the URDF's motor-side friction seen at the joint go to the
+    joint's ``<friction>`` (the motor side as the URDF gives it); a series-elastic
+    transmission's friction is its motor's, written to the motor's ``<friction>`` in its units.
+    Backlash to the joint's ``<backlash>``.  Springs are not written by this version.
+    """
+    changes, not_written = [], []
+    drive = robot.drivetrain
+    for fit in fits:
+        rt = robot.transmission(fit.name)
+        info = rt.info
+        tr = rt.transmission
+
+        def change(parameter: str, end: str, value: float, sigma: float, urdf: float) -> None:
+            if abs(value - urdf) <= WRITE_SIGMAS * sigma:
+                return
+            changes.append(Change(rt.name, info.line if info is not None else None,
+                                  info.dialect if info is not None else '',
+                                  type(tr).__name__, parameter, end,
+                                  shortest_within(value, sigma)))
+
+        if fit.type == SERIES_ELASTIC:
+            motor = rt.actuator_names[0]
+            i = robot.actuator_index[motor]
+            n = float(tr.get_actuator_reduction()[0])
+            for key, attribute, scale in (('coulomb_friction', 'coulomb', n),
+                                          ('viscous_friction', 'viscous', n * n)):
+                if key in fit.values:
+                    change(f'friction:{attribute}', motor, fit.values[key] / scale,
+                           fit.sigmas[key] / scale,
+                           float(getattr(drive.actuator_friction, attribute)[i]))
+            not_written += [f'{fit.name}: {key} {fit.values[key]:.6g} (the <spring> is not '
+                            'rewritten by this version: edit it by hand)'
+                            for key in ('stiffness', 'damping') if key in fit.values]
+            continue
+        if len(rt.joint_names) != 1 or len(rt.actuator_names) != 1:
+            continue
+        joint = rt.joint_names[0]
+        j = robot.joint_index[joint]
+        i = robot.actuator_index[rt.actuator_names[0]]
+        motor = _seen_at_joint(tr, float(drive.actuator_friction.coulomb[i]),
+                               float(drive.actuator_friction.viscous[i]))
+        for k, (key, attribute) in enumerate((('coulomb_friction', 'coulomb'),
+                                              ('viscous_friction', 'viscous'))):
+            if key in fit.values:
+                change(f'friction:{attribute}', joint, max(fit.values[key] - motor[k], 0.0),
+                       fit.sigmas[key],
+                       float(getattr(drive.joint_friction, attribute)[j]))
+        if 'backlash' in fit.values:
+            if drive.actuator_backlash[i] > 0.0:
+                not_written.append(f'{fit.name}: backlash {fit.values["backlash"]:.6g} (the '
+                                   'URDF puts backlash on the actuator side too: edit by hand)')
+            else:
+                change('backlash:width', joint, fit.values['backlash'], fit.sigmas['backlash'],
+                       float(drive.joint_backlash[j]))
+    return changes, not_written
+
+
+def _number(x: float) -> str:
+    return f'{x:.6g}'
+
+
+def report(states: RecordedStates, fits: list[DrivetrainFit], written: dict[str, Any]) -> str:
+    """Return the text report."""
+    r = states.reading
+    lines = [f'{PROG} {COMMAND}: {r.joint_messages} joint messages ({r.topics[1]}, of '
+             f'{r.joint_messages_in_bag} in the bag) paired with {r.actuator_messages} '
+             f'actuator messages ({r.topics[0]}): {r.pairs} samples']
+    for fit in fits:
+        residuals = ', '.join(f'{k} {_number(v)}' for k, v in fit.residual_rms.items())
+        lines.append(f'{fit.name} ({fit.type}), {fit.samples} samples'
+                     + (f'; residual RMS {residuals}' if residuals else ''))
+        for key in KEYS:
+            if key in fit.values:
+                lines.append(f'    {key:<17} {_number(fit.values[key]):>11} +- '
+                             f'{fit.sigmas[key]:.2g}')
+        for key, why in fit.not_excited.items():
+            lines.append(f'    {key:<17} not excited: {why}')
+        lines += [f'    note: {note}' for note in fit.notes]
+    if r.undecodable:
+        lines.append(f'warning: {r.undecodable} messages are not a JointState (left out)')
+    if 'urdf' in written:
+        w = written['urdf']
+        lines.append(f'wrote {w["path"]} ({w["changed"]} values changed)')
+        lines += [f'  not written: {why}' for why in w['not_written']]
+    return '\n'.join(lines)
+
+
+def as_json(states: RecordedStates, fits: list[DrivetrainFit],
+            written: dict[str, Any]) -> dict[str, Any]:
+    """Return the result as a JSON-ready dict (the contract of DESIGN.md; ``null``: infinite)."""
+    def number(x: float) -> Any:
+        return x if math.isfinite(x) else None
+
+    r = states.reading
+    transmissions: dict[str, Any] = {}
+    for fit in fits:
+        entry: dict[str, Any] = {'type': fit.type, 'samples': fit.samples}
+        for key in KEYS:
+            if key in fit.values:
+                entry[key] = number(fit.values[key])
+                entry[f'{key}_sigma'] = number(fit.sigmas[key])
+        entry['not_excited'] = list(fit.not_excited)
+        entry['why_not_excited'] = dict(fit.not_excited)
+        entry['residual_rms'] = {k: number(v) for k, v in fit.residual_rms.items()}
+        entry['notes'] = list(fit.notes)
+        transmissions[fit.name] = entry
+    return {
+        'topics': {'actuators': r.topics[0], 'joints': r.topics[1]},
+        'messages': {'actuators': r.actuator_messages, 'joints': r.joint_messages,
+                     'joints_in_bag': r.joint_messages_in_bag, 'undecodable': r.undecodable},
+        'samples': r.pairs,
+        'transmissions': transmissions,
+        'written': written,
+    }

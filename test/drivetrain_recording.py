@@ -73,8 +73,8 @@ def record(duration: float = 10.0, amplitude: float = 0.8,
     rows: dict[str, list[np.ndarray]] = {k: [] for k in ('ap', 'av', 'ae', 'jp', 'jv', 'je')}
     geared = robot.joint_index['geared_joint']
     model = sim.model
-    play = model.jnt_dofadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT,
-                                               'geared_joint__backlash')]
+    play_joint = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, 'geared_joint__backlash')
+    play = model.jnt_dofadr[play_joint]
     sea = robot.joint_index['sea_joint']
     for k in range(count):
         t = k * dt

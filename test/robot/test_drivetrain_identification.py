@@ -23,7 +23,7 @@ from transmission_plugins.robot.drivetrain_identification import identify_drivet
 
 @pytest.fixture(scope='module')
 def recording():
-    """Return the simulated recording (ten seconds of a chirp)."""
+    """Simulate ten seconds of a chirp (the recording the tests share)."""
     return record()
 
 

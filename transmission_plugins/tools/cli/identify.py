@@ -137,7 +137,7 @@ def write_urdf(args: argparse.Namespace, robot: RobotTransmissions,
 
 
 def _seen_at_joint(tr: Any, coulomb: float, viscous: float) -> tuple[float, float]:
-    """Return an actuator's friction (actuator units) seen at a 1:1 transmission's joint."""
+    """Return the first actuator's friction (its units) at a one-joint transmission's joint."""
     n = float(np.asarray(tr.joint_to_actuator({'velocity': np.ones((1, 1))})['velocity'])[0, 0])
     return abs(n) * coulomb, n * n * viscous
 
@@ -170,7 +170,8 @@ def urdf_changes(robot: RobotTransmissions,
         if fit.type == SERIES_ELASTIC:
             motor = rt.actuator_names[0]
             i = robot.actuator_index[motor]
-            n = float(tr.get_actuator_reduction()[0])
+            sea: Any = tr   # a SeriesElasticTransmission
+            n = float(sea.get_actuator_reduction()[0])
             for key, attribute, scale in (('coulomb_friction', 'coulomb', n),
                                           ('viscous_friction', 'viscous', n * n)):
                 if key in fit.values:
@@ -186,12 +187,12 @@ def urdf_changes(robot: RobotTransmissions,
         joint = rt.joint_names[0]
         j = robot.joint_index[joint]
         i = robot.actuator_index[rt.actuator_names[0]]
-        motor = _seen_at_joint(tr, float(drive.actuator_friction.coulomb[i]),
-                               float(drive.actuator_friction.viscous[i]))
+        seen = _seen_at_joint(tr, float(drive.actuator_friction.coulomb[i]),
+                              float(drive.actuator_friction.viscous[i]))
         for k, (key, attribute) in enumerate((('coulomb_friction', 'coulomb'),
                                               ('viscous_friction', 'viscous'))):
             if key in fit.values:
-                change(f'friction:{attribute}', joint, max(fit.values[key] - motor[k], 0.0),
+                change(f'friction:{attribute}', joint, max(fit.values[key] - seen[k], 0.0),
                        fit.sigmas[key],
                        float(getattr(drive.joint_friction, attribute)[j]))
         if 'backlash' in fit.values:

@@ -144,8 +144,8 @@ def interpolate(t: np.ndarray, times: np.ndarray, rows: np.ndarray) -> np.ndarra
 class PairedWindow(NamedTuple):
     """The joint messages of one window and the actuator states at their times."""
 
-    #: the window's index (no time derivative across two windows)
-    index: int
+    #: the window's number (no time derivative across two windows)
+    window: int
     #: joint message times (s), sorted
     time: np.ndarray
     #: ``(position, velocity, effort)`` of ``robot.actuator_names`` at those times, each

@@ -66,7 +66,7 @@ def read_states(robot: RobotTransmissions, path: str,
     reading = read_paired(robot, path, actuator_topic, joint_topic, max_samples, progress,
                           windows.append)
     time = np.concatenate([w.time for w in windows])
-    segment = np.concatenate([np.full(len(w.time), w.index) for w in windows])
+    segment = np.concatenate([np.full(len(w.time), w.window) for w in windows])
     actuator = {f: np.vstack([w.actuators[k] for w in windows]) for k, f in enumerate(FIELDS)}
     joint = {f: np.vstack([w.joints[k] for w in windows]) for k, f in enumerate(FIELDS)}
     return RecordedStates(time, actuator, joint, segment, reading)

@@ -46,6 +46,8 @@ TRUE = {
     'sea_trans': {'stiffness': 200.0, 'damping': 1.5,
                   'coulomb_friction': 50 * 0.003, 'viscous_friction': 2500 * 1e-5},
 }
+#: the motors' torque constants (N m/A; gear ratio 1)
+TORQUE_CONSTANT = {'geared_motor': 0.05, 'sea_motor': 0.08}
 
 
 class Recording(NamedTuple):
@@ -59,12 +61,15 @@ class Recording(NamedTuple):
     joint: dict[str, np.ndarray]
 
 
-def record(duration: float = 10.0, amplitude: float = 0.8,
-           torque_sensor: bool = False) -> Recording:
+def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool = False,
+           current: bool = False) -> Recording:
     """
     Simulate ``duration`` s of a chirp of ``amplitude`` (rad) on every joint; sample it.
 
-    :param torque_sensor: give the series-elastic joint's effort (its spring's torque)
+    :param torque_sensor: give the joint efforts a torque sensor at the gear's output reads:
+        the series-elastic joint's spring torque, the geared joint's torque on its link (the
+        force of the dead band's ends, ``qfrc_constraint`` of MuJoCo's backlash joint)
+    :param current: give the actuator efforts as motor currents (:data:`TORQUE_CONSTANT`)
     """
     robot = load_robot_transmissions(str(URDF))
     sim = MujocoPhysics(robot, URDF.read_text(), ModelOptions(physics_step=1e-3))
@@ -76,6 +81,7 @@ def record(duration: float = 10.0, amplitude: float = 0.8,
     play_joint = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, 'geared_joint__backlash')
     play = model.jnt_dofadr[play_joint]
     sea = robot.joint_index['sea_joint']
+    kt = np.array([TORQUE_CONSTANT.get(n, np.inf) for n in robot.actuator_names])
     for k in range(count):
         t = k * dt
         q = amplitude * np.sin(2 * np.pi * (0.3 * t + 0.05 * t * t))
@@ -91,7 +97,11 @@ def record(duration: float = 10.0, amplitude: float = 0.8,
         effort = np.full(len(robot.joint_names), np.nan)
         if torque_sensor:
             effort[sea] = j['effort'][sea]
-        for key, value in (('ap', s['position']), ('av', s['velocity']), ('ae', s['effort']),
+            effort[geared] = sim.data.qfrc_constraint[play]
+        applied = np.array(s['effort'], dtype=np.float64)
+        if current:
+            applied = applied / kt
+        for key, value in (('ap', s['position']), ('av', s['velocity']), ('ae', applied),
                            ('jp', link), ('jv', speed), ('je', effort)):
             rows[key].append(np.array(value, dtype=np.float64))
     assert sim.diverged == 0

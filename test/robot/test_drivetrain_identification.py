@@ -14,8 +14,12 @@
 
 """The drivetrain identified from the mock's MuJoCo physics against its known parameters."""
 
+import math
+
 from drivetrain_recording import record
+from drivetrain_recording import TORQUE_CONSTANT
 from drivetrain_recording import TRUE
+import numpy as np
 import pytest
 
 from transmission_plugins.robot.drivetrain_identification import identify_drivetrain
@@ -59,6 +63,32 @@ def test_spring_from_a_joint_torque_sensor():
     assert sea.values['damping'] == pytest.approx(TRUE['sea_trans']['damping'], rel=0.01)
     assert 'coulomb_friction' not in sea.values
     assert any('joint torque measured' in note for note in sea.notes)
+
+
+def test_torque_constant_from_currents_and_a_joint_torque():
+    """Currents and joint torques: each motor's torque constant within 5 %, friction in N m."""
+    rec = record(duration=4.0, torque_sensor=True, current=True)
+    fits = {f.name: f for f in identify_drivetrain(rec.robot, rec.time, rec.actuator,
+                                                   rec.joint, current=True)}
+    for name, motor in (('geared_trans', 'geared_motor'), ('sea_trans', 'sea_motor')):
+        assert fits[name].values['torque_constant'] == pytest.approx(TORQUE_CONSTANT[motor],
+                                                                     rel=0.05)
+        assert 'torque_constant' not in fits[name].not_excited
+    assert fits['geared_trans'].values['coulomb_friction'] == pytest.approx(
+        TRUE['geared_trans']['coulomb_friction'], rel=0.05)
+
+
+def test_currents_without_a_joint_torque_use_the_urdf_torque_constant():
+    """No torque reference: the torque constant is not excited (said), the URDF's is used."""
+    rec = record(duration=4.0, current=True)
+    joint = dict(rec.joint, effort=np.full_like(rec.joint['effort'], math.nan))
+    fits = {f.name: f for f in identify_drivetrain(rec.robot, rec.time, rec.actuator, joint,
+                                                   current=True)}
+    geared = fits['geared_trans']
+    assert 'torque_constant' not in geared.values
+    assert 'no joint torque measured' in geared.not_excited['torque_constant']
+    assert geared.values['viscous_friction'] == pytest.approx(
+        TRUE['geared_trans']['viscous_friction'], rel=0.05)
 
 
 def test_too_little_motion_is_not_excited():

@@ -27,6 +27,7 @@ from bag_support import joint_state
 from bag_support import JS
 from bag_support import write_bag
 from drivetrain_recording import record
+from drivetrain_recording import TORQUE_CONSTANT
 from drivetrain_recording import TRUE
 from drivetrain_recording import URDF
 import numpy as np
@@ -140,6 +141,25 @@ def test_too_little_motion_is_reported_not_excited(tmp_path):
     assert 'coulomb_friction' not in result['geared_trans']
     assert sorted(result['sea_trans']['not_excited']) == ['damping', 'stiffness']
     assert 'never reversed' in result['geared_trans']['why_not_excited']['backlash']
+
+
+def test_current_efforts_give_the_torque_constant(tmp_path):
+    """--current with joint torques: torque_constant (and its sigma) per transmission, written."""
+    rec = record(duration=4.0, torque_sensor=True, current=True)
+    path = write_recording(tmp_path / 'current.mcap', rec)
+    wrong = tmp_path / 'wrong_kt.urdf'
+    wrong.write_text(URDF.read_text().replace('torque_constant="0.05"',
+                                              'torque_constant="0.07"'))
+    out = tmp_path / 'kt.urdf'
+    code, text = _run(wrong, path, '--current', '--json', '--write-urdf', out)
+    assert code == 0
+    result = json.loads(text)['transmissions']
+    for name, motor in (('geared_trans', 'geared_motor'), ('sea_trans', 'sea_motor')):
+        assert result[name]['torque_constant'] == pytest.approx(TORQUE_CONSTANT[motor],
+                                                                rel=0.05)
+        assert result[name]['torque_constant_sigma'] >= 0.0
+    fixed = load_robot_transmissions(str(out))
+    assert fixed.drivetrain.effort_per_current[0] == pytest.approx(0.05, rel=0.05)
 
 
 def test_an_output_onto_the_input_is_refused(bag, capsys):

@@ -41,6 +41,7 @@ Every value has its standard uncertainty :math:`\sigma = \sqrt{s^2 (X^T X)^{-1}_
 ``not_excited`` instead of a value.
 """
 
+import math
 from typing import Any
 from typing import Mapping
 from typing import NamedTuple
@@ -56,6 +57,8 @@ EXTRA_SAMPLES = 10
 #: a value whose uncertainty exceeds this fraction of itself is not excited
 RELATIVE_SIGMA = 0.5
 SERIES_ELASTIC = 'SeriesElasticTransmission'
+UNKNOWN_KT = ('efforts are currents and no torque constant is known (no joint torque measured, '
+              'no <motor torque_constant> in the URDF)')
 
 
 class DrivetrainFit(NamedTuple):
@@ -76,8 +79,8 @@ class DrivetrainFit(NamedTuple):
 
 def identify_drivetrain(robot: RobotTransmissions, time: Any,
                         actuator: Mapping[str, Any], joint: Mapping[str, Any],
-                        segment: Any = None,
-                        speed_threshold: float = SPEED_THRESHOLD) -> list[DrivetrainFit]:
+                        segment: Any = None, speed_threshold: float = SPEED_THRESHOLD,
+                        current: bool = False) -> list[DrivetrainFit]:
     """
     Identify every transmission's drivetrain from states sampled at ``time`` (module doc).
 
@@ -88,6 +91,8 @@ def identify_drivetrain(robot: RobotTransmissions, time: Any,
         ``robot.joint_names``, each ``(N, joints)`` (NaN: not measured)
     :param segment: ``(N,)`` labels of contiguous stretches (windows of a long bag): no time
         derivative is taken across two of them; default one stretch
+    :param current: the actuator efforts are motor currents (A): the torque constant is
+        identified against a joint torque measurement, else the URDF's is used (module doc)
     """
     t = np.asarray(time, dtype=np.float64).reshape(-1)
     n = len(t)
@@ -96,12 +101,19 @@ def identify_drivetrain(robot: RobotTransmissions, time: Any,
            for k in ('position', 'velocity', 'effort')}
     jnt = {k: _columns(joint.get(k), n, len(robot.joint_names))
            for k in ('position', 'velocity', 'effort')}
+    drive = robot.drivetrain
     fits = []
     for rt in robot.transmissions:
         a = [robot.actuator_index[x] for x in rt.actuator_names]
         j = [robot.joint_index[x] for x in rt.joint_names]
-        fits.append(_identify_one(rt, t, seg, {k: v[:, a] for k, v in act.items()},
-                                  {k: v[:, j] for k, v in jnt.items()}, speed_threshold))
+        ends = {k: v[:, a] for k, v in act.items()}
+        kt = math.nan
+        if current:
+            # the effort of one ampere at a torque constant of 1: the gear ratio (doc/drivetrain.md)
+            ends['effort'] = ends['effort'] * drive.gear_ratio[a]
+            kt = float(drive.effort_per_current[a[0]] / drive.gear_ratio[a[0]])
+        fits.append(_identify_one(rt, t, seg, ends, {k: v[:, j] for k, v in jnt.items()},
+                                  speed_threshold, kt if current else None))
     return fits
 
 
@@ -164,7 +176,14 @@ def least_squares(x: np.ndarray, y: np.ndarray) -> LeastSquares | None:
 
 
 def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
-                  jnt: dict[str, np.ndarray], threshold: float) -> DrivetrainFit:
+                  jnt: dict[str, np.ndarray], threshold: float,
+                  kt_urdf: float | None) -> DrivetrainFit:
+    """
+    Identify one transmission.
+
+    :param kt_urdf: None: the efforts are efforts; else they are currents times the gear ratio,
+        and this is the URDF's torque constant of the first actuator (NaN: none)
+    """
     tr = rt.transmission
     kind = type(tr).__name__
     values: dict[str, float] = {}
@@ -173,6 +192,16 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
     rms: dict[str, float] = {}
     notes: list[str] = []
     if kind == SERIES_ELASTIC:
+        n = float(tr.get_actuator_reduction()[0])
+        v = act['velocity'][:, 0] / n
+        if kt_urdf is not None:
+            kt = _torque_constant(n * act['effort'][:, 0], jnt['effort'][:, 0], v,
+                                  derivative(t, v, seg), threshold, kt_urdf, values, sigmas,
+                                  why, rms, notes)
+            act = dict(act, effort=act['effort'] * kt)
+            if not math.isfinite(kt):
+                why['stiffness'] = why['damping'] = UNKNOWN_KT
+                return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
         _spring(tr, t, seg, act, jnt, threshold, values, sigmas, why, rms, notes)
         return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
     if tr.num_joints() != 1 or tr.num_actuators() != 1:
@@ -186,19 +215,59 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
     v = np.asarray(mapped['velocity'])[:, 0]
     tau = np.asarray(mapped['effort'])[:, 0]
     a = derivative(t, v, seg)
+    if kt_urdf is not None:
+        tau = tau * _torque_constant(tau, jnt['effort'][:, 0], v, a, threshold, kt_urdf,
+                                     values, sigmas, why, rms, notes)
+        if not np.isfinite(tau).any():
+            why['coulomb_friction'] = why['viscous_friction'] = UNKNOWN_KT
     # the joint's own acceleration where its encoder gives a velocity: across a dead band the
     # link's inertia is not the drive's (it moves on its own until the play is taken up)
     link = derivative(t, jnt['velocity'][:, 0], seg)
     if np.isfinite(link).sum() < 0.9 * np.isfinite(a).sum():
         link = np.zeros(len(t))
     ok = np.isfinite(tau) & np.isfinite(v) & np.isfinite(a) & np.isfinite(link)
-    _friction(v[ok], np.column_stack([a[ok], link[ok]]), tau[ok], threshold, values, sigmas,
-              why, rms)
+    if 'coulomb_friction' not in why:
+        _friction(v[ok], np.column_stack([a[ok], link[ok]]), tau[ok], threshold, values,
+                  sigmas, why, rms)
     _backlash(q, v, jnt['position'][:, 0], threshold, values, sigmas, why, rms)
     if 'coulomb_friction' in values or 'viscous_friction' in values:
         notes.append('friction fitted on the motor effort: the values are the lumped ones '
                      '(joint side plus motor side seen at the joint)')
     return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
+
+
+def _torque_constant(unit: np.ndarray, reference: np.ndarray, v: np.ndarray, a: np.ndarray,
+                     threshold: float, kt_urdf: float, values: dict[str, float],
+                     sigmas: dict[str, float], why: dict[str, str], rms: dict[str, float],
+                     notes: list[str]) -> float:
+    r"""
+    Return the torque constant: identified against a joint torque, else the URDF's (NaN: none).
+
+    The motor's torque through the gear is :math:`k_t m` (``unit``: the joint effort of the
+    currents times the gear ratio); a joint torque :math:`\tau_s` measured behind it balances
+    it less the drive's inertia and friction, :math:`\tau_s = k_t m - J a - F_c
+    \operatorname{sign}(v) - b v - c`: least squares over the moving samples.
+    """
+    measured = np.isfinite(unit) & np.isfinite(reference) & np.isfinite(v) & np.isfinite(a)
+    # moving samples only: friction near rest is what balances the rest, not sign(v)
+    ok = measured & (np.abs(v) > threshold)
+    if measured.sum() <= EXTRA_SAMPLES:
+        why['torque_constant'] = ('no joint torque measured: the torque constant is not '
+                                  'identifiable from currents alone'
+                                  + (f' (the URDF\'s {kt_urdf:g} N m/A is used)'
+                                     if math.isfinite(kt_urdf) else ''))
+        return kt_urdf
+    fit = least_squares(np.column_stack([unit[ok], a[ok], np.sign(v[ok]), v[ok],
+                                         np.ones(int(ok.sum()))]), reference[ok])
+    if fit is None or not abs(fit.sigma[0]) < RELATIVE_SIGMA * abs(fit.value[0]):
+        why['torque_constant'] = 'the motion does not excite the motor enough'
+        return kt_urdf
+    values['torque_constant'], sigmas['torque_constant'] = float(fit.value[0]), \
+        float(fit.sigma[0])
+    rms['torque_constant'] = fit.rms
+    notes.append('efforts are currents: the torque constant is fitted against the joint torque '
+                 'measured, and the friction is in N m at that torque constant')
+    return float(fit.value[0])
 
 
 def _friction(v: np.ndarray, a: np.ndarray, tau: np.ndarray, threshold: float,

@@ -58,7 +58,8 @@ from transmission_plugins.urdf.text import read_urdf_text
 
 COMMAND = 'identify'
 #: the keys of the report, in its order (doc/identification.md: units and sides)
-KEYS = ('coulomb_friction', 'viscous_friction', 'backlash', 'stiffness', 'damping')
+KEYS = ('coulomb_friction', 'viscous_friction', 'backlash', 'stiffness', 'damping',
+        'torque_constant')
 #: a value is written when it differs from the URDF's by more than this many sigmas
 WRITE_SIGMAS = 3.0
 
@@ -95,6 +96,11 @@ def add_parser(sub: Any) -> None:
                    default=SPEED_THRESHOLD, metavar='V',
                    help='joint speed (rad/s or m/s) above which a sample counts as moving '
                         f'(default {SPEED_THRESHOLD:g})')
+    p.add_argument('--current', action='store_true',
+                   help="the actuator states' effort fields are motor currents (A), as with the "
+                        'hardware interface\'s actuator_effort_unit: current; the torque '
+                        'constant is then identified against the joint torques measured, else '
+                        "the URDF's <motor torque_constant> is used")
     p.set_defaults(func=run)
 
 
@@ -110,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with progress_bar(None, 'msg', COMMAND) as bar:
             fits, states = identify_bag(robot, args.bag, args.actuator_topic, args.joint_topic,
-                                        args.max_samples, args.speed_threshold, bar.update)
+                                        args.max_samples, args.speed_threshold, args.current,
+                                        bar.update)
         written = write_urdf(args, robot, fits)
     except LOAD_ERRORS as e:
         return error(COMMAND, describe(e, args))
@@ -150,7 +157,8 @@ def urdf_changes(robot: RobotTransmissions,
     Friction: the lumped values less the URDF's motor-side friction seen at the joint go to the
     joint's ``<friction>`` (the motor side as the URDF gives it); a series-elastic
     transmission's friction is its motor's, written to the motor's ``<friction>`` in its units.
-    Backlash to the joint's ``<backlash>``.  Springs are not written by this version.
+    Backlash to the joint's ``<backlash>``; a torque constant to the first actuator's
+    ``<motor>``.  Springs are not written by this version.
     """
     changes, not_written = [], []
     drive = robot.drivetrain
@@ -167,6 +175,12 @@ def urdf_changes(robot: RobotTransmissions,
                                   type(tr).__name__, parameter, end,
                                   shortest_within(value, sigma)))
 
+        if 'torque_constant' in fit.values:
+            first = rt.actuator_names[0]
+            k = robot.actuator_index[first]
+            change('motor:torque_constant', first, fit.values['torque_constant'],
+                   fit.sigmas['torque_constant'],
+                   float(drive.effort_per_current[k] / drive.gear_ratio[k]))
         if fit.type == SERIES_ELASTIC:
             motor = rt.actuator_names[0]
             i = robot.actuator_index[motor]

@@ -76,11 +76,11 @@ def identify_bag(robot: RobotTransmissions, path: str,
                  actuator_topic: str = DEFAULT_ACTUATOR_TOPIC,
                  joint_topic: str = DEFAULT_JOINT_TOPIC,
                  max_samples: int = DEFAULT_MAX_SAMPLES,
-                 speed_threshold: float = SPEED_THRESHOLD,
+                 speed_threshold: float = SPEED_THRESHOLD, current: bool = False,
                  progress: Callable[[int], None] | None = None
                  ) -> tuple[list[DrivetrainFit], RecordedStates]:
     """Return every transmission's drivetrain identified from a bag, and what was read."""
     states = read_states(robot, path, actuator_topic, joint_topic, max_samples, progress)
     fits = identify_drivetrain(robot, states.time, states.actuator, states.joint,
-                               states.segment, speed_threshold)
+                               states.segment, speed_threshold, current)
     return fits, states

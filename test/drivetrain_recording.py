@@ -46,6 +46,8 @@ TRUE = {
     'sea_trans': {'stiffness': 200.0, 'damping': 1.5,
                   'coulomb_friction': 50 * 0.003, 'viscous_friction': 2500 * 1e-5},
 }
+#: the PD gains of the fixture's motors (<drake:controller_gains p d>)
+GAINS = (0.5, 0.006)
 #: the motors' torque constants (N m/A; gear ratio 1)
 TORQUE_CONSTANT = {'geared_motor': 0.05, 'sea_motor': 0.08}
 
@@ -59,10 +61,12 @@ class Recording(NamedTuple):
     actuator: dict[str, np.ndarray]
     #: position, velocity of robot.joint_names (the links); effort NaN (the torque sensor's)
     joint: dict[str, np.ndarray]
+    #: the effort commands sent at the start of each period, (N, actuators) (NaN: none)
+    commands: np.ndarray | None = None
 
 
 def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool = False,
-           current: bool = False) -> Recording:
+           current: bool = False, delay: int = 0) -> Recording:
     """
     Simulate ``duration`` s of a chirp of ``amplitude`` (rad) on every joint; sample it.
 
@@ -70,6 +74,9 @@ def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool =
         the series-elastic joint's spring torque, the geared joint's torque on its link (the
         force of the dead band's ends, ``qfrc_constraint`` of MuJoCo's backlash joint)
     :param current: give the actuator efforts as motor currents (:data:`TORQUE_CONSTANT`)
+    :param delay: > 0: the motors take effort commands, from a PD law of the fixture's gains
+        (:data:`GAINS`) at each sample, that reach them ``delay`` samples later; the commands
+        are recorded as sent (``Recording.commands``)
     """
     robot = load_robot_transmissions(str(URDF))
     sim = MujocoPhysics(robot, URDF.read_text(), ModelOptions(physics_step=1e-3))
@@ -82,12 +89,22 @@ def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool =
     play = model.jnt_dofadr[play_joint]
     sea = robot.joint_index['sea_joint']
     kt = np.array([TORQUE_CONSTANT.get(n, np.inf) for n in robot.actuator_names])
+    commanded = np.array(robot.commanded_actuators, dtype=bool)
+    queue = [np.where(commanded, 0.0, np.nan)] * delay
+    sent = []
     for k in range(count):
         t = k * dt
         q = amplitude * np.sin(2 * np.pi * (0.3 * t + 0.05 * t * t))
         theta = robot.joint_to_actuator_arrays(
             {'position': np.full(len(robot.joint_names), q)})['position']
-        sim.set_command('position', theta)
+        if delay:
+            now = sim.state()
+            u = GAINS[0] * (theta - now['position']) - GAINS[1] * now['velocity']
+            queue.append(np.where(commanded, u, np.nan))
+            sent.append(queue[-1])
+            sim.set_command('effort', queue.pop(0))
+        else:
+            sim.set_command('position', theta)
         sim.step(dt)
         s, j = sim.state(), sim.joint_state()
         link = np.array(j['position'], dtype=np.float64)
@@ -106,6 +123,8 @@ def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool =
             rows[key].append(np.array(value, dtype=np.float64))
     assert sim.diverged == 0
     stack = {k: np.vstack(v) for k, v in rows.items()}
+    # a command sent at the start of a period is stamped with its start
     return Recording(robot, np.arange(1, count + 1) * dt,
                      {'position': stack['ap'], 'velocity': stack['av'], 'effort': stack['ae']},
-                     {'position': stack['jp'], 'velocity': stack['jv'], 'effort': stack['je']})
+                     {'position': stack['jp'], 'velocity': stack['jv'], 'effort': stack['je']},
+                     np.vstack(sent) if sent else None)

@@ -44,13 +44,29 @@ WRONG = (URDF.read_text().replace('coulomb="0.6" viscous="0.3"', 'coulomb="0.2" 
 COMMON = {'type', 'samples', 'not_excited', 'why_not_excited', 'residual_rms', 'notes'}
 
 
+def _stamp(t):
+    ns = int(round(t * 1e9))
+    return ns, (ns // 1_000_000_000, ns % 1_000_000_000)
+
+
 def write_recording(path, rec, storage='mcap'):
-    """Write ``rec`` as ``actuator_states`` and ``joint_states`` (empty efforts: no sensor)."""
+    """
+    Write ``rec`` as ``actuator_states`` and ``joint_states`` (empty efforts: no sensor).
+
+    Its commands, when it has them, go to ``actuator_commands`` (the commanded actuators'
+    efforts), stamped when sent: at the start of the period, one period before the state.
+    """
     messages = []
     robot = rec.robot
+    period = float(rec.time[1] - rec.time[0])
+    commanded = [n for n, c in zip(robot.actuator_names, robot.commanded_actuators) if c]
+    columns = [robot.actuator_index[n] for n in commanded]
     for k, t in enumerate(rec.time):
-        ns = int(round(t * 1e9))
-        stamp = (ns // 1_000_000_000, ns % 1_000_000_000)
+        ns, stamp = _stamp(t)
+        if rec.commands is not None:
+            sent, sent_stamp = _stamp(t - period)
+            messages.append(('/actuator_commands', sent, joint_state(
+                commanded, effort=rec.commands[k, columns], stamp=sent_stamp)))
         messages.append(('/actuator_states', ns, joint_state(
             robot.actuator_names, rec.actuator['position'][k], rec.actuator['velocity'][k],
             rec.actuator['effort'][k], stamp)))
@@ -58,7 +74,10 @@ def write_recording(path, rec, storage='mcap'):
         messages.append(('/joint_states', ns, joint_state(
             robot.joint_names, rec.joint['position'][k], rec.joint['velocity'][k],
             effort if np.isfinite(effort).all() else (), stamp)))
-    return write_bag(path, storage, {'/actuator_states': JS, '/joint_states': JS}, messages)
+    topics = {'/actuator_states': JS, '/joint_states': JS}
+    if rec.commands is not None:
+        topics['/actuator_commands'] = JS
+    return write_bag(path, storage, topics, messages)
 
 
 @pytest.fixture(scope='module')
@@ -160,6 +179,35 @@ def test_current_efforts_give_the_torque_constant(tmp_path):
         assert result[name]['torque_constant_sigma'] >= 0.0
     fixed = load_robot_transmissions(str(out))
     assert fixed.drivetrain.effort_per_current[0] == pytest.approx(0.05, rel=0.05)
+
+
+def test_the_delay_from_command_to_state(tmp_path):
+    """
+    Effort commands that reach the motors 4 periods late: the delay is 5 periods.
+
+    A command stamped at the start of period k acts over period k + 4, which the state stamped
+    at its end reports: (4 + 1) ms at 1 kHz, by construction of the generator.
+    """
+    path = write_recording(tmp_path / 'delayed.mcap', record(duration=3.0, delay=4))
+    code, text = _run(URDF, path, '--json')
+    assert code == 0
+    result = json.loads(text)
+    assert result['topics']['commands'] == '/actuator_commands'
+    for entry in result['transmissions'].values():
+        assert entry['delay'] == pytest.approx(0.005, rel=0.05)
+        assert 0.0 <= entry['delay_sigma'] < 0.05 * 0.005
+        assert 'delay' not in entry['not_excited']
+
+
+def test_without_commands_the_delay_is_omitted(bag):
+    """A bag without actuator_commands: no delay key, and not listed as not excited."""
+    path, _ = bag
+    code, text = _run(URDF, path, '--json')
+    assert code == 0
+    result = json.loads(text)
+    assert result['topics']['commands'] is None
+    for entry in result['transmissions'].values():
+        assert 'delay' not in entry and 'delay' not in entry['not_excited']
 
 
 def test_an_output_onto_the_input_is_refused(bag, capsys):

@@ -57,6 +57,9 @@ EXTRA_SAMPLES = 10
 #: a value whose uncertainty exceeds this fraction of itself is not excited
 RELATIVE_SIGMA = 0.5
 SERIES_ELASTIC = 'SeriesElasticTransmission'
+FIELDS = ('position', 'velocity', 'effort')
+#: the longest delay looked for (s)
+MAX_DELAY = 0.5
 UNKNOWN_KT = ('efforts are currents and no torque constant is known (no joint torque measured, '
               'no <motor torque_constant> in the URDF)')
 
@@ -80,7 +83,8 @@ class DrivetrainFit(NamedTuple):
 def identify_drivetrain(robot: RobotTransmissions, time: Any,
                         actuator: Mapping[str, Any], joint: Mapping[str, Any],
                         segment: Any = None, speed_threshold: float = SPEED_THRESHOLD,
-                        current: bool = False) -> list[DrivetrainFit]:
+                        current: bool = False,
+                        commands: Mapping[str, Any] | None = None) -> list[DrivetrainFit]:
     """
     Identify every transmission's drivetrain from states sampled at ``time`` (module doc).
 
@@ -93,6 +97,9 @@ def identify_drivetrain(robot: RobotTransmissions, time: Any,
         derivative is taken across two of them; default one stretch
     :param current: the actuator efforts are motor currents (A): the torque constant is
         identified against a joint torque measurement, else the URDF's is used (module doc)
+    :param commands: ``position``, ``velocity`` and/or ``effort`` commands of
+        ``robot.actuator_names`` at the same times, each ``(N, actuators)`` (NaN: none): the
+        delay from command to state is identified (:func:`command_delay`); None: not
     """
     t = np.asarray(time, dtype=np.float64).reshape(-1)
     n = len(t)
@@ -101,6 +108,8 @@ def identify_drivetrain(robot: RobotTransmissions, time: Any,
            for k in ('position', 'velocity', 'effort')}
     jnt = {k: _columns(joint.get(k), n, len(robot.joint_names))
            for k in ('position', 'velocity', 'effort')}
+    sent = None if commands is None else {
+        k: _columns(commands.get(k), n, len(robot.actuator_names)) for k in FIELDS}
     drive = robot.drivetrain
     fits = []
     for rt in robot.transmissions:
@@ -109,11 +118,15 @@ def identify_drivetrain(robot: RobotTransmissions, time: Any,
         ends = {k: v[:, a] for k, v in act.items()}
         kt = math.nan
         if current:
-            # the effort of one ampere at a torque constant of 1: the gear ratio (doc/drivetrain.md)
+            # the effort of one ampere at a torque constant of 1: the gear ratio (drivetrain.md)
             ends['effort'] = ends['effort'] * drive.gear_ratio[a]
             kt = float(drive.effort_per_current[a[0]] / drive.gear_ratio[a[0]])
-        fits.append(_identify_one(rt, t, seg, ends, {k: v[:, j] for k, v in jnt.items()},
-                                  speed_threshold, kt if current else None))
+        fit = _identify_one(rt, t, seg, ends, {k: v[:, j] for k, v in jnt.items()},
+                            speed_threshold, kt if current else None)
+        if sent is not None:
+            _delay(t, seg, {k: v[:, a] for k, v in sent.items()},
+                   {k: v[:, a] for k, v in act.items()}, fit)
+        fits.append(fit)
     return fits
 
 
@@ -236,6 +249,76 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
     return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
 
 
+def _delay(t: np.ndarray, seg: np.ndarray, sent: dict[str, np.ndarray],
+           state: dict[str, np.ndarray], fit: DrivetrainFit) -> None:
+    """Identify the delay of the transmission's first commanded actuator into ``fit``."""
+    for field in ('effort', 'velocity', 'position'):
+        for k in range(sent[field].shape[1]):
+            c, y = sent[field][:, k], state[field][:, k]
+            if np.isfinite(c).sum() > 2 * EXTRA_SAMPLES and np.isfinite(y).sum() > EXTRA_SAMPLES:
+                found = command_delay(t, seg, c, y)
+                if isinstance(found, str):
+                    fit.not_excited['delay'] = found
+                    return
+                fit.values['delay'], fit.sigmas['delay'], fit.residual_rms['delay'] = found
+                if field != 'effort':
+                    fit.notes.append(f'delay from {field} commands: it includes the lag of the '
+                                     "driver's control loop, not only the transport delay")
+                return
+    fit.not_excited['delay'] = 'no actuator of it has commands and states of one field'
+
+
+def command_delay(t: np.ndarray, seg: np.ndarray, command: np.ndarray,
+                  state: np.ndarray) -> tuple[float, float, float] | str:
+    r"""
+    Return the delay ``(d, sigma, residual RMS)`` from ``command`` to ``state``, or why not.
+
+    The whole-sample lag of the largest normalized cross-correlation (up to :data:`MAX_DELAY`),
+    refined by Gauss-Newton on :math:`y(t) = g\,c(t - d) + o` (:math:`c` linearly
+    interpolated within each segment); :math:`\sigma` from the covariance scaled by the
+    residual variance.
+    """
+    ok = np.isfinite(command) & np.isfinite(state)
+    if np.nanstd(command[ok]) <= 1e-12 if ok.any() else True:
+        return 'the commands never changed: no delay'
+    period = float(np.median(np.diff(t)))
+    if not period > 0.0:
+        return 'the samples have no time step'
+    c = np.where(ok, command - np.mean(command[ok]), 0.0)
+    y = np.where(ok, state - np.mean(state[ok]), 0.0)
+    same = np.r_[True, np.diff(seg) == 0]
+    best, lag = -np.inf, 0
+    for shift in range(0, min(int(MAX_DELAY / period), len(t) // 4) + 1):
+        pair = ok[shift:] & ok[:len(t) - shift] & same[shift:]
+        if pair.sum() <= EXTRA_SAMPLES:
+            break
+        a, b = y[shift:][pair], c[:len(t) - shift][pair]
+        score = float(a @ b) / (float(np.linalg.norm(a) * np.linalg.norm(b)) or 1.0)
+        if score > best:
+            best, lag = score, shift
+    d, gain, offset = lag * period, 1.0, 0.0
+    shifted = np.full(len(t), np.nan)
+    slope = np.full(len(t), np.nan)
+    fit: LeastSquares | None = None
+    for _ in range(5):
+        for label in np.unique(seg):
+            k = np.flatnonzero((seg == label) & np.isfinite(command))
+            if len(k) < 2:
+                continue
+            shifted[k] = np.interp(t[k] - d, t[k], command[k], left=np.nan, right=np.nan)
+            slope[k] = np.interp(t[k] - d, t[k], np.gradient(command[k], t[k]), left=np.nan,
+                                 right=np.nan)
+        use = ok & np.isfinite(shifted) & np.isfinite(slope)
+        r = state[use] - (gain * shifted[use] + offset)
+        fit = least_squares(np.column_stack([shifted[use], np.ones(int(use.sum())),
+                                             -gain * slope[use]]), r)
+        if fit is None:
+            return 'the commands do not excite the state enough'
+        gain, offset, d = gain + fit.value[0], offset + fit.value[1], d + fit.value[2]
+    assert fit is not None
+    return float(d), float(fit.sigma[2]), fit.rms
+
+
 def _torque_constant(unit: np.ndarray, reference: np.ndarray, v: np.ndarray, a: np.ndarray,
                      threshold: float, kt_urdf: float, values: dict[str, float],
                      sigmas: dict[str, float], why: dict[str, str], rms: dict[str, float],
@@ -254,7 +337,7 @@ def _torque_constant(unit: np.ndarray, reference: np.ndarray, v: np.ndarray, a: 
     if measured.sum() <= EXTRA_SAMPLES:
         why['torque_constant'] = ('no joint torque measured: the torque constant is not '
                                   'identifiable from currents alone'
-                                  + (f' (the URDF\'s {kt_urdf:g} N m/A is used)'
+                                  + (f" (the URDF's {kt_urdf:g} N m/A is used)"
                                      if math.isfinite(kt_urdf) else ''))
         return kt_urdf
     fit = least_squares(np.column_stack([unit[ok], a[ok], np.sign(v[ok]), v[ok],

@@ -48,6 +48,7 @@ from transmission_plugins.tools.cli.common import xacro_mappings
 from transmission_plugins.tools.data.bag_calibrate import DEFAULT_ACTUATOR_TOPIC
 from transmission_plugins.tools.data.bag_calibrate import DEFAULT_JOINT_TOPIC
 from transmission_plugins.tools.data.bag_calibrate import DEFAULT_MAX_SAMPLES
+from transmission_plugins.tools.data.bag_identify import DEFAULT_COMMAND_TOPIC
 from transmission_plugins.tools.data.bag_identify import identify_bag
 from transmission_plugins.tools.data.bag_identify import RecordedStates
 from transmission_plugins.tools.data.output_file import output_file
@@ -59,7 +60,7 @@ from transmission_plugins.urdf.text import read_urdf_text
 COMMAND = 'identify'
 #: the keys of the report, in its order (doc/identification.md: units and sides)
 KEYS = ('coulomb_friction', 'viscous_friction', 'backlash', 'stiffness', 'damping',
-        'torque_constant')
+        'torque_constant', 'delay')
 #: a value is written when it differs from the URDF's by more than this many sigmas
 WRITE_SIGMAS = 3.0
 
@@ -84,6 +85,10 @@ def add_parser(sub: Any) -> None:
                    help='sensor_msgs/JointState topic of the joint encoders (and joint torque '
                         "sensors), not the hardware interface's output (default "
                         f'{DEFAULT_JOINT_TOPIC})')
+    p.add_argument('--command-topic', default=DEFAULT_COMMAND_TOPIC, metavar='T',
+                   help='sensor_msgs/JointState topic of the actuator commands: when the bag '
+                        'has it, the delay from command to state is identified (default '
+                        f'{DEFAULT_COMMAND_TOPIC})')
     p.add_argument('--write-urdf', metavar='OUT',
                    help='write the URDF with the identified drivetrain values, otherwise '
                         'unchanged (comments kept; a .xacro is written expanded)')
@@ -98,7 +103,7 @@ def add_parser(sub: Any) -> None:
                         f'(default {SPEED_THRESHOLD:g})')
     p.add_argument('--current', action='store_true',
                    help="the actuator states' effort fields are motor currents (A), as with the "
-                        'hardware interface\'s actuator_effort_unit: current; the torque '
+                        "hardware interface's actuator_effort_unit: current; the torque "
                         'constant is then identified against the joint torques measured, else '
                         "the URDF's <motor torque_constant> is used")
     p.set_defaults(func=run)
@@ -117,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         with progress_bar(None, 'msg', COMMAND) as bar:
             fits, states = identify_bag(robot, args.bag, args.actuator_topic, args.joint_topic,
                                         args.max_samples, args.speed_threshold, args.current,
-                                        bar.update)
+                                        bar.update, args.command_topic)
         written = write_urdf(args, robot, fits)
     except LOAD_ERRORS as e:
         return error(COMMAND, describe(e, args))
@@ -269,7 +274,8 @@ def as_json(states: RecordedStates, fits: list[DrivetrainFit],
         entry['notes'] = list(fit.notes)
         transmissions[fit.name] = entry
     return {
-        'topics': {'actuators': r.topics[0], 'joints': r.topics[1]},
+        'topics': {'actuators': r.topics[0], 'joints': r.topics[1],
+                   'commands': r.command_topic},
         'messages': {'actuators': r.actuator_messages, 'joints': r.joint_messages,
                      'joints_in_bag': r.joint_messages_in_bag, 'undecodable': r.undecodable},
         'samples': r.pairs,

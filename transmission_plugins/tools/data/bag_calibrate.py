@@ -40,6 +40,8 @@ from transmission_plugins.robot.identification import Samples
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.tools.data.bag_io import BagReader
 from transmission_plugins.tools.data.bag_io import BagTopicError
+from transmission_plugins.tools.data.bag_io import JOINT_STATE
+from transmission_plugins.tools.data.bag_io import topic_matches
 from transmission_plugins.tools.data.joint_state_batch import Rejected
 from transmission_plugins.tools.data.joint_state_messages import decode
 from transmission_plugins.tools.data.joint_state_messages import fields
@@ -94,7 +96,7 @@ class _Topic:
 
     def add(self, time: int, names: Sequence[str], position: np.ndarray,
             velocity: np.ndarray, effort: np.ndarray) -> None:
-        if len(position) != len(names) or not len(names):
+        if not len(names) or all(len(f) != len(names) for f in (position, velocity, effort)):
             return
         key = tuple(names)
         plan = self._plans.get(key)
@@ -105,8 +107,7 @@ class _Topic:
             self._plans[key] = plan
             self.seen.update(names[k] for k in keep)
         row = np.full(3 * self.width, np.nan)
-        row[plan[1]] = position[plan[0]]
-        for k, values in ((1, velocity), (2, effort)):
+        for k, values in ((0, position), (1, velocity), (2, effort)):
             if len(values) == len(names):
                 row[plan[1] + k * self.width] = values[plan[0]]
         self.times.append(time)
@@ -153,6 +154,8 @@ class PairedWindow(NamedTuple):
     actuators: tuple[np.ndarray, np.ndarray, np.ndarray]
     #: ``(position, velocity, effort)`` of ``robot.joint_names`` (NaN: not in the message)
     joints: tuple[np.ndarray, np.ndarray, np.ndarray]
+    #: the actuator commands at those times, like ``actuators`` (None: no command topic read)
+    commands: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 class PairedReading(NamedTuple):
@@ -166,16 +169,21 @@ class PairedReading(NamedTuple):
     undecodable: int
     actuators_seen: set[str]
     joints_seen: set[str]
+    #: the command topic read (None: none asked for, or not in the bag)
+    command_topic: str | None = None
 
 
 def read_paired(robot: RobotTransmissions, path: str, actuator_topic: str, joint_topic: str,
                 max_samples: int, progress: Callable[[int], None] | None,
-                consume: Callable[[PairedWindow], None]) -> PairedReading:
+                consume: Callable[[PairedWindow], None],
+                command_topic: str | None = None) -> PairedReading:
     """
     Read a bag's actuator and joint states in windows, paired as the module doc says.
 
     ``consume`` receives every window's pairs; :func:`read_samples` (``calibrate``) and
-    ``identify`` (:mod:`~.bag_identify`) differ only in what they keep of them.
+    ``identify`` (:mod:`~.bag_identify`) differ only in what they keep of them.  With
+    ``command_topic`` (when the bag has it), the actuator commands are read in the same windows
+    and interpolated at the same times; its messages count towards ``max_samples`` too.
 
     :raises BagError: the bag cannot be read
     :raises BagTopicError: a topic is missing (the message lists the bag's topics), has another
@@ -186,11 +194,17 @@ def read_paired(robot: RobotTransmissions, path: str, actuator_topic: str, joint
     with BagReader(path) as reader:
         act = _one_topic(reader, actuator_topic, '--actuator-topic')
         joint = _one_topic(reader, joint_topic, '--joint-topic')
+        command = None
+        if command_topic is not None:
+            found = [c for c in reader.connections if topic_matches(c.topic, command_topic)
+                     and c.msgtype == JOINT_STATE]
+            command = found[0] if len(found) == 1 else None
+        read = [act, joint] + ([command] if command is not None else [])
         if act.topic == joint.topic:
             raise BagTopicError(f'{path}: the actuator and joint topics are both {act.topic}; '
                                 'the joints must be measured independently of the actuators')
         total = int(joint.msgcount)
-        busiest = max(total, int(act.msgcount))
+        busiest = max(total, int(act.msgcount), int(command.msgcount) if command else 0)
         start, end = reader.time_span()
         windows: list[tuple[int, int]] = []   # none: the whole bag
         if busiest > max_samples and end > start:
@@ -201,17 +215,19 @@ def read_paired(robot: RobotTransmissions, path: str, actuator_topic: str, joint
                         int(start + (k + 0.5) * step + length / 2) + 1) for k in range(count)]
         actuators = _Topic(robot.actuator_names)
         joints = _Topic(robot.joint_names)
-        counts = {'act': 0, 'joint': 0, 'pairs': 0, 'undecodable': 0}
+        commands = _Topic(robot.actuator_names) if command is not None else None
+        counts = {'act': 0, 'joint': 0, 'pairs': 0, 'undecodable': 0, 'commands': 0}
 
         def capped() -> bool:
             return (counts['act'] >= max_samples or counts['joint'] >= max_samples
+                    or counts['commands'] >= max_samples
                     or counts['act'] + counts['joint'] + counts['undecodable'] >= 2 * max_samples)
 
         for index, window in enumerate(windows or [(start, end)]):
             if capped():
                 break
-            messages = (reader.messages_between([act, joint], *window) if windows
-                        else reader.messages([act, joint]))
+            messages = (reader.messages_between(read, *window) if windows
+                        else reader.messages(read))
             done = 0
             for connection, received, raw in messages:
                 if capped():
@@ -228,12 +244,16 @@ def read_paired(robot: RobotTransmissions, path: str, actuator_topic: str, joint
                 if connection.id == act.id:
                     counts['act'] += 1
                     actuators.add(time, names, position, velocity, effort)
+                elif commands is not None and command is not None \
+                        and connection.id == command.id:
+                    counts['commands'] += 1
+                    commands.add(time, names, position, velocity, effort)
                 else:
                     counts['joint'] += 1
                     joints.add(time, names, position, velocity, effort)
             if progress is not None:
                 progress(done % 1000)
-            counts['pairs'] += _pair(index, actuators, joints, consume)
+            counts['pairs'] += _pair(index, actuators, joints, commands, consume)
     if not actuators.seen or not joints.seen:
         side = 'actuator' if not actuators.seen else 'joint'
         topic = act.topic if not actuators.seen else joint.topic
@@ -244,7 +264,8 @@ def read_paired(robot: RobotTransmissions, path: str, actuator_topic: str, joint
                                      f'messages of {act.topic}: nothing to pair (are the '
                                      'stamps of both topics on one clock?)')
     return PairedReading((act.topic, joint.topic), counts['act'], counts['joint'], total,
-                         counts['pairs'], counts['undecodable'], actuators.seen, joints.seen)
+                         counts['pairs'], counts['undecodable'], actuators.seen, joints.seen,
+                         command.topic if command is not None else None)
 
 
 def read_samples(robot: RobotTransmissions, path: str,
@@ -304,15 +325,19 @@ def _transmission_ends(robot: RobotTransmissions
     return out
 
 
-def _pair(index: int, actuators: _Topic, joints: _Topic,
+def _pair(index: int, actuators: _Topic, joints: _Topic, commands: _Topic | None,
           consume: Callable[[PairedWindow], None]) -> int:
     """Pair the messages collected (one window); hand them to ``consume``; return the pairs."""
     t_act, a_rows = actuators.take()
     t_joint, j_rows = joints.take()
     theta = interpolate(t_joint, t_act, a_rows)
     a, j = actuators.width, joints.width
+    sent = None
+    if commands is not None:
+        c_rows = interpolate(t_joint, *commands.take())
+        sent = (c_rows[:, :a], c_rows[:, a:2 * a], c_rows[:, 2 * a:])
     consume(PairedWindow(index, t_joint, (theta[:, :a], theta[:, a:2 * a], theta[:, 2 * a:]),
-                         (j_rows[:, :j], j_rows[:, j:2 * j], j_rows[:, 2 * j:])))
+                         (j_rows[:, :j], j_rows[:, j:2 * j], j_rows[:, 2 * j:]), sent))
     return int(np.count_nonzero(np.isfinite(theta[:, :a]).any(axis=1)))
 
 

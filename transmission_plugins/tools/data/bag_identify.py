@@ -39,6 +39,8 @@ from transmission_plugins.tools.data.bag_calibrate import PairedWindow
 from transmission_plugins.tools.data.bag_calibrate import read_paired
 
 FIELDS = ('position', 'velocity', 'effort')
+#: the topic of the actuator commands whose delay is identified when the bag has it
+DEFAULT_COMMAND_TOPIC = 'actuator_commands'
 
 
 class RecordedStates(NamedTuple):
@@ -49,6 +51,8 @@ class RecordedStates(NamedTuple):
     joint: dict[str, np.ndarray]
     #: the window of each sample
     segment: np.ndarray
+    #: the actuator commands at the same times, like ``actuator`` (None: not in the bag)
+    commands: dict[str, np.ndarray] | None
     reading: PairedReading
 
 
@@ -56,7 +60,8 @@ def read_states(robot: RobotTransmissions, path: str,
                 actuator_topic: str = DEFAULT_ACTUATOR_TOPIC,
                 joint_topic: str = DEFAULT_JOINT_TOPIC,
                 max_samples: int = DEFAULT_MAX_SAMPLES,
-                progress: Callable[[int], None] | None = None) -> RecordedStates:
+                progress: Callable[[int], None] | None = None,
+                command_topic: str | None = DEFAULT_COMMAND_TOPIC) -> RecordedStates:
     """
     Read a bag's actuator and joint states, paired at the joint messages' times (module doc).
 
@@ -64,12 +69,16 @@ def read_states(robot: RobotTransmissions, path: str,
     """
     windows: list[PairedWindow] = []
     reading = read_paired(robot, path, actuator_topic, joint_topic, max_samples, progress,
-                          windows.append)
+                          windows.append, command_topic)
     time = np.concatenate([w.time for w in windows])
     segment = np.concatenate([np.full(len(w.time), w.window) for w in windows])
     actuator = {f: np.vstack([w.actuators[k] for w in windows]) for k, f in enumerate(FIELDS)}
     joint = {f: np.vstack([w.joints[k] for w in windows]) for k, f in enumerate(FIELDS)}
-    return RecordedStates(time, actuator, joint, segment, reading)
+    commands = None
+    if reading.command_topic is not None:
+        commands = {f: np.vstack([w.commands[k] for w in windows if w.commands is not None])
+                    for k, f in enumerate(FIELDS)}
+    return RecordedStates(time, actuator, joint, segment, commands, reading)
 
 
 def identify_bag(robot: RobotTransmissions, path: str,
@@ -77,10 +86,17 @@ def identify_bag(robot: RobotTransmissions, path: str,
                  joint_topic: str = DEFAULT_JOINT_TOPIC,
                  max_samples: int = DEFAULT_MAX_SAMPLES,
                  speed_threshold: float = SPEED_THRESHOLD, current: bool = False,
-                 progress: Callable[[int], None] | None = None
+                 progress: Callable[[int], None] | None = None,
+                 command_topic: str | None = DEFAULT_COMMAND_TOPIC
                  ) -> tuple[list[DrivetrainFit], RecordedStates]:
-    """Return every transmission's drivetrain identified from a bag, and what was read."""
-    states = read_states(robot, path, actuator_topic, joint_topic, max_samples, progress)
+    """
+    Return every transmission's drivetrain identified from a bag, and what was read.
+
+    :param command_topic: the actuator commands (their delay is identified when the bag has
+        the topic; None: not read)
+    """
+    states = read_states(robot, path, actuator_topic, joint_topic, max_samples, progress,
+                         command_topic)
     fits = identify_drivetrain(robot, states.time, states.actuator, states.joint,
-                               states.segment, speed_threshold, current)
+                               states.segment, speed_threshold, current, states.commands)
     return fits, states

@@ -17,14 +17,16 @@ A deterministic recording of a robot of known drivetrain, from the mock's MuJoCo
 
 :func:`record` runs :class:`~transmission_plugins.runtime.mujoco_physics.MujocoPhysics` (the
 simulator of ``mock_actuators`` with ``physics: mujoco``) on ``fixtures/identify_robot.urdf``
-(:data:`TRUE` holds its parameters), every actuator in position mode following a chirp that
-reverses and varies its speed, and samples it at :data:`RATE`: the actuator states
-(``MujocoPhysics.state``), the joint encoders (the links, through the backlash's dead band:
-``MujocoPhysics.play``) and, for the series-elastic joint, a joint torque sensor (the spring's
-torque, ``MujocoPhysics.joint_state``).
+(:data:`TRUE` holds its parameters): every actuator follows a chirp (one per joint, ramped in
+over half a second) that reverses and varies its speed, and the recording samples, at
+:data:`RATE`, the actuator states (``MujocoPhysics.state``), the joint encoders (the links,
+through the backlash's dead band: ``MujocoPhysics.play``) and, on request, joint torque sensors,
+motor currents instead of efforts, and delayed effort commands (:func:`record`).  One second
+takes about 0.1 s.
 """
 
 from pathlib import Path
+from typing import Any
 from typing import NamedTuple
 
 import mujoco
@@ -40,14 +42,23 @@ URDF = Path(__file__).parent / 'fixtures' / 'identify_robot.urdf'
 RATE = 1000.0
 #: the drivetrain of URDF, joint side, in joint units (friction lumped: joint side plus the
 #: motor side seen at the joint, n Fc_m and n^2 b_m; the spring's: its motor side)
-TRUE = {
+TRUE: dict[str, dict[str, Any]] = {
     'geared_trans': {'coulomb_friction': 0.6 + 20 * 0.01, 'viscous_friction': 0.3 + 400 * 2e-4,
                      'backlash': 0.02},
     'sea_trans': {'stiffness': 200.0, 'damping': 1.5,
                   'coulomb_friction': 50 * 0.003, 'viscous_friction': 2500 * 1e-5},
+    # per end: Coulomb friction on its side, viscous per joint lumped, the diagonal of
+    # diag(b_j) + K^T diag(b_m) K with K = [[10, 10], [10, -10]] (theta = K q)
+    'diff_trans': {'diff_joint_1': {'coulomb_friction': 0.3,
+                                    'viscous_friction': 0.1 + 100 * (0.0005 + 0.0003)},
+                   'diff_joint_2': {'coulomb_friction': 0.0,
+                                    'viscous_friction': 100 * (0.0005 + 0.0003)},
+                   'diff_motor_1': {'coulomb_friction': 0.02},
+                   'diff_motor_2': {'coulomb_friction': 0.03}},
 }
-#: the PD gains of the fixture's motors (<drake:controller_gains p d>)
-GAINS = (0.5, 0.006)
+#: the PD gains of the effort commands of record(delay=...): a tenth of the fixture's, so that
+#: the loop stays stable with a delay of a few periods (the series-elastic motor's rotor is light)
+DELAYED_GAINS = (0.05, 0.0006)
 #: the motors' torque constants (N m/A; gear ratio 1)
 TORQUE_CONSTANT = {'geared_motor': 0.05, 'sea_motor': 0.08}
 
@@ -74,9 +85,9 @@ def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool =
         the series-elastic joint's spring torque, the geared joint's torque on its link (the
         force of the dead band's ends, ``qfrc_constraint`` of MuJoCo's backlash joint)
     :param current: give the actuator efforts as motor currents (:data:`TORQUE_CONSTANT`)
-    :param delay: > 0: the motors take effort commands, from a PD law of the fixture's gains
-        (:data:`GAINS`) at each sample, that reach them ``delay`` samples later; the commands
-        are recorded as sent (``Recording.commands``)
+    :param delay: > 0: the motors take effort commands, from a PD law (:data:`DELAYED_GAINS`)
+        at each sample, that reach them ``delay`` samples later; the commands are recorded as
+        sent (``Recording.commands``)
     """
     robot = load_robot_transmissions(str(URDF))
     sim = MujocoPhysics(robot, URDF.read_text(), ModelOptions(physics_step=1e-3))
@@ -90,16 +101,19 @@ def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool =
     sea = robot.joint_index['sea_joint']
     kt = np.array([TORQUE_CONSTANT.get(n, np.inf) for n in robot.actuator_names])
     commanded = np.array(robot.commanded_actuators, dtype=bool)
+    # every joint its own chirp (a differential's motors then move independently)
+    rates = 0.3 + 0.11 * np.arange(len(robot.joint_names))
+    phases = 0.7 * np.arange(len(robot.joint_names))
     queue = [np.where(commanded, 0.0, np.nan)] * delay
     sent = []
     for k in range(count):
         t = k * dt
-        q = amplitude * np.sin(2 * np.pi * (0.3 * t + 0.05 * t * t))
-        theta = robot.joint_to_actuator_arrays(
-            {'position': np.full(len(robot.joint_names), q)})['position']
+        q = amplitude * min(t / 0.5, 1.0) * np.sin(2 * np.pi * (rates * t + 0.05 * t * t) + phases)
+        theta = robot.joint_to_actuator_arrays({'position': q})['position']
         if delay:
             now = sim.state()
-            u = GAINS[0] * (theta - now['position']) - GAINS[1] * now['velocity']
+            kp, kd = DELAYED_GAINS
+            u = kp * (theta - now['position']) - kd * now['velocity']
             queue.append(np.where(commanded, u, np.nan))
             sent.append(queue[-1])
             sim.set_command('effort', queue.pop(0))

@@ -50,7 +50,11 @@ def test_recovers_the_simulated_drivetrain(recording):
     # the spring, from the motor effort through the gear, within 5 %
     assert sea.values['stiffness'] == pytest.approx(TRUE['sea_trans']['stiffness'], rel=0.05)
     assert sea.values['damping'] == pytest.approx(TRUE['sea_trans']['damping'], rel=0.05)
-    for fit in (geared, sea):
+    diff = fits['diff_trans']
+    for end, found in {**diff.joints, **diff.actuators}.items():
+        for key, value in TRUE['diff_trans'][end].items():
+            assert found[key] == pytest.approx(value, rel=0.05, abs=1e-3), (end, key)
+    for fit in (geared, sea, diff):
         assert not fit.not_excited
         for key, value in fit.values.items():
             assert 0.0 <= fit.sigmas[key] < 0.05 * abs(value), (fit.name, key)
@@ -102,3 +106,6 @@ def test_too_little_motion_is_not_excited():
     assert 'never moved faster' in geared.not_excited['coulomb_friction']
     assert not sea.values
     assert 'never deflected' in sea.not_excited['stiffness']
+    diff = fits['diff_trans']
+    assert not diff.joints and not diff.actuators
+    assert 'never moved faster' in diff.not_excited['diff_motor_1.coulomb_friction']

@@ -51,7 +51,7 @@ def _stamp(t):
 
 def write_recording(path, rec, storage='mcap'):
     """
-    Write ``rec`` as ``actuator_states`` and ``joint_states`` (empty efforts: no sensor).
+    Write ``rec`` as ``actuator_states`` and ``joint_states`` (efforts NaN where no sensor).
 
     Its commands, when it has them, go to ``actuator_commands`` (the commanded actuators'
     efforts), stamped when sent: at the start of the period, one period before the state.
@@ -73,7 +73,7 @@ def write_recording(path, rec, storage='mcap'):
         effort = rec.joint['effort'][k]
         messages.append(('/joint_states', ns, joint_state(
             robot.joint_names, rec.joint['position'][k], rec.joint['velocity'][k],
-            effort if np.isfinite(effort).all() else (), stamp)))
+            effort if np.isfinite(effort).any() else (), stamp)))
     topics = {'/actuator_states': JS, '/joint_states': JS}
     if rec.commands is not None:
         topics['/actuator_commands'] = JS
@@ -103,16 +103,25 @@ def test_the_cli_recovers_the_drivetrain_and_writes_it(bag, tmp_path):
     code, text = _run(wrong, path, '--json', '--write-urdf', out)
     assert code == 0
     result = json.loads(text)
-    assert set(result['transmissions']) == {'geared_trans', 'sea_trans'}
+    assert set(result['transmissions']) == {'geared_trans', 'sea_trans', 'diff_trans'}
     geared = result['transmissions']['geared_trans']
     sea = result['transmissions']['sea_trans']
+    diff = result['transmissions']['diff_trans']
     keys = ('coulomb_friction', 'viscous_friction')
     assert set(geared) == COMMON | {k + s for k in keys + ('backlash',) for s in ('', '_sigma')}
     assert set(sea) == COMMON | {k + s for k in keys + ('stiffness', 'damping')
                                  for s in ('', '_sigma')}
+    assert set(diff) == COMMON | {'joints', 'actuators'}
+    for side in ('joints', 'actuators'):
+        for end, found in diff[side].items():
+            for key, value in TRUE['diff_trans'][end].items():
+                assert found[key] == pytest.approx(value, rel=0.05, abs=1e-3), (end, key)
+                assert 0.0 <= found[key + '_sigma'] < 1e-3
     for name, entry in result['transmissions'].items():
         assert entry['not_excited'] == []
         for key, value in TRUE[name].items():
+            if name == 'diff_trans':
+                continue
             rel = 0.10 if key == 'backlash' else 0.05
             assert entry[key] == pytest.approx(value, rel=rel), (name, key)
             assert 0.0 <= entry[key + '_sigma'] < 0.05 * value
@@ -126,6 +135,8 @@ def test_the_cli_recovers_the_drivetrain_and_writes_it(bag, tmp_path):
     np.testing.assert_allclose(fixed.joint_backlash, truth.joint_backlash, rtol=0.10)
     np.testing.assert_allclose(fixed.actuator_friction.coulomb,
                                truth.actuator_friction.coulomb, rtol=0.05)
+    np.testing.assert_allclose(fixed.actuator_friction.viscous,
+                               truth.actuator_friction.viscous, rtol=0.05)
     assert result['written']['urdf']['changed'] == 3
     assert '<!--' in out.read_text()   # comments kept
 

@@ -78,6 +78,11 @@ class DrivetrainFit(NamedTuple):
     residual_rms: dict[str, float]
     notes: list[str]
     samples: int
+    #: a coupled transmission's friction per joint (joint side, joint units) and per actuator
+    #: (motor side, actuator units): name -> key -> value (``<key>_sigma`` its sigma); empty
+    #: for the others (never changed: a shared default)
+    joints: Mapping[str, Mapping[str, float]] = {}
+    actuators: Mapping[str, Mapping[str, float]] = {}
 
 
 def identify_drivetrain(robot: RobotTransmissions, time: Any,
@@ -218,10 +223,16 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
         _spring(tr, t, seg, act, jnt, threshold, values, sigmas, why, rms, notes)
         return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
     if tr.num_joints() != 1 or tr.num_actuators() != 1:
-        notes.append(f'{kind} couples {tr.num_actuators()} actuators to {tr.num_joints()} '
-                     'joints: this version identifies the drivetrain of single-joint, '
-                     'single-actuator and series-elastic transmissions only')
-        return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
+        ends: dict[str, dict[str, float]] = {}
+        if tr.num_joints() == tr.num_actuators() and tr.is_linear() and kt_urdf is None:
+            _coupled(rt, t, seg, act, jnt, threshold, ends, why, rms, notes)
+        else:
+            notes.append(f'{kind} ({tr.num_actuators()} actuators, {tr.num_joints()} joints): '
+                         'this version identifies the friction of coupled transmissions that '
+                         'are linear and square, with efforts (not currents)')
+        return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t),
+                             {n: ends[n] for n in rt.joint_names if n in ends},
+                             {n: ends[n] for n in rt.actuator_names if n in ends})
     mapped = tr.actuator_to_joint({'position': act['position'], 'velocity': act['velocity'],
                                    'effort': act['effort']})
     q = np.asarray(mapped['position'])[:, 0]
@@ -317,6 +328,80 @@ def command_delay(t: np.ndarray, seg: np.ndarray, command: np.ndarray,
         gain, offset, d = gain + fit.value[0], offset + fit.value[1], d + fit.value[2]
     assert fit is not None
     return float(d), float(fit.sigma[2]), fit.rms
+
+
+def _coupled(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
+             jnt: dict[str, np.ndarray], threshold: float, ends: dict[str, dict[str, float]],
+             why: dict[str, str], rms: dict[str, float], notes: list[str]) -> None:
+    r"""
+    Identify a square, linear coupled transmission's friction per joint and per actuator.
+
+    With :math:`\dot\theta = K\dot q` and :math:`\tau = K^T u`, each joint's equation is
+    :math:`\tau_j = \sum_k M_{jk} a_k + F_j \operatorname{sign}(v_j) + b_j v_j +
+    \sum_i K_{ij} (F_i \operatorname{sign}(\dot\theta_i) + b_i \dot\theta_i) + c_j`: one least
+    squares over the moving samples of every joint's equation, the inertia matrix :math:`M`
+    (symmetric) and the loads :math:`c` unknown too.  The coupling tells the joint side from the
+    motor side, as long as the joints move independently.
+    """
+    tr = rt.transmission
+    n = tr.num_joints()
+    mapped = tr.actuator_to_joint({'position': act['position'], 'velocity': act['velocity'],
+                                   'effort': act['effort']})
+    v = np.asarray(mapped['velocity'])
+    tau = np.asarray(mapped['effort'])
+    k = np.asarray(tr.joint_to_actuator({'velocity': np.eye(n)})['velocity']).T   # K[i, j]
+    a = np.column_stack([derivative(t, v[:, j], seg) for j in range(n)])
+    dtheta = act['velocity']
+    ok = np.isfinite(tau).all(axis=1) & np.isfinite(v).all(axis=1) & np.isfinite(a).all(axis=1)
+    ok &= np.isfinite(dtheta).all(axis=1)
+    # every joint and every motor moving: friction near rest is not sign(v)
+    moving = ok & (np.abs(v) > threshold).all(axis=1) & (np.abs(dtheta) > threshold).all(axis=1)
+    count = int(moving.sum())
+    inertia = [(p, q) for p in range(n) for q in range(p, n)]
+    pairs = len(inertia)
+    # columns: M entries, B entries, joint Coulomb, motor Coulomb, loads
+    unknowns = 2 * pairs + 3 * n
+    if count < unknowns + EXTRA_SAMPLES:
+        for end in list(rt.joint_names) + list(rt.actuator_names):
+            why[f'{end}.coulomb_friction'] = why[f'{end}.viscous_friction'] = (
+                f'never moved faster than {threshold:g} (joint units/s) long enough: friction '
+                'not identifiable')
+        return
+    rows = []
+    for j in range(n):
+        x = np.zeros((count, unknowns))
+        for col, (p, q) in enumerate(inertia):
+            if j in (p, q):
+                other = q if p == j else p
+                x[:, col] = a[moving, other]
+                x[:, pairs + col] = v[moving, other]
+        x[:, 2 * pairs + j] = np.sign(v[moving, j])
+        for i in range(n):
+            x[:, 2 * pairs + n + i] = k[i, j] * np.sign(dtheta[moving, i])
+        x[:, 2 * pairs + 2 * n + j] = 1.0
+        rows.append((x, tau[moving, j]))
+    fit = least_squares(np.vstack([x for x, _ in rows]), np.concatenate([y for _, y in rows]))
+    if fit is None:
+        why['friction'] = ('the joints did not move independently enough to tell the joint '
+                           'side from the motor side')
+        return
+    rms['friction'] = fit.rms
+    columns = [(name, {'coulomb_friction': 2 * pairs + j,
+                       'viscous_friction': pairs + inertia.index((j, j))})
+               for j, name in enumerate(rt.joint_names)]
+    columns += [(name, {'coulomb_friction': 2 * pairs + n + i})
+                for i, name in enumerate(rt.actuator_names)]
+    for name, keys in columns:
+        values: dict[str, float] = {}
+        sigmas: dict[str, float] = {}
+        local: dict[str, str] = {}
+        for key, col in keys.items():
+            _put(key, float(fit.value[col]), float(fit.sigma[col]), values, sigmas, local)
+        ends[name] = {**values, **{f'{key}_sigma': sig for key, sig in sigmas.items()}}
+        why.update({f'{name}.{key}': text for key, text in local.items()})
+    notes.append('a coupled transmission: Coulomb friction per joint (joint side, joint units) '
+                 'and per actuator (motor side, actuator units), told apart by the coupling; '
+                 'viscous friction per joint, joint and motor side lumped')
 
 
 def _torque_constant(unit: np.ndarray, reference: np.ndarray, v: np.ndarray, a: np.ndarray,

@@ -201,6 +201,9 @@ def urdf_changes(robot: RobotTransmissions,
                             'rewritten by this version: edit it by hand)'
                             for key in ('stiffness', 'damping') if key in fit.values]
             continue
+        if fit.joints or fit.actuators:
+            _coupled_changes(robot, rt, fit, change)
+            continue
         if len(rt.joint_names) != 1 or len(rt.actuator_names) != 1:
             continue
         joint = rt.joint_names[0]
@@ -224,6 +227,40 @@ def urdf_changes(robot: RobotTransmissions,
     return changes, not_written
 
 
+def _coupled_changes(robot: RobotTransmissions, rt: Any, fit: DrivetrainFit,
+                     change: Any) -> None:
+    r"""
+    Add a coupled transmission's friction: Coulomb per joint and per actuator as identified.
+
+    Viscous: each joint's lumped value less the URDF's motor side seen at it,
+    :math:`(K^T \operatorname{diag}(b_i) K)_{jj}`.
+    """
+    drive = robot.drivetrain
+    tr = rt.transmission
+    n = len(rt.joint_names)
+    k = np.asarray(tr.joint_to_actuator({'velocity': np.eye(n)})['velocity']).T   # K[i, j]
+    b = np.array([drive.actuator_friction.viscous[robot.actuator_index[a]]
+                  for a in rt.actuator_names])
+    motor = np.diag(k.T @ np.diag(b) @ k)
+    for j, joint in enumerate(rt.joint_names):
+        found = fit.joints.get(joint, {})
+        index = robot.joint_index[joint]
+        if 'coulomb_friction' in found:
+            change('friction:coulomb', joint, max(found['coulomb_friction'], 0.0),
+                   found['coulomb_friction_sigma'],
+                   float(drive.joint_friction.coulomb[index]))
+        if 'viscous_friction' in found:
+            change('friction:viscous', joint, max(found['viscous_friction'] - motor[j], 0.0),
+                   found['viscous_friction_sigma'],
+                   float(drive.joint_friction.viscous[index]))
+    for actuator in rt.actuator_names:
+        found = fit.actuators.get(actuator, {})
+        if 'coulomb_friction' in found:
+            change('friction:coulomb', actuator, max(found['coulomb_friction'], 0.0),
+                   found['coulomb_friction_sigma'],
+                   float(drive.actuator_friction.coulomb[robot.actuator_index[actuator]]))
+
+
 def _number(x: float) -> str:
     return f'{x:.6g}'
 
@@ -242,6 +279,10 @@ def report(states: RecordedStates, fits: list[DrivetrainFit], written: dict[str,
             if key in fit.values:
                 lines.append(f'    {key:<17} {_number(fit.values[key]):>11} +- '
                              f'{fit.sigmas[key]:.2g}')
+        for end, found in {**fit.joints, **fit.actuators}.items():
+            lines.append(f'    {end}: ' + ', '.join(
+                f'{key} {_number(value)} +- {found[key + "_sigma"]:.2g}'
+                for key, value in found.items() if not key.endswith('_sigma')))
         for key, why in fit.not_excited.items():
             lines.append(f'    {key:<17} not excited: {why}')
         lines += [f'    note: {note}' for note in fit.notes]
@@ -268,6 +309,9 @@ def as_json(states: RecordedStates, fits: list[DrivetrainFit],
             if key in fit.values:
                 entry[key] = number(fit.values[key])
                 entry[f'{key}_sigma'] = number(fit.sigmas[key])
+        if fit.joints or fit.actuators:
+            entry['joints'] = {name: dict(found) for name, found in fit.joints.items()}
+            entry['actuators'] = {name: dict(found) for name, found in fit.actuators.items()}
         entry['not_excited'] = list(fit.not_excited)
         entry['why_not_excited'] = dict(fit.not_excited)
         entry['residual_rms'] = {k: number(v) for k, v in fit.residual_rms.items()}

@@ -172,6 +172,9 @@ class LeastSquares(NamedTuple):
     value: np.ndarray
     sigma: np.ndarray
     rms: float
+    #: each parameter's natural size, RMS(y) / RMS(its column): what an uncertainty is
+    #: compared with when the value itself is near zero (a joint without friction)
+    size: np.ndarray
 
 
 def least_squares(x: np.ndarray, y: np.ndarray) -> LeastSquares | None:
@@ -190,7 +193,7 @@ def least_squares(x: np.ndarray, y: np.ndarray) -> LeastSquares | None:
     s2 = float(r @ r) / (rows - cols)
     cov = s2 * np.linalg.inv(xs.T @ xs)
     return LeastSquares(p / scale, np.sqrt(np.diag(cov)) / scale,
-                        float(np.sqrt(np.mean(r * r))))
+                        float(np.sqrt(np.mean(r * r))), np.linalg.norm(y) / scale)
 
 
 def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
@@ -396,7 +399,7 @@ def _coupled(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray]
         sigmas: dict[str, float] = {}
         local: dict[str, str] = {}
         for key, col in keys.items():
-            _put(key, float(fit.value[col]), float(fit.sigma[col]), values, sigmas, local)
+            _put(key, fit, col, values, sigmas, local)
         ends[name] = {**values, **{f'{key}_sigma': sig for key, sig in sigmas.items()}}
         why.update({f'{name}.{key}': text for key, text in local.items()})
     notes.append('a coupled transmission: Coulomb friction per joint (joint side, joint units) '
@@ -466,15 +469,23 @@ def _friction(v: np.ndarray, a: np.ndarray, tau: np.ndarray, threshold: float,
             why.setdefault(key, 'the motion does not separate it from inertia and load')
         return
     rms['friction'] = fit.rms
-    for k, value, sigma in zip(keep, fit.value, fit.sigma):
+    for col, k in enumerate(keep):
         name = keys[k]
         if name is not None:
-            _put(name, float(value), float(sigma), values, sigmas, why)
+            _put(name, fit, col, values, sigmas, why)
 
 
-def _put(key: str, value: float, sigma: float, values: dict[str, float],
+def _put(key: str, fit: LeastSquares, col: int, values: dict[str, float],
          sigmas: dict[str, float], why: dict[str, str]) -> None:
-    if not np.isfinite(value) or sigma > RELATIVE_SIGMA * abs(value) and sigma > 1e-9:
+    """
+    Put parameter ``col`` of ``fit`` under ``key``, or say why it is not excited.
+
+    Not excited: its uncertainty exceeds :data:`RELATIVE_SIGMA` of the larger of its value and
+    its natural size (:attr:`LeastSquares.size`), so that a value near zero with a small
+    uncertainty (a joint without friction) is an identified zero, not a guess.
+    """
+    value, sigma = float(fit.value[col]), float(fit.sigma[col])
+    if not np.isfinite(value) or sigma > RELATIVE_SIGMA * max(abs(value), fit.size[col]):
         why[key] = (f'uncertain ({value:.3g} +- {sigma:.2g}): the motion does not excite it '
                     'enough')
         return
@@ -560,6 +571,6 @@ def _spring(tr: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
                 why[key] = 'the motion does not separate it from the other terms'
         return
     rms['spring'] = fit.rms
-    for key, value, sigma in zip(keys, fit.value, fit.sigma):
+    for col, key in enumerate(keys):
         if key:
-            _put(key, float(value), float(sigma), values, sigmas, why)
+            _put(key, fit, col, values, sigmas, why)

@@ -77,7 +77,7 @@ class Recording(NamedTuple):
 
 
 def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool = False,
-           current: bool = False, delay: int = 0) -> Recording:
+           current: bool = False, delay: int = 0, triangle: bool = False) -> Recording:
     """
     Simulate ``duration`` s of a chirp of ``amplitude`` (rad) on every joint; sample it.
 
@@ -85,6 +85,7 @@ def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool =
         the series-elastic joint's spring torque, the geared joint's torque on its link (the
         force of the dead band's ends, ``qfrc_constraint`` of MuJoCo's backlash joint)
     :param current: give the actuator efforts as motor currents (:data:`TORQUE_CONSTANT`)
+    :param triangle: a triangle wave of period 2 s instead of the chirp (one speed, reversing)
     :param delay: > 0: the motors take effort commands, from a PD law (:data:`DELAYED_GAINS`)
         at each sample, that reach them ``delay`` samples later; the commands are recorded as
         sent (``Recording.commands``)
@@ -108,7 +109,11 @@ def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool =
     sent = []
     for k in range(count):
         t = k * dt
-        q = amplitude * min(t / 0.5, 1.0) * np.sin(2 * np.pi * (rates * t + 0.05 * t * t) + phases)
+        if triangle:
+            q = amplitude * (2.0 / np.pi) * np.arcsin(np.sin(np.pi * t + phases))
+        else:
+            q = amplitude * min(t / 0.5, 1.0) * np.sin(2 * np.pi * (rates * t + 0.05 * t * t)
+                                                       + phases)
         theta = robot.joint_to_actuator_arrays({'position': q})['position']
         if delay:
             now = sim.state()

@@ -109,3 +109,13 @@ def test_too_little_motion_is_not_excited():
     diff = fits['diff_trans']
     assert not diff.joints and not diff.actuators
     assert 'never moved faster' in diff.not_excited['diff_motor_1.coulomb_friction']
+
+
+def test_one_speed_leaves_viscous_friction_out_and_says_so():
+    """A triangle wave (one speed, reversing): backlash found, the friction only at that speed."""
+    geared = _fits(record(duration=6.0, triangle=True))['geared_trans']
+    assert geared.values['backlash'] == pytest.approx(TRUE['geared_trans']['backlash'],
+                                                      rel=0.10)
+    assert 'speeds within' in geared.not_excited['viscous_friction']
+    assert 'one speed only' in geared.not_excited['coulomb_friction']
+    assert 'coulomb_friction' not in geared.values and 'viscous_friction' not in geared.values

@@ -221,6 +221,15 @@ def test_without_commands_the_delay_is_omitted(bag):
         assert 'delay' not in entry and 'delay' not in entry['not_excited']
 
 
+def test_a_sqlite3_bag(tmp_path):
+    """The same recording in SQLite3 storage gives the same backlash."""
+    path = write_recording(tmp_path / 'recording.db3', record(duration=3.0), storage='sqlite3')
+    code, text = _run(URDF, path, '--json')
+    assert code == 0
+    geared = json.loads(text)['transmissions']['geared_trans']
+    assert geared['backlash'] == pytest.approx(TRUE['geared_trans']['backlash'], rel=0.10)
+
+
 def test_an_output_onto_the_input_is_refused(bag, capsys):
     """--write-urdf onto the URDF itself is refused before the bag is read."""
     path, wrong = bag

@@ -469,6 +469,13 @@ def _friction(v: np.ndarray, a: np.ndarray, tau: np.ndarray, threshold: float,
             why.setdefault(key, 'the motion does not separate it from inertia and load')
         return
     rms['friction'] = fit.rms
+    if 'viscous_friction' in why and 'coulomb_friction' in keys and 0 in keep:
+        # one speed: sign(v) carries the friction at that speed, Coulomb and viscous together
+        why['coulomb_friction'] = (
+            f'one speed only ({float(np.median(speed)):.3g} joint units/s): Coulomb and viscous '
+            f'friction not told apart (the friction there is {float(fit.value[0]):.3g} +- '
+            f'{float(fit.sigma[0]):.2g})')
+        return
     for col, k in enumerate(keep):
         name = keys[k]
         if name is not None:
@@ -499,10 +506,12 @@ def _backlash(q: np.ndarray, v: np.ndarray, encoder: np.ndarray, threshold: floa
     r"""
     Identify the backlash (module doc).
 
-    In a dead band :math:`e = q(\theta) - q_{enc}` sits at one of its two ends while the gear
-    drives, and moves between them after a reversal (or while the joint's inertia carries it
-    ahead of a decelerating motor): the width is the distance between the medians of the two
-    clusters of the moving samples, split at their middle.
+    In a dead band :math:`e = q(\theta) - q_{enc}` stays between the band's two ends: at one
+    of them while the gear drives, crossing to the other after a reversal (or while the joint's
+    inertia carries it ahead of a decelerating motor, or, without friction behind the band, a
+    link floating at constant speed).  The width is the range of :math:`e` over the moving
+    samples, from its 1st to its 99th percentile (robust to the few samples of an impact that
+    press into an end).
     """
     e = q - encoder
     ok = np.isfinite(e) & np.isfinite(v)
@@ -513,19 +522,17 @@ def _backlash(q: np.ndarray, v: np.ndarray, encoder: np.ndarray, threshold: floa
         why['backlash'] = 'never reversed: no backlash'
         return
     moving = e[ok & (np.abs(v) > threshold)]
-    middle = 0.5 * (float(np.percentile(moving, 5)) + float(np.percentile(moving, 95)))
-    high, low = moving[moving >= middle], moving[moving < middle]
-    if min(len(high), len(low)) < EXTRA_SAMPLES:
-        values['backlash'], sigmas['backlash'] = 0.0, float(np.std(moving))
-        rms['backlash'] = float(np.std(moving))
-        return
-    hi, lo = float(np.median(high)), float(np.median(low))
-    # the standard error of a median, 1.2533 that of a mean
-    sigma = 1.2533 * float(np.hypot(np.std(high) / np.sqrt(len(high)),
-                                    np.std(low) / np.sqrt(len(low))))
-    residual = np.concatenate([high - hi, low - lo])
-    rms['backlash'] = float(np.sqrt(np.mean(residual * residual)))
-    values['backlash'] = hi - lo
+    low, low5, high5, high = np.percentile(moving, [1, 5, 95, 99])
+    width = float(high - low)
+    ends = (moving <= low5) | (moving >= high5)
+    near = moving[ends] - np.where(moving[ends] >= high5, high, low)
+    # how sharply the ends are defined: the 1 %..99 % range against the 5 %..95 % one (zero
+    # when the gear sits on the ends), and the scatter of the samples at the ends
+    sigma = max(float(width - (high5 - low5)),
+                1.2533 * float(np.std(near)) / np.sqrt(max(len(near), 1)))
+    nearest = np.minimum(np.abs(moving - low), np.abs(moving - high))
+    rms['backlash'] = float(np.sqrt(np.mean(nearest * nearest)))
+    values['backlash'] = width
     sigmas['backlash'] = sigma
 
 

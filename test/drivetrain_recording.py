@@ -76,6 +76,27 @@ class Recording(NamedTuple):
     commands: np.ndarray | None = None
 
 
+def _gear_torque(mujoco, model, data, joint, dof):
+    """
+    Return the torque the gear's flanks put on the link: the dead band's limit force.
+
+    Only the limit rows of the backlash hinge: the link's own friction (a tendon over both
+    hinges) is a constraint force too, and a torque sensor at the gear's output does not read it.
+    """
+    rows = [r for r in range(data.nefc)
+            if data.efc_type[r] == mujoco.mjtConstraint.mjCNSTR_LIMIT_JOINT
+            and data.efc_id[r] == joint]
+    if not rows:
+        return 0.0
+    if mujoco.mj_isSparse(model):
+        jac = np.zeros((data.nefc, model.nv))
+        mujoco.mju_sparse2dense(jac, data.efc_J, data.efc_J_rownnz, data.efc_J_rowadr,
+                                data.efc_J_colind)
+    else:
+        jac = data.efc_J.reshape(data.nefc, model.nv)
+    return float(sum(jac[r, dof] * data.efc_force[r] for r in rows))
+
+
 def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool = False,
            current: bool = False, delay: int = 0, triangle: bool = False) -> Recording:
     """
@@ -133,7 +154,7 @@ def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool =
         effort = np.full(len(robot.joint_names), np.nan)
         if torque_sensor:
             effort[sea] = j['effort'][sea]
-            effort[geared] = sim.data.qfrc_constraint[play]
+            effort[geared] = _gear_torque(mujoco, model, sim.data, play_joint, play)
         applied = np.array(s['effort'], dtype=np.float64)
         if current:
             applied = applied / kt

@@ -78,7 +78,14 @@ def test_mujoco_reads_the_friction_the_dead_band_and_the_force_ranges(robot):
     joint = mujoco.mjtObj.mjOBJ_JOINT
     hip = model.jnt_dofadr[ident(joint, 'hip_joint')]
     knee = model.jnt_dofadr[ident(joint, 'knee_joint')]
-    assert (model.dof_frictionloss[hip], model.dof_damping[hip]) == (0.8, 0.2)
+    # the hip's dead band splits it: its joint-side friction brakes the link, on a tendon over
+    # the drive and the dead band's hinge (the link's own angle), not the drive alone
+    assert (model.dof_frictionloss[hip], model.dof_damping[hip]) == (0.0, 0.0)
+    link = ident(mujoco.mjtObj.mjOBJ_TENDON, 'hip_joint__friction')
+    assert (model.tendon_frictionloss[link], model.tendon_damping[link]) == (0.8, 0.2)
+    wraps = range(model.tendon_adr[link], model.tendon_adr[link] + model.tendon_num[link])
+    assert sorted((int(model.wrap_objid[w]), float(model.wrap_prm[w])) for w in wraps) == sorted(
+        [(ident(joint, 'hip_joint'), 1.0), (ident(joint, 'hip_joint__backlash'), 1.0)])
     assert (model.dof_frictionloss[knee], model.dof_damping[knee]) == (0.5, 0.1)
     # the motor side on the rotor tendon theta = 40 q: the joint feels 40 * 0.004, 40^2 * 1e-5
     tendon = ident(mujoco.mjtObj.mjOBJ_TENDON, 'hip_motor__rotor')

@@ -253,10 +253,21 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
     if np.isfinite(link).sum() < 0.9 * np.isfinite(a).sum():
         link = np.zeros(len(t))
     ok = np.isfinite(tau) & np.isfinite(v) & np.isfinite(a) & np.isfinite(link)
-    if 'coulomb_friction' not in why:
-        _friction(v[ok], np.column_stack([a[ok], link[ok]]), tau[ok], threshold, values,
-                  sigmas, why, rms)
     _backlash(q, v, jnt['position'][:, 0], threshold, values, sigmas, why, rms)
+    speed = v
+    if 'backlash' in values:
+        # the joint-side friction brakes the link: it reaches the motor only while the gear
+        # pushes the link, on the end of the play ahead of the motion; fitted against the
+        # link's own velocity there
+        e = q - jnt['position'][:, 0]
+        low, high = float(np.nanpercentile(e, 1)), float(np.nanpercentile(e, 99))
+        near = 0.1 * (high - low)
+        speed = jnt['velocity'][:, 0]
+        ok &= np.isfinite(speed) & (((v > 0.0) & (e >= high - near))
+                                    | ((v < 0.0) & (e <= low + near)))
+    if 'coulomb_friction' not in why:
+        _friction(speed[ok], np.column_stack([a[ok], link[ok]]), tau[ok], threshold, values,
+                  sigmas, why, rms)
     if 'coulomb_friction' in values or 'viscous_friction' in values:
         notes.append('friction fitted on the motor effort: the values are the lumped ones '
                      '(joint side plus motor side seen at the joint)')

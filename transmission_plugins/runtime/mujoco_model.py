@@ -393,18 +393,36 @@ def _springs(mujoco: ModuleType, spec: Any, springs: SeriesSprings) -> None:
 
 
 def _add_joint_friction(spec: Any, robot: RobotTransmissions) -> None:
-    """Add each joint's joint-side friction: Coulomb to ``frictionloss``, viscous to damping."""
+    """
+    Add each joint's joint-side friction: Coulomb to ``frictionloss``, viscous to damping.
+
+    The friction acts on the link's motion.  A joint split at a dead band or a spring (the
+    drive, then ``<joint>__backlash`` or ``<joint>__spring`` carrying the link) gets it on a
+    fixed tendon ``<joint>__friction``, the sum of both hinges: the link's own angle, so that the
+    friction presses the link onto the driving flank of the play, as a gear's output bearing
+    does, instead of braking the drive alone.
+    """
     friction = robot.drivetrain.joint_friction
     for j in np.flatnonzero(friction.present):
-        joint = spec.joint(robot.joint_names[j])
-        joint.frictionloss = float(joint.frictionloss) + float(friction.coulomb[j])
-        damping = np.array(joint.damping, dtype=np.float64)
-        damping.reshape(-1)[0] += float(friction.viscous[j])
-        joint.damping = damping
+        name = robot.joint_names[j]
+        hinge = next((h for h in (f'{name}{BACKLASH_JOINT}', f'{name}{SPRING_JOINT}')
+                      if spec.joint(h) is not None), None)
+        if hinge is None:
+            element = spec.joint(name)
+            element.frictionloss = float(element.frictionloss) + float(friction.coulomb[j])
+            damping = np.array(element.damping, dtype=np.float64)
+            damping.reshape(-1)[0] += float(friction.viscous[j])
+            element.damping = damping
+        else:
+            element = spec.add_tendon(name=f'{name}__friction',
+                                      frictionloss=float(friction.coulomb[j]),
+                                      damping=float(friction.viscous[j]))
+            element.wrap_joint(name, 1.0)
+            element.wrap_joint(hinge, 1.0)
         # a friction loss as stiff as the constraints holding the mechanisms: a joint driven
         # below it creeps by (1 - d) of the acceleration the drive would give it
-        joint.solimp_friction = STIFFEST[0]
-        joint.solref_friction = [2.0 * float(spec.option.timestep), 1.0]
+        element.solimp_friction = STIFFEST[0]
+        element.solref_friction = [2.0 * float(spec.option.timestep), 1.0]
 
 
 def _dead_band(mujoco: ModuleType, spec: Any, name: str, step: float) -> None:

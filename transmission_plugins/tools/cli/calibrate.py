@@ -34,6 +34,7 @@ from transmission_plugins.robot.identification import NotExcitedError
 from transmission_plugins.robot.identification import TransmissionFit
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.runtime.calibration_file import write_calibration_file
+from transmission_plugins.tools.cli.common import add_recording_arguments
 from transmission_plugins.tools.cli.common import add_urdf_arguments
 from transmission_plugins.tools.cli.common import describe
 from transmission_plugins.tools.cli.common import error
@@ -41,20 +42,13 @@ from transmission_plugins.tools.cli.common import EXIT_OK
 from transmission_plugins.tools.cli.common import interruptible
 from transmission_plugins.tools.cli.common import LOAD_ERRORS
 from transmission_plugins.tools.cli.common import load_or_report
-from transmission_plugins.tools.cli.common import positive_number
 from transmission_plugins.tools.cli.common import PROG
 from transmission_plugins.tools.cli.common import refuse_outputs
-from transmission_plugins.tools.cli.common import xacro_mappings
+from transmission_plugins.tools.cli.common import write_corrected_urdf
 from transmission_plugins.tools.data.bag_calibrate import CalibrationSamples
-from transmission_plugins.tools.data.bag_calibrate import DEFAULT_ACTUATOR_TOPIC
-from transmission_plugins.tools.data.bag_calibrate import DEFAULT_JOINT_TOPIC
-from transmission_plugins.tools.data.bag_calibrate import DEFAULT_MAX_SAMPLES
 from transmission_plugins.tools.data.bag_calibrate import read_samples
-from transmission_plugins.tools.data.output_file import output_file
 from transmission_plugins.tools.data.progress import progress_bar
 from transmission_plugins.urdf.rewrite import Change
-from transmission_plugins.urdf.rewrite import rewrite_urdf
-from transmission_plugins.urdf.text import read_urdf_text
 
 COMMAND = 'calibrate'
 
@@ -71,26 +65,14 @@ def add_parser(sub: Any) -> None:
                     'offset near a full turn) and write a corrected URDF and/or a calibration '
                     'file. doc/calibration.md explains the method.')
     add_urdf_arguments(p)
-    p.add_argument('bag', metavar='BAG', help='rosbag2 bag: directory, .mcap or .db3 file')
-    p.add_argument('--actuator-topic', default=DEFAULT_ACTUATOR_TOPIC, metavar='T',
-                   help='sensor_msgs/JointState topic of the actuator positions, with or '
-                        f'without namespace (default {DEFAULT_ACTUATOR_TOPIC})')
-    p.add_argument('--joint-topic', default=DEFAULT_JOINT_TOPIC, metavar='T',
-                   help='sensor_msgs/JointState topic of the measured joint positions (joint '
-                        "encoders, motion capture, a simulator), not the hardware interface's "
-                        f'output (default {DEFAULT_JOINT_TOPIC})')
-    p.add_argument('--write-urdf', metavar='OUT',
-                   help='write the URDF with the identified reductions and offsets, otherwise '
-                        'unchanged (comments kept; a .xacro is written expanded)')
+    add_recording_arguments(
+        p, actuators='the actuator positions, with or without namespace',
+        joints='the measured joint positions (joint encoders, motion capture, a simulator)',
+        corrected='the identified reductions and offsets')
     p.add_argument('--write-calibration', metavar='OUT',
                    help='write a calibration file: actuator offsets for the URDF as given (its '
                         'offsets unchanged), the file the hardware interface reads '
                         '(calibration_file)')
-    p.add_argument('--json', action='store_true', help='print the result as JSON')
-    p.add_argument('--max-samples', type=positive_number(int, 'an integer'),
-                   default=DEFAULT_MAX_SAMPLES, metavar='N',
-                   help='messages decoded at most on each topic, in time windows spread over '
-                        f'a longer bag (default {DEFAULT_MAX_SAMPLES})')
     p.set_defaults(func=run)
 
 
@@ -150,13 +132,7 @@ def write_outputs(args: argparse.Namespace, robot: RobotTransmissions,
     """Write the corrected URDF and the calibration file asked for; return what was written."""
     written: dict[str, Any] = {}
     if args.write_urdf:
-        changes = urdf_changes(robot, fits)
-        text = read_urdf_text(args.urdf, xacro_mappings(getattr(args, 'xacro_args', None)))
-        new, skipped = rewrite_urdf(text, changes)
-        with output_file(args.write_urdf, 'the URDF', [args.urdf, args.bag]) as f:
-            f.write(new.encode('utf-8'))
-        written['urdf'] = {'path': args.write_urdf, 'changed': len(changes) - len(skipped),
-                           'not_written': skipped}
+        written['urdf'] = write_corrected_urdf(args, urdf_changes(robot, fits))
     if args.write_calibration:
         offsets = {a: float(f'{c:.12g}') for fit in fits for a, c in fit.actuator_offsets.items()}
         write_calibration_file(args.write_calibration, robot.robot_name, offsets,

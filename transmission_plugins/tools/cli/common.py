@@ -26,6 +26,7 @@ import signal
 import sys
 import threading
 from types import FrameType
+from typing import Any
 from typing import Callable
 from typing import Iterable
 from typing import Sequence
@@ -36,7 +37,14 @@ from transmission_plugins.core.exceptions import TransmissionLoadError
 from transmission_plugins.core.exceptions import UrdfTransmissionError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
+from transmission_plugins.tools.data.bag_calibrate import DEFAULT_ACTUATOR_TOPIC
+from transmission_plugins.tools.data.bag_calibrate import DEFAULT_JOINT_TOPIC
+from transmission_plugins.tools.data.bag_calibrate import DEFAULT_MAX_SAMPLES
 from transmission_plugins.tools.data.bag_io import BagTopicError
+from transmission_plugins.tools.data.output_file import output_file
+from transmission_plugins.urdf.rewrite import Change
+from transmission_plugins.urdf.rewrite import rewrite_urdf
+from transmission_plugins.urdf.text import read_urdf_text
 from transmission_plugins.urdf.user_files import check_output
 
 EXIT_OK = 0
@@ -221,3 +229,44 @@ def describe(e: BaseException, args: argparse.Namespace, loading: bool = False) 
             and not getattr(args, 'lenient', True):
         text += ' (--lenient skips transmissions that cannot be loaded)'
     return text
+
+
+def add_recording_arguments(parser: argparse.ArgumentParser, *, actuators: str, joints: str,
+                            corrected: str) -> None:
+    """
+    Add the arguments of a verb that reads a recording and may correct the URDF.
+
+    ``BAG``, ``--actuator-topic``, ``--joint-topic``, ``--write-urdf``, ``--json`` and
+    ``--max-samples`` (``calibrate`` and ``identify``); the texts say what each verb reads on
+    each topic and writes into the URDF.
+    """
+    parser.add_argument('bag', metavar='BAG', help='rosbag2 bag: directory, .mcap or .db3 file')
+    parser.add_argument('--actuator-topic', default=DEFAULT_ACTUATOR_TOPIC, metavar='T',
+                        help=f'sensor_msgs/JointState topic of {actuators} (default '
+                             f'{DEFAULT_ACTUATOR_TOPIC})')
+    parser.add_argument('--joint-topic', default=DEFAULT_JOINT_TOPIC, metavar='T',
+                        help=f'sensor_msgs/JointState topic of {joints}, not the hardware '
+                             f"interface's output (default {DEFAULT_JOINT_TOPIC})")
+    parser.add_argument('--write-urdf', metavar='OUT',
+                        help=f'write the URDF with {corrected}, otherwise unchanged (comments '
+                             'kept; a .xacro is written expanded)')
+    parser.add_argument('--json', action='store_true', help='print the result as JSON')
+    parser.add_argument('--max-samples', type=positive_number(int, 'an integer'),
+                        default=DEFAULT_MAX_SAMPLES, metavar='N',
+                        help='messages decoded at most on each topic, in time windows spread '
+                             f'over a longer bag (default {DEFAULT_MAX_SAMPLES})')
+
+
+def write_corrected_urdf(args: argparse.Namespace, changes: list[Change]) -> dict[str, Any]:
+    """
+    Write ``args.write_urdf``: the URDF of ``args.urdf`` with ``changes`` (comments kept).
+
+    :returns: ``{'path', 'changed', 'not_written'}``, ``not_written`` the changes the rewriter
+        could not place, in words
+    """
+    text = read_urdf_text(args.urdf, xacro_mappings(getattr(args, 'xacro_args', None)))
+    new, skipped = rewrite_urdf(text, changes)
+    with output_file(args.write_urdf, 'the URDF', [args.urdf, args.bag]) as f:
+        f.write(new.encode('utf-8'))
+    return {'path': args.write_urdf, 'changed': len(changes) - len(skipped),
+            'not_written': skipped}

@@ -34,6 +34,7 @@ from transmission_plugins.robot.drivetrain_identification import SERIES_ELASTIC
 from transmission_plugins.robot.drivetrain_identification import SPEED_THRESHOLD
 from transmission_plugins.robot.robot_transmissions import RobotTransmissions
 from transmission_plugins.robot.suspected_mistakes import shortest_within
+from transmission_plugins.tools.cli.common import add_recording_arguments
 from transmission_plugins.tools.cli.common import add_urdf_arguments
 from transmission_plugins.tools.cli.common import describe
 from transmission_plugins.tools.cli.common import error
@@ -44,18 +45,12 @@ from transmission_plugins.tools.cli.common import load_or_report
 from transmission_plugins.tools.cli.common import positive_number
 from transmission_plugins.tools.cli.common import PROG
 from transmission_plugins.tools.cli.common import refuse_outputs
-from transmission_plugins.tools.cli.common import xacro_mappings
-from transmission_plugins.tools.data.bag_calibrate import DEFAULT_ACTUATOR_TOPIC
-from transmission_plugins.tools.data.bag_calibrate import DEFAULT_JOINT_TOPIC
-from transmission_plugins.tools.data.bag_calibrate import DEFAULT_MAX_SAMPLES
+from transmission_plugins.tools.cli.common import write_corrected_urdf
 from transmission_plugins.tools.data.bag_identify import DEFAULT_COMMAND_TOPIC
 from transmission_plugins.tools.data.bag_identify import identify_bag
 from transmission_plugins.tools.data.bag_identify import RecordedStates
-from transmission_plugins.tools.data.output_file import output_file
 from transmission_plugins.tools.data.progress import progress_bar
 from transmission_plugins.urdf.rewrite import Change
-from transmission_plugins.urdf.rewrite import rewrite_urdf
-from transmission_plugins.urdf.text import read_urdf_text
 
 COMMAND = 'identify'
 #: the keys of the report, in its order (doc/identification.md: units and sides)
@@ -77,26 +72,14 @@ def add_parser(sub: Any) -> None:
                     'damping, each with its standard uncertainty, and in words what the motion '
                     'did not excite. doc/identification.md explains the method.')
     add_urdf_arguments(p)
-    p.add_argument('bag', metavar='BAG', help='rosbag2 bag: directory, .mcap or .db3 file')
-    p.add_argument('--actuator-topic', default=DEFAULT_ACTUATOR_TOPIC, metavar='T',
-                   help='sensor_msgs/JointState topic of the actuator states (default '
-                        f'{DEFAULT_ACTUATOR_TOPIC})')
-    p.add_argument('--joint-topic', default=DEFAULT_JOINT_TOPIC, metavar='T',
-                   help='sensor_msgs/JointState topic of the joint encoders (and joint torque '
-                        "sensors), not the hardware interface's output (default "
-                        f'{DEFAULT_JOINT_TOPIC})')
+    add_recording_arguments(
+        p, actuators='the actuator states',
+        joints='the joint encoders (and joint torque sensors)',
+        corrected='the identified drivetrain values')
     p.add_argument('--command-topic', default=DEFAULT_COMMAND_TOPIC, metavar='T',
                    help='sensor_msgs/JointState topic of the actuator commands: when the bag '
                         'has it, the delay from command to state is identified (default '
                         f'{DEFAULT_COMMAND_TOPIC})')
-    p.add_argument('--write-urdf', metavar='OUT',
-                   help='write the URDF with the identified drivetrain values, otherwise '
-                        'unchanged (comments kept; a .xacro is written expanded)')
-    p.add_argument('--json', action='store_true', help='print the result as JSON')
-    p.add_argument('--max-samples', type=positive_number(int, 'an integer'),
-                   default=DEFAULT_MAX_SAMPLES, metavar='N',
-                   help='messages decoded at most on each topic, in time windows spread over '
-                        f'a longer bag (default {DEFAULT_MAX_SAMPLES})')
     p.add_argument('--speed-threshold', type=positive_number(float, 'a number'),
                    default=SPEED_THRESHOLD, metavar='V',
                    help='joint speed (rad/s or m/s) above which a sample counts as moving '
@@ -140,12 +123,9 @@ def write_urdf(args: argparse.Namespace, robot: RobotTransmissions,
     if not args.write_urdf:
         return {}
     changes, not_written = urdf_changes(robot, fits)
-    text = read_urdf_text(args.urdf, xacro_mappings(getattr(args, 'xacro_args', None)))
-    new, skipped = rewrite_urdf(text, changes)
-    with output_file(args.write_urdf, 'the URDF', [args.urdf, args.bag]) as f:
-        f.write(new.encode('utf-8'))
-    return {'urdf': {'path': args.write_urdf, 'changed': len(changes) - len(skipped),
-                     'not_written': not_written + skipped}}
+    written = write_corrected_urdf(args, changes)
+    written['not_written'] = not_written + written['not_written']
+    return {'urdf': written}
 
 
 def _seen_at_joint(tr: Any, coulomb: float, viscous: float) -> tuple[float, float]:

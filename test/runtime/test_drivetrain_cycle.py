@@ -216,6 +216,24 @@ def test_a_heating_run_follows_the_first_order_closed_form_and_warns_then_errs(r
     assert values['hip_motor.thermal'] == 'at its maximum temperature'
 
 
+def test_the_status_reports_the_temperature_at_its_own_time_not_the_last_cycles(robot, clock):
+    # a paused executor may publish /diagnostics before the cycles it owes: the estimate is
+    # advanced to the message's time at the effort measured then
+    hw = _hw(robot, clock)
+    effort = 0.3
+    current = effort / HIP['k_t']
+    start = clock.t
+    for n in range(10):
+        clock.t = start + n * DT
+        hw.set_actuator_state(ACTUATORS, [0.0, 0.0], [0.0, 0.0], [effort, 0.0])
+        hw.update()
+    clock.t += 0.5                    # no cycle for half a second; the state is still fresh
+    hw.set_actuator_state(ACTUATORS, [0.0, 0.0], [0.0, 0.0], [effort, 0.0])
+    values = dict(_status(hw, '/hw: hip_trans').values)
+    assert float(values['hip_motor.temperature']) == pytest.approx(
+        _closed_form(current, clock.t - start), abs=1e-3)
+
+
 def test_without_a_state_effort_the_last_commanded_effort_heats(robot, clock):
     hw = _hw(robot, clock)
     joint_effort = 16.0

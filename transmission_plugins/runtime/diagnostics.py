@@ -399,10 +399,13 @@ def drivetrain_diagnostics(hw: Any, records: list[DiagnosticRecord]
     a ``<motor>`` its motors' effort bounds now (envelope at the measured speed, thermal
     limit, the URDF's), the joint efforts they reach, and the thermal estimate: temperature,
     current limit, headroom.  A motor derating is WARN, one at its maximum ERROR (the node
-    status too).
+    status too).  The thermal estimate is advanced to now first.
     """
     dt = hw.drivetrain
     now = hw.clock()
+    # the estimate at this message's time, not the last cycle's: a paused executor may run this
+    # before the cycle it owes
+    dt.heat(now)
     model = dt.model
     out = list(records)
     lo, hi = (b[2] for b in hw.commands.direction.target_limits.stacked())

@@ -27,6 +27,7 @@ from bag_support import joint_state
 from bag_support import JS
 from bag_support import write_bag
 from drivetrain_recording import record
+from drivetrain_recording import SPLIT
 from drivetrain_recording import TORQUE_CONSTANT
 from drivetrain_recording import TRUE
 from drivetrain_recording import URDF
@@ -40,6 +41,13 @@ from transmission_plugins.tools.data.bag_identify import identify_bag
 #: the fixture with a wrong drivetrain: what --write-urdf corrects
 WRONG = (URDF.read_text().replace('coulomb="0.6" viscous="0.3"', 'coulomb="0.2" viscous="0.05"')
          .replace('<backlash width="0.02"/>', '<backlash width="0.004"/>'))
+#: the fixture with both sides' friction wrong (the geared joint and the differential): what
+#: --write-urdf corrects, each side apart, from a recording with joint torque sensors
+WRONG_SPLIT = (URDF.read_text()
+               .replace('coulomb="0.6" viscous="0.3"', 'coulomb="0.2" viscous="0.05"')
+               .replace('coulomb="0.01" viscous="0.0002"', 'coulomb="0.03" viscous="0.001"')
+               .replace('coulomb="0.3" viscous="0.1"', 'coulomb="0.1" viscous="0.3"')
+               .replace('coulomb="0.02" viscous="0.0005"', 'coulomb="0.05"'))
 #: the --json keys of every transmission (DESIGN.md), and those of each kind
 COMMON = {'type', 'samples', 'not_excited', 'why_not_excited', 'residual_rms', 'notes'}
 
@@ -158,6 +166,42 @@ def test_the_text_report_and_windows(bag):
     assert code == 0
     assert 'sea_trans (SeriesElasticTransmission)' in text
     assert 'stiffness' in text and 'not excited' not in text
+
+
+def test_a_joint_torque_sensor_splits_the_friction_and_writes_each_side(tmp_path):
+    """
+    Joint torques in the bag: each side's friction within 5 %, each written to its <friction>.
+
+    The URDF's motor side is wrong too: the split, not the lumped value less the URDF's motor
+    side, must be what is written.
+    """
+    assert WRONG_SPLIT.count('coulomb=') == URDF.read_text().count('coulomb=')
+    path = write_recording(tmp_path / 'sensed.mcap', record(duration=4.0, torque_sensor=True))
+    wrong = tmp_path / 'wrong_split.urdf'
+    wrong.write_text(WRONG_SPLIT)
+    out = tmp_path / 'split.urdf'
+    code, text = _run(wrong, path, '--json', '--write-urdf', out)
+    assert code == 0
+    result = json.loads(text)['transmissions']
+    geared, diff = result['geared_trans'], result['diff_trans']
+    for key, value in SPLIT['geared_trans'].items():
+        assert geared[key] == pytest.approx(value, rel=0.05), key
+        assert 0.0 <= geared[key + '_sigma'] < 0.05 * value
+    for end, truth in SPLIT['diff_trans'].items():
+        found = {**diff['joints'], **diff['actuators']}[end]
+        for key, value in truth.items():
+            assert found[key] == pytest.approx(value, rel=0.05, abs=1e-4), (end, key)
+    assert geared['not_excited'] == [] and diff['not_excited'] == []
+    # each side written apart: the corrected URDF has the fixture's friction on both sides
+    truth = load_robot_transmissions(str(URDF)).drivetrain
+    fixed = load_robot_transmissions(str(out)).drivetrain
+    for found, expected in ((fixed.joint_friction, truth.joint_friction),
+                            (fixed.actuator_friction, truth.actuator_friction)):
+        np.testing.assert_allclose(found.coulomb, expected.coulomb, rtol=0.05, atol=1e-6)
+        np.testing.assert_allclose(found.viscous, expected.viscous, rtol=0.05, atol=1e-7)
+    written = out.read_text()
+    assert '<!--' in written   # comments kept
+    assert 'coulomb="0.01" viscous="0.0002"' in written   # the geared motor's, as identified
 
 
 def test_too_little_motion_is_reported_not_excited(tmp_path):

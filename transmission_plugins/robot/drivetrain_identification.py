@@ -35,6 +35,13 @@ the joint's units:
   joint units) over every sample; or, where the joint states carry a torque (a joint torque
   sensor), that torque against :math:`[\delta, \dot\delta]`.  The friction terms of the first
   are the motor-side friction, in joint units.
+- **Friction split at a joint torque sensor** (square, linear transmissions: one joint and one
+  actuator, a differential), where the joint states carry a torque :math:`\tau_s` at the gear's
+  output: the joint side is what the sensor sees against the link's motion,
+  :math:`\tau_s = M \ddot q + F_j \operatorname{sign}(\dot q) + b_j \dot q + c` (the link's
+  velocity from its encoder), the motor side the actuator effort less the sensor's torque
+  through the gear, :math:`u - K^{-T}\tau_s = J \ddot\theta + F_m \operatorname{sign}(\dot\theta)
+  + b_m \dot\theta + c`, in the actuator's units (:func:`split_friction`).
 
 Every value has its standard uncertainty :math:`\sigma = \sqrt{s^2 (X^T X)^{-1}_{kk}}`,
 :math:`s^2` the residual variance.  What the motion does not excite is named in words under
@@ -229,6 +236,16 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
         ends: dict[str, dict[str, float]] = {}
         if tr.num_joints() == tr.num_actuators() and tr.is_linear() and kt_urdf is None:
             _coupled(rt, t, seg, act, jnt, threshold, ends, why, rms, notes)
+            if _measured(jnt['effort']):
+                split = split_friction(tr, t, seg, act, jnt, threshold, rms, notes)
+                labels = [(f'j{m}', name) for m, name in enumerate(rt.joint_names)]
+                labels += [(f'a{m}', name) for m, name in enumerate(rt.actuator_names)]
+                for label, name in labels:
+                    ends.setdefault(name, {}).update(
+                        {**split.values[label],
+                         **{f'{k}_sigma': v for k, v in split.sigmas[label].items()}})
+                    why.update({f'{name}.{k}': text
+                                for k, text in split.not_excited[label].items()})
         else:
             notes.append(f'{kind} ({tr.num_actuators()} actuators, {tr.num_joints()} joints): '
                          'this version identifies the friction of coupled transmissions that '
@@ -242,9 +259,11 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
     v = np.asarray(mapped['velocity'])[:, 0]
     tau = np.asarray(mapped['effort'])[:, 0]
     a = derivative(t, v, seg)
+    scale = 1.0
     if kt_urdf is not None:
-        tau = tau * _torque_constant(tau, jnt['effort'][:, 0], v, a, threshold, kt_urdf,
-                                     values, sigmas, why, rms, notes)
+        scale = _torque_constant(tau, jnt['effort'][:, 0], v, a, threshold, kt_urdf, values,
+                                 sigmas, why, rms, notes)
+        tau = tau * scale
         if not np.isfinite(tau).any():
             why['coulomb_friction'] = why['viscous_friction'] = UNKNOWN_KT
     # the joint's own acceleration where its encoder gives a velocity: across a dead band the
@@ -271,7 +290,110 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
     if 'coulomb_friction' in values or 'viscous_friction' in values:
         notes.append('friction fitted on the motor effort: the values are the lumped ones '
                      '(joint side plus motor side seen at the joint)')
+    if tr.is_linear() and _measured(jnt['effort']) and math.isfinite(scale):
+        # the actuator effort in its units (currents at the torque constant found)
+        split = split_friction(tr, t, seg, dict(act, effort=act['effort'] * scale), jnt,
+                               threshold, rms, notes)
+        for end in ('j0', 'a0'):
+            values.update(split.values[end])
+            sigmas.update(split.sigmas[end])
+            why.update(split.not_excited[end])
     return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
+
+
+def _measured(effort: np.ndarray) -> bool:
+    """Return whether every joint has a measured torque on enough samples."""
+    return bool((np.isfinite(effort).sum(axis=0) > 2 * EXTRA_SAMPLES).all())
+
+
+#: the keys of the split friction: the joint side's, in joint units, and the motor side's, in
+#: the actuator's units (doc/identification.md)
+JOINT_SIDE = ('joint_coulomb_friction', 'joint_viscous_friction')
+MOTOR_SIDE = ('motor_coulomb_friction', 'motor_viscous_friction')
+
+
+class SplitFriction(NamedTuple):
+    """The friction of :func:`split_friction`, per end: ``'j0'``... (joints), ``'a0'``..."""
+
+    values: dict[str, dict[str, float]]
+    sigmas: dict[str, dict[str, float]]
+    #: key -> why the motion does not identify it
+    not_excited: dict[str, dict[str, str]]
+
+
+def split_friction(tr: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
+                   jnt: dict[str, np.ndarray], threshold: float, rms: dict[str, float],
+                   notes: list[str]) -> SplitFriction:
+    r"""
+    Split a square, linear transmission's friction into its joint side and motor side.
+
+    The joint torque sensor :math:`\tau_s` (``jnt['effort']``) sits between the gear and the
+    links.  Joint side, each joint :math:`j` over its moving samples:
+    :math:`\tau_{s,j} = \sum_k M_{jk} \ddot q_k + F_j \operatorname{sign}(\dot q_j) +
+    b_j \dot q_j + c_j`, :math:`\dot q` the links' velocities (the joint encoders'; else the
+    actuators' through the map), :math:`M` symmetric.  Motor side, each actuator :math:`i`,
+    in its units: :math:`u_i - (K^{-T}\tau_s)_i = \sum_k J_{ik} \ddot\theta_k +
+    F_i \operatorname{sign}(\dot\theta_i) + b_i \dot\theta_i + c_i`, :math:`K^{-T}\tau_s` the
+    sensor's torque through the map (``joint_to_actuator``), over the samples where the actuator
+    turns faster than the speed threshold seen through the gear.  One least squares per side.
+
+    :returns: per joint ``'j<index>'``, ``joint_coulomb_friction`` and
+        ``joint_viscous_friction``; per actuator ``'a<index>'``, the ``motor_`` keys
+    """
+    nj = tr.num_joints()
+    k = np.asarray(tr.joint_to_actuator({'velocity': np.eye(nj)})['velocity']).T   # K[i, j]
+    mapped = np.asarray(tr.actuator_to_joint({'velocity': act['velocity']})['velocity'])
+    link = np.where(np.isfinite(jnt['velocity']), jnt['velocity'], mapped)
+    sensor = jnt['effort']
+    through = np.asarray(tr.joint_to_actuator({'effort': sensor})['effort'])
+    sides = (
+        ('j', JOINT_SIDE, link, sensor, np.full(nj, threshold), 'joint_friction'),
+        ('a', MOTOR_SIDE, act['velocity'], act['effort'] - through,
+         threshold * np.abs(k).max(axis=1), 'motor_friction'))
+    out = SplitFriction({}, {}, {})
+    for prefix, keys, v, y, fast, residual in sides:
+        n = v.shape[1]
+        a = np.column_stack([derivative(t, v[:, m], seg) for m in range(n)])
+        pairs = [(p, q) for p in range(n) for q in range(p, n)]
+        unknowns = len(pairs) + 3 * n
+        rows = []
+        for m in range(n):
+            ok = (np.isfinite(y[:, m]) & np.isfinite(a).all(axis=1) & np.isfinite(v).all(axis=1)
+                  & (np.abs(v[:, m]) > fast[m]))
+            x = np.zeros((int(ok.sum()), unknowns))
+            for col, (p, q) in enumerate(pairs):
+                if m in (p, q):
+                    x[:, col] = a[ok, q if p == m else p]
+            x[:, len(pairs) + m] = np.sign(v[ok, m])
+            x[:, len(pairs) + n + m] = v[ok, m]
+            x[:, len(pairs) + 2 * n + m] = 1.0
+            rows.append((x, y[ok, m]))
+        count = min(len(r[1]) for r in rows)
+        fit = least_squares(np.vstack([x for x, _ in rows]),
+                            np.concatenate([r for _, r in rows])) \
+            if count >= unknowns + EXTRA_SAMPLES else None
+        for m in range(n):
+            end = f'{prefix}{m}'
+            found: dict[str, float] = {}
+            sigmas: dict[str, float] = {}
+            local: dict[str, str] = {}
+            if fit is None:
+                text = (f'never moved faster than {threshold:g} (joint units/s) long enough'
+                        if count < unknowns + EXTRA_SAMPLES else
+                        'the motion does not separate it from inertia and load')
+                local = {key: text + ': the split of the friction not identifiable'
+                         for key in keys}
+            else:
+                _put(keys[0], fit, len(pairs) + m, found, sigmas, local)
+                _put(keys[1], fit, len(pairs) + n + m, found, sigmas, local)
+            out.values[end], out.sigmas[end], out.not_excited[end] = found, sigmas, local
+        if fit is not None:
+            rms[residual] = fit.rms
+    notes.append('a joint torque measured: friction split into the joint side (the torque '
+                 "measured against the link's motion, joint units) and the motor side (the "
+                 "actuator effort less the torque measured through the gear, the actuator's "
+                 'units)')
+    return out
 
 
 def _delay(t: np.ndarray, seg: np.ndarray, sent: dict[str, np.ndarray],

@@ -54,8 +54,9 @@ from transmission_plugins.urdf.rewrite import Change
 
 COMMAND = 'identify'
 #: the keys of the report, in its order (doc/identification.md: units and sides)
-KEYS = ('coulomb_friction', 'viscous_friction', 'backlash', 'stiffness', 'damping',
-        'torque_constant', 'delay')
+KEYS = ('coulomb_friction', 'viscous_friction', 'joint_coulomb_friction',
+        'joint_viscous_friction', 'motor_coulomb_friction', 'motor_viscous_friction', 'backlash',
+        'stiffness', 'damping', 'torque_constant', 'delay')
 #: a value is written when it differs from the URDF's by more than this many sigmas
 WRITE_SIGMAS = 3.0
 
@@ -139,8 +140,10 @@ def urdf_changes(robot: RobotTransmissions,
     """
     Return the values to write and, in words, those not written.
 
-    Friction: the lumped values less the URDF's motor-side friction seen at the joint go to the
-    joint's ``<friction>`` (the motor side as the URDF gives it); a series-elastic
+    Friction: split at a joint torque sensor, each side to its ``<friction>`` (the joint's in
+    joint units, the actuator's in its units); else the lumped values less the URDF's
+    motor-side friction seen at the joint go to the joint's ``<friction>`` (the motor side as
+    the URDF gives it); a series-elastic
     transmission's friction is its motor's, written to the motor's ``<friction>`` in its units.
     Backlash to the joint's ``<backlash>``; a torque constant to the first actuator's
     ``<motor>``.  Springs are not written by this version.
@@ -191,12 +194,20 @@ def urdf_changes(robot: RobotTransmissions,
         i = robot.actuator_index[rt.actuator_names[0]]
         seen = _seen_at_joint(tr, float(drive.actuator_friction.coulomb[i]),
                               float(drive.actuator_friction.viscous[i]))
-        for k, (key, attribute) in enumerate((('coulomb_friction', 'coulomb'),
-                                              ('viscous_friction', 'viscous'))):
-            if key in fit.values:
+        for k, attribute in enumerate(('coulomb', 'viscous')):
+            key = f'{attribute}_friction'
+            if f'joint_{key}' in fit.values:   # split at a joint torque sensor: each side
+                change(f'friction:{attribute}', joint, max(fit.values[f'joint_{key}'], 0.0),
+                       fit.sigmas[f'joint_{key}'],
+                       float(getattr(drive.joint_friction, attribute)[j]))
+            elif key in fit.values:
                 change(f'friction:{attribute}', joint, max(fit.values[key] - seen[k], 0.0),
                        fit.sigmas[key],
                        float(getattr(drive.joint_friction, attribute)[j]))
+            if f'motor_{key}' in fit.values:
+                change(f'friction:{attribute}', rt.actuator_names[0],
+                       max(fit.values[f'motor_{key}'], 0.0), fit.sigmas[f'motor_{key}'],
+                       float(getattr(drive.actuator_friction, attribute)[i]))
         if 'backlash' in fit.values:
             if drive.actuator_backlash[i] > 0.0:
                 not_written.append(f'{fit.name}: backlash {fit.values["backlash"]:.6g} (the '
@@ -210,9 +221,10 @@ def urdf_changes(robot: RobotTransmissions,
 def _coupled_changes(robot: RobotTransmissions, rt: Any, fit: DrivetrainFit,
                      change: Any) -> None:
     r"""
-    Add a coupled transmission's friction: Coulomb per joint and per actuator as identified.
+    Add a coupled transmission's friction: each side's as split at a joint torque sensor.
 
-    Viscous: each joint's lumped value less the URDF's motor side seen at it,
+    Else Coulomb per joint and per actuator as the coupling tells them apart, and viscous per
+    joint, its lumped value less the URDF's motor side seen at it,
     :math:`(K^T \operatorname{diag}(b_i) K)_{jj}`.
     """
     drive = robot.drivetrain
@@ -225,20 +237,25 @@ def _coupled_changes(robot: RobotTransmissions, rt: Any, fit: DrivetrainFit,
     for j, joint in enumerate(rt.joint_names):
         found = fit.joints.get(joint, {})
         index = robot.joint_index[joint]
-        if 'coulomb_friction' in found:
-            change('friction:coulomb', joint, max(found['coulomb_friction'], 0.0),
-                   found['coulomb_friction_sigma'],
-                   float(drive.joint_friction.coulomb[index]))
-        if 'viscous_friction' in found:
-            change('friction:viscous', joint, max(found['viscous_friction'] - motor[j], 0.0),
-                   found['viscous_friction_sigma'],
-                   float(drive.joint_friction.viscous[index]))
+        for attribute, lumped in (('coulomb', 0.0), ('viscous', motor[j])):
+            # split at a joint torque sensor: its joint side; else the coupling's
+            key = next((k for k in (f'joint_{attribute}_friction', f'{attribute}_friction')
+                        if k in found), None)
+            if key is not None:
+                less = 0.0 if key.startswith('joint_') else lumped
+                change(f'friction:{attribute}', joint, max(found[key] - less, 0.0),
+                       found[f'{key}_sigma'],
+                       float(getattr(drive.joint_friction, attribute)[index]))
     for actuator in rt.actuator_names:
         found = fit.actuators.get(actuator, {})
-        if 'coulomb_friction' in found:
-            change('friction:coulomb', actuator, max(found['coulomb_friction'], 0.0),
-                   found['coulomb_friction_sigma'],
-                   float(drive.actuator_friction.coulomb[robot.actuator_index[actuator]]))
+        index = robot.actuator_index[actuator]
+        for attribute in ('coulomb', 'viscous'):
+            key = next((k for k in (f'motor_{attribute}_friction', f'{attribute}_friction')
+                        if k in found), None)
+            if key is not None:
+                change(f'friction:{attribute}', actuator, max(found[key], 0.0),
+                       found[f'{key}_sigma'],
+                       float(getattr(drive.actuator_friction, attribute)[index]))
 
 
 def _number(x: float) -> str:

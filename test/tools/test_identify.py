@@ -145,7 +145,15 @@ def test_the_cli_recovers_the_drivetrain_and_writes_it(bag, tmp_path):
                                truth.actuator_friction.coulomb, rtol=0.05)
     np.testing.assert_allclose(fixed.actuator_friction.viscous,
                                truth.actuator_friction.viscous, rtol=0.05)
-    assert result['written']['urdf']['changed'] == 3
+    # the spring: its <spring stiffness damping>, as identified (1.3 % and 1.5 % off, more
+    # than three of their sigmas: written)
+    sea_fixed = load_robot_transmissions(str(out)).transmission('sea_trans').transmission
+    assert sea_fixed.stiffness() == pytest.approx(TRUE['sea_trans']['stiffness'], rel=0.05)
+    assert sea_fixed.damping() == pytest.approx(TRUE['sea_trans']['damping'], rel=0.05)
+    assert sea_fixed.stiffness() == pytest.approx(sea['stiffness'], abs=sea['stiffness_sigma'])
+    assert sea_fixed.stiffness() != 200.0
+    assert result['written']['urdf']['changed'] == 5
+    assert result['written']['urdf']['not_written'] == []
     assert '<!--' in out.read_text()   # comments kept
 
 
@@ -202,6 +210,22 @@ def test_a_joint_torque_sensor_splits_the_friction_and_writes_each_side(tmp_path
     written = out.read_text()
     assert '<!--' in written   # comments kept
     assert 'coulomb="0.01" viscous="0.0002"' in written   # the geared motor's, as identified
+
+
+def test_a_table_spring_is_left_as_is(bag, tmp_path):
+    """A measured spring table is not replaced by the linear fit: named under not written."""
+    path, _ = bag
+    table = '<spring damping="1.5" deflections="-0.1 0 0.1" torques="-20 0 20"/>'
+    urdf = tmp_path / 'table.urdf'
+    urdf.write_text(URDF.read_text().replace('<spring stiffness="200" damping="1.5"/>', table))
+    out = tmp_path / 'table_out.urdf'
+    code, text = _run(urdf, path, '--json', '--write-urdf', out)
+    assert code == 0
+    written = json.loads(text)['written']['urdf']
+    assert [why for why in written['not_written'] if 'measured table' in why] != []
+    assert all('spring' not in why or 'measured table' in why
+               for why in written['not_written'])
+    assert table in out.read_text()
 
 
 def test_too_little_motion_is_reported_not_excited(tmp_path):

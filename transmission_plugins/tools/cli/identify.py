@@ -146,7 +146,8 @@ def urdf_changes(robot: RobotTransmissions,
     the URDF gives it); a series-elastic
     transmission's friction is its motor's, written to the motor's ``<friction>`` in its units.
     Backlash to the joint's ``<backlash>``; a torque constant to the first actuator's
-    ``<motor>``.  Springs are not written by this version.
+    ``<motor>``; a series-elastic spring's stiffness and damping to its ``<spring>`` (a
+    measured table is left as is: the rewriter says so).
     """
     changes, not_written = [], []
     drive = robot.drivetrain
@@ -180,9 +181,12 @@ def urdf_changes(robot: RobotTransmissions,
                     change(f'friction:{attribute}', motor, fit.values[key] / scale,
                            fit.sigmas[key] / scale,
                            float(getattr(drive.actuator_friction, attribute)[i]))
-            not_written += [f'{fit.name}: {key} {fit.values[key]:.6g} (the <spring> is not '
-                            'rewritten by this version: edit it by hand)'
-                            for key in ('stiffness', 'damping') if key in fit.values]
+            urdf = {'stiffness': sea.stiffness(), 'damping': sea.damping()}
+            for key in ('stiffness', 'damping'):
+                if key in fit.values:
+                    # a table spring has no stiffness: the rewriter says it is left as is
+                    change(f'spring:{key}', rt.joint_names[0], fit.values[key],
+                           fit.sigmas[key], math.nan if urdf[key] is None else urdf[key])
             continue
         if fit.joints or fit.actuators:
             _coupled_changes(robot, rt, fit, change)

@@ -22,6 +22,7 @@ expected value is the fixture's drivetrain (its ``TRUE``), never the package's o
 import contextlib
 import io
 import json
+from xml.etree import ElementTree
 
 from bag_support import joint_state
 from bag_support import JS
@@ -228,12 +229,53 @@ def test_a_table_spring_is_left_as_is(bag, tmp_path):
     assert table in out.read_text()
 
 
+def test_the_residual_plot_has_a_panel_per_transmission(bag, tmp_path):
+    """--plot OUT.svg: a valid SVG, one titled panel per transmission, two axes per fit."""
+    path, _ = bag
+    out = tmp_path / 'residuals.svg'
+    code, text = _run(URDF, path, '--plot', out)
+    assert code == 0 and f'plotted {out}' in text
+    root = ElementTree.parse(out).getroot()
+    assert root.tag == '{http://www.w3.org/2000/svg}svg'
+    texts = [''.join(e.itertext()) for e in root.iter('{http://www.w3.org/2000/svg}text')]
+    for name, kind in (('geared_trans', 'SimpleTransmission'),
+                       ('sea_trans', 'SeriesElasticTransmission'),
+                       ('diff_trans', 'DifferentialTransmission')):
+        assert sum(t.startswith(f'{name} ({kind})') for t in texts) == 1, name
+    # the fits: geared friction and backlash, the spring, the differential's two joints
+    for title in ('friction', 'backlash', 'spring', 'friction diff_joint_1',
+                  'friction diff_joint_2'):
+        assert title in texts, title
+    axes = [g for g in root.iter('{http://www.w3.org/2000/svg}g')
+            if g.get('id', '').startswith('axes_')]
+    assert len(axes) == 2 * 5
+    assert sum(t.startswith('residual, RMS') for t in texts) == 5
+
+
+def test_the_residual_plot_as_png_and_a_bad_suffix(bag, tmp_path, capsys):
+    """A PNG is a PNG; a file type matplotlib cannot write is an error naming it."""
+    path, _ = bag
+    png = tmp_path / 'residuals.png'
+    code, _ = _run(URDF, path, '--plot', png)
+    assert code == 0
+    assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+    code, _ = _run(URDF, path, '--plot', tmp_path / 'residuals.xyz')
+    assert code != 0
+    assert 'residuals.xyz' in capsys.readouterr().err
+    assert not (tmp_path / 'residuals.xyz').exists()
+
+
 def test_too_little_motion_is_reported_not_excited(tmp_path):
     """A joint that barely moves: the keys are listed as not excited, with reasons."""
     path = write_recording(tmp_path / 'still.mcap', record(duration=2.0, amplitude=1e-4))
-    code, text = _run(URDF, path, '--json')
+    plot = tmp_path / 'still.svg'
+    code, text = _run(URDF, path, '--json', '--plot', plot)
     assert code == 0
     result = json.loads(text)['transmissions']
+    # the plot says it in the panels: nothing fitted, and why
+    texts = [''.join(e.itertext()) for e in ElementTree.parse(plot).getroot().iter(
+        '{http://www.w3.org/2000/svg}text')]
+    assert sum('nothing fitted' in t and 'never reversed' in t for t in texts) == 1
     assert sorted(result['geared_trans']['not_excited']) == [
         'backlash', 'coulomb_friction', 'viscous_friction']
     assert 'coulomb_friction' not in result['geared_trans']

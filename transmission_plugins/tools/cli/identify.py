@@ -49,6 +49,7 @@ from transmission_plugins.tools.cli.common import write_corrected_urdf
 from transmission_plugins.tools.data.bag_identify import DEFAULT_COMMAND_TOPIC
 from transmission_plugins.tools.data.bag_identify import identify_bag
 from transmission_plugins.tools.data.bag_identify import RecordedStates
+from transmission_plugins.tools.data.identify_plot import plot_identification
 from transmission_plugins.tools.data.progress import progress_bar
 from transmission_plugins.urdf.rewrite import Change
 
@@ -85,6 +86,9 @@ def add_parser(sub: Any) -> None:
                    default=SPEED_THRESHOLD, metavar='V',
                    help='joint speed (rad/s or m/s) above which a sample counts as moving '
                         f'(default {SPEED_THRESHOLD:g})')
+    p.add_argument('--plot', metavar='OUT', default=None,
+                   help='draw every fit, measured and modelled over time and their residual, '
+                        'one panel per transmission, to OUT (.svg, .png, .pdf)')
     p.add_argument('--current', action='store_true',
                    help="the actuator states' effort fields are motor currents (A), as with the "
                         "hardware interface's actuator_effort_unit: current; the torque "
@@ -96,7 +100,8 @@ def add_parser(sub: Any) -> None:
 @interruptible
 def run(args: argparse.Namespace) -> int:
     """Identify the drivetrain; print it; write the URDF asked for."""
-    refused = refuse_outputs(COMMAND, [(args.write_urdf, 'the URDF')], [args.urdf, args.bag])
+    refused = refuse_outputs(COMMAND, [(args.write_urdf, 'the URDF'), (args.plot, 'the plot')],
+                             [args.urdf, args.bag])
     if refused is not None:
         return refused
     robot = load_or_report(args, COMMAND)
@@ -108,6 +113,9 @@ def run(args: argparse.Namespace) -> int:
                                         args.max_samples, args.speed_threshold, args.current,
                                         bar.update, args.command_topic)
         written = write_urdf(args, robot, fits)
+        if args.plot:
+            plot_identification(fits, args.plot)
+            written['plot'] = args.plot
     except LOAD_ERRORS as e:
         return error(COMMAND, describe(e, args))
     if args.json:
@@ -157,12 +165,13 @@ def urdf_changes(robot: RobotTransmissions,
         tr = rt.transmission
 
         def change(parameter: str, end: str, value: float, sigma: float, urdf: float) -> None:
-            if abs(value - urdf) <= WRITE_SIGMAS * sigma:
+            written = shortest_within(value, sigma)
+            # the URDF's value again, to the digits the fit supports: nothing to change
+            if abs(value - urdf) <= WRITE_SIGMAS * sigma or written == urdf:
                 return
             changes.append(Change(rt.name, info.line if info is not None else None,
                                   info.dialect if info is not None else '',
-                                  type(tr).__name__, parameter, end,
-                                  shortest_within(value, sigma)))
+                                  type(tr).__name__, parameter, end, written))
 
         if 'torque_constant' in fit.values:
             first = rt.actuator_names[0]
@@ -278,14 +287,14 @@ def report(states: RecordedStates, fits: list[DrivetrainFit], written: dict[str,
                      + (f'; residual RMS {residuals}' if residuals else ''))
         for key in KEYS:
             if key in fit.values:
-                lines.append(f'    {key:<17} {_number(fit.values[key]):>11} +- '
+                lines.append(f'    {key:<22} {_number(fit.values[key]):>11} +- '
                              f'{fit.sigmas[key]:.2g}')
         for end, found in {**fit.joints, **fit.actuators}.items():
             lines.append(f'    {end}: ' + ', '.join(
                 f'{key} {_number(value)} +- {found[key + "_sigma"]:.2g}'
                 for key, value in found.items() if not key.endswith('_sigma')))
         for key, why in fit.not_excited.items():
-            lines.append(f'    {key:<17} not excited: {why}')
+            lines.append(f'    {key:<22} not excited: {why}')
         lines += [f'    note: {note}' for note in fit.notes]
     if r.undecodable:
         lines.append(f'warning: {r.undecodable} messages are not a JointState (left out)')
@@ -293,6 +302,8 @@ def report(states: RecordedStates, fits: list[DrivetrainFit], written: dict[str,
         w = written['urdf']
         lines.append(f'wrote {w["path"]} ({w["changed"]} values changed)')
         lines += [f'  not written: {why}' for why in w['not_written']]
+    if 'plot' in written:
+        lines.append(f'plotted {written["plot"]}')
     return '\n'.join(lines)
 
 

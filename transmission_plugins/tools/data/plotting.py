@@ -268,9 +268,12 @@ def save_figure(plt: Any, fig: Any, path: str, what: str, tight: bool = True) ->
     if tight:
         fig.tight_layout()
     kind = os.path.splitext(path)[1][1:].lower() or None
+    # the same figure makes the same file: no date, fixed SVG ids
+    metadata = {'svg': {'Date': None}, 'pdf': {'CreationDate': None}}.get(kind or '')
     try:
-        with output_file(path, 'the plot') as stream:
-            fig.savefig(stream, dpi=100, format=kind)
+        with output_file(path, 'the plot') as stream, plt.rc_context(
+                {'svg.hashsalt': 'transmission_plugins'}):
+            fig.savefig(stream, dpi=100, format=kind, metadata=metadata)
     except ValueError as e:  # matplotlib: unsupported file type
         raise TransmissionValueError('path', str(path), f'a file type matplotlib can write '
                                      f'({e})', what) from e

@@ -55,6 +55,10 @@ TRUE: dict[str, dict[str, Any]] = {
                                     'viscous_friction': 100 * (0.0005 + 0.0003)},
                    'diff_motor_1': {'coulomb_friction': 0.02},
                    'diff_motor_2': {'coulomb_friction': 0.03}},
+    # a nonlinear map: each side apart (the ratio varies over the motion), the motor side at
+    # the motor
+    'table_trans': {'joint_coulomb_friction': 0.4, 'joint_viscous_friction': 0.2,
+                    'motor_coulomb_friction': 0.008, 'motor_viscous_friction': 0.00015},
 }
 #: the friction of each side, where a joint torque sensor splits it (record(torque_sensor=True)):
 #: the joint side in joint units, the motor side in the actuator's (the URDF's <friction>)

@@ -112,7 +112,8 @@ def test_the_cli_recovers_the_drivetrain_and_writes_it(bag, tmp_path):
     code, text = _run(wrong, path, '--json', '--write-urdf', out)
     assert code == 0
     result = json.loads(text)
-    assert set(result['transmissions']) == {'geared_trans', 'sea_trans', 'diff_trans'}
+    assert set(result['transmissions']) == {'geared_trans', 'sea_trans', 'diff_trans',
+                                            'table_trans'}
     geared = result['transmissions']['geared_trans']
     sea = result['transmissions']['sea_trans']
     diff = result['transmissions']['diff_trans']
@@ -153,7 +154,8 @@ def test_the_cli_recovers_the_drivetrain_and_writes_it(bag, tmp_path):
     assert sea_fixed.damping() == pytest.approx(TRUE['sea_trans']['damping'], rel=0.05)
     assert sea_fixed.stiffness() == pytest.approx(sea['stiffness'], abs=sea['stiffness_sigma'])
     assert sea_fixed.stiffness() != 200.0
-    assert result['written']['urdf']['changed'] == 5
+    # and the table's viscous friction on both sides, 0.1 % off but more than three sigmas
+    assert result['written']['urdf']['changed'] == 7
     assert result['written']['urdf']['not_written'] == []
     assert '<!--' in out.read_text()   # comments kept
 
@@ -240,16 +242,18 @@ def test_the_residual_plot_has_a_panel_per_transmission(bag, tmp_path):
     texts = [''.join(e.itertext()) for e in root.iter('{http://www.w3.org/2000/svg}text')]
     for name, kind in (('geared_trans', 'SimpleTransmission'),
                        ('sea_trans', 'SeriesElasticTransmission'),
-                       ('diff_trans', 'DifferentialTransmission')):
+                       ('diff_trans', 'DifferentialTransmission'),
+                       ('table_trans', 'TableTransmission')):
         assert sum(t.startswith(f'{name} ({kind})') for t in texts) == 1, name
-    # the fits: geared friction and backlash, the spring, the differential's two joints
+    # the fits: geared friction and backlash, the spring, the differential's two joints, the
+    # table's friction and its (zero) backlash
     for title in ('friction', 'backlash', 'spring', 'friction diff_joint_1',
                   'friction diff_joint_2'):
         assert title in texts, title
     axes = [g for g in root.iter('{http://www.w3.org/2000/svg}g')
             if g.get('id', '').startswith('axes_')]
-    assert len(axes) == 2 * 5
-    assert sum(t.startswith('residual, RMS') for t in texts) == 5
+    assert len(axes) == 2 * 7
+    assert sum(t.startswith('residual, RMS') for t in texts) == 7
 
 
 def test_the_residual_plot_as_png_and_a_bad_suffix(bag, tmp_path, capsys):
@@ -275,11 +279,17 @@ def test_too_little_motion_is_reported_not_excited(tmp_path):
     # the plot says it in the panels: nothing fitted, and why
     texts = [''.join(e.itertext()) for e in ElementTree.parse(plot).getroot().iter(
         '{http://www.w3.org/2000/svg}text')]
-    assert sum('nothing fitted' in t and 'never reversed' in t for t in texts) == 1
+    assert sum('nothing fitted' in t and 'never reversed' in t for t in texts) == 2
     assert sorted(result['geared_trans']['not_excited']) == [
         'backlash', 'coulomb_friction', 'viscous_friction']
     assert 'coulomb_friction' not in result['geared_trans']
     assert sorted(result['sea_trans']['not_excited']) == ['damping', 'stiffness']
+    # the nonlinear map: neither side's friction, and why
+    assert sorted(result['table_trans']['not_excited']) == [
+        'backlash', 'joint_coulomb_friction', 'joint_viscous_friction',
+        'motor_coulomb_friction', 'motor_viscous_friction']
+    assert 'never moved faster than' in result['table_trans']['why_not_excited'][
+        'joint_coulomb_friction']
     assert 'never reversed' in result['geared_trans']['why_not_excited']['backlash']
 
 

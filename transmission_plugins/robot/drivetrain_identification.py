@@ -305,12 +305,28 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
         speed = jnt['velocity'][:, 0]
         ok &= np.isfinite(speed) & (((v > 0.0) & (e >= high - near))
                                     | ((v < 0.0) & (e <= low + near)))
+    motor = None
+    if not tr.is_linear():
+        # the ratio d theta / d q at each sample: the motor side's friction seen at the joint
+        # varies with it, the joint side's does not (module doc)
+        ratio = np.asarray(tr.joint_to_actuator_jacobian(
+            np.where(np.isfinite(q), q, 0.0)[:, None]), dtype=np.float64).reshape(len(t))
+        w = act['velocity'][:, 0]
+        dr = derivative(t, ratio, seg)
+        ok &= np.isfinite(ratio) & np.isfinite(w) & np.isfinite(dr)
+        motor = (ratio[ok], w[ok], a[ok], dr[ok])
+        drive = np.zeros(int(ok.sum()))   # the drive's inertia is the motor column's
+    else:
+        drive = a[ok]
     if 'coulomb_friction' not in why:
-        _friction(t[ok], speed[ok], np.column_stack([a[ok], link[ok]]), tau[ok], threshold,
-                  values, sigmas, why, rms, series)
+        _friction(t[ok], speed[ok], np.column_stack([drive, link[ok]]), tau[ok], threshold,
+                  values, sigmas, why, rms, series, motor)
     if 'coulomb_friction' in values or 'viscous_friction' in values:
         notes.append('friction fitted on the motor effort: the values are the lumped ones '
                      '(joint side plus motor side seen at the joint)')
+    if motor is not None and any(k.startswith(('joint_', 'motor_')) for k in values):
+        notes.append('a nonlinear map: joint side and motor side told apart by the ratio '
+                     'd theta/d q varying over the motion (the motor side in its own units)')
     if tr.is_linear() and _measured(jnt['effort']) and math.isfinite(scale):
         # the actuator effort in its units (currents at the torque constant found)
         split = split_friction(tr, t, seg, dict(act, effort=act['effort'] * scale), jnt,
@@ -620,37 +636,72 @@ def _torque_constant(unit: np.ndarray, reference: np.ndarray, v: np.ndarray, a: 
     return float(fit.value[0])
 
 
+#: the least relative spread (10th to 90th percentile over the median) of a nonlinear map's
+#: ratio that tells its joint-side friction from its motor side's
+RATIO_SPREAD = 0.05
+
+
 def _friction(t: np.ndarray, v: np.ndarray, a: np.ndarray, tau: np.ndarray, threshold: float,
               values: dict[str, float], sigmas: dict[str, float], why: dict[str, str],
-              rms: dict[str, float], series: dict[str, Series]) -> None:
+              rms: dict[str, float], series: dict[str, Series],
+              motor: tuple[np.ndarray, ...] | None = None) -> None:
+    r"""
+    Fit the friction of one joint: ``tau`` against ``[sign(v), v, 1, a...]`` (module doc).
+
+    :param motor: of a nonlinear map, the ratio :math:`r = d\theta/dq`, the motor velocity
+        :math:`\dot\theta` and acceleration per sample: the columns :math:`r
+        \operatorname{sign}(\dot\theta)`, :math:`r\dot\theta` and :math:`r\ddot\theta` join
+        the fit, and the values are each side's (``joint_`` and ``motor_`` keys)
+    """
+    c_key, v_key = ('joint_coulomb_friction', 'joint_viscous_friction') if motor is not None \
+        else ('coulomb_friction', 'viscous_friction')
+    side_keys = [c_key, v_key] + (['motor_coulomb_friction', 'motor_viscous_friction']
+                                  if motor is not None else [])
     moving = np.abs(v) > threshold
     forwards, backwards = int(np.sum(v > threshold)), int(np.sum(v < -threshold))
-    if moving.sum() < 4 + EXTRA_SAMPLES:
-        why['coulomb_friction'] = why['viscous_friction'] = (
-            f'never moved faster than {threshold:g} (joint units/s) for {4 + EXTRA_SAMPLES} '
-            f'samples: friction not identifiable')
+    if moving.sum() < 2 * len(side_keys) + EXTRA_SAMPLES:
+        for key in side_keys:
+            why[key] = (f'never moved faster than {threshold:g} (joint units/s) for '
+                        f'{2 * len(side_keys) + EXTRA_SAMPLES} samples: friction not '
+                        'identifiable')
         return
     if min(forwards, backwards) < EXTRA_SAMPLES:
-        why['coulomb_friction'] = (f'never reversed ({forwards} samples forwards, {backwards} '
-                                   'backwards): Coulomb friction not told from a load')
+        for key in side_keys[::2]:
+            why[key] = (f'never reversed ({forwards} samples forwards, {backwards} '
+                        'backwards): Coulomb friction not told from a load')
     speed = np.abs(v[moving])
     spread = float(np.percentile(speed, 90) - np.percentile(speed, 10))
     if spread < 4 * threshold:
-        why['viscous_friction'] = (f'speeds within {spread:.3g} (joint units/s): viscous '
-                                   'friction not identifiable')
-    columns = [np.sign(v[moving]), v[moving], np.ones(int(moving.sum()))]
+        for key in side_keys[1::2]:
+            why[key] = (f'speeds within {spread:.3g} (joint units/s): viscous '
+                        'friction not identifiable')
+    columns = [np.sign(v[moving]), v[moving]]
+    if motor is not None:
+        r, w, acc, dr = (x[moving] for x in motor)
+        ratio = np.abs(r)
+        varies = float(np.percentile(ratio, 90) - np.percentile(ratio, 10)) \
+            / max(float(np.median(ratio)), 1e-300)
+        if varies < RATIO_SPREAD:
+            for key in side_keys:
+                why[key] = (f'the ratio d theta/d q varied by {100 * varies:.2g} % over the '
+                            'motion: joint side and motor side not told apart')
+            return
+        # the drive's inertia: r theta'' = r^2 q'' + r r' q', each its own column (a model
+        # whose ratio is fixed over a step, as a simulator's tendon, has no second term)
+        columns += [r * np.sign(w), r * w, r * r * acc, r * dr * v[moving]]
+    columns += [np.ones(int(moving.sum()))]
     columns += [c for c in a[moving].T if np.any(c != 0.0)]
-    keys = ['coulomb_friction', 'viscous_friction'] + [None] * (len(columns) - 2)
+    keys = side_keys + [None] * (len(columns) - len(side_keys))
     keep = [k for k, key in enumerate(keys) if key is None or key not in why]
     fit = least_squares(np.column_stack([columns[k] for k in keep]), tau[moving])
     if fit is None:
-        for key in ('coulomb_friction', 'viscous_friction'):
+        for key in side_keys:
             why.setdefault(key, 'the motion does not separate it from inertia and load')
         return
     rms['friction'] = fit.rms
     series['friction'] = Series(t[moving], tau[moving], fit.fitted,
                                 'effort through the map (joint units)')
-    if 'viscous_friction' in why and 'coulomb_friction' in keys and 0 in keep:
+    if motor is None and 'viscous_friction' in why and 'coulomb_friction' in keys and 0 in keep:
         # one speed: sign(v) carries the friction at that speed, Coulomb and viscous together
         why['coulomb_friction'] = (
             f'one speed only ({float(np.median(speed)):.3g} joint units/s): Coulomb and viscous '

@@ -205,8 +205,10 @@ def urdf_changes(robot: RobotTransmissions,
         joint = rt.joint_names[0]
         j = robot.joint_index[joint]
         i = robot.actuator_index[rt.actuator_names[0]]
+        # the lumped values of a linear map (a nonlinear one has each side's)
         seen = _seen_at_joint(tr, float(drive.actuator_friction.coulomb[i]),
-                              float(drive.actuator_friction.viscous[i]))
+                              float(drive.actuator_friction.viscous[i])) \
+            if tr.is_linear() else (math.nan, math.nan)
         for k, attribute in enumerate(('coulomb', 'viscous')):
             key = f'{attribute}_friction'
             if f'joint_{key}' in fit.values:   # split at a joint torque sensor: each side

@@ -177,8 +177,9 @@ class _Layout(NamedTuple):
     names: tuple[str, ...]
     #: ``(offset, count)`` of the position, velocity and effort values
     fields: tuple[tuple[int, int], ...]
-    #: the byte columns every message of this layout has equal (all but stamp, padding, values)
-    fixed: np.ndarray
+    #: the byte ranges ``(start, stop)`` every message of this layout has equal (all but the
+    #: stamp, the padding and the values)
+    fixed: tuple[tuple[int, int], ...]
     #: numpy's byte order of the values
     order: str
 
@@ -197,20 +198,26 @@ def _layout(raw: bytes) -> _Layout:
         raise _Malformed('no plain CDR header')
     order = '<' if raw[1] else '>'
     word = struct.Struct(order + 'I')
-    fixed = [np.arange(0, 4)]
+    fixed = [[0, 4]]
+
+    def keep(start: int, stop: int) -> None:
+        if fixed[-1][1] == start:
+            fixed[-1][1] = stop
+        else:
+            fixed.append([start, stop])
 
     def length(at: int) -> tuple[int, int]:
         at = _align(at - 4, 4) + 4
         if at + 4 > size:
             raise _Malformed(f'ends at byte {size}, inside a length')
-        fixed.append(np.arange(at, at + 4))
+        keep(at, at + 4)
         return at + 4, word.unpack_from(raw, at)[0]
 
     def string(at: int) -> tuple[int, str]:
         at, n = length(at)
         if n > size - at:
             raise _Malformed(f'a string of {n} bytes at byte {at} past the end ({size})')
-        fixed.append(np.arange(at, at + n))
+        keep(at, at + n)
         text = raw[at:at + n]
         try:
             return at + n, text[:-1 if n and text[-1] == 0 else n].decode('utf-8')
@@ -234,7 +241,7 @@ def _layout(raw: bytes) -> _Layout:
             raise _Malformed(f'{n} {field} values in the {max(size - at, 0)} bytes left')
         fields.append((at, n))
         at += 8 * n
-    return _Layout(frame_id, tuple(names), tuple(fields), np.concatenate(fixed), order)
+    return _Layout(frame_id, tuple(names), tuple(fields), tuple((a, b) for a, b in fixed), order)
 
 
 def decode_batch(raws: Sequence[Any]) -> tuple[list[JointStateBatch], list[tuple[int, Rejected]]]:
@@ -263,8 +270,13 @@ def decode_batch(raws: Sequence[Any]) -> tuple[list[JointStateBatch], list[tuple
                 rejected.append((int(members[first]), why))
                 pending = pending[1:]
                 continue
-            template = rows[first, layout.fixed]
-            same = (rows[pending][:, layout.fixed] == template).all(axis=1)
+            candidates = rows if len(pending) == len(rows) else rows[pending]
+            mask = np.zeros(int(size), dtype=np.uint8)
+            for a, b in layout.fixed:
+                mask[a:b] = 0xFF
+            differ = np.bitwise_xor(candidates, rows[first])
+            differ &= mask
+            same = ~differ.any(axis=1)
             batches.append(_batch(members[pending[same]], rows[pending[same]], layout))
             pending = pending[~same]
     return batches, rejected

@@ -107,3 +107,17 @@ def test_decode_batch_rejects_what_is_no_joint_state_and_keeps_the_rest():
     assert [list(b.places) for b in batches] == [[0, 6]]
     assert batches[0].position.tolist() == [[1.0, 2.0]] * 2
     assert batches[0].stamp.tolist() == [3_000_000_004] * 2
+
+
+def test_decode_batch_of_ever_changing_layouts_of_one_size():
+    """A frame that changes with every message (one size): every message decoded as it is."""
+    raws = [bytes(STORE.serialize_cdr(joint_state(['a'], [float(k)], stamp=(k, 0),
+                                                  frame_id=f'f{k:03d}'), JS))
+            for k in range(100)]
+    assert len({len(r) for r in raws}) == 1
+    batches, rejected = decode_batch(raws)
+    assert rejected == []
+    frames = {int(k): b.frame_id for b in batches for k in b.places}
+    values = {int(k): float(b.position[r, 0]) for b in batches for r, k in enumerate(b.places)}
+    assert frames == {k: f'f{k:03d}' for k in range(100)}
+    assert values == {k: float(k) for k in range(100)}

@@ -244,9 +244,20 @@ def _layout(raw: bytes) -> _Layout:
     return _Layout(frame_id, tuple(names), tuple(fields), tuple((a, b) for a, b in fixed), order)
 
 
+#: layouts of one message size that :func:`decode_batch` finds by comparing bytes; the messages
+#: of further layouts (a frame or names that change with every message) are each parsed
+COMPARED_LAYOUTS = 32
+
+
 def decode_batch(raws: Sequence[Any]) -> tuple[list[JointStateBatch], list[tuple[int, Rejected]]]:
     """
     Decode many JointState messages (CDR bytes) at once, grouped by layout (module doc).
+
+    The messages of one size are compared, byte for byte outside the stamp, the padding and the
+    values, with the first not yet decoded, whose layout is parsed: all those equal to it are
+    decoded at once.  After :data:`COMPARED_LAYOUTS` layouts the remaining messages of that size
+    are each parsed and grouped by layout (the comparisons would grow with the square of the
+    count).
 
     :returns: the batches (every decodable message in exactly one) and, for each message that is
         not a JointState, its place in ``raws`` and a :class:`Rejected` ``undecodable`` saying
@@ -261,6 +272,8 @@ def decode_batch(raws: Sequence[Any]) -> tuple[list[JointStateBatch], list[tuple
         rows = np.frombuffer(b''.join([raws[k] for k in members]), dtype=np.uint8)
         rows = rows.reshape(len(members), int(size))
         pending = np.arange(len(members))
+        alone: dict[_Layout, list[int]] = {}
+        compared = 0
         while len(pending):
             first = int(pending[0])
             try:
@@ -270,6 +283,11 @@ def decode_batch(raws: Sequence[Any]) -> tuple[list[JointStateBatch], list[tuple
                 rejected.append((int(members[first]), why))
                 pending = pending[1:]
                 continue
+            if compared == COMPARED_LAYOUTS:   # the rest each parsed: no quadratic cost
+                alone.setdefault(layout, []).append(first)
+                pending = pending[1:]
+                continue
+            compared += 1
             candidates = rows if len(pending) == len(rows) else rows[pending]
             mask = np.zeros(int(size), dtype=np.uint8)
             for a, b in layout.fixed:
@@ -279,6 +297,8 @@ def decode_batch(raws: Sequence[Any]) -> tuple[list[JointStateBatch], list[tuple
             same = ~differ.any(axis=1)
             batches.append(_batch(members[pending[same]], rows[pending[same]], layout))
             pending = pending[~same]
+        batches += [_batch(members[found], rows[found], layout)
+                    for layout, found in alone.items()]
     return batches, rejected
 
 

@@ -54,6 +54,7 @@ def _run(*args):
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.process   # the worker processes
 def test_a_folder_in_parallel_equals_each_bag_alone_and_names_the_bad_one(fleet):
     """--jobs 2 on the folder: each bag's object is the one-bag command's; the broken one named."""
     root, bags, broken = fleet
@@ -93,6 +94,7 @@ def test_the_summary_table(fleet):
     assert len(table) == 1 + 2 * 7 + 1   # header, 3 transmissions and 4 ends per bag, failure
 
 
+@pytest.mark.process   # the worker processes
 def test_identify_recording_in_a_process_pool_is_the_command(fleet):
     """The per-bag function pickles, runs in worker processes and returns the --json object."""
     _, bags, _ = fleet

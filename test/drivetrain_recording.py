@@ -56,6 +56,20 @@ TRUE: dict[str, dict[str, Any]] = {
                    'diff_motor_1': {'coulomb_friction': 0.02},
                    'diff_motor_2': {'coulomb_friction': 0.03}},
 }
+#: the friction of each side, where a joint torque sensor splits it (record(torque_sensor=True)):
+#: the joint side in joint units, the motor side in the actuator's (the URDF's <friction>)
+SPLIT: dict[str, dict[str, Any]] = {
+    'geared_trans': {'joint_coulomb_friction': 0.6, 'joint_viscous_friction': 0.3,
+                     'motor_coulomb_friction': 0.01, 'motor_viscous_friction': 2e-4},
+    'diff_trans': {'diff_joint_1': {'joint_coulomb_friction': 0.3,
+                                    'joint_viscous_friction': 0.1},
+                   'diff_joint_2': {'joint_coulomb_friction': 0.0,
+                                    'joint_viscous_friction': 0.0},
+                   'diff_motor_1': {'motor_coulomb_friction': 0.02,
+                                    'motor_viscous_friction': 5e-4},
+                   'diff_motor_2': {'motor_coulomb_friction': 0.03,
+                                    'motor_viscous_friction': 3e-4}},
+}
 #: the PD gains of the effort commands of record(delay=...): a tenth of the fixture's, so that
 #: the loop stays stable with a delay of a few periods (the series-elastic motor's rotor is light)
 DELAYED_GAINS = (0.05, 0.0006)
@@ -97,6 +111,37 @@ def _gear_torque(mujoco, model, data, joint, dof):
     return float(sum(jac[r, dof] * data.efc_force[r] for r in rows))
 
 
+def _transmitted_torque(mujoco, model, data, dofs):
+    """
+    Return the torque a rigid transmission puts on its links at ``dofs``: a joint torque sensor.
+
+    The applied joint forces :math:`K^T u` less what the rotors keep of them: each rotor
+    tendon's inertia (its armature times its acceleration), damping and friction (the
+    friction-loss rows of the tendon), mapped by the tendon's coefficients.  The rest moves the
+    links against the joint-side friction, which the sensor does not read.  The values are of
+    the step just taken (MuJoCo's forces and accelerations of its start, Euler's integrator,
+    the damping folded into the armature: :func:`~.mujoco_model.folded_armature`).
+    """
+    out = np.array(data.qfrc_applied[dofs], dtype=np.float64)
+    for t in range(model.ntendon):
+        name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_TENDON, t) or ''
+        if not name.endswith('__rotor'):
+            continue
+        adr, num = model.tendon_adr[t], model.tendon_num[t]
+        moment = np.zeros(model.nv)
+        for w in range(adr, adr + num):
+            moment[model.jnt_dofadr[model.wrap_objid[w]]] += model.wrap_prm[w]
+        if not np.any(moment[dofs]):
+            continue
+        friction = sum(data.efc_force[r] for r in range(data.nefc)
+                       if data.efc_type[r] == mujoco.mjtConstraint.mjCNSTR_FRICTION_TENDON
+                       and data.efc_id[r] == t)
+        force = (friction - model.tendon_damping[t] * data.ten_velocity[t]
+                 - model.tendon_armature[t] * float(moment @ data.qacc))
+        out += moment[dofs] * force
+    return out
+
+
 def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool = False,
            current: bool = False, delay: int = 0, triangle: bool = False) -> Recording:
     """
@@ -104,7 +149,8 @@ def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool =
 
     :param torque_sensor: give the joint efforts a torque sensor at the gear's output reads:
         the series-elastic joint's spring torque, the geared joint's torque on its link (the
-        force of the dead band's ends, ``qfrc_constraint`` of MuJoCo's backlash joint)
+        force of the dead band's ends, ``qfrc_constraint`` of MuJoCo's backlash joint), the
+        differential's torque on each of its links (:func:`_transmitted_torque`)
     :param current: give the actuator efforts as motor currents (:data:`TORQUE_CONSTANT`)
     :param triangle: a triangle wave of period 2 s instead of the chirp (one speed, reversing)
     :param delay: > 0: the motors take effort commands, from a PD law (:data:`DELAYED_GAINS`)
@@ -121,6 +167,8 @@ def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool =
     play_joint = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, 'geared_joint__backlash')
     play = model.jnt_dofadr[play_joint]
     sea = robot.joint_index['sea_joint']
+    diff = [robot.joint_index[n] for n in ('diff_joint_1', 'diff_joint_2')]
+    diff_dofs = sim.built.dof[diff]
     kt = np.array([TORQUE_CONSTANT.get(n, np.inf) for n in robot.actuator_names])
     commanded = np.array(robot.commanded_actuators, dtype=bool)
     # every joint its own chirp (a differential's motors then move independently)
@@ -155,6 +203,7 @@ def record(duration: float = 10.0, amplitude: float = 0.8, torque_sensor: bool =
         if torque_sensor:
             effort[sea] = j['effort'][sea]
             effort[geared] = _gear_torque(mujoco, model, sim.data, play_joint, play)
+            effort[diff] = _transmitted_torque(mujoco, model, sim.data, diff_dofs)
         applied = np.array(s['effort'], dtype=np.float64)
         if current:
             applied = applied / kt

@@ -17,6 +17,7 @@
 import math
 
 from drivetrain_recording import record
+from drivetrain_recording import SPLIT
 from drivetrain_recording import TORQUE_CONSTANT
 from drivetrain_recording import TRUE
 import numpy as np
@@ -67,6 +68,40 @@ def test_spring_from_a_joint_torque_sensor():
     assert sea.values['damping'] == pytest.approx(TRUE['sea_trans']['damping'], rel=0.01)
     assert 'coulomb_friction' not in sea.values
     assert any('joint torque measured' in note for note in sea.notes)
+
+
+def test_friction_split_at_a_joint_torque_sensor():
+    """
+    A joint torque measured: each side's friction within 5 % of the fixture's, apart.
+
+    The geared joint (behind its dead band) and the differential, whose viscous friction per
+    motor and per joint the motor effort alone leaves lumped.
+    """
+    fits = _fits(record(duration=4.0, torque_sensor=True))
+    geared, diff = fits['geared_trans'], fits['diff_trans']
+    for key, value in SPLIT['geared_trans'].items():
+        assert geared.values[key] == pytest.approx(value, rel=0.05), key
+        assert 0.0 <= geared.sigmas[key] < 0.05 * value
+    # the lumped values stay, and agree: joint side plus motor side seen at the joint
+    assert geared.values['coulomb_friction'] == pytest.approx(0.6 + 20 * 0.01, rel=0.05)
+    for end, truth in SPLIT['diff_trans'].items():
+        found = {**diff.joints, **diff.actuators}[end]
+        for key, value in truth.items():
+            assert found[key] == pytest.approx(value, rel=0.05, abs=1e-4), (end, key)
+            assert 0.0 <= found[key + '_sigma'] < 1e-4, (end, key)
+    for fit in (geared, diff):
+        assert not fit.not_excited
+        assert any('joint torque measured' in note for note in fit.notes)
+
+
+def test_without_a_joint_torque_the_friction_is_not_split(recording):
+    """No torque sensor: the lumped friction only, no side's key, none listed as not excited."""
+    fits = _fits(recording)
+    for key in SPLIT['geared_trans']:
+        assert key not in fits['geared_trans'].values
+        assert key not in fits['geared_trans'].not_excited
+    assert all(not key.startswith(('joint_', 'motor_'))
+               for found in fits['diff_trans'].joints.values() for key in found)
 
 
 def test_torque_constant_from_currents_and_a_joint_torque():

@@ -22,11 +22,13 @@ expected value is the fixture's drivetrain (its ``TRUE``), never the package's o
 import contextlib
 import io
 import json
+from xml.etree import ElementTree
 
 from bag_support import joint_state
 from bag_support import JS
 from bag_support import write_bag
 from drivetrain_recording import record
+from drivetrain_recording import SPLIT
 from drivetrain_recording import TORQUE_CONSTANT
 from drivetrain_recording import TRUE
 from drivetrain_recording import URDF
@@ -40,6 +42,13 @@ from transmission_plugins.tools.data.bag_identify import identify_bag
 #: the fixture with a wrong drivetrain: what --write-urdf corrects
 WRONG = (URDF.read_text().replace('coulomb="0.6" viscous="0.3"', 'coulomb="0.2" viscous="0.05"')
          .replace('<backlash width="0.02"/>', '<backlash width="0.004"/>'))
+#: the fixture with both sides' friction wrong (the geared joint and the differential): what
+#: --write-urdf corrects, each side apart, from a recording with joint torque sensors
+WRONG_SPLIT = (URDF.read_text()
+               .replace('coulomb="0.6" viscous="0.3"', 'coulomb="0.2" viscous="0.05"')
+               .replace('coulomb="0.01" viscous="0.0002"', 'coulomb="0.03" viscous="0.001"')
+               .replace('coulomb="0.3" viscous="0.1"', 'coulomb="0.1" viscous="0.3"')
+               .replace('coulomb="0.02" viscous="0.0005"', 'coulomb="0.05"'))
 #: the --json keys of every transmission (DESIGN.md), and those of each kind
 COMMON = {'type', 'samples', 'not_excited', 'why_not_excited', 'residual_rms', 'notes'}
 
@@ -137,7 +146,15 @@ def test_the_cli_recovers_the_drivetrain_and_writes_it(bag, tmp_path):
                                truth.actuator_friction.coulomb, rtol=0.05)
     np.testing.assert_allclose(fixed.actuator_friction.viscous,
                                truth.actuator_friction.viscous, rtol=0.05)
-    assert result['written']['urdf']['changed'] == 3
+    # the spring: its <spring stiffness damping>, as identified (1.3 % and 1.5 % off, more
+    # than three of their sigmas: written)
+    sea_fixed = load_robot_transmissions(str(out)).transmission('sea_trans').transmission
+    assert sea_fixed.stiffness() == pytest.approx(TRUE['sea_trans']['stiffness'], rel=0.05)
+    assert sea_fixed.damping() == pytest.approx(TRUE['sea_trans']['damping'], rel=0.05)
+    assert sea_fixed.stiffness() == pytest.approx(sea['stiffness'], abs=sea['stiffness_sigma'])
+    assert sea_fixed.stiffness() != 200.0
+    assert result['written']['urdf']['changed'] == 5
+    assert result['written']['urdf']['not_written'] == []
     assert '<!--' in out.read_text()   # comments kept
 
 
@@ -160,12 +177,105 @@ def test_the_text_report_and_windows(bag):
     assert 'stiffness' in text and 'not excited' not in text
 
 
+def test_a_joint_torque_sensor_splits_the_friction_and_writes_each_side(tmp_path):
+    """
+    Joint torques in the bag: each side's friction within 5 %, each written to its <friction>.
+
+    The URDF's motor side is wrong too: the split, not the lumped value less the URDF's motor
+    side, must be what is written.
+    """
+    assert WRONG_SPLIT.count('coulomb=') == URDF.read_text().count('coulomb=')
+    path = write_recording(tmp_path / 'sensed.mcap', record(duration=4.0, torque_sensor=True))
+    wrong = tmp_path / 'wrong_split.urdf'
+    wrong.write_text(WRONG_SPLIT)
+    out = tmp_path / 'split.urdf'
+    code, text = _run(wrong, path, '--json', '--write-urdf', out)
+    assert code == 0
+    result = json.loads(text)['transmissions']
+    geared, diff = result['geared_trans'], result['diff_trans']
+    for key, value in SPLIT['geared_trans'].items():
+        assert geared[key] == pytest.approx(value, rel=0.05), key
+        assert 0.0 <= geared[key + '_sigma'] < 0.05 * value
+    for end, truth in SPLIT['diff_trans'].items():
+        found = {**diff['joints'], **diff['actuators']}[end]
+        for key, value in truth.items():
+            assert found[key] == pytest.approx(value, rel=0.05, abs=1e-4), (end, key)
+    assert geared['not_excited'] == [] and diff['not_excited'] == []
+    # each side written apart: the corrected URDF has the fixture's friction on both sides
+    truth = load_robot_transmissions(str(URDF)).drivetrain
+    fixed = load_robot_transmissions(str(out)).drivetrain
+    for found, expected in ((fixed.joint_friction, truth.joint_friction),
+                            (fixed.actuator_friction, truth.actuator_friction)):
+        np.testing.assert_allclose(found.coulomb, expected.coulomb, rtol=0.05, atol=1e-6)
+        np.testing.assert_allclose(found.viscous, expected.viscous, rtol=0.05, atol=1e-7)
+    written = out.read_text()
+    assert '<!--' in written   # comments kept
+    assert 'coulomb="0.01" viscous="0.0002"' in written   # the geared motor's, as identified
+
+
+def test_a_table_spring_is_left_as_is(bag, tmp_path):
+    """A measured spring table is not replaced by the linear fit: named under not written."""
+    path, _ = bag
+    table = '<spring damping="1.5" deflections="-0.1 0 0.1" torques="-20 0 20"/>'
+    urdf = tmp_path / 'table.urdf'
+    urdf.write_text(URDF.read_text().replace('<spring stiffness="200" damping="1.5"/>', table))
+    out = tmp_path / 'table_out.urdf'
+    code, text = _run(urdf, path, '--json', '--write-urdf', out)
+    assert code == 0
+    written = json.loads(text)['written']['urdf']
+    assert [why for why in written['not_written'] if 'measured table' in why] != []
+    assert all('spring' not in why or 'measured table' in why
+               for why in written['not_written'])
+    assert table in out.read_text()
+
+
+def test_the_residual_plot_has_a_panel_per_transmission(bag, tmp_path):
+    """--plot OUT.svg: a valid SVG, one titled panel per transmission, two axes per fit."""
+    path, _ = bag
+    out = tmp_path / 'residuals.svg'
+    code, text = _run(URDF, path, '--plot', out)
+    assert code == 0 and f'plotted {out}' in text
+    root = ElementTree.parse(out).getroot()
+    assert root.tag == '{http://www.w3.org/2000/svg}svg'
+    texts = [''.join(e.itertext()) for e in root.iter('{http://www.w3.org/2000/svg}text')]
+    for name, kind in (('geared_trans', 'SimpleTransmission'),
+                       ('sea_trans', 'SeriesElasticTransmission'),
+                       ('diff_trans', 'DifferentialTransmission')):
+        assert sum(t.startswith(f'{name} ({kind})') for t in texts) == 1, name
+    # the fits: geared friction and backlash, the spring, the differential's two joints
+    for title in ('friction', 'backlash', 'spring', 'friction diff_joint_1',
+                  'friction diff_joint_2'):
+        assert title in texts, title
+    axes = [g for g in root.iter('{http://www.w3.org/2000/svg}g')
+            if g.get('id', '').startswith('axes_')]
+    assert len(axes) == 2 * 5
+    assert sum(t.startswith('residual, RMS') for t in texts) == 5
+
+
+def test_the_residual_plot_as_png_and_a_bad_suffix(bag, tmp_path, capsys):
+    """A PNG is a PNG; a file type matplotlib cannot write is an error naming it."""
+    path, _ = bag
+    png = tmp_path / 'residuals.png'
+    code, _ = _run(URDF, path, '--plot', png)
+    assert code == 0
+    assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+    code, _ = _run(URDF, path, '--plot', tmp_path / 'residuals.xyz')
+    assert code != 0
+    assert 'residuals.xyz' in capsys.readouterr().err
+    assert not (tmp_path / 'residuals.xyz').exists()
+
+
 def test_too_little_motion_is_reported_not_excited(tmp_path):
     """A joint that barely moves: the keys are listed as not excited, with reasons."""
     path = write_recording(tmp_path / 'still.mcap', record(duration=2.0, amplitude=1e-4))
-    code, text = _run(URDF, path, '--json')
+    plot = tmp_path / 'still.svg'
+    code, text = _run(URDF, path, '--json', '--plot', plot)
     assert code == 0
     result = json.loads(text)['transmissions']
+    # the plot says it in the panels: nothing fitted, and why
+    texts = [''.join(e.itertext()) for e in ElementTree.parse(plot).getroot().iter(
+        '{http://www.w3.org/2000/svg}text')]
+    assert sum('nothing fitted' in t and 'never reversed' in t for t in texts) == 1
     assert sorted(result['geared_trans']['not_excited']) == [
         'backlash', 'coulomb_friction', 'viscous_friction']
     assert 'coulomb_friction' not in result['geared_trans']

@@ -110,3 +110,41 @@ def test_the_pr2_wrist_takes_reductions_in_attributes_and_has_no_offset():
         PR2_WRIST, ('w', 'joint_reduction', 'j1', 1.0), ('w', 'joint_offset', 'j2', 0.1)))
     assert '<flexJoint name="j1" mechanicalReduction="1.0"/>' in new
     assert len(skipped) == 1 and 'the PR2 wrist has no offset element' in skipped[0]
+
+
+def _sea(spring):
+    return _robot(f"""  <transmission name="s">
+    <type>transmission_plugins/SeriesElasticTransmission</type>
+    <joint name="j1"><hardwareInterface>EffortJointInterface</hardwareInterface></joint>
+    <actuator name="m1"><role>actuator1</role><mechanicalReduction>50</mechanicalReduction>
+    </actuator>
+    <actuator name="e1"><role>actuator2</role></actuator>
+    <!-- the spring -->
+    {spring}
+  </transmission>
+""")
+
+
+def test_a_spring_takes_its_stiffness_and_a_missing_damping():
+    """spring:stiffness overwrites the attribute; spring:damping, absent, is added to it."""
+    text = _sea('<spring stiffness="1500"/>')
+    new, skipped = rewrite_urdf(text, _changes(text, ('s', 'spring:stiffness', 'j1', 1450.0),
+                                               ('s', 'spring:damping', 'j1', 4.5)))
+    assert skipped == [] and '<!-- the spring -->' in new
+    sea = load_robot_transmissions(new, warn=False).transmission('s').transmission
+    assert (sea.stiffness(), sea.damping()) == (1450.0, 4.5)
+    assert '<spring stiffness="1450.0" damping="4.5"/>' in new
+
+
+def test_a_table_spring_is_left_as_is_and_a_simple_transmission_has_no_spring():
+    """A measured table is not replaced by a linear spring; the reason names the element."""
+    table = '<spring damping="5" deflections="-0.1 0 0.1" torques="-180 0 150"/>'
+    text = _sea(table)
+    new, skipped = rewrite_urdf(text, _changes(text, ('s', 'spring:stiffness', 'j1', 1450.0),
+                                               ('s', 'spring:damping', 'j1', 4.5)))
+    assert table in new and len(skipped) == 2
+    assert all("transmission[@name='s']/spring is a measured table" in why for why in skipped)
+    new, skipped = rewrite_urdf(ROS1_SIMPLE, _changes(ROS1_SIMPLE,
+                                                      ('t', 'spring:stiffness', 'j1', 10.0)))
+    assert new.count('spring') == 0
+    assert len(skipped) == 1 and 'belongs to a SeriesElasticTransmission' in skipped[0]

@@ -35,6 +35,13 @@ the joint's units:
   joint units) over every sample; or, where the joint states carry a torque (a joint torque
   sensor), that torque against :math:`[\delta, \dot\delta]`.  The friction terms of the first
   are the motor-side friction, in joint units.
+- **Friction split at a joint torque sensor** (square, linear transmissions: one joint and one
+  actuator, a differential), where the joint states carry a torque :math:`\tau_s` at the gear's
+  output: the joint side is what the sensor sees against the link's motion,
+  :math:`\tau_s = M \ddot q + F_j \operatorname{sign}(\dot q) + b_j \dot q + c` (the link's
+  velocity from its encoder), the motor side the actuator effort less the sensor's torque
+  through the gear, :math:`u - K^{-T}\tau_s = J \ddot\theta + F_m \operatorname{sign}(\dot\theta)
+  + b_m \dot\theta + c`, in the actuator's units (:func:`split_friction`).
 
 Every value has its standard uncertainty :math:`\sigma = \sqrt{s^2 (X^T X)^{-1}_{kk}}`,
 :math:`s^2` the residual variance.  What the motion does not excite is named in words under
@@ -45,6 +52,7 @@ import math
 from typing import Any
 from typing import Mapping
 from typing import NamedTuple
+from typing import Sequence
 
 import numpy as np
 
@@ -62,6 +70,16 @@ FIELDS = ('position', 'velocity', 'effort')
 MAX_DELAY = 0.5
 UNKNOWN_KT = ('efforts are currents and no torque constant is known (no joint torque measured, '
               'no <motor torque_constant> in the URDF)')
+
+
+class Series(NamedTuple):
+    """The samples one fit used: their times, what was measured and what the fit models."""
+
+    time: np.ndarray
+    measured: np.ndarray
+    model: np.ndarray
+    #: what ``measured`` is, in words with its unit (``joint effort (N m or N)``...)
+    quantity: str
 
 
 class DrivetrainFit(NamedTuple):
@@ -83,6 +101,10 @@ class DrivetrainFit(NamedTuple):
     #: for the others (never changed: a shared default)
     joints: Mapping[str, Mapping[str, float]] = {}
     actuators: Mapping[str, Mapping[str, float]] = {}
+    #: each fit's samples, named as in ``residual_rms`` (the delay's aside; a coupled
+    #: transmission's per joint or actuator, ``friction diff_joint_1``): what ``identify
+    #: --plot`` draws
+    series: Mapping[str, Series] = {}
 
 
 def identify_drivetrain(robot: RobotTransmissions, time: Any,
@@ -175,6 +197,8 @@ class LeastSquares(NamedTuple):
     #: each parameter's natural size, RMS(y) / RMS(its column): what an uncertainty is
     #: compared with when the value itself is near zero (a joint without friction)
     size: np.ndarray
+    #: the model's value of each sample, ``x @ value``
+    fitted: np.ndarray
 
 
 def least_squares(x: np.ndarray, y: np.ndarray) -> LeastSquares | None:
@@ -193,7 +217,7 @@ def least_squares(x: np.ndarray, y: np.ndarray) -> LeastSquares | None:
     s2 = float(r @ r) / (rows - cols)
     cov = s2 * np.linalg.inv(xs.T @ xs)
     return LeastSquares(p / scale, np.sqrt(np.diag(cov)) / scale,
-                        float(np.sqrt(np.mean(r * r))), np.linalg.norm(y) / scale)
+                        float(np.sqrt(np.mean(r * r))), np.linalg.norm(y) / scale, xs @ p)
 
 
 def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
@@ -212,39 +236,55 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
     why: dict[str, str] = {}
     rms: dict[str, float] = {}
     notes: list[str] = []
+    series: dict[str, Series] = {}
     if kind == SERIES_ELASTIC:
         n = float(tr.get_actuator_reduction()[0])
         v = act['velocity'][:, 0] / n
         if kt_urdf is not None:
             kt = _torque_constant(n * act['effort'][:, 0], jnt['effort'][:, 0], v,
                                   derivative(t, v, seg), threshold, kt_urdf, values, sigmas,
-                                  why, rms, notes)
+                                  why, rms, notes, t, series)
             act = dict(act, effort=act['effort'] * kt)
             if not math.isfinite(kt):
                 why['stiffness'] = why['damping'] = UNKNOWN_KT
-                return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
-        _spring(tr, t, seg, act, jnt, threshold, values, sigmas, why, rms, notes)
-        return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
+                return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t),
+                                     series=series)
+        _spring(tr, t, seg, act, jnt, threshold, values, sigmas, why, rms, notes, series)
+        return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t),
+                             series=series)
     if tr.num_joints() != 1 or tr.num_actuators() != 1:
         ends: dict[str, dict[str, float]] = {}
         if tr.num_joints() == tr.num_actuators() and tr.is_linear() and kt_urdf is None:
-            _coupled(rt, t, seg, act, jnt, threshold, ends, why, rms, notes)
+            _coupled(rt, t, seg, act, jnt, threshold, ends, why, rms, notes, series)
+            if _measured(jnt['effort']):
+                split = split_friction(tr, t, seg, act, jnt, threshold, rms, notes, series,
+                                       (rt.joint_names, rt.actuator_names))
+                labels = [(f'j{m}', name) for m, name in enumerate(rt.joint_names)]
+                labels += [(f'a{m}', name) for m, name in enumerate(rt.actuator_names)]
+                for label, name in labels:
+                    ends.setdefault(name, {}).update(
+                        {**split.values[label],
+                         **{f'{k}_sigma': v for k, v in split.sigmas[label].items()}})
+                    why.update({f'{name}.{k}': text
+                                for k, text in split.not_excited[label].items()})
         else:
             notes.append(f'{kind} ({tr.num_actuators()} actuators, {tr.num_joints()} joints): '
                          'this version identifies the friction of coupled transmissions that '
                          'are linear and square, with efforts (not currents)')
         return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t),
                              {n: ends[n] for n in rt.joint_names if n in ends},
-                             {n: ends[n] for n in rt.actuator_names if n in ends})
+                             {n: ends[n] for n in rt.actuator_names if n in ends}, series)
     mapped = tr.actuator_to_joint({'position': act['position'], 'velocity': act['velocity'],
                                    'effort': act['effort']})
     q = np.asarray(mapped['position'])[:, 0]
     v = np.asarray(mapped['velocity'])[:, 0]
     tau = np.asarray(mapped['effort'])[:, 0]
     a = derivative(t, v, seg)
+    scale = 1.0
     if kt_urdf is not None:
-        tau = tau * _torque_constant(tau, jnt['effort'][:, 0], v, a, threshold, kt_urdf,
-                                     values, sigmas, why, rms, notes)
+        scale = _torque_constant(tau, jnt['effort'][:, 0], v, a, threshold, kt_urdf, values,
+                                 sigmas, why, rms, notes, t, series)
+        tau = tau * scale
         if not np.isfinite(tau).any():
             why['coulomb_friction'] = why['viscous_friction'] = UNKNOWN_KT
     # the joint's own acceleration where its encoder gives a velocity: across a dead band the
@@ -253,7 +293,7 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
     if np.isfinite(link).sum() < 0.9 * np.isfinite(a).sum():
         link = np.zeros(len(t))
     ok = np.isfinite(tau) & np.isfinite(v) & np.isfinite(a) & np.isfinite(link)
-    _backlash(q, v, jnt['position'][:, 0], threshold, values, sigmas, why, rms)
+    _backlash(t, q, v, jnt['position'][:, 0], threshold, values, sigmas, why, rms, series)
     speed = v
     if 'backlash' in values:
         # the joint-side friction brakes the link: it reaches the motor only while the gear
@@ -266,12 +306,135 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
         ok &= np.isfinite(speed) & (((v > 0.0) & (e >= high - near))
                                     | ((v < 0.0) & (e <= low + near)))
     if 'coulomb_friction' not in why:
-        _friction(speed[ok], np.column_stack([a[ok], link[ok]]), tau[ok], threshold, values,
-                  sigmas, why, rms)
+        _friction(t[ok], speed[ok], np.column_stack([a[ok], link[ok]]), tau[ok], threshold,
+                  values, sigmas, why, rms, series)
     if 'coulomb_friction' in values or 'viscous_friction' in values:
         notes.append('friction fitted on the motor effort: the values are the lumped ones '
                      '(joint side plus motor side seen at the joint)')
-    return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t))
+    if tr.is_linear() and _measured(jnt['effort']) and math.isfinite(scale):
+        # the actuator effort in its units (currents at the torque constant found)
+        split = split_friction(tr, t, seg, dict(act, effort=act['effort'] * scale), jnt,
+                               threshold, rms, notes, series, (rt.joint_names, rt.actuator_names))
+        for end in ('j0', 'a0'):
+            values.update(split.values[end])
+            sigmas.update(split.sigmas[end])
+            why.update(split.not_excited[end])
+    return DrivetrainFit(rt.name, kind, values, sigmas, why, rms, notes, len(t), series=series)
+
+
+def _record(series: dict[str, Series], name: str, labels: Sequence[str],
+            times: list[np.ndarray], measured: list[np.ndarray], fit: LeastSquares,
+            quantity: str) -> None:
+    """Put the samples of a fit stacked over several ends into ``series``, one per end."""
+    start = 0
+    for label, time, y in zip(labels, times, measured):
+        key = name if len(labels) == 1 else f'{name} {label}'
+        series[key] = Series(time, y, fit.fitted[start:start + len(y)], quantity)
+        start += len(y)
+
+
+def _measured(effort: np.ndarray) -> bool:
+    """Return whether every joint has a measured torque on enough samples."""
+    return bool((np.isfinite(effort).sum(axis=0) > 2 * EXTRA_SAMPLES).all())
+
+
+#: the keys of the split friction: the joint side's, in joint units, and the motor side's, in
+#: the actuator's units (doc/identification.md)
+JOINT_SIDE = ('joint_coulomb_friction', 'joint_viscous_friction')
+MOTOR_SIDE = ('motor_coulomb_friction', 'motor_viscous_friction')
+
+
+class SplitFriction(NamedTuple):
+    """The friction of :func:`split_friction`, per end: ``'j0'``... (joints), ``'a0'``..."""
+
+    values: dict[str, dict[str, float]]
+    sigmas: dict[str, dict[str, float]]
+    #: key -> why the motion does not identify it
+    not_excited: dict[str, dict[str, str]]
+
+
+def split_friction(tr: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
+                   jnt: dict[str, np.ndarray], threshold: float, rms: dict[str, float],
+                   notes: list[str], series: dict[str, Series],
+                   names: tuple[Sequence[str], Sequence[str]]) -> SplitFriction:
+    r"""
+    Split a square, linear transmission's friction into its joint side and motor side.
+
+    The joint torque sensor :math:`\tau_s` (``jnt['effort']``) sits between the gear and the
+    links.  Joint side, each joint :math:`j` over its moving samples:
+    :math:`\tau_{s,j} = \sum_k M_{jk} \ddot q_k + F_j \operatorname{sign}(\dot q_j) +
+    b_j \dot q_j + c_j`, :math:`\dot q` the links' velocities (the joint encoders'; else the
+    actuators' through the map), :math:`M` symmetric.  Motor side, each actuator :math:`i`,
+    in its units: :math:`u_i - (K^{-T}\tau_s)_i = \sum_k J_{ik} \ddot\theta_k +
+    F_i \operatorname{sign}(\dot\theta_i) + b_i \dot\theta_i + c_i`, :math:`K^{-T}\tau_s` the
+    sensor's torque through the map (``joint_to_actuator``), over the samples where the actuator
+    turns faster than the speed threshold seen through the gear.  One least squares per side.
+
+    :param series: gets each equation's samples, ``joint_friction`` and ``motor_friction``
+        (one joint and one actuator), else per end, ``joint_friction <joint name>``...
+    :param names: the joints' and the actuators' names
+    :returns: per joint ``'j<index>'``, ``joint_coulomb_friction`` and
+        ``joint_viscous_friction``; per actuator ``'a<index>'``, the ``motor_`` keys
+    """
+    nj = tr.num_joints()
+    k = np.asarray(tr.joint_to_actuator({'velocity': np.eye(nj)})['velocity']).T   # K[i, j]
+    mapped = np.asarray(tr.actuator_to_joint({'velocity': act['velocity']})['velocity'])
+    link = np.where(np.isfinite(jnt['velocity']), jnt['velocity'], mapped)
+    sensor = jnt['effort']
+    through = np.asarray(tr.joint_to_actuator({'effort': sensor})['effort'])
+    sides = (
+        ('j', JOINT_SIDE, link, sensor, np.full(nj, threshold), 'joint_friction', names[0],
+         'joint torque measured (joint units)'),
+        ('a', MOTOR_SIDE, act['velocity'], act['effort'] - through,
+         threshold * np.abs(k).max(axis=1), 'motor_friction', names[1],
+         'effort less the torque measured (actuator units)'))
+    out = SplitFriction({}, {}, {})
+    for prefix, keys, v, y, fast, residual, labels, quantity in sides:
+        n = v.shape[1]
+        a = np.column_stack([derivative(t, v[:, m], seg) for m in range(n)])
+        pairs = [(p, q) for p in range(n) for q in range(p, n)]
+        unknowns = len(pairs) + 3 * n
+        rows = []
+        times: list[np.ndarray] = []
+        for m in range(n):
+            ok = (np.isfinite(y[:, m]) & np.isfinite(a).all(axis=1) & np.isfinite(v).all(axis=1)
+                  & (np.abs(v[:, m]) > fast[m]))
+            x = np.zeros((int(ok.sum()), unknowns))
+            for col, (p, q) in enumerate(pairs):
+                if m in (p, q):
+                    x[:, col] = a[ok, q if p == m else p]
+            x[:, len(pairs) + m] = np.sign(v[ok, m])
+            x[:, len(pairs) + n + m] = v[ok, m]
+            x[:, len(pairs) + 2 * n + m] = 1.0
+            rows.append((x, y[ok, m]))
+            times.append(t[ok])
+        count = min(len(r[1]) for r in rows)
+        fit = least_squares(np.vstack([x for x, _ in rows]),
+                            np.concatenate([r for _, r in rows])) \
+            if count >= unknowns + EXTRA_SAMPLES else None
+        for m in range(n):
+            end = f'{prefix}{m}'
+            found: dict[str, float] = {}
+            sigmas: dict[str, float] = {}
+            local: dict[str, str] = {}
+            if fit is None:
+                text = (f'never moved faster than {threshold:g} (joint units/s) long enough'
+                        if count < unknowns + EXTRA_SAMPLES else
+                        'the motion does not separate it from inertia and load')
+                local = {key: text + ': the split of the friction not identifiable'
+                         for key in keys}
+            else:
+                _put(keys[0], fit, len(pairs) + m, found, sigmas, local)
+                _put(keys[1], fit, len(pairs) + n + m, found, sigmas, local)
+            out.values[end], out.sigmas[end], out.not_excited[end] = found, sigmas, local
+        if fit is not None:
+            rms[residual] = fit.rms
+            _record(series, residual, labels, times, [r for _, r in rows], fit, quantity)
+    notes.append('a joint torque measured: friction split into the joint side (the torque '
+                 "measured against the link's motion, joint units) and the motor side (the "
+                 "actuator effort less the torque measured through the gear, the actuator's "
+                 'units)')
+    return out
 
 
 def _delay(t: np.ndarray, seg: np.ndarray, sent: dict[str, np.ndarray],
@@ -346,7 +509,8 @@ def command_delay(t: np.ndarray, seg: np.ndarray, command: np.ndarray,
 
 def _coupled(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
              jnt: dict[str, np.ndarray], threshold: float, ends: dict[str, dict[str, float]],
-             why: dict[str, str], rms: dict[str, float], notes: list[str]) -> None:
+             why: dict[str, str], rms: dict[str, float], notes: list[str],
+             series: dict[str, Series]) -> None:
     r"""
     Identify a square, linear coupled transmission's friction per joint and per actuator.
 
@@ -400,6 +564,8 @@ def _coupled(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray]
                            'side from the motor side')
         return
     rms['friction'] = fit.rms
+    _record(series, 'friction', rt.joint_names, [t[moving]] * n, [y for _, y in rows], fit,
+            'effort through the map (joint units)')
     columns = [(name, {'coulomb_friction': 2 * pairs + j,
                        'viscous_friction': pairs + inertia.index((j, j))})
                for j, name in enumerate(rt.joint_names)]
@@ -421,7 +587,7 @@ def _coupled(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray]
 def _torque_constant(unit: np.ndarray, reference: np.ndarray, v: np.ndarray, a: np.ndarray,
                      threshold: float, kt_urdf: float, values: dict[str, float],
                      sigmas: dict[str, float], why: dict[str, str], rms: dict[str, float],
-                     notes: list[str]) -> float:
+                     notes: list[str], t: np.ndarray, series: dict[str, Series]) -> float:
     r"""
     Return the torque constant: identified against a joint torque, else the URDF's (NaN: none).
 
@@ -447,14 +613,16 @@ def _torque_constant(unit: np.ndarray, reference: np.ndarray, v: np.ndarray, a: 
     values['torque_constant'], sigmas['torque_constant'] = float(fit.value[0]), \
         float(fit.sigma[0])
     rms['torque_constant'] = fit.rms
+    series['torque_constant'] = Series(t[ok], reference[ok], fit.fitted,
+                                       'joint torque measured (joint units)')
     notes.append('efforts are currents: the torque constant is fitted against the joint torque '
                  'measured, and the friction is in N m at that torque constant')
     return float(fit.value[0])
 
 
-def _friction(v: np.ndarray, a: np.ndarray, tau: np.ndarray, threshold: float,
+def _friction(t: np.ndarray, v: np.ndarray, a: np.ndarray, tau: np.ndarray, threshold: float,
               values: dict[str, float], sigmas: dict[str, float], why: dict[str, str],
-              rms: dict[str, float]) -> None:
+              rms: dict[str, float], series: dict[str, Series]) -> None:
     moving = np.abs(v) > threshold
     forwards, backwards = int(np.sum(v > threshold)), int(np.sum(v < -threshold))
     if moving.sum() < 4 + EXTRA_SAMPLES:
@@ -480,6 +648,8 @@ def _friction(v: np.ndarray, a: np.ndarray, tau: np.ndarray, threshold: float,
             why.setdefault(key, 'the motion does not separate it from inertia and load')
         return
     rms['friction'] = fit.rms
+    series['friction'] = Series(t[moving], tau[moving], fit.fitted,
+                                'effort through the map (joint units)')
     if 'viscous_friction' in why and 'coulomb_friction' in keys and 0 in keep:
         # one speed: sign(v) carries the friction at that speed, Coulomb and viscous together
         why['coulomb_friction'] = (
@@ -511,9 +681,9 @@ def _put(key: str, fit: LeastSquares, col: int, values: dict[str, float],
     sigmas[key] = sigma
 
 
-def _backlash(q: np.ndarray, v: np.ndarray, encoder: np.ndarray, threshold: float,
-              values: dict[str, float], sigmas: dict[str, float], why: dict[str, str],
-              rms: dict[str, float]) -> None:
+def _backlash(t: np.ndarray, q: np.ndarray, v: np.ndarray, encoder: np.ndarray,
+              threshold: float, values: dict[str, float], sigmas: dict[str, float],
+              why: dict[str, str], rms: dict[str, float], series: dict[str, Series]) -> None:
     r"""
     Identify the backlash (module doc).
 
@@ -532,7 +702,8 @@ def _backlash(q: np.ndarray, v: np.ndarray, encoder: np.ndarray, threshold: floa
     if min(np.sum(ok & (v > threshold)), np.sum(ok & (v < -threshold))) < EXTRA_SAMPLES:
         why['backlash'] = 'never reversed: no backlash'
         return
-    moving = e[ok & (np.abs(v) > threshold)]
+    used = ok & (np.abs(v) > threshold)
+    moving = e[used]
     low, low5, high5, high = np.percentile(moving, [1, 5, 95, 99])
     width = float(high - low)
     ends = (moving <= low5) | (moving >= high5)
@@ -543,6 +714,10 @@ def _backlash(q: np.ndarray, v: np.ndarray, encoder: np.ndarray, threshold: floa
                 1.2533 * float(np.std(near)) / np.sqrt(max(len(near), 1)))
     nearest = np.minimum(np.abs(moving - low), np.abs(moving - high))
     rms['backlash'] = float(np.sqrt(np.mean(nearest * nearest)))
+    # the model of a sample: the end of the band it is nearest
+    series['backlash'] = Series(t[used], moving,
+                                np.where(np.abs(moving - low) < np.abs(moving - high), low, high),
+                                'position through the map less the encoder (joint units)')
     values['backlash'] = width
     sigmas['backlash'] = sigma
 
@@ -550,7 +725,7 @@ def _backlash(q: np.ndarray, v: np.ndarray, encoder: np.ndarray, threshold: floa
 def _spring(tr: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
             jnt: dict[str, np.ndarray], threshold: float, values: dict[str, float],
             sigmas: dict[str, float], why: dict[str, str], rms: dict[str, float],
-            notes: list[str]) -> None:
+            notes: list[str], series: dict[str, Series]) -> None:
     n = float(tr.get_actuator_reduction()[0])
     delta = np.asarray(tr.deflection(act['position']))[:, 0]
     # the deflection's rate from the measured velocities, else the positions' derivative
@@ -568,6 +743,7 @@ def _spring(tr: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
         ok = np.isfinite(sensor) & np.isfinite(delta) & np.isfinite(rate)
         columns, keys = [delta[ok], rate[ok]], ['stiffness', 'damping']
         y = sensor[ok]
+        quantity = 'joint torque measured (joint units)'
         notes.append('spring fitted on the joint torque measured (joint effort)')
     else:
         tau = n * act['effort'][:, 0]
@@ -580,6 +756,7 @@ def _spring(tr: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
                    v[ok]]
         keys = ['stiffness', 'damping', '', 'coulomb_friction', 'viscous_friction']
         y = tau[ok]
+        quantity = 'motor effort through the gear (joint units)'
         notes.append('spring fitted on the motor effort through the gear (no joint torque '
                      'measured); the friction values are the motor side seen at the joint')
     fit = least_squares(np.column_stack(columns), y)
@@ -589,6 +766,7 @@ def _spring(tr: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
                 why[key] = 'the motion does not separate it from the other terms'
         return
     rms['spring'] = fit.rms
+    series['spring'] = Series(t[ok], y, fit.fitted, quantity)
     for col, key in enumerate(keys):
         if key:
             _put(key, fit, col, values, sigmas, why)

@@ -31,6 +31,12 @@ offsets start at 0 (a robot whose drivers report calibrated positions needs noth
 3. with ``homing``, a transmission with reference switches (:mod:`~.homing`) that steps 1 and 2
    left uncalibrated is homed; the offsets are then written to the calibration file.
 
+A transmission whose joints are read (step 2, joint side) whose motors are all named in
+``single_turn_motor_encoders`` keeps the offsets of step 1 and takes the whole motor turns from
+the joint readings (:meth:`~.integrity.EncoderPairs.turns`); once calibrated, every joint reading is compared
+with its motors (:meth:`Calibration.watch`): a disagreement makes it ``slipped``, not calibrated,
+with its offsets and the file left as they were (:mod:`~.integrity`).
+
 A transmission is *calibrated* when every step it needs is done.  A joint of an uncalibrated
 transmission is left out of ``joint_states`` and its commands are refused (unless
 ``require_calibration`` is false: then it is used with the offsets known so far); a transmission
@@ -49,10 +55,13 @@ from transmission_plugins.runtime.calibration_file import read_calibration_file
 from transmission_plugins.runtime.homing import check_homeable
 from transmission_plugins.runtime.homing import SwitchJoint
 from transmission_plugins.runtime.homing import TransmissionHoming
+from transmission_plugins.runtime.integrity import EncoderPairs
+from transmission_plugins.runtime.integrity import JOINT_RESOLUTION
+from transmission_plugins.runtime.integrity import MOTOR_RESOLUTION
+from transmission_plugins.runtime.integrity import TURN
+from transmission_plugins.runtime.integrity import turn_moves
 from transmission_plugins.runtime.topology import Topology
 
-#: one turn of a single-turn absolute encoder, in its units (rad)
-TURN = 2.0 * math.pi
 #: how far outside its limits an unwrapped reading may put a joint (rounding, a joint resting
 #: on its stop)
 UNWRAP_TOLERANCE = 1e-3
@@ -61,6 +70,9 @@ UNWRAP_TOLERANCE = 1e-3
 MAX_READING = 1e9
 #: the states of a calibrated transmission
 CALIBRATED = ('not_needed', 'file', 'absolute', 'homed')
+#: the states whose offsets go to the calibration file: a slipped transmission keeps the ones
+#: it had before it slipped
+STORED = ('file', 'absolute', 'homed', 'slipped')
 
 
 def absurd_readings(readings: np.ndarray, turns: np.ndarray, names: Sequence[str]) -> str:
@@ -94,6 +106,10 @@ class CalibrationSettings(NamedTuple):
     absolute_encoders: Sequence[str] = ()
     single_turn_encoders: Sequence[str] = ()
     require_calibration: bool = True
+    single_turn_motor_encoders: Sequence[str] = ()
+    integrity_tolerance: float = 0.0
+    joint_encoder_resolution: float = JOINT_RESOLUTION
+    motor_encoder_resolution: float = MOTOR_RESOLUTION
 
 
 class Calibration:
@@ -118,7 +134,7 @@ class Calibration:
         self.offset = np.zeros(na)
         groups = topology.groups
         #: per transmission: not_needed, file, absolute, homed, waiting_absolute,
-        #: homing_pending, homing or failed
+        #: homing_pending, homing, failed or slipped
         self.state: list[str] = ['not_needed'] * len(groups)
         #: per transmission, what the state message adds (a failure, the source)
         self.detail: list[str] = [''] * len(groups)
@@ -135,12 +151,24 @@ class Calibration:
         #: absolute readings per transmission: ``(side, names, readings or None)``
         self._absolute: dict[int, tuple[str, list[int], np.ndarray | None]] = {}
         self._plan_absolute()
+        #: the transmissions whose joints are read, compared with their motors
+        #: (:mod:`~.integrity`)
+        self.encoders = EncoderPairs(
+            robot, topology, {k: need for k, (side, need, _) in self._absolute.items()
+                              if side == 'joint'}, settings.integrity_tolerance,
+            settings.joint_encoder_resolution, settings.motor_encoder_resolution)
+        single_turn = self._plan_single_turn_motors()
+        #: per transmission re-zeroed from its stored offsets: those offsets
+        self._stored: dict[int, np.ndarray] = {}
         self.switch_names, self._switch_joint = self._plan_homing()
         if settings.calibration_file:
             offsets = read_calibration_file(settings.calibration_file, robot.robot_name,
                                             robot.actuator_names)
             if offsets is not None:
                 self._apply_file(offsets)
+        for k in single_turn:
+            if self.state[k] == 'file':
+                self._stored[k] = self.offset[topology.groups[k].actuators].copy()
         for k in self._absolute:
             if self.state[k] == 'not_needed' or self.state[k] == 'file':
                 self.state[k] = 'waiting_absolute'
@@ -218,11 +246,8 @@ class Calibration:
             raise TransmissionValueError('single_turn_encoders', single, 'actuators of linear '
                                          f'transmissions ({t.name!r} is nonlinear: its motor '
                                          'turns many times over the joint range)')
-        kmat = t.transmission.linear_map()[0]
         cols = [list(t.actuator_names).index(n) for n in single]
-        steps = np.array(np.meshgrid(*[np.arange(-20, 21)] * len(cols))).reshape(len(cols), -1).T
-        steps = steps[np.any(steps != 0, axis=1)]
-        moves = np.abs(steps @ kmat[:, cols].T * TURN)     # joint motion of each turn combination
+        moves = turn_moves(t.transmission.linear_map()[0], cols)
         with np.errstate(invalid='ignore'):
             inside = np.all(moves < width[None, :], axis=1)
         if inside.any():
@@ -233,6 +258,37 @@ class Calibration:
                 f'moves its joints by {np.round(one, 4).tolist()} per turn, within their ranges '
                 f'{np.round(width, 4).tolist()} (use a multi-turn reading or the calibration '
                 'file)')
+
+    def _plan_single_turn_motors(self) -> list[int]:
+        """Check ``single_turn_motor_encoders``; return the transmissions they re-zero."""
+        robot, names = self.robot, list(self.settings.single_turn_motor_encoders)
+        unknown = [n for n in names if n not in robot.actuator_index]
+        if unknown:
+            raise TransmissionValueError('single_turn_motor_encoders', unknown,
+                                         'actuator names of the robot')
+        read = [n for n in names if n in self.settings.absolute_encoders]
+        if read:
+            raise TransmissionValueError(
+                'single_turn_motor_encoders', read, 'motors whose position comes in '
+                'actuator_states, not in absolute_encoders (a single-turn reading on '
+                'absolute_positions is single_turn_encoders)')
+        by_group: dict[int, list[str]] = {}
+        for n in names:
+            by_group.setdefault(self._group_of('actuator', robot.actuator_index[n]),
+                                []).append(n)
+        for k, group in by_group.items():
+            t = self.topology.groups[k].transmission
+            if k not in self.encoders.watched:
+                raise TransmissionValueError(
+                    'single_turn_motor_encoders', group, 'motors of transmissions whose joints '
+                    f'are read (absolute_encoders naming the joints of {t.name!r} its map '
+                    'reads): the joint readings pick the turn')
+            if sorted(group) != sorted(t.actuator_names):
+                raise TransmissionValueError(
+                    'single_turn_motor_encoders', group, f'all the motors of transmission '
+                    f'{t.name!r} ({list(t.actuator_names)}): its offsets are stored together')
+            self.encoders.check_turns_unique(k, group)
+        return sorted(by_group)
 
     def _plan_homing(self) -> tuple[list[str], dict[str, int]]:
         """Set up homing; return the switch names accepted and switch name -> joint index."""
@@ -310,7 +366,7 @@ class Calibration:
         robot = self.robot
         out: dict[str, float] = {}
         for k, g in enumerate(self.topology.groups):
-            if self.state[k] in CALIBRATED and self.state[k] != 'not_needed':
+            if self.state[k] in STORED:
                 out.update((robot.actuator_names[a], float(self.offset[a])) for a in g.actuators)
         return out
 
@@ -350,6 +406,9 @@ class Calibration:
                                      f'of {names} put the joints outside their limits whatever '
                                      'the turn')
             return
+        if k in self._stored:
+            self._rezero(k, raw, theta)
+            return
         offset = raw[g.actuators] - theta
         if not np.isfinite(offset).all():   # never stored (doc/calibration.md)
             self._absolute_failed(k, f'the absolute readings {readings.tolist()} of {names} '
@@ -359,6 +418,77 @@ class Calibration:
         self.state[k], self.detail[k] = 'absolute', ', '.join(names)
         self.events.append(('info', f'transmission {g.transmission.name!r} calibrated from '
                                     f'absolute positions: offsets {self._offsets_text(k)}'))
+
+    def _rezero(self, k: int, raw: np.ndarray, predicted: np.ndarray) -> None:
+        """Re-zero transmission ``k``: its stored offsets, the turn from its joint readings."""
+        g = self.topology.groups[k]
+        names = [self.robot.actuator_names[a] for a in g.actuators]
+        stored = self._stored[k]
+        turns, residual = self.encoders.turns(k, predicted, raw[g.actuators] - stored)
+        tolerance = self.encoders.motor_tolerance(k)
+        with np.errstate(invalid='ignore'):
+            off = ~(np.abs(residual) <= tolerance)
+        if off.any():
+            self._absolute_failed(
+                k, f'the joint encoders put motors {names} at {np.round(predicted, 6).tolist()}'
+                   f', {np.round(residual, 6).tolist()} from the stored calibration plus whole '
+                   f'turns (tolerance {np.round(tolerance, 6).tolist()}): they moved by part of '
+                   'a turn since it was stored (a slipped belt, a lost calibration); home them '
+                   'or calibrate them again')
+            return
+        self.offset[g.actuators] = stored - TURN * turns
+        self.state[k] = 'file'
+        moved = ', '.join(f'{n} {int(x):+d}' for n, x in zip(names, turns))
+        self.detail[k] = (f'{self.settings.calibration_file}, the turn from the joint '
+                          f'encoders ({moved})')
+        self.events.append(('info', f'transmission {g.transmission.name!r} re-zeroed from the '
+                                    f'calibration file, turns from the joint encoders: {moved}; '
+                                    f'offsets {self._offsets_text(k)}'))
+
+    # ------------------------------------------------------------------ the integrity watch
+    def watch(self, index: np.ndarray, values: np.ndarray, theta: np.ndarray,
+              theta_dot: np.ndarray, fresh: np.ndarray, skew: np.ndarray) -> list[int]:
+        """
+        Compare joint readings with the motors of calibrated transmissions (:mod:`~.integrity`).
+
+        :param index: the ``absolute_encoders`` entries read, :param values: their readings
+        :param theta: every actuator's calibrated position, :param theta_dot: velocity
+        :param fresh: which actuator states are fresh, :param skew: their age, seconds
+        :returns: the transmissions found slipped now (state ``slipped``: their joints are not
+            calibrated any more; their offsets, and the stored calibration, stay as they were)
+        """
+        names = list(self.settings.absolute_encoders)
+        robot = self.robot
+        read: dict[int, dict[int, float]] = {}
+        for i, x in zip(index, values):
+            j = robot.joint_index.get(names[int(i)])
+            if j is not None:
+                k = self._group_of('joint', j)
+                if k in self.encoders.watched:
+                    read.setdefault(k, {})[j] = float(x)
+        slipped = []
+        for k, joints in read.items():
+            g = self.topology.groups[k]
+            if self.state[k] not in CALIBRATED or not fresh[g.actuators].all():
+                continue
+            found = self.encoders.compare(k, list(joints), np.array(list(joints.values())),
+                                          theta[g.actuators], theta_dot[g.actuators],
+                                          float(np.max(skew[g.actuators])))
+            if not self.encoders.check(k, found):
+                continue
+            detail = ', '.join(
+                f'{robot.joint_names[j]} reads {x:.6g}, its motors map to {x - d:.6g} '
+                f'({abs(d):.3g} apart, tolerance {e:.3g})' for j, x, d, e in
+                zip(found.joints.tolist(), joints.values(), found.difference, found.tolerance)
+                if not abs(d) <= e)
+            self.state[k] = 'slipped'
+            self.detail[k] = (f'{detail}: a slipped belt or pulley, skipped teeth or a lost '
+                              'calibration; its commands are refused until it is calibrated '
+                              'again (reconfigure the node)')
+            self.events.append(('error', f'transmission {g.transmission.name!r}: motor and '
+                                         f'joint encoders disagree: {self.detail[k]}'))
+            slipped.append(k)
+        return slipped
 
     def _absolute_failed(self, k: int, detail: str) -> None:
         """Fail transmission ``k``'s calibration from absolute readings (nothing is stored)."""

@@ -342,7 +342,8 @@ _CALIBRATION_WORDS = {
     'from absolute positions', 'homed': 'homed', 'waiting_absolute':
     'not calibrated: waiting for absolute positions', 'homing_pending':
     'not calibrated: homing starts when its actuator states arrive', 'homing':
-    'not calibrated: homing', 'failed': 'not calibrated: failed'}
+    'not calibrated: homing', 'failed': 'not calibrated: failed', 'slipped':
+    'not calibrated: motor and joint encoders disagree'}
 
 
 def calibration_diagnostics(hw: Any, records: list[DiagnosticRecord]
@@ -356,7 +357,7 @@ def calibration_diagnostics(hw: Any, records: list[DiagnosticRecord]
     cal = hw.calibration
     out = list(records)
     uncalibrated = cal.joint_uncalibrated()
-    failed = any(s == 'failed' for s in cal.state)
+    failed = any(s in ('failed', 'slipped') for s in cal.state)
     node = out[0]
     values = node.values + [
         ('uncalibrated_joints', str(int(np.count_nonzero(uncalibrated)))),
@@ -365,23 +366,40 @@ def calibration_diagnostics(hw: Any, records: list[DiagnosticRecord]
     level, message = node.level, node.message
     if uncalibrated.any() and level in (OK, WARN):
         words = (f'{int(np.count_nonzero(uncalibrated))} joints not calibrated ('
-                 + ('homing failed' if failed else 'calibrating') + ')')
+                 + ('motor and joint encoders disagree' if 'slipped' in cal.state else
+                    'homing failed' if failed else 'calibrating') + ')')
         level = ERROR if failed else WARN
         message = words if node.level == OK else f'{message}; {words}'
     out[0] = node._replace(level=level, message=message, values=values)
     for k, state in enumerate(cal.state):
         r = out[k + 1]
         words = _CALIBRATION_WORDS[state]
-        if cal.detail[k] and state in ('failed', 'file', 'absolute'):
+        if cal.detail[k] and state in ('failed', 'file', 'absolute', 'slipped'):
             words += f': {cal.detail[k]}'
         values = r.values + [('calibration', words)]
         offsets = cal.offset[hw.topology.groups[k].actuators]
         values.append(('offsets', ' '.join(f'{x:.9g}' for x in offsets)))
+        values += _encoder_values(cal.encoders, k)
         level, message = r.level, r.message
         if state not in ('not_needed', 'file', 'absolute', 'homed') and level != STALE:
-            level = ERROR if state == 'failed' else WARN
+            level = ERROR if state in ('failed', 'slipped') else WARN
             message = words
         out[k + 1] = r._replace(level=level, message=message, values=values)
+    return out
+
+
+def _encoder_values(encoders: Any, k: int) -> list[tuple[str, str]]:
+    """Return the integrity watch's key values of transmission ``k`` (none: not watched)."""
+    if k not in encoders.watched:
+        return []
+    found = encoders.latest[k]
+    out = [('encoder_glitches', str(encoders.glitches[k]))]
+    if found is not None:
+        names = encoders.robot.joint_names
+        out += [(f'{names[j]}.encoder_disagreement', f'{d:.6g}') for j, d in
+                zip(found.joints.tolist(), found.difference)]
+        out += [(f'{names[j]}.encoder_tolerance', f'{e:.6g}') for j, e in
+                zip(found.joints.tolist(), found.tolerance)]
     return out
 
 

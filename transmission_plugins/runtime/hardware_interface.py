@@ -214,11 +214,26 @@ class HardwareInterface(InterfaceCycle):
         """
         Store absolute encoder readings (``absolute_positions``, ``absolute_encoders`` names).
 
+        Joint readings of a calibrated transmission are compared with its motors
+        (:meth:`Calibration.watch`): a slip refuses its joints' commands and stops them.
+
         :raises InputRejected: the message is dropped (and counted)
         """
         idx, values = self._read('absolute_positions', self._position_only, self._absolutes,
                                  names, position, velocity, effort)
-        self.calibration.absolute(idx, values)
+        cal = self.calibration
+        cal.absolute(idx, values)
+        if not cal.encoders.watched:
+            return
+        now = self._arrival(received)
+        states = self.states
+        slipped = cal.watch(idx, values, states.state['position'], states.state['velocity'],
+                            states.fresh(now), now - states.state_time)
+        for k in slipped:   # stopped where they are, as a failed homing leaves them
+            active = self.topology.groups[k].active
+            self.commands.store(active, {'velocity': np.zeros(len(active))}, now)
+        if slipped:
+            self._apply_calibration()
 
     @staticmethod
     def _position_only(index: NameIndex, names: Sequence[str], position: Any, velocity: Any,

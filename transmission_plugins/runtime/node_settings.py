@@ -31,6 +31,8 @@ from transmission_plugins.runtime.calibration import CalibrationSettings
 from transmission_plugins.runtime.commands import TIMEOUT_ACTIONS
 from transmission_plugins.runtime.cycle import CycleSettings
 from transmission_plugins.runtime.drivetrain import EFFORT_UNITS
+from transmission_plugins.runtime.integrity import JOINT_RESOLUTION
+from transmission_plugins.runtime.integrity import MOTOR_RESOLUTION
 from transmission_plugins.runtime.messages import FIELDS
 from transmission_plugins.runtime.settings import AT_CONFIGURE
 from transmission_plugins.runtime.settings import AT_START
@@ -111,6 +113,23 @@ HARDWARE_INTERFACE = Declaration(HARDWARE_INTERFACE_NODE, [
     Setting('require_calibration', True, 'refuse commands to joints not calibrated yet and '
             'leave them out of joint_states; false: use them with the offsets known so far',
             applies=AT_CONFIGURE),
+    # motor and joint encoders (runtime/integrity.py, doc/calibration.md)
+    Setting('single_turn_motor_encoders', [], 'motors whose drivers report a single-turn '
+            'absolute position (right up to whole turns after a power cycle): at start their '
+            'calibration file offsets are kept and the turn is picked by the joint readings',
+            unique=True, applies=AT_CONFIGURE,
+            note='every motor of transmissions whose joints are in absolute_encoders'),
+    Setting('integrity_tolerance', 0.0, 'how far a joint reading on absolute_positions may be '
+            'from the joint position its motors give before the transmission is taken to have '
+            'slipped; 0: 4 counts of joint_encoder_resolution (plus, always, the motor '
+            'resolution, the backlash and the joint speed times the time between the two)',
+            unit='rad or m', low=0.0, high=1e3, applies=AT_CONFIGURE),
+    Setting('joint_encoder_resolution', JOINT_RESOLUTION, 'one count of the joint encoders '
+            'read on absolute_positions (default 12 bits per turn)', unit='rad or m',
+            low=1e-12, high=1.0, applies=AT_CONFIGURE),
+    Setting('motor_encoder_resolution', MOTOR_RESOLUTION, "one count of the motors' encoders "
+            '(default 14 bits per turn)', unit='rad or m', low=1e-12, high=1.0,
+            applies=AT_CONFIGURE),
     # the drivetrain (<motor>, <friction>: doc/drivetrain.md)
     Setting('actuator_effort_unit', 'torque', 'what the effort fields of actuator_states and '
             'actuator_commands hold: torque (N m or N at the actuator) or current (A; turned '
@@ -125,7 +144,9 @@ HARDWARE_INTERFACE = Declaration(HARDWARE_INTERFACE_NODE, [
 #: the hardware interface's parameters that the simulation interface does not have
 HARDWARE_ONLY = ('soft_limits', 'calibration_file', 'homing', 'homing_joints', 'homing_speed',
                  'homing_timeout', 'absolute_encoders', 'single_turn_encoders',
-                 'require_calibration', 'actuator_effort_unit', 'friction_compensation')
+                 'require_calibration', 'single_turn_motor_encoders', 'integrity_tolerance',
+                 'joint_encoder_resolution', 'motor_encoder_resolution', 'actuator_effort_unit',
+                 'friction_compensation')
 
 #: ``transmission_sim_interface``: the hardware interface's, read the other way (doc/simulation.md)
 SIM_INTERFACE = HARDWARE_INTERFACE.derived(SIM_INTERFACE_NODE, {
@@ -224,4 +245,8 @@ def calibration_settings(values: Mapping[str, Any]) -> CalibrationSettings:
         homing_timeout=float(values['homing_timeout']),
         absolute_encoders=list(values['absolute_encoders'] or []),
         single_turn_encoders=list(values['single_turn_encoders'] or []),
-        require_calibration=bool(values['require_calibration']))
+        require_calibration=bool(values['require_calibration']),
+        single_turn_motor_encoders=list(values['single_turn_motor_encoders'] or []),
+        integrity_tolerance=float(values['integrity_tolerance']),
+        joint_encoder_resolution=float(values['joint_encoder_resolution']),
+        motor_encoder_resolution=float(values['motor_encoder_resolution']))

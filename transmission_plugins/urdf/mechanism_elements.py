@@ -314,7 +314,7 @@ def series_elastic_from_info(cls: Callable[..., Transmission],
     for name in SPRING_ATTRIBUTES:
         text = spring.get(name)
         where = f'{path}/@{name}'
-        origins[name] = Origin(where, line)
+        origins[name] = Origin(where, line, given=text is not None)
         if text is None:
             continue
         if name in ('deflections', 'torques'):
@@ -329,3 +329,23 @@ def series_elastic_from_info(cls: Callable[..., Transmission],
             'deflections="..." and torques="..." (a measured table)', line)
     transmission = _build(cls, info, kwargs, origins)
     return TransmissionWiring(transmission, (joint.name,), (motor.name, encoder.name))
+
+
+def spring_origin(info: TransmissionInfo, name: str) -> Origin | str:
+    """
+    Return where the ``<spring>`` attribute ``name`` is read (or would be), or why not there.
+
+    A linear spring's ``stiffness`` and ``damping`` (``given`` False for one the text lacks:
+    written onto the ``<spring>``).  A measured table (``deflections``, ``torques``) is not a
+    place for a linear spring's values: the reason is returned.
+
+    :raises UrdfTransmissionError: the transmission has no single ``<spring>``
+    """
+    if name not in ('stiffness', 'damping'):
+        return f'{name!r} is not a number of a linear <{SPRING_TAG}> (stiffness, damping)'
+    spring = one_child(transmission_element(info), info.path, SPRING_TAG)
+    path = child_path(info.path, spring)
+    if any(spring.get(table) is not None for table in ('deflections', 'torques')):
+        return (f'the <{SPRING_TAG}> at {path} is a measured table (deflections, torques): '
+                "left as is, a linear spring's values do not replace it")
+    return Origin(f'{path}/@{name}', source_line(spring), given=spring.get(name) is not None)

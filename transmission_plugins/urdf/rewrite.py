@@ -25,8 +25,9 @@ PR2's under ``<transmission>``), the records' origins for the ends of other tran
 The element is found by the path and line recorded, not searched for; a value the text does
 not give is added where the reader would read it (in the dialect's spelling, indented like its
 siblings).  Drivetrain values (``friction:coulomb``...) are attributes: written in place, added
-to their element, or added with a new element on the joint or actuator.  The PR2 wrist has no
-offset element: such a change is returned as not written.
+to their element, or added with a new element on the joint or actuator; a series-elastic
+spring's stiffness and damping go to its ``<spring>`` (not onto a measured table).  The PR2
+wrist has no offset element: such a change is returned as not written.
 lxml keeps comments, attribute order and the text between elements; an expanded ``.xacro`` is
 written as the URDF it expands to.
 """
@@ -43,6 +44,8 @@ from transmission_plugins.urdf.dialects import parse_transmissions
 from transmission_plugins.urdf.dialects import SOURCE_ALL
 from transmission_plugins.urdf.drivetrain_elements import drivetrain_origin
 from transmission_plugins.urdf.elements import local_name
+from transmission_plugins.urdf.mechanism_elements import spring_origin
+from transmission_plugins.urdf.mechanism_elements import SPRING_TAG
 from transmission_plugins.urdf.pr2_elements import wrist_ends
 from transmission_plugins.urdf.readers import reduction_origin
 from transmission_plugins.urdf.readers import simple_reduction_source
@@ -52,6 +55,8 @@ from transmission_plugins.urdf.records import Origin
 from transmission_plugins.urdf.records import TransmissionInfo
 from transmission_plugins.urdf.vocabulary import OFFSET_TAG
 
+#: the transmission whose ``<spring>`` takes ``spring:stiffness`` and ``spring:damping``
+SERIES_ELASTIC = 'SeriesElasticTransmission'
 #: the PR2 wrist's elements, per parameter kind
 _WRIST_ENDS = {'actuator_reduction': ('rightActuator', 'leftActuator'),
                'joint_reduction': ('flexJoint', 'rollJoint')}
@@ -72,7 +77,9 @@ class Change(NamedTuple):
     kind: str
     #: ``actuator_reduction``, ``joint_reduction`` or ``joint_offset``; or a drivetrain
     #: attribute of the end, ``element:attribute`` (``friction:coulomb``, ``backlash:width``,
-    #: ``motor:torque_constant``...: :func:`~.drivetrain_elements.drivetrain_origin`)
+    #: ``motor:torque_constant``...: :func:`~.drivetrain_elements.drivetrain_origin`); or a
+    #: series-elastic transmission's ``spring:stiffness``, ``spring:damping``
+    #: (:func:`~.mechanism_elements.spring_origin`)
     parameter: str
     #: the actuator or joint the value belongs to
     end: str
@@ -116,6 +123,10 @@ def change_origin(info: TransmissionInfo, change: Change) -> Origin | str:
 
     :raises UrdfTransmissionError: the wrist's elements cannot be read
     """
+    if change.parameter.startswith(f'{SPRING_TAG}:'):   # a series-elastic spring's number
+        if change.kind != SERIES_ELASTIC:
+            return f'a <{SPRING_TAG}> belongs to a {SERIES_ELASTIC}, not a {change.kind}'
+        return spring_origin(info, change.parameter.partition(':')[2])
     if ':' in change.parameter:   # a drivetrain attribute, on the joint or actuator named
         named = [e for e in info.joints + info.actuators
                  if e.name == change.end and e.element is not None]

@@ -53,13 +53,15 @@ from transmission_plugins.tools.cli.identify_fleet import run_many
 from transmission_plugins.tools.data.bag_identify import DEFAULT_COMMAND_TOPIC
 from transmission_plugins.tools.data.bag_identify import identify_bag
 from transmission_plugins.tools.data.bag_identify import RecordedStates
+from transmission_plugins.tools.data.identify_plot import plot_identification
 from transmission_plugins.tools.data.progress import progress_bar
 from transmission_plugins.urdf.rewrite import Change
 
 COMMAND = 'identify'
 #: the keys of the report, in its order (doc/identification.md: units and sides)
-KEYS = ('coulomb_friction', 'viscous_friction', 'backlash', 'stiffness', 'damping',
-        'torque_constant', 'delay')
+KEYS = ('coulomb_friction', 'viscous_friction', 'joint_coulomb_friction',
+        'joint_viscous_friction', 'motor_coulomb_friction', 'motor_viscous_friction', 'backlash',
+        'stiffness', 'damping', 'torque_constant', 'delay')
 #: a value is written when it differs from the URDF's by more than this many sigmas
 WRITE_SIGMAS = 3.0
 
@@ -91,6 +93,9 @@ def add_parser(sub: Any) -> None:
                    default=SPEED_THRESHOLD, metavar='V',
                    help='joint speed (rad/s or m/s) above which a sample counts as moving '
                         f'(default {SPEED_THRESHOLD:g})')
+    p.add_argument('--plot', metavar='OUT', default=None,
+                   help='draw every fit, measured and modelled over time and their residual, '
+                        'one panel per transmission, to OUT (.svg, .png, .pdf)')
     p.add_argument('--current', action='store_true',
                    help="the actuator states' effort fields are motor currents (A), as with the "
                         "hardware interface's actuator_effort_unit: current; the torque "
@@ -105,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     if len(args.bag) > 1 or is_folder_of_bags(args.bag[0]):
         return run_many(args)
     args.bag = args.bag[0]
-    refused = refuse_outputs(COMMAND, [(args.write_urdf, 'the URDF')], [args.urdf, args.bag])
+    refused = refuse_outputs(COMMAND, [(args.write_urdf, 'the URDF'), (args.plot, 'the plot')],
+                             [args.urdf, args.bag])
     if refused is not None:
         return refused
     robot = load_or_report(args, COMMAND)
@@ -117,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
                                         args.max_samples, args.speed_threshold, args.current,
                                         bar.update, args.command_topic)
         written = write_urdf(args, robot, fits)
+        if args.plot:
+            plot_identification(fits, args.plot)
+            written['plot'] = args.plot
     except LOAD_ERRORS as e:
         return error(COMMAND, describe(e, args))
     if args.json:
@@ -149,11 +158,14 @@ def urdf_changes(robot: RobotTransmissions,
     """
     Return the values to write and, in words, those not written.
 
-    Friction: the lumped values less the URDF's motor-side friction seen at the joint go to the
-    joint's ``<friction>`` (the motor side as the URDF gives it); a series-elastic
+    Friction: split at a joint torque sensor, each side to its ``<friction>`` (the joint's in
+    joint units, the actuator's in its units); else the lumped values less the URDF's
+    motor-side friction seen at the joint go to the joint's ``<friction>`` (the motor side as
+    the URDF gives it); a series-elastic
     transmission's friction is its motor's, written to the motor's ``<friction>`` in its units.
     Backlash to the joint's ``<backlash>``; a torque constant to the first actuator's
-    ``<motor>``.  Springs are not written by this version.
+    ``<motor>``; a series-elastic spring's stiffness and damping to its ``<spring>`` (a
+    measured table is left as is: the rewriter says so).
     """
     changes, not_written = [], []
     drive = robot.drivetrain
@@ -163,12 +175,13 @@ def urdf_changes(robot: RobotTransmissions,
         tr = rt.transmission
 
         def change(parameter: str, end: str, value: float, sigma: float, urdf: float) -> None:
-            if abs(value - urdf) <= WRITE_SIGMAS * sigma:
+            written = shortest_within(value, sigma)
+            # the URDF's value again, to the digits the fit supports: nothing to change
+            if abs(value - urdf) <= WRITE_SIGMAS * sigma or written == urdf:
                 return
             changes.append(Change(rt.name, info.line if info is not None else None,
                                   info.dialect if info is not None else '',
-                                  type(tr).__name__, parameter, end,
-                                  shortest_within(value, sigma)))
+                                  type(tr).__name__, parameter, end, written))
 
         if 'torque_constant' in fit.values:
             first = rt.actuator_names[0]
@@ -187,9 +200,12 @@ def urdf_changes(robot: RobotTransmissions,
                     change(f'friction:{attribute}', motor, fit.values[key] / scale,
                            fit.sigmas[key] / scale,
                            float(getattr(drive.actuator_friction, attribute)[i]))
-            not_written += [f'{fit.name}: {key} {fit.values[key]:.6g} (the <spring> is not '
-                            'rewritten by this version: edit it by hand)'
-                            for key in ('stiffness', 'damping') if key in fit.values]
+            urdf = {'stiffness': sea.stiffness(), 'damping': sea.damping()}
+            for key in ('stiffness', 'damping'):
+                if key in fit.values:
+                    # a table spring has no stiffness: the rewriter says it is left as is
+                    change(f'spring:{key}', rt.joint_names[0], fit.values[key],
+                           fit.sigmas[key], math.nan if urdf[key] is None else urdf[key])
             continue
         if fit.joints or fit.actuators:
             _coupled_changes(robot, rt, fit, change)
@@ -201,12 +217,20 @@ def urdf_changes(robot: RobotTransmissions,
         i = robot.actuator_index[rt.actuator_names[0]]
         seen = _seen_at_joint(tr, float(drive.actuator_friction.coulomb[i]),
                               float(drive.actuator_friction.viscous[i]))
-        for k, (key, attribute) in enumerate((('coulomb_friction', 'coulomb'),
-                                              ('viscous_friction', 'viscous'))):
-            if key in fit.values:
+        for k, attribute in enumerate(('coulomb', 'viscous')):
+            key = f'{attribute}_friction'
+            if f'joint_{key}' in fit.values:   # split at a joint torque sensor: each side
+                change(f'friction:{attribute}', joint, max(fit.values[f'joint_{key}'], 0.0),
+                       fit.sigmas[f'joint_{key}'],
+                       float(getattr(drive.joint_friction, attribute)[j]))
+            elif key in fit.values:
                 change(f'friction:{attribute}', joint, max(fit.values[key] - seen[k], 0.0),
                        fit.sigmas[key],
                        float(getattr(drive.joint_friction, attribute)[j]))
+            if f'motor_{key}' in fit.values:
+                change(f'friction:{attribute}', rt.actuator_names[0],
+                       max(fit.values[f'motor_{key}'], 0.0), fit.sigmas[f'motor_{key}'],
+                       float(getattr(drive.actuator_friction, attribute)[i]))
         if 'backlash' in fit.values:
             if drive.actuator_backlash[i] > 0.0:
                 not_written.append(f'{fit.name}: backlash {fit.values["backlash"]:.6g} (the '
@@ -220,9 +244,10 @@ def urdf_changes(robot: RobotTransmissions,
 def _coupled_changes(robot: RobotTransmissions, rt: Any, fit: DrivetrainFit,
                      change: Any) -> None:
     r"""
-    Add a coupled transmission's friction: Coulomb per joint and per actuator as identified.
+    Add a coupled transmission's friction: each side's as split at a joint torque sensor.
 
-    Viscous: each joint's lumped value less the URDF's motor side seen at it,
+    Else Coulomb per joint and per actuator as the coupling tells them apart, and viscous per
+    joint, its lumped value less the URDF's motor side seen at it,
     :math:`(K^T \operatorname{diag}(b_i) K)_{jj}`.
     """
     drive = robot.drivetrain
@@ -235,20 +260,25 @@ def _coupled_changes(robot: RobotTransmissions, rt: Any, fit: DrivetrainFit,
     for j, joint in enumerate(rt.joint_names):
         found = fit.joints.get(joint, {})
         index = robot.joint_index[joint]
-        if 'coulomb_friction' in found:
-            change('friction:coulomb', joint, max(found['coulomb_friction'], 0.0),
-                   found['coulomb_friction_sigma'],
-                   float(drive.joint_friction.coulomb[index]))
-        if 'viscous_friction' in found:
-            change('friction:viscous', joint, max(found['viscous_friction'] - motor[j], 0.0),
-                   found['viscous_friction_sigma'],
-                   float(drive.joint_friction.viscous[index]))
+        for attribute, lumped in (('coulomb', 0.0), ('viscous', motor[j])):
+            # split at a joint torque sensor: its joint side; else the coupling's
+            key = next((k for k in (f'joint_{attribute}_friction', f'{attribute}_friction')
+                        if k in found), None)
+            if key is not None:
+                less = 0.0 if key.startswith('joint_') else lumped
+                change(f'friction:{attribute}', joint, max(found[key] - less, 0.0),
+                       found[f'{key}_sigma'],
+                       float(getattr(drive.joint_friction, attribute)[index]))
     for actuator in rt.actuator_names:
         found = fit.actuators.get(actuator, {})
-        if 'coulomb_friction' in found:
-            change('friction:coulomb', actuator, max(found['coulomb_friction'], 0.0),
-                   found['coulomb_friction_sigma'],
-                   float(drive.actuator_friction.coulomb[robot.actuator_index[actuator]]))
+        index = robot.actuator_index[actuator]
+        for attribute in ('coulomb', 'viscous'):
+            key = next((k for k in (f'motor_{attribute}_friction', f'{attribute}_friction')
+                        if k in found), None)
+            if key is not None:
+                change(f'friction:{attribute}', actuator, max(found[key], 0.0),
+                       found[f'{key}_sigma'],
+                       float(getattr(drive.actuator_friction, attribute)[index]))
 
 
 def _number(x: float) -> str:
@@ -267,14 +297,14 @@ def report(states: RecordedStates, fits: list[DrivetrainFit], written: dict[str,
                      + (f'; residual RMS {residuals}' if residuals else ''))
         for key in KEYS:
             if key in fit.values:
-                lines.append(f'    {key:<17} {_number(fit.values[key]):>11} +- '
+                lines.append(f'    {key:<22} {_number(fit.values[key]):>11} +- '
                              f'{fit.sigmas[key]:.2g}')
         for end, found in {**fit.joints, **fit.actuators}.items():
             lines.append(f'    {end}: ' + ', '.join(
                 f'{key} {_number(value)} +- {found[key + "_sigma"]:.2g}'
                 for key, value in found.items() if not key.endswith('_sigma')))
         for key, why in fit.not_excited.items():
-            lines.append(f'    {key:<17} not excited: {why}')
+            lines.append(f'    {key:<22} not excited: {why}')
         lines += [f'    note: {note}' for note in fit.notes]
     if r.undecodable:
         lines.append(f'warning: {r.undecodable} messages are not a JointState (left out)')
@@ -282,6 +312,8 @@ def report(states: RecordedStates, fits: list[DrivetrainFit], written: dict[str,
         w = written['urdf']
         lines.append(f'wrote {w["path"]} ({w["changed"]} values changed)')
         lines += [f'  not written: {why}' for why in w['not_written']]
+    if 'plot' in written:
+        lines.append(f'plotted {written["plot"]}')
     return '\n'.join(lines)
 
 

@@ -168,9 +168,11 @@ def default_jobs() -> int:
 
 def run_many(args: argparse.Namespace) -> int:
     """Identify every bag of ``args.bag`` in parallel; print the reports and the summary."""
-    if args.write_urdf:
-        return error(COMMAND, '--write-urdf writes the URDF corrected from one bag: give one '
-                              'bag, not several or a folder')
+    for option, given in (('--write-urdf', args.write_urdf),
+                          ('--plot', getattr(args, 'plot', None))):
+        if given:
+            return error(COMMAND, f'{option} writes what one bag gives: give one bag, not '
+                                  'several or a folder')
     try:
         bags = find_bags(args.bag)
         urdf = read_urdf_text(args.urdf, xacro_mappings(getattr(args, 'xacro_args', None)))
@@ -218,11 +220,6 @@ def run_many(args: argparse.Namespace) -> int:
     return EXIT_ERROR if failed else EXIT_OK
 
 
-#: the keys of the summary, in the report's order
-SUMMARY_KEYS = ('coulomb_friction', 'viscous_friction', 'backlash', 'stiffness', 'damping',
-                'torque_constant', 'delay')
-
-
 def _cell(entry: Mapping[str, Any], key: str) -> str:
     value, sigma = entry.get(key), entry.get(f'{key}_sigma')
     if value is None:
@@ -248,7 +245,8 @@ def summary(bags: Sequence[str], results: Mapping[str, Mapping[str, Any]],
             for side in ('joints', 'actuators'):
                 rows += [(bag, f'{name}: {end}', found, '')
                          for end, found in entry.get(side, {}).items()]
-    keys = [k for k in SUMMARY_KEYS if any(k in entry for _, _, entry, _ in rows)]
+    from transmission_plugins.tools.cli.identify import KEYS   # the report's order
+    keys = [k for k in KEYS if any(k in entry for _, _, entry, _ in rows)]
     table = [['bag', 'transmission', *keys, 'not excited']]
     table += [[bag, name, *(_cell(entry, k) for k in keys), quiet]
               for bag, name, entry, quiet in rows]

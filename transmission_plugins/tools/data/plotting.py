@@ -254,20 +254,26 @@ def _plot_spring(plt: Any, robot: RobotTransmissions, t: RobotTransmission,
     return fig
 
 
-def save_figure(plt: Any, fig: Any, path: str, what: str) -> None:
+def save_figure(plt: Any, fig: Any, path: str, what: str, tight: bool = True) -> None:
     """
     Save ``fig`` to ``path`` (type from the suffix, PNG without one) and close it.
+
+    ``tight``: lay it out tightly first (False: a figure with its own layout, subfigures).
 
     The file is written whole or not at all (:func:`~.output_file.output_file`).
 
     :raises TransmissionFileError: the file cannot be written
     :raises TransmissionValueError: a file type matplotlib cannot write
     """
-    fig.tight_layout()
+    if tight:
+        fig.tight_layout()
     kind = os.path.splitext(path)[1][1:].lower() or None
+    # the same figure makes the same file: no date, fixed SVG ids
+    metadata = {'svg': {'Date': None}, 'pdf': {'CreationDate': None}}.get(kind or '')
     try:
-        with output_file(path, 'the plot') as stream:
-            fig.savefig(stream, dpi=100, format=kind)
+        with output_file(path, 'the plot') as stream, plt.rc_context(
+                {'svg.hashsalt': 'transmission_plugins'}):
+            fig.savefig(stream, dpi=100, format=kind, metadata=metadata)
     except ValueError as e:  # matplotlib: unsupported file type
         raise TransmissionValueError('path', str(path), f'a file type matplotlib can write '
                                      f'({e})', what) from e

@@ -232,15 +232,23 @@ def describe(e: BaseException, args: argparse.Namespace, loading: bool = False) 
 
 
 def add_recording_arguments(parser: argparse.ArgumentParser, *, actuators: str, joints: str,
-                            corrected: str) -> None:
+                            corrected: str, several: bool = False) -> None:
     """
     Add the arguments of a verb that reads a recording and may correct the URDF.
 
     ``BAG``, ``--actuator-topic``, ``--joint-topic``, ``--write-urdf``, ``--json`` and
     ``--max-samples`` (``calibrate`` and ``identify``); the texts say what each verb reads on
     each topic and writes into the URDF.
+
+    :param several: ``BAG...``: one or more bags or folders of bags (a list)
     """
-    parser.add_argument('bag', metavar='BAG', help='rosbag2 bag: directory, .mcap or .db3 file')
+    if several:
+        parser.add_argument('bag', metavar='BAG', nargs='+',
+                            help='rosbag2 bag (directory, .mcap or .db3 file), or a folder of '
+                                 'bags; several are identified in parallel (--jobs)')
+    else:
+        parser.add_argument('bag', metavar='BAG',
+                            help='rosbag2 bag: directory, .mcap or .db3 file')
     parser.add_argument('--actuator-topic', default=DEFAULT_ACTUATOR_TOPIC, metavar='T',
                         help=f'sensor_msgs/JointState topic of {actuators} (default '
                              f'{DEFAULT_ACTUATOR_TOPIC})')

@@ -15,6 +15,8 @@
 """
 ``transmission_plugins identify URDF BAG``: the drivetrain of each transmission from a recording.
 
+Several bags, or a folder of them, go to :mod:`~.identify_fleet` (in parallel).
+
 Reads the actuator and joint states of a bag (:mod:`~transmission_plugins.tools.data.bag_identify`,
 paired as ``calibrate`` pairs them), identifies friction, backlash and series-elastic springs
 (:mod:`~transmission_plugins.robot.drivetrain_identification`) and writes a corrected URDF
@@ -46,6 +48,8 @@ from transmission_plugins.tools.cli.common import positive_number
 from transmission_plugins.tools.cli.common import PROG
 from transmission_plugins.tools.cli.common import refuse_outputs
 from transmission_plugins.tools.cli.common import write_corrected_urdf
+from transmission_plugins.tools.cli.identify_fleet import is_folder_of_bags
+from transmission_plugins.tools.cli.identify_fleet import run_many
 from transmission_plugins.tools.data.bag_identify import DEFAULT_COMMAND_TOPIC
 from transmission_plugins.tools.data.bag_identify import identify_bag
 from transmission_plugins.tools.data.bag_identify import RecordedStates
@@ -77,7 +81,10 @@ def add_parser(sub: Any) -> None:
     add_recording_arguments(
         p, actuators='the actuator states',
         joints='the joint encoders (and joint torque sensors)',
-        corrected='the identified drivetrain values')
+        corrected='the identified drivetrain values', several=True)
+    p.add_argument('--jobs', type=positive_number(int, 'an integer'), default=None, metavar='N',
+                   help='bags identified at once, each in its own process, when several are '
+                        'given (default: one per core)')
     p.add_argument('--command-topic', default=DEFAULT_COMMAND_TOPIC, metavar='T',
                    help='sensor_msgs/JointState topic of the actuator commands: when the bag '
                         'has it, the delay from command to state is identified (default '
@@ -100,6 +107,9 @@ def add_parser(sub: Any) -> None:
 @interruptible
 def run(args: argparse.Namespace) -> int:
     """Identify the drivetrain; print it; write the URDF asked for."""
+    if len(args.bag) > 1 or is_folder_of_bags(args.bag[0]):
+        return run_many(args)
+    args.bag = args.bag[0]
     refused = refuse_outputs(COMMAND, [(args.write_urdf, 'the URDF'), (args.plot, 'the plot')],
                              [args.urdf, args.bag])
     if refused is not None:

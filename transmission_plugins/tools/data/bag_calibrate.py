@@ -19,13 +19,15 @@ Two ``sensor_msgs/JointState`` topics of a rosbag2 bag: the actuators' positions
 independent measurements of the joints (not the hardware interface's output, which is computed
 from the URDF under test), paired and read as doc/calibration.md ("How it works") says, into one
 :class:`~transmission_plugins.robot.identification.Samples` per transmission.  A long bag is read
-in up to :data:`WINDOWS` time windows found through the storage's index; a message that is not a
-JointState is counted and left out.
+in up to :data:`WINDOWS` time windows found through the storage's index.  The messages of each
+topic are decoded together, :data:`BATCH` at a time
+(:func:`~.joint_state_messages.decode_batch`: no Python step per message beyond the bag's own
+reading); a message that is not a JointState is counted and left out.
 
 ``max_samples`` bounds the work and the memory whatever the bag holds: the windows are sized so
 that neither topic has more than ``max_samples`` messages decoded (a dense actuator topic beside
 sparse joint measurements was read in full), and reading stops at that count on either topic
-whatever the bag's metadata declares.
+whatever the bag's metadata declares (a message read counts, decodable or not).
 """
 
 from typing import Any
@@ -42,10 +44,8 @@ from transmission_plugins.tools.data.bag_io import BagReader
 from transmission_plugins.tools.data.bag_io import BagTopicError
 from transmission_plugins.tools.data.bag_io import JOINT_STATE
 from transmission_plugins.tools.data.bag_io import topic_matches
-from transmission_plugins.tools.data.joint_state_batch import Rejected
-from transmission_plugins.tools.data.joint_state_messages import decode
-from transmission_plugins.tools.data.joint_state_messages import fields
-from transmission_plugins.tools.data.joint_state_messages import stamp
+from transmission_plugins.tools.data.joint_state_messages import decode_batch
+from transmission_plugins.tools.data.joint_state_messages import JointStateBatch
 
 DEFAULT_ACTUATOR_TOPIC = 'actuator_states'
 DEFAULT_JOINT_TOPIC = 'joint_states'
@@ -57,6 +57,8 @@ WINDOWS = 100
 PER_WINDOW = 50
 #: no pair across a gap of more than this many actuator periods
 MAX_GAP = 5.0
+#: messages of a topic decoded together (:func:`~.decode_batch`; the memory of their bytes)
+BATCH = 4096
 
 
 class CalibrationSamples(NamedTuple):
@@ -89,38 +91,46 @@ class _Topic:
     def __init__(self, names: Sequence[str]) -> None:
         self.index = {n: i for i, n in enumerate(names)}
         self.width = len(names)
-        self.times: list[int] = []
+        self.times: list[np.ndarray] = []
+        self.order: list[np.ndarray] = []
         self.rows: list[np.ndarray] = []
         self.seen: set[str] = set()
         self._plans: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
 
-    def add(self, time: int, names: Sequence[str], position: np.ndarray,
-            velocity: np.ndarray, effort: np.ndarray) -> None:
-        if not len(names) or all(len(f) != len(names) for f in (position, velocity, effort)):
+    def add(self, received: np.ndarray, batch: JointStateBatch, order: np.ndarray) -> None:
+        """
+        Add a batch of decoded messages: times their stamps, else ``received`` (ns).
+
+        :param order: the messages' places in the bag (ties in time keep it)
+        """
+        names = batch.names
+        values = (batch.position, batch.velocity, batch.effort)
+        if not names or all(v.shape[1] != len(names) for v in values):
             return
-        key = tuple(names)
-        plan = self._plans.get(key)
+        plan = self._plans.get(names)
         if plan is None:
             keep = [k for k, n in enumerate(names) if n in self.index]
             plan = (np.array(keep, dtype=np.intp),
                     np.array([self.index[names[k]] for k in keep], dtype=np.intp))
-            self._plans[key] = plan
+            self._plans[names] = plan
             self.seen.update(names[k] for k in keep)
-        row = np.full(3 * self.width, np.nan)
-        for k, values in ((0, position), (1, velocity), (2, effort)):
-            if len(values) == len(names):
-                row[plan[1] + k * self.width] = values[plan[0]]
-        self.times.append(time)
-        self.rows.append(row)
+        rows = np.full((len(batch.places), 3 * self.width), np.nan)
+        for k, v in enumerate(values):
+            if v.shape[1] == len(names):
+                rows[:, plan[1] + k * self.width] = v[:, plan[0]]
+        stamps = batch.stamp
+        self.times.append(np.where(stamps != 0, stamps, received[batch.places]))
+        self.order.append(order[batch.places])
+        self.rows.append(rows)
 
     def take(self) -> tuple[np.ndarray, np.ndarray]:
         """Return the times (s, sorted) and rows collected since the last call; forget them."""
         if not self.rows:
             return np.zeros(0), np.zeros((0, 3 * self.width))
-        t = np.array(self.times, dtype=np.float64) * 1e-9
+        t = np.concatenate(self.times).astype(np.float64) * 1e-9
         rows = np.vstack(self.rows)
-        order = np.argsort(t, kind='stable')
-        self.times, self.rows = [], []
+        order = np.lexsort((np.concatenate(self.order), t))
+        self.times, self.order, self.rows = [], [], []
         return t[order], rows[order]
 
 
@@ -217,40 +227,55 @@ def read_paired(robot: RobotTransmissions, path: str, actuator_topic: str, joint
         joints = _Topic(robot.joint_names)
         commands = _Topic(robot.actuator_names) if command is not None else None
         counts = {'act': 0, 'joint': 0, 'pairs': 0, 'undecodable': 0, 'commands': 0}
+        topics = {act.id: (actuators, 'act'), joint.id: (joints, 'joint')}
+        if commands is not None and command is not None:
+            topics[command.id] = (commands, 'commands')
+        read_count = dict.fromkeys(topics, 0)
+        # per topic, the messages read and not yet decoded: bytes, receive time, place in the bag
+        pending: dict[int, tuple[list[Any], list[int], list[int]]] = {
+            c: ([], [], []) for c in topics}
+        seen = 0
 
-        def capped() -> bool:
-            return (counts['act'] >= max_samples or counts['joint'] >= max_samples
-                    or counts['commands'] >= max_samples
-                    or counts['act'] + counts['joint'] + counts['undecodable'] >= 2 * max_samples)
+        def flush(connection: int) -> None:
+            """Decode the messages of a topic read since the last call (module doc)."""
+            raws, received, places = pending[connection]
+            if not raws:
+                return
+            topic, key = topics[connection]
+            batches, rejected = decode_batch(raws)
+            counts['undecodable'] += len(rejected)
+            counts[key] += len(raws) - len(rejected)
+            times = np.array(received, dtype=np.int64)
+            order = np.array(places, dtype=np.int64)
+            for batch in batches:
+                topic.add(times, batch, order)
+            pending[connection] = ([], [], [])
 
+        full = False
         for index, window in enumerate(windows or [(start, end)]):
-            if capped():
+            if full:
                 break
             messages = (reader.messages_between(read, *window) if windows
                         else reader.messages(read))
             done = 0
             for connection, received, raw in messages:
-                if capped():
+                if full:
                     break   # the cap, whatever the metadata said (module doc)
+                cid = connection.id
+                read_count[cid] += 1
+                full = read_count[cid] >= max_samples
                 done += 1
                 if progress is not None and done % 1000 == 0:
                     progress(1000)
-                msg = decode(raw)
-                if isinstance(msg, Rejected):
-                    counts['undecodable'] += 1
-                    continue
-                names, position, velocity, effort = fields(msg)
-                time = stamp(msg) or received
-                if connection.id == act.id:
-                    counts['act'] += 1
-                    actuators.add(time, names, position, velocity, effort)
-                elif commands is not None and command is not None \
-                        and connection.id == command.id:
-                    counts['commands'] += 1
-                    commands.add(time, names, position, velocity, effort)
-                else:
-                    counts['joint'] += 1
-                    joints.add(time, names, position, velocity, effort)
+                raws, times, places = pending[cid]
+                raws.append(raw)
+                times.append(received)
+                places.append(seen)
+                seen += 1
+                if len(raws) >= BATCH:
+                    flush(cid)
+            for cid in topics:
+                flush(cid)
             if progress is not None:
                 progress(done % 1000)
             counts['pairs'] += _pair(index, actuators, joints, commands, consume)

@@ -13,10 +13,14 @@
 # limitations under the License.
 
 """
-Recorded ``sensor_msgs/JointState`` messages to and from their bytes (CDR), through rclpy.
+Recorded ``sensor_msgs/JointState`` messages to and from their bytes (CDR).
 
-rclpy's own serialization (no ``rclpy.init`` needed) reads and writes the messages of a bag, so
-the bag tools hold exactly what a ROS 2 node would send or receive.
+rclpy's own serialization (no ``rclpy.init`` needed) reads and writes single messages of a bag,
+so the bag tools hold exactly what a ROS 2 node would send or receive.  The many messages that
+``calibrate`` and ``identify`` read are decoded together by :func:`decode_batch`: the bytes of
+the messages that share a layout (byte order, frame, names, field sizes) are one array, read by
+numpy without a Python step per message; a message that is not a JointState is rejected with
+what is wrong in it.
 
 One correction: ``serialize_message`` (Fast CDR through the rmw) returns a buffer up to 8
 bytes longer than the message when a field is empty, and strict CDR readers such as
@@ -28,8 +32,10 @@ import array
 import contextlib
 import functools
 import os
+import struct
 from typing import Any
 from typing import Iterator
+from typing import NamedTuple
 from typing import Sequence
 
 import numpy as np
@@ -145,3 +151,163 @@ def encode(header: Any, converted: Converted) -> bytes:
     length = cdr_length(msg.header.frame_id, tuple(msg.name),
                         (len(msg.position), len(msg.velocity), len(msg.effort)))
     return bytes(serialize(msg))[:length]
+
+
+class JointStateBatch(NamedTuple):
+    """Decoded messages of one layout (:func:`decode_batch`): one frame, names, field sizes."""
+
+    #: the messages' places in the list decoded
+    places: np.ndarray
+    frame_id: str
+    names: tuple[str, ...]
+    #: header stamps (ns), ``(m,)`` int64
+    stamp: np.ndarray
+    #: ``(m, values)`` float64 each, ``values`` 0 when the field is empty
+    position: np.ndarray
+    velocity: np.ndarray
+    effort: np.ndarray
+
+
+class _Malformed(ValueError):
+    """The bytes are not a JointState in CDR (the message says where)."""
+
+
+class _Layout(NamedTuple):
+    frame_id: str
+    names: tuple[str, ...]
+    #: ``(offset, count)`` of the position, velocity and effort values
+    fields: tuple[tuple[int, int], ...]
+    #: the byte ranges ``(start, stop)`` every message of this layout has equal (all but the
+    #: stamp, the padding and the values)
+    fixed: tuple[tuple[int, int], ...]
+    #: numpy's byte order of the values
+    order: str
+
+
+def _layout(raw: bytes) -> _Layout:
+    """
+    Return the layout of one JointState in CDR (either byte order; offsets from byte 4 aligned).
+
+    Strings as Fast CDR reads them: a length (with the NUL), the bytes; trailing bytes after the
+    effort values are padding (a serializer adds up to 8).
+
+    :raises _Malformed: not a JointState
+    """
+    size = len(raw)
+    if size < 16 or raw[0] != 0 or raw[1] not in (0, 1):
+        raise _Malformed('no plain CDR header')
+    order = '<' if raw[1] else '>'
+    word = struct.Struct(order + 'I')
+    fixed = [[0, 4]]
+
+    def keep(start: int, stop: int) -> None:
+        if fixed[-1][1] == start:
+            fixed[-1][1] = stop
+        else:
+            fixed.append([start, stop])
+
+    def length(at: int) -> tuple[int, int]:
+        at = _align(at - 4, 4) + 4
+        if at + 4 > size:
+            raise _Malformed(f'ends at byte {size}, inside a length')
+        keep(at, at + 4)
+        return at + 4, word.unpack_from(raw, at)[0]
+
+    def string(at: int) -> tuple[int, str]:
+        at, n = length(at)
+        if n > size - at:
+            raise _Malformed(f'a string of {n} bytes at byte {at} past the end ({size})')
+        keep(at, at + n)
+        text = raw[at:at + n]
+        try:
+            return at + n, text[:-1 if n and text[-1] == 0 else n].decode('utf-8')
+        except UnicodeDecodeError as e:
+            raise _Malformed(f'a string at byte {at} is not UTF-8') from e
+
+    at, frame_id = string(12)
+    at, count = length(at)
+    if count > (size - at) // 4:
+        raise _Malformed(f'{count} names in {size} bytes')
+    names = []
+    for _ in range(count):
+        at, name = string(at)
+        names.append(name)
+    fields = []
+    for field in ('position', 'velocity', 'effort'):
+        at, n = length(at)
+        if n:
+            at = _align(at - 4, 8) + 4
+        if n > (size - at) // 8:
+            raise _Malformed(f'{n} {field} values in the {max(size - at, 0)} bytes left')
+        fields.append((at, n))
+        at += 8 * n
+    return _Layout(frame_id, tuple(names), tuple(fields), tuple((a, b) for a, b in fixed), order)
+
+
+#: layouts of one message size that :func:`decode_batch` finds by comparing bytes; the messages
+#: of further layouts (a frame or names that change with every message) are each parsed
+COMPARED_LAYOUTS = 32
+
+
+def decode_batch(raws: Sequence[Any]) -> tuple[list[JointStateBatch], list[tuple[int, Rejected]]]:
+    """
+    Decode many JointState messages (CDR bytes) at once, grouped by layout (module doc).
+
+    The messages of one size are compared, byte for byte outside the stamp, the padding and the
+    values, with the first not yet decoded, whose layout is parsed: all those equal to it are
+    decoded at once.  After :data:`COMPARED_LAYOUTS` layouts the remaining messages of that size
+    are each parsed and grouped by layout (the comparisons would grow with the square of the
+    count).
+
+    :returns: the batches (every decodable message in exactly one) and, for each message that is
+        not a JointState, its place in ``raws`` and a :class:`Rejected` ``undecodable`` saying
+        what is wrong
+    """
+    raws = [bytes(r) for r in raws]
+    sizes = np.fromiter(map(len, raws), dtype=np.intp, count=len(raws))
+    batches: list[JointStateBatch] = []
+    rejected: list[tuple[int, Rejected]] = []
+    for size in np.unique(sizes):
+        members = np.flatnonzero(sizes == size)
+        rows = np.frombuffer(b''.join([raws[k] for k in members]), dtype=np.uint8)
+        rows = rows.reshape(len(members), int(size))
+        pending = np.arange(len(members))
+        alone: dict[_Layout, list[int]] = {}
+        compared = 0
+        while len(pending):
+            first = int(pending[0])
+            try:
+                layout = _layout(raws[members[first]])
+            except _Malformed as e:
+                why = Rejected('undecodable', f'{UNDECODABLE}: {e}')
+                rejected.append((int(members[first]), why))
+                pending = pending[1:]
+                continue
+            if compared == COMPARED_LAYOUTS:   # the rest each parsed: no quadratic cost
+                alone.setdefault(layout, []).append(first)
+                pending = pending[1:]
+                continue
+            compared += 1
+            candidates = rows if len(pending) == len(rows) else rows[pending]
+            mask = np.zeros(int(size), dtype=np.uint8)
+            for a, b in layout.fixed:
+                mask[a:b] = 0xFF
+            differ = np.bitwise_xor(candidates, rows[first])
+            differ &= mask
+            same = ~differ.any(axis=1)
+            batches.append(_batch(members[pending[same]], rows[pending[same]], layout))
+            pending = pending[~same]
+        batches += [_batch(members[found], rows[found], layout)
+                    for layout, found in alone.items()]
+    return batches, rejected
+
+
+def _batch(index: np.ndarray, rows: np.ndarray, layout: _Layout) -> JointStateBatch:
+    """Return the messages ``rows`` (their bytes, one layout) decoded."""
+    order = layout.order
+    sec = np.ascontiguousarray(rows[:, 4:8]).view(order + 'i4')[:, 0].astype(np.int64)
+    nanosec = np.ascontiguousarray(rows[:, 8:12]).view(order + 'u4')[:, 0].astype(np.int64)
+    values = [np.ascontiguousarray(rows[:, at:at + 8 * n]).view(order + 'f8').astype(np.float64)
+              for at, n in layout.fields]
+    return JointStateBatch(index, layout.frame_id, layout.names, sec * 1_000_000_000 + nanosec,
+                           *values)

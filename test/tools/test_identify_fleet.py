@@ -91,7 +91,7 @@ def test_the_summary_table(fleet):
             and 'diff_trans:' in row]
     assert ends == ['diff_joint_1', 'diff_joint_2', 'diff_motor_1', 'diff_motor_2']
     assert table[-1].split()[:2] == [broken, 'failed']
-    assert len(table) == 1 + 2 * 7 + 1   # header, 3 transmissions and 4 ends per bag, failure
+    assert len(table) == 1 + 2 * 8 + 1   # header, 4 transmissions and 4 ends per bag, failure
 
 
 @pytest.mark.process   # the worker processes

@@ -25,6 +25,11 @@ the joint's units:
   :math:`a` its time derivative; the inertia and a constant load are unknowns too).  The
   Coulomb and viscous values are the *lumped* ones, joint-side plus motor-side friction seen at
   the joint (:math:`F_{c,j} + n F_{c,m}`, :math:`b_j + n^2 b_m` for a reduction :math:`n`).
+- **Friction of a nonlinear map** (one joint, one actuator): with the ratio
+  :math:`r = d\theta/dq` at each sample, :math:`\tau = r u` against
+  :math:`[\operatorname{sign}(v), v, r \operatorname{sign}(\dot\theta), r\dot\theta, r^2 a,
+  r \dot r v, a_{joint}, 1]`: the joint side and the motor side (in its own units) apart, told
+  so by the ratio varying over the motion (at least :data:`RATIO_SPREAD`).
 - **Backlash**: :math:`e = q(\theta) - q_{enc}`, the joint position through the map of the
   actuator positions minus the joint encoder's; the width is the median of :math:`e` while
   moving forwards minus its median while moving backwards (the hysteresis).
@@ -648,10 +653,12 @@ def _friction(t: np.ndarray, v: np.ndarray, a: np.ndarray, tau: np.ndarray, thre
     r"""
     Fit the friction of one joint: ``tau`` against ``[sign(v), v, 1, a...]`` (module doc).
 
-    :param motor: of a nonlinear map, the ratio :math:`r = d\theta/dq`, the motor velocity
-        :math:`\dot\theta` and acceleration per sample: the columns :math:`r
-        \operatorname{sign}(\dot\theta)`, :math:`r\dot\theta` and :math:`r\ddot\theta` join
-        the fit, and the values are each side's (``joint_`` and ``motor_`` keys)
+    :param motor: of a nonlinear map, per sample the ratio :math:`r = d\theta/dq`, the motor
+        velocity :math:`\dot\theta`, the joint acceleration through the map :math:`a` and
+        :math:`\dot r`: the columns :math:`r \operatorname{sign}(\dot\theta)`,
+        :math:`r\dot\theta`, :math:`r^2 a` and :math:`r \dot r v` join the fit (the drive's
+        inertia in the last two, in place of ``a``'s), and the values are each side's
+        (``joint_`` and ``motor_`` keys)
     """
     c_key, v_key = ('joint_coulomb_friction', 'joint_viscous_friction') if motor is not None \
         else ('coulomb_friction', 'viscous_friction')

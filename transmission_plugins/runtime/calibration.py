@@ -32,10 +32,11 @@ offsets start at 0 (a robot whose drivers report calibrated positions needs noth
    left uncalibrated is homed; the offsets are then written to the calibration file.
 
 A transmission whose joints are read (step 2, joint side) whose motors are all named in
-``single_turn_motor_encoders`` keeps the offsets of step 1 and takes the whole motor turns from
-the joint readings (:meth:`~.integrity.EncoderPairs.turns`); once calibrated, every joint reading is compared
-with its motors (:meth:`Calibration.watch`): a disagreement makes it ``slipped``, not calibrated,
-with its offsets and the file left as they were (:mod:`~.integrity`).
+``single_turn_motor_encoders`` keeps the offsets of step 1 and takes the whole motor turns
+from the joint readings (:meth:`~.integrity.EncoderPairs.turns`); once calibrated, every joint
+reading is compared with its motors (:meth:`Calibration.watch`): a disagreement makes it
+``slipped``, not calibrated, with its offsets and the file left as they were
+(:mod:`~.integrity`).
 
 A transmission is *calibrated* when every step it needs is done.  A joint of an uncalibrated
 transmission is left out of ``joint_states`` and its commands are refused (unless

@@ -57,7 +57,7 @@ FIXTURES = {
     'dynamixel_hardware.urdf': (0, False, 3, (3, 3), None),
     'lint_mistakes.urdf': (8, True, 7, (7, 5), BrokenReferenceError),
     'lint_mixed_dialects.urdf': (4, False, 2, (2, 2), None),
-    'identify_robot.urdf': (3, False, 3, (4, 5), None),
+    'identify_robot.urdf': (4, False, 4, (5, 6), None),
 }
 
 

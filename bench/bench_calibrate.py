@@ -42,8 +42,11 @@ from bench_convert import run_child
 from benchlib import add_log_option
 from benchlib import environment
 from benchlib import EXAMPLE_URDF
+from benchlib import first_messages
 from benchlib import logged
 from benchlib import PR2_URDF
+from benchlib import serialized_joint_states
+from benchlib import write_state_bag
 import numpy as np
 
 
@@ -60,49 +63,18 @@ def joint_motion(robot, count, rate):
 
 def make_bag(robot, path, storage, messages, rate, distinct):
     """Write ``messages`` actuator and as many joint messages (see the module docstring)."""
-    from rosbags.rosbag2 import StoragePlugin
-    from rosbags.rosbag2 import Writer
-    from rosbags.typesys import get_typestore
-    from rosbags.typesys import Stores
-    store = get_typestore(Stores.ROS2_KILTED)
-    types = store.types
-    js = 'sensor_msgs/msg/JointState'
     q = joint_motion(robot, distinct, rate)
     theta = robot.joint_to_actuator_arrays({'position': q})['position']
     q = robot.actuator_to_joint_arrays({'position': theta})['position']
-    header = types['std_msgs/msg/Header'](stamp=types['builtin_interfaces/msg/Time'](
-        sec=0, nanosec=0), frame_id='')
-    raw = {}
-    for topic, names, values in (('/actuator_states', robot.actuator_names, theta),
-                                 ('/joint_states', robot.joint_names, q)):
-        raw[topic] = [bytes(store.serialize_cdr(types[js](
-            header=header, name=list(names), position=np.ascontiguousarray(values[k]),
-            velocity=np.zeros(0), effort=np.zeros(0)), js)) for k in range(distinct)]
-    plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
-    start = 1_700_000_000 * 10**9
-    period = int(round(1e9 / rate))
-    with Writer(path, version=9, storage_plugin=plugin) as w:
-        conns = {topic: w.add_connection(topic, js, typestore=store) for topic in raw}
-        act, joint = raw['/actuator_states'], raw['/joint_states']
-        ca, cj = conns['/actuator_states'], conns['/joint_states']
-        for k in range(messages):
-            t = start + k * period
-            w.write(ca, t, act[k % distinct])
-            w.write(cj, t, joint[k % distinct])
+    raw = {'/actuator_states': serialized_joint_states(robot.actuator_names, theta),
+           '/joint_states': serialized_joint_states(robot.joint_names, q)}
+    write_state_bag(path, raw, messages, rate, storage)
 
 
 def decode_cost(path, count=2000):
     """Return rclpy's decoding time of one joint message of the bag, in seconds (median)."""
-    from transmission_plugins.tools.data.bag_io import BagReader
     from transmission_plugins.tools.data.joint_state_messages import decode
-    raws = []
-    with BagReader(str(path)) as reader:
-        start, _ = reader.time_span()
-        joint = reader.match('/joint_states')
-        for _, _, raw in reader.messages_between(joint, start, start + 10**10):
-            raws.append(bytes(raw))
-            if len(raws) == count:
-                break
+    raws = first_messages(path, '/joint_states', count)
     runs = []
     for _ in range(5):
         t = time.perf_counter()

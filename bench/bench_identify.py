@@ -56,7 +56,10 @@ import time
 from bench_convert import run_child
 from benchlib import add_log_option
 from benchlib import environment
+from benchlib import first_messages
 from benchlib import logged
+from benchlib import serialized_joint_states
+from benchlib import write_state_bag
 import numpy as np
 
 #: the generator's joint-side friction: Coulomb (N m) and viscous (N m s/rad), and inertia
@@ -88,58 +91,24 @@ def motion(robot, count, rate, period):
 
 def make_bag(robot, path, messages, rate, distinct):
     """Write ``messages`` actuator and as many joint messages (see the module docstring)."""
-    from rosbags.rosbag2 import StoragePlugin
-    from rosbags.rosbag2 import Writer
-    from rosbags.typesys import get_typestore
-    from rosbags.typesys import Stores
-    store = get_typestore(Stores.ROS2_KILTED)
-    types = store.types
-    js = 'sensor_msgs/msg/JointState'
     q, v, a = motion(robot, distinct, rate, distinct)
     tau = INERTIA * a + VISCOUS * v + COULOMB * np.sign(v)
     act = robot.joint_to_actuator_arrays({'position': q, 'velocity': v, 'effort': tau})
-    header = types['std_msgs/msg/Header'](stamp=types['builtin_interfaces/msg/Time'](
-        sec=0, nanosec=0), frame_id='')
-    empty = np.zeros(0)
     noise = np.random.default_rng(0)   # the joint encoders' (motor and link are one body)
-
-    def serialized(names, position, velocity, effort):
-        return [bytes(store.serialize_cdr(types[js](
-            header=header, name=list(names), position=np.ascontiguousarray(position[k]),
-            velocity=np.ascontiguousarray(velocity[k]),
-            effort=empty if effort is None else np.ascontiguousarray(effort[k])), js))
-            for k in range(distinct)]
-
-    raw = {'/actuator_states': serialized(robot.actuator_names, act['position'],
-                                          act['velocity'], act['effort']),
-           '/joint_states': serialized(robot.joint_names, q + noise.normal(0.0, 1e-5, q.shape),
-                                       v + noise.normal(0.0, 1e-3, v.shape), None)}
-    start = 1_700_000_000 * 10**9
-    step = int(round(1e9 / rate))
-    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as w:
-        conns = {topic: w.add_connection(topic, js, typestore=store) for topic in raw}
-        ra, rj = raw['/actuator_states'], raw['/joint_states']
-        ca, cj = conns['/actuator_states'], conns['/joint_states']
-        for k in range(messages):
-            t = start + k * step
-            w.write(ca, t, ra[k % distinct])
-            w.write(cj, t, rj[k % distinct])
+    raw = {'/actuator_states': serialized_joint_states(robot.actuator_names, act['position'],
+                                                       act['velocity'], act['effort']),
+           '/joint_states': serialized_joint_states(robot.joint_names,
+                                                    q + noise.normal(0.0, 1e-5, q.shape),
+                                                    v + noise.normal(0.0, 1e-3, v.shape))}
+    write_state_bag(path, raw, messages, rate)
 
 
 def decode_costs(path, count=4000):
     """Return the time to decode one joint message of the bag: rclpy's, decode_batch's (s)."""
-    from transmission_plugins.tools.data.bag_io import BagReader
     from transmission_plugins.tools.data.joint_state_messages import decode
     from transmission_plugins.tools.data.joint_state_messages import decode_batch
     from transmission_plugins.tools.data.joint_state_messages import fields
-    raws = []
-    with BagReader(str(path)) as reader:
-        start, _ = reader.time_span()
-        joint = reader.match('/joint_states')
-        for _, _, raw in reader.messages_between(joint, start, start + 10**10):
-            raws.append(bytes(raw))
-            if len(raws) == count:
-                break
+    raws = first_messages(path, '/joint_states', count)
     runs = {'rclpy': [], 'batch': []}
     for _ in range(5):
         t = time.perf_counter()

@@ -271,3 +271,62 @@ def table(header: list[str], rows: list[list[str]]) -> str:
              '|' + '|'.join(['---'] + ['---:'] * (len(header) - 1)) + '|']
     lines += ['| ' + ' | '.join(row) + ' |' for row in rows]
     return '\n'.join(lines)
+
+
+# ---------------------------------------------------------------------- recordings
+def serialized_joint_states(names: list[str], position: np.ndarray,
+                            velocity: np.ndarray | None = None,
+                            effort: np.ndarray | None = None) -> list[bytes]:
+    """Return one CDR ``sensor_msgs/JointState`` per row of ``position`` (None: no field)."""
+    from rosbags.typesys import get_typestore
+    from rosbags.typesys import Stores
+    store = get_typestore(Stores.ROS2_KILTED)
+    types = store.types
+    js = 'sensor_msgs/msg/JointState'
+    header = types['std_msgs/msg/Header'](stamp=types['builtin_interfaces/msg/Time'](
+        sec=0, nanosec=0), frame_id='')
+    empty = np.zeros(0)
+
+    def row(x: np.ndarray | None, k: int) -> np.ndarray:
+        return empty if x is None else np.ascontiguousarray(x[k])
+    return [bytes(store.serialize_cdr(types[js](
+        header=header, name=list(names), position=row(position, k),
+        velocity=row(velocity, k), effort=row(effort, k)), js)) for k in range(len(position))]
+
+
+def write_state_bag(path: Path | str, raw: dict[str, list[bytes]], messages: int, rate: float,
+                    storage: str = 'mcap') -> None:
+    """
+    Write ``messages`` JointState messages on each topic of ``raw`` at ``rate`` Hz.
+
+    Each topic cycles through its serialized messages; the topics' messages share stamps.
+    """
+    from rosbags.rosbag2 import StoragePlugin
+    from rosbags.rosbag2 import Writer
+    from rosbags.typesys import get_typestore
+    from rosbags.typesys import Stores
+    store = get_typestore(Stores.ROS2_KILTED)
+    plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
+    start = 1_700_000_000 * 10**9
+    period = int(round(1e9 / rate))
+    with Writer(path, version=9, storage_plugin=plugin) as w:
+        topics = [(w.add_connection(topic, 'sensor_msgs/msg/JointState', typestore=store),
+                   rows) for topic, rows in raw.items()]
+        for k in range(messages):
+            t = start + k * period
+            for connection, rows in topics:
+                w.write(connection, t, rows[k % len(rows)])
+
+
+def first_messages(path: Path | str, topic: str, count: int) -> list[bytes]:
+    """Return the first ``count`` serialized messages of ``topic`` in the bag (10 s at most)."""
+    from transmission_plugins.tools.data.bag_io import BagReader
+    raws: list[bytes] = []
+    with BagReader(str(path)) as reader:
+        start, _ = reader.time_span()
+        for _, _, raw in reader.messages_between(reader.match(topic), start,
+                                                 start + 10**10):
+            raws.append(bytes(raw))
+            if len(raws) == count:
+                break
+    return raws

@@ -140,6 +140,11 @@ def test_a_lone_bad_reading_is_a_glitch_counted_not_a_slip():
         joint.step(0.3)
     assert hw.calibration.state == ['absolute']
     assert dict(_status(hw, ': t').values)['encoder_glitches'] == '1'
+    # readings that are not numbers are dropped before they are compared: never a slip
+    for _ in range(3):
+        with pytest.raises(InputRejected, match='non_finite'):
+            joint.step(0.3, reading=math.nan)
+    assert hw.calibration.state == ['absolute']
 
 
 def test_a_moving_joint_read_late_is_within_the_speed_term():

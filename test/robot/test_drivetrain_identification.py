@@ -59,7 +59,18 @@ def test_recovers_the_simulated_drivetrain(recording):
     table = fits['table_trans']
     for key, value in TRUE['table_trans'].items():
         assert table.values[key] == pytest.approx(value, rel=0.05), key
-    assert 'coulomb_friction' not in table.values   # no lumped value: it varies with the pose
+    # the lumped values, both sides at the joint at the median ratio of the moving samples
+    tr = recording.robot.transmission('table_trans').transmission
+    j = recording.robot.joint_index['table_joint']
+    moving = np.abs(recording.joint['velocity'][:, j]) > 0.05
+    ratio = float(np.median(np.asarray(tr.joint_to_actuator_jacobian(
+        recording.joint['position'][moving, j][:, None])).ravel()))
+    assert 25.0 < ratio < 35.0      # 25 + 15 q^2 over a chirp of 0.8 rad
+    truth = TRUE['table_trans']
+    assert table.values['coulomb_friction'] == pytest.approx(
+        truth['joint_coulomb_friction'] + ratio * truth['motor_coulomb_friction'], rel=0.02)
+    assert table.values['viscous_friction'] == pytest.approx(
+        truth['joint_viscous_friction'] + ratio ** 2 * truth['motor_viscous_friction'], rel=0.02)
     for fit in (geared, sea, diff, table):
         assert not fit.not_excited
         for key, value in fit.values.items():

@@ -41,7 +41,9 @@ from transmission_plugins.tools.data.bag_identify import identify_bag
 
 #: the fixture with a wrong drivetrain: what --write-urdf corrects
 WRONG = (URDF.read_text().replace('coulomb="0.6" viscous="0.3"', 'coulomb="0.2" viscous="0.05"')
-         .replace('<backlash width="0.02"/>', '<backlash width="0.004"/>'))
+         .replace('<backlash width="0.02"/>', '<backlash width="0.004"/>')
+         .replace('coulomb="0.4" viscous="0.2"', 'coulomb="0.1" viscous="0.5"')
+         .replace('coulomb="0.008" viscous="0.00015"', 'coulomb="0.02" viscous="0.0005"'))
 #: the fixture with both sides' friction wrong (the geared joint and the differential): what
 #: --write-urdf corrects, each side apart, from a recording with joint torque sensors
 WRONG_SPLIT = (URDF.read_text()
@@ -154,8 +156,8 @@ def test_the_cli_recovers_the_drivetrain_and_writes_it(bag, tmp_path):
     assert sea_fixed.damping() == pytest.approx(TRUE['sea_trans']['damping'], rel=0.05)
     assert sea_fixed.stiffness() == pytest.approx(sea['stiffness'], abs=sea['stiffness_sigma'])
     assert sea_fixed.stiffness() != 200.0
-    # and the table's viscous friction on both sides, 0.1 % off but more than three sigmas
-    assert result['written']['urdf']['changed'] == 7
+    # geared: friction and backlash; the spring; the table: both sides' friction
+    assert result['written']['urdf']['changed'] == 9
     assert result['written']['urdf']['not_written'] == []
     assert '<!--' in out.read_text()   # comments kept
 

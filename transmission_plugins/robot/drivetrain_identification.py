@@ -204,6 +204,8 @@ class LeastSquares(NamedTuple):
     size: np.ndarray
     #: the model's value of each sample, ``x @ value``
     fitted: np.ndarray
+    #: the parameters' covariance (``sigma`` its diagonal's square root)
+    covariance: np.ndarray | None = None
 
 
 def least_squares(x: np.ndarray, y: np.ndarray) -> LeastSquares | None:
@@ -222,7 +224,8 @@ def least_squares(x: np.ndarray, y: np.ndarray) -> LeastSquares | None:
     s2 = float(r @ r) / (rows - cols)
     cov = s2 * np.linalg.inv(xs.T @ xs)
     return LeastSquares(p / scale, np.sqrt(np.diag(cov)) / scale,
-                        float(np.sqrt(np.mean(r * r))), np.linalg.norm(y) / scale, xs @ p)
+                        float(np.sqrt(np.mean(r * r))), np.linalg.norm(y) / scale, xs @ p,
+                        cov / np.outer(scale, scale))
 
 
 def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.ndarray],
@@ -300,10 +303,10 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
     ok = np.isfinite(tau) & np.isfinite(v) & np.isfinite(a) & np.isfinite(link)
     _backlash(t, q, v, jnt['position'][:, 0], threshold, values, sigmas, why, rms, series)
     speed = v
-    if 'backlash' in values:
-        # the joint-side friction brakes the link: it reaches the motor only while the gear
-        # pushes the link, on the end of the play ahead of the motion; fitted against the
-        # link's own velocity there
+    if 'backlash' in values and values['backlash'] > 3.0 * sigmas['backlash']:
+        # a dead band (not the rounding of a joint without one): the joint-side friction
+        # brakes the link; it reaches the motor only while the gear pushes the link, on the
+        # end of the play ahead of the motion; fitted against the link's own velocity there
         e = q - jnt['position'][:, 0]
         low, high = float(np.nanpercentile(e, 1)), float(np.nanpercentile(e, 99))
         near = 0.1 * (high - low)
@@ -326,12 +329,15 @@ def _identify_one(rt: Any, t: np.ndarray, seg: np.ndarray, act: dict[str, np.nda
     if 'coulomb_friction' not in why:
         _friction(t[ok], speed[ok], np.column_stack([drive, link[ok]]), tau[ok], threshold,
                   values, sigmas, why, rms, series, motor)
-    if 'coulomb_friction' in values or 'viscous_friction' in values:
-        notes.append('friction fitted on the motor effort: the values are the lumped ones '
-                     '(joint side plus motor side seen at the joint)')
     if motor is not None and any(k.startswith(('joint_', 'motor_')) for k in values):
         notes.append('a nonlinear map: joint side and motor side told apart by the ratio '
-                     'd theta/d q varying over the motion (the motor side in its own units)')
+                     'd theta/d q varying over the motion (the motor side in its own units); '
+                     'coulomb_friction and viscous_friction are both sides at the joint at the '
+                     'median ratio of the moving samples, '
+                     f'{float(np.median(np.abs(motor[0][np.abs(speed[ok]) > threshold]))):.4g}')
+    elif 'coulomb_friction' in values or 'viscous_friction' in values:
+        notes.append('friction fitted on the motor effort: the values are the lumped ones '
+                     '(joint side plus motor side seen at the joint)')
     if tr.is_linear() and _measured(jnt['effort']) and math.isfinite(scale):
         # the actuator effort in its units (currents at the torque constant found)
         split = split_friction(tr, t, seg, dict(act, effort=act['effort'] * scale), jnt,
@@ -719,6 +725,28 @@ def _friction(t: np.ndarray, v: np.ndarray, a: np.ndarray, tau: np.ndarray, thre
         name = keys[k]
         if name is not None:
             _put(name, fit, col, values, sigmas, why)
+    if motor is not None:
+        _lumped(fit, [keys[k] for k in keep], float(np.median(ratio)), values, sigmas)
+
+
+def _lumped(fit: LeastSquares, keys: list[str | None], ratio: float, values: dict[str, float],
+            sigmas: dict[str, float]) -> None:
+    """
+    Add a nonlinear map's lumped friction at the joint, at its median ``ratio`` :math:`r`.
+
+    :math:`F_j + r F_m` and :math:`b_j + r^2 b_m`, with the uncertainty of the sum (the
+    covariance of the two sides included), where both sides are identified.
+    """
+    assert fit.covariance is not None
+    for kind, scale in (('coulomb', ratio), ('viscous', ratio * ratio)):
+        joint, motor = f'joint_{kind}_friction', f'motor_{kind}_friction'
+        if joint not in values or motor not in values:
+            continue
+        i, m = keys.index(joint), keys.index(motor)
+        c = fit.covariance
+        values[f'{kind}_friction'] = values[joint] + scale * values[motor]
+        sigmas[f'{kind}_friction'] = math.sqrt(max(
+            c[i, i] + scale * scale * c[m, m] + 2.0 * scale * c[i, m], 0.0))
 
 
 def _put(key: str, fit: LeastSquares, col: int, values: dict[str, float],

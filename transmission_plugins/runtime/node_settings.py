@@ -105,8 +105,10 @@ HARDWARE_INTERFACE = Declaration(HARDWARE_INTERFACE_NODE, [
     Setting('homing_timeout', 30.0, 'seconds each joint may take to find its switch', unit='s',
             low=0.1, high=3600.0, applies=AT_CONFIGURE),
     Setting('absolute_encoders', [], 'actuators or joints whose absolute positions on '
-            'absolute_positions calibrate their transmission at start', unique=True,
-            applies=AT_CONFIGURE, note='actuators or joints, a whole transmission each'),
+            'absolute_positions calibrate their transmission at start; joint readings are '
+            'then compared with the motors at every reading (a slip: ERROR, commands refused)',
+            unique=True, applies=AT_CONFIGURE,
+            note='actuators or joints, a whole transmission each'),
     Setting('single_turn_encoders', [], 'entries of absolute_encoders that read one turn (2 pi) '
             'only: the turn is found from the joint range', unique=True, applies=AT_CONFIGURE,
             note='entries of absolute_encoders'),

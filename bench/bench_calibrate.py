@@ -45,6 +45,7 @@ from benchlib import EXAMPLE_URDF
 from benchlib import first_messages
 from benchlib import logged
 from benchlib import PR2_URDF
+from benchlib import rclpy_decoding
 from benchlib import serialized_joint_states
 from benchlib import write_state_bag
 import numpy as np
@@ -73,15 +74,7 @@ def make_bag(robot, path, storage, messages, rate, distinct):
 
 def decode_cost(path, count=2000):
     """Return rclpy's decoding time of one joint message of the bag, in seconds (median)."""
-    from transmission_plugins.tools.data.joint_state_messages import decode
-    raws = first_messages(path, '/joint_states', count)
-    runs = []
-    for _ in range(5):
-        t = time.perf_counter()
-        for raw in raws:
-            decode(raw)
-        runs.append((time.perf_counter() - t) / len(raws))
-    return float(np.median(runs))
+    return rclpy_decoding(first_messages(path, '/joint_states', count))
 
 
 def main(argv=None):

@@ -58,6 +58,7 @@ from benchlib import add_log_option
 from benchlib import environment
 from benchlib import first_messages
 from benchlib import logged
+from benchlib import rclpy_decoding
 from benchlib import serialized_joint_states
 from benchlib import write_state_bag
 import numpy as np
@@ -105,20 +106,14 @@ def make_bag(robot, path, messages, rate, distinct):
 
 def decode_costs(path, count=4000):
     """Return the time to decode one joint message of the bag: rclpy's, decode_batch's (s)."""
-    from transmission_plugins.tools.data.joint_state_messages import decode
     from transmission_plugins.tools.data.joint_state_messages import decode_batch
-    from transmission_plugins.tools.data.joint_state_messages import fields
     raws = first_messages(path, '/joint_states', count)
-    runs = {'rclpy': [], 'batch': []}
+    runs = []
     for _ in range(5):
         t = time.perf_counter()
-        for raw in raws:
-            fields(decode(raw))
-        runs['rclpy'].append((time.perf_counter() - t) / len(raws))
-        t = time.perf_counter()
         decode_batch(raws)
-        runs['batch'].append((time.perf_counter() - t) / len(raws))
-    return float(np.median(runs['rclpy'])), float(np.median(runs['batch']))
+        runs.append((time.perf_counter() - t) / len(raws))
+    return rclpy_decoding(raws), float(np.median(runs))
 
 
 def urdf_file(choice, work):

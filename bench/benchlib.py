@@ -330,3 +330,23 @@ def first_messages(path: Path | str, topic: str, count: int) -> list[bytes]:
             if len(raws) == count:
                 break
     return raws
+
+
+def rclpy_decoding(raws: list[bytes], runs: int = 5) -> float:
+    """
+    Return rclpy's time to decode one of the JointState messages ``raws``, seconds (median).
+
+    The anchor of the bag tools' decoding: what a message costs through rclpy's own
+    deserializer, its values read as arrays.
+    """
+    from rclpy.serialization import deserialize_message
+    from sensor_msgs.msg import JointState
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        for raw in raws:
+            msg = deserialize_message(raw, JointState)
+            for values in (msg.position, msg.velocity, msg.effort):
+                np.frombuffer(values, np.float64)
+        times.append((time.perf_counter() - t) / len(raws))
+    return float(np.median(times))

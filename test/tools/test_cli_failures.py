@@ -196,8 +196,9 @@ def _damaged_bag(path, damaged):
     return path
 
 
-UNDECODABLE = ('undecodable: its bytes are not a sensor_msgs/JointState in CDR (a damaged '
-               'message?)')
+#: what the damage below does to a message, in the decoder's words: its name sequence's length
+WHAT = 'its bytes are not a sensor_msgs/JointState in CDR (a damaged message?): 4294967295 names'
+UNDECODABLE = f'undecodable: {WHAT} in 204 bytes'
 
 
 def test_a_damaged_message_is_one_line_naming_the_bag(tmp_path):
@@ -217,8 +218,7 @@ def test_a_damaged_message_is_one_line_naming_the_bag(tmp_path):
     assert proc.returncode == 0
     assert 'CDR exception' not in proc.stderr and 'RMWError' not in proc.stderr
     assert proc.stderr.splitlines()[-1] == (
-        '  undecodable: 1 (first on /actuator_states at 0.000001005: its bytes are not a '
-        'sensor_msgs/JointState in CDR (a damaged message?))')
+        f'  undecodable: 1 (first on /actuator_states at 0.000001005: {WHAT} in 204 bytes)')
     assert len(proc.stderr.splitlines()) == 3   # converted; warning; the reason
     assert sorted(p.name for p in tmp_path.iterdir()) == ['in', 'out.csv']
 
@@ -229,8 +229,8 @@ def test_a_bag_of_damaged_messages_is_one_line_naming_the_bag(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr == (
         f'transmission_plugins convert: error: {bag}: /actuator_states: none of its 50 '
-        'message(s) could be converted, nothing written: undecodable: 50 (first at '
-        '0.000001000: its bytes are not a sensor_msgs/JointState in CDR (a damaged message?))\n')
+        f'message(s) could be converted, nothing written: undecodable: 50 (first at '
+        f'0.000001000: {WHAT} in 204 bytes)\n')
     proc = _run(['plot', EXAMPLE_URDF, bag, 'out.png'], tmp_path)
     assert proc.returncode == 1
     assert proc.stderr == (

@@ -35,7 +35,7 @@ from transmission_plugins.tools.data.joint_state_batch import Converted
 from transmission_plugins.tools.data.joint_state_batch import JointStateBatchConverter
 from transmission_plugins.tools.data.joint_state_batch import Rejected
 from transmission_plugins.tools.data.joint_state_batch import TO_JOINT
-from transmission_plugins.tools.data.joint_state_messages import decode
+from transmission_plugins.tools.data.joint_state_messages import decode_each
 from transmission_plugins.tools.data.joint_state_messages import encode
 from transmission_plugins.tools.data.joint_state_messages import fields
 
@@ -217,10 +217,11 @@ def _stream(reader: BagReader, writer: BagWriter, converter: JointStateBatchConv
 def _flush(batch: list[tuple[Any, int, Any]], writer: BagWriter,
            converter: JointStateBatchConverter, conns: dict[int, Any], twins: dict[int, Any],
            counts: MessageCounts, strict: bool) -> None:
-    decoded = {k: decode(raw) for k, (c, _, raw) in enumerate(batch) if c.id in twins}
-    good = [k for k, m in decoded.items() if not isinstance(m, Rejected)]
+    converted = [k for k, (c, _, _) in enumerate(batch) if c.id in twins]
+    decoded = dict(zip(converted, decode_each([batch[k][2] for k in converted])))
+    good = {k: m for k, m in decoded.items() if not isinstance(m, Rejected)}
     results: dict[int, Converted | Rejected] = dict(zip(good, converter.convert(
-        [fields(decoded[k]) for k in good])))
+        [fields(m) for m in good.values()])))
     results.update((k, m) for k, m in decoded.items() if isinstance(m, Rejected))
     for k, (connection, timestamp, _) in enumerate(batch):
         if k in results:
@@ -228,9 +229,10 @@ def _flush(batch: list[tuple[Any, int, Any]], writer: BagWriter,
     for k, (connection, timestamp, raw) in enumerate(batch):
         writer.write(conns[connection.id], timestamp, raw)
         counts.copied += 1
-        result, msg = results.get(k), decoded.get(k)
-        if isinstance(result, Converted) and msg is not None and not isinstance(msg, Rejected):
-            writer.write(twins[connection.id], timestamp, encode(msg.header, result))
+        result, msg = results.get(k), good.get(k)
+        if isinstance(result, Converted) and msg is not None:
+            writer.write(twins[connection.id], timestamp,
+                         encode(msg.stamp, msg.frame_id, result))
 
 
 def format_time(ns: int) -> str:

@@ -39,9 +39,8 @@ from transmission_plugins.tools.data.csv_io import CsvWriter
 from transmission_plugins.tools.data.joint_state_batch import Converted
 from transmission_plugins.tools.data.joint_state_batch import JointStateBatchConverter
 from transmission_plugins.tools.data.joint_state_batch import Rejected
-from transmission_plugins.tools.data.joint_state_messages import decode
+from transmission_plugins.tools.data.joint_state_messages import decode_each
 from transmission_plugins.tools.data.joint_state_messages import fields
-from transmission_plugins.tools.data.joint_state_messages import stamp
 
 #: The most value columns an export writes (the column limit of common spreadsheets).
 MAX_COLUMNS = 16384
@@ -85,19 +84,21 @@ def read_rows(reader: BagReader, connections: list[Any],
     batch: list[tuple[int, Any]] = []
 
     def flush() -> list[Row]:
-        good = [m for _, m in batch if not isinstance(m, Rejected)]
+        decoded = decode_each([raw for _, raw in batch])
+        good = [m for m in decoded if not isinstance(m, Rejected)]
         if converter is not None:
             results = iter(converter.convert([fields(m) for m in good]))
         else:
             results = iter(_as_is(m) for m in good)
         rows: list[Row] = [(t, 0, m, m) if isinstance(m, Rejected)
-                           else (t, stamp(m), m, next(results)) for t, m in batch]
+                           else (t, m.stamp, m, next(results))
+                           for (t, _), m in zip(batch, decoded)]
         if progress is not None:
             progress(len(batch))
         return rows
 
     for _, timestamp, raw in reader.messages(connections):
-        batch.append((timestamp, decode(raw)))
+        batch.append((timestamp, raw))
         if len(batch) >= window:
             yield flush()
             batch = []

@@ -40,7 +40,7 @@ from transmission_plugins.tools.data.joint_state_batch import JointStateBatchCon
 from transmission_plugins.tools.data.joint_state_batch import Rejected
 from transmission_plugins.tools.data.joint_state_batch import TO_ACTUATOR
 from transmission_plugins.tools.data.joint_state_batch import TO_JOINT
-from transmission_plugins.tools.data.joint_state_messages import decode
+from transmission_plugins.tools.data.joint_state_messages import decode_each
 from transmission_plugins.tools.data.joint_state_messages import fields
 from transmission_plugins.tools.data.joint_state_messages import JOINT_STATE_TYPE
 from transmission_plugins.tools.data.plotting import ACTUATOR_UNITS
@@ -89,7 +89,7 @@ def _direction(reader: BagReader, connections: list[Any], robot: RobotTransmissi
     seen = undecodable = 0
     for _, _, raw in reader.messages(connections):
         seen += 1
-        msg = decode(raw)
+        msg = decode_each([raw])[0]
         if isinstance(msg, Rejected):
             undecodable += 1
             continue

@@ -15,12 +15,12 @@
 """
 Recorded ``sensor_msgs/JointState`` messages to and from their bytes (CDR).
 
-rclpy's own serialization (no ``rclpy.init`` needed) reads and writes single messages of a bag,
-so the bag tools hold exactly what a ROS 2 node would send or receive.  The many messages that
-``calibrate`` and ``identify`` read are decoded together by :func:`decode_batch`: the bytes of
-the messages that share a layout (byte order, frame, names, field sizes) are one array, read by
+Every bag tool decodes the messages it reads with :func:`decode_batch`: the bytes of the
+messages that share a layout (byte order, frame, names, field sizes) are one array, read by
 numpy without a Python step per message; a message that is not a JointState is rejected with
-what is wrong in it.
+what is wrong in it.  :func:`decode_each` gives the same decoding message by message.  rclpy's
+own serialization (no ``rclpy.init`` needed) writes the messages ``convert`` adds, so a bag
+holds exactly what a ROS 2 node would send.
 
 One correction: ``serialize_message`` (Fast CDR through the rmw) returns a buffer up to 8
 bytes longer than the message when a field is empty, and strict CDR readers such as
@@ -29,12 +29,9 @@ bytes longer than the message when a field is empty, and strict CDR readers such
 """
 
 import array
-import contextlib
 import functools
-import os
 import struct
 from typing import Any
-from typing import Iterator
 from typing import NamedTuple
 from typing import Sequence
 
@@ -47,62 +44,50 @@ _EMPTY = np.zeros(0)
 
 
 @functools.lru_cache(maxsize=None)
-def _types() -> tuple[Any, Any, Any]:
-    from rclpy.serialization import deserialize_message
+def _types() -> tuple[Any, Any]:
     from rclpy.serialization import serialize_message
     from sensor_msgs.msg import JointState
-    return deserialize_message, serialize_message, JointState
+    return serialize_message, JointState
 
 
 #: the message type, as the errors name it
 JOINT_STATE_TYPE = 'sensor_msgs/JointState'
-#: why a message is ``undecodable``: the rmw's own words (a Fast CDR exception and a source line
-#: of its type support) say nothing more to a user
+#: why a message is ``undecodable`` (:func:`decode_batch` adds what is wrong in its bytes)
 UNDECODABLE = f'its bytes are not a {JOINT_STATE_TYPE} in CDR (a damaged message?)'
 
 
-@functools.lru_cache(maxsize=None)
-def _devnull() -> int:
-    return os.open(os.devnull, os.O_WRONLY | getattr(os, 'O_CLOEXEC', 0))
+class JointStateMessage(NamedTuple):
+    """One decoded message (:func:`decode_each`); an empty field is an array of no value."""
+
+    frame_id: str
+    #: the header stamp, nanoseconds
+    stamp: int
+    name: tuple[str, ...]
+    position: np.ndarray
+    velocity: np.ndarray
+    effort: np.ndarray
 
 
-@contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
+def decode_each(raws: Sequence[Any]) -> list['JointStateMessage | Rejected']:
     """
-    Send what native code writes to standard error (file descriptor 2) nowhere meanwhile.
+    Return each message of ``raws`` (CDR bytes) decoded, or rejected, in their order.
 
-    The rmw's deserializer prints a line of its own for a damaged message ("sequence size
-    exceeds remaining buffer") before it raises: one per message of a damaged bag, around the
-    one error line the command prints.
+    :func:`decode_batch`'s decoding (the one decoder), one :class:`JointStateMessage` per message.
     """
-    saved = os.dup(2)
-    try:
-        os.dup2(_devnull(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
+    batches, rejected = decode_batch(raws)
+    out: list[JointStateMessage | Rejected] = [Rejected('undecodable', UNDECODABLE)] * len(raws)
+    for b in batches:
+        for i, place in enumerate(b.places.tolist()):
+            out[place] = JointStateMessage(b.frame_id, int(b.stamp[i]), b.names, b.position[i],
+                                           b.velocity[i], b.effort[i])
+    for place, why in rejected:
+        out[place] = why
+    return out
 
 
-def decode(raw: Any) -> Any | Rejected:
-    """Return the ``JointState`` in ``raw`` (CDR bytes), or a :class:`Rejected` ``undecodable``."""
-    deserialize, _, joint_state = _types()
-    try:
-        with _quiet_stderr():
-            return deserialize(bytes(raw), joint_state)
-    except Exception:  # noqa: B902 - any failure of the decoder means bad bytes
-        return Rejected('undecodable', UNDECODABLE)
-
-
-def fields(msg: Any) -> tuple[Sequence[str], np.ndarray, np.ndarray, np.ndarray]:
+def fields(msg: JointStateMessage) -> tuple[Sequence[str], np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(names, position, velocity, effort)`` of a decoded message (float64 arrays)."""
-    return (msg.name, *(np.frombuffer(v, np.float64) if len(v) else _EMPTY
-                        for v in (msg.position, msg.velocity, msg.effort)))
-
-
-def stamp(msg: Any) -> int:
-    """Return the header stamp of a decoded message in nanoseconds."""
-    return int(msg.header.stamp.sec) * 1_000_000_000 + int(msg.header.stamp.nanosec)
+    return msg.name, msg.position, msg.velocity, msg.effort
 
 
 def _doubles(values: np.ndarray | None) -> 'array.array[float]':
@@ -139,11 +124,12 @@ def _string(at: int, text: str) -> int:
     return _align(at, 4) + 4 + len(text.encode('utf-8')) + 1  # length, bytes, NUL
 
 
-def encode(header: Any, converted: Converted) -> bytes:
-    """Return the bytes of a JointState with ``header`` (stamp, ``frame_id``) and the values."""
-    _, serialize, joint_state = _types()
+def encode(stamp: int, frame_id: str, converted: Converted) -> bytes:
+    """Return the bytes of a JointState stamped ``stamp`` (ns) in ``frame_id``, the values."""
+    serialize, joint_state = _types()
     msg = joint_state()
-    msg.header = header
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(int(stamp), 1_000_000_000)
+    msg.header.frame_id = frame_id
     msg.name = list(converted.names)
     msg.position = _doubles(converted.position)
     msg.velocity = _doubles(converted.velocity)

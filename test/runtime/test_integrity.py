@@ -29,6 +29,7 @@ import pytest
 from transmission_plugins.core.exceptions import TransmissionValueError
 from transmission_plugins.robot.loading import load_robot_transmissions
 from transmission_plugins.runtime.calibration import CalibrationSettings
+from transmission_plugins.runtime.calibration_file import read_calibration_file
 from transmission_plugins.runtime.calibration_file import write_calibration_file
 from transmission_plugins.runtime.diagnostics import ERROR
 from transmission_plugins.runtime.hardware_interface import HardwareInterface
@@ -284,3 +285,40 @@ def test_the_differential_is_watched_through_its_coupling():
     moved = robot.actuator_to_joint({'position': {**motors, names[0]: motors[names[0]] + TURN}})
     for name in q:
         assert f'its motors map to {moved["position"][name]:.6g}' in hw.calibration.detail[k]
+
+
+def test_a_file_written_by_homing_keeps_the_stored_offsets_of_a_transmission_not_calibrated(
+        tmp_path):
+    # the wrist waits for its joint readings (its re-zero) while the pan joint homes: the file
+    # homing writes keeps the wrist's stored offsets, it does not drop them
+    robot = load_robot_transmissions(read_description(default_description_file()), warn=False)
+    path = tmp_path / 'calibration.yaml'
+    stored = {'wrist_left_motor': 12.5, 'wrist_right_motor': -3.25}
+    write_calibration_file(str(path), robot.robot_name, stored, 'test')
+    clock = Clock()
+    hw = _hw(robot, clock, homing=True, homing_joints=['pan_joint'], homing_speed=0.5,
+             calibration_file=str(path), single_turn_motor_encoders=list(stored),
+             absolute_encoders=['wrist_pitch_joint', 'wrist_roll_joint'])
+    k = [g.transmission.name for g in hw.topology.groups].index('wrist_trans')
+    assert hw.calibration.state[k] == 'waiting_absolute'
+    names = list(robot.actuator_names)
+    pan = names.index('pan_motor')
+    theta = np.zeros(len(names))
+    edge = robot.urdf_joints['pan_joint'].calibration.edge()
+    j = robot.joint_index['pan_joint']
+    for _ in range(4000):   # the pan motor follows its homing velocity; its switch at the edge
+        clock.t += 0.005
+        hw.set_actuator_state(names, theta, np.zeros(len(names)))
+        q = robot.actuator_to_joint_arrays({'position': theta})['position'][j]
+        hw.set_reference_switch(['pan_joint'], [1.0 if q > edge else 0.0])
+        out = hw.update()
+        for group in out.actuator_commands:
+            if 'pan_motor' in group.names and group.velocity is not None:
+                theta[pan] += 0.005 * group.velocity[list(group.names).index('pan_motor')]
+        if any('calibration written' in line for _, line in hw.calibration.events):
+            break
+    assert hw.calibration.state[0] == 'homed', hw.calibration.events
+    assert hw.calibration.state[k] == 'waiting_absolute'
+    written = read_calibration_file(str(path), robot.robot_name, robot.actuator_names)
+    assert set(written) == {'pan_motor', *stored}
+    assert {n: written[n] for n in stored} == stored

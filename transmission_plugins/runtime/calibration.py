@@ -162,10 +162,14 @@ class Calibration:
         #: per transmission re-zeroed from its stored offsets: those offsets
         self._stored: dict[int, np.ndarray] = {}
         self.switch_names, self._switch_joint = self._plan_homing()
+        #: the calibration file's offsets as read: what a file written later keeps of the
+        #: transmissions not calibrated then
+        self._file: dict[str, float] = {}
         if settings.calibration_file:
             offsets = read_calibration_file(settings.calibration_file, robot.robot_name,
                                             robot.actuator_names)
             if offsets is not None:
+                self._file = dict(offsets)
                 self._apply_file(offsets)
         for k in single_turn:
             if self.state[k] == 'file':
@@ -363,9 +367,14 @@ class Calibration:
         return out
 
     def calibrated_offsets(self) -> dict[str, float]:
-        """Return the offsets of the actuators of calibrated transmissions that need one."""
+        """
+        Return the offsets to store: those of calibrated (or slipped) transmissions.
+
+        Over the calibration file's as read: a transmission not calibrated now (waiting for its
+        absolute positions, a failed re-zero) keeps the entries it had.
+        """
         robot = self.robot
-        out: dict[str, float] = {}
+        out: dict[str, float] = dict(self._file)
         for k, g in enumerate(self.topology.groups):
             if self.state[k] in STORED:
                 out.update((robot.actuator_names[a], float(self.offset[a])) for a in g.actuators)

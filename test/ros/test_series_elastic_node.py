@@ -83,13 +83,12 @@ def test_an_effort_command_becomes_a_motor_position_and_deflections_are_publishe
     assert all('knee_encoder' not in m.name for m in sent)
     assert all(len(m.effort) == 0 for m in sent if 'knee_motor' in m.name)
 
-    def reported():
-        return any(v for m in diagnostics for s in m.status if s.name.endswith(': knee_sea')
-                   for v in s.values if v.key == 'knee_joint.spring_torque')
-    assert rig.spin(5.0, reported)
-    status = next(s for m in reversed(diagnostics) for s in m.status
-                  if s.name.endswith(': knee_sea'))
-    values = {v.key: v.value for v in status.values}
+    def measured():   # 'unknown' while the states are stale: a loaded machine's pause
+        return [values for m in diagnostics for s in m.status if s.name.endswith(': knee_sea')
+                for values in [{v.key: v.value for v in s.values}]
+                if values.get('knee_joint.deflection', 'unknown') != 'unknown']
+    assert rig.spin(5.0, measured)
+    values = measured()[-1]
     assert float(values['knee_joint.deflection']) == pytest.approx(delta)
     assert float(values['knee_joint.spring_torque']) == pytest.approx(K * delta + D * rate)
 

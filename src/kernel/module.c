@@ -564,34 +564,10 @@ static PyObject * maps_convert(MapsObject * self, PyObject * const * args, Py_ss
   const Description * d = &self->d;
   const int64_t n_in = to_joint ? d->na : d->nj;
   const int64_t n_out = to_joint ? d->nj : d->na;
-  if (batch == -1 && n_in > 0) {   // the samples of the first source or state given
-    for (int i = ARG_SOURCE; i <= ARG_STATE; ++i) {
-      if (i < ARG_TARGET || i == ARG_STATE) {
-        if (args[i] != Py_None) {
-          Py_buffer view;
-          if (get_buffer(args[i], &view, 'd', 0, names[i]) < 0) {
-            return NULL;
-          }
-          batch = count(&view) / n_in;
-          PyBuffer_Release(&view);
-          break;
-        }
-      }
-    }
-  }
-  if (batch < 0 || (n_in > 0 && batch > SIZE_LIMIT / n_in) ||
-    (n_out > 0 && batch > SIZE_LIMIT / n_out) ||
-    (args[ARG_JACOBIAN] != Py_None && n_in * n_out > 0 && batch > SIZE_LIMIT / (n_in * n_out)))
-  {
-    PyErr_Format(PyExc_ValueError, "batch of %lld samples: too large or negative", batch);
-    return NULL;
-  }
   Py_buffer views[N_ARGS];
   int held[N_ARGS] = {0};
   Conversion c;
   memset(&c, 0, sizeof(c));
-  c.batch = batch;
-  c.warm = warm;
   PyObject * result = NULL;
   for (int i = ARG_SOURCE; i < ARG_WARM; ++i) {
     if (args[i] == Py_None) {
@@ -608,6 +584,28 @@ static PyObject * maps_convert(MapsObject * self, PyObject * const * args, Py_ss
       goto done;
     }
     held[i] = 1;
+  }
+  if (batch == -1 && n_in > 0) {   // the samples of the first source or state given
+    for (int i = ARG_SOURCE; i <= ARG_STATE; ++i) {
+      if (held[i] && (i < ARG_TARGET || i == ARG_STATE)) {
+        batch = count(&views[i]) / n_in;
+        break;
+      }
+    }
+  }
+  if (batch < 0 || (n_in > 0 && batch > SIZE_LIMIT / n_in) ||
+    (n_out > 0 && batch > SIZE_LIMIT / n_out) ||
+    (held[ARG_JACOBIAN] && n_in * n_out > 0 && batch > SIZE_LIMIT / (n_in * n_out)))
+  {
+    PyErr_Format(PyExc_ValueError, "batch of %lld samples: too large or negative", batch);
+    goto done;
+  }
+  c.batch = batch;
+  c.warm = warm;
+  for (int i = ARG_SOURCE; i < ARG_WARM; ++i) {
+    if (!held[i]) {
+      continue;
+    }
     int64_t expected = (i < ARG_TARGET || i == ARG_STATE) ? batch * n_in : batch * n_out;
     if (i == ARG_JACOBIAN) {
       expected = batch * n_out * n_in;

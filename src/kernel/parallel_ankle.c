@@ -143,11 +143,12 @@ static int newton_target(const Mechanism * m, const double * theta, double * tar
 {
   (void)m;
   for (int i = 0; i < 2; ++i) {
-    if (!(fabs(theta[i]) <= M_PI_CLOSED)) {
+    const double angle = theta[i];   // one value: its cosine and sine are one sincos call
+    if (!(fabs(angle) <= M_PI_CLOSED)) {
       return 0;
     }
-    target[2 * i] = cos(theta[i]);
-    target[2 * i + 1] = sin(theta[i]);
+    target[2 * i] = cos(angle);
+    target[2 * i + 1] = sin(angle);
   }
   return 1;
 }

@@ -161,9 +161,10 @@ def check_value_arrays(values: Any, size: int, side: str, interfaces: Sequence[s
         except (TypeError, ValueError) as e:
             raise TransmissionInputError(
                 f'{owner}: {side} {name!r} values are not numbers: {e}') from e
-        if not x.ndim or x.shape[-1] != size:
+        shape = x.shape
+        if not shape or shape[-1] != size:
             raise TransmissionInputError(
                 f'{owner}: {side} {name!r} values must have {size} entries on the last axis, '
-                f'got shape {x.shape}')
+                f'got shape {shape}')
         arrays[name] = x
     return arrays

@@ -329,6 +329,8 @@ class FlatDescription:
         dst: list[Any] = [None, None, None]
         later = []
         shape = None
+        n_in, n_out = self._sizes[to_joint]
+        ys = {}
         for name, x in arrays.items():
             slot = SLOT[name]
             if src[slot] is not None:   # a second interface of a kind: a call of its own
@@ -337,23 +339,13 @@ class FlatDescription:
             src[slot] = x
             if shape is None:
                 shape = x.shape
+                result = shape[:-1] + (n_out,)
             elif x.shape != shape:
                 return None
+            # a new array per interface (one allocation each: cheaper than views of a block)
+            ys[name] = dst[slot] = np.empty(result) if out is None else out[name]
         if shape is None:
             return {}
-        n_in, n_out = self._sizes[to_joint]
-        ys = {}
-        if out is None:   # views of one new buffer (rows taken one by one: iterating is slower)
-            block = np.empty((len(arrays) - len(later),) + shape[:-1] + (n_out,))
-            k = 0
-            for name in arrays:
-                if name not in later:
-                    ys[name] = dst[SLOT[name]] = block[k]
-                    k += 1
-        else:
-            for name in arrays:
-                if name not in later:
-                    ys[name] = dst[SLOT[name]] = out[name]
         batch = -1 if n_in else _count(shape[:-1])
         try:
             self.kernel.convert(to_joint, batch, src[0], src[1], src[2], dst[0], dst[1],

@@ -13,10 +13,12 @@
 # limitations under the License.
 
 """
-The modules one ``mechanical_reduction`` passes through, from the URDF text to the maths.
+The modules one ``mechanical_reduction`` and one ``update_rate`` pass through (issue 35).
 
-Run ``python bench/value_path.py``.  Method: a URDF whose one SimpleTransmission has the
-reduction ``37.123456789`` (a value nothing else holds) is loaded with
+Run ``python bench/value_path.py`` (``--value`` one of them).
+
+``mechanical_reduction``, from the URDF text to the maths.  Method: a URDF whose one
+SimpleTransmission has the reduction ``37.123456789`` (a value nothing else holds) is loaded with
 :func:`~transmission_plugins.load_robot_transmissions` under :func:`sys.settrace`.  At every
 call, line and return event of a frame of a ``transmission_plugins`` module, the frame's local
 variables (and the returned value) are searched for the value: the float itself, its text (the
@@ -29,6 +31,18 @@ does with it afterwards (the flat description of the compiled kernel) is the sam
 way of reading it and is not counted.  Also printed: the fields of the parsed records that hold
 the float (stored copies) and every record field (dataclass or named tuple) seen holding it on
 the way (a reader's result too).
+
+``update_rate``, from the launch argument a user writes to where the node uses it.  Method: the
+same search, for the rate ``123.456`` (float or text), its period ``1 / 123.456`` s and that
+period in nanoseconds, over two runs under :func:`sys.settrace`: the launch check
+(:func:`~transmission_plugins.tools.launch.node_plan.plan_nodes` with the argument
+``update_rate:=123.456``), then the hardware interface node built in this process with the
+parameters that plan gives it (the bundled robot, autostart, ``diagnostic_period`` 0.05 s) and
+spun for 0.3 s in its own rclpy context (``ROS_DOMAIN_ID`` as set, else 117): configured,
+activated, cycling on its timer, publishing ``/diagnostics``.  A module also counts when it
+passes the value to a function outside the package (the period to rclpy's ``create_timer``).
+What happens between the two
+(``ros2 launch`` handing the parameters to the node) is ROS's, not counted.
 """
 
 import argparse
@@ -41,6 +55,8 @@ import benchlib  # noqa: F401 - puts the package of a fresh clone on the path
 
 VALUE = 37.123456789
 TEXT = '37.123456789'
+RATE = 123.456
+RATE_TEXT = '123.456'
 DIALECTS = {
     'ros1': f"""<robot name="r">
   <link name="a"/><link name="b"/>
@@ -162,18 +178,112 @@ def trace(dialect: str) -> tuple[list[str], list[str], list[str]]:
     return modules, stored_copies(records), copies
 
 
+def _holds_rate(value: Any, depth: int = 3) -> bool:
+    """Return whether ``value`` holds the rate, its text or its period (s or ns)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, float):
+        return value in (RATE, 1.0 / RATE)
+    if isinstance(value, int):
+        return value == round(1e9 / RATE)
+    if isinstance(value, str):
+        return value.strip() == RATE_TEXT
+    if depth == 0 or value is None or isinstance(value, bytes):
+        return False
+    if isinstance(value, dict):
+        return any(_holds_rate(v, depth - 1) for v in list(value.values())[:64])
+    if isinstance(value, (tuple, list)):
+        return any(_holds_rate(v, depth - 1) for v in value[:64])
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(_holds_rate(getattr(value, f.name, None), depth - 1)
+                   for f in dataclasses.fields(value))
+    return False
+
+
+def trace_update_rate() -> tuple[list[str], list[str]]:
+    """Return the modules the rate passes through: in the launch check, and in the node."""
+    import os
+    import time
+
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+
+    from transmission_plugins.ros.hardware_interface_node import HardwareInterfaceNode
+    from transmission_plugins.tools.launch.node_plan import plan_nodes
+
+    found: list[str] = []
+
+    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
+        module = frame.f_globals.get('__name__') or ''
+        if not module.startswith('transmission_plugins'):
+            # a call out of the package (rclpy's create_timer): its caller passed the value
+            caller = frame.f_back
+            name = (caller.f_globals.get('__name__') or '') if caller is not None else ''
+            if (event == 'call' and name.startswith('transmission_plugins') and name not in found
+                    and any(_holds_rate(v) for v in frame.f_locals.values())):
+                found.append(name)
+            return None
+        values = list(frame.f_locals.values()) + ([arg] if event == 'return' else [])
+        if module not in found and any(_holds_rate(v) for v in values):
+            found.append(module)
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        plan = plan_nodes({'update_rate': RATE_TEXT}, robot_state_publisher=False)
+    finally:
+        sys.settrace(None)
+    launch = list(found)
+    found.clear()
+    spec = next(s for s in plan.specs if s.name == 'transmission_hardware_interface')
+    values = dict(spec.parameters, diagnostic_period=0.05, autostart=True)
+    overrides = [Parameter(k, value=v) for k, v in values.items() if v != []]
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=int(os.environ.get('ROS_DOMAIN_ID') or 117))
+    sys.settrace(tracer)
+    try:
+        node = HardwareInterfaceNode(parameter_overrides=overrides, context=context)
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        end = time.monotonic() + 0.3
+        while time.monotonic() < end:
+            executor.spin_once(timeout_sec=0.01)
+    finally:
+        sys.settrace(None)
+    state = node.lifecycle_state
+    executor.shutdown()
+    node.destroy_node()
+    rclpy.shutdown(context=context)
+    if state != 'active':
+        raise SystemExit(f'the node did not become active ({state}): nothing measured')
+    return launch, found
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Print the modules and the stored copies for each dialect."""
-    argparse.ArgumentParser(description=__doc__.strip().split('\n\n')[0], epilog=(
+    """Print the modules (and for the reduction the stored copies) of each value."""
+    parser = argparse.ArgumentParser(description=__doc__.strip().split('\n\n')[0], epilog=(
         'Method: the module docstring (python -c "import value_path; help(value_path)" in '
-        'bench/).')).parse_args(argv)
-    for dialect in DIALECTS:
-        modules, stored, copies = trace(dialect)
-        print(f'{dialect}: {len(modules)} modules')
+        'bench/).'))
+    parser.add_argument('--value', choices=('mechanical_reduction', 'update_rate'),
+                        help='trace only this value (default: both)')
+    args = parser.parse_args(argv)
+    if args.value in (None, 'mechanical_reduction'):
+        for dialect in DIALECTS:
+            modules, stored, copies = trace(dialect)
+            print(f'mechanical_reduction, {dialect}: {len(modules)} modules')
+            for module in modules:
+                print(f'  {module}')
+            print(f'  stored in the records: {len(stored)} ({", ".join(stored)})')
+            print(f'  record fields holding it on the way: {len(copies)} ({", ".join(copies)})')
+    if args.value in (None, 'update_rate'):
+        launch, node = trace_update_rate()
+        modules = launch + [m for m in node if m not in launch]
+        print(f'update_rate, launch argument to node: {len(modules)} modules')
         for module in modules:
-            print(f'  {module}')
-        print(f'  stored in the records: {len(stored)} ({", ".join(stored)})')
-        print(f'  record fields holding it on the way: {len(copies)} ({", ".join(copies)})')
+            where = ' and '.join(w for w, ms in (('launch', launch), ('node', node))
+                                 if module in ms)
+            print(f'  {module} ({where})')
 
 
 if __name__ == '__main__':

@@ -104,7 +104,7 @@ def test_demo_says_which_homing_failed_and_exits_one(tmp_path):
     from transmission_plugins.tools.launch.node_plan import default_description_file
     from transmission_plugins.tools.launch.node_plan import read_description
     urdf = read_description(default_description_file())
-    # pan_joint's switch 100 rad away: not found within the demo's homing timeout (20 s)
+    # pan_joint's switch 100 rad away: not found within --homing-timeout (4 s; 0.3 rad/s)
     assert '<calibration rising="0.3"/>' in urdf
     path = tmp_path / 'far_switch.urdf'
     path.write_text(urdf.replace('<calibration rising="0.3"/>', '<calibration rising="100"/>'))
@@ -112,11 +112,11 @@ def test_demo_says_which_homing_failed_and_exits_one(tmp_path):
     env['ROS_DOMAIN_ID'] = str(os.getpid() % 30 + 200)
     env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     proc = subprocess.run([sys.executable, '-m', 'transmission_plugins', 'demo', '--homing',
-                           '--duration', '5', '--description-file', str(path)], env=env,
-                          capture_output=True, text=True, timeout=120)
+                           '--homing-timeout', '4', '--duration', '5', '--description-file',
+                           str(path)], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert ('demo: homing failed: pan_trans not calibrated: failed: homing pan_joint timed out '
-            'after 20 s: its switch never turned on') in proc.stdout, proc.stdout
+            'after 4 s: its switch never turned on') in proc.stdout, proc.stdout
     assert 'arm_trans homed' in proc.stdout
     log = re.search(r'node logs kept in (\S+)/nodes\.log', proc.stdout)
     assert log, proc.stdout
@@ -140,6 +140,20 @@ def test_demo_rejects_a_duration_that_is_not_a_positive_number(value, capsys):
     assert status == 2
     assert 'argument --duration: expected a number of seconds' in err
     assert 'demo: starting' not in out
+
+
+@pytest.mark.parametrize('value', ['0', '-3', 'nan', 'soon'])
+def test_demo_rejects_a_homing_timeout_the_node_would_refuse(value, capsys):
+    status, out, err = _demo_in_process(capsys, '--homing', '--homing-timeout', value)
+    assert status == 2
+    assert 'argument --homing-timeout: homing_timeout must be' in err, err
+    assert 'demo: starting' not in out
+
+
+def test_demo_rejects_a_homing_timeout_without_homing(capsys):
+    status, out, err = _demo_in_process(capsys, '--homing-timeout', '5', '--duration', '1')
+    assert status == 2, out + err
+    assert '--homing-timeout needs --homing' in err
 
 
 def test_demo_rejects_gravity_compensation_without_mujoco(capsys):

@@ -33,6 +33,7 @@ from typing import TextIO
 
 from transmission_plugins.runtime.node_settings import cycle_settings
 from transmission_plugins.runtime.node_settings import HARDWARE_INTERFACE
+from transmission_plugins.runtime.settings import InvalidParameters
 from transmission_plugins.tools.cli.common import positive_number
 from transmission_plugins.tools.demo.demo_load import BUSY_EXIT
 from transmission_plugins.tools.demo.demo_load import LoadMonitor
@@ -65,8 +66,22 @@ machine.
 MUJOCO_BANDWIDTH = 2.0 * math.pi * 20.0
 #: ``--homing``: the search speed, a fraction of each joint's velocity limit
 HOMING_SPEED = 0.3
-#: ``--homing``: the hardware interface's ``homing_timeout`` (s) for each joint
+#: ``--homing``: the hardware interface's ``homing_timeout`` (s) for each joint, unless
+#: ``--homing-timeout`` says otherwise
 HOMING_TIMEOUT = 20.0
+
+
+def _homing_timeout(text: str) -> float:
+    """Read ``--homing-timeout`` as the hardware interface reads its ``homing_timeout``."""
+    try:
+        return float(HARDWARE_INTERFACE['homing_timeout'].value_of(text))
+    except InvalidParameters as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _homing_seconds(args: argparse.Namespace) -> float:
+    """Return the homing timeout of each joint: ``--homing-timeout``, else the demo's."""
+    return HOMING_TIMEOUT if args.homing_timeout is None else float(args.homing_timeout)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,6 +99,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the mock's switch motors count from 0 at start (incremental "
                              'encoders) and the hardware interface homes them against the '
                              "URDF's reference switches first (doc/calibration.md)")
+    parser.add_argument('--homing-timeout', type=_homing_timeout, default=None,
+                        metavar='S',
+                        help='with --homing: seconds each joint may take to find its switch, '
+                             "the hardware interface's homing_timeout (default "
+                             f'{HOMING_TIMEOUT:g})')
     parser.add_argument('--gravity-compensation', nargs='+', default=[], metavar='LINK',
                         help='with --physics mujoco: links that, with every link below them, '
                              'an ideal counterbalance makes weightless (the PR2 arms: '
@@ -293,6 +313,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if args.gravity_compensation and args.physics != 'mujoco':
         print('demo: error: --gravity-compensation needs --physics mujoco', file=sys.stderr)
         return 2
+    if args.homing_timeout is not None and not args.homing:
+        print('demo: error: --homing-timeout needs --homing', file=sys.stderr)
+        return 2
     tty = out.isatty()
     duration = args.duration if args.duration is not None else (None if tty else 15.0)
     os.environ.setdefault('ROS_DOMAIN_ID', str(os.getpid() % 100 + 101))
@@ -356,7 +379,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             out.flush()
         waited = time.monotonic()
         # a transmission homes its joints one after the other
-        if not demo.wait_ready(30.0 + (2 * HOMING_TIMEOUT if homing else 0.0),
+        if not demo.wait_ready(30.0 + (2 * _homing_seconds(args) if homing else 0.0),
                                lambda: not nodes.dead() and not demo.homing_failed()):
             if demo.homing_failed():
                 out.write(f'demo: homing failed: {_calibration_words(demo)}; see {log_path}\n')
@@ -419,7 +442,8 @@ def _config_file(config: Any, args: argparse.Namespace,
     if args.homing:
         mock['incremental_encoders'] = True
         hardware = sections.setdefault('transmission_hardware_interface', {})
-        hardware.update(homing=True, homing_speed=HOMING_SPEED, homing_timeout=HOMING_TIMEOUT)
+        hardware.update(homing=True, homing_speed=HOMING_SPEED,
+                        homing_timeout=_homing_seconds(args))
     path = os.path.join(workdir, 'demo_config.yaml')
     with open(path, 'w') as f:
         yaml.safe_dump({name: {'ros__parameters': p} for name, p in sections.items()}, f,

@@ -17,6 +17,7 @@
 import math
 import numbers
 from typing import Any
+from typing import Collection
 from typing import Mapping
 from typing import Sequence
 
@@ -128,7 +129,7 @@ def check_array(value: Any, shape: Sequence[int], parameter: str,
     return x
 
 
-def check_value_arrays(values: Any, size: int, side: str, interfaces: Sequence[str],
+def check_value_arrays(values: Any, size: int, side: str, interfaces: Collection[str],
                        owner: str) -> ArrayMap:
     """
     Validate a mapping of interface name to values and return float64 arrays.

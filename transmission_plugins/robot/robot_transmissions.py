@@ -437,7 +437,7 @@ class RobotTransmissions:
 
 
 #: the interfaces the array maps accept
-_NAMES = tuple(INTERFACE_KIND)
+_NAMES = INTERFACE_KIND   # the accepted interface names (a dict: O(1) membership)
 
 
 def _check_out(out: Any, arrays: Mapping[str, np.ndarray], size: int) -> None:

@@ -50,6 +50,7 @@ import dataclasses
 import sys
 from types import FrameType
 from typing import Any
+from typing import Callable
 
 import benchlib  # noqa: F401 - puts the package of a fresh clone on the path
 
@@ -86,21 +87,41 @@ DIALECTS = {
 """}
 
 
-def _holds(value: Any, depth: int = 3) -> bool:
+def _search(value: Any, leaf: Callable[[Any], bool | None], depth: int = 3) -> bool:
+    """
+    Return whether ``value`` holds what ``leaf`` looks for, itself or up to ``depth`` levels down.
+
+    ``leaf`` says True or False of a value it judges (a number, a text), None of any other; a
+    tuple, list, dict or dataclass is searched through.
+    """
+    judged = leaf(value)
+    if judged is not None:
+        return judged
+    if depth == 0 or value is None or isinstance(value, bytes):
+        return False
+    if isinstance(value, dict):
+        return any(_search(v, leaf, depth - 1) for v in value.values())
+    if isinstance(value, (tuple, list)):
+        return any(_search(v, leaf, depth - 1) for v in value[:64])
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(_search(getattr(value, f.name, None), leaf, depth - 1)
+                   for f in dataclasses.fields(value))
+    return False
+
+
+def _reduction(value: Any) -> bool | None:
+    """Judge a leaf: the reduction, or its text."""
     if isinstance(value, float):
         return value == VALUE
     if isinstance(value, str):
         return value.strip() == TEXT
-    if depth == 0 or isinstance(value, (bytes, int, bool)) or value is None:
+    if isinstance(value, int):
         return False
-    if isinstance(value, dict):
-        return any(_holds(v, depth - 1) for v in value.values())
-    if isinstance(value, (tuple, list)):
-        return any(_holds(v, depth - 1) for v in value[:64])
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return any(_holds(getattr(value, f.name, None), depth - 1)
-                   for f in dataclasses.fields(value))
-    return False
+    return None
+
+
+def _holds(value: Any) -> bool:
+    return _search(value, _reduction)
 
 
 def stored_copies(value: Any, seen: set[int] | None = None) -> list[str]:
@@ -178,8 +199,8 @@ def trace(dialect: str) -> tuple[list[str], list[str], list[str]]:
     return modules, stored_copies(records), copies
 
 
-def _holds_rate(value: Any, depth: int = 3) -> bool:
-    """Return whether ``value`` holds the rate, its text or its period (s or ns)."""
+def _rate(value: Any) -> bool | None:
+    """Judge a leaf: the rate, its text or its period (s or ns)."""
     if isinstance(value, bool):
         return False
     if isinstance(value, float):
@@ -188,16 +209,11 @@ def _holds_rate(value: Any, depth: int = 3) -> bool:
         return value == round(1e9 / RATE)
     if isinstance(value, str):
         return value.strip() == RATE_TEXT
-    if depth == 0 or value is None or isinstance(value, bytes):
-        return False
-    if isinstance(value, dict):
-        return any(_holds_rate(v, depth - 1) for v in list(value.values())[:64])
-    if isinstance(value, (tuple, list)):
-        return any(_holds_rate(v, depth - 1) for v in value[:64])
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return any(_holds_rate(getattr(value, f.name, None), depth - 1)
-                   for f in dataclasses.fields(value))
-    return False
+    return None
+
+
+def _holds_rate(value: Any) -> bool:
+    return _search(value, _rate)
 
 
 def trace_update_rate() -> tuple[list[str], list[str]]:

@@ -303,7 +303,7 @@ class FlatDescription:
         :param state: the source positions the mechanisms are evaluated at, of the inputs'
             shape; default: ``position``, else ``absolute_position``
         :param out: arrays to write the results into (checked by the caller), or None: the
-            results are then C-ordered views of one new buffer
+            results are then new C-ordered arrays, one per interface
         :param unreachable: joint to actuator only: a boolean array of the outputs' shape that
             receives which actuators come from joint positions outside their mechanism's range
             (the round trip from joint positions to actuator positions and back moves them)

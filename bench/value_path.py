@@ -41,8 +41,8 @@ parameters that plan gives it (the bundled robot, autostart, ``diagnostic_period
 spun for 0.3 s in its own rclpy context (``ROS_DOMAIN_ID`` as set, else 117): configured,
 activated, cycling on its timer, publishing ``/diagnostics``.  A module also counts when it
 passes the value to a function outside the package (the period to rclpy's ``create_timer``).
-What happens between the two
-(``ros2 launch`` handing the parameters to the node) is ROS's, not counted.
+What happens between the two (``ros2 launch`` handing the parameters to the node) is ROS's,
+not counted.
 """
 
 import argparse

@@ -21,10 +21,10 @@ into this venv (seconds); otherwise every test here is skipped with that reason.
 then built with ``colcon build --symlink-install`` in a temporary workspace, and every command
 runs with the environment of ``. install/setup.bash``, as a user's would.
 
-Each module runs in a ROS domain range of its own (:data:`DOMAINS`: 60-79 in ranges of five,
-``test_ros2_control_cli`` 230-232, ``test_venv_cli`` 55-59 in a shell without the workspace;
-the domain is ``first + pid % count``), so that modules on
-two pytest-xdist workers never meet, and each session has its own temporary directory
+Each module runs in a ROS domain range of its own (:data:`DOMAINS`: 60-79 and 110-114 in
+ranges of five, ``test_ros2_control_cli`` 230-232, ``test_venv_cli`` 55-59 in a shell without
+the workspace; the domain is ``first + pid % count``), so that modules on two pytest-xdist
+workers never meet, and each session has its own temporary directory
 (``TMPDIR``), which must be empty again after each test: nothing holding the robot description
 may be left behind.
 """
@@ -45,8 +45,9 @@ from tp_support import SHARED
 
 INSTALL = SHARED / 'ros2_cli' / 'install.sh'
 #: the ROS domain range of each module: (first, count)
-DOMAINS = {'test_launch_cli': (60, 5), 'test_run_cli': (65, 5), 'test_stop_cli': (70, 5),
-           'test_doc_commands': (75, 5), 'test_ros2_control_cli': (230, 3)}
+DOMAINS = {'test_launch_cli': (60, 5), 'test_launch_files_cli': (110, 5),
+           'test_run_cli': (65, 5), 'test_stop_cli': (70, 5), 'test_doc_commands': (75, 5),
+           'test_ros2_control_cli': (230, 3)}
 #: the domains this process's tests ran in
 USED_DOMAINS: set[int] = set()
 MODULES = ('ros2cli', 'ros2launch', 'launch', 'launch_ros', 'launch_xml', 'ros2lifecycle',

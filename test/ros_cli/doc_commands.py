@@ -107,7 +107,8 @@ COVERED = {
     RUN_MUJOCO: 'test_run_cli.py::test_the_mock_with_mujoco_physics',
     RUN_EVENT_DRIVEN: 'test_run_cli.py::test_the_hardware_interface_event_driven',
     LAUNCH_SIM: 'test_launch_files_cli.py::test_simulation_mode_with_a_stand_in_simulator',
-    TOPIC_PUB_JOINT_STATES: 'test_launch_files_cli.py::test_simulation_mode_with_a_stand_in_simulator',
+    TOPIC_PUB_JOINT_STATES:
+        'test_launch_files_cli.py::test_simulation_mode_with_a_stand_in_simulator',
     TOPIC_ECHO_ACTUATOR_STATES:
         'test_launch_files_cli.py::test_simulation_mode_with_a_stand_in_simulator',
     TOPIC_PUB_ACTUATOR_COMMANDS:

@@ -163,9 +163,7 @@ def _number(x: float) -> str:
 def report(data: CalibrationSamples, fits: list[TransmissionFit],
            written: dict[str, Any]) -> str:
     """Return the text report."""
-    lines = [f'{PROG} {COMMAND}: {data.joint_messages} joint messages ({data.topics[1]}, of '
-             f'{data.joint_messages_in_bag} in the bag) paired with {data.actuator_messages} '
-             f'actuator messages ({data.topics[0]}): {data.pairs} samples']
+    lines = [data.reading.summary(f'{PROG} {COMMAND}')]
     findings = []
     for fit in fits:
         before = max(fit.rms_before.values())
@@ -187,8 +185,7 @@ def report(data: CalibrationSamples, fits: list[TransmissionFit],
     lines.append(f'suspected mistakes ({len(findings)}):' if findings
                  else 'suspected mistakes: none')
     lines += findings
-    if data.undecodable:
-        lines.append(f'warning: {data.undecodable} messages are not a JointState (left out)')
+    lines += data.reading.warnings()
     if 'urdf' in written:
         w = written['urdf']
         lines.append(f'wrote {w["path"]} ({w["changed"]} values changed)')
@@ -211,11 +208,9 @@ def as_json(data: CalibrationSamples, fits: list[TransmissionFit],
         return x if math.isfinite(x) else None
 
     return {
-        'topics': {'actuators': data.topics[0], 'joints': data.topics[1]},
-        'messages': {'actuators': data.actuator_messages, 'joints': data.joint_messages,
-                     'joints_in_bag': data.joint_messages_in_bag,
-                     'undecodable': data.undecodable},
-        'samples': data.pairs,
+        'topics': {'actuators': data.reading.topics[0], 'joints': data.reading.topics[1]},
+        'messages': data.reading.message_counts(),
+        'samples': data.reading.pairs,
         'transmissions': [{
             'name': f.name, 'type': f.type, 'samples': f.samples,
             'parameters': [{'name': p.name, 'index': p.slot, 'of': p.end, 'urdf': p.urdf,

@@ -290,9 +290,7 @@ def _number(x: float) -> str:
 def report(states: RecordedStates, fits: list[DrivetrainFit], written: dict[str, Any]) -> str:
     """Return the text report."""
     r = states.reading
-    lines = [f'{PROG} {COMMAND}: {r.joint_messages} joint messages ({r.topics[1]}, of '
-             f'{r.joint_messages_in_bag} in the bag) paired with {r.actuator_messages} '
-             f'actuator messages ({r.topics[0]}): {r.pairs} samples']
+    lines = [r.summary(f'{PROG} {COMMAND}')]
     for fit in fits:
         residuals = ', '.join(f'{k} {_number(v)}' for k, v in fit.residual_rms.items())
         lines.append(f'{fit.name} ({fit.type}), {fit.samples} samples'
@@ -308,8 +306,7 @@ def report(states: RecordedStates, fits: list[DrivetrainFit], written: dict[str,
         for key, why in fit.not_excited.items():
             lines.append(f'    {key:<22} not excited: {why}')
         lines += [f'    note: {note}' for note in fit.notes]
-    if r.undecodable:
-        lines.append(f'warning: {r.undecodable} messages are not a JointState (left out)')
+    lines += r.warnings()
     if 'urdf' in written:
         w = written['urdf']
         lines.append(f'wrote {w["path"]} ({w["changed"]} values changed)')
@@ -344,8 +341,7 @@ def as_json(states: RecordedStates, fits: list[DrivetrainFit],
     return {
         'topics': {'actuators': r.topics[0], 'joints': r.topics[1],
                    'commands': r.command_topic},
-        'messages': {'actuators': r.actuator_messages, 'joints': r.joint_messages,
-                     'joints_in_bag': r.joint_messages_in_bag, 'undecodable': r.undecodable},
+        'messages': r.message_counts(),
         'samples': r.pairs,
         'transmissions': transmissions,
         'written': written,

@@ -68,16 +68,8 @@ class CalibrationSamples(NamedTuple):
     samples: dict[str, Samples]
     #: transmission name -> why it has none (not in the recording)
     missing: dict[str, str]
-    #: the actuator and joint topics read
-    topics: tuple[str, str]
-    #: messages decoded on each topic, and in the bag on the joint topic
-    actuator_messages: int
-    joint_messages: int
-    joint_messages_in_bag: int
-    #: joint messages paired with actuator positions
-    pairs: int
-    #: messages that are not a JointState
-    undecodable: int
+    #: what was read: the topics, the messages decoded and paired
+    reading: 'PairedReading'
 
 
 class _Topic:
@@ -181,6 +173,24 @@ class PairedReading(NamedTuple):
     joints_seen: set[str]
     #: the command topic read (None: none asked for, or not in the bag)
     command_topic: str | None = None
+
+    def summary(self, command: str) -> str:
+        """Return the report's first line: the messages read and paired (``calibrate``...)."""
+        return (f'{command}: {self.joint_messages} joint messages ({self.topics[1]}, of '
+                f'{self.joint_messages_in_bag} in the bag) paired with '
+                f'{self.actuator_messages} actuator messages ({self.topics[0]}): {self.pairs} '
+                'samples')
+
+    def warnings(self) -> list[str]:
+        """Return the report's warning lines about what was left out."""
+        if not self.undecodable:
+            return []
+        return [f'warning: {self.undecodable} messages are not a JointState (left out)']
+
+    def message_counts(self) -> dict[str, int]:
+        """Return the ``messages`` entry of the ``--json`` output."""
+        return {'actuators': self.actuator_messages, 'joints': self.joint_messages,
+                'joints_in_bag': self.joint_messages_in_bag, 'undecodable': self.undecodable}
 
 
 def read_paired(robot: RobotTransmissions, path: str, actuator_topic: str, joint_topic: str,
@@ -323,9 +333,7 @@ def read_samples(robot: RobotTransmissions, path: str,
     missing = {name: why for name, (a, j, _) in ends.items()
                for why in [_why_missing(robot, a, j, read.actuators_seen, read.joints_seen)]
                if why}
-    return CalibrationSamples(samples, missing, read.topics, read.actuator_messages,
-                              read.joint_messages, read.joint_messages_in_bag, read.pairs,
-                              read.undecodable)
+    return CalibrationSamples(samples, missing, read)
 
 
 def _one_topic(reader: BagReader, topic: str, option: str) -> Any:
